@@ -1,0 +1,5 @@
+import sys
+
+from bpeinspect.gui.app import main
+
+sys.exit(main())

@@ -1,0 +1,37 @@
+"""bpeinspect's core: pure Python, no Qt. Everything the app and the CLI show comes from here.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("o200k_base")
+>>> tok.decode(tok.encode("hello world"))
+'hello world'
+"""
+
+from .catalog import BUILTINS, VocabularyError, load_builtin, load_tokenizer
+from .encoding import Cancelled, Encoding, TokenInfo
+from .merges import MergeGraph, MergeNode, MergeStep, Trace, trace
+from .pretokenize import PRESETS, PatternError, Split, SplitRule, resolve_rule
+from .tokenizer import DisallowedSpecialError, Tokenizer, TrainingInfo, UnknownTokenError
+
+__all__ = [
+    "BUILTINS",
+    "PRESETS",
+    "Cancelled",
+    "DisallowedSpecialError",
+    "Encoding",
+    "MergeGraph",
+    "MergeNode",
+    "MergeStep",
+    "PatternError",
+    "Split",
+    "SplitRule",
+    "TokenInfo",
+    "Tokenizer",
+    "Trace",
+    "TrainingInfo",
+    "UnknownTokenError",
+    "VocabularyError",
+    "load_builtin",
+    "load_tokenizer",
+    "resolve_rule",
+    "trace",
+]

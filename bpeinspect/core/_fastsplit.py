@@ -1,0 +1,155 @@
+"""A faster, exact engine for the built-in tiktoken split patterns.
+
+The ``regex`` module spends most of its time testing Unicode properties. The built-in
+patterns only ever ask a handful of questions of a non-ASCII character (is it a letter,
+upper or lower case, a mark, a number, white space?), so we first replace every non-ASCII
+character by one representative Latin-1 control character per answer, then run the
+standard library's ``re`` (which has possessive quantifiers since Python 3.11) on that
+mostly-ASCII copy. The copy has the same length as the text, so its matches give the
+original pieces by position.
+
+The character classes come from ``_unicode_tables``, which is generated from tiktoken
+itself, so this engine agrees with tiktoken even where the ``regex`` module's newer Unicode
+tables would not.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from ._unicode_tables import FOLDS, RANGES
+
+# Representatives: one Latin-1 C1 control character per class. Real C1 characters in the
+# text are themselves non-ASCII and are translated like everything else.
+UPPER = "\x80"  # Lu, Lt
+LOWER = "\x81"  # Ll
+OTHER_LETTER = "\x82"  # Lm, Lo
+MARK = "\x83"  # M
+NUMBER = "\x84"  # N
+SPACE = "\x86"  # White_Space
+OTHER = "\x87"  # everything else
+
+_CLASS_OF = {"Lu": UPPER, "Lt": UPPER, "Ll": LOWER, "Lm": OTHER_LETTER, "Lo": OTHER_LETTER, "M": MARK, "N": NUMBER, "WS": SPACE}
+
+_bounds: list[tuple[int, int, str]] = sorted(
+    (a, b, _CLASS_OF[name]) for name, ranges in RANGES.items() for a, b in ranges
+)
+_STARTS = [a for a, _, _ in _bounds]
+
+
+def char_class(cp: int) -> str:
+    """The representative of code point ``cp`` (``cp`` must be non-ASCII)."""
+    i = bisect.bisect_right(_STARTS, cp) - 1
+    if i >= 0 and _bounds[i][1] >= cp:
+        return _bounds[i][2]
+    return OTHER
+
+
+class _Table(dict):
+    """A ``str.translate`` table filled in lazily, one code point at a time."""
+
+    def __init__(self, fold: bool) -> None:
+        super().__init__()
+        self._fold = fold
+
+    def __missing__(self, cp: int) -> str:
+        rep = FOLDS[cp] if self._fold and cp in FOLDS else char_class(cp)
+        self[cp] = rep
+        return rep
+
+
+# The escapes of the built-in patterns, as classes over the translated text; each is a
+# class *body* (what goes between brackets).
+_L = "A-Za-z" + UPPER + LOWER + OTHER_LETTER
+_CLASS_BODIES = {
+    r"\p{L}": _L,
+    r"\p{Lu}": "A-Z" + UPPER,
+    r"\p{Lt}": UPPER,
+    r"\p{Ll}": "a-z" + LOWER,
+    r"\p{Lm}": OTHER_LETTER,
+    r"\p{Lo}": OTHER_LETTER,
+    r"\p{M}": MARK,
+    r"\p{N}": "0-9" + NUMBER,
+    r"\s": "\t\n\x0b\x0c\r " + SPACE,
+}
+
+
+def translate_pattern(pattern: str) -> str:
+    """Rewrite a built-in pattern to run on translated text with the ``re`` module."""
+    out: list[str] = []
+    i = 0
+    in_class = False
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if pattern.startswith(r"\p{", i):
+                j = pattern.index("}", i)
+                esc = pattern[i : j + 1]
+                i = j + 1
+            else:
+                esc = pattern[i : i + 2]
+                i += 2
+            if esc == r"\S":
+                out.append("[^" + _CLASS_BODIES[r"\s"] + "]")
+            elif esc in _CLASS_BODIES:
+                body = _CLASS_BODIES[esc]
+                out.append(body if in_class else "[" + body + "]")
+            elif esc in (r"\r", r"\n", r"\t"):
+                out.append(esc)
+            else:
+                raise ValueError(f"unsupported escape {esc!r} for the fast splitter")
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        elif c == "$" and not in_class:
+            c = r"\Z"  # tiktoken's engine: end of text only, not before a final newline
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+class FastSplitter:
+    """Split text like ``regex.findall(pattern, text)`` with tiktoken's Unicode tables.
+
+    >>> FastSplitter(r"\\p{L}+|\\p{N}+|\\s+|[^\\s\\p{L}\\p{N}]+").findall("héllo 42")
+    ['héllo', ' ', '42']
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._findall = re.compile(translate_pattern(pattern)).findall
+        # Only case-insensitive patterns may turn e.g. LATIN SMALL LETTER LONG S into "s".
+        self._table = _Table(fold="(?i" in pattern)
+
+    def translate(self, text: str) -> str:
+        """The class-representative copy of ``text`` (``text`` itself when it is ASCII)."""
+        if text.isascii():
+            return text
+        table = self._table
+        return _NON_ASCII.sub(lambda m: m.group().translate(table), text)
+
+    def findall(self, text: str) -> list[str]:
+        """The pieces of ``text``. The built-in patterns match every character, so they tile it."""
+        tt = self.translate(text)
+        found = self._findall(tt)
+        if tt is text:
+            return found
+        out = []
+        pos = 0
+        for p in found:
+            end = pos + len(p)
+            out.append(text[pos:end])
+            pos = end
+        return out
+
+    def pieces_translated(self, text: str) -> tuple[str, list[str]]:
+        """``(translated text, its pieces)``, for callers that slice the original themselves."""
+        tt = self.translate(text)
+        return tt, self._findall(tt)

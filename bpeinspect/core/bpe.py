@@ -1,0 +1,222 @@
+"""Byte pair merging of one pre-token.
+
+Two merge rules exist in the wild and both are here:
+
+* **rank rule** (tiktoken): two adjacent parts may merge when their concatenated bytes are a
+  token; the pair whose result has the lowest rank merges first, leftmost on ties.
+* **pair rule** (Hugging Face, minbpe, llama.cpp): only the listed merges ``(left, right)``
+  apply, in the order of the merge list, leftmost on ties.
+
+Short pieces use a simple quadratic scan (fast for the usual 1-20 bytes); long pieces use a
+heap over a linked list so that ``"x" * 1_000_000`` stays near-linear.
+
+>>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"abab": 3}
+>>> [bytes(p) for p in rank_parts(b"abab", ranks)]
+[b'abab']
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Mapping
+
+_INF = 1 << 62
+LARGE_PIECE = 96  # bytes; above this the heap version wins
+
+
+def rank_bounds(piece: bytes, ranks: Mapping[bytes, int], max_rank: int = _INF) -> list[int]:
+    """Cut positions (``[0, ..., len(piece)]``) after merging ``piece`` by the rank rule.
+
+    Merges whose result has rank ``>= max_rank`` are not applied (used to recover a token's
+    parents from the ranks alone).
+    """
+    n = len(piece)
+    if n <= 1:
+        return [0, n] if n else [0]
+    if n > LARGE_PIECE:
+        return _rank_bounds_heap(piece, ranks, max_rank)
+    get = ranks.get
+    bounds = list(range(n + 1))
+    # pair_ranks[i] is the rank of merging part i with part i + 1
+    pair_ranks = [get(piece[i : i + 2], _INF) for i in range(n - 1)]
+    if max_rank < _INF:
+        pair_ranks = [r if r < max_rank else _INF for r in pair_ranks]
+    while True:
+        best = min(pair_ranks) if pair_ranks else _INF
+        if best == _INF:
+            break
+        i = pair_ranks.index(best)
+        # merge part i and part i + 1: drop boundary i + 1
+        del bounds[i + 1]
+        del pair_ranks[i]
+        if i < len(pair_ranks):
+            r = get(piece[bounds[i] : bounds[i + 2]], _INF)
+            pair_ranks[i] = r if r < max_rank else _INF
+        if i > 0:
+            r = get(piece[bounds[i - 1] : bounds[i + 1]], _INF)
+            pair_ranks[i - 1] = r if r < max_rank else _INF
+    return bounds
+
+
+def _rank_bounds_heap(piece: bytes, ranks: Mapping[bytes, int], max_rank: int) -> list[int]:
+    n = len(piece)
+    get = ranks.get
+    # Parts are identified by their start offset; nxt/prv link the live parts.
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    heap: list[tuple[int, int, int, int]] = []  # (rank, start, end of right part, version)
+    version = [0] * (n + 1)
+    for i in range(n - 1):
+        r = get(piece[i : i + 2], _INF)
+        if r < max_rank:
+            heap.append((r, i, i + 2, 0))
+    heapq.heapify(heap)
+    while heap:
+        r, a, end, ver = heapq.heappop(heap)
+        if version[a] != ver:
+            continue
+        b = nxt[a]
+        if b >= n or nxt[b] != end:
+            continue
+        # merge part a with part b
+        nxt[a] = end
+        if end < n:
+            prv[end] = a
+        version[a] += 1
+        version[b] = -1
+        p = prv[a]
+        if p >= 0:
+            version[p] += 1
+            rr = get(piece[p:end], _INF)
+            if rr < max_rank:
+                heapq.heappush(heap, (rr, p, end, version[p]))
+        if end < n:
+            rr = get(piece[a : nxt[end]], _INF)
+            if rr < max_rank:
+                heapq.heappush(heap, (rr, a, nxt[end], version[a]))
+    bounds = [0]
+    i = 0
+    while i < n:
+        i = nxt[i]
+        bounds.append(i)
+    return bounds
+
+
+def rank_parts(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
+    """The parts of ``piece`` after rank-rule merging."""
+    b = rank_bounds(piece, ranks)
+    return [piece[b[i] : b[i + 1]] for i in range(len(b) - 1)]
+
+
+def rank_encode(piece: bytes, ranks: Mapping[bytes, int]) -> list[int]:
+    """Token ids of ``piece`` by the rank rule (the rank of a token is its id).
+
+    >>> rank_encode(b"abab", {b"a": 0, b"b": 1, b"ab": 2})
+    [2, 2]
+    """
+    b = rank_bounds(piece, ranks)
+    return [ranks[piece[b[i] : b[i + 1]]] for i in range(len(b) - 1)]
+
+
+PairMerges = Mapping[tuple[int, int], tuple[int, int]]  # (left, right) -> (merge rank, new id)
+
+
+def pair_encode(ids: list[int], merges: PairMerges) -> list[int]:
+    """Apply listed merges to ``ids`` in merge-rank order, leftmost first on ties.
+
+    >>> pair_encode([97, 98, 97, 98], {(97, 98): (0, 256), (256, 256): (1, 257)})
+    [257]
+    """
+    n = len(ids)
+    if n < 2:
+        return list(ids)
+    if n > LARGE_PIECE:
+        return _pair_encode_heap(ids, merges)
+    get = merges.get
+    parts = list(ids)
+    none = (_INF, -1)
+    cand = [get((parts[i], parts[i + 1]), none) for i in range(n - 1)]
+    while cand:
+        best = min(cand)
+        if best[0] == _INF:
+            break
+        i = cand.index(best)
+        new = best[1]
+        parts[i] = new
+        del parts[i + 1]
+        del cand[i]
+        if i < len(cand):
+            cand[i] = get((new, parts[i + 1]), none)
+        if i > 0:
+            cand[i - 1] = get((parts[i - 1], new), none)
+    return parts
+
+
+def _pair_encode_heap(ids: list[int], merges: PairMerges) -> list[int]:
+    n = len(ids)
+    get = merges.get
+    val = list(ids)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int, int]] = []  # (rank, position, left id, right id)
+    for i in range(n - 1):
+        m = get((val[i], val[i + 1]))
+        if m is not None:
+            heap.append((m[0], i, val[i], val[i + 1]))
+    heapq.heapify(heap)
+    while heap:
+        rank, a, left, right = heapq.heappop(heap)
+        b = nxt[a]
+        if not alive[a] or b >= n or val[a] != left or val[b] != right:
+            continue
+        new = merges[(left, right)][1]
+        val[a] = new
+        alive[b] = False
+        nxt[a] = nxt[b]
+        if nxt[a] < n:
+            prv[nxt[a]] = a
+        p = prv[a]
+        if p >= 0:
+            m = get((val[p], new))
+            if m is not None:
+                heapq.heappush(heap, (m[0], p, val[p], new))
+        if nxt[a] < n:
+            m = get((new, val[nxt[a]]))
+            if m is not None:
+                heapq.heappush(heap, (m[0], a, new, val[nxt[a]]))
+    out = []
+    i = 0
+    while i < n:
+        out.append(val[i])
+        i = nxt[i]
+    return out
+
+
+def make_piece_encoder(
+    ranks: Mapping[bytes, int],
+    pair_merges: PairMerges | None,
+    byte_ids: list[int] | None,
+    ignore_merges: bool,
+) -> Callable[[bytes], list[int]]:
+    """The function that turns one pre-token's bytes into ids for a tokenizer's merge rule."""
+    if pair_merges is None:
+
+        def encode_rank(piece: bytes) -> list[int]:
+            t = ranks.get(piece)
+            if t is not None:
+                return [t]
+            return rank_encode(piece, ranks)
+
+        return encode_rank
+
+    assert byte_ids is not None
+
+    def encode_pairs(piece: bytes) -> list[int]:
+        if ignore_merges:
+            t = ranks.get(piece)
+            if t is not None:
+                return [t]
+        return pair_encode([byte_ids[b] for b in piece], pair_merges)
+
+    return encode_pairs

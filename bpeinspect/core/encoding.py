@@ -1,0 +1,233 @@
+"""An :class:`Encoding`: token ids plus where every token and pre-token lies in the text.
+
+Offsets are computed once here in three units, so views never recount: UTF-8 bytes, Python
+code points, and UTF-16 code units (what Qt counts). A token whose bytes start or end inside
+a multi-byte character *splits* that character; its character span then covers the whole
+character(s) it touches, so the overlay can group such tokens instead of printing "�".
+
+>>> from bpeinspect.core import load_tokenizer
+>>> enc = load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉")
+>>> [(t.text_bytes, t.char_span, t.utf16_span) for t in enc]
+[(b'hi', (0, 2), (0, 2)), (b' \\xf0\\x9f', (2, 4), (2, 5)), (b'\\x8e\\x89', (3, 4), (3, 5))]
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .tokenizer import Tokenizer
+
+SPECIAL = 1
+SPLITS_START = 2  # the token starts inside a character
+SPLITS_END = 4  # the token ends inside a character
+
+
+class Cancelled(Exception):
+    """Raised when a ``should_stop`` callback asked a long computation to stop."""
+
+
+class TokenInfo(NamedTuple):
+    index: int
+    id: int
+    text_bytes: bytes
+    byte_span: tuple[int, int]
+    char_span: tuple[int, int]
+    utf16_span: tuple[int, int]
+    piece: int
+    special: bool
+    splits_char: bool
+
+
+@dataclass
+class Encoding:
+    """Token ids of ``text`` with per-token spans, stored column-wise to stay small."""
+
+    text: str
+    ids: list[int] = field(default_factory=list)
+    byte_starts: array = field(default_factory=lambda: array("q"))
+    byte_ends: array = field(default_factory=lambda: array("q"))
+    char_starts: array = field(default_factory=lambda: array("q"))
+    char_ends: array = field(default_factory=lambda: array("q"))
+    utf16_starts: array = field(default_factory=lambda: array("q"))
+    utf16_ends: array = field(default_factory=lambda: array("q"))
+    pieces_of: array = field(default_factory=lambda: array("q"))
+    flags: bytearray = field(default_factory=bytearray)
+    # pre-tokens (special tokens included) as code point spans
+    piece_spans: list[tuple[int, int]] = field(default_factory=list)
+    token_bytes_of: Callable[[int], bytes] | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[TokenInfo]:
+        return (self.token(i) for i in range(len(self.ids)))
+
+    def token(self, i: int) -> TokenInfo:
+        """Everything known about token ``i``."""
+        f = self.flags[i]
+        tb = self.token_bytes_of(self.ids[i]) if self.token_bytes_of else b""
+        return TokenInfo(
+            i,
+            self.ids[i],
+            tb,
+            (self.byte_starts[i], self.byte_ends[i]),
+            (self.char_starts[i], self.char_ends[i]),
+            (self.utf16_starts[i], self.utf16_ends[i]),
+            self.pieces_of[i],
+            bool(f & SPECIAL),
+            bool(f & (SPLITS_START | SPLITS_END)),
+        )
+
+    def is_special(self, i: int) -> bool:
+        return bool(self.flags[i] & SPECIAL)
+
+    def splits_char(self, i: int) -> bool:
+        return bool(self.flags[i] & (SPLITS_START | SPLITS_END))
+
+    @property
+    def n_bytes(self) -> int:
+        return self.byte_ends[-1] if self.ids else 0
+
+    def token_at_char(self, pos: int) -> int | None:
+        """Index of the (first) token covering code point ``pos``."""
+        return _find(self.char_starts, self.char_ends, pos)
+
+    def token_at_utf16(self, pos: int) -> int | None:
+        """Index of the (first) token covering UTF-16 unit ``pos``."""
+        return _find(self.utf16_starts, self.utf16_ends, pos)
+
+    def char_groups(self) -> list[tuple[int, int]]:
+        """Runs of token indices ``[first, last]`` that share characters.
+
+        A token that splits a character is grouped with its neighbours that hold the rest
+        of it; every other token is a group of its own.
+        """
+        groups: list[tuple[int, int]] = []
+        for i in range(len(self.ids)):
+            if groups and self.char_starts[i] < self.char_ends[groups[-1][1]]:
+                groups[-1] = (groups[-1][0], i)
+            else:
+                groups.append((i, i))
+        return groups
+
+
+def _find(starts: array, ends: array, pos: int) -> int | None:
+    i = bisect.bisect_right(starts, pos) - 1
+    if i < 0 or ends[i] <= pos:
+        return None
+    # tokens splitting one character share its span; report the first of them
+    while i > 0 and starts[i - 1] == starts[i]:
+        i -= 1
+    return i
+
+
+def build_encoding(
+    tok: Tokenizer,
+    text: str,
+    segments: list[tuple[str, bool]],
+    *,
+    should_stop: Callable[[], bool] | None = None,
+) -> Encoding:
+    """Encode ``segments`` (pieces of ``text`` marked special or not) with full offsets."""
+    enc = Encoding(text=text, token_bytes_of=tok.token_bytes)
+    ids = enc.ids
+    bs, be, cs, ce, us, ue = (
+        enc.byte_starts,
+        enc.byte_ends,
+        enc.char_starts,
+        enc.char_ends,
+        enc.utf16_starts,
+        enc.utf16_ends,
+    )
+    pof, flags, piece_spans = enc.pieces_of, enc.flags, enc.piece_spans
+    token_len = {}
+    encode_piece = tok.encode_piece
+    rule = tok.split_rule
+    cpos = bpos = upos = 0
+    checked = 0
+    for segment, special in segments:
+        if special:
+            nb = len(segment.encode("utf-8"))
+            nu = _utf16_len(segment)
+            ids.append(tok.special_tokens[segment])
+            bs.append(bpos), be.append(bpos + nb), cs.append(cpos), ce.append(cpos + len(segment))
+            us.append(upos), ue.append(upos + nu)
+            pof.append(len(piece_spans)), flags.append(SPECIAL)
+            piece_spans.append((cpos, cpos + len(segment)))
+            cpos += len(segment)
+            bpos += nb
+            upos += nu
+            continue
+        last = 0
+        for a, b in rule.spans(segment):
+            if a > last:  # text the split rule dropped: it has no tokens, only width
+                gap = segment[last:a]
+                cpos += len(gap)
+                bpos += len(gap.encode("utf-8"))
+                upos += _utf16_len(gap)
+            last = b
+            checked += 1
+            if should_stop is not None and not checked & 1023 and should_stop():
+                raise Cancelled()
+            piece = segment[a:b]
+            piece_ids = encode_piece(piece)
+            pidx = len(piece_spans)
+            piece_spans.append((cpos, cpos + len(piece)))
+            if piece.isascii():
+                off = 0
+                for t in piece_ids:
+                    n = token_len.get(t)
+                    if n is None:
+                        n = token_len[t] = len(tok.token_bytes(t))
+                    ids.append(t)
+                    bs.append(bpos + off), be.append(bpos + off + n)
+                    cs.append(cpos + off), ce.append(cpos + off + n)
+                    us.append(upos + off), ue.append(upos + off + n)
+                    pof.append(pidx), flags.append(0)
+                    off += n
+                bpos += off
+                cpos += off
+                upos += off
+                continue
+            # non-ASCII piece: map byte offsets to characters
+            char_byte = [0]  # byte offset where each character starts (+ the end)
+            char_u16 = [0]
+            for ch in piece:
+                o = ord(ch)
+                char_byte.append(char_byte[-1] + (1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4))
+                char_u16.append(char_u16[-1] + (2 if o >= 0x10000 else 1))
+            off = 0
+            for t in piece_ids:
+                n = token_len.get(t)
+                if n is None:
+                    n = token_len[t] = len(tok.token_bytes(t))
+                b0, b1 = off, off + n
+                c0 = bisect.bisect_right(char_byte, b0) - 1
+                c1 = bisect.bisect_left(char_byte, b1)
+                f = (0 if char_byte[c0] == b0 else SPLITS_START) | (0 if char_byte[c1] == b1 else SPLITS_END)
+                ids.append(t)
+                bs.append(bpos + b0), be.append(bpos + b1)
+                cs.append(cpos + c0), ce.append(cpos + c1)
+                us.append(upos + char_u16[c0]), ue.append(upos + char_u16[c1])
+                pof.append(pidx), flags.append(f)
+                off = b1
+            bpos += char_byte[-1]
+            cpos += len(piece)
+            upos += char_u16[-1]
+        if last < len(segment):
+            gap = segment[last:]
+            cpos += len(gap)
+            bpos += len(gap.encode("utf-8"))
+            upos += _utf16_len(gap)
+    return enc
+
+
+def _utf16_len(s: str) -> int:
+    if s.isascii():
+        return len(s)
+    return len(s) + sum(1 for ch in s if ord(ch) >= 0x10000)

@@ -1,0 +1,265 @@
+"""How tokens are built: parents, merge trees down to bytes, and merge traces.
+
+Rank-rule vocabularies (``.tiktoken`` files) store no merges, only ranks. A token's parents
+are recovered by running BPE on its own bytes with only the merges of lower rank allowed:
+if that ends in exactly two parts, they are the parents. A token for which it does not is
+*unbuildable*: the encoder can still emit it (tiktoken looks whole pieces up first), but no
+chain of merges leads to it. Such tokens are flagged, never hidden.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("gpt2")
+>>> g = tok.merge_graph
+>>> [tok.token_bytes(i) for i in g.parents(tok.encode(" hello")[0])]
+[b' h', b'ello']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .bpe import rank_bounds
+from .encoding import Cancelled
+
+if TYPE_CHECKING:
+    from .tokenizer import Tokenizer
+
+_UNKNOWN = object()
+
+
+@dataclass(frozen=True)
+class MergeNode:
+    """A token in a merge tree; ``left``/``right`` are ``None`` for single bytes and specials."""
+
+    id: int
+    token: bytes
+    rank: int | None
+    left: MergeNode | None = None
+    right: MergeNode | None = None
+    buildable: bool = True
+
+    def leaves(self) -> list[int]:
+        """The byte tokens at the bottom of the tree, left to right."""
+        if self.left is None or self.right is None:
+            return [self.id]
+        return self.left.leaves() + self.right.leaves()
+
+    def depth(self) -> int:
+        if self.left is None or self.right is None:
+            return 0
+        return 1 + max(self.left.depth(), self.right.depth())
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge while encoding a pre-token."""
+
+    step: int
+    position: int  # index of the left part before the merge
+    left: int
+    right: int
+    result: int
+    rank: int
+    parts: tuple[int, ...]  # the token ids after this merge
+
+
+@dataclass
+class Trace:
+    """The merges that turn one pre-token's bytes into tokens."""
+
+    piece: bytes
+    initial: tuple[int, ...]
+    steps: list[MergeStep] = field(default_factory=list)
+    # tiktoken-style encoders look a whole piece up before merging; True if that lookup
+    # gives something other than the merges would
+    shortcut: bool = False
+    result: tuple[int, ...] = ()
+
+
+class MergeGraph:
+    """Parents and children of every token of one tokenizer, computed lazily."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.tok = tok
+        self._parents: dict[int, tuple[int, int] | None] = {}
+        self._unbuildable: set[int] = set()
+        self._children: dict[int, list[int]] | None = None
+        self._complete = False
+        if not tok.uses_rank_rule:
+            for a, b in tok.merges:
+                new = tok.merge_result(a, b)
+                if new is not None and new not in self._parents:
+                    self._parents[new] = (a, b)
+
+    # -- parents --------------------------------------------------------------------------------
+
+    def parents(self, token_id: int) -> tuple[int, int] | None:
+        """The two tokens merged to make ``token_id``; ``None`` for bytes, specials and unbuildable
+        tokens without any split (see :meth:`is_buildable`)."""
+        p = self._parents.get(token_id, _UNKNOWN)
+        if p is _UNKNOWN:
+            p = self._compute(token_id)
+        return p  # type: ignore[return-value]
+
+    def is_buildable(self, token_id: int) -> bool:
+        """False for a multi-byte token that no chain of merges produces."""
+        self.parents(token_id)
+        return token_id not in self._unbuildable
+
+    def _compute(self, token_id: int) -> tuple[int, int] | None:
+        tok = self.tok
+        bts = tok.token_bytes(token_id)
+        result: tuple[int, int] | None = None
+        if tok.is_special(token_id) or len(bts) < 2:
+            result = None
+        elif tok.uses_rank_rule:
+            ranks = tok._ranks
+            bounds = rank_bounds(bts, ranks, max_rank=token_id)
+            if len(bounds) == 3:
+                result = (ranks[bts[: bounds[1]]], ranks[bts[bounds[1] :]])
+            else:
+                self._unbuildable.add(token_id)
+                result = _best_split(bts, ranks)
+        else:
+            # pair rule: only the listed merges exist, and they were all read in __init__
+            self._unbuildable.add(token_id)
+            result = _best_split(bts, tok._ranks)
+        self._parents[token_id] = result
+        return result
+
+    def compute_all(
+        self,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        """Work out every token's parents (seconds for a 200k vocabulary; run it in a worker)."""
+        if self._complete:
+            return
+        ids = self.tok.ids()
+        for n, i in enumerate(ids):
+            if i not in self._parents:
+                self._compute(i)
+            if not n & 4095:
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                if progress is not None:
+                    progress(n, len(ids))
+        if progress is not None:
+            progress(len(ids), len(ids))
+        self._complete = True
+
+    def unbuildable(self) -> list[int]:
+        """Multi-byte tokens no chain of merges produces (computes every token's parents)."""
+        self.compute_all()
+        return sorted(self._unbuildable)
+
+    def merge_list(self) -> list[tuple[int, int]]:
+        """``(left, right)`` for every multi-byte token in id order, with best splits for unbuildable ones."""
+        self.compute_all()
+        out = []
+        for i in self.tok.ids():
+            p = self._parents.get(i)
+            if p is not None:
+                out.append(p)
+        return out
+
+    # -- children and trees ----------------------------------------------------------------------
+
+    def children(self, token_id: int) -> list[int]:
+        """Tokens that have ``token_id`` as one of their two parents, ascending."""
+        if self._children is None:
+            self.compute_all()
+            kids: dict[int, list[int]] = {}
+            for t, p in self._parents.items():
+                if p is not None and t not in self._unbuildable:
+                    kids.setdefault(p[0], []).append(t)
+                    if p[1] != p[0]:
+                        kids.setdefault(p[1], []).append(t)
+            for v in kids.values():
+                v.sort()
+            self._children = kids
+        return list(self._children.get(token_id, ()))
+
+    def tree(self, token_id: int) -> MergeNode:
+        """The merge tree of ``token_id`` down to its bytes."""
+        tok = self.tok
+        p = self.parents(token_id)
+        rank = self.rank(token_id)
+        buildable = token_id not in self._unbuildable
+        if p is None:
+            return MergeNode(token_id, tok.token_bytes(token_id), rank, buildable=buildable)
+        return MergeNode(token_id, tok.token_bytes(token_id), rank, self.tree(p[0]), self.tree(p[1]), buildable)
+
+    def rank(self, token_id: int) -> int | None:
+        """The merge rank of the merge that makes ``token_id`` (``None`` for bytes and specials)."""
+        tok = self.tok
+        if tok.is_special(token_id) or len(tok.token_bytes(token_id)) < 2:
+            return None
+        if tok.uses_rank_rule:
+            return token_id
+        p = self.parents(token_id)
+        if p is None or token_id in self._unbuildable:
+            return None
+        return tok.merge_rank(*p)
+
+
+def _best_split(bts: bytes, ranks: dict[bytes, int]) -> tuple[int, int] | None:
+    """The split into two existing tokens whose later part was made earliest."""
+    best: tuple[int, int] | None = None
+    best_key = None
+    for k in range(1, len(bts)):
+        a, b = ranks.get(bts[:k]), ranks.get(bts[k:])
+        if a is not None and b is not None:
+            key = max(a, b)
+            if best_key is None or key < best_key:
+                best, best_key = (a, b), key
+    return best
+
+
+def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
+    """Replay how ``tok`` merges one pre-token, one merge at a time.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("gpt2")
+    >>> t = trace(tok, "hello")
+    >>> len(t.initial), len(t.steps), t.result == tuple(tok.encode("hello"))
+    (5, 4, True)
+    """
+    if isinstance(piece, str):
+        from .tokenizer import fix_surrogates
+
+        piece = fix_surrogates(piece).encode("utf-8")
+    byte_id = [tok._ranks[bytes([b])] for b in range(256)]
+    parts = [byte_id[b] for b in piece]
+    tr = Trace(piece=piece, initial=tuple(parts))
+    steps = tr.steps
+    while len(parts) > 1:
+        best = None
+        for i in range(len(parts) - 1):
+            r = tok.merge_rank(parts[i], parts[i + 1])
+            if r is not None and (best is None or r < best[0]):
+                best = (r, i)
+        if best is None:
+            break
+        r, i = best
+        left, right = parts[i], parts[i + 1]
+        new = tok.merge_result(left, right)
+        assert new is not None
+        parts[i : i + 2] = [new]
+        steps.append(MergeStep(len(steps), i, left, right, new, r, tuple(parts)))
+    tr.result = tuple(parts)
+    actual = tuple(tok.encode_piece(piece))
+    if actual != tr.result:
+        tr.shortcut = True
+        tr.result = actual
+    return tr
+
+
+def iter_tree(node: MergeNode, depth: int = 0) -> Iterator[tuple[int, MergeNode]]:
+    """Pre-order walk of a merge tree as ``(depth, node)``."""
+    yield depth, node
+    if node.left is not None and node.right is not None:
+        yield from iter_tree(node.left, depth + 1)
+        yield from iter_tree(node.right, depth + 1)

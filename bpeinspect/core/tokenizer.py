@@ -1,0 +1,396 @@
+"""The :class:`Tokenizer`: a byte-level BPE vocabulary, its split rule and special tokens.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("cl100k_base")
+>>> tok.encode("hello world")
+[15339, 1917]
+>>> tok.decode([15339, 1917])
+'hello world'
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import regex
+
+from .bpe import PairMerges, make_piece_encoder
+from .encoding import Encoding, build_encoding
+from .pretokenize import SplitRule, resolve_rule
+
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
+_CACHE_LIMIT = 1 << 19  # pieces; cleared when full so odd input cannot grow it forever
+
+
+class DisallowedSpecialError(ValueError):
+    """Text contains a special token that the caller did not allow."""
+
+
+class UnknownTokenError(ValueError, KeyError):
+    """A token id that is not in the vocabulary."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+def fix_surrogates(text: str) -> str:
+    """tiktoken's fix-up: lone surrogates become U+FFFD, surrogate pairs become one character.
+
+    Python strings may hold surrogates that UTF-8 cannot encode; tiktoken round-trips the
+    text through UTF-16 so that encoding never fails, and we do the same to stay identical.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+@dataclass
+class TrainingInfo:
+    """How a trained tokenizer was made: settings and, per merge, the pair and its count."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    counts: list[int] = field(default_factory=list)
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer.
+
+    ``ranks`` maps every mergeable token's bytes to its id. With ``merges=None`` the id is
+    also the merge priority (tiktoken's rank rule); with an explicit merge list (pairs of
+    ids, in priority order) only those merges apply (the pair rule of Hugging Face, minbpe
+    and llama.cpp).
+
+    >>> t = Tokenizer.from_merges([(104, 105)], pattern=None)
+    >>> t.encode("hihi")
+    [256, 256]
+    """
+
+    def __init__(
+        self,
+        ranks: Mapping[bytes, int],
+        *,
+        pattern: str | SplitRule | None = "cl100k",
+        special_tokens: Mapping[str, int] | None = None,
+        merges: Sequence[tuple[int, int]] | None = None,
+        ignore_merges: bool = False,
+        name: str = "",
+        source: str = "",
+        training: TrainingInfo | None = None,
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.training = training
+        self.split_rule: SplitRule = resolve_rule(pattern)
+        self._ranks: dict[bytes, int] = dict(ranks)
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}
+        if len(self._decoder) != len(self._ranks):
+            raise ValueError("two tokens share one id")
+        for s, i in self.special_tokens.items():
+            if i in self._decoder:
+                raise ValueError(f"special token {s!r} has id {i}, which a normal token already has")
+            self._decoder[i] = s.encode("utf-8")
+        missing = [b for b in range(256) if bytes([b]) not in self._ranks]
+        if missing:
+            raise ValueError(
+                f"not a byte-level vocabulary: {len(missing)} of the 256 single bytes have no token "
+                f"(e.g. byte 0x{missing[0]:02x})"
+            )
+        self.ignore_merges = ignore_merges
+        self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
+        self._explicit_merges: list[tuple[int, int]] | None = None
+        byte_ids = None
+        if merges is not None:
+            self._explicit_merges = [(int(a), int(b)) for a, b in merges]
+            pm: dict[tuple[int, int], tuple[int, int]] = {}
+            for rank, (a, b) in enumerate(self._explicit_merges):
+                try:
+                    new = self._ranks[self._decoder[a] + self._decoder[b]]
+                except KeyError:
+                    raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary") from None
+                pm.setdefault((a, b), (rank, new))
+            self._pair_merges = pm
+            byte_ids = [self._ranks[bytes([b])] for b in range(256)]
+        self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges)
+        self._cache: dict[str, list[int]] = {}
+        self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_merges(
+        cls,
+        merges: Sequence[tuple[int, int]],
+        *,
+        pattern: str | SplitRule | None = "gpt4",
+        special_tokens: Mapping[str, int] | None = None,
+        **kwargs: Any,
+    ) -> Tokenizer:
+        """A minbpe-style tokenizer: ids 0-255 are the bytes and merge ``i`` makes id ``256 + i``."""
+        vocab = {i: bytes([i]) for i in range(256)}
+        for i, (a, b) in enumerate(merges):
+            if a not in vocab or b not in vocab:
+                raise ValueError(f"merge {i} uses token {a if a not in vocab else b}, which does not exist yet")
+            vocab[256 + i] = vocab[a] + vocab[b]
+        ranks: dict[bytes, int] = {}
+        for i, bts in vocab.items():
+            ranks.setdefault(bts, i)
+        if len(ranks) != len(vocab):
+            raise ValueError("two merges make the same token")
+        return cls(ranks, pattern=pattern, special_tokens=special_tokens, merges=list(merges), **kwargs)
+
+    # -- vocabulary -----------------------------------------------------------------------------
+
+    @property
+    def mergeable_ranks(self) -> dict[bytes, int]:
+        """Token bytes -> id for every non-special token (a copy)."""
+        return dict(self._ranks)
+
+    @property
+    def uses_rank_rule(self) -> bool:
+        """True for tiktoken-style tokenizers whose merge order is the id order."""
+        return self._pair_merges is None
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one token (special tokens give their UTF-8 text)."""
+        try:
+            return self._decoder[token_id]
+        except (KeyError, TypeError):
+            raise UnknownTokenError(f"unknown token id {token_id!r}") from None
+
+    def token_id(self, token: bytes | str) -> int | None:
+        """The id of a token given by its bytes or text, or ``None``."""
+        if isinstance(token, str):
+            if token in self.special_tokens:
+                return self.special_tokens[token]
+            token = token.encode("utf-8")
+        return self._ranks.get(token)
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_ids
+
+    @functools.cached_property
+    def _special_ids(self) -> frozenset[int]:
+        return frozenset(self.special_tokens.values())
+
+    def ids(self) -> list[int]:
+        """Every id in the vocabulary, ascending."""
+        return sorted(self._decoder)
+
+    def __len__(self) -> int:
+        return len(self._decoder)
+
+    def __repr__(self) -> str:
+        return f"<Tokenizer {self.name or '(unnamed)'} n_vocab={self.n_vocab}>"
+
+    # -- merges -----------------------------------------------------------------------------------
+
+    @property
+    def merges(self) -> list[tuple[int, int]]:
+        """The two parts of each merged token, in rank order.
+
+        For rank-rule vocabularies the parts are recovered from the ranks; a token that the
+        ranks cannot rebuild is listed with its best split and flagged in
+        :meth:`MergeGraph.unbuildable`.
+        """
+        if self._explicit_merges is not None:
+            return list(self._explicit_merges)
+        return self.merge_graph.merge_list()
+
+    @functools.cached_property
+    def merge_graph(self):  # -> MergeGraph (imported lazily: merges imports us)
+        from .merges import MergeGraph
+
+        return MergeGraph(self)
+
+    def merge_rank(self, left: int, right: int) -> int | None:
+        """The priority of merging ``left`` and ``right`` (lower first), or ``None``."""
+        if self._pair_merges is not None:
+            m = self._pair_merges.get((left, right))
+            return None if m is None else m[0]
+        return self._ranks.get(self._decoder.get(left, b"\0") + self._decoder.get(right, b"\0")) if (
+            left in self._decoder and right in self._decoder
+        ) else None
+
+    def merge_result(self, left: int, right: int) -> int | None:
+        """The token made by merging ``left`` and ``right``, or ``None``."""
+        if self._pair_merges is not None:
+            m = self._pair_merges.get((left, right))
+            return None if m is None else m[1]
+        return self.merge_rank(left, right)
+
+    # -- encoding ---------------------------------------------------------------------------------
+
+    def _allowed(self, allowed_special: Literal["all"] | Collection[str]) -> frozenset[str]:
+        if allowed_special == "all":
+            return frozenset(self.special_tokens)
+        return frozenset(allowed_special)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Token ids of ``text`` with tiktoken's semantics for special tokens.
+
+        Special-token text that is neither allowed nor explicitly permitted raises
+        :class:`DisallowedSpecialError` (a ``ValueError``); pass ``disallowed_special=()`` to
+        encode it as ordinary text.
+        """
+        text = fix_surrogates(text)
+        allowed = self._allowed(allowed_special)
+        self._check_disallowed(text, allowed, disallowed_special)
+        if not allowed:
+            return self._encode_ordinary_fixed(text)
+        out: list[int] = []
+        for segment, special in self._split_specials(text, allowed):
+            if special:
+                out.append(self.special_tokens[segment])
+            else:
+                out.extend(self._encode_ordinary_fixed(segment))
+        return out
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Token ids of ``text``, treating special-token text as ordinary text."""
+        return self._encode_ordinary_fixed(fix_surrogates(text))
+
+    def encode_batch(self, texts: Iterable[str], **kwargs: Any) -> list[list[int]]:
+        return [self.encode(t, **kwargs) for t in texts]
+
+    def _check_disallowed(
+        self, text: str, allowed: frozenset[str], disallowed_special: Literal["all"] | Collection[str]
+    ) -> None:
+        if disallowed_special == "all":
+            disallowed = frozenset(self.special_tokens) - allowed
+        else:
+            disallowed = frozenset(disallowed_special)
+        if not disallowed:
+            return
+        m = _special_regex(tuple(sorted(disallowed))).search(text)
+        if m is not None:
+            raise DisallowedSpecialError(
+                f"Encountered text corresponding to disallowed special token {m.group()!r}.\n"
+                "If you want this text to be encoded as a special token, pass it to `allowed_special`, "
+                f"e.g. `allowed_special={{{m.group()!r}, ...}}`.\n"
+                "If you want this text to be encoded as normal text, disable the check for this token "
+                "by passing `disallowed_special=(enc.special_tokens_set - {" + repr(m.group()) + "})`.\n"
+                "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+            )
+
+    def _split_specials(self, text: str, allowed: frozenset[str]) -> list[tuple[str, bool]]:
+        """``text`` cut into ``(segment, is_special)``; specials are found longest first."""
+        out: list[tuple[str, bool]] = []
+        pos = 0
+        for m in _special_regex(tuple(sorted(allowed))).finditer(text):
+            if m.start() > pos:
+                out.append((text[pos : m.start()], False))
+            out.append((m.group(), True))
+            pos = m.end()
+        if pos < len(text):
+            out.append((text[pos:], False))
+        return out
+
+    def _encode_ordinary_fixed(self, text: str) -> list[int]:
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        get = cache.get
+        encode_piece = self._encode_piece
+        out: list[int] = []
+        extend = out.extend
+        rule = self.split_rule
+        fast = rule.fast
+        if fast is not None:
+            tt, found = fast.pieces_translated(text)
+            if tt is text:
+                for p in found:
+                    ids = get(p)
+                    if ids is None:
+                        ids = encode_piece(p.encode("utf-8"))
+                        if len(p) < 256:
+                            cache[p] = ids
+                    extend(ids)
+            else:
+                pos = 0
+                for p in found:
+                    end = pos + len(p)
+                    p = text[pos:end]
+                    pos = end
+                    ids = get(p)
+                    if ids is None:
+                        ids = encode_piece(p.encode("utf-8"))
+                        if len(p) < 256:
+                            cache[p] = ids
+                    extend(ids)
+            return out
+        for p in rule.pieces(text):
+            ids = get(p)
+            if ids is None:
+                ids = encode_piece(p.encode("utf-8"))
+                if len(p) < 256:
+                    cache[p] = ids
+            extend(ids)
+        return out
+
+    def encode_piece(self, piece: str | bytes) -> list[int]:
+        """Token ids of one pre-token, without splitting it."""
+        if isinstance(piece, str):
+            piece = fix_surrogates(piece).encode("utf-8")
+        return list(self._encode_piece(piece))
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = "all",
+        should_stop: Any = None,
+    ) -> Encoding:
+        """Encode ``text`` and record where every token and pre-token lies.
+
+        Special-token text is recognised by default (an inspector should show it); pass
+        ``allowed_special=()`` to treat it as ordinary text. The result's offsets refer to
+        ``Encoding.text``, which differs from ``text`` only if it held lone surrogates.
+        """
+        text = fix_surrogates(text)
+        allowed = self._allowed(allowed_special)
+        segments = self._split_specials(text, allowed) if allowed else [(text, False)]
+        return build_encoding(self, text, segments, should_stop=should_stop)
+
+    # -- decoding ---------------------------------------------------------------------------------
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of a sequence of tokens."""
+        dec = self._decoder
+        ids = list(ids)
+        try:
+            return b"".join([dec[i] for i in ids])
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if i not in dec)
+            raise UnknownTokenError(f"unknown token id {bad!r}") from None
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """The text of a sequence of tokens; invalid UTF-8 becomes U+FFFD."""
+        return self.decode_bytes(list(ids)).decode("utf-8", errors=errors)
+
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
+        return [self.token_bytes(i) for i in ids]
+
+
+@functools.lru_cache(maxsize=256)
+def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
+    # Longest first, so that "<|a|>x" wins over its prefix "<|a|>" at the same position.
+    ordered = sorted(tokens, key=lambda s: (-len(s), s))
+    return regex.compile("|".join(regex.escape(s) for s in ordered) if ordered else r"(?!)")
+
+
+def pretokenize(tok: Tokenizer, text: str) -> list[str]:
+    """The pre-tokens of ``text`` under ``tok``'s split rule (special tokens not recognised)."""
+    return tok.split_rule.pieces(fix_surrogates(text))
+
+
+__all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

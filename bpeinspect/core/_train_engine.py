@@ -27,12 +27,15 @@ ids are ordered by the byte-level alphabet's characters; in "hf" mode our intern
 
 from __future__ import annotations
 
+from collections import Counter
 from heapq import heapify, heappop, heappush
+from operator import add
 
 ID_BITS = 21  # internal ids are code points, so below 2**21
 MAX_ID = (1 << ID_BITS) - 1
 _PAIR_BITS = 2 * ID_BITS
-_PAIR_MASK = (1 << _PAIR_BITS) - 1
+LONG_WORD = 512  # pre-tokens longer than this (in bytes) are cut into segments
+SEGMENT = 64
 
 
 def _byte_level_order() -> list[int]:
@@ -62,17 +65,35 @@ class MergeEngine:
         self.known: dict[bytes, int] = {t: i for i, t in enumerate(self.token_bytes)}  # "hf": ids are reused
         words: list[str] = []
         counts: list[int] = []
+        # Long words are cut into segments so that a merge touches only the segments that
+        # hold the pair; a segment's string ends with the first token of the next segment
+        # (its *sentinel*), so every adjacent pair lives in exactly one string.
+        seg_next: dict[int, int] = {}
+        seg_prev: dict[int, int] = {}
         tokens = 0
         nbytes = 0
         for key, c in table.items():
             n = len(key)
             nbytes += n * c
             tokens += n * c
-            if n > 1:  # single bytes hold no pair; they only count as tokens
-                words.append((key.translate(_HF_RANK) if self.hf else key).decode("latin-1"))
+            if n < 2:  # a single byte holds no pair; it only counts as a token
+                continue
+            w = (key.translate(_HF_RANK) if self.hf else key).decode("latin-1")
+            if n <= LONG_WORD:
+                words.append(w)
                 counts.append(c)
+                continue
+            first = len(words)
+            for i in range(0, n, SEGMENT):
+                words.append(w[i : i + SEGMENT + 1])
+                counts.append(c)
+            for i in range(first, len(words) - 1):
+                seg_next[i] = i + 1
+                seg_prev[i + 1] = i
         self.words = words
         self.counts = counts
+        self.seg_next = seg_next
+        self.seg_prev = seg_prev
         self.corpus_bytes = nbytes
         self.tokens = tokens
         pc: dict[str, int] = {}
@@ -81,6 +102,15 @@ class MergeEngine:
         wget = where.get
         for wi, w in enumerate(words):
             c = counts[wi]
+            if len(w) > 16:
+                for q, m in Counter(map(add, w[:-1], w[1:])).items():
+                    pc[q] = get(q, 0) + m * c
+                    lst = wget(q)
+                    if lst is None:
+                        where[q] = [wi]
+                    else:
+                        lst.append(wi)
+                continue
             for i in range(len(w) - 1):
                 q = w[i : i + 2]
                 pc[q] = get(q, 0) + c
@@ -107,7 +137,8 @@ class MergeEngine:
         lst = self.where[q]
         words = self.words
         i = 0
-        while q not in words[lst[i]]:
+        last = len(lst) - 1  # the pair occurs somewhere, so the last candidate needs no test
+        while i < last and q not in words[lst[i]]:
             i += 1
         if i:
             del lst[:i]
@@ -156,6 +187,8 @@ class MergeEngine:
         pc = self.pair_counts
         words = self.words
         counts = self.counts
+        seg_next = self.seg_next
+        seg_prev = self.seg_prev
         count = pc[q]
         a, b = ord(q[0]), ord(q[1])
         made = self.token_bytes[a] + self.token_bytes[b]
@@ -173,6 +206,15 @@ class MergeEngine:
         gwhere: dict[str, list[int]] = {}
         gget = gain.get
         wget = gwhere.get
+
+        def gained(g: str, c: int, wi: int) -> None:
+            gain[g] = gget(g, 0) + c
+            lst = wget(g)
+            if lst is None:
+                gwhere[g] = [wi]
+            elif lst[-1] != wi:
+                lst.append(wi)
+
         merged = 0
         for wi in self.where.pop(q):
             w = words[wi]
@@ -180,11 +222,11 @@ class MergeEngine:
                 continue
             c = counts[wi]
             parts = w.split(q)
-            words[wi] = X.join(parts)
             k = len(parts) - 1
             merged += k * c
             if k == 1:
                 left, right = parts
+                words[wi] = left + X + right
                 if left:
                     g = left[-1]
                     pc[g + A] -= c
@@ -195,6 +237,8 @@ class MergeEngine:
                         gwhere[g] = [wi]
                     else:
                         lst.append(wi)
+                elif wi in seg_prev:
+                    self._left_boundary(wi, A, X, c, gained, gain)
                 if right:
                     g = right[0]
                     pc[B + g] -= c
@@ -203,53 +247,84 @@ class MergeEngine:
                     lst = wget(g)
                     if lst is None:
                         gwhere[g] = [wi]
-                    else:
+                    elif lst[-1] != wi:
                         lst.append(wi)
+                elif wi in seg_next:
+                    self._absorb_next(wi, B, X, c, gained)
                 continue
-            # Several occurrences: occurrence j lies between parts[j] and parts[j + 1].
+            # Several occurrences: occurrence j lies between parts[j - 1] and parts[j].
             # Adjacent occurrences ("abab") lose the pair "ba" and gain "XX", counted once.
+            words[wi] = X.join(parts)
             prev = parts[0]
+            if not prev and wi in seg_prev:
+                self._left_boundary(wi, A, X, c, gained, gain)
             for j in range(1, k + 1):
                 nxt = parts[j]
                 if prev:
                     g = prev[-1]
                     pc[g + A] -= c
-                    g += X
+                    gained(g + X, c, wi)
                 elif j > 1:
                     pc[BA] -= c
-                    g = XX
-                else:
-                    g = None
-                if g is not None:
-                    gain[g] = gget(g, 0) + c
-                    lst = wget(g)
-                    if lst is None:
-                        gwhere[g] = [wi]
-                    elif lst[-1] != wi:
-                        lst.append(wi)
+                    gained(XX, c, wi)
                 if nxt:
                     g = nxt[0]
                     pc[B + g] -= c
-                    g = X + g
-                    gain[g] = gget(g, 0) + c
-                    lst = wget(g)
-                    if lst is None:
-                        gwhere[g] = [wi]
-                    elif lst[-1] != wi:
-                        lst.append(wi)
+                    gained(X + g, c, wi)
                 prev = nxt
+            if not prev and wi in seg_next:
+                self._absorb_next(wi, B, X, c, gained)
         pc.pop(q, None)  # "aaa" decremented the merged pair itself
         self.tokens -= merged
         where = self.where
         heap = self.heap
-        key = self._key
         for g, n in gain.items():
-            lst = where.get(g)
-            if lst is None:
-                where[g] = gwhere[g]
+            lst = gwhere[g]
+            old = where.get(g)
+            if old is None:
+                where[g] = lst
             else:  # "hf" mode re-made an existing token
-                lst.extend(gwhere[g])
+                old.extend(lst)
             n += pc.get(g, 0)
             pc[g] = n
-            heappush(heap, key(g, n))
+            if n > 0:
+                heappush(heap, self._key(g, n))
         return a, b, new, count
+
+    # A merge at the edge of a segment reaches into its neighbour.
+
+    def _left_boundary(self, wi: int, A: str, X: str, c: int, gained, gain: dict[str, int]) -> None:
+        """Segment ``wi`` starts with the merged pair: the previous segment's sentinel
+        (our first token, ``A``) becomes ``X``, and its pair with the token before changes."""
+        p = self.seg_prev[wi]
+        pw = self.words[p]
+        g = pw[-2]
+        if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
+            gain[g + A] -= c
+        else:
+            self.pair_counts[g + A] -= c
+        self.words[p] = pw[:-1] + X
+        gained(g + X, c, p)
+
+    def _absorb_next(self, wi: int, B: str, X: str, c: int, gained) -> None:
+        """Segment ``wi`` ended with the merged pair, whose right half was the sentinel: the
+        new token takes over the next segment's first token."""
+        nx = self.seg_next[wi]
+        s1 = self.words[nx]
+        rest = s1[1:]
+        self.words[nx] = rest
+        if rest:
+            r = rest[0]
+            self.pair_counts[B + r] -= c
+            self.words[wi] += r  # the new sentinel
+            gained(X + r, c, wi)
+        own = len(rest) - (1 if nx in self.seg_next else 0)
+        if own <= 0:  # the next segment is used up: unlink it
+            self.words[nx] = ""
+            after = self.seg_next.pop(nx, None)
+            del self.seg_prev[nx]
+            if after is None:
+                del self.seg_next[wi]
+            else:
+                self.seg_next[wi] = after
+                self.seg_prev[after] = wi

@@ -25,7 +25,9 @@ b'a\\tb\\n\\xff'
 
 from __future__ import annotations
 
+import itertools
 import os
+import pickle
 import re
 import tempfile
 import time
@@ -118,7 +120,7 @@ def cut_text(text: str, size: int) -> list[str]:
 
 # -- counting ---------------------------------------------------------------------------------
 
-def _count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
+def count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
     """Worker: the pieces of ``texts`` counted, in first-seen order (runs in other processes)."""
     findall = _splitter(resolve_rule(pattern))
     counts: Counter[str] = Counter()
@@ -130,8 +132,6 @@ def _count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
 
 def _rule_spec(rule: SplitRule) -> str | None:
     """What to send a worker so it can rebuild ``rule``."""
-    if not rule.splits:
-        return None
     if rule.name in PRESETS and PRESETS[rule.name] == rule:
         return rule.name
     if rule.pattern is None:
@@ -161,13 +161,56 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
         yield batch
 
 
-def _pool(processes: int):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+class _Worker:
+    """A counting subprocess with at most one batch in flight (so pipes never deadlock)."""
 
-    # Never "fork": the GUI calls us from a thread, and forking a threaded process can hang.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(method))
+    def __init__(self) -> None:
+        import subprocess
+        import sys
+
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bpeinspect.core._count_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+        self.batch: list[str] | None = None
+        self.alive = True
+
+    def send(self, spec: str | None, batch: list[str]) -> None:
+        self.batch = batch
+        try:
+            pickle.dump((spec, batch), self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+        except OSError:
+            self.alive = False
+
+    def receive(self, spec: str | None) -> dict[str, int]:
+        batch, self.batch = self.batch, None
+        if self.alive:
+            try:
+                return pickle.load(self.proc.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError):
+                self.alive = False
+        return count_batch(spec, batch or [])  # the worker died: count here instead
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=2)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _can_spawn() -> bool:
+    import sys
+
+    return not getattr(sys, "frozen", False) and bool(sys.executable)
 
 
 def iter_count_pretokens(
@@ -180,7 +223,7 @@ def iter_count_pretokens(
     """Count pre-tokens, yielding :class:`CountingProgress` reports and, last, the table.
 
     Stop early by no longer iterating. ``processes`` is how many processes may count
-    (default: one per CPU, at most 8); small corpora are always counted here.
+    (default: one per CPU, at most 8); corpora under a few megabytes are counted here.
 
     >>> *reports, table = iter_count_pretokens("a b a")
     >>> table
@@ -198,48 +241,53 @@ def iter_count_pretokens(
     batches = _batches(texts, rule, stats)
     first = next(batches, None)
     second = next(batches, None) if first is not None else None
-    if second is None or processes <= 1:
-        # Small corpus (or one process asked for): count here, batch by batch.
-        findall = _splitter(rule)
-        for batch in (b for b in (first, second) if b is not None):
-            for t in batch:
-                total.update(findall(t))
-        for batch in batches:
-            for t in batch:
-                total.update(findall(t))
+    spec = None
+    workers: list[_Worker] = []
+    if second is not None and processes > 1 and rule.splits and _can_spawn():
+        try:
+            spec = _rule_spec(rule)
+            workers = [_Worker() for _ in range(processes - 1)]
+        except ValueError:  # a multi-step rule: count it here
+            pass
+    findall = _splitter(rule)
+    # Batch i goes to slot i % (workers + 1); the last slot is this process. Results are
+    # merged in batch order, so the table keeps the corpus's first-seen order.
+    pending: deque[tuple[_Worker | None, dict[str, int] | None]] = deque()
+    try:
+        head = [b for b in (first, second) if b is not None]
+        for i, batch in enumerate(itertools.chain(head, batches)):
+            slot = i % (len(workers) + 1)
+            if slot < len(workers):
+                w = workers[slot]
+                while w.batch is not None:
+                    _merge_left(pending, total, spec)
+                w.send(spec, batch)
+                pending.append((w, None))
+            else:
+                counts: Counter[str] = Counter()
+                for t in batch:
+                    counts.update(findall(t))
+                pending.append((None, counts))
+            while pending and pending[0][0] is None:
+                _merge_left(pending, total, spec)
             now = time.perf_counter()
             if now - last >= interval:
                 last = now
                 yield CountingProgress(stats[0], stats[1], len(total), now - start)
-    else:
-        spec = _rule_spec(rule)
-        pending: deque = deque()
-        with _pool(processes) as pool:
-            try:
-                for batch in _chain(first, second, batches):
-                    pending.append(pool.submit(_count_batch, spec, batch))
-                    # Keep every worker busy but the memory bounded; merge in corpus order so
-                    # that first-seen order is the corpus's.
-                    while len(pending) > processes + 1 or (pending and pending[0].done()):
-                        total.update(pending.popleft().result())
-                        now = time.perf_counter()
-                        if now - last >= interval:
-                            last = now
-                            yield CountingProgress(stats[0], stats[1], len(total), now - start)
-                while pending:
-                    total.update(pending.popleft().result())
-            finally:
-                for f in pending:
-                    f.cancel()
+        while pending:
+            _merge_left(pending, total, spec)
+    finally:
+        for w in workers:
+            w.close()
     yield CountingProgress(stats[0], stats[1], len(total), time.perf_counter() - start)
     yield {k.encode("utf-8"): v for k, v in total.items()}
 
 
-def _chain(*parts):
-    for p in parts[:-1]:
-        if p is not None:
-            yield p
-    yield from parts[-1]
+def _merge_left(pending: deque, total: Counter[str], spec: str | None) -> None:
+    w, counts = pending.popleft()
+    if w is not None:
+        counts = w.receive(spec)
+    total.update(counts)
 
 
 def count_pretokens(

@@ -89,10 +89,10 @@ def _splitter(rule: SplitRule) -> Callable[[str], list[str]]:
 # Cutting a long text at these points splits it exactly as a whole for every preset: a
 # pre-token never joins a letter or digit to the newline after it, and no preset looks
 # behind. (Custom patterns might, so they are never cut.)
-_SAFE_CUT = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+SAFE_CUT = regex.compile(r"(?<=[\p{L}\p{N}])\n")
 
 
-def _cuttable(rule: SplitRule) -> bool:
+def cuttable(rule: SplitRule) -> bool:
     return bool(rule.name) and rule.name in PRESETS and rule.splits == PRESETS[rule.name].splits
 
 
@@ -109,7 +109,7 @@ def cut_text(text: str, size: int) -> list[str]:
     start = 0
     n = len(text)
     while n - start > size:
-        m = _SAFE_CUT.search(text, start + size)
+        m = SAFE_CUT.search(text, start + size)
         if m is None:
             break
         out.append(text[start : m.start()])
@@ -141,7 +141,7 @@ def _rule_spec(rule: SplitRule) -> str | None:
 
 def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterator[list[str]]:
     """Texts grouped into batches of about ``BATCH_CHARS``; long texts are cut when that is exact."""
-    cuttable = _cuttable(rule)
+    can_cut = cuttable(rule)
     batch: list[str] = []
     size = 0
     for t in texts:
@@ -150,7 +150,7 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
         t = fix_surrogates(t)
         stats[0] += 1
         stats[1] += len(t)
-        parts = cut_text(t, BATCH_CHARS) if cuttable and len(t) > BATCH_CHARS else [t]
+        parts = cut_text(t, BATCH_CHARS) if can_cut and len(t) > BATCH_CHARS else [t]
         for part in parts:
             batch.append(part)
             size += len(part)
@@ -225,9 +225,9 @@ def iter_count_pretokens(
     Stop early by no longer iterating. ``processes`` is how many processes may count
     (default: one per CPU, at most 8); corpora under a few megabytes are counted here.
 
-    >>> *reports, table = iter_count_pretokens("a b a")
+    >>> *reports, table = iter_count_pretokens(["a b", "a b"])
     >>> table
-    {b'a': 2, b' b': 1, b' a': 1}
+    {b'a': 2, b' b': 2}
     """
     rule = resolve_rule(pattern)
     if isinstance(texts, str):

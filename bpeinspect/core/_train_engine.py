@@ -215,6 +215,41 @@ class MergeEngine:
             elif lst[-1] != wi:
                 lst.append(wi)
 
+        # A merge at the edge of a segment reaches into its neighbour.
+        def left_boundary(wi: int, c: int) -> None:
+            """Segment ``wi`` starts with the merged pair: the previous segment's sentinel
+            (our first token, ``A``) becomes ``X``, and its pair with the token before changes."""
+            p = seg_prev[wi]
+            pw = words[p]
+            g = pw[-2]
+            if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
+                gain[g + A] -= c
+            else:
+                pc[g + A] -= c
+            words[p] = pw[:-1] + X
+            gained(g + X, c, p)
+
+        def absorb_next(wi: int, c: int) -> None:
+            """Segment ``wi`` ended with the merged pair, whose right half was the sentinel: the
+            new token takes over the next segment's first token."""
+            nx = seg_next[wi]
+            rest = words[nx][1:]
+            words[nx] = rest
+            if rest:
+                r = rest[0]
+                pc[B + r] -= c
+                words[wi] += r  # the new sentinel
+                gained(X + r, c, wi)
+            if len(rest) - (1 if nx in seg_next else 0) <= 0:  # the next segment is used up: unlink it
+                words[nx] = ""
+                after = seg_next.pop(nx, None)
+                del seg_prev[nx]
+                if after is None:
+                    del seg_next[wi]
+                else:
+                    seg_next[wi] = after
+                    seg_prev[after] = wi
+
         merged = 0
         for wi in self.where.pop(q):
             w = words[wi]
@@ -238,7 +273,7 @@ class MergeEngine:
                     else:
                         lst.append(wi)
                 elif wi in seg_prev:
-                    self._left_boundary(wi, A, X, c, gained, gain)
+                    left_boundary(wi, c)
                 if right:
                     g = right[0]
                     pc[B + g] -= c
@@ -250,14 +285,14 @@ class MergeEngine:
                     elif lst[-1] != wi:
                         lst.append(wi)
                 elif wi in seg_next:
-                    self._absorb_next(wi, B, X, c, gained)
+                    absorb_next(wi, c)
                 continue
             # Several occurrences: occurrence j lies between parts[j - 1] and parts[j].
             # Adjacent occurrences ("abab") lose the pair "ba" and gain "XX", counted once.
             words[wi] = X.join(parts)
             prev = parts[0]
             if not prev and wi in seg_prev:
-                self._left_boundary(wi, A, X, c, gained, gain)
+                left_boundary(wi, c)
             for j in range(1, k + 1):
                 nxt = parts[j]
                 if prev:
@@ -273,7 +308,7 @@ class MergeEngine:
                     gained(X + g, c, wi)
                 prev = nxt
             if not prev and wi in seg_next:
-                self._absorb_next(wi, B, X, c, gained)
+                absorb_next(wi, c)
         pc.pop(q, None)  # "aaa" decremented the merged pair itself
         self.tokens -= merged
         where = self.where
@@ -290,41 +325,3 @@ class MergeEngine:
             if n > 0:
                 heappush(heap, self._key(g, n))
         return a, b, new, count
-
-    # A merge at the edge of a segment reaches into its neighbour.
-
-    def _left_boundary(self, wi: int, A: str, X: str, c: int, gained, gain: dict[str, int]) -> None:
-        """Segment ``wi`` starts with the merged pair: the previous segment's sentinel
-        (our first token, ``A``) becomes ``X``, and its pair with the token before changes."""
-        p = self.seg_prev[wi]
-        pw = self.words[p]
-        g = pw[-2]
-        if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
-            gain[g + A] -= c
-        else:
-            self.pair_counts[g + A] -= c
-        self.words[p] = pw[:-1] + X
-        gained(g + X, c, p)
-
-    def _absorb_next(self, wi: int, B: str, X: str, c: int, gained) -> None:
-        """Segment ``wi`` ended with the merged pair, whose right half was the sentinel: the
-        new token takes over the next segment's first token."""
-        nx = self.seg_next[wi]
-        s1 = self.words[nx]
-        rest = s1[1:]
-        self.words[nx] = rest
-        if rest:
-            r = rest[0]
-            self.pair_counts[B + r] -= c
-            self.words[wi] += r  # the new sentinel
-            gained(X + r, c, wi)
-        own = len(rest) - (1 if nx in self.seg_next else 0)
-        if own <= 0:  # the next segment is used up: unlink it
-            self.words[nx] = ""
-            after = self.seg_next.pop(nx, None)
-            del self.seg_prev[nx]
-            if after is None:
-                del self.seg_next[wi]
-            else:
-                self.seg_next[wi] = after
-                self.seg_prev[after] = wi

@@ -27,12 +27,14 @@ ids are ordered by the byte-level alphabet's characters; in "hf" mode our intern
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from heapq import heapify, heappop, heappush
 from operator import add
 
 ID_BITS = 21  # internal ids are code points, so below 2**21
-MAX_ID = (1 << ID_BITS) - 1
+_ID_MASK = (1 << ID_BITS) - 1
+MAX_ID = 0x10FFFE  # the largest code point but one
+_SEP = chr(0x10FFFF)  # never a token: joins words when pairs are counted all at once
 _PAIR_BITS = 2 * ID_BITS
 LONG_WORD = 512  # pre-tokens longer than this (in bytes) are cut into segments
 SEGMENT = 64
@@ -96,33 +98,31 @@ class MergeEngine:
         self.seg_prev = seg_prev
         self.corpus_bytes = nbytes
         self.tokens = tokens
+        # Pair counts: the words of each count joined into one string, its pairs counted in C.
+        by_count: dict[int, list[str]] = defaultdict(list)
+        for w, c in zip(words, counts):
+            by_count[c].append(w)
         pc: dict[str, int] = {}
-        where: dict[str, list[int]] = {}
         get = pc.get
-        wget = where.get
+        for c, group in by_count.items():
+            joined = _SEP.join(group)
+            for q, n in Counter(map(add, joined, joined[1:])).items():
+                pc[q] = get(q, 0) + n * c
+        for q in [q for q in pc if _SEP in q]:
+            del pc[q]
+        # Where each pair occurs: ascending word indices, each word once.
+        index: defaultdict[str, list[int]] = defaultdict(list)
         for wi, w in enumerate(words):
-            c = counts[wi]
-            if len(w) > 16:
-                for q, m in Counter(map(add, w[:-1], w[1:])).items():
-                    pc[q] = get(q, 0) + m * c
-                    lst = wget(q)
-                    if lst is None:
-                        where[q] = [wi]
-                    else:
-                        lst.append(wi)
-                continue
-            for i in range(len(w) - 1):
-                q = w[i : i + 2]
-                pc[q] = get(q, 0) + c
-                lst = wget(q)
-                if lst is None:
-                    where[q] = [wi]
-                elif lst[-1] != wi:
-                    lst.append(wi)
+            for q in set(map(add, w, w[1:])):
+                index[q].append(wi)
+        where = dict(index)
         self.pair_counts = pc
         self.where = where
         self.nwords = max(len(words), 1)
-        self.heap = [self._key(q, n) for q, n in pc.items()]
+        if self.hf:
+            self.heap = [((-n) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1]) for q, n in pc.items()]
+        else:
+            self.heap = [self._key(q, n) for q, n in pc.items()]
         heapify(self.heap)
         self.next_id = 256
 
@@ -149,7 +149,7 @@ class MergeEngine:
         pc = self.pair_counts
         while heap:
             key = heappop(heap)
-            q = chr((key >> ID_BITS) & MAX_ID) + chr(key & MAX_ID)
+            q = chr((key >> ID_BITS) & _ID_MASK) + chr(key & _ID_MASK)
             cur = pc.get(q, 0)
             hi = key >> _PAIR_BITS
             n = -hi if self.hf else -(hi // self.nwords)
@@ -163,7 +163,7 @@ class MergeEngine:
             group = [(key, q)]
             while heap and heap[0] >> _PAIR_BITS == hi:
                 k2 = heappop(heap)
-                q2 = chr((k2 >> ID_BITS) & MAX_ID) + chr(k2 & MAX_ID)
+                q2 = chr((k2 >> ID_BITS) & _ID_MASK) + chr(k2 & _ID_MASK)
                 cur2 = pc.get(q2, 0)
                 if cur2 == n:
                     group.append((k2, q2))
@@ -202,18 +202,18 @@ class MergeEngine:
             raise ValueError(f"too many tokens for the trainer (at most {MAX_ID + 1})")
         A, B, X = q[0], q[1], chr(new)
         BA, XX = B + A, X + X
-        gain: dict[str, int] = {}
-        gwhere: dict[str, list[int]] = {}
+        # gained pair -> [weighted count, index of each word it was made in, ...]
+        gain: dict[str, list[int]] = {}
         gget = gain.get
-        wget = gwhere.get
 
         def gained(g: str, c: int, wi: int) -> None:
-            gain[g] = gget(g, 0) + c
-            lst = wget(g)
-            if lst is None:
-                gwhere[g] = [wi]
-            elif lst[-1] != wi:
-                lst.append(wi)
+            e = gget(g)
+            if e is None:
+                gain[g] = [c, wi]
+            else:
+                e[0] += c
+                if e[-1] != wi:
+                    e.append(wi)
 
         # A merge at the edge of a segment reaches into its neighbour.
         def left_boundary(wi: int, c: int) -> None:
@@ -223,7 +223,7 @@ class MergeEngine:
             pw = words[p]
             g = pw[-2]
             if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
-                gain[g + A] -= c
+                gain[g + A][0] -= c
             else:
                 pc[g + A] -= c
             words[p] = pw[:-1] + X
@@ -250,46 +250,50 @@ class MergeEngine:
                     seg_next[wi] = after
                     seg_prev[after] = wi
 
-        merged = 0
+        # Occurrences of "ab" (a != b) cannot overlap, so all of them merge; "aaa" merges once.
+        merged = 0 if A == B else count
         for wi in self.where.pop(q):
             w = words[wi]
             if q not in w:
                 continue
             c = counts[wi]
             parts = w.split(q)
-            k = len(parts) - 1
-            merged += k * c
-            if k == 1:
+            words[wi] = X.join(parts)
+            if len(parts) == 2:  # one occurrence, by far the most common case
+                if A == B:
+                    merged += c
                 left, right = parts
-                words[wi] = left + X + right
                 if left:
                     g = left[-1]
                     pc[g + A] -= c
                     g += X
-                    gain[g] = gget(g, 0) + c
-                    lst = wget(g)
-                    if lst is None:
-                        gwhere[g] = [wi]
+                    e = gget(g)
+                    if e is None:
+                        gain[g] = [c, wi]
                     else:
-                        lst.append(wi)
+                        e[0] += c
+                        e.append(wi)
                 elif wi in seg_prev:
                     left_boundary(wi, c)
                 if right:
                     g = right[0]
                     pc[B + g] -= c
                     g = X + g
-                    gain[g] = gget(g, 0) + c
-                    lst = wget(g)
-                    if lst is None:
-                        gwhere[g] = [wi]
-                    elif lst[-1] != wi:
-                        lst.append(wi)
+                    e = gget(g)
+                    if e is None:
+                        gain[g] = [c, wi]
+                    else:
+                        e[0] += c
+                        if e[-1] != wi:
+                            e.append(wi)
                 elif wi in seg_next:
                     absorb_next(wi, c)
                 continue
             # Several occurrences: occurrence j lies between parts[j - 1] and parts[j].
             # Adjacent occurrences ("abab") lose the pair "ba" and gain "XX", counted once.
-            words[wi] = X.join(parts)
+            k = len(parts) - 1
+            if A == B:
+                merged += k * c
             prev = parts[0]
             if not prev and wi in seg_prev:
                 left_boundary(wi, c)
@@ -313,15 +317,20 @@ class MergeEngine:
         self.tokens -= merged
         where = self.where
         heap = self.heap
-        for g, n in gain.items():
-            lst = gwhere[g]
+        hf = self.hf
+        for g, e in gain.items():
+            n = e[0]
+            del e[0]
             old = where.get(g)
             if old is None:
-                where[g] = lst
+                where[g] = e
             else:  # "hf" mode re-made an existing token
-                old.extend(lst)
-            n += pc.get(g, 0)
+                old.extend(e)
+                n += pc.get(g, 0)
             pc[g] = n
             if n > 0:
-                heappush(heap, self._key(g, n))
+                if hf:
+                    heappush(heap, ((-n) << _PAIR_BITS) + (ord(g[0]) << ID_BITS) + ord(g[1]))
+                else:
+                    heappush(heap, self._key(g, n))
         return a, b, new, count

@@ -231,3 +231,13 @@ def test_settings_are_checked_before_the_corpus_is_read() -> None:
 def test_non_string_documents() -> None:
     with pytest.raises(TypeError, match="strings"):
         train_tokenizer([b"bytes"], 300)  # type: ignore[list-item]
+
+
+def test_walking_away_while_counting_ends_the_run() -> None:
+    docs = iter([taylorswift()] * 3)
+    run = TrainingRun(docs, 600, pattern="gpt4")
+    first = next(iter(run.reports()))
+    assert first.phase == "counting"
+    last = list(run.reports())[-1]  # resuming cannot recount a half-read iterator
+    assert last.phase == "done" and last.merges_done == 0
+    assert run.tokenizer().merges == []

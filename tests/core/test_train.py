@@ -241,3 +241,31 @@ def test_walking_away_while_counting_ends_the_run() -> None:
     last = list(run.reports())[-1]  # resuming cannot recount a half-read iterator
     assert last.phase == "done" and last.merges_done == 0
     assert run.tokenizer().merges == []
+
+
+def test_a_merge_that_remakes_a_token_keeps_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    # minbpe and Hugging Face can make the same bytes twice ("a"+"bc" after "ab"+"c"); the
+    # tokenizer keeps one id per token and both merges point to it.
+    from bpeinspect.core import train as train_module
+
+    class Remaking:
+        def __init__(self, table: dict, tie_break: str) -> None:
+            a, b, c = ord("a"), ord("b"), ord("c")
+            self.token_bytes = [bytes([i]) for i in range(256)] + [b"ab", b"bc", b"abc", b"abc", b"abcabc"]
+            self.plan = [(a, b, 256, 9), (b, c, 257, 8), (256, c, 258, 7), (a, 257, 259, 6), (259, 258, 260, 5)]
+            self.corpus_bytes, self.tokens = 30, 10
+
+        def step(self):
+            return self.plan.pop(0) if self.plan else None
+
+    monkeypatch.setattr(train_module, "MergeEngine", Remaking)
+    run = TrainingRun.from_counts({b"abc": 10}, 300, pattern=None)
+    list(run.reports())
+    tok = run.tokenizer()
+    a, b, c = ord("a"), ord("b"), ord("c")
+    assert tok.merges == [(a, b), (b, c), (256, c), (a, 257), (258, 258)]
+    assert [m.id for m in run.merges] == [256, 257, 258, 258, 259]
+    assert len(tok) == 260
+    assert tok.token_bytes(259) == b"abcabc"
+    assert tok.encode("abcabc") == [259]
+    assert tok.training.counts == [9, 8, 7, 6, 5]

@@ -66,7 +66,7 @@ class CountingProgress:
     """A report from the counting phase: how much of the corpus has been counted."""
 
     documents: int
-    chars: int
+    corpus_bytes: int  # UTF-8 bytes read so far (compare with ``corpus.corpus_size``)
     distinct: int
     elapsed: float
 
@@ -149,7 +149,7 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
             raise TypeError(f"the corpus must hold strings, not {type(t).__name__}")
         t = fix_surrogates(t)
         stats[0] += 1
-        stats[1] += len(t)
+        stats[1] += len(t) if t.isascii() else len(t.encode("utf-8"))
         parts = cut_text(t, BATCH_CHARS) if can_cut and len(t) > BATCH_CHARS else [t]
         for part in parts:
             batch.append(part)
@@ -235,7 +235,7 @@ def iter_count_pretokens(
     if processes is None:
         processes = min(os.cpu_count() or 1, 8)
     start = time.perf_counter()
-    stats = [0, 0]  # documents, characters
+    stats = [0, 0]  # documents, bytes
     total: Counter[str] = Counter()
     last = start
     batches = _batches(texts, rule, stats)

@@ -68,7 +68,7 @@ class TrainingProgress:
     bytes_per_token: float  # corpus bytes per token with the merges so far (0.0 while counting)
     elapsed: float
     documents: int
-    corpus_bytes: int  # characters while counting, UTF-8 bytes once counted
+    corpus_bytes: int  # UTF-8 bytes of the corpus (read so far, while counting)
     distinct_pretokens: int
     stopped: bool = False
 
@@ -86,6 +86,16 @@ class TrainingRun:
     (or ``should_stop``) pauses the run and iterating :meth:`reports` again resumes it; a stop
     while the corpus is being counted ends the run with no merges. :meth:`tokenizer` gives
     the vocabulary learned so far at any time.
+
+    In a GUI worker thread (reports are throttled to one per ``interval`` seconds; each
+    carries the merges made since the previous one, for a view to append in one batch)::
+
+        run = TrainingRun(iter_corpus(folder, "gpt4"), 32768, pattern="gpt4")
+        for report in run.reports():   # report.phase: "counting", "merging", then "done"
+            emit(report)               # a Qt signal; the core knows nothing of Qt
+            if cancelled:
+                break                  # pauses; iterate run.reports() again to resume
+        tokenizer = run.tokenizer()    # everything learned so far
 
     >>> run = TrainingRun.from_counts({b"aaab": 3, b"ab": 1}, 258, pattern=None)
     >>> [(m.token, m.count) for report in run.reports() for m in report.new_merges]
@@ -163,7 +173,7 @@ class TrainingRun:
                     now = time.perf_counter()
                     yield TrainingProgress(
                         "counting", 0, self.merges_total, None, (), 0.0, 0.0, base + now - start,
-                        item.documents, item.chars, item.distinct,
+                        item.documents, item.corpus_bytes, item.distinct,
                     )  # fmt: skip
                     if should_stop is not None and should_stop():
                         self._seconds = base + time.perf_counter() - start

@@ -104,9 +104,9 @@ def test_counting_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     *reports, table = items
     assert isinstance(table, dict)
     assert reports[-1].documents == 2
-    assert reports[-1].chars == 2 * len(taylorswift())
-    chars = [r.chars for r in reports]
-    assert chars == sorted(chars) and len(reports) > 3
+    assert reports[-1].corpus_bytes == 2 * len(taylorswift().encode("utf-8"))
+    sizes = [r.corpus_bytes for r in reports]
+    assert sizes == sorted(sizes) and len(reports) > 3
 
 
 # -- TSV ------------------------------------------------------------------------------------------

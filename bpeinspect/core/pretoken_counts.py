@@ -25,6 +25,7 @@ b'a\\tb\\n\\xff'
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import pickle
@@ -122,12 +123,17 @@ def cut_text(text: str, size: int) -> list[str]:
 
 def count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
     """Worker: the pieces of ``texts`` counted, in first-seen order (runs in other processes)."""
-    findall = _splitter(resolve_rule(pattern))
+    findall = _worker_splitter(pattern)
     counts: Counter[str] = Counter()
     update = counts.update
     for t in texts:
         update(findall(t))
     return counts
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_splitter(pattern: str | None) -> Callable[[str], list[str]]:
+    return _splitter(resolve_rule(pattern))
 
 
 def _rule_spec(rule: SplitRule) -> str | None:
@@ -263,6 +269,9 @@ def iter_count_pretokens(
                     _merge_left(pending, total, spec)
                 w.send(spec, batch)
                 pending.append((w, None))
+            elif not pending:  # nothing counted elsewhere is due first: count straight into the total
+                for t in batch:
+                    total.update(findall(t))
             else:
                 counts: Counter[str] = Counter()
                 for t in batch:

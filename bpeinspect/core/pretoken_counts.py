@@ -183,17 +183,30 @@ class _Worker:
         )  # fmt: skip
         self.batch: list[str] | None = None
         self.alive = True
+        self._writer = None
 
     def send(self, spec: str | None, batch: list[str]) -> None:
+        """Hand over a batch without waiting: the pipe takes 64 KB at a time, and the worker may
+        still be starting up, so a thread writes it while this process counts its own batch."""
+        import threading
+
         self.batch = batch
+        data = pickle.dumps((spec, batch), protocol=pickle.HIGHEST_PROTOCOL)
+        self._writer = threading.Thread(target=self._write, args=(data,), daemon=True)
+        self._writer.start()
+
+    def _write(self, data: bytes) -> None:
         try:
-            pickle.dump((spec, batch), self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.write(data)
             self.proc.stdin.flush()
         except OSError:
             self.alive = False
 
     def receive(self, spec: str | None) -> dict[str, int]:
         batch, self.batch = self.batch, None
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
         if self.alive:
             try:
                 return pickle.load(self.proc.stdout)
@@ -202,12 +215,17 @@ class _Worker:
         return count_batch(spec, batch or [])  # the worker died: count here instead
 
     def close(self) -> None:
+        if self.batch is not None:
+            self.proc.kill()  # still busy with a batch nobody will read (the run was abandoned)
+        if self._writer is not None:
+            self._writer.join()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
         try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=2)
+            self.proc.wait(timeout=5)
         except Exception:
             self.proc.kill()
             self.proc.wait()

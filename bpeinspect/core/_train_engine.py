@@ -4,8 +4,8 @@ Data layout (pure Python, so every layer of indirection costs):
 
 * A word (distinct pre-token) is a ``str`` whose characters are token ids (``chr(id)``).
   Merging pair ``ab`` into ``X`` is then ``word.split(ab)`` / ``X.join(...)`` in C, with
-  exactly BPE's leftmost, non-overlapping semantics, and a pair is a 2-character ``str``
-  (hashed once, cached by Python) usable directly as a dict key and a substring.
+  exactly BPE's leftmost, non-overlapping semantics, and a pair is a 2-character ``str``,
+  a cheap dict key and a substring at once.
 * ``pair_counts``: pair -> weighted number of occurrences (overlapping windows, as minbpe
   and Hugging Face count them).
 * ``where``: pair -> list of indices of the words it occurs in, ascending; entries go stale
@@ -14,7 +14,8 @@ Data layout (pure Python, so every layer of indirection costs):
   a popped entry whose count is out of date is pushed again with the current count.
 
 Counts only ever fall (a merge creates pairs with the *new* token only), which is what
-makes the lazy heap exact. The same monotony makes minbpe's tie-break cheap: among pairs
+makes the lazy heap exact. (In "hf" mode a merge may re-make an existing token, as Hugging
+Face allows; the pairs it then gains are pushed again with their higher counts.) The same monotony makes minbpe's tie-break cheap: among pairs
 with the top count, minbpe takes the one that occurs first in the partly merged corpus,
 i.e. the one whose first word (in first-seen order) comes first and, in that word, whose
 first occurrence comes first. A pair's first word only moves later, so it sits in the

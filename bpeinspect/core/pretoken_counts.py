@@ -31,6 +31,7 @@ import os
 import pickle
 import re
 import tempfile
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -55,7 +56,7 @@ __all__ = [
 
 # Work is shipped to other processes in batches of about this many characters; below twice
 # this much text counting stays in this process (starting workers costs ~0.1 s each).
-BATCH_CHARS = 1 << 20
+BATCH_CHARS = 1 << 19
 
 
 class CountsFileError(ValueError):
@@ -168,9 +169,10 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
 
 
 class _Worker:
-    """A counting subprocess with at most one batch in flight (so pipes never deadlock)."""
+    """A counting subprocess with at most one batch in flight. A thread writes the batch and
+    reads the counts back, so this process keeps counting meanwhile (and pipes never deadlock)."""
 
-    def __init__(self) -> None:
+    def __init__(self, spec: str | None) -> None:
         import subprocess
         import sys
 
@@ -181,44 +183,39 @@ class _Worker:
             [sys.executable, "-m", "bpeinspect.core._count_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
         )  # fmt: skip
-        self.batch: list[str] | None = None
+        self.spec = spec
         self.alive = True
-        self._writer = None
+        self._thread: threading.Thread | None = None
 
-    def send(self, spec: str | None, batch: list[str]) -> None:
-        """Hand over a batch without waiting: the pipe takes 64 KB at a time, and the worker may
-        still be starting up, so a thread writes it while this process counts its own batch."""
-        import threading
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
-        self.batch = batch
-        data = pickle.dumps((spec, batch), protocol=pickle.HIGHEST_PROTOCOL)
-        self._writer = threading.Thread(target=self._write, args=(data,), daemon=True)
-        self._writer.start()
+    def send(self, batch: list[str], slot: list) -> None:
+        """Count ``batch``; the counts land in ``slot[1]`` (see :meth:`wait`)."""
+        self._thread = threading.Thread(target=self._run, args=(batch, slot), daemon=True)
+        self._thread.start()
 
-    def _write(self, data: bytes) -> None:
-        try:
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-        except OSError:
-            self.alive = False
-
-    def receive(self, spec: str | None) -> dict[str, int]:
-        batch, self.batch = self.batch, None
-        if self._writer is not None:
-            self._writer.join()
-            self._writer = None
+    def _run(self, batch: list[str], slot: list) -> None:
+        counts = None
         if self.alive:
             try:
-                return pickle.load(self.proc.stdout)
+                pickle.dump((self.spec, batch), self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.proc.stdin.flush()
+                counts = pickle.load(self.proc.stdout)
             except (EOFError, OSError, pickle.UnpicklingError):
                 self.alive = False
-        return count_batch(spec, batch or [])  # the worker died: count here instead
+        slot[1] = counts if counts is not None else batch  # the batch itself: count it here
 
-    def close(self) -> None:
-        if self.batch is not None:
-            self.proc.kill()  # still busy with a batch nobody will read (the run was abandoned)
-        if self._writer is not None:
-            self._writer.join()
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def close(self, abandoned: bool) -> None:
+        if abandoned and self.busy:
+            self.proc.kill()  # busy with a batch nobody will read
+        self.wait()
         for pipe in (self.proc.stdin, self.proc.stdout):
             try:
                 pipe.close()
@@ -265,56 +262,59 @@ def iter_count_pretokens(
     batches = _batches(texts, rule, stats)
     first = next(batches, None)
     second = next(batches, None) if first is not None else None
-    spec = None
     workers: list[_Worker] = []
     if second is not None and processes > 1 and rule.splits and _can_spawn():
         try:
             spec = _rule_spec(rule)
-            workers = [_Worker() for _ in range(processes - 1)]
+            workers = [_Worker(spec) for _ in range(processes - 1)]
         except ValueError:  # a multi-step rule: count it here
             pass
     findall = _splitter(rule)
-    # Batch i goes to slot i % (workers + 1); the last slot is this process. Results are
-    # merged in batch order, so the table keeps the corpus's first-seen order.
-    pending: deque[tuple[_Worker | None, dict[str, int] | None]] = deque()
+    # Each batch goes to an idle worker, or else is counted here, so nobody waits for a
+    # worker still starting up. Results are merged in batch order ([worker, counts] slots,
+    # oldest first), so the table keeps the corpus's first-seen order.
+    pending: deque[list] = deque()
+    done = False
     try:
-        head = [b for b in (first, second) if b is not None]
-        for i, batch in enumerate(itertools.chain(head, batches)):
-            slot = i % (len(workers) + 1)
-            if slot < len(workers):
-                w = workers[slot]
-                while w.batch is not None:
-                    _merge_left(pending, total, spec)
-                w.send(spec, batch)
-                pending.append((w, None))
-            elif not pending:  # nothing counted elsewhere is due first: count straight into the total
+        for batch in itertools.chain([b for b in (first, second) if b is not None], batches):
+            idle = next((w for w in workers if not w.busy), None)
+            if idle is not None:
+                idle.wait()
+                slot = [idle, None]
+                pending.append(slot)
+                idle.send(batch, slot)
+            elif not pending:  # nothing is due first: count straight into the total
                 for t in batch:
                     total.update(findall(t))
             else:
                 counts: Counter[str] = Counter()
                 for t in batch:
                     counts.update(findall(t))
-                pending.append((None, counts))
-            while pending and pending[0][0] is None:
-                _merge_left(pending, total, spec)
+                pending.append([None, counts])
+            while pending and pending[0][1] is not None:
+                _merge(pending.popleft()[1], total, findall)
             now = time.perf_counter()
             if now - last >= interval:
                 last = now
                 yield CountingProgress(stats[0], stats[1], len(total), now - start)
+        for w in workers:
+            w.wait()
         while pending:
-            _merge_left(pending, total, spec)
+            _merge(pending.popleft()[1], total, findall)
+        done = True
     finally:
         for w in workers:
-            w.close()
+            w.close(abandoned=not done)
     yield CountingProgress(stats[0], stats[1], len(total), time.perf_counter() - start)
     yield {k.encode("utf-8"): v for k, v in total.items()}
 
 
-def _merge_left(pending: deque, total: Counter[str], spec: str | None) -> None:
-    w, counts = pending.popleft()
-    if w is not None:
-        counts = w.receive(spec)
-    total.update(counts)
+def _merge(counts: dict[str, int] | list[str], total: Counter[str], findall: Callable[[str], list[str]]) -> None:
+    if isinstance(counts, list):  # a worker failed on this batch: count it here
+        for t in counts:
+            total.update(findall(t))
+    else:
+        total.update(counts)
 
 
 def count_pretokens(

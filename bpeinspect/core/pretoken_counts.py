@@ -253,6 +253,8 @@ def iter_count_pretokens(
     rule = resolve_rule(pattern)
     if isinstance(texts, str):
         texts = [texts]
+    elif isinstance(texts, (bytes, bytearray)):
+        raise TypeError("the corpus must be text (str), not bytes: decode it first")
     if processes is None:
         processes = min(os.cpu_count() or 1, 8)
     start = time.perf_counter()

@@ -231,6 +231,8 @@ def test_settings_are_checked_before_the_corpus_is_read() -> None:
 def test_non_string_documents() -> None:
     with pytest.raises(TypeError, match="strings"):
         train_tokenizer([b"bytes"], 300)  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="not bytes"):
+        train_tokenizer(b"bytes", 300)  # type: ignore[arg-type]
 
 
 def test_walking_away_while_counting_ends_the_run() -> None:

@@ -96,6 +96,25 @@ def test_counting_in_processes_equals_counting_here(monkeypatch: pytest.MonkeyPa
     assert count_pretokens(texts, custom, processes=3) == count_pretokens(texts, custom, processes=1)
 
 
+def test_a_worker_that_dies_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from bpeinspect.core import pretoken_counts
+
+    real_popen = subprocess.Popen
+
+    def dying(args, **kwargs):
+        return real_popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); sys.exit(3)"], **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", dying)
+    monkeypatch.setattr(pretoken_counts, "BATCH_CHARS", 20_000)
+    texts = [taylorswift()] * 2 + PROSE
+    assert list(count_pretokens(texts, "gpt4", processes=2).items()) == list(
+        count_pretokens(texts, "gpt4", processes=1).items()
+    )
+
+
 def test_counting_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     from bpeinspect.core import pretoken_counts
 

@@ -252,18 +252,18 @@ class MergeEngine:
                     seg_prev[after] = wi
 
         # Occurrences of "ab" (a != b) cannot overlap, so all of them merge; "aaa" merges once.
-        merged = 0 if A == B else count
+        same = A == B
+        merged = 0 if same else count
         for wi in self.where.pop(q):
             w = words[wi]
-            if q not in w:
+            left, found, right = w.partition(q)
+            if not found:  # a stale entry: an earlier merge took the pair away
                 continue
             c = counts[wi]
-            parts = w.split(q)
-            words[wi] = X.join(parts)
-            if len(parts) == 2:  # one occurrence, by far the most common case
-                if A == B:
+            if q not in right:  # one occurrence, by far the most common case
+                words[wi] = left + X + right
+                if same:
                     merged += c
-                left, right = parts
                 if left:
                     g = left[-1]
                     pc[g + A] -= c
@@ -292,8 +292,10 @@ class MergeEngine:
                 continue
             # Several occurrences: occurrence j lies between parts[j - 1] and parts[j].
             # Adjacent occurrences ("abab") lose the pair "ba" and gain "XX", counted once.
+            parts = w.split(q)
+            words[wi] = X.join(parts)
             k = len(parts) - 1
-            if A == B:
+            if same:
                 merged += k * c
             prev = parts[0]
             if not prev and wi in seg_prev:

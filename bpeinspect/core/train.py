@@ -11,7 +11,7 @@ Two tie-breaks for pairs with equal counts:
 
 * ``"first-seen"`` (default) is karpathy/minbpe's: the pair whose first occurrence in the
   partly merged corpus comes first. Given the same text and pattern, the merges are
-  minbpe's, id for id.
+  minbpe's, id for id. (Several documents count as minbpe's chunks of each, in order.)
 * ``"hf"`` is Hugging Face ``tokenizers``' ``BpeTrainer`` (with the byte-level alphabet as
   its initial alphabet and ``min_frequency=0``): the pair of smaller ids, its byte ids
   being ordered by the byte-level alphabet's characters.
@@ -327,7 +327,9 @@ def train_tokenizer(
     :func:`bpeinspect.core.corpus.iter_corpus` to stream files and folders). ``pattern`` is
     a preset name, a regex, or ``None`` for no splitting. ``progress`` receives throttled
     :class:`TrainingProgress` reports; ``should_stop`` is checked between merges and a stop
-    returns the tokenizer learned so far.
+    returns the tokenizer learned so far. Special tokens take no part in training (as in
+    minbpe and Hugging Face): their text is trained on like any other, and they get the ids
+    after the merges. ``processes`` caps the processes that count pre-tokens of big corpora.
 
     >>> tok = train_tokenizer(["aaab", "aab"], 258, pattern=None)
     >>> tok.merges, tok.training.counts

@@ -226,8 +226,10 @@ def test_corpus_folder_streams_files_in_blocks(tmp_path: Path) -> None:
     by_file = [texts["a.txt"], texts["c.txt"], texts["sub/b.py"]]
     streamed = train_tokenizer(iter_corpus(tmp_path, "gpt4", block_bytes=4096), 600, pattern="gpt4")
     assert streamed.merges == train_tokenizer(by_file, 600, pattern="gpt4").merges
-    # without splitting a file is one document, read whole
-    assert list(iter_corpus(tmp_path / "c.txt", None)) == ["x\r\ny\r\n"]
+    # without a preset pattern a file is read whole, however big
+    assert list(iter_corpus(tmp_path / "c.txt")) == ["x\r\ny\r\n"]
+    assert list(iter_corpus(tmp_path / "a.txt", block_bytes=4096)) == [texts["a.txt"]]
+    assert len(list(iter_corpus(tmp_path / "a.txt", r"\w+|\W+", block_bytes=4096))) == 1
 
 
 def test_corpus_file_that_is_not_utf8(tmp_path: Path) -> None:

@@ -223,8 +223,9 @@ class MergeEngine:
             p = seg_prev[wi]
             pw = words[p]
             g = pw[-2]
-            if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
-                gain[g + A][0] -= c
+            e = gget(g + A)
+            if e is not None:  # made by this very merge at the end of the previous segment ("ab|ab")
+                e[0] -= c
             else:
                 pc[g + A] -= c
             words[p] = pw[:-1] + X

@@ -8,6 +8,9 @@ the ``regex`` module itself which class a character is in (once per distinct cha
 
 from __future__ import annotations
 
+from itertools import accumulate, compress, count
+from operator import not_
+
 import regex
 
 from ._fastsplit import LOWER, NUMBER, OTHER, SPACE, FastSplitter
@@ -54,3 +57,16 @@ class RegexTablesSplitter(FastSplitter):
     def __init__(self, pattern: str) -> None:
         super().__init__(pattern)
         self._table = _RegexTable(fold="(?i" in pattern)
+
+    def findall(self, text: str) -> list[str]:
+        tt = self.translate(text)
+        found = self._findall(tt)
+        if tt is text:
+            return found
+        # Only the pieces holding stand-ins differ from the text; find them without a Python
+        # loop over every piece and slice just those back out of the original.
+        ends = list(accumulate(map(len, found)))
+        for i in compress(count(), map(not_, map(str.isascii, found))):
+            end = ends[i]
+            found[i] = text[end - len(found[i]) : end]
+        return found

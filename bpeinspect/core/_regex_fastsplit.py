@@ -8,8 +8,8 @@ the ``regex`` module itself which class a character is in (once per distinct cha
 
 from __future__ import annotations
 
-from itertools import accumulate, compress, count
-from operator import not_
+from bisect import bisect_right
+from itertools import accumulate
 
 import regex
 
@@ -19,6 +19,7 @@ _LETTER = regex.compile(r"\p{L}")
 _NUMBER = regex.compile(r"\p{N}")
 _SPACE = regex.compile(r"\s")
 _FOLDS_TO_ASCII = regex.compile(r"(?i)[a-z]")
+_NON_ASCII_RUN = regex.compile(r"[^\x00-\x7f]+")
 
 
 class _RegexTable(dict):
@@ -63,10 +64,10 @@ class RegexTablesSplitter(FastSplitter):
         found = self._findall(tt)
         if tt is text:
             return found
-        # Only the pieces holding stand-ins differ from the text; find them without a Python
-        # loop over every piece and slice just those back out of the original.
+        # Only the pieces that overlap a non-ASCII run differ from the text: slice just those
+        # back out of the original instead of every piece.
         ends = list(accumulate(map(len, found)))
-        for i in compress(count(), map(not_, map(str.isascii, found))):
-            end = ends[i]
-            found[i] = text[end - len(found[i]) : end]
+        for m in _NON_ASCII_RUN.finditer(text):
+            for i in range(bisect_right(ends, m.start()), bisect_right(ends, m.end() - 1) + 1):
+                found[i] = text[ends[i] - len(found[i]) : ends[i]]
         return found

@@ -122,8 +122,11 @@ class MergeEngine:
         self.nwords = max(len(words), 1)
         if self.hf:
             self.heap = [((-n) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1]) for q, n in pc.items()]
-        else:
-            self.heap = [self._key(q, n) for q, n in pc.items()]
+        else:  # every index entry is live yet: a pair's first word is the first listed
+            nw = self.nwords
+            self.heap = [
+                ((((-n) * nw + where[q][0]) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1])) for q, n in pc.items()
+            ]
         heapify(self.heap)
         self.next_id = 256
 

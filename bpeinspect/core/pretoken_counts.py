@@ -28,10 +28,8 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import pickle
 import re
 import tempfile
-import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -168,66 +166,6 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
         yield batch
 
 
-class _Worker:
-    """A counting subprocess with at most one batch in flight. A thread writes the batch and
-    reads the counts back, so this process keeps counting meanwhile (and pipes never deadlock)."""
-
-    def __init__(self, spec: str | None) -> None:
-        import subprocess
-        import sys
-
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bpeinspect.core._count_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-        )  # fmt: skip
-        self.spec = spec
-        self.alive = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def send(self, batch: list[str], slot: list) -> None:
-        """Count ``batch``; the counts land in ``slot[1]`` (see :meth:`wait`)."""
-        self._thread = threading.Thread(target=self._run, args=(batch, slot), daemon=True)
-        self._thread.start()
-
-    def _run(self, batch: list[str], slot: list) -> None:
-        counts = None
-        if self.alive:
-            try:
-                pickle.dump((self.spec, batch), self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                self.proc.stdin.flush()
-                counts = pickle.load(self.proc.stdout)
-            except (EOFError, OSError, pickle.UnpicklingError):
-                self.alive = False
-        slot[1] = counts if counts is not None else batch  # the batch itself: count it here
-
-    def wait(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def close(self, abandoned: bool) -> None:
-        if abandoned and self.busy:
-            self.proc.kill()  # busy with a batch nobody will read
-        self.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
-        try:
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
-            self.proc.wait()
-
-
 def _can_spawn() -> bool:
     import sys
 
@@ -264,11 +202,13 @@ def iter_count_pretokens(
     batches = _batches(texts, rule, stats)
     first = next(batches, None)
     second = next(batches, None) if first is not None else None
-    workers: list[_Worker] = []
+    workers: list = []
     if second is not None and processes > 1 and rule.splits and _can_spawn():
         try:
+            from ._count_worker import Worker
+
             spec = _rule_spec(rule)
-            workers = [_Worker(spec) for _ in range(processes - 1)]
+            workers = [Worker(spec) for _ in range(processes - 1)]
         except ValueError:  # a multi-step rule: count it here
             pass
     findall = _splitter(rule)

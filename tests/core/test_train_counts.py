@@ -41,12 +41,12 @@ def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
     pattern = PRESETS[name].pattern
     splitter = RegexTablesSplitter(pattern)
     cps = [c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000]
-    # each character in the contexts where the pattern asks about it
-    for start in range(0, len(cps), 4096):
-        chars = [chr(c) for c in cps[start : start + 4096]]
-        for sep in ("'", " a", "1\n!"):
-            text = sep.join(chars) + sep + "".join(chars)
-            assert splitter.findall(text) == regex.findall(pattern, text)
+    # Each character after " '": the pattern asks whether it folds to a contraction letter,
+    # is a letter, a number, white space or none of these; and all of them run together.
+    for start in range(0, len(cps), 8192):
+        chars = [chr(c) for c in cps[start : start + 8192]]
+        text = " '".join(chars) + "".join(chars)
+        assert splitter.findall(text) == regex.findall(pattern, text)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))

@@ -115,13 +115,13 @@ class TrainingRun:
     ) -> None:
         self._rule = resolve_rule(pattern)  # PatternError (a ValueError) if it does not compile
         self._pattern = pattern if isinstance(pattern, str | None) else self._rule.pattern
-        self.vocab_size = int(vocab_size)
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+            raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}")
+        self.vocab_size = vocab_size
         self.special_tokens: list[str] = _check_specials(special_tokens)
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
         self.tie_break: TieBreak = tie_break
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-            raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}")
         needed = 256 + len(self.special_tokens) + 1
         if vocab_size < needed:
             what = f"256 bytes and {len(self.special_tokens)} special tokens" if self.special_tokens else "256 bytes"

@@ -199,6 +199,7 @@ def test_empty_corpus(texts) -> None:
         (2**22, None, "too large"),
         (300.5, None, "integer"),
         ("300", None, "integer"),
+        ("lots", None, "integer"),
     ],
 )
 def test_bad_vocab_size(vocab_size, specials, message: str) -> None:

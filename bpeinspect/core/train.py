@@ -26,6 +26,7 @@ For a GUI worker, :class:`TrainingRun` is the same training as a generator of re
 
 from __future__ import annotations
 
+import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -115,8 +116,12 @@ class TrainingRun:
     ) -> None:
         self._rule = resolve_rule(pattern)  # PatternError (a ValueError) if it does not compile
         self._pattern = pattern if isinstance(pattern, str | None) else self._rule.pattern
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-            raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}")
+        try:
+            if isinstance(vocab_size, bool):
+                raise TypeError
+            vocab_size = operator.index(vocab_size)  # ints, numpy ints; not floats or strings
+        except TypeError:
+            raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}") from None
         self.vocab_size = vocab_size
         self.special_tokens: list[str] = _check_specials(special_tokens)
         if tie_break not in TIE_BREAKS:

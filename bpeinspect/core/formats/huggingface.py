@@ -14,7 +14,7 @@ cuts them out of the text, which is ``encode(text, allowed_special="all")`` here
 
 >>> tok = load(Path("tokenizer.json"), data=dumps(load_demo()))
 >>> tok.encode("hello hello")
-[263, 257, 263]
+[259, 32, 259]
 """
 
 from __future__ import annotations

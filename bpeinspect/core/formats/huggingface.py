@@ -288,6 +288,9 @@ def to_dict(tok: Tokenizer) -> dict:
     """
     ranks = tok.mergeable_ranks
     vocab = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}
+    # Added tokens go in the model's vocab too: otherwise Hugging Face renumbers them after it.
+    for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
+        vocab.setdefault(s, i)
     merges = tok.merges
     dec = {i: b for b, i in ranks.items()}
     merge_strings = [[bytes_to_token(dec[a]), bytes_to_token(dec[b])] for a, b in merges]

@@ -191,8 +191,8 @@ def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>"
             splits.append(Split(r"\p{N}", "isolated" if step.get("individual_digits") else "contiguous"))
         else:
             raise UnsupportedTokenizerError(f"{path}: the pre-tokenizer {kind} is not supported")
-    rule = _fast_equivalent(splits)
     try:
+        rule = _fast_equivalent(splits)
         rule.validate()
     except ValueError as exc:
         raise VocabularyError(f"{path}: {exc}") from None

@@ -204,3 +204,66 @@ def test_bad_split_patterns_are_vocabulary_errors(tmp_path, name, content):
     p.write_text(content, encoding="utf-8")
     with pytest.raises(VocabularyError, match="does not compile"):
         load_path(p)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 300) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj[:3]):
+            yield from _paths(v, (*prefix, i))
+
+
+def _replace(obj, path, value):
+    if not path:
+        return value
+    import copy
+
+    obj = copy.deepcopy(obj)
+    target = obj
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return obj
+
+
+@pytest.mark.parametrize("kind", ["huggingface", "native"])
+def test_json_structure_fuzz(small_files, kind):
+    """Any subtree of a valid file replaced by any JSON value: loads or a VocabularyError."""
+    import json as json_module
+
+    from bpeinspect.core.formats import huggingface, native
+
+    path, data = small_files[kind]
+    obj = json_module.loads(data)
+    # Keep the big lists short so that each example is cheap.
+    if kind == "huggingface":
+        obj["model"]["merges"] = obj["model"]["merges"][:20]
+        obj["model"]["vocab"] = {k: v for k, v in obj["model"]["vocab"].items() if v < 276 or v >= 1024}
+    else:
+        obj["merges"] = obj["merges"][:20]
+        obj["tokens"] = obj["tokens"][:276]
+    loader = huggingface.from_dict if kind == "huggingface" else native.from_dict
+    loader(obj, path)  # the trimmed file is still valid
+    spots = list(_paths(obj))
+
+    @settings(FUZZ, max_examples=200)
+    @given(st.sampled_from(spots), JSON_VALUES)
+    def check(spot, value):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loader(_replace(obj, spot, value), path)
+        except VocabularyError as exc:
+            assert str(path) in str(exc)
+
+    check()

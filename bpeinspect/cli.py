@@ -229,23 +229,33 @@ class ProgressBar:
     def __init__(self, label: str, stream: Any = None, force: bool = False) -> None:
         self.label, self.stream = label, stream or sys.stderr
         self.enabled = force or (hasattr(self.stream, "isatty") and self.stream.isatty())
-        self.last = -1
+        self.last: Any = None
 
-    def __call__(self, done: float, total: float | None = None, *_: Any, **__: Any) -> None:
-        frac = done if total is None else (done / total if total else 1.0)
+    def __call__(self, report: Any, total: float | None = None) -> None:
+        """Take a trainer's report (with ``fraction``, ``phase``, ``merges_done``/``merges_total``)
+        or plain numbers ``(done, total)``."""
+        phase = getattr(report, "phase", None)
+        if hasattr(report, "fraction"):
+            frac = report.fraction if phase != "counting" else 0.0
+            done, total = getattr(report, "merges_done", None), getattr(report, "merges_total", None)
+        else:
+            done = report
+            frac = report if total is None else (report / total if total else 1.0)
         frac = min(max(float(frac), 0.0), 1.0)
         pct = int(frac * 100)
-        if pct == self.last:
+        key = (phase, pct)
+        if key == self.last:
             return
-        self.last = pct
+        self.last = key
         if self.enabled:
             filled = int(frac * 30)
-            detail = "" if total is None else f" {done}/{total}"
-            self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%{detail}")
+            detail = "" if total is None else f" {done}/{total} merges" if phase else f" {done}/{total}"
+            label = f"{self.label} ({phase})" if phase == "counting" else self.label
+            self.stream.write(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%{detail}\x1b[K")
             self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled and self.last >= 0:
+        if self.enabled and self.last is not None:
             self.stream.write("\n")
             self.stream.flush()
 

@@ -194,7 +194,7 @@ def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):
         calls.update(texts=texts, vocab_size=vocab_size, pattern=pattern, special_tokens=special_tokens,
                      tie_break=tie_break)
         for i in range(3):
-            progress(i + 1, 3)
+            progress(types.SimpleNamespace(phase="merging", fraction=(i + 1) / 3, merges_done=i + 1, merges_total=3))
         return Tokenizer.from_merges([(104, 105)], pattern=pattern, special_tokens={s: 257 for s in special_tokens})
 
     monkeypatch.setitem(sys.modules, "bpeinspect.core.train", types.SimpleNamespace(train_tokenizer=train_tokenizer))
@@ -234,6 +234,12 @@ def test_progress_bar_draws_on_a_terminal():
         bar(i, 10)
     bar.close()
     assert "100%" in buf.getvalue() and buf.getvalue().endswith("\n") and "\r" in buf.getvalue()
+    buf = io.StringIO()
+    bar = cli.ProgressBar("training", stream=buf, force=True)
+    bar(types.SimpleNamespace(phase="counting", fraction=1.0, merges_done=0, merges_total=8))
+    bar(types.SimpleNamespace(phase="merging", fraction=0.5, merges_done=4, merges_total=8))
+    bar.close()
+    assert "training (counting)" in buf.getvalue() and " 50% 4/8 merges" in buf.getvalue()
 
 
 @pytest.fixture

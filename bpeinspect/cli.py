@@ -296,6 +296,8 @@ def add_convert(sub: Any) -> None:
     p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("out", metavar="OUT", help="file to write")
     p.add_argument("--pattern", metavar="NAME|REGEX", help="split rule for a .tiktoken input that is not a known file")
+    p.add_argument("--format", choices=("tiktoken", "huggingface", "gpt2", "minbpe", "native"),
+                   help="write this format whatever OUT is called")
     p.set_defaults(func=cmd_convert)
 
 
@@ -303,7 +305,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from bpeinspect.core.formats import save
 
     tok = load_spec(args.spec, pattern=args.pattern)
-    written = save(tok, args.out)
+    written = save(tok, args.out, fmt=args.format)
     print(f"wrote {written}", file=sys.stderr)
     return 0
 
@@ -376,6 +378,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec)
     print(f"name:           {tok.name}")
     print(f"source:         {tok.source}")
+    if Path(args.spec).exists():
+        from bpeinspect.core.formats import FORMATS, detect_format
+
+        print(f"file format:    {FORMATS[detect_format(args.spec)]}")
     print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
     print(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")

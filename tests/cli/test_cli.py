@@ -153,7 +153,7 @@ def test_info(vocabs_dir, capsys):
     assert cli.main(["info", str(vocabs_dir / "gpt2.gguf")]) == 0
     out = capsys.readouterr().out
     assert "50257 ids" in out and "<|endoftext|>" in out and "pair rule" in out
-    assert "GGUF" in out
+    assert "file format:    GGUF" in out
     hist = [line.split() for line in out.split("token lengths (bytes):\n")[1].splitlines()]
     assert sum(int(row[1]) for row in hist) == 50256
     assert hist[0][:2] == ["1", "256"]
@@ -181,6 +181,8 @@ def test_convert_with_pattern_for_unknown_tiktoken(tmp_path, capsys):
     src.write_bytes(b"".join(__import__("base64").b64encode(bytes([b])) + f" {b}\n".encode() for b in range(256)))
     assert cli.main(["convert", str(src), str(tmp_path / "o.json"), "--pattern", "gpt2"]) == 0
     assert load_path(tmp_path / "o.json").split_rule.name == "gpt2"
+    assert cli.main(["convert", "gpt2", str(tmp_path / "plain.txt"), "--format", "tiktoken"]) == 0
+    assert load_path(tmp_path / "plain.txt").name == "r50k_base"
 
 
 def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):

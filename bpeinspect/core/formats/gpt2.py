@@ -102,6 +102,12 @@ def load(path: Path, **_: Any) -> Tokenizer:
         ranks[b] = i  # type: ignore[index]
     last = {p: n for n, p in enumerate(merges)}
     merges = [p for n, p in enumerate(merges) if last[p] == n]
+    orphans = sum(1 for t in encoder if t not in made and t not in specials and len(t) > 1)
+    if orphans:
+        warnings.warn(
+            f"{bpe_path}: {orphans} tokens of {enc_path.name} are made by no merge (is {bpe_path.name} truncated?)",
+            stacklevel=2,
+        )
     folder = enc_path.parent
     return build_tokenizer(
         path,

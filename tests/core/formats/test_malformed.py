@@ -267,3 +267,31 @@ def test_json_structure_fuzz(small_files, kind):
             assert str(path) in str(exc)
 
     check()
+
+
+@pytest.mark.parametrize("rel", ["gpt2.tiktoken", "gpt2/tokenizer.json", "gpt2/encoder.json", "gpt2/vocab.bpe", "gpt2.gguf"])
+def test_truncated_real_gpt2_files(vocabs, tmp_path_factory, rel):
+    src = vocabs / rel
+    data = src.read_bytes()
+    folder = tmp_path_factory.mktemp("real")
+    for sibling in ("encoder.json", "vocab.bpe"):
+        if src.parent.name == "gpt2":
+            (folder / sibling).write_bytes((src.parent / sibling).read_bytes())
+    target = folder / src.name
+
+    @settings(FUZZ, max_examples=8)
+    @given(st.integers(1, len(data) - 1))
+    def check(cut: int) -> None:
+        target.write_bytes(data[:cut])
+        _load_outcome(target)
+
+    check()
+
+
+def test_truncated_merges_file_warns(vocabs, tmp_path):
+    (tmp_path / "encoder.json").write_bytes((vocabs / "gpt2" / "encoder.json").read_bytes())
+    lines = (vocabs / "gpt2" / "vocab.bpe").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "vocab.bpe").write_text("".join(lines[:1001]), encoding="utf-8")
+    with pytest.warns(UserWarning, match="49000 tokens of encoder.json are made by no merge"):
+        tok = load_path(tmp_path)
+    assert len(tok.merges) == 1000

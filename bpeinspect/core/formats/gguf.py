@@ -196,9 +196,8 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
     types = meta.get("tokenizer.ggml.token_type")
     if types is not None:
         expect(isinstance(types, array) and len(types) == len(tokens), path, "token_type does not match the tokens")
-    index: dict[bytes, int] = {}  # raw token text (UTF-8) -> first id
-    for i, t in enumerate(tokens):
-        index.setdefault(t, i)
+    # raw token text (UTF-8) -> its first id (built in reverse so the lowest id wins)
+    index: dict[bytes, int] = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))
     ranks: dict[bytes, int] = {}
     specials: dict[str, int] = {}
     special_types = (TokenType.CONTROL, TokenType.USER_DEFINED)
@@ -212,18 +211,10 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         if b is None or b in ranks:
             continue  # unused/odd entries that byte-level BPE can never produce
         ranks[b] = i
-    merges: list[tuple[int, int]] = []
-    get = index.get
-    for n, m in enumerate(merges_raw):
-        parts = m.split(b" ")
-        if len(parts) != 2:
-            raise VocabularyError(f"{path}: merge {n} is not 'left right'")
-        a, b = get(parts[0]), get(parts[1])
-        if a is None or b is None or parts[0] + parts[1] not in index:
-            raise VocabularyError(f"{path}: merge {n} uses or makes a token not in the vocabulary")
-        merges.append((a, b))
-    last = {p: n for n, p in enumerate(merges)}
-    merges = [p for n, p in enumerate(merges) if last[p] == n]
+    merges = _parse_merges(merges_raw, index, path)
+    if len(set(merges)) != len(merges):  # llama.cpp keeps the last rank of a repeated pair
+        last = {p: n for n, p in enumerate(merges)}
+        merges = [p for n, p in enumerate(merges) if last[p] == n]
     pre = _text(meta.get("tokenizer.ggml.pre"))
     rule, ignore_merges = rule_for_pre(pre, str(path))
     name = _text(meta.get("general.name")) or path.stem
@@ -238,3 +229,18 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         name=name,
         source=f"{path} (GGUF, pre-tokenizer {pre or 'unset'})",
     )
+
+
+def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> list[tuple[int, int]]:
+    get = index.get
+    split = [m.split(b" ") for m in raw]
+    try:
+        merges = [(get(x), get(y)) for x, y in split]
+        made_ok = all([x + y in index for x, y in split])
+    except ValueError:  # a line without exactly one space
+        n = next(n for n, parts in enumerate(split) if len(parts) != 2)
+        raise VocabularyError(f"{path}: merge {n} is not 'left right'") from None
+    if not made_ok or any(a is None or b is None for a, b in merges):
+        n = next(n for n, (x, y) in enumerate(split) if get(x) is None or get(y) is None or x + y not in index)
+        raise VocabularyError(f"{path}: merge {n} uses or makes a token not in the vocabulary")
+    return merges  # type: ignore[return-value]

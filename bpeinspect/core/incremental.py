@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .encoding import Encoding
+from .encoding import Cancelled, Encoding
 from .pretokenize import PRESETS
 from .tokenizer import Tokenizer
 
@@ -155,6 +155,8 @@ def encode_chunked(
     a = bpos = upos = 0
     try:
         while a < len(text):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
             b = hard_boundary_after(text, a + chunk)
             enc = _encode_window(tok, text, a, b, should_stop)
             parts.append((enc, 0, len(enc.ids), a, bpos, upos))

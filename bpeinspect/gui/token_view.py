@@ -106,7 +106,27 @@ class TokenView(QPlainTextEdit):
         if self.enc is None:
             return None
         pos = self._position_at(point)
-        return None if pos is None else self.enc.token_at_utf16(pos)
+        if pos is None:
+            return None
+        found = self.enc.token_at_utf16(pos)
+        # a character or grapheme cluster shared by several tokens: pick the one drawn there
+        block = self.document().findBlock(pos)
+        layout = block.layout()
+        rel = pos - block.position()
+        lo, hi = rel, rel + 1
+        while lo > 0 and not layout.isValidCursorPosition(lo):
+            lo -= 1
+        while hi < block.length() - 1 and not layout.isValidCursorPosition(hi):
+            hi += 1
+        enc = self.enc
+        first = bisect.bisect_right(enc.utf16_ends, block.position() + lo)
+        last = bisect.bisect_left(enc.utf16_starts, block.position() + hi)
+        if last - first > 1:
+            geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            for i in range(first, last):
+                if any(r.contains(point) for r in self._segments(block, geo, i)):
+                    return i
+        return found
 
     def _position_at(self, point: QPointF) -> int | None:
         block = self.cursorForPosition(point.toPoint()).block()
@@ -120,9 +140,10 @@ class TokenView(QPlainTextEdit):
             if line.y() <= y < line.y() + line.height():
                 x = point.x() - geo.left()
                 end = line.textStart() + line.textLength()
-                if x > line.naturalTextWidth() + self._newline_width():
+                right = line.x() + line.naturalTextWidth()
+                if x > right + self._newline_width():
                     return None
-                if x > line.naturalTextWidth():
+                if x > right:
                     # past the text: the line break (or nothing, for a wrapped line)
                     return block.position() + end if end == block.length() - 1 else None
                 rel = line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
@@ -169,19 +190,23 @@ class TokenView(QPlainTextEdit):
         blocks = list(self._visible_blocks(e.rect()))
         if enc is not None and enc.ids and self.layers.colors:
             p = QPainter(self.viewport())
-            p.setRenderHint(QPainter.RenderHint.Antialiasing)
-            for block, geo in blocks:
-                self._paint_tokens(p, block, geo)
-            p.end()
+            try:
+                p.setRenderHint(QPainter.RenderHint.Antialiasing)
+                for block, geo in blocks:
+                    self._paint_tokens(p, block, geo)
+            finally:
+                p.end()
         super().paintEvent(e)
         p = QPainter(self.viewport())
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        for block, geo in blocks:
-            if self.layers.whitespace:
-                self._paint_whitespace(p, block, geo)
-            if enc is not None and enc.ids:
-                self._paint_marks(p, block, geo)
-        p.end()
+        try:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing)
+            for block, geo in blocks:
+                if self.layers.whitespace:
+                    self._paint_whitespace(p, block, geo)
+                if enc is not None and enc.ids:
+                    self._paint_marks(p, block, geo)
+        finally:
+            p.end()
 
     def _visible_blocks(self, rect):
         block = self.firstVisibleBlock()
@@ -221,12 +246,27 @@ class TokenView(QPlainTextEdit):
             if e <= ls or (s >= le and not (last_line and s >= blen)):
                 continue
             a, b = max(s, ls), min(e, le)
-            x1 = line.cursorToX(a)[0]
-            x2 = line.cursorToX(b)[0]
+            # inside a grapheme cluster (a ZWJ emoji, a combining mark) Qt has no cursor
+            # positions: draw the token on its share of the whole cluster
+            a2, b2 = a, b
+            while a2 > ls and not layout.isValidCursorPosition(a2):
+                a2 -= 1
+            while b2 < le and not layout.isValidCursorPosition(b2):
+                b2 += 1
+            x1 = line.cursorToX(a2)[0]
+            x2 = line.cursorToX(b2)[0]
+            if (a2, b2) != (a, b) and b2 > a2:
+                c0, c1 = (a - a2) / (b2 - a2), (b - a2) / (b2 - a2)
+                if frac is not None and a == s and b == e:
+                    f0, f1 = frac
+                    frac = (c0 + (c1 - c0) * f0, c0 + (c1 - c0) * f1)
+                else:
+                    frac = (c0, c1)
+                a, b = s, e  # apply the fraction below
             if last_line and e > blen:  # the token includes the line break
                 x2 = max(x1, x2) + self._newline_width() if s <= blen else x2
                 if s >= blen:
-                    x1 = line.naturalTextWidth()
+                    x1 = line.x() + line.naturalTextWidth()
                     x2 = x1 + self._newline_width()
             lo, hi = min(x1, x2), max(x1, x2)
             if frac is not None and a == s and b == e:
@@ -298,25 +338,28 @@ class TokenView(QPlainTextEdit):
                     p.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
 
     def _paint_whitespace(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
-        text = block.text()
         layout = block.layout()
-        p.setPen(self.palette_.glyph)
-        p.setFont(self.font())
         if layout.lineCount() == 0:
             return
-        for li in range(layout.lineCount()):
-            line = layout.lineAt(li)
-            top = geo.top() + line.y()
-            for k in range(line.textStart(), line.textStart() + line.textLength()):
-                glyph = GLYPHS.get(text[k])
-                if glyph is None:
-                    continue
+        p.setPen(self.palette_.glyph)
+        p.setFont(self.font())
+        lines = [layout.lineAt(li) for li in range(layout.lineCount())]
+        li = 0
+        k = 0  # UTF-16 position in the block: what Qt's layout counts
+        for ch in block.text():
+            glyph = GLYPHS.get(ch)
+            if glyph is not None:
+                while li + 1 < len(lines) and k >= lines[li].textStart() + lines[li].textLength():
+                    li += 1
+                line = lines[li]
                 x1, x2 = line.cursorToX(k)[0], line.cursorToX(k + 1)[0]
-                r = QRectF(geo.left() + min(x1, x2), top, abs(x2 - x1), line.height())
+                r = QRectF(geo.left() + min(x1, x2), geo.top() + line.y(), abs(x2 - x1), line.height())
                 p.drawText(r, Qt.AlignmentFlag.AlignCenter, glyph)
+            k += 2 if ord(ch) > 0xFFFF else 1
         if block.next().isValid():
-            line = layout.lineAt(layout.lineCount() - 1)
-            r = QRectF(geo.left() + line.naturalTextWidth(), geo.top() + line.y(), self._newline_width(), line.height())
+            line = lines[-1]
+            right = line.x() + line.naturalTextWidth()
+            r = QRectF(geo.left() + right, geo.top() + line.y(), self._newline_width(), line.height())
             p.drawText(r, Qt.AlignmentFlag.AlignCenter, NEWLINE_GLYPH)
 
 

@@ -217,7 +217,8 @@ class MainWindow(QMainWindow):
 
         def failed(exc: BaseException) -> None:
             self.pending_loads.discard(spec)
-            self.show_error(f"Could not open tokenizer {spec}: {exc}")
+            msg = str(exc)
+            self.show_error(msg if spec in msg else f"Could not open tokenizer {spec}: {msg}")
 
         self.runner.submit(f"load:{spec}", lambda stop: load_tokenizer(spec), done, failed)
 

@@ -26,7 +26,8 @@ class MessageBar(QFrame):
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
-        close.clicked.connect(self.hide)
+        close.clicked.connect(self.clear)
+        self._lines: list[str] = []
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 4, 4)
         lay.addWidget(self.label, 1)
@@ -34,10 +35,16 @@ class MessageBar(QFrame):
         self.hide()
 
     def show_message(self, text: str, *, error: bool = True) -> None:
+        """Show ``text``; messages pile up (the last five) until the bar is closed."""
         bg, fg = ("#fde2e1", "#7a1010") if error else ("#e3f1fd", "#0d3b66")
         self.setStyleSheet(f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}")
-        self.label.setText(text)
+        self._lines = [*self._lines, text][-5:]
+        self.label.setText("\n".join(self._lines))
         self.show()
+
+    def clear(self) -> None:
+        self._lines = []
+        self.hide()
 
     def text(self) -> str:
         return self.label.text() if self.isVisible() else ""

@@ -76,6 +76,8 @@ class MainWindow(QMainWindow):
         self.last_result: EncodeResult | None = None
         self.document = QTextDocument(self)
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
+        self.revision = 0  # bumped on every edit; results remember the revision they encode
+        self.result_revision: dict[int, int] = {}
         self.document.contentsChanged.connect(self._schedule_encode)
         self._encode_timer = QTimer(self, singleShot=True, interval=0)
         self._encode_timer.timeout.connect(self._encode_all)
@@ -243,8 +245,7 @@ class MainWindow(QMainWindow):
         """True when nothing is loading or encoding and every pane shows the current text."""
         if self.runner.is_busy() or self.pending_loads or self._encode_timer.isActive():
             return False
-        text = self.text()
-        return all(r.enc.text == text for r in self.results.values()) and len(self.results) == len(self.panes)
+        return all(self.result_revision.get(key) == self.revision for key in self.panes)
 
     def current_pane(self) -> TokenizerPane | None:
         tok = self.registry.current()
@@ -321,6 +322,7 @@ class MainWindow(QMainWindow):
     def _on_removed(self, tok: Tokenizer) -> None:
         pane = self.panes.pop(id(tok), None)
         self.results.pop(id(tok), None)
+        self.result_revision.pop(id(tok), None)
         self.runner.cancel(f"encode:{id(tok)}")
         if pane is not None:
             pane.setParent(None)
@@ -343,30 +345,39 @@ class MainWindow(QMainWindow):
     # -- encoding ---------------------------------------------------------------------------------
 
     def _schedule_encode(self) -> None:
+        self.revision += 1
         self._encode_timer.start()
 
     def _encode_all(self) -> None:
-        for tok in self.registry.tokenizers():
-            self._encode_one(tok)
-
-    def _encode_one(self, tok: Tokenizer) -> None:
         text = self.text()
+        for tok in self.registry.tokenizers():
+            self._encode_one(tok, text)
+
+    def _encode_one(self, tok: Tokenizer, text: str | None = None) -> None:
+        if self.result_revision.get(id(tok)) == self.revision:
+            return
+        text = self.text() if text is None else text
         prev = self.results.get(id(tok))
         base = prev.enc if prev is not None else None
-        if base is not None and base.text == text:
-            return
+        revision = self.revision
+
+        def failed(exc: BaseException) -> None:
+            self.result_revision[id(tok)] = revision  # do not retry the same text forever
+            self.show_error(f"{tok.name}: could not encode the text: {exc}")
+
         self.runner.submit(
             f"encode:{id(tok)}",
             lambda stop: encode_text(tok, text, base, stop),
-            lambda r: self._on_encoded(r),
-            lambda exc: self.show_error(f"{tok.name}: could not encode the text: {exc}"),
+            lambda r: self._on_encoded(r, revision),
+            failed,
         )
 
-    def _on_encoded(self, result: EncodeResult) -> None:
+    def _on_encoded(self, result: EncodeResult, revision: int) -> None:
         pane = self.panes.get(id(result.tok))
         if pane is None:
             return
         self.results[id(result.tok)] = result
+        self.result_revision[id(result.tok)] = revision
         self.last_result = result
         pane.view.set_encoding(result.tok, result.enc, result.groups)
         pane.set_count(len(result.enc.ids), len(result.enc.text))

@@ -58,7 +58,7 @@ class TokenView(QPlainTextEdit):
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._press_pos = None
-        self._group_of: dict[int, tuple[int, int]] = {}
+        self._groups: list[tuple[int, int]] = []
         self.setMouseTracking(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
@@ -68,17 +68,20 @@ class TokenView(QPlainTextEdit):
     def text(self) -> str:
         return document_text(self.document())
 
+    def group_of(self, i: int) -> tuple[int, int] | None:
+        """The run of tokens sharing characters with token ``i``, if any (bisect: no per-token table)."""
+        k = bisect.bisect_right(self._groups, (i, 1 << 62)) - 1
+        if k >= 0 and self._groups[k][0] <= i <= self._groups[k][1]:
+            return self._groups[k]
+        return None
+
     def set_encoding(
         self, tok: Tokenizer | None, enc: Encoding | None, groups: list[tuple[int, int]] | None = None
     ) -> None:
         """Show ``enc`` (an encoding of this view's text by ``tok``); ``groups`` as from
         :func:`split_groups` (computed here if not given; workers pass them precomputed)."""
         self.tok, self.enc = tok, enc
-        self._group_of = {}
-        if enc is not None:
-            for first, last in groups if groups is not None else split_groups(enc):
-                for i in range(first, last + 1):
-                    self._group_of[i] = (first, last)
+        self._groups = [] if enc is None else groups if groups is not None else split_groups(enc)
         if self.selected is not None and (enc is None or self.selected >= len(enc.ids)):
             self.selected = None
         self.viewport().update()
@@ -158,7 +161,7 @@ class TokenView(QPlainTextEdit):
             if i is None or self.tok is None or self.enc is None:
                 QToolTip.hideText()
             else:
-                QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self._group_of.get(i)), self)
+                QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self.group_of(i)), self)
             return True
         return super().event(e)
 
@@ -235,7 +238,7 @@ class TokenView(QPlainTextEdit):
         blen = block.length() - 1
         s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
         frac = None
-        group = self._group_of.get(i)
+        group = self.group_of(i)
         if group is not None and group[0] != group[1]:
             frac = _byte_fractions(enc, i, group[0])
         out = []
@@ -298,7 +301,7 @@ class TokenView(QPlainTextEdit):
             segs = self._segments(block, geo, i)
             if not segs:
                 continue
-            group = self._group_of.get(i)
+            group = self.group_of(i)
             if group is not None and group[0] != group[1] and i == group[0]:
                 # tokens that share a character: a dashed frame round the whole group
                 rects = [r for j in range(group[0], group[1] + 1) for r in self._segments(block, geo, j)]

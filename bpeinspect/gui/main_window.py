@@ -36,7 +36,7 @@ from .palette import PALETTES, TokenPalette
 from .panes import MessageBar, TokenizerPane
 from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
-from .workers import EncodeResult, TaskRunner, encode_text
+from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit
 
 VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
 
@@ -419,6 +419,20 @@ class MainWindow(QMainWindow):
             self.result_revision[id(tok)] = revision  # do not retry the same text forever
             self.show_error(f"{tok.name}: could not encode the text: {exc}")
 
+        if is_small_edit(tok, base, text):
+            # a keystroke in a modest text: a few lines re-encoded in a few ms, right here
+            key = f"encode:{id(tok)}"
+            # updating the shown encoding in place is safe unless a worker may still read it
+            in_place = not self.runner.has_job(key)
+            self.runner.cancel(key)
+            try:
+                result = encode_text(tok, text, base, in_place=in_place)
+            except (ValueError, RecursionError, BufferError) as exc:
+                failed(exc)
+            else:
+                self._on_encoded(result, revision)
+            return
+
         self.runner.submit(
             f"encode:{id(tok)}",
             lambda stop: encode_text(tok, text, base, stop),
@@ -434,12 +448,12 @@ class MainWindow(QMainWindow):
         self.results[id(result.tok)] = result
         self.result_revision[id(result.tok)] = revision
         self.last_result = result
-        pane.view.set_encoding(result.tok, result.enc, result.groups)
+        pane.view.set_encoding(result.tok, result.enc, changed=result.changed)
         pane.set_count(len(result.enc.ids), len(result.enc.text))
         if result.tok is self.registry.current():
             self._refresh_ids()
         self._refresh_status()
-        if old is not None and len(old.enc.ids) > 50_000:
+        if old is not None and old.enc is not result.enc and len(old.enc.ids) > 50_000:
             # freeing a million-token encoding takes tens of ms: let a worker do it
             graveyard = [old]
             del old

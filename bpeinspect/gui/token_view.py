@@ -58,7 +58,6 @@ class TokenView(QPlainTextEdit):
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._press_pos = None
-        self._groups: list[tuple[int, int]] = []
         self.setMouseTracking(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
@@ -69,22 +68,42 @@ class TokenView(QPlainTextEdit):
         return document_text(self.document())
 
     def group_of(self, i: int) -> tuple[int, int] | None:
-        """The run of tokens sharing characters with token ``i``, if any (bisect: no per-token table)."""
-        k = bisect.bisect_right(self._groups, (i, 1 << 62)) - 1
-        if k >= 0 and self._groups[k][0] <= i <= self._groups[k][1]:
-            return self._groups[k]
-        return None
+        """The run ``(first, last)`` of tokens sharing characters with token ``i``, or ``None``.
+
+        Worked out on demand from the neighbours, so a new encoding needs no table."""
+        enc = self.enc
+        if enc is None or not enc.flags[i] & 6:
+            return None
+        return _group_around(enc, i)
 
     def set_encoding(
-        self, tok: Tokenizer | None, enc: Encoding | None, groups: list[tuple[int, int]] | None = None
+        self,
+        tok: Tokenizer | None,
+        enc: Encoding | None,
+        *,
+        changed: tuple[int, int] | None = None,
     ) -> None:
-        """Show ``enc`` (an encoding of this view's text by ``tok``); ``groups`` as from
-        :func:`split_groups` (computed here if not given; workers pass them precomputed)."""
+        """Show ``enc`` (an encoding of this view's text by ``tok``); ``changed`` is the UTF-16
+        range that differs from the encoding shown before (``None``: repaint everything)."""
         self.tok, self.enc = tok, enc
-        self._groups = [] if enc is None else groups if groups is not None else split_groups(enc)
         if self.selected is not None and (enc is None or self.selected >= len(enc.ids)):
             self.selected = None
-        self.viewport().update()
+        if changed is None:
+            self.viewport().update()
+        else:  # only the re-encoded lines look different (Qt repaints lines that moved)
+            self._update_range(*changed)
+
+    def _update_range(self, start: int, end: int) -> None:
+        doc = self.document()
+        first = doc.findBlock(start)
+        last = doc.findBlock(max(start, end - 1))
+        if not first.isValid() or not last.isValid():
+            self.viewport().update()
+            return
+        offset = self.contentOffset()
+        top = self.blockBoundingGeometry(first).translated(offset).top()
+        bottom = self.blockBoundingGeometry(last).translated(offset).bottom()
+        self.viewport().update(0, int(top) - 1, self.viewport().width(), int(bottom - top) + 3)
 
     def set_layers(self, layers: Layers) -> None:
         self.layers = layers
@@ -411,20 +430,25 @@ def split_groups(enc: Encoding) -> list[tuple[int, int]]:
     [(1, 3)]
     """
     out: list[tuple[int, int]] = []
-    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
     for m in _SPLIT_FLAGS.finditer(enc.flags):
         i = m.start()
         if out and out[-1][1] >= i:
             continue
-        k = i
-        while k > 0 and cs[k] < ce[k - 1]:
-            k -= 1
-        j = i
-        while j + 1 < n and cs[j + 1] < ce[j]:
-            j += 1
-        if j > k:
-            out.append((k, j))
+        group = _group_around(enc, i)
+        if group is not None:
+            out.append(group)
     return out
+
+
+def _group_around(enc: Encoding, i: int) -> tuple[int, int] | None:
+    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
+    k = i
+    while k > 0 and cs[k] < ce[k - 1]:
+        k -= 1
+    j = i
+    while j + 1 < n and cs[j + 1] < ce[j]:
+        j += 1
+    return (k, j) if j > k else None
 
 
 def _byte_fractions(enc: Encoding, i: int, group_first: int) -> tuple[float, float]:

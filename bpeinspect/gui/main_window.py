@@ -11,7 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QGuiApplication,
+    QIcon,
+    QKeySequence,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -38,6 +48,8 @@ from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
 from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit
 
+IDS_SCALE = 1.5  # see MainWindow._apply_font
+IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
 VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
 
 
@@ -91,12 +103,15 @@ class MainWindow(QMainWindow):
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.revision = 0  # bumped on every edit; results remember the revision they encode
         self._text_cache: tuple[int, str] | None = None
+        self.text_size = QApplication.font().pointSizeF() + 2
+        self._ids_font_applied = False
         self.result_revision: dict[int, int] = {}
         self.document.contentsChanged.connect(self._schedule_encode)
         self._encode_timer = QTimer(self, singleShot=True, interval=0)
         self._encode_timer.timeout.connect(self._encode_all)
         self._build_ui()
         self._build_menus()
+        self._apply_font()
         self.registry.added.connect(self._on_added)
         self.registry.removed.connect(self._on_removed)
         self.registry.currentChanged.connect(self._on_current_changed)
@@ -328,13 +343,37 @@ class MainWindow(QMainWindow):
         self._apply_palette()
 
     def zoom(self, step: int) -> None:
-        font = self.document.defaultFont()
-        size = font.pointSizeF()
+        """Text size one point up (1), down (-1) or back to the default (0), in every pane."""
         base = QApplication.font().pointSizeF() + 2
-        font.setPointSizeF(base if step == 0 else max(6.0, min(48.0, size + step)))
+        self.text_size = base if step == 0 else max(6.0, min(48.0, self.text_size + step))
+        self._apply_font()
+
+    def _apply_font(self) -> None:
+        """Set the text size; with inline ids the lines get room below the text for them.
+
+        QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
+        document font is made ``IDS_SCALE`` times larger and all text set as superscript,
+        which Qt draws at 2/3 size, i.e. at the normal size, raised above free room."""
+        font = self.document.defaultFont()
+        ids = self.layers.ids
+        font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
+        self.document.setDefaultFont(font)
+        fmt = QTextCharFormat()
+        fmt.setVerticalAlignment(
+            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
+        )
+        if ids:
+            fmt.setSuperScriptBaseline(IDS_RAISE)
+        if ids or self._ids_font_applied:
+            cur = QTextCursor(self.document)
+            cur.select(QTextCursor.SelectionType.Document)
+            cur.mergeCharFormat(fmt)
+            self._ids_font_applied = ids
         for pane in self.panes.values():
             pane.view.setFont(font)
-        self.document.setDefaultFont(font)
+            pane.view.mergeCurrentCharFormat(fmt)
+            pane.view.text_scale = 2 / 3 if ids else 1.0
+            pane.view.viewport().update()
 
     # -- tokenizers -------------------------------------------------------------------------------
 
@@ -344,11 +383,8 @@ class MainWindow(QMainWindow):
         pane = TokenizerPane(tok, self.document)
         pane.view.set_layers(self.layers)
         pane.view.set_token_palette(self.token_palette)
-        font = self.document.defaultFont()
-        if not self.panes:
-            font.setPointSizeF(QApplication.font().pointSizeF() + 2)
-            self.document.setDefaultFont(font)
-        pane.view.setFont(font)
+        pane.view.setFont(self.document.defaultFont())
+        pane.view.text_scale = 2 / 3 if self.layers.ids else 1.0
         pane.view.tokenClicked.connect(lambda i, p=pane: self._on_token_clicked(p, i))
         pane.closeRequested.connect(self.registry.remove)
         pane.focused.connect(self.registry.set_current)
@@ -532,6 +568,8 @@ class MainWindow(QMainWindow):
         setattr(self.layers, name, on)
         for pane in self.panes.values():
             pane.view.set_layers(self.layers)
+        if name == "ids":
+            self._apply_font()
 
     def _apply_palette(self) -> None:
         self.token_palette = TokenPalette(self.palette_name, dark=self.dark)

@@ -419,6 +419,7 @@ class MainWindow(QMainWindow):
             pane.deleteLater()
         if not self.panes:
             self.stack.addWidget(self.placeholder)
+        self._refresh_counts()
         self._refresh_status()
 
     def _on_current_changed(self, tok: Tokenizer | None) -> None:
@@ -485,7 +486,7 @@ class MainWindow(QMainWindow):
         self.result_revision[id(result.tok)] = revision
         self.last_result = result
         pane.view.set_encoding(result.tok, result.enc, changed=result.changed)
-        pane.set_count(len(result.enc.ids), len(result.enc.text))
+        self._refresh_counts()
         if result.tok is self.registry.current():
             self._refresh_ids()
         self._refresh_status()
@@ -494,6 +495,19 @@ class MainWindow(QMainWindow):
             graveyard = [old]
             del old
             self.runner.submit(f"free:{id(graveyard)}", lambda stop: graveyard.clear())
+
+    def _refresh_counts(self) -> None:
+        """Token counts in every pane header, the lower ones compared with the top pane's."""
+        top = self.stack.widget(0)
+        ref_result = self.results.get(id(top.tok)) if isinstance(top, TokenizerPane) else None
+        for key, pane in self.panes.items():
+            r = self.results.get(key)
+            if r is None:
+                continue
+            reference = None
+            if ref_result is not None and pane is not top and ref_result.enc.text == r.enc.text:
+                reference = (ref_result.tok.name, len(ref_result.enc.ids))
+            pane.set_count(len(r.enc.ids), len(r.enc.text), reference)
 
     def _current_ids(self) -> list[int]:
         tok = self.registry.current()

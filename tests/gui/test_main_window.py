@@ -27,6 +27,8 @@ def test_stacked_tokenizers_encode_the_text(qtbot, window):
         assert pane.view.enc.ids == pane.tok.encode(window.text(), allowed_special="all")
         assert f"{len(pane.view.enc.ids):,} tokens" in pane.count.text()
     assert window.registry.current().name == "o200k_base"
+    lower = window.stack.widget(1)
+    assert "% vs o200k_base" in lower.count.text()
     status = window.status_label.text()
     assert "tokens" in status and "bytes/token" in status and "chars/token" in status and "ms" in status
 

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QApplication,
+    QComboBox,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
@@ -226,6 +227,64 @@ class MainWindow(QMainWindow):
         self._action(v, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
         self._action(v, "Reset zoom", lambda: self.zoom(0), "Ctrl+0")
         self.panels_menu = v.addMenu("Panels")
+        self._build_toolbar()
+
+    def _build_toolbar(self) -> None:
+        """The tokenizer picker (current one, add built-in/recent/file) and the layer toggles."""
+        bar = self.addToolBar("Tokenizers")
+        bar.setObjectName("tokenizerBar")
+        bar.setMovable(False)
+        bar.addWidget(QLabel(" Tokenizer: "))
+        self.picker = QComboBox()
+        self.picker.setMinimumContentsLength(14)
+        self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
+        self.picker.activated.connect(self._on_picker)
+        bar.addWidget(self.picker)
+        add = QToolButton(text="Add ▾")
+        add.setToolTip("Open another tokenizer: built-ins, recent files, or a vocabulary file")
+        add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_menu = QMenu(add)
+        self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        add.setMenu(self.add_menu)
+        bar.addWidget(add)
+        bar.addSeparator()
+        for name in ("whitespace", "boundaries", "ids", "specials"):
+            bar.addAction(self.layer_actions[name])
+        self.registry.added.connect(self._refresh_picker)
+        self.registry.removed.connect(self._refresh_picker)
+        self.registry.currentChanged.connect(self._refresh_picker)
+
+    def _refresh_picker(self, *_args) -> None:
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for tok in self.registry.tokenizers():
+            self.picker.addItem(tok.name or "tokenizer")
+        cur = self.registry.current()
+        toks = self.registry.tokenizers()
+        index = next((i for i, t in enumerate(toks) if t is cur), -1)
+        if index >= 0:
+            self.picker.setCurrentIndex(index)
+        self.picker.blockSignals(False)
+
+    def _on_picker(self, index: int) -> None:
+        toks = self.registry.tokenizers()
+        if 0 <= index < len(toks):
+            self.registry.set_current(toks[index])
+
+    def _fill_add_menu(self) -> None:
+        m = self.add_menu
+        m.clear()
+        for name, spec in BUILTINS.items():
+            act = m.addAction(f"{name} — {spec.description}")
+            act.setEnabled(self.registry.find(name) is None)
+            act.triggered.connect(lambda _=False, n=name: self.open_tokenizer(n))
+        recent = recent_tokenizers(self.settings)
+        if recent:
+            m.addSeparator()
+            for path in recent:
+                m.addAction(Path(path).name).triggered.connect(lambda _=False, p=path: self.open_tokenizer(p))
+        m.addSeparator()
+        m.addAction("Open tokenizer file…").triggered.connect(self._ask_open_tokenizer)
 
     # -- public API -------------------------------------------------------------------------------
 

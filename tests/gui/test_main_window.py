@@ -228,8 +228,26 @@ def test_drop_text_and_vocab_files(qtbot, window, tmp_path):
     vocab.write_bytes(b"not really")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(text)), QUrl.fromLocalFile(str(vocab))])
-    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     window.dropEvent(event)
     qtbot.waitUntil(lambda: window.text() == "dropped words", timeout=5000)
     qtbot.waitUntil(window.message.isVisible, timeout=5000)
     assert "dropped.tiktoken" in window.message.text()
+
+
+def test_picker_lists_open_tokenizers_and_switches_current(qtbot, window):
+    window.open_tokenizer("o200k_base")
+    window.open_tokenizer("r50k_base")
+    window.set_text("picker")
+    wait_idle(qtbot, window)
+    names = [window.picker.itemText(i) for i in range(window.picker.count())]
+    assert sorted(names) == ["o200k_base", "r50k_base"]
+    r50k = window.registry.find("r50k_base")
+    window._on_picker(names.index("r50k_base"))
+    assert window.registry.current() is r50k
+    assert "r50k_base" in window.ids_title.text()
+    window._fill_add_menu()
+    labels = [a.text() for a in window.add_menu.actions()]
+    assert any(t.startswith("cl100k_base") for t in labels) and "Open tokenizer file…" in labels

@@ -47,7 +47,7 @@ from .palette import PALETTES, TokenPalette
 from .panes import MessageBar, TokenizerPane
 from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
-from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit
+from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit, release_encoding
 
 IDS_SCALE = 1.5  # see MainWindow._apply_font
 IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
@@ -519,7 +519,8 @@ class MainWindow(QMainWindow):
             # a keystroke in a modest text: a few lines re-encoded in a few ms, right here
             key = f"encode:{id(tok)}"
             # updating the shown encoding in place is safe unless a worker may still read it
-            in_place = not self.runner.has_job(key)
+            # (an encode of this tokenizer, or an export reading every encoding)
+            in_place = not self.runner.is_busy()
             self.runner.cancel(key)
             try:
                 result = encode_text(tok, text, base, in_place=in_place)
@@ -550,10 +551,10 @@ class MainWindow(QMainWindow):
             self._refresh_ids()
         self._refresh_status()
         if old is not None and old.enc is not result.enc and len(old.enc.ids) > 50_000:
-            # freeing a million-token encoding takes tens of ms: let a worker do it
-            graveyard = [old]
+            # freeing a million-token encoding takes tens of ms: let a worker do it, in slices
+            graveyard = [old.enc]
             del old
-            self.runner.submit(f"free:{id(graveyard)}", lambda stop: graveyard.clear())
+            self.runner.submit(f"free:{id(graveyard)}", lambda stop: release_encoding(graveyard.pop()))
 
     def _refresh_counts(self) -> None:
         """Token counts in every pane header, the lower ones compared with the top pane's."""

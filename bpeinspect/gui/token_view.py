@@ -323,16 +323,20 @@ class TokenView(QPlainTextEdit):
 
     def _paint_tokens(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
         enc, pal = self.enc, self.palette_
-        p.setPen(Qt.PenStyle.NoPen)
+        edge = QPen(pal.edge, 1.0)
+        previous = None
         for i, segs in segments:
             special = enc.flags[i] & 1
             color = pal.special if special and self.layers.specials else pal.background(enc.ids[i])
             if special and self.layers.specials:
                 color = QColor(color)
                 color.setAlpha(90)
+            # a gap separates every two tokens; neighbours that share a colour get an edge too
+            p.setPen(edge if color == previous else Qt.PenStyle.NoPen)
             p.setBrush(color)
             for r in segs:
                 p.drawRoundedRect(r.adjusted(0.75, 0.5, -0.75, -0.5), 3, 3)
+            previous = color
 
     def _paint_marks(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
         enc, pal, layers = self.enc, self.palette_, self.layers

@@ -254,3 +254,12 @@ def is_small_edit(tok: Tokenizer, base: Encoding | None, text: str) -> bool:
         return False
     start, old_end, new_end = find_edit(base.text, text)
     return (old_end - start) + (new_end - start) <= INLINE_EDIT_LIMIT
+
+
+def release_encoding(enc: Encoding, step: int = 1 << 15) -> None:
+    """Drop an encoding's big lists a slice at a time (one ``del`` of a million-item list
+    frees it all in one C call, holding the interpreter for tens of milliseconds)."""
+    for name in ("ids", "piece_spans"):
+        items = getattr(enc, name)
+        while items:
+            del items[-step:]

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import BUILTINS, Tokenizer, load_tokenizer
+from bpeinspect.core import BUILTINS, Tokenizer
 from bpeinspect.core.catalog import resources_dir
 
 from .export import overlay_html, write_atomic
@@ -47,7 +47,7 @@ from .palette import PALETTES, TokenPalette
 from .panes import MessageBar, TokenizerPane
 from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
-from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit, release_encoding
+from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit, load_quietly, release_encoding
 
 IDS_SCALE = 1.5  # see MainWindow._apply_font
 IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
@@ -331,7 +331,7 @@ class MainWindow(QMainWindow):
             msg = str(exc)
             self.show_error(msg if spec in msg else f"Could not open tokenizer {spec}: {msg}")
 
-        self.runner.submit(f"load:{spec}", lambda stop: load_tokenizer(spec), done, failed)
+        self.runner.submit(f"load:{spec}", lambda stop: load_quietly(spec), done, failed)
 
     def open_text_file(self, path: str) -> None:
         """Read a text file in a worker and show it; errors keep the current text."""
@@ -446,6 +446,7 @@ class MainWindow(QMainWindow):
         pane.view.text_scale = 2 / 3 if self.layers.ids else 1.0
         pane.view.tokenClicked.connect(lambda i, p=pane: self._on_token_clicked(p, i))
         pane.closeRequested.connect(self.registry.remove)
+        pane.view.zoomRequested.connect(self.zoom)
         pane.focused.connect(self.registry.set_current)
         pane.view.verticalScrollBar().valueChanged.connect(lambda v, p=pane: self._sync_scroll(p, v))
         self.panes[id(tok)] = pane

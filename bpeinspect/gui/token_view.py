@@ -49,6 +49,7 @@ class TokenView(QPlainTextEdit):
     """A :class:`QPlainTextEdit` with token overlays; several views may share one document."""
 
     tokenClicked = Signal(int)  # token index in the current encoding
+    zoomRequested = Signal(int)  # +1 / -1: Ctrl+wheel, handled by the window for every pane
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -185,6 +186,15 @@ class TokenView(QPlainTextEdit):
                 QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self.group_of(i)), self)
             return True
         return super().event(e)
+
+    def wheelEvent(self, e) -> None:
+        if e.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            delta = e.angleDelta().y()
+            if delta:
+                self.zoomRequested.emit(1 if delta > 0 else -1)
+            e.accept()
+            return
+        super().wheelEvent(e)
 
     def mousePressEvent(self, e) -> None:
         self._press_pos = e.position()

@@ -22,7 +22,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core import Cancelled, Encoding, Tokenizer, load_tokenizer
 from bpeinspect.core.incremental import (
     encode_chunked,
     find_edit,
@@ -263,3 +263,11 @@ def release_encoding(enc: Encoding, step: int = 1 << 15) -> None:
         items = getattr(enc, name)
         while items:
             del items[-step:]
+
+
+def load_quietly(spec: str) -> Tokenizer:
+    """``load_tokenizer(spec)`` with the cyclic GC held off (see :func:`quiet_gc`): parsing a
+    200k-token vocabulary allocates enough to set off full collections, each a pause of the
+    whole process."""
+    with quiet_gc():
+        return load_tokenizer(spec)

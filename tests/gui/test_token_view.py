@@ -111,3 +111,19 @@ def test_palette_is_stable_and_named():
     assert len({a.background(i).name() for i in range(500)}) == len(a.colors)
     safe = TokenPalette("colour-blind safe")
     assert safe.background(7) == TokenPalette("colour-blind safe").background(7)
+
+
+def test_hover_shows_tooltip_for_token(qtbot, cl100k):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    view = make_view(qtbot, cl100k, "hello world")
+    block = view.document().firstBlock()
+    geo = view.blockBoundingGeometry(block).translated(view.contentOffset())
+    r = view._segments(block, geo, 1)[0]
+    pos = r.center().toPoint()
+    view.event(QHelpEvent(QEvent.Type.ToolTip, pos, view.viewport().mapToGlobal(pos)))
+    assert QToolTip.isVisible()
+    assert f"<b>{view.enc.ids[1]}</b>" in QToolTip.text()
+    assert view.token_at_point(QPointF(690, 280)) is None  # empty space: no token, no tooltip

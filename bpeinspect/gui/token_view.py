@@ -148,9 +148,15 @@ class TokenView(QPlainTextEdit):
         last = bisect.bisect_left(enc.utf16_starts, block.position() + hi)
         if last - first > 1:
             geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
-            for i in range(first, last):
-                if any(r.contains(point) for r in self._segments(block, geo, i)):
-                    return i
+            # slivers are drawn at least 2 px wide and may overlap: take the nearest centre
+            hits = [
+                (abs(r.center().x() - point.x()), i)
+                for i in range(first, last)
+                for r in self._segments(block, geo, i)
+                if r.contains(point)
+            ]
+            if hits:
+                return min(hits)[1]
         return found
 
     def _position_at(self, point: QPointF) -> int | None:

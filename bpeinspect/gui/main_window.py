@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import BUILTINS, Tokenizer
+from bpeinspect.core import BUILTINS, Encoding, Tokenizer
 from bpeinspect.core.catalog import resources_dir
 
 from .export import overlay_html, write_atomic
@@ -49,6 +49,7 @@ from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
 from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit, load_quietly, release_encoding
 
+FEED_SLICE = 1 << 16  # characters put into the document per event-loop turn
 IDS_SCALE = 1.5  # see MainWindow._apply_font
 IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
 VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
@@ -110,6 +111,12 @@ class MainWindow(QMainWindow):
         self.document.contentsChanged.connect(self._schedule_encode)
         self._encode_timer = QTimer(self, singleShot=True, interval=0)
         self._encode_timer.timeout.connect(self._encode_all)
+        self._feeding: list | None = None  # [text, position] while a big text goes in
+        self._feed_timer = QTimer(self, singleShot=True, interval=0)
+        self._feed_timer.timeout.connect(self._feed)
+        self._graveyard: list[Encoding] = []  # old encodings being freed a slice at a time
+        self._free_timer = QTimer(self, singleShot=True, interval=0)
+        self._free_timer.timeout.connect(self._free_some)
         self._build_ui()
         self._build_menus()
         self._apply_font()
@@ -308,10 +315,48 @@ class MainWindow(QMainWindow):
         return text
 
     def set_text(self, text: str) -> None:
-        """Replace the text (one undo step is lost: the document starts afresh)."""
-        self.document.setPlainText(text)
-        # what QTextDocument makes of it: every line break becomes a block separator
-        self._text_cache = (self.revision, normalize_newlines(text))
+        """Replace the text (the document starts afresh, without undo history).
+
+        A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
+        the loop for 100 ms or more); the panes are read-only and nothing is encoded until
+        the last slice is in."""
+        self._stop_feeding()
+        if len(text) <= FEED_SLICE:
+            self.document.setPlainText(text)
+            # what QTextDocument makes of it: every line break becomes a block separator
+            self._text_cache = (self.revision, normalize_newlines(text))
+            return
+        self._feeding = [text, 0]
+        self.document.setUndoRedoEnabled(False)
+        for pane in self.panes.values():
+            pane.view.setReadOnly(True)
+        self.document.setPlainText("")
+        self._feed_timer.start()
+
+    def _feed(self) -> None:
+        text, pos = self._feeding
+        # cut after a newline so that no slice ends inside a \r\n pair or a surrogate pair
+        end = text.find("\n", pos + FEED_SLICE)
+        end = len(text) if end < 0 else end + 1
+        cur = QTextCursor(self.document)
+        cur.movePosition(QTextCursor.MoveOperation.End)
+        cur.insertText(text[pos:end])
+        self._feeding[1] = end
+        if end >= len(text):
+            self._stop_feeding()
+            self._text_cache = (self.revision, normalize_newlines(text))
+            self._encode_timer.start()
+        else:
+            self._feed_timer.start()
+
+    def _stop_feeding(self) -> None:
+        if self._feeding is None:
+            return
+        self._feed_timer.stop()
+        self._feeding = None
+        self.document.setUndoRedoEnabled(True)
+        for pane in self.panes.values():
+            pane.view.setReadOnly(False)
 
     def open_tokenizer(self, spec: str) -> None:
         """Load a built-in name or a vocabulary path in a worker; errors go to the message bar."""
@@ -359,7 +404,7 @@ class MainWindow(QMainWindow):
 
     def is_idle(self) -> bool:
         """True when nothing is loading or encoding and every pane shows the current text."""
-        if self.runner.is_busy() or self.pending_loads or self._encode_timer.isActive():
+        if self.runner.is_busy() or self.pending_loads or self._encode_timer.isActive() or self._feeding:
             return False
         return all(self.result_revision.get(key) == self.revision for key in self.panes)
 
@@ -440,6 +485,7 @@ class MainWindow(QMainWindow):
         if self.placeholder.parent() is not None:
             self.placeholder.setParent(None)
         pane = TokenizerPane(tok, self.document)
+        pane.view.setReadOnly(self._feeding is not None)
         pane.view.set_layers(self.layers)
         pane.view.set_token_palette(self.token_palette)
         pane.view.setFont(self.document.defaultFont())
@@ -497,7 +543,8 @@ class MainWindow(QMainWindow):
 
     def _schedule_encode(self) -> None:
         self.revision += 1
-        self._encode_timer.start()
+        if self._feeding is None:
+            self._encode_timer.start()
 
     def _encode_all(self) -> None:
         text = self.text()
@@ -552,10 +599,16 @@ class MainWindow(QMainWindow):
             self._refresh_ids()
         self._refresh_status()
         if old is not None and old.enc is not result.enc and len(old.enc.ids) > 50_000:
-            # freeing a million-token encoding takes tens of ms: let a worker do it, in slices
-            graveyard = [old.enc]
-            del old
-            self.runner.submit(f"free:{id(graveyard)}", lambda stop: release_encoding(graveyard.pop()))
+            # freeing a million-token encoding at once takes tens of ms: free it a slice
+            # per event-loop turn instead
+            self._graveyard.append(old.enc)
+            self._free_timer.start()
+
+    def _free_some(self) -> None:
+        if self._graveyard and not release_encoding(self._graveyard[-1], budget=1):
+            self._graveyard.pop()
+        if self._graveyard:
+            self._free_timer.start()
 
     def _refresh_counts(self) -> None:
         """Token counts in every pane header, the lower ones compared with the top pane's."""

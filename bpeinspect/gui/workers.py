@@ -256,13 +256,20 @@ def is_small_edit(tok: Tokenizer, base: Encoding | None, text: str) -> bool:
     return (old_end - start) + (new_end - start) <= INLINE_EDIT_LIMIT
 
 
-def release_encoding(enc: Encoding, step: int = 1 << 15) -> None:
+def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = None) -> bool:
     """Drop an encoding's big lists a slice at a time (one ``del`` of a million-item list
-    frees it all in one C call, holding the interpreter for tens of milliseconds)."""
+    frees it all in one C call, holding the interpreter for tens of milliseconds).
+
+    With ``budget``, stop after that many slices; returns True while something is left."""
     for name in ("ids", "piece_spans"):
         items = getattr(enc, name)
         while items:
+            if budget is not None:
+                if budget <= 0:
+                    return True
+                budget -= 1
             del items[-step:]
+    return False
 
 
 def load_quietly(spec: str) -> Tokenizer:

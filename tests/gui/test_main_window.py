@@ -251,3 +251,23 @@ def test_picker_lists_open_tokenizers_and_switches_current(qtbot, window):
     window._fill_add_menu()
     labels = [a.text() for a in window.add_menu.actions()]
     assert any(t.startswith("cl100k_base") for t in labels) and "Open tokenizer file…" in labels
+
+
+def test_big_text_goes_in_slices_and_ends_exact(qtbot, window):
+    from bpeinspect.gui.main_window import FEED_SLICE
+    from bpeinspect.gui.token_view import document_text
+
+    window.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, window)
+    line = "line with 😀 and \r\n windows ending\rold mac\u2029para\n"
+    text = line * (3 * FEED_SLICE // len(line))
+    window.set_text(text)
+    assert window._feeding is not None  # not all in at once
+    assert next(iter(window.panes.values())).view.isReadOnly()
+    wait_idle(qtbot, window)
+    assert window.text() == document_text(window.document)
+    assert not next(iter(window.panes.values())).view.isReadOnly()
+    pane = next(iter(window.panes.values()))
+    assert pane.view.enc.ids == pane.tok.encode(document_text(window.document), allowed_special="all")
+    window.set_text("small again")  # a new text stops a feed in progress
+    assert window.text() == "small again"

@@ -101,5 +101,8 @@ def test_release_encoding_empties_lists(cl100k):
     from bpeinspect.gui.workers import release_encoding
 
     enc = cl100k.encode_with_offsets("some text " * 10_000)
-    release_encoding(enc, step=1000)
+    n = len(enc.ids)
+    assert release_encoding(enc, step=1000, budget=3)  # something left after three slices
+    assert len(enc.ids) == n - 3000
+    assert not release_encoding(enc, step=1000)
     assert enc.ids == [] and enc.piece_spans == []

@@ -583,7 +583,15 @@ class MainWindow(QMainWindow):
             lambda stop: encode_text(tok, text, base, stop),
             lambda r: self._on_encoded(r, revision),
             failed,
+            lambda partial: self._on_partial(tok, partial),
         )
+
+    def _on_partial(self, tok: Tokenizer, enc: Encoding) -> None:
+        """The first chunk of a long text is encoded: colour the top while the rest runs."""
+        pane = self.panes.get(id(tok))
+        if pane is not None:
+            pane.view.set_encoding(tok, enc)
+            pane.count.setText(f"  encoding… ({len(enc.text):,} of {len(self.text()):,} characters so far)")
 
     def _on_encoded(self, result: EncodeResult, revision: int) -> None:
         pane = self.panes.get(id(result.tok))

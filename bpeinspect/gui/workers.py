@@ -63,6 +63,7 @@ class Job(QRunnable):
         self.fn = fn
         self.signals = _Signals()
         self.cancelled = False
+        self.state = "queued"  # "running", "done": for diagnostics
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -72,6 +73,7 @@ class Job(QRunnable):
 
     def run(self) -> None:
         _local.job = self
+        self.state = "running"
         try:
             value = self.fn(self.should_stop)
         except Cancelled:
@@ -84,6 +86,7 @@ class Job(QRunnable):
                 self.signals.result.emit(self, value)
         finally:
             _local.job = None
+            self.state = "done"
             self.signals.finished.emit(self)
 
 

@@ -333,6 +333,11 @@ class MergeTreeBrowser(QWidget):
         self.up.set_roots(ids)
         self._update_up_label()
 
+    @property
+    def busy(self) -> bool:
+        """True while the worker links all tokens for the "part of" tree."""
+        return self._task is not None
+
     def cancel_work(self) -> None:
         if self._task is not None:
             self._task.cancel()

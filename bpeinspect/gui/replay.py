@@ -325,6 +325,11 @@ class ReplayWidget(QWidget):
             return
         self.show_piece(bts)
 
+    @property
+    def busy(self) -> bool:
+        """True while a trace is being computed."""
+        return self._task is not None
+
     def step(self) -> int:
         return self.slider.value()
 

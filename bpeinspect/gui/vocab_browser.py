@@ -355,6 +355,11 @@ class VocabBrowser(QWidget):
             return
         self._start_side_task(self.index_.compute_unused, corpus, label="Encoding the corpus…")
 
+    @property
+    def busy(self) -> bool:
+        """True while a search or scan is running."""
+        return self._task is not None or self._unreach_task is not None
+
     def query(self) -> TokenQuery:
         which = self.show_which.currentData()
         return TokenQuery(

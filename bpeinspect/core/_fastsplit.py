@@ -29,6 +29,8 @@ MARK = "\x83"  # M
 NUMBER = "\x84"  # N
 SPACE = "\x86"  # White_Space
 OTHER = "\x87"  # everything else
+FOLDED_S = "\x88"  # Ll that matches "s" case-insensitively (U+017F LATIN SMALL LETTER LONG S)
+_FOLD_REPS = {"s": FOLDED_S}
 
 _CLASS_OF = {"Lu": UPPER, "Lt": UPPER, "Ll": LOWER, "Lm": OTHER_LETTER, "Lo": OTHER_LETTER, "M": MARK, "N": NUMBER, "WS": SPACE}
 
@@ -54,19 +56,19 @@ class _Table(dict):
         self._fold = fold
 
     def __missing__(self, cp: int) -> str:
-        rep = FOLDS[cp] if self._fold and cp in FOLDS else char_class(cp)
+        rep = _FOLD_REPS[FOLDS[cp]] if self._fold and cp in FOLDS else char_class(cp)
         self[cp] = rep
         return rep
 
 
 # The escapes of the built-in patterns, as classes over the translated text; each is a
 # class *body* (what goes between brackets).
-_L = "A-Za-z" + UPPER + LOWER + OTHER_LETTER
+_L = "A-Za-z" + UPPER + LOWER + OTHER_LETTER + FOLDED_S
 _CLASS_BODIES = {
     r"\p{L}": _L,
     r"\p{Lu}": "A-Z" + UPPER,
     r"\p{Lt}": UPPER,
-    r"\p{Ll}": "a-z" + LOWER,
+    r"\p{Ll}": "a-z" + LOWER + FOLDED_S,
     r"\p{Lm}": OTHER_LETTER,
     r"\p{Lo}": OTHER_LETTER,
     r"\p{M}": MARK,
@@ -75,8 +77,12 @@ _CLASS_BODIES = {
 }
 
 
-def translate_pattern(pattern: str) -> str:
-    """Rewrite a built-in pattern to run on translated text with the ``re`` module."""
+def translate_pattern(pattern: str, fold: bool = False) -> str:
+    """Rewrite a built-in pattern to run on translated text with the ``re`` module.
+
+    With ``fold`` (patterns whose letters are all in case-insensitive groups), a literal
+    letter also matches the representative of the non-ASCII letters that fold to it.
+    """
     out: list[str] = []
     i = 0
     in_class = False
@@ -107,6 +113,8 @@ def translate_pattern(pattern: str) -> str:
             in_class = False
         elif c == "$" and not in_class:
             c = r"\Z"  # tiktoken's engine: end of text only, not before a final newline
+        elif fold and c in _FOLD_REPS:
+            c = c + _FOLD_REPS[c] if in_class else "[" + c + _FOLD_REPS[c] + "]"
         out.append(c)
         i += 1
     return "".join(out)
@@ -124,9 +132,10 @@ class FastSplitter:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._findall = re.compile(translate_pattern(pattern)).findall
-        # Only case-insensitive patterns may turn e.g. LATIN SMALL LETTER LONG S into "s".
-        self._table = _Table(fold="(?i" in pattern)
+        # In the case-insensitive built-ins, LATIN SMALL LETTER LONG S counts as "s".
+        fold = "(?i" in pattern
+        self._findall = re.compile(translate_pattern(pattern, fold)).findall
+        self._table = _Table(fold)
 
     def translate(self, text: str) -> str:
         """The class-representative copy of ``text`` (``text`` itself when it is ASCII)."""

@@ -8,7 +8,7 @@ character(s) it touches, so the overlay can group such tokens instead of printin
 >>> from bpeinspect.core import load_tokenizer
 >>> enc = load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉")
 >>> [(t.text_bytes, t.char_span, t.utf16_span) for t in enc]
-[(b'hi', (0, 2), (0, 2)), (b' \\xf0\\x9f', (2, 4), (2, 5)), (b'\\x8e\\x89', (3, 4), (3, 5))]
+[(b'hi', (0, 2), (0, 2)), (b' \\xf0\\x9f', (2, 4), (2, 5)), (b'\\x8e', (3, 4), (3, 5)), (b'\\x89', (3, 4), (3, 5))]
 """
 
 from __future__ import annotations

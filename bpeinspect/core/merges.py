@@ -10,7 +10,7 @@ chain of merges leads to it. Such tokens are flagged, never hidden.
 >>> tok = load_tokenizer("gpt2")
 >>> g = tok.merge_graph
 >>> [tok.token_bytes(i) for i in g.parents(tok.encode(" hello")[0])]
-[b' h', b'ello']
+[b' hell', b'o']
 """
 
 from __future__ import annotations

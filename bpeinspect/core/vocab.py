@@ -216,6 +216,7 @@ def unreachable_tokens(
     """
     ids = [i for i in tok.ids() if not tok.is_special(i)]
     out: list[Unreachable] = []
+    pieces = tok.split_rule.pieces
     for n, i in enumerate(ids):
         if not n & 2047:
             _tick(n, len(ids), progress, should_stop)
@@ -227,6 +228,8 @@ def unreachable_tokens(
         try:
             text = bts.decode("utf-8")
         except UnicodeDecodeError:
+            continue
+        if pieces(text) == [text]:  # one pre-token, already known to merge into i
             continue
         got = tok.encode_ordinary(text)
         if got != [i]:

@@ -286,7 +286,7 @@ class VocabBrowser(QWidget):
         top.addWidget(self.mode)
         top.addWidget(self.ignore_case)
         filters = QHBoxLayout()
-        filters.addWidget(QLabel("Bytes"))
+        filters.addWidget(QLabel("Length"))
         filters.addWidget(self.min_len)
         filters.addWidget(QLabel("to"))
         filters.addWidget(self.max_len)
@@ -485,7 +485,13 @@ class VocabBrowser(QWidget):
             self._debounce.start()
 
     def _on_sort(self, column: int, order: Qt.SortOrder) -> None:
-        key = COLUMNS[column][1] or "id"
+        key = COLUMNS[column][1]
+        if key is None:  # parents and flags have no order of their own: sort by id, and say so
+            key = "id"
+            hh = self.table.horizontalHeader()
+            hh.blockSignals(True)
+            hh.setSortIndicator(COL_ID, order)
+            hh.blockSignals(False)
         self._sort = (key, order == Qt.SortOrder.DescendingOrder)
         if self.index_ is not None:
             self.run_query()

@@ -227,3 +227,14 @@ def test_switching_tokenizer_resets(qtbot, small: Tokenizer) -> None:
     w.search.clear()
     _idle(qtbot, w)
     assert w.model.rows() == small.ids()
+
+
+def test_unsortable_columns_sort_by_id(qtbot, small: Tokenizer) -> None:
+    w = _browser(qtbot, small)
+    w.table.sortByColumn(COL_LEN, Qt.SortOrder.DescendingOrder)
+    _idle(qtbot, w)
+    assert w.model.rows() != small.ids()
+    w.table.sortByColumn(COL_PARENTS, Qt.SortOrder.DescendingOrder)
+    _idle(qtbot, w)
+    assert w.model.rows() == small.ids()[::-1]
+    assert w.table.horizontalHeader().sortIndicatorSection() == COL_ID

@@ -226,6 +226,7 @@ class VocabBrowser(QWidget):
         self._want_unreachable = False
         self._quiet = False
         self._quiet_select = False
+        self._pending_select: int | None = None  # select this id when the running search lands
         self.model = VocabTableModel(self)
         self.model.sortRequested.connect(self._on_sort)
         self._build()
@@ -337,6 +338,14 @@ class VocabBrowser(QWidget):
             finally:
                 self._quiet = False
             self._debounce.stop()
+            try:
+                self.index_.tok.token_bytes(token_id)
+            except ValueError:  # not a token of this vocabulary
+                return
+            if self._sort[0] != "id":  # other orders can take a while on 200k tokens: sort in a worker
+                self._pending_select = token_id
+                self.run_query()
+                return
             self.model.set_rows(self.index_.sorted(self.index_.ids(), *self._sort))
             self._update_status()
             row = self.model.row_of(token_id)
@@ -463,7 +472,8 @@ class VocabBrowser(QWidget):
         if self._task is None or self._task.tag != tag:
             return
         self._finish(tag)
-        keep = self._selected_id()
+        keep = self._pending_select if self._pending_select is not None else self._selected_id()
+        self._pending_select = None
         self.model.set_rows(rows)
         if keep is not None and (row := self.model.row_of(keep)) is not None:
             self._select(row, emit=False)

@@ -238,3 +238,21 @@ def test_unsortable_columns_sort_by_id(qtbot, small: Tokenizer) -> None:
     _idle(qtbot, w)
     assert w.model.rows() == small.ids()[::-1]
     assert w.table.horizontalHeader().sortIndicatorSection() == COL_ID
+
+
+def test_show_token_in_another_order_sorts_in_worker(qtbot) -> None:
+    tok = load_tokenizer("cl100k_base")
+    w = _browser(qtbot, tok)
+    w.table.sortByColumn(COL_LEN, Qt.SortOrder.DescendingOrder)
+    w.search.setText("zzzz")
+    _idle(qtbot, w)
+    target = tok.token_id(" hello")
+    w.show_token(target)
+    assert w.busy  # the re-sort of all tokens runs in the pool
+    _idle(qtbot, w)
+    assert w.model.rowCount() == len(tok)
+    assert w.table.currentIndex().data(TOKEN_ID_ROLE) == target
+    lens = [len(tok.token_bytes(i)) for i in w.model.rows()[:2000]]
+    assert lens == sorted(lens, reverse=True)
+    w.show_token(10**9)  # unknown ids are ignored
+    assert w.table.currentIndex().data(TOKEN_ID_ROLE) == target

@@ -90,6 +90,28 @@ def run(name: str, text: str, rounds: int) -> dict[str, dict[str, float]]:
     return {k: {ph: len(text.encode("utf-8")) / statistics.median(v) / 1e6 for ph, v in d.items()} for k, d in results.items()}
 
 
+def pathological(name: str) -> None:
+    """One huge pre-token: time must grow about linearly with its length."""
+    tok = load_builtin(name)
+    prev = None
+    for n in (10_000, 100_000, 1_000_000):
+        text = "x" * n
+        t0 = time.perf_counter()
+        tok.encode_ordinary(text)
+        dt = time.perf_counter() - t0
+        growth = f"  ({dt / prev:.1f}x for 10x the length)" if prev else ""
+        print(f"  'x' * {n:>9,}: {dt * 1000:8.1f} ms{growth}")
+        prev = dt
+
+
+def load_times() -> None:
+    for name in BUILTINS:
+        load_builtin.cache_clear()
+        t0 = time.perf_counter()
+        load_builtin(name)
+        print(f"  load {name}: {(time.perf_counter() - t0) * 1000:.0f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
@@ -98,6 +120,10 @@ def main() -> None:
     text = mixed_text(args.mb)
     nbytes = len(text.encode("utf-8"))
     print(f"text: {nbytes / 1e6:.2f} MB UTF-8 ({len(text):,} chars), median of {args.rounds} interleaved rounds")
+    print("\nloading the built-ins (parse + sha256 check):")
+    load_times()
+    print("\npathological piece, cl100k_base:")
+    pathological("cl100k_base")
     for name in ("cl100k_base", "o200k_base"):
         r = run(name, text, args.rounds)
         print(f"\n{name}: throughput in MB/s")

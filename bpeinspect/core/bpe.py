@@ -59,41 +59,48 @@ def rank_bounds(piece: bytes, ranks: Mapping[bytes, int], max_rank: int = _INF) 
 
 
 def _rank_bounds_heap(piece: bytes, ranks: Mapping[bytes, int], max_rank: int) -> list[int]:
+    # Parts are named by their start offset and linked through nxt/prv. The heap holds plain
+    # ints ``rank * (n + 1) + start`` (cheaper to compare than tuples); an entry is live only
+    # while cur[start] still holds it. Equal keys always mean the same pair: extents only grow,
+    # so the bytes of the pair at one start, and hence their rank, never repeat.
     n = len(piece)
+    size = n + 1
     get = ranks.get
-    # Parts are identified by their start offset; nxt/prv link the live parts.
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
-    heap: list[tuple[int, int, int, int]] = []  # (rank, start, end of right part, version)
-    version = [0] * (n + 1)
+    cur = [-1] * n
+    heap: list[int] = []
     for i in range(n - 1):
-        r = get(piece[i : i + 2], _INF)
-        if r < max_rank:
-            heap.append((r, i, i + 2, 0))
+        r = get(piece[i : i + 2])
+        if r is not None and r < max_rank:
+            cur[i] = k = r * size + i
+            heap.append(k)
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        r, a, end, ver = heapq.heappop(heap)
-        if version[a] != ver:
+        k = pop(heap)
+        a = k % size
+        if cur[a] != k:
             continue
         b = nxt[a]
-        if b >= n or nxt[b] != end:
-            continue
-        # merge part a with part b
+        end = nxt[b]
         nxt[a] = end
         if end < n:
             prv[end] = a
-        version[a] += 1
-        version[b] = -1
+        cur[a] = cur[b] = -1
         p = prv[a]
         if p >= 0:
-            version[p] += 1
-            rr = get(piece[p:end], _INF)
-            if rr < max_rank:
-                heapq.heappush(heap, (rr, p, end, version[p]))
+            r = get(piece[p:end])
+            if r is not None and r < max_rank:
+                cur[p] = k = r * size + p
+                push(heap, k)
+            else:
+                cur[p] = -1
         if end < n:
-            rr = get(piece[a : nxt[end]], _INF)
-            if rr < max_rank:
-                heapq.heappush(heap, (rr, a, nxt[end], version[a]))
+            r = get(piece[a : nxt[end]])
+            if r is not None and r < max_rank:
+                cur[a] = k = r * size + a
+                push(heap, k)
     bounds = [0]
     i = 0
     while i < n:
@@ -153,38 +160,48 @@ def pair_encode(ids: list[int], merges: PairMerges) -> list[int]:
 
 
 def _pair_encode_heap(ids: list[int], merges: PairMerges) -> list[int]:
+    # Same layout as _rank_bounds_heap: int keys ``rank * (n + 1) + position``; a given rank
+    # names one (left, right) pair, so a key that is still current is still a valid merge.
     n = len(ids)
+    size = n + 1
     get = merges.get
     val = list(ids)
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
-    alive = [True] * n
-    heap: list[tuple[int, int, int, int]] = []  # (rank, position, left id, right id)
+    cur = [-1] * n
+    heap: list[int] = []
     for i in range(n - 1):
         m = get((val[i], val[i + 1]))
         if m is not None:
-            heap.append((m[0], i, val[i], val[i + 1]))
+            cur[i] = k = m[0] * size + i
+            heap.append(k)
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        rank, a, left, right = heapq.heappop(heap)
-        b = nxt[a]
-        if not alive[a] or b >= n or val[a] != left or val[b] != right:
+        k = pop(heap)
+        a = k % size
+        if cur[a] != k:
             continue
-        new = merges[(left, right)][1]
+        b = nxt[a]
+        new = merges[(val[a], val[b])][1]
         val[a] = new
-        alive[b] = False
-        nxt[a] = nxt[b]
-        if nxt[a] < n:
-            prv[nxt[a]] = a
+        end = nxt[a] = nxt[b]
+        if end < n:
+            prv[end] = a
+        cur[a] = cur[b] = -1
         p = prv[a]
         if p >= 0:
             m = get((val[p], new))
             if m is not None:
-                heapq.heappush(heap, (m[0], p, val[p], new))
-        if nxt[a] < n:
-            m = get((new, val[nxt[a]]))
+                cur[p] = k = m[0] * size + p
+                push(heap, k)
+            else:
+                cur[p] = -1
+        if end < n:
+            m = get((new, val[end]))
             if m is not None:
-                heapq.heappush(heap, (m[0], a, new, val[nxt[a]]))
+                cur[a] = k = m[0] * size + a
+                push(heap, k)
     out = []
     i = 0
     while i < n:

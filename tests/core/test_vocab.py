@@ -314,3 +314,36 @@ def test_unused_tokens_documents_are_encoded_separately() -> None:
     tok = Tokenizer.from_merges([(97, 98), (256, 99)], pattern=None)
     assert 256 in unused_tokens(tok, "abc")
     assert 257 in unused_tokens(tok, ["ab", "c"]) and 256 not in unused_tokens(tok, ["ab", "c"])
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte-to-character table (the alphabet of byte-level tokenizer.json files)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    table, n = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+def test_unreachable_loaded_pair_rule_file_matches_hf_tokenizers() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    path = SHARED / "vocabs" / "gpt2" / "tokenizer.json"
+    tok = load_tokenizer(path)
+    assert not tok.uses_rank_rule
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    table = _bytes_to_unicode()
+    found = {u.id for u in unreachable_tokens(tok)}
+    for i in tok.ids():
+        if tok.is_special(i):
+            continue
+        bts = tok.token_bytes(i)
+        piece = [t.id for t in hf.model.tokenize("".join(table[b] for b in bts))]
+        try:
+            text = hf.encode(bts.decode("utf-8"), add_special_tokens=False).ids
+        except UnicodeDecodeError:
+            text = [i]
+        assert (i not in found) == (piece == [i] and text == [i]), (i, bts)

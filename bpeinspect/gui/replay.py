@@ -325,6 +325,8 @@ class ReplayWidget(QWidget):
             self._message(str(exc))
             return
         self.show_piece(bts)
+        if self.tok.is_special(token_id):
+            self._message("This is a special token: the encoder inserts it whole; below is how its text merges as ordinary text.")
 
     @property
     def busy(self) -> bool:
@@ -387,7 +389,8 @@ class ReplayWidget(QWidget):
         self.slider.setMaximum(len(tr.steps))
         self.slider.setValue(len(tr.steps))
         self.slider.blockSignals(False)
-        self.note.setVisible(tr.shortcut)
+        special = self.tok is not None and tr.piece.decode("utf-8", "replace") in self.tok.special_tokens
+        self.note.setVisible(tr.shortcut or special)
         if tr.shortcut and self.tok is not None:
             got = " ".join(display_token(self.tok.token_bytes(i)) for i in tr.result)
             self.note.setText(

@@ -168,3 +168,16 @@ def test_too_long_piece_is_refused_politely(qtbot) -> None:
     w.show_piece("ok")
     _replayed(qtbot, w)
     assert w.trace == trace(load_tokenizer("gpt2"), "ok")
+
+
+def test_special_token_is_explained(qtbot) -> None:
+    tok = load_tokenizer("cl100k_base")
+    w = _widget(qtbot, tok)
+    w.show_token(tok.special_tokens["<|endoftext|>"])
+    _replayed(qtbot, w)
+    assert w.trace == trace(tok, "<|endoftext|>")
+    assert w.note.isVisibleTo(w) and "special token" in w.note.text()
+    w.show_piece("hello")
+    _replayed(qtbot, w)
+    qtbot.waitUntil(lambda: w.trace.piece == b"hello")
+    assert not w.note.isVisibleTo(w)

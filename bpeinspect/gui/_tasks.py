@@ -66,6 +66,12 @@ class Task(QRunnable):
 
     def run(self) -> None:
         try:
+            self._run()
+        except RuntimeError:  # the app quit while we ran: our signals object is gone
+            pass
+
+    def _run(self) -> None:
+        try:
             result = self.fn(*self.args, progress=self._progress, should_stop=lambda: self._stop, **self.kwargs)
         except Cancelled:
             self.signals.cancelled.emit(self.tag)
@@ -96,6 +102,11 @@ class _Keeper(QObject):
         for sig in (task.signals.done, task.signals.failed, task.signals.cancelled):
             sig.connect(self._release)
 
+    def cancel_all(self) -> None:
+        """Ask every running task to stop (on quit, before the pool is waited for)."""
+        for task in self._held.values():
+            task.cancel()
+
     def _release(self, tag: int, *_: object) -> None:
         for key, task in list(self._held.items()):
             if task.tag == tag:
@@ -110,3 +121,10 @@ def _keeper() -> _Keeper:
     if _the_keeper is None:
         _the_keeper = _Keeper()
     return _the_keeper
+
+
+def shutdown_tasks(timeout_ms: int = 3000) -> None:
+    """Cancel the running tasks and wait for the pool, so none emits into a deleted object."""
+    if _the_keeper is not None:
+        _the_keeper.cancel_all()
+    QThreadPool.globalInstance().waitForDone(timeout_ms)

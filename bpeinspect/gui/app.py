@@ -40,7 +40,6 @@ def welcome_text() -> str:
 def build_window(args: argparse.Namespace):
     """The main window, opening the tokenizers and text that ``args`` name."""
     from .main_window import MainWindow
-
     from .panels import install_panels
 
     win = MainWindow()

@@ -16,7 +16,6 @@ from .merge_tree import MergeTreeBrowser
 from .replay import ReplayWidget
 from .vocab_browser import VocabBrowser
 
-
 DOCK_WIDTH = 460
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate, compress, count
+from operator import not_
 
 from ._unicode_tables import FOLDS, RANGES
 
@@ -123,6 +125,18 @@ def translate_pattern(pattern: str, fold: bool = False) -> str:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
+def originals(text: str, translated: list[str]) -> list[str]:
+    """The pieces of ``text`` given the pieces of its class-translated copy (same lengths).
+
+    A translated piece that is ASCII is its own original; only the others are sliced out
+    of ``text``, so mostly-ASCII text pays for its few non-ASCII pieces only.
+    """
+    bounds = list(accumulate(map(len, translated), initial=0))
+    for i in compress(count(), map(not_, map(str.isascii, translated))):
+        translated[i] = text[bounds[i] : bounds[i + 1]]
+    return translated
+
+
 class FastSplitter:
     """Split text like ``regex.findall(pattern, text)`` with tiktoken's Unicode tables.
 
@@ -148,15 +162,7 @@ class FastSplitter:
         """The pieces of ``text``. The built-in patterns match every character, so they tile it."""
         tt = self.translate(text)
         found = self._findall(tt)
-        if tt is text:
-            return found
-        out = []
-        pos = 0
-        for p in found:
-            end = pos + len(p)
-            out.append(text[pos:end])
-            pos = end
-        return out
+        return found if tt is text else originals(text, found)
 
     def pieces_translated(self, text: str) -> tuple[str, list[str]]:
         """``(translated text, its pieces)``, for callers that slice the original themselves."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, compress, count
-from operator import not_
+from itertools import chain
 from typing import Any, Literal
 
 import regex
 
+from ._fastsplit import originals as _originals
 from .bpe import PairMerges, make_piece_encoder
 from .encoding import Encoding, build_encoding
 from .pretokenize import SplitRule, resolve_rule
@@ -368,18 +368,6 @@ class Tokenizer:
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         return [self.token_bytes(i) for i in ids]
-
-
-def _originals(text: str, translated: list[str]) -> list[str]:
-    """The pieces of ``text`` given the pieces of its class-translated copy (same lengths).
-
-    A translated piece that is ASCII is its own original; only the others are sliced out
-    of ``text``, so mostly-ASCII text pays for its few non-ASCII pieces only.
-    """
-    bounds = list(accumulate(map(len, translated), initial=0))
-    for i in compress(count(), map(not_, map(str.isascii, translated))):
-        translated[i] = text[bounds[i] : bounds[i + 1]]
-    return translated
 
 
 @functools.lru_cache(maxsize=256)

@@ -27,12 +27,14 @@ ids are ordered by the byte-level alphabet's characters; in "hf" mode our intern
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from heapq import heapify, heappop, heappush
 from operator import add
 
 ID_BITS = 21  # internal ids are code points, so below 2**21
-MAX_ID = (1 << ID_BITS) - 1
+_ID_MASK = (1 << ID_BITS) - 1
+MAX_ID = 0x10FFFE  # the largest code point but one
+_SEP = chr(0x10FFFF)  # never a token: joins words when pairs are counted all at once
 _PAIR_BITS = 2 * ID_BITS
 LONG_WORD = 512  # pre-tokens longer than this (in bytes) are cut into segments
 SEGMENT = 64
@@ -96,33 +98,31 @@ class MergeEngine:
         self.seg_prev = seg_prev
         self.corpus_bytes = nbytes
         self.tokens = tokens
+        # Pair counts: the words of each count joined into one string, its pairs counted in C.
+        by_count: dict[int, list[str]] = defaultdict(list)
+        for w, c in zip(words, counts):
+            by_count[c].append(w)
         pc: dict[str, int] = {}
-        where: dict[str, list[int]] = {}
         get = pc.get
-        wget = where.get
+        for c, group in by_count.items():
+            joined = _SEP.join(group)
+            for q, n in Counter(map(add, joined, joined[1:])).items():
+                pc[q] = get(q, 0) + n * c
+        for q in [q for q in pc if _SEP in q]:
+            del pc[q]
+        # Where each pair occurs: ascending word indices, each word once.
+        index: defaultdict[str, list[int]] = defaultdict(list)
         for wi, w in enumerate(words):
-            c = counts[wi]
-            if len(w) > 16:
-                for q, m in Counter(map(add, w[:-1], w[1:])).items():
-                    pc[q] = get(q, 0) + m * c
-                    lst = wget(q)
-                    if lst is None:
-                        where[q] = [wi]
-                    else:
-                        lst.append(wi)
-                continue
-            for i in range(len(w) - 1):
-                q = w[i : i + 2]
-                pc[q] = get(q, 0) + c
-                lst = wget(q)
-                if lst is None:
-                    where[q] = [wi]
-                elif lst[-1] != wi:
-                    lst.append(wi)
+            for q in set(map(add, w, w[1:])):
+                index[q].append(wi)
+        where = dict(index)
         self.pair_counts = pc
         self.where = where
         self.nwords = max(len(words), 1)
-        self.heap = [self._key(q, n) for q, n in pc.items()]
+        if self.hf:
+            self.heap = [((-n) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1]) for q, n in pc.items()]
+        else:
+            self.heap = [self._key(q, n) for q, n in pc.items()]
         heapify(self.heap)
         self.next_id = 256
 
@@ -149,7 +149,7 @@ class MergeEngine:
         pc = self.pair_counts
         while heap:
             key = heappop(heap)
-            q = chr((key >> ID_BITS) & MAX_ID) + chr(key & MAX_ID)
+            q = chr((key >> ID_BITS) & _ID_MASK) + chr(key & _ID_MASK)
             cur = pc.get(q, 0)
             hi = key >> _PAIR_BITS
             n = -hi if self.hf else -(hi // self.nwords)
@@ -163,7 +163,7 @@ class MergeEngine:
             group = [(key, q)]
             while heap and heap[0] >> _PAIR_BITS == hi:
                 k2 = heappop(heap)
-                q2 = chr((k2 >> ID_BITS) & MAX_ID) + chr(k2 & MAX_ID)
+                q2 = chr((k2 >> ID_BITS) & _ID_MASK) + chr(k2 & _ID_MASK)
                 cur2 = pc.get(q2, 0)
                 if cur2 == n:
                     group.append((k2, q2))
@@ -202,62 +202,101 @@ class MergeEngine:
             raise ValueError(f"too many tokens for the trainer (at most {MAX_ID + 1})")
         A, B, X = q[0], q[1], chr(new)
         BA, XX = B + A, X + X
-        gain: dict[str, int] = {}
-        gwhere: dict[str, list[int]] = {}
+        # gained pair -> [weighted count, index of each word it was made in, ...]
+        gain: dict[str, list[int]] = {}
         gget = gain.get
-        wget = gwhere.get
 
         def gained(g: str, c: int, wi: int) -> None:
-            gain[g] = gget(g, 0) + c
-            lst = wget(g)
-            if lst is None:
-                gwhere[g] = [wi]
-            elif lst[-1] != wi:
-                lst.append(wi)
+            e = gget(g)
+            if e is None:
+                gain[g] = [c, wi]
+            else:
+                e[0] += c
+                if e[-1] != wi:
+                    e.append(wi)
 
-        merged = 0
+        # A merge at the edge of a segment reaches into its neighbour.
+        def left_boundary(wi: int, c: int) -> None:
+            """Segment ``wi`` starts with the merged pair: the previous segment's sentinel
+            (our first token, ``A``) becomes ``X``, and its pair with the token before changes."""
+            p = seg_prev[wi]
+            pw = words[p]
+            g = pw[-2]
+            if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
+                gain[g + A][0] -= c
+            else:
+                pc[g + A] -= c
+            words[p] = pw[:-1] + X
+            gained(g + X, c, p)
+
+        def absorb_next(wi: int, c: int) -> None:
+            """Segment ``wi`` ended with the merged pair, whose right half was the sentinel: the
+            new token takes over the next segment's first token."""
+            nx = seg_next[wi]
+            rest = words[nx][1:]
+            words[nx] = rest
+            if rest:
+                r = rest[0]
+                pc[B + r] -= c
+                words[wi] += r  # the new sentinel
+                gained(X + r, c, wi)
+            if len(rest) - (1 if nx in seg_next else 0) <= 0:  # the next segment is used up: unlink it
+                words[nx] = ""
+                after = seg_next.pop(nx, None)
+                del seg_prev[nx]
+                if after is None:
+                    del seg_next[wi]
+                else:
+                    seg_next[wi] = after
+                    seg_prev[after] = wi
+
+        # Occurrences of "ab" (a != b) cannot overlap, so all of them merge; "aaa" merges once.
+        merged = 0 if A == B else count
         for wi in self.where.pop(q):
             w = words[wi]
             if q not in w:
                 continue
             c = counts[wi]
             parts = w.split(q)
-            k = len(parts) - 1
-            merged += k * c
-            if k == 1:
+            words[wi] = X.join(parts)
+            if len(parts) == 2:  # one occurrence, by far the most common case
+                if A == B:
+                    merged += c
                 left, right = parts
-                words[wi] = left + X + right
                 if left:
                     g = left[-1]
                     pc[g + A] -= c
                     g += X
-                    gain[g] = gget(g, 0) + c
-                    lst = wget(g)
-                    if lst is None:
-                        gwhere[g] = [wi]
+                    e = gget(g)
+                    if e is None:
+                        gain[g] = [c, wi]
                     else:
-                        lst.append(wi)
+                        e[0] += c
+                        e.append(wi)
                 elif wi in seg_prev:
-                    self._left_boundary(wi, A, X, c, gained, gain)
+                    left_boundary(wi, c)
                 if right:
                     g = right[0]
                     pc[B + g] -= c
                     g = X + g
-                    gain[g] = gget(g, 0) + c
-                    lst = wget(g)
-                    if lst is None:
-                        gwhere[g] = [wi]
-                    elif lst[-1] != wi:
-                        lst.append(wi)
+                    e = gget(g)
+                    if e is None:
+                        gain[g] = [c, wi]
+                    else:
+                        e[0] += c
+                        if e[-1] != wi:
+                            e.append(wi)
                 elif wi in seg_next:
-                    self._absorb_next(wi, B, X, c, gained)
+                    absorb_next(wi, c)
                 continue
             # Several occurrences: occurrence j lies between parts[j - 1] and parts[j].
             # Adjacent occurrences ("abab") lose the pair "ba" and gain "XX", counted once.
-            words[wi] = X.join(parts)
+            k = len(parts) - 1
+            if A == B:
+                merged += k * c
             prev = parts[0]
             if not prev and wi in seg_prev:
-                self._left_boundary(wi, A, X, c, gained, gain)
+                left_boundary(wi, c)
             for j in range(1, k + 1):
                 nxt = parts[j]
                 if prev:
@@ -273,58 +312,25 @@ class MergeEngine:
                     gained(X + g, c, wi)
                 prev = nxt
             if not prev and wi in seg_next:
-                self._absorb_next(wi, B, X, c, gained)
+                absorb_next(wi, c)
         pc.pop(q, None)  # "aaa" decremented the merged pair itself
         self.tokens -= merged
         where = self.where
         heap = self.heap
-        for g, n in gain.items():
-            lst = gwhere[g]
+        hf = self.hf
+        for g, e in gain.items():
+            n = e[0]
+            del e[0]
             old = where.get(g)
             if old is None:
-                where[g] = lst
+                where[g] = e
             else:  # "hf" mode re-made an existing token
-                old.extend(lst)
-            n += pc.get(g, 0)
+                old.extend(e)
+                n += pc.get(g, 0)
             pc[g] = n
             if n > 0:
-                heappush(heap, self._key(g, n))
+                if hf:
+                    heappush(heap, ((-n) << _PAIR_BITS) + (ord(g[0]) << ID_BITS) + ord(g[1]))
+                else:
+                    heappush(heap, self._key(g, n))
         return a, b, new, count
-
-    # A merge at the edge of a segment reaches into its neighbour.
-
-    def _left_boundary(self, wi: int, A: str, X: str, c: int, gained, gain: dict[str, int]) -> None:
-        """Segment ``wi`` starts with the merged pair: the previous segment's sentinel
-        (our first token, ``A``) becomes ``X``, and its pair with the token before changes."""
-        p = self.seg_prev[wi]
-        pw = self.words[p]
-        g = pw[-2]
-        if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
-            gain[g + A] -= c
-        else:
-            self.pair_counts[g + A] -= c
-        self.words[p] = pw[:-1] + X
-        gained(g + X, c, p)
-
-    def _absorb_next(self, wi: int, B: str, X: str, c: int, gained) -> None:
-        """Segment ``wi`` ended with the merged pair, whose right half was the sentinel: the
-        new token takes over the next segment's first token."""
-        nx = self.seg_next[wi]
-        s1 = self.words[nx]
-        rest = s1[1:]
-        self.words[nx] = rest
-        if rest:
-            r = rest[0]
-            self.pair_counts[B + r] -= c
-            self.words[wi] += r  # the new sentinel
-            gained(X + r, c, wi)
-        own = len(rest) - (1 if nx in self.seg_next else 0)
-        if own <= 0:  # the next segment is used up: unlink it
-            self.words[nx] = ""
-            after = self.seg_next.pop(nx, None)
-            del self.seg_prev[nx]
-            if after is None:
-                del self.seg_next[wi]
-            else:
-                self.seg_next[wi] = after
-                self.seg_prev[after] = wi

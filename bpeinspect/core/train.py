@@ -75,15 +75,16 @@ class TrainingProgress:
     @property
     def fraction(self) -> float:
         """How far the merge phase is, from 0.0 to 1.0."""
-        return self.merges_done / self.merges_total if self.merges_total else 1.0
+        return min(1.0, self.merges_done / self.merges_total) if self.merges_total else 1.0
 
 
 class TrainingRun:
     """One training, run step by step: iterate :meth:`reports`, then take :meth:`tokenizer`.
 
     The settings are checked at once (``ValueError`` for bad ones); the corpus is read when
-    the reports are first iterated. Breaking out of the iteration (or ``should_stop``)
-    pauses the run; iterating :meth:`reports` again resumes it, and :meth:`tokenizer` gives
+    the reports are first iterated. Once merging has begun, breaking out of the iteration
+    (or ``should_stop``) pauses the run and iterating :meth:`reports` again resumes it; a stop
+    while the corpus is being counted ends the run with no merges. :meth:`tokenizer` gives
     the vocabulary learned so far at any time.
 
     >>> run = TrainingRun.from_counts({b"aaab": 3, b"ab": 1}, 258, pattern=None)
@@ -151,10 +152,14 @@ class TrainingRun:
         base = self._seconds
         last = start
         if self.counts is None:
-            documents = 0
+            # A stop (or the consumer walking away) while counting ends the run: the corpus
+            # may be a one-shot iterator, so it cannot be counted again from the start.
+            self.finished = True
+            self.counts = {}
+            table = None
             for item in iter_count_pretokens(self._texts, self._rule, processes=self._processes, interval=self.interval):
                 if isinstance(item, CountingProgress):
-                    documents = item.documents
+                    self.documents = item.documents
                     now = time.perf_counter()
                     yield TrainingProgress(
                         "counting", 0, self.merges_total, None, (), 0.0, 0.0, base + now - start,
@@ -162,16 +167,16 @@ class TrainingRun:
                     )  # fmt: skip
                     if should_stop is not None and should_stop():
                         self._seconds = base + time.perf_counter() - start
-                        yield self._report("done", (), 0.0, base + time.perf_counter() - start, stopped=True)
+                        yield self._report("done", (), 0.0, self._seconds, stopped=True)
                         return
                 else:
-                    self.counts = item
-            self.documents = documents
+                    table = item
             self._texts = ()
-        if self._engine is None:
+            self.counts = table or {}
+            self.finished = False
+        if self._engine is None and not self.finished:
             self._start_engine()
         engine = self._engine
-        assert engine is not None
         merges = self.merges
         reported = len(merges)
         t_rate, n_rate = time.perf_counter(), len(merges)
@@ -179,7 +184,7 @@ class TrainingRun:
         stopped = False
         interval = self.interval
         perf = time.perf_counter
-        while not self.finished:
+        while engine is not None and not self.finished:
             if should_stop is not None and should_stop():
                 stopped = True
                 break
@@ -206,7 +211,6 @@ class TrainingRun:
         if not self.counts or not any(self.counts.values()):
             raise ValueError("the corpus is empty: there is no text to learn merges from")
         self._engine = MergeEngine(self.counts, self.tie_break)
-        self.documents = self.documents or 0
         self._public = {i: b for i, b in enumerate(HF_BYTE_ORDER if self.tie_break == "hf" else range(256))}
         self._by_bytes = {bytes([b]): b for b in range(256)}
 

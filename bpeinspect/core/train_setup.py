@@ -28,6 +28,7 @@ __all__ = [
     "describe_bytes",
     "detect_scripts",
     "format_merge",
+    "merges_tokenizer",
     "parse_sizes",
     "parse_special_tokens",
     "preview_split",
@@ -258,10 +259,10 @@ def prefix_tokenizer(
 
     The cut follows the trainer: minbpe's tie-break (``"first-seen"``) makes a fixed number of
     merges, Hugging Face's (``"hf"``) grows the vocabulary to its size (the two differ only when
-    a merge re-makes an existing token, which keeps that token's id). ``settings`` are stored in its :class:`TrainingInfo` with ``vocab_size``
-    and ``merges`` updated.
+    a merge re-makes an existing token, which keeps that token's id). ``settings`` are stored
+    in its :class:`TrainingInfo` with ``vocab_size`` and ``merges`` updated.
     """
-    rule = resolve_rule(pattern) if not hasattr(pattern, "splits") else pattern
+    rule = pattern if hasattr(pattern, "splits") else resolve_rule(pattern)
     n_tokens = vocab_size - len(special_tokens)
     if n_tokens <= 256:
         raise ValueError(f"vocab_size {vocab_size} leaves no room for a merge")
@@ -275,19 +276,38 @@ def prefix_tokenizer(
                 break
     else:
         taken = list(merges[: n_tokens - 256])
-    top = max((m.id for m in taken), default=255)
-    pairs = [(m.left, m.right) for m in taken]
-    n = top + 1
+    settings = {**(settings or {}), "vocab_size": vocab_size, "merges": len(taken)}
+    return merges_tokenizer(taken, pattern=rule, special_tokens=special_tokens, settings=settings,
+                            name=name or f"trained-{vocab_size}")  # fmt: skip
+
+
+def merges_tokenizer(
+    merges: Sequence[TrainedMerge],
+    *,
+    pattern,
+    special_tokens: Sequence[str] = (),
+    settings: dict | None = None,
+    name: str = "",
+) -> Tokenizer:
+    """The tokenizer that ``merges`` (all the merges of a run, in order) make, with the special
+    tokens after them and ``settings`` and the merge counts as its :class:`TrainingInfo`:
+    what :meth:`TrainingRun.tokenizer` returns.
+
+    >>> from bpeinspect.core import TrainingRun
+    >>> run = TrainingRun("aaab", 258, pattern=None); _ = list(run.reports())
+    >>> merges_tokenizer(run.merges, pattern=None).merges == run.tokenizer().merges
+    True
+    """
+    rule = pattern if hasattr(pattern, "splits") else resolve_rule(pattern)
+    pairs = [(m.left, m.right) for m in merges]
+    n = max((m.id for m in merges), default=255) + 1
     specials = {s: n + i for i, s in enumerate(special_tokens)}
-    info = TrainingInfo(
-        settings={**(settings or {}), "vocab_size": vocab_size, "merges": len(taken)},
-        counts=[m.count for m in taken],
-    )
-    kwargs = {"training": info, "name": name or f"trained-{vocab_size}", "source": "trained"}
-    if n == 256 + len(taken):
+    info = TrainingInfo(settings=dict(settings or {}), counts=[m.count for m in merges])
+    kwargs = {"training": info, "name": name or "trained", "source": "trained"}
+    if n == 256 + len(merges):
         return Tokenizer.from_merges(pairs, pattern=rule, special_tokens=specials, **kwargs)
     ranks = {bytes([b]): b for b in range(256)}
-    for m in taken:
+    for m in merges:
         ranks.setdefault(m.token, m.id)
     return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
 

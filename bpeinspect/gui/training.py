@@ -128,7 +128,7 @@ class TrainingWorkspace(QWidget):
         self.merge_info = QLabel()
         self.merge_info.setStyleSheet("color: palette(mid)")
         self.plots = TrainingPlots()
-        run_box = QGroupBox("Run")
+        self.run_box = run_box = QGroupBox("Run")
         rlay = QVBoxLayout(run_box)
         rlay.addWidget(self.phase_label)
         rlay.addWidget(self.progress)
@@ -195,7 +195,7 @@ class TrainingWorkspace(QWidget):
         except ValueError as exc:
             self.show_error(str(exc))
             return False
-        self.paused = None
+        self._drop_paused()
         self._launch(thread, fresh=True)
         return True
 
@@ -214,7 +214,7 @@ class TrainingWorkspace(QWidget):
         plan = thread.plan
         self.message.clear()
         if fresh:
-            self.plots.reset(plan.sizes)
+            self.plots.reset(plan.sizes, len(plan.special_tokens))
             self._token_bytes = {i: bytes([i]) for i in range(256)}
             self.merge_label.setText("—")
             self.merge_info.setText("")
@@ -237,15 +237,29 @@ class TrainingWorkspace(QWidget):
             self.phase_label.setText("Cancelling…")
 
     def shutdown(self, timeout_ms: int = 30000) -> None:
-        """Cancel a running training and wait for its thread (before the app quits)."""
+        """Cancel a running training, wait for its thread and end its process (before the app quits)."""
         thread = self.worker
         if thread is not None:
             thread.cancel()
             thread.wait(timeout_ms)
+            thread.close_run()
+        self._drop_paused()
+
+    def _drop_paused(self) -> None:
+        if self.paused is not None:
+            close = getattr(self.paused[1], "close", None)
+            if close is not None:
+                close()
+        self.paused = None
+        self.resume_button.setVisible(False)
 
     def _on_progress(self, report: TrainingProgress) -> None:
         if self.sender() is not self.worker:
             return
+        self._show_progress(report)
+        self.progressed.emit(report)
+
+    def _show_progress(self, report: TrainingProgress) -> None:
         self.last_report = report
         if report.phase == "counting":
             self.progress.setRange(0, 0)
@@ -278,7 +292,6 @@ class TrainingWorkspace(QWidget):
             self.plots.add_merges(report.new_merges)
             if report.bytes_per_token:
                 self.plots.add_point(256 + len(self.worker.plan.special_tokens) + report.merges_done, report.bytes_per_token)
-        self.progressed.emit(report)
 
     def _set_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, total)
@@ -290,6 +303,7 @@ class TrainingWorkspace(QWidget):
         if not isinstance(thread, TrainingThread) or thread is not self.worker:
             return
         self._set_progress(outcome.merges, max(thread.run_.merges_total, 1))
+        self.plots.redraw()
         if outcome.stopped:
             self.paused = (thread.plan, thread.run_, thread.history)
         for tok in outcome.tokenizers:

@@ -1,9 +1,11 @@
 """Live plots of a training: each merge's count against its index, and the corpus's bytes per
 token against the vocabulary size.
 
-Points arrive in batches (one per progress report); the curves keep growing arrays and
-redraw at most once per report, with pyqtgraph's clipping and downsampling so that 100k
-merges still draw in a few milliseconds.
+Points arrive in batches (one per progress report) into growing arrays; the curves are
+redrawn at most :data:`REDRAW_MS` apart, and the axes are set by hand (from the target
+size and the first merge's count) so that a redraw repaints the curve, not the axes:
+pyqtgraph's autorange would rebuild both axes on every new point, which made redraws
+the largest pause of the window during training.
 
 >>> plots = TrainingPlots(); plots.add_merges(report.new_merges)   # doctest: +SKIP
 """
@@ -14,10 +16,12 @@ from collections.abc import Iterable
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from bpeinspect.core import TrainedMerge
 
+REDRAW_MS = 250
 COUNT_PEN = "#3d7bd9"
 BPT_PEN = "#d9653d"
 
@@ -71,8 +75,14 @@ class TrainingPlots(QWidget):
         self.counts_curve.setClipToView(True)
         self.counts_curve.setDownsampling(auto=True, method="peak")
         self.bpt_plot = _plot("Corpus bytes per token", "bytes / token", "vocabulary size")
-        self.bpt_curve = self.bpt_plot.plot(pen=pg.mkPen(BPT_PEN, width=2), symbol="o", symbolSize=3,
-                                            symbolBrush=BPT_PEN, symbolPen=None)  # fmt: skip
+        self.bpt_curve = self.bpt_plot.plot(pen=pg.mkPen(BPT_PEN, width=2))
+        for plot in (self.counts_plot, self.bpt_plot):
+            plot.disableAutoRange()
+            plot.setMouseEnabled(x=False, y=False)
+        self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
+        self._redraw.timeout.connect(self.redraw)
+        self._x_max = 1000
+        self._bpt_top = 0.0
         self.size_lines: list[pg.InfiniteLine] = []
         self.merge_index = _Growing()
         self.merge_count = _Growing()
@@ -83,12 +93,20 @@ class TrainingPlots(QWidget):
         lay.addWidget(self.counts_plot, 1)
         lay.addWidget(self.bpt_plot, 1)
 
-    def reset(self, sizes: Iterable[int] = ()) -> None:
+    def reset(self, sizes: Iterable[int] = (), n_specials: int = 0) -> None:
         """Clear the curves; mark the vocabulary sizes asked for on the bytes-per-token plot."""
+        sizes = list(sizes)
         for g in (self.merge_index, self.merge_count, self.vocab, self.bpt):
             g.clear()
         self.counts_curve.setData([], [])
         self.bpt_curve.setData([], [])
+        top = max(sizes, default=1256)
+        self._x_max = max(top - 256 - n_specials, 1)
+        self.counts_plot.setXRange(0, self._x_max, padding=0.02)
+        self.counts_plot.setYRange(0, 4, padding=0.02)
+        self.bpt_plot.setXRange(256, top, padding=0.02)
+        self._bpt_top = 2.0
+        self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         for line in self.size_lines:
             self.bpt_plot.removeItem(line)
         self.size_lines = []
@@ -102,16 +120,35 @@ class TrainingPlots(QWidget):
         merges = list(merges)
         if not merges:
             return
+        first = self.merge_index.n == 0
         self.merge_index.extend(m.rank for m in merges)
         self.merge_count.extend(max(m.count, 1) for m in merges)  # log axis: no zeros
-        self.counts_curve.setData(self.merge_index.view(), self.merge_count.view())
+        if first:  # counts mostly fall: the first one sets the top of the axis
+            self.counts_plot.setYRange(0, np.log10(max(merges[0].count, 10)) + 0.3, padding=0.02)
+        self._schedule()
 
     def add_point(self, vocab_size: int, bytes_per_token: float) -> None:
         if self.vocab.n and self.vocab.view()[-1] == vocab_size:
             return
         self.vocab.extend([vocab_size])
         self.bpt.extend([bytes_per_token])
+        if bytes_per_token > self._bpt_top:  # grow the axis in steps, not at every point
+            self._bpt_top = max(bytes_per_token * 1.25, self._bpt_top + 0.5)
+            self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._redraw.isActive():
+            self._redraw.start()
+
+    def redraw(self) -> None:
+        """Hand the new points to the curves (also called at the end of a run)."""
+        self._redraw.stop()
+        self.counts_curve.setData(self.merge_index.view(), self.merge_count.view())
         self.bpt_curve.setData(self.vocab.view(), self.bpt.view())
+        if self.merge_index.n > self._x_max:  # a resumed or longer run
+            self._x_max = self.merge_index.n
+            self.counts_plot.setXRange(0, self._x_max, padding=0.02)
 
     def points(self) -> int:
         """How many points the curves hold (merges, bytes-per-token points)."""

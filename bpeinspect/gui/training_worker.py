@@ -19,7 +19,10 @@ from PySide6.QtCore import QThread, Signal
 
 from bpeinspect.core import Tokenizer, TrainingProgress, TrainingRun
 from bpeinspect.core.corpus import iter_corpus
+from bpeinspect.core.train_process import ProcessTrainingRun, can_spawn
 from bpeinspect.core.train_setup import prefix_tokenizer
+
+from .workers import quiet_gc
 
 
 @dataclass
@@ -35,8 +38,17 @@ class TrainingPlan:
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
 
-    def make_run(self) -> TrainingRun:
-        """The run over the corpus; raises ``ValueError``/``PatternError`` for bad settings."""
+    def make_run(self, in_process: bool | None = None) -> TrainingRun | ProcessTrainingRun:
+        """The run over the corpus; raises ``ValueError``/``PatternError`` for bad settings.
+
+        It runs in a child process where one can be started (see :mod:`.train_process`
+        for why), else in this process (``in_process=True`` forces that).
+        """
+        if not in_process and can_spawn():
+            return ProcessTrainingRun(
+                self.paths, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
+                tie_break=self.tie_break, processes=self.processes, interval=self.interval,
+            )  # fmt: skip
         texts = iter_corpus(self.paths, self.pattern)
         return TrainingRun(
             texts, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
@@ -69,7 +81,7 @@ class TrainingThread(QThread):
     finishedTraining = Signal(object)  # TrainingOutcome
     failed = Signal(str)
 
-    def __init__(self, plan: TrainingPlan, run: TrainingRun | None = None, parent=None) -> None:
+    def __init__(self, plan: TrainingPlan, run: TrainingRun | ProcessTrainingRun | None = None, parent=None) -> None:
         super().__init__(parent)
         self.plan = plan
         self.run_ = run if run is not None else plan.make_run()
@@ -86,15 +98,29 @@ class TrainingThread(QThread):
 
     def run(self) -> None:  # noqa: D102 (QThread entry point)
         try:
-            last: TrainingProgress | None = None
-            for report in self.run_.reports(self.is_cancelled):
-                last = report
-                if report.phase != "counting" and report.bytes_per_token:
-                    self._record(report)
-                self.progress.emit(report)
-            self.finishedTraining.emit(self._outcome(last))
+            # The merge engine builds millions of small objects; full garbage collections
+            # over them would hold the interpreter for a second at a time (the window
+            # frozen), and they hold no cycles, so collection waits until the end.
+            with quiet_gc():
+                last: TrainingProgress | None = None
+                for report in self.run_.reports(self.is_cancelled):
+                    last = report
+                    if report.phase != "counting" and report.bytes_per_token:
+                        self._record(report)
+                    self.progress.emit(report)
+                outcome = self._outcome(last)
+            self.finishedTraining.emit(outcome)
+            if not outcome.stopped:
+                self.close_run()
         except Exception as exc:  # shown in the window; never raised into Qt
+            self.close_run()
             self.failed.emit(_describe(exc))
+
+    def close_run(self) -> None:
+        """End the run's child process, if it has one (it is kept while a stop may be resumed)."""
+        close = getattr(self.run_, "close", None)
+        if close is not None:
+            close()
 
     def _record(self, report: TrainingProgress) -> None:
         h = self.history

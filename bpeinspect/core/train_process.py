@@ -32,6 +32,7 @@ from .train_setup import merges_tokenizer
 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
+CHILD_NICENESS = 5
 _ERRORS: dict[str, type[Exception]] = {"CorpusError": CorpusError, "PatternError": PatternError, "ValueError": ValueError}
 
 
@@ -206,6 +207,12 @@ def _child_main() -> None:
             stdout.flush()
 
     args = pickle.load(stdin)
+    if hasattr(os, "nice"):
+        # background work: on a busy machine the window that shows it comes first
+        try:
+            os.nice(CHILD_NICENESS)
+        except OSError:
+            pass
     stop = threading.Event()
     resume = threading.Event()
     quit_ = threading.Event()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from bpeinspect.core import TrainedMerge
 
 REDRAW_MS = 250
+MAX_POINTS = 1000  # bins of the merge-count curve (about two points each)
 COUNT_PEN = "#3d7bd9"
 BPT_PEN = "#d9653d"
 
@@ -50,6 +51,28 @@ class _Growing:
         self.n = 0
 
 
+def peaks(x: np.ndarray, y: np.ndarray, bins: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """At most about ``2 * bins`` points that draw like ``(x, y)``: each bin's first x with its
+    lowest and highest y (a line through them covers the same pixels).
+
+    >>> peaks(np.arange(6.0), np.array([5.0, 1, 4, 2, 3, 0]), bins=2)
+    (array([0., 0., 3., 3.]), array([1., 5., 0., 3.]))
+    """
+    n = len(x)
+    if n <= 2 * bins:
+        return x, y
+    step = -(-n // bins)
+    m = n // step * step
+    lo = y[:m].reshape(-1, step).min(axis=1)
+    hi = y[:m].reshape(-1, step).max(axis=1)
+    xs = np.repeat(x[:m:step], 2)
+    ys = np.column_stack([lo, hi]).ravel()
+    if m < n:
+        xs = np.append(xs, [x[m], x[m]])
+        ys = np.append(ys, [y[m:].min(), y[m:].max()])
+    return xs, ys
+
+
 def _plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
     w = pg.PlotWidget(background="w")
     w.setTitle(title, color="#333", size="10pt")
@@ -72,8 +95,6 @@ class TrainingPlots(QWidget):
         self.counts_plot = _plot("Count of each merge", "count", "merge #")
         self.counts_plot.setLogMode(x=False, y=True)
         self.counts_curve = self.counts_plot.plot(pen=pg.mkPen(COUNT_PEN, width=1.5))
-        self.counts_curve.setClipToView(True)
-        self.counts_curve.setDownsampling(auto=True, method="peak")
         self.bpt_plot = _plot("Corpus bytes per token", "bytes / token", "vocabulary size")
         self.bpt_curve = self.bpt_plot.plot(pen=pg.mkPen(BPT_PEN, width=2))
         for plot in (self.counts_plot, self.bpt_plot):
@@ -144,7 +165,7 @@ class TrainingPlots(QWidget):
     def redraw(self) -> None:
         """Hand the new points to the curves (also called at the end of a run)."""
         self._redraw.stop()
-        self.counts_curve.setData(self.merge_index.view(), self.merge_count.view())
+        self.counts_curve.setData(*peaks(self.merge_index.view(), self.merge_count.view()))
         self.bpt_curve.setData(self.vocab.view(), self.bpt.view())
         if self.merge_index.n > self._x_max:  # a resumed or longer run
             self._x_max = self.merge_index.n

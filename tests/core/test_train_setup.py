@@ -132,7 +132,6 @@ def test_prefixes_with_a_re_made_token(tie_break, monkeypatch):
     # trainer's core tests fake such an engine, and so do we: the cut must follow the
     # trainer (a number of merges for minbpe, a number of tokens for Hugging Face).
     from bpeinspect.core import train as train_module
-
     from bpeinspect.core._train_engine import HF_BYTE_ORDER
 
     order = list(HF_BYTE_ORDER) if tie_break == "hf" else list(range(256))  # engine id -> byte

@@ -253,7 +253,7 @@ def test_no_corpus(qtbot, ws, registry):
 
 
 @pytest.mark.parametrize(
-    ("sizes", "specials", "expected"),
+    "case",
     [
         ("200", "", "Vocabulary size 200 is too small: 256 bytes leave no room"),
         ("257, 1k", "<|a|>", "Vocabulary size 257 is too small: 256 bytes and 1 special tokens"),
@@ -262,7 +262,8 @@ def test_no_corpus(qtbot, ws, registry):
         ("9999999", "", "too large"),
     ],
 )
-def test_bad_sizes(qtbot, ws, registry, sizes, specials, expected):
+def test_bad_sizes(qtbot, ws, registry, case):
+    sizes, specials, expected = case
     add_corpus(qtbot, ws, TAYLOR)
     ws.form.sizes_edit.setText(sizes)
     ws.form.specials_edit.setText(specials)
@@ -419,16 +420,33 @@ def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
 # -- responsiveness -----------------------------------------------------------------------------
 
 
+class WhereProbe(StallProbe):
+    """A stall probe that also notes what the workspace was showing at the longest gap."""
+
+    def __init__(self, ws: TrainingWorkspace) -> None:
+        super().__init__()
+        self.ws = ws
+        self.where = ""
+
+    def tick(self) -> None:
+        before = self.max_gap
+        super().tick()
+        if self.max_gap > before:
+            r = self.ws.last_report
+            self.where = "before the first report" if r is None else f"after a {r.phase} report at merge {r.merges_done}"
+            self.where += "" if self.ws.is_running() else " (finished)"
+
+
 @pytest.mark.slow
 def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path):
     add_corpus(qtbot, ws, big_corpus)
     ws.form.sizes_edit.setText("1k, 4k, 16k")
     reports = []
     ws.progressed.connect(reports.append)
-    with StallProbe() as probe, qtbot.waitSignal(ws.trainingFinished, timeout=120000):
+    with WhereProbe(ws) as probe, qtbot.waitSignal(ws.trainingFinished, timeout=120000):
         assert ws.start()
     qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
     assert len(reports) > 10 and reports[-1].merges_done == 16384 - 256
     assert probe.ticks > 100
-    assert probe.max_gap < MAX_STALL, f"the event loop stalled {probe.max_gap * 1000:.0f} ms"
+    assert probe.max_gap < MAX_STALL, f"the event loop stalled {probe.max_gap * 1000:.0f} ms {probe.where}"
     shoot(ws, tmp_path, "training-16k.png")

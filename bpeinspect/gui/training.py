@@ -67,6 +67,8 @@ class TrainingWorkspace(QWidget):
     trainingFinished = Signal(object)  # TrainingOutcome, after the tokenizers joined the registry
     trainingFailed = Signal(str)
 
+    in_process = False  # train in a thread of this process instead of a child process
+
     def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.registry = registry
@@ -135,11 +137,9 @@ class TrainingWorkspace(QWidget):
         rlay.addWidget(self.rate_label)
         merge_row = QHBoxLayout()
         merge_row.addWidget(QLabel("Current merge:"))
-        merge_row.addWidget(self.merge_label)
-        merge_row.addSpacing(12)
-        merge_row.addWidget(self.merge_info)
-        merge_row.addStretch(1)
+        merge_row.addWidget(self.merge_label, 1)
         rlay.addLayout(merge_row)
+        rlay.addWidget(self.merge_info)
         rlay.addWidget(self.plots, 1)
 
         self.results = QListWidget()
@@ -191,7 +191,7 @@ class TrainingWorkspace(QWidget):
             return False
         try:
             plan = self.form.plan()
-            thread = TrainingThread(plan)  # checks the settings at once
+            thread = TrainingThread(plan, plan.make_run(self.in_process))  # checks the settings at once
         except ValueError as exc:
             self.show_error(str(exc))
             return False
@@ -288,7 +288,7 @@ class TrainingWorkspace(QWidget):
             m = report.merge
             if m is not None:
                 self.merge_label.setText(format_merge(tb.get(m.left, b"?"), tb.get(m.right, b"?")))
-                self.merge_info.setText(f"×{m.count:,}  (merge {m.rank + 1:,}, id {m.id:,})")
+                self.merge_info.setText(f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}")
             self.plots.add_merges(report.new_merges)
             if report.bytes_per_token:
                 self.plots.add_point(256 + len(self.worker.plan.special_tokens) + report.merges_done, report.bytes_per_token)

@@ -215,7 +215,7 @@ class CorpusList(QWidget):
             self.total.setText("no corpus yet")
         else:
             pending = " (reading…)" if any(e is None for e in self.entries.values()) else ""
-            self.total.setText(f"{n:,} files · {human_size(self.total_size())}{pending}")
+            self.total.setText(f"{n:,} file{'' if n == 1 else 's'} · {human_size(self.total_size())}{pending}")
 
     def _ask_files(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Add corpus files", "", "Text files (*.txt *.md *.jsonl *.csv);;All files (*)")

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from bpeinspect.core import TrainedMerge
 
 REDRAW_MS = 250
+X_START = 1024  # merges the x axes show at first
 MAX_POINTS = 1000  # bins of the merge-count curve (about two points each)
 COUNT_PEN = "#3d7bd9"
 BPT_PEN = "#d9653d"
@@ -102,7 +103,9 @@ class TrainingPlots(QWidget):
             plot.setMouseEnabled(x=False, y=False)
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._redraw.timeout.connect(self.redraw)
-        self._x_max = 1000
+        self._x_max = 1000  # merges the run will make
+        self._x_shown = 1000  # merges the x axes show: doubles as the run goes, up to _x_max
+        self._base = 256
         self._bpt_top = 0.0
         self.size_lines: list[pg.InfiniteLine] = []
         self.merge_index = _Growing()
@@ -123,9 +126,10 @@ class TrainingPlots(QWidget):
         self.bpt_curve.setData([], [])
         top = max(sizes, default=1256)
         self._x_max = max(top - 256 - n_specials, 1)
-        self.counts_plot.setXRange(0, self._x_max, padding=0.02)
+        self._base = 256 + n_specials
+        self._x_shown = min(self._x_max, X_START)
+        self._set_x()
         self.counts_plot.setYRange(0, 4, padding=0.02)
-        self.bpt_plot.setXRange(256, top, padding=0.02)
         self._bpt_top = 2.0
         self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         for line in self.size_lines:
@@ -167,9 +171,14 @@ class TrainingPlots(QWidget):
         self._redraw.stop()
         self.counts_curve.setData(*peaks(self.merge_index.view(), self.merge_count.view()))
         self.bpt_curve.setData(self.vocab.view(), self.bpt.view())
-        if self.merge_index.n > self._x_max:  # a resumed or longer run
-            self._x_max = self.merge_index.n
-            self.counts_plot.setXRange(0, self._x_max, padding=0.02)
+        n = self.merge_index.n
+        if n > 0.9 * self._x_shown and self._x_shown < max(self._x_max, n):
+            self._x_shown = min(max(self._x_max, n), max(2 * self._x_shown, n))
+            self._set_x()
+
+    def _set_x(self) -> None:
+        self.counts_plot.setXRange(0, self._x_shown, padding=0.02)
+        self.bpt_plot.setXRange(self._base, self._base + self._x_shown, padding=0.02)
 
     def points(self) -> int:
         """How many points the curves hold (merges, bytes-per-token points)."""

@@ -24,6 +24,8 @@ from bpeinspect.core.train_setup import prefix_tokenizer
 
 from .workers import quiet_gc
 
+HISTORY_POINTS = 2000
+
 
 @dataclass
 class TrainingPlan:
@@ -125,6 +127,10 @@ class TrainingThread(QThread):
     def _record(self, report: TrainingProgress) -> None:
         h = self.history
         vocab = 256 + len(self.plan.special_tokens) + report.merges_done
+        # about HISTORY_POINTS points whatever the size (and always the last one)
+        step = max(1, self.run_.merges_total // HISTORY_POINTS)
+        if h["vocab_size"] and (vocab - h["vocab_size"][-1] < step and report.phase != "done"):
+            return
         if h["vocab_size"] and h["vocab_size"][-1] == vocab:
             return
         h["vocab_size"].append(vocab)

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -410,8 +411,9 @@ def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
         train(qtbot, ws)
         wait_idle(qtbot, window)
         assert len(window.panes) == 2  # stacked, one pane per size
-        counts = [len(r.enc.ids) for r in window.results.values()]
-        assert counts[0] > counts[1]  # the bigger vocabulary needs fewer tokens
+        counts = {r.tok.name: len(r.enc.ids) for r in window.results.values()}
+        assert counts["taylorswift-300"] > counts["taylorswift-1k"]  # a bigger vocabulary, fewer tokens
+        assert [window.stack.widget(i).tok.name for i in range(2)] == ["taylorswift-300", "taylorswift-1k"]
         assert window.registry.current().name == "taylorswift-1k"
     finally:
         ws.shutdown()
@@ -421,24 +423,35 @@ def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
 
 
 class WhereProbe(StallProbe):
-    """A stall probe that also notes what the workspace was showing at the longest gap."""
+    """The main view's stall probe, also noting how much of each gap the GUI thread itself
+    was busy (its CPU time) and what the workspace was showing at the longest gap."""
 
     def __init__(self, ws: TrainingWorkspace) -> None:
         super().__init__()
         self.ws = ws
         self.where = ""
+        self.busy = 0.0  # GUI thread CPU time within the longest gap
+        self.max_busy = 0.0  # the most CPU time the GUI thread spent between two ticks
+        self._cpu: float | None = None
 
     def tick(self) -> None:
+        cpu = time.thread_time()
+        busy = 0.0 if self._cpu is None else cpu - self._cpu
+        self._cpu = cpu
+        self.max_busy = max(self.max_busy, busy)
         before = self.max_gap
         super().tick()
         if self.max_gap > before:
+            self.busy = busy
             r = self.ws.last_report
             self.where = "before the first report" if r is None else f"after a {r.phase} report at merge {r.merges_done}"
             self.where += "" if self.ws.is_running() else " (finished)"
 
 
 @pytest.mark.slow
-def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path):
+@pytest.mark.parametrize("in_process", [False, True], ids=["child-process", "thread"])
+def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path, in_process):
+    ws.in_process = in_process  # the thread is the fallback where no child process can start
     add_corpus(qtbot, ws, big_corpus)
     ws.form.sizes_edit.setText("1k, 4k, 16k")
     reports = []
@@ -448,5 +461,10 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
     qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
     assert len(reports) > 10 and reports[-1].merges_done == 16384 - 256
     assert probe.ticks > 100
-    assert probe.max_gap < MAX_STALL, f"the event loop stalled {probe.max_gap * 1000:.0f} ms {probe.where}"
-    shoot(ws, tmp_path, "training-16k.png")
+    what = f"{probe.max_gap * 1000:.0f} ms {probe.where}, the GUI thread busy {probe.busy * 1000:.0f} ms of it"
+    # The GUI thread itself never works 50 ms at a stretch. On a shared 2-core machine the
+    # OS may still not run it for a few tens of ms more, so the wall-clock gap gets some
+    # slack; the stalls this catches (training or plotting in the way) last 100s of ms.
+    assert probe.max_busy < MAX_STALL, f"the GUI thread worked {probe.max_busy * 1000:.0f} ms at a stretch"
+    assert probe.max_gap < 2 * MAX_STALL, f"the event loop stalled {what}"
+    shoot(ws, tmp_path, f"training-16k-{'thread' if in_process else 'process'}.png")

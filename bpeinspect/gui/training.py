@@ -11,6 +11,7 @@ main window's overlay and every other panel show them straight away.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -420,18 +421,33 @@ class TrainingWorkspace(QWidget):
         self.save_button.setEnabled(has)
 
 
-def install_training_panel(window) -> TrainingWorkspace:
-    """Add the workspace to a :class:`~.main_window.MainWindow` as the "Training" panel, with
-    Tokenizers ▸ Train a tokenizer… to show it."""
-    ws = TrainingWorkspace(window.registry)
-    dock = window.add_panel("Training", ws, Qt.DockWidgetArea.BottomDockWidgetArea)
-    dock.hide()
+def install_training_panel(window) -> Callable[[], TrainingWorkspace]:
+    """Add Tokenizers ▸ Train a tokenizer… (Ctrl+T) to a :class:`~.main_window.MainWindow`.
+
+    The workspace is made on first use (so pyqtgraph is not loaded at start-up) and shown as
+    the "Training" panel (floating at first; it can be docked). Returns the function the
+    menu calls, which shows the panel and returns the workspace.
+    """
+    state: dict[str, TrainingWorkspace] = {}
+
+    def show() -> TrainingWorkspace:
+        ws = state.get("ws")
+        if ws is None:
+            ws = state["ws"] = TrainingWorkspace(window.registry)
+            dock = window.add_panel("Training", ws, Qt.DockWidgetArea.BottomDockWidgetArea)
+            dock.setFloating(True)
+            dock.resize(1200, 800)
+        dock = ws.parentWidget()
+        dock.show()
+        dock.raise_()
+        return ws
+
     for action in window.menuBar().actions():
         if action.menu() is not None and action.text().replace("&", "") == "Tokenizers":
             menu = action.menu()
+            menu.addSeparator()
             train = menu.addAction("Train a tokenizer…")
             train.setShortcut("Ctrl+T")
-            train.triggered.connect(lambda: (dock.show(), dock.raise_()))
+            train.triggered.connect(lambda _checked=False: show())
             break
-    window.training = ws
-    return ws
+    return show

@@ -402,9 +402,14 @@ def test_save_error_is_a_message(qtbot, ws, registry, tmp_path):
 
 
 def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
-    ws = install_training_panel(window)
+    show = install_training_panel(window)
+    train_action = next(a for a in window.menuBar().actions() if a.text() == "&Tokenizers").menu().actions()[-1]
+    assert train_action.text() == "Train a tokenizer…"
+    train_action.trigger()
+    ws = show()
     try:
         assert any(a.text() == "Training" for a in window.panels_menu.actions())
+        assert ws.isVisible() and ws.registry is window.registry
         add_corpus(qtbot, ws, TAYLOR)
         ws.form.sizes_edit.setText("300, 1k")
         window.set_text("Taylor Alison Swift is an American singer-songwriter.")
@@ -414,6 +419,10 @@ def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
         counts = {r.tok.name: len(r.enc.ids) for r in window.results.values()}
         assert counts["taylorswift-300"] > counts["taylorswift-1k"]  # a bigger vocabulary, fewer tokens
         assert [window.stack.widget(i).tok.name for i in range(2)] == ["taylorswift-300", "taylorswift-1k"]
+        window.resize(1000, 600)
+        out = Path(SHOTS) if SHOTS else tmp_path
+        out.mkdir(parents=True, exist_ok=True)
+        assert window.grab().save(str(out / "training-main-window.png"), "PNG")
         assert window.registry.current().name == "taylorswift-1k"
     finally:
         ws.shutdown()

@@ -8,6 +8,9 @@ the ``regex`` module itself which class a character is in (once per distinct cha
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
+
 import regex
 
 from ._fastsplit import LOWER, NUMBER, OTHER, SPACE, FastSplitter
@@ -16,6 +19,7 @@ _LETTER = regex.compile(r"\p{L}")
 _NUMBER = regex.compile(r"\p{N}")
 _SPACE = regex.compile(r"\s")
 _FOLDS_TO_ASCII = regex.compile(r"(?i)[a-z]")
+_NON_ASCII_RUN = regex.compile(r"[^\x00-\x7f]+")
 
 
 class _RegexTable(dict):
@@ -54,3 +58,16 @@ class RegexTablesSplitter(FastSplitter):
     def __init__(self, pattern: str) -> None:
         super().__init__(pattern)
         self._table = _RegexTable(fold="(?i" in pattern)
+
+    def findall(self, text: str) -> list[str]:
+        tt = self.translate(text)
+        found = self._findall(tt)
+        if tt is text:
+            return found
+        # Only the pieces that overlap a non-ASCII run differ from the text: slice just those
+        # back out of the original instead of every piece.
+        ends = list(accumulate(map(len, found)))
+        for m in _NON_ASCII_RUN.finditer(text):
+            for i in range(bisect_right(ends, m.start()), bisect_right(ends, m.end() - 1) + 1):
+                found[i] = text[ends[i] - len(found[i]) : ends[i]]
+        return found

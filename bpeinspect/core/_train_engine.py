@@ -4,8 +4,8 @@ Data layout (pure Python, so every layer of indirection costs):
 
 * A word (distinct pre-token) is a ``str`` whose characters are token ids (``chr(id)``).
   Merging pair ``ab`` into ``X`` is then ``word.split(ab)`` / ``X.join(...)`` in C, with
-  exactly BPE's leftmost, non-overlapping semantics, and a pair is a 2-character ``str``
-  (hashed once, cached by Python) usable directly as a dict key and a substring.
+  exactly BPE's leftmost, non-overlapping semantics, and a pair is a 2-character ``str``,
+  a cheap dict key and a substring at once.
 * ``pair_counts``: pair -> weighted number of occurrences (overlapping windows, as minbpe
   and Hugging Face count them).
 * ``where``: pair -> list of indices of the words it occurs in, ascending; entries go stale
@@ -14,7 +14,8 @@ Data layout (pure Python, so every layer of indirection costs):
   a popped entry whose count is out of date is pushed again with the current count.
 
 Counts only ever fall (a merge creates pairs with the *new* token only), which is what
-makes the lazy heap exact. The same monotony makes minbpe's tie-break cheap: among pairs
+makes the lazy heap exact. (In "hf" mode a merge may re-make an existing token, as Hugging
+Face allows; the pairs it then gains are pushed again with their higher counts.) The same monotony makes minbpe's tie-break cheap: among pairs
 with the top count, minbpe takes the one that occurs first in the partly merged corpus,
 i.e. the one whose first word (in first-seen order) comes first and, in that word, whose
 first occurrence comes first. A pair's first word only moves later, so it sits in the
@@ -121,8 +122,11 @@ class MergeEngine:
         self.nwords = max(len(words), 1)
         if self.hf:
             self.heap = [((-n) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1]) for q, n in pc.items()]
-        else:
-            self.heap = [self._key(q, n) for q, n in pc.items()]
+        else:  # every index entry is live yet: a pair's first word is the first listed
+            nw = self.nwords
+            self.heap = [
+                ((((-n) * nw + where[q][0]) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1])) for q, n in pc.items()
+            ]
         heapify(self.heap)
         self.next_id = 256
 
@@ -222,8 +226,9 @@ class MergeEngine:
             p = seg_prev[wi]
             pw = words[p]
             g = pw[-2]
-            if g == X:  # made by this very merge at the end of the previous segment ("ab|ab")
-                gain[g + A][0] -= c
+            e = gget(g + A)
+            if e is not None:  # made by this very merge at the end of the previous segment ("ab|ab")
+                e[0] -= c
             else:
                 pc[g + A] -= c
             words[p] = pw[:-1] + X
@@ -251,18 +256,18 @@ class MergeEngine:
                     seg_prev[after] = wi
 
         # Occurrences of "ab" (a != b) cannot overlap, so all of them merge; "aaa" merges once.
-        merged = 0 if A == B else count
+        same = A == B
+        merged = 0 if same else count
         for wi in self.where.pop(q):
             w = words[wi]
-            if q not in w:
+            left, found, right = w.partition(q)
+            if not found:  # a stale entry: an earlier merge took the pair away
                 continue
             c = counts[wi]
-            parts = w.split(q)
-            words[wi] = X.join(parts)
-            if len(parts) == 2:  # one occurrence, by far the most common case
-                if A == B:
+            if q not in right:  # one occurrence, by far the most common case
+                words[wi] = left + X + right
+                if same:
                     merged += c
-                left, right = parts
                 if left:
                     g = left[-1]
                     pc[g + A] -= c
@@ -291,8 +296,10 @@ class MergeEngine:
                 continue
             # Several occurrences: occurrence j lies between parts[j - 1] and parts[j].
             # Adjacent occurrences ("abab") lose the pair "ba" and gain "XX", counted once.
+            parts = w.split(q)
+            words[wi] = X.join(parts)
             k = len(parts) - 1
-            if A == B:
+            if same:
                 merged += k * c
             prev = parts[0]
             if not prev and wi in seg_prev:

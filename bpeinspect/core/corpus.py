@@ -1,15 +1,15 @@
-"""Training corpora on disk: files and folders streamed as text, never loaded whole.
+"""Training corpora on disk: files and folders streamed as text, one file at a time.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "a.txt").write_text("hello world\\n", encoding="utf-8")
->>> list(iter_corpus(folder))
+>>> list(iter_corpus(folder, "gpt4"))
 ['hello world\\n']
 
-Each file is one document. A big file is read in blocks cut where every preset splits
-exactly as it would split the whole file (see :func:`pretoken_counts.cut_text`); with no
-splitting, or a custom pattern, a file is read whole. Bytes are kept as they are (no
-newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
+Each file is one document. Given the preset pattern you train with, a big file is read in
+blocks cut where that pattern splits exactly as it would split the whole file (see
+:func:`pretoken_counts.cut_text`); otherwise a file is read whole. Bytes are kept as they
+are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
 """
 
 from __future__ import annotations
@@ -66,12 +66,13 @@ def corpus_size(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
 
 def iter_corpus(
     paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-    pattern: str | SplitRule | None = "gpt4",
+    pattern: str | SplitRule | None = None,
     *,
     block_bytes: int = BLOCK_BYTES,
 ) -> Iterator[str]:
-    """The text of the corpus files, file by file, big files in blocks (see the module
-    docstring). ``pattern`` is the split the text is for; it decides where cutting is exact.
+    """The text of the corpus files, file by file (see the module docstring). Pass the
+    ``pattern`` you train with to read big files in blocks: for the presets a file then
+    splits exactly as it would whole. With ``None`` (or a custom pattern) files are read whole.
 
     Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8.
     """

@@ -25,9 +25,9 @@ b'a\\tb\\n\\xff'
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
-import pickle
 import re
 import tempfile
 import time
@@ -54,7 +54,7 @@ __all__ = [
 
 # Work is shipped to other processes in batches of about this many characters; below twice
 # this much text counting stays in this process (starting workers costs ~0.1 s each).
-BATCH_CHARS = 1 << 20
+BATCH_CHARS = 1 << 19
 
 
 class CountsFileError(ValueError):
@@ -66,7 +66,7 @@ class CountingProgress:
     """A report from the counting phase: how much of the corpus has been counted."""
 
     documents: int
-    chars: int
+    corpus_bytes: int  # UTF-8 bytes read so far (compare with ``corpus.corpus_size``)
     distinct: int
     elapsed: float
 
@@ -122,12 +122,17 @@ def cut_text(text: str, size: int) -> list[str]:
 
 def count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
     """Worker: the pieces of ``texts`` counted, in first-seen order (runs in other processes)."""
-    findall = _splitter(resolve_rule(pattern))
+    findall = _worker_splitter(pattern)
     counts: Counter[str] = Counter()
     update = counts.update
     for t in texts:
         update(findall(t))
     return counts
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_splitter(pattern: str | None) -> Callable[[str], list[str]]:
+    return _splitter(resolve_rule(pattern))
 
 
 def _rule_spec(rule: SplitRule) -> str | None:
@@ -149,7 +154,7 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
             raise TypeError(f"the corpus must hold strings, not {type(t).__name__}")
         t = fix_surrogates(t)
         stats[0] += 1
-        stats[1] += len(t)
+        stats[1] += len(t) if t.isascii() else len(t.encode("utf-8"))
         parts = cut_text(t, BATCH_CHARS) if can_cut and len(t) > BATCH_CHARS else [t]
         for part in parts:
             batch.append(part)
@@ -159,52 +164,6 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
                 batch, size = [], 0
     if batch:
         yield batch
-
-
-class _Worker:
-    """A counting subprocess with at most one batch in flight (so pipes never deadlock)."""
-
-    def __init__(self) -> None:
-        import subprocess
-        import sys
-
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bpeinspect.core._count_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-        )  # fmt: skip
-        self.batch: list[str] | None = None
-        self.alive = True
-
-    def send(self, spec: str | None, batch: list[str]) -> None:
-        self.batch = batch
-        try:
-            pickle.dump((spec, batch), self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            self.proc.stdin.flush()
-        except OSError:
-            self.alive = False
-
-    def receive(self, spec: str | None) -> dict[str, int]:
-        batch, self.batch = self.batch, None
-        if self.alive:
-            try:
-                return pickle.load(self.proc.stdout)
-            except (EOFError, OSError, pickle.UnpicklingError):
-                self.alive = False
-        return count_batch(spec, batch or [])  # the worker died: count here instead
-
-    def close(self) -> None:
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=2)
-        except Exception:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def _can_spawn() -> bool:
@@ -232,62 +191,72 @@ def iter_count_pretokens(
     rule = resolve_rule(pattern)
     if isinstance(texts, str):
         texts = [texts]
+    elif isinstance(texts, (bytes, bytearray)):
+        raise TypeError("the corpus must be text (str), not bytes: decode it first")
     if processes is None:
         processes = min(os.cpu_count() or 1, 8)
     start = time.perf_counter()
-    stats = [0, 0]  # documents, characters
+    stats = [0, 0]  # documents, bytes
     total: Counter[str] = Counter()
     last = start
     batches = _batches(texts, rule, stats)
     first = next(batches, None)
     second = next(batches, None) if first is not None else None
-    spec = None
-    workers: list[_Worker] = []
+    workers: list = []
     if second is not None and processes > 1 and rule.splits and _can_spawn():
         try:
+            from ._count_worker import Worker
+
             spec = _rule_spec(rule)
-            workers = [_Worker() for _ in range(processes - 1)]
+            workers = [Worker(spec) for _ in range(processes - 1)]
         except ValueError:  # a multi-step rule: count it here
             pass
     findall = _splitter(rule)
-    # Batch i goes to slot i % (workers + 1); the last slot is this process. Results are
-    # merged in batch order, so the table keeps the corpus's first-seen order.
-    pending: deque[tuple[_Worker | None, dict[str, int] | None]] = deque()
+    # Each batch goes to an idle worker, or else is counted here, so nobody waits for a
+    # worker still starting up. Results are merged in batch order ([worker, counts] slots,
+    # oldest first), so the table keeps the corpus's first-seen order.
+    pending: deque[list] = deque()
+    done = False
     try:
-        head = [b for b in (first, second) if b is not None]
-        for i, batch in enumerate(itertools.chain(head, batches)):
-            slot = i % (len(workers) + 1)
-            if slot < len(workers):
-                w = workers[slot]
-                while w.batch is not None:
-                    _merge_left(pending, total, spec)
-                w.send(spec, batch)
-                pending.append((w, None))
+        for batch in itertools.chain([b for b in (first, second) if b is not None], batches):
+            idle = next((w for w in workers if not w.busy), None)
+            if idle is not None:
+                idle.wait()
+                slot = [idle, None]
+                pending.append(slot)
+                idle.send(batch, slot)
+            elif not pending:  # nothing is due first: count straight into the total
+                for t in batch:
+                    total.update(findall(t))
             else:
                 counts: Counter[str] = Counter()
                 for t in batch:
                     counts.update(findall(t))
-                pending.append((None, counts))
-            while pending and pending[0][0] is None:
-                _merge_left(pending, total, spec)
+                pending.append([None, counts])
+            while pending and pending[0][1] is not None:
+                _merge(pending.popleft()[1], total, findall)
             now = time.perf_counter()
             if now - last >= interval:
                 last = now
                 yield CountingProgress(stats[0], stats[1], len(total), now - start)
+        for w in workers:
+            w.wait()
         while pending:
-            _merge_left(pending, total, spec)
+            _merge(pending.popleft()[1], total, findall)
+        done = True
     finally:
         for w in workers:
-            w.close()
+            w.close(abandoned=not done)
     yield CountingProgress(stats[0], stats[1], len(total), time.perf_counter() - start)
     yield {k.encode("utf-8"): v for k, v in total.items()}
 
 
-def _merge_left(pending: deque, total: Counter[str], spec: str | None) -> None:
-    w, counts = pending.popleft()
-    if w is not None:
-        counts = w.receive(spec)
-    total.update(counts)
+def _merge(counts: dict[str, int] | list[str], total: Counter[str], findall: Callable[[str], list[str]]) -> None:
+    if isinstance(counts, list):  # a worker failed on this batch: count it here
+        for t in counts:
+            total.update(findall(t))
+    else:
+        total.update(counts)
 
 
 def count_pretokens(

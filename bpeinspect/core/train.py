@@ -11,7 +11,7 @@ Two tie-breaks for pairs with equal counts:
 
 * ``"first-seen"`` (default) is karpathy/minbpe's: the pair whose first occurrence in the
   partly merged corpus comes first. Given the same text and pattern, the merges are
-  minbpe's, id for id.
+  minbpe's, id for id. (Several documents count as minbpe's chunks of each, in order.)
 * ``"hf"`` is Hugging Face ``tokenizers``' ``BpeTrainer`` (with the byte-level alphabet as
   its initial alphabet and ``min_frequency=0``): the pair of smaller ids, its byte ids
   being ordered by the byte-level alphabet's characters.
@@ -26,6 +26,7 @@ For a GUI worker, :class:`TrainingRun` is the same training as a generator of re
 
 from __future__ import annotations
 
+import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ class TrainingProgress:
     bytes_per_token: float  # corpus bytes per token with the merges so far (0.0 while counting)
     elapsed: float
     documents: int
-    corpus_bytes: int  # characters while counting, UTF-8 bytes once counted
+    corpus_bytes: int  # UTF-8 bytes of the corpus (read so far, while counting)
     distinct_pretokens: int
     stopped: bool = False
 
@@ -86,6 +87,16 @@ class TrainingRun:
     (or ``should_stop``) pauses the run and iterating :meth:`reports` again resumes it; a stop
     while the corpus is being counted ends the run with no merges. :meth:`tokenizer` gives
     the vocabulary learned so far at any time.
+
+    In a GUI worker thread (reports are throttled to one per ``interval`` seconds; each
+    carries the merges made since the previous one, for a view to append in one batch)::
+
+        run = TrainingRun(iter_corpus(folder, "gpt4"), 32768, pattern="gpt4")
+        for report in run.reports():   # report.phase: "counting", "merging", then "done"
+            emit(report)               # a Qt signal; the core knows nothing of Qt
+            if cancelled:
+                break                  # pauses; iterate run.reports() again to resume
+        tokenizer = run.tokenizer()    # everything learned so far
 
     >>> run = TrainingRun.from_counts({b"aaab": 3, b"ab": 1}, 258, pattern=None)
     >>> [(m.token, m.count) for report in run.reports() for m in report.new_merges]
@@ -105,13 +116,17 @@ class TrainingRun:
     ) -> None:
         self._rule = resolve_rule(pattern)  # PatternError (a ValueError) if it does not compile
         self._pattern = pattern if isinstance(pattern, str | None) else self._rule.pattern
-        self.vocab_size = int(vocab_size)
+        try:
+            if isinstance(vocab_size, bool):
+                raise TypeError
+            vocab_size = operator.index(vocab_size)  # ints, numpy ints; not floats or strings
+        except TypeError:
+            raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}") from None
+        self.vocab_size = vocab_size
         self.special_tokens: list[str] = _check_specials(special_tokens)
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
         self.tie_break: TieBreak = tie_break
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-            raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}")
         needed = 256 + len(self.special_tokens) + 1
         if vocab_size < needed:
             what = f"256 bytes and {len(self.special_tokens)} special tokens" if self.special_tokens else "256 bytes"
@@ -163,7 +178,7 @@ class TrainingRun:
                     now = time.perf_counter()
                     yield TrainingProgress(
                         "counting", 0, self.merges_total, None, (), 0.0, 0.0, base + now - start,
-                        item.documents, item.chars, item.distinct,
+                        item.documents, item.corpus_bytes, item.distinct,
                     )  # fmt: skip
                     if should_stop is not None and should_stop():
                         self._seconds = base + time.perf_counter() - start
@@ -317,7 +332,9 @@ def train_tokenizer(
     :func:`bpeinspect.core.corpus.iter_corpus` to stream files and folders). ``pattern`` is
     a preset name, a regex, or ``None`` for no splitting. ``progress`` receives throttled
     :class:`TrainingProgress` reports; ``should_stop`` is checked between merges and a stop
-    returns the tokenizer learned so far.
+    returns the tokenizer learned so far. Special tokens take no part in training (as in
+    minbpe and Hugging Face): their text is trained on like any other, and they get the ids
+    after the merges. ``processes`` caps the processes that count pre-tokens of big corpora.
 
     >>> tok = train_tokenizer(["aaab", "aab"], 258, pattern=None)
     >>> tok.merges, tok.training.counts

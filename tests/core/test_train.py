@@ -199,6 +199,7 @@ def test_empty_corpus(texts) -> None:
         (2**22, None, "too large"),
         (300.5, None, "integer"),
         ("300", None, "integer"),
+        ("lots", None, "integer"),
     ],
 )
 def test_bad_vocab_size(vocab_size, specials, message: str) -> None:
@@ -231,6 +232,8 @@ def test_settings_are_checked_before_the_corpus_is_read() -> None:
 def test_non_string_documents() -> None:
     with pytest.raises(TypeError, match="strings"):
         train_tokenizer([b"bytes"], 300)  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="not bytes"):
+        train_tokenizer(b"bytes", 300)  # type: ignore[arg-type]
 
 
 def test_walking_away_while_counting_ends_the_run() -> None:

@@ -41,12 +41,12 @@ def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
     pattern = PRESETS[name].pattern
     splitter = RegexTablesSplitter(pattern)
     cps = [c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000]
-    # each character in the contexts where the pattern asks about it
-    for start in range(0, len(cps), 4096):
-        chars = [chr(c) for c in cps[start : start + 4096]]
-        for sep in ("'", " a", "1\n!"):
-            text = sep.join(chars) + sep + "".join(chars)
-            assert splitter.findall(text) == regex.findall(pattern, text)
+    # Each character after " '": the pattern asks whether it folds to a contraction letter,
+    # is a letter, a number, white space or none of these; and all of them run together.
+    for start in range(0, len(cps), 8192):
+        chars = [chr(c) for c in cps[start : start + 8192]]
+        text = " '".join(chars) + "".join(chars)
+        assert splitter.findall(text) == regex.findall(pattern, text)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -96,6 +96,25 @@ def test_counting_in_processes_equals_counting_here(monkeypatch: pytest.MonkeyPa
     assert count_pretokens(texts, custom, processes=3) == count_pretokens(texts, custom, processes=1)
 
 
+def test_a_worker_that_dies_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from bpeinspect.core import pretoken_counts
+
+    real_popen = subprocess.Popen
+
+    def dying(args, **kwargs):
+        return real_popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); sys.exit(3)"], **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", dying)
+    monkeypatch.setattr(pretoken_counts, "BATCH_CHARS", 20_000)
+    texts = [taylorswift()] * 2 + PROSE
+    assert list(count_pretokens(texts, "gpt4", processes=2).items()) == list(
+        count_pretokens(texts, "gpt4", processes=1).items()
+    )
+
+
 def test_counting_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     from bpeinspect.core import pretoken_counts
 
@@ -104,9 +123,9 @@ def test_counting_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     *reports, table = items
     assert isinstance(table, dict)
     assert reports[-1].documents == 2
-    assert reports[-1].chars == 2 * len(taylorswift())
-    chars = [r.chars for r in reports]
-    assert chars == sorted(chars) and len(reports) > 3
+    assert reports[-1].corpus_bytes == 2 * len(taylorswift().encode("utf-8"))
+    sizes = [r.corpus_bytes for r in reports]
+    assert sizes == sorted(sizes) and len(reports) > 3
 
 
 # -- TSV ------------------------------------------------------------------------------------------
@@ -207,8 +226,10 @@ def test_corpus_folder_streams_files_in_blocks(tmp_path: Path) -> None:
     by_file = [texts["a.txt"], texts["c.txt"], texts["sub/b.py"]]
     streamed = train_tokenizer(iter_corpus(tmp_path, "gpt4", block_bytes=4096), 600, pattern="gpt4")
     assert streamed.merges == train_tokenizer(by_file, 600, pattern="gpt4").merges
-    # without splitting a file is one document, read whole
-    assert list(iter_corpus(tmp_path / "c.txt", None)) == ["x\r\ny\r\n"]
+    # without a preset pattern a file is read whole, however big
+    assert list(iter_corpus(tmp_path / "c.txt")) == ["x\r\ny\r\n"]
+    assert list(iter_corpus(tmp_path / "a.txt", block_bytes=4096)) == [texts["a.txt"]]
+    assert len(list(iter_corpus(tmp_path / "a.txt", r"\w+|\W+", block_bytes=4096))) == 1
 
 
 def test_corpus_file_that_is_not_utf8(tmp_path: Path) -> None:

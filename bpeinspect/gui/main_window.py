@@ -11,9 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QGuiApplication,
+    QIcon,
+    QKeySequence,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QApplication,
+    QComboBox,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
@@ -27,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import BUILTINS, Tokenizer, load_tokenizer
+from bpeinspect.core import BUILTINS, Encoding, Tokenizer
 from bpeinspect.core.catalog import resources_dir
 
 from .export import overlay_html, write_atomic
@@ -36,8 +47,11 @@ from .palette import PALETTES, TokenPalette
 from .panes import MessageBar, TokenizerPane
 from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
-from .workers import EncodeResult, TaskRunner, encode_text
+from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit, load_quietly, release_encoding
 
+FEED_SLICE = 1 << 16  # characters put into the document per event-loop turn
+IDS_SCALE = 1.5  # see MainWindow._apply_font
+IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
 VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
 
 
@@ -91,12 +105,21 @@ class MainWindow(QMainWindow):
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.revision = 0  # bumped on every edit; results remember the revision they encode
         self._text_cache: tuple[int, str] | None = None
+        self.text_size = QApplication.font().pointSizeF() + 2
+        self._ids_font_applied = False
         self.result_revision: dict[int, int] = {}
         self.document.contentsChanged.connect(self._schedule_encode)
         self._encode_timer = QTimer(self, singleShot=True, interval=0)
         self._encode_timer.timeout.connect(self._encode_all)
+        self._feeding: list | None = None  # [text, position] while a big text goes in
+        self._feed_timer = QTimer(self, singleShot=True, interval=0)
+        self._feed_timer.timeout.connect(self._feed)
+        self._graveyard: list[Encoding] = []  # old encodings being freed a slice at a time
+        self._free_timer = QTimer(self, singleShot=True, interval=0)
+        self._free_timer.timeout.connect(self._free_some)
         self._build_ui()
         self._build_menus()
+        self._apply_font()
         self.registry.added.connect(self._on_added)
         self.registry.removed.connect(self._on_removed)
         self.registry.currentChanged.connect(self._on_current_changed)
@@ -211,6 +234,64 @@ class MainWindow(QMainWindow):
         self._action(v, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
         self._action(v, "Reset zoom", lambda: self.zoom(0), "Ctrl+0")
         self.panels_menu = v.addMenu("Panels")
+        self._build_toolbar()
+
+    def _build_toolbar(self) -> None:
+        """The tokenizer picker (current one, add built-in/recent/file) and the layer toggles."""
+        bar = self.addToolBar("Tokenizers")
+        bar.setObjectName("tokenizerBar")
+        bar.setMovable(False)
+        bar.addWidget(QLabel(" Tokenizer: "))
+        self.picker = QComboBox()
+        self.picker.setMinimumContentsLength(14)
+        self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
+        self.picker.activated.connect(self._on_picker)
+        bar.addWidget(self.picker)
+        add = QToolButton(text="Add ▾")
+        add.setToolTip("Open another tokenizer: built-ins, recent files, or a vocabulary file")
+        add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_menu = QMenu(add)
+        self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        add.setMenu(self.add_menu)
+        bar.addWidget(add)
+        bar.addSeparator()
+        for name in ("whitespace", "boundaries", "ids", "specials"):
+            bar.addAction(self.layer_actions[name])
+        self.registry.added.connect(self._refresh_picker)
+        self.registry.removed.connect(self._refresh_picker)
+        self.registry.currentChanged.connect(self._refresh_picker)
+
+    def _refresh_picker(self, *_args) -> None:
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for tok in self.registry.tokenizers():
+            self.picker.addItem(tok.name or "tokenizer")
+        cur = self.registry.current()
+        toks = self.registry.tokenizers()
+        index = next((i for i, t in enumerate(toks) if t is cur), -1)
+        if index >= 0:
+            self.picker.setCurrentIndex(index)
+        self.picker.blockSignals(False)
+
+    def _on_picker(self, index: int) -> None:
+        toks = self.registry.tokenizers()
+        if 0 <= index < len(toks):
+            self.registry.set_current(toks[index])
+
+    def _fill_add_menu(self) -> None:
+        m = self.add_menu
+        m.clear()
+        for name, spec in BUILTINS.items():
+            act = m.addAction(f"{name} — {spec.description}")
+            act.setEnabled(self.registry.find(name) is None)
+            act.triggered.connect(lambda _=False, n=name: self.open_tokenizer(n))
+        recent = recent_tokenizers(self.settings)
+        if recent:
+            m.addSeparator()
+            for path in recent:
+                m.addAction(Path(path).name).triggered.connect(lambda _=False, p=path: self.open_tokenizer(p))
+        m.addSeparator()
+        m.addAction("Open tokenizer file…").triggered.connect(self._ask_open_tokenizer)
 
     # -- public API -------------------------------------------------------------------------------
 
@@ -234,10 +315,48 @@ class MainWindow(QMainWindow):
         return text
 
     def set_text(self, text: str) -> None:
-        """Replace the text (one undo step is lost: the document starts afresh)."""
-        self.document.setPlainText(text)
-        # what QTextDocument makes of it: every line break becomes a block separator
-        self._text_cache = (self.revision, normalize_newlines(text))
+        """Replace the text (the document starts afresh, without undo history).
+
+        A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
+        the loop for 100 ms or more); the panes are read-only and nothing is encoded until
+        the last slice is in."""
+        self._stop_feeding()
+        if len(text) <= FEED_SLICE:
+            self.document.setPlainText(text)
+            # what QTextDocument makes of it: every line break becomes a block separator
+            self._text_cache = (self.revision, normalize_newlines(text))
+            return
+        self._feeding = [text, 0]
+        self.document.setUndoRedoEnabled(False)
+        for pane in self.panes.values():
+            pane.view.setReadOnly(True)
+        self.document.setPlainText("")
+        self._feed_timer.start()
+
+    def _feed(self) -> None:
+        text, pos = self._feeding
+        # cut after a newline so that no slice ends inside a \r\n pair or a surrogate pair
+        end = text.find("\n", pos + FEED_SLICE)
+        end = len(text) if end < 0 else end + 1
+        cur = QTextCursor(self.document)
+        cur.movePosition(QTextCursor.MoveOperation.End)
+        cur.insertText(text[pos:end])
+        self._feeding[1] = end
+        if end >= len(text):
+            self._stop_feeding()
+            self._text_cache = (self.revision, normalize_newlines(text))
+            self._encode_timer.start()
+        else:
+            self._feed_timer.start()
+
+    def _stop_feeding(self) -> None:
+        if self._feeding is None:
+            return
+        self._feed_timer.stop()
+        self._feeding = None
+        self.document.setUndoRedoEnabled(True)
+        for pane in self.panes.values():
+            pane.view.setReadOnly(False)
 
     def open_tokenizer(self, spec: str) -> None:
         """Load a built-in name or a vocabulary path in a worker; errors go to the message bar."""
@@ -257,7 +376,7 @@ class MainWindow(QMainWindow):
             msg = str(exc)
             self.show_error(msg if spec in msg else f"Could not open tokenizer {spec}: {msg}")
 
-        self.runner.submit(f"load:{spec}", lambda stop: load_tokenizer(spec), done, failed)
+        self.runner.submit(f"load:{spec}", lambda stop: load_quietly(spec), done, failed)
 
     def open_text_file(self, path: str) -> None:
         """Read a text file in a worker and show it; errors keep the current text."""
@@ -285,7 +404,7 @@ class MainWindow(QMainWindow):
 
     def is_idle(self) -> bool:
         """True when nothing is loading or encoding and every pane shows the current text."""
-        if self.runner.is_busy() or self.pending_loads or self._encode_timer.isActive():
+        if self.runner.is_busy() or self.pending_loads or self._encode_timer.isActive() or self._feeding:
             return False
         return all(self.result_revision.get(key) == self.revision for key in self.panes)
 
@@ -328,13 +447,37 @@ class MainWindow(QMainWindow):
         self._apply_palette()
 
     def zoom(self, step: int) -> None:
-        font = self.document.defaultFont()
-        size = font.pointSizeF()
+        """Text size one point up (1), down (-1) or back to the default (0), in every pane."""
         base = QApplication.font().pointSizeF() + 2
-        font.setPointSizeF(base if step == 0 else max(6.0, min(48.0, size + step)))
+        self.text_size = base if step == 0 else max(6.0, min(48.0, self.text_size + step))
+        self._apply_font()
+
+    def _apply_font(self) -> None:
+        """Set the text size; with inline ids the lines get room below the text for them.
+
+        QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
+        document font is made ``IDS_SCALE`` times larger and all text set as superscript,
+        which Qt draws at 2/3 size, i.e. at the normal size, raised above free room."""
+        font = self.document.defaultFont()
+        ids = self.layers.ids
+        font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
+        self.document.setDefaultFont(font)
+        fmt = QTextCharFormat()
+        fmt.setVerticalAlignment(
+            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
+        )
+        if ids:
+            fmt.setSuperScriptBaseline(IDS_RAISE)
+        if ids or self._ids_font_applied:
+            cur = QTextCursor(self.document)
+            cur.select(QTextCursor.SelectionType.Document)
+            cur.mergeCharFormat(fmt)
+            self._ids_font_applied = ids
         for pane in self.panes.values():
             pane.view.setFont(font)
-        self.document.setDefaultFont(font)
+            pane.view.mergeCurrentCharFormat(fmt)
+            pane.view.text_scale = 2 / 3 if ids else 1.0
+            pane.view.viewport().update()
 
     # -- tokenizers -------------------------------------------------------------------------------
 
@@ -342,15 +485,14 @@ class MainWindow(QMainWindow):
         if self.placeholder.parent() is not None:
             self.placeholder.setParent(None)
         pane = TokenizerPane(tok, self.document)
+        pane.view.setReadOnly(self._feeding is not None)
         pane.view.set_layers(self.layers)
         pane.view.set_token_palette(self.token_palette)
-        font = self.document.defaultFont()
-        if not self.panes:
-            font.setPointSizeF(QApplication.font().pointSizeF() + 2)
-            self.document.setDefaultFont(font)
-        pane.view.setFont(font)
+        pane.view.setFont(self.document.defaultFont())
+        pane.view.text_scale = 2 / 3 if self.layers.ids else 1.0
         pane.view.tokenClicked.connect(lambda i, p=pane: self._on_token_clicked(p, i))
         pane.closeRequested.connect(self.registry.remove)
+        pane.view.zoomRequested.connect(self.zoom)
         pane.focused.connect(self.registry.set_current)
         pane.view.verticalScrollBar().valueChanged.connect(lambda v, p=pane: self._sync_scroll(p, v))
         self.panes[id(tok)] = pane
@@ -383,6 +525,7 @@ class MainWindow(QMainWindow):
             pane.deleteLater()
         if not self.panes:
             self.stack.addWidget(self.placeholder)
+        self._refresh_counts()
         self._refresh_status()
 
     def _on_current_changed(self, tok: Tokenizer | None) -> None:
@@ -400,7 +543,8 @@ class MainWindow(QMainWindow):
 
     def _schedule_encode(self) -> None:
         self.revision += 1
-        self._encode_timer.start()
+        if self._feeding is None:
+            self._encode_timer.start()
 
     def _encode_all(self) -> None:
         text = self.text()
@@ -419,6 +563,21 @@ class MainWindow(QMainWindow):
             self.result_revision[id(tok)] = revision  # do not retry the same text forever
             self.show_error(f"{tok.name}: could not encode the text: {exc}")
 
+        if is_small_edit(tok, base, text):
+            # a keystroke in a modest text: a few lines re-encoded in a few ms, right here
+            key = f"encode:{id(tok)}"
+            # updating the shown encoding in place is safe unless a worker may still read it
+            # (an encode of this tokenizer, or an export reading every encoding)
+            in_place = not self.runner.is_busy()
+            self.runner.cancel(key)
+            try:
+                result = encode_text(tok, text, base, in_place=in_place)
+            except (ValueError, RecursionError, BufferError) as exc:
+                failed(exc)
+            else:
+                self._on_encoded(result, revision)
+            return
+
         self.runner.submit(
             f"encode:{id(tok)}",
             lambda stop: encode_text(tok, text, base, stop),
@@ -434,16 +593,35 @@ class MainWindow(QMainWindow):
         self.results[id(result.tok)] = result
         self.result_revision[id(result.tok)] = revision
         self.last_result = result
-        pane.view.set_encoding(result.tok, result.enc, result.groups)
-        pane.set_count(len(result.enc.ids), len(result.enc.text))
+        pane.view.set_encoding(result.tok, result.enc, changed=result.changed)
+        self._refresh_counts()
         if result.tok is self.registry.current():
             self._refresh_ids()
         self._refresh_status()
-        if old is not None and len(old.enc.ids) > 50_000:
-            # freeing a million-token encoding takes tens of ms: let a worker do it
-            graveyard = [old]
-            del old
-            self.runner.submit(f"free:{id(graveyard)}", lambda stop: graveyard.clear())
+        if old is not None and old.enc is not result.enc and len(old.enc.ids) > 50_000:
+            # freeing a million-token encoding at once takes tens of ms: free it a slice
+            # per event-loop turn instead
+            self._graveyard.append(old.enc)
+            self._free_timer.start()
+
+    def _free_some(self) -> None:
+        if self._graveyard and not release_encoding(self._graveyard[-1], budget=1):
+            self._graveyard.pop()
+        if self._graveyard:
+            self._free_timer.start()
+
+    def _refresh_counts(self) -> None:
+        """Token counts in every pane header, the lower ones compared with the top pane's."""
+        top = self.stack.widget(0)
+        ref_result = self.results.get(id(top.tok)) if isinstance(top, TokenizerPane) else None
+        for key, pane in self.panes.items():
+            r = self.results.get(key)
+            if r is None:
+                continue
+            reference = None
+            if ref_result is not None and pane is not top and ref_result.enc.text == r.enc.text:
+                reference = (ref_result.tok.name, len(ref_result.enc.ids))
+            pane.set_count(len(r.enc.ids), len(r.enc.text), reference)
 
     def _current_ids(self) -> list[int]:
         tok = self.registry.current()
@@ -518,6 +696,8 @@ class MainWindow(QMainWindow):
         setattr(self.layers, name, on)
         for pane in self.panes.values():
             pane.view.set_layers(self.layers)
+        if name == "ids":
+            self._apply_font()
 
     def _apply_palette(self) -> None:
         self.token_palette = TokenPalette(self.palette_name, dark=self.dark)

@@ -6,6 +6,7 @@ ticks; the gap is the longest the window would have been frozen.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -42,8 +43,45 @@ class StallProbe:
         self.timer.stop()
 
 
+def require_quiet_machine(qtbot) -> None:
+    """Skip when the machine alone would fail the probe.
+
+    With other processes keeping every core busy (the CI machine is shared), a thread that
+    holds the interpreter lock is preempted by the OS while holding it, and the GUI thread
+    waits however long the scheduler decides. So first measure the probe next to a plain
+    pure-Python busy thread, which stalls the loop only through that effect: if that alone
+    breaks the limit, the numbers would say nothing about our workers.
+    """
+    stop = threading.Event()
+
+    def busy() -> None:
+        while not stop.is_set():
+            sum(range(500))
+
+    worker = threading.Thread(target=busy, daemon=True)
+    with StallProbe() as baseline:
+        worker.start()
+        qtbot.wait(600)
+    stop.set()
+    worker.join()
+    if baseline.max_gap > MAX_STALL:
+        pytest.skip(
+            f"the machine is too busy to measure stalls (a plain busy thread: {baseline.max_gap * 1000:.0f} ms)"
+        )
+
+
+@pytest.fixture
+def small_window(window):
+    # the probe is about the workers; a small window keeps our own painting (measured in
+    # benchmarks/gui.py) from dominating the gaps on a loaded machine
+    window.resize(700, 420)
+    return window
+
+
 @pytest.mark.slow
-def test_loading_o200k_does_not_stall(qtbot, window):
+def test_loading_o200k_does_not_stall(qtbot, small_window):
+    window = small_window
+    require_quiet_machine(qtbot)
     catalog.load_builtin.cache_clear()
     try:
         with StallProbe() as probe:
@@ -58,11 +96,13 @@ def test_loading_o200k_does_not_stall(qtbot, window):
 
 
 @pytest.mark.slow
-def test_encoding_5mb_does_not_stall(qtbot, window):
+def test_encoding_5mb_does_not_stall(qtbot, small_window):
+    window = small_window
     window.open_tokenizer("cl100k_base")
     wait_idle(qtbot, window)
     line = "The quick brown fox jumps over the lazy dog — Grüße, Привет, 日本語 😀 1234.\n"
     text = line * (5_000_000 // len(line.encode("utf-8")) + 1)
+    require_quiet_machine(qtbot)
     window.set_text(text)  # the encode starts on the next event-loop turn, inside the probe
     with StallProbe() as probe:
         wait_idle(qtbot, window, timeout=120000)

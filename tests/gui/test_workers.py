@@ -95,3 +95,14 @@ def test_encode_text_incremental_matches_full(cl100k):
     full = cl100k.encode_with_offsets(new)
     assert r.enc.ids == full.ids and list(r.enc.utf16_starts) == list(full.utf16_starts)
     assert encode_text(cl100k, new, None).enc.ids == full.ids
+
+
+def test_release_encoding_empties_lists(cl100k):
+    from bpeinspect.gui.workers import release_encoding
+
+    enc = cl100k.encode_with_offsets("some text " * 10_000)
+    n = len(enc.ids)
+    assert release_encoding(enc, step=1000, budget=3)  # something left after three slices
+    assert len(enc.ids) == n - 3000
+    assert not release_encoding(enc, step=1000)
+    assert enc.ids == [] and enc.piece_spans == []

@@ -442,8 +442,11 @@ class WhereProbe(StallProbe):
         self.busy = 0.0  # GUI thread CPU time within the longest gap
         self.max_busy = 0.0  # the most CPU time the GUI thread spent between two ticks
         self._cpu: float | None = None
+        self.gaps: list[float] = []
 
     def tick(self) -> None:
+        if self.last:
+            self.gaps.append(time.perf_counter() - self.last)
         cpu = time.thread_time()
         busy = 0.0 if self._cpu is None else cpu - self._cpu
         self._cpu = cpu
@@ -471,9 +474,14 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path,
     assert len(reports) > 10 and reports[-1].merges_done == 16384 - 256
     assert probe.ticks > 100
     what = f"{probe.max_gap * 1000:.0f} ms {probe.where}, the GUI thread busy {probe.busy * 1000:.0f} ms of it"
-    # The GUI thread itself never works 50 ms at a stretch. On a shared 2-core machine the
-    # OS may still not run it for a few tens of ms more, so the wall-clock gap gets some
-    # slack; the stalls this catches (training or plotting in the way) last 100s of ms.
+    # The GUI thread itself never works 50 ms at a stretch. On the shared 2-core machine the
+    # OS sometimes does not run it for 80-130 ms even while our process is idle (measured:
+    # GUI thread busy 0 ms in such a gap), so two such gaps are let pass; the stalls this
+    # catches (training or plot rebuilding in the way) came every few reports and lasted
+    # 0.3-3 s.
+    gaps = sorted(probe.gaps)
     assert probe.max_busy < MAX_STALL, f"the GUI thread worked {probe.max_busy * 1000:.0f} ms at a stretch"
-    assert probe.max_gap < 2 * MAX_STALL, f"the event loop stalled {what}"
+    if not in_process:  # a training thread shares the interpreter lock: more 50-70 ms waits
+        assert gaps[-3] < MAX_STALL, f"the event loop stalled {gaps[-3] * 1000:.0f} ms three times or more"
+    assert probe.max_gap < 4 * MAX_STALL, f"the event loop stalled {what}"
     shoot(ws, tmp_path, f"training-16k-{'thread' if in_process else 'process'}.png")

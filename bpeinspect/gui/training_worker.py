@@ -94,6 +94,9 @@ class TrainingThread(QThread):
 
     def cancel(self) -> None:
         self._cancel = True
+        stop = getattr(self.run_, "stop", None)
+        if stop is not None:  # tell a child process at once, not at its next report
+            stop()
 
     def is_cancelled(self) -> bool:
         return self._cancel

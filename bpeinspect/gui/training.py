@@ -79,6 +79,7 @@ class TrainingWorkspace(QWidget):
         self.last_report: TrainingProgress | None = None
         self.saver = TaskRunner(self)
         self._token_bytes: dict[int, bytes] = {}
+        self._delivered: set[int] = set()  # sizes of the current run already in the registry
         self._build()
         app = QApplication.instance()
         if app is not None:
@@ -215,6 +216,7 @@ class TrainingWorkspace(QWidget):
         plan = thread.plan
         self.message.clear()
         if fresh:
+            self._delivered = set()
             self.plots.reset(plan.sizes, len(plan.special_tokens))
             self._token_bytes = {i: bytes([i]) for i in range(256)}
             self.merge_label.setText("—")
@@ -308,6 +310,11 @@ class TrainingWorkspace(QWidget):
         if outcome.stopped:
             self.paused = (thread.plan, thread.run_, thread.history)
         for tok in outcome.tokenizers:
+            settings = tok.training.settings if tok.training else {}
+            if settings.get("finished") and settings.get("vocab_size") in self._delivered:
+                continue  # a size a cancelled run already delivered complete, before a resume
+            if settings.get("finished"):
+                self._delivered.add(settings.get("vocab_size"))
             self.add_to_registry(tok)
         if outcome.tokenizers:
             self.registry.set_current(outcome.tokenizers[-1])

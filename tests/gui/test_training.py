@@ -223,8 +223,26 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     assert not final.stopped
     full = registry.current()
     assert full.name == "synthetic-20k" and full.n_vocab == 20480
+    assert [t.name for t in registry.tokenizers()] == ["synthetic-300", partial.name, "synthetic-20k"]
     assert full.merges == train_tokenizer(texts, 20480, pattern="gpt4").merges
     assert not ws.resume_button.isVisible()
+
+
+def test_a_crashed_training_process_is_a_message(qtbot, ws, registry, big_corpus):
+    add_corpus(qtbot, ws, big_corpus)
+    ws.form.sizes_edit.setText("20k")
+
+    def kill(report):
+        if report.merges_done > 100 and ws.worker.run_._proc is not None:
+            ws.worker.run_._proc.kill()
+
+    ws.progressed.connect(kill)
+    with qtbot.waitSignal(ws.trainingFailed, timeout=60000) as blocker:
+        ws.start()
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    assert "the training process ended unexpectedly" in blocker.args[0]
+    assert "Training failed" in ws.message.text() and len(registry) == 0
+    assert ws.train_button.isEnabled()
 
 
 def test_cancel_while_reading_the_corpus_keeps_nothing(qtbot, ws, registry, big_corpus):

@@ -120,7 +120,7 @@ class TrainingWorkspace(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.progress.setFormat("%v / %m merges")
+        self.progress.setFormat("")
         self.rate_label = QLabel()
         self.rate_label.setStyleSheet("color: palette(mid)")
         self.merge_label = QLabel("—")
@@ -132,6 +132,7 @@ class TrainingWorkspace(QWidget):
         self.merge_info = QLabel()
         self.merge_info.setStyleSheet("color: palette(mid)")
         self.plots = TrainingPlots()
+        self.plots.reset([])
         self.run_box = run_box = QGroupBox("Run")
         rlay = QVBoxLayout(run_box)
         rlay.addWidget(self.phase_label)
@@ -171,7 +172,7 @@ class TrainingWorkspace(QWidget):
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
         split.setChildrenCollapsible(False)
-        split.setSizes([430, 770])
+        split.setSizes([450, 750])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.message)
@@ -221,6 +222,8 @@ class TrainingWorkspace(QWidget):
             self._token_bytes = {i: bytes([i]) for i in range(256)}
             self.merge_label.setText("—")
             self.merge_info.setText("")
+            self.rate_label.setText("")
+            self.progress.setRange(0, 0)  # busy until the corpus is read
         self.worker = thread
         thread.progress.connect(self._on_progress)
         thread.finishedTraining.connect(self._on_finished)
@@ -346,6 +349,7 @@ class TrainingWorkspace(QWidget):
             self.worker = None
             if self.progress.maximum() == 0:  # stopped while counting
                 self.progress.setRange(0, 1)
+                self.progress.setFormat("")
             self.form.set_editable(True)
             self._refresh_buttons()
         if thread is not None:

@@ -1,7 +1,8 @@
 """The training workspace: set up a training, watch it run, and inspect the result at once.
 
-Training runs in a :class:`~.training_worker.TrainingThread`; this widget only shows its
-throttled reports (progress, rate, time left, the current merge, two live plots). The
+Training runs in a child process (:mod:`bpeinspect.core.train_process`) watched by a
+:class:`~.training_worker.TrainingThread`; this widget only shows the throttled reports
+(progress, rate, time left, the current merge, two live plots). The
 tokenizers it makes, one per asked-for size, join the :class:`TokenizerRegistry`, so the
 main window's overlay and every other panel show them straight away.
 

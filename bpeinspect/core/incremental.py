@@ -142,12 +142,19 @@ def _utf16_len(s: str) -> int:
 
 
 def encode_chunked(
-    tok: Tokenizer, text: str, *, chunk: int = 1 << 14, should_stop: Callable[[], bool] | None = None
+    tok: Tokenizer,
+    text: str,
+    *,
+    chunk: int = 1 << 14,
+    should_stop: Callable[[], bool] | None = None,
+    on_first: Callable[[Encoding], None] | None = None,
 ) -> Encoding:
     """``tok.encode_with_offsets(text)`` computed a chunk at a time.
 
     Each chunk is one short call, so a worker thread running this hands the interpreter
     back to the GUI thread often (one regex call over 5 MB would hold it for a second).
+    ``on_first`` receives the encoding of the first chunk as soon as it is done (a true
+    encoding of a prefix of ``text``), so a view can colour the top of a long text early.
 
     >>> from bpeinspect.core import load_tokenizer
     >>> tok = load_tokenizer("gpt2")
@@ -165,6 +172,8 @@ def encode_chunked(
             b = hard_boundary_after(text, a + chunk)
             enc = _encode_window(tok, text, a, b, should_stop)
             parts.append((enc, 0, len(enc.ids), a, bpos, upos))
+            if on_first is not None and a == 0:
+                on_first(enc)
             del enc
             piece = text[a:b]
             bpos += len(piece.encode("utf-8", "surrogatepass"))

@@ -12,25 +12,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QAction,
-    QColor,
     QGuiApplication,
     QIcon,
-    QKeySequence,
-    QPalette,
-    QTextCharFormat,
     QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
     QApplication,
-    QComboBox,
     QDockWidget,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMenu,
     QPlainTextDocumentLayout,
     QSplitter,
     QToolButton,
@@ -41,18 +33,16 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import BUILTINS, Encoding, Tokenizer
 from bpeinspect.core.catalog import resources_dir
 
-from .export import overlay_html, write_atomic
+from .appearance import Appearance
 from .ids_view import IdsView, ids_as_json, ids_as_list
-from .palette import PALETTES, TokenPalette
+from .palette import TokenPalette
 from .panes import MessageBar, TokenizerPane
 from .token_view import Layers, document_text
-from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
+from .tokenizers import TokenizerRegistry, remember_tokenizer
+from .window_actions import WindowActions
 from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit, load_quietly, release_encoding
 
 FEED_SLICE = 1 << 16  # characters put into the document per event-loop turn
-IDS_SCALE = 1.5  # see MainWindow._apply_font
-IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
-VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
 
 
 def read_text_file(path: str) -> str:
@@ -77,7 +67,7 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\u2029", "\n") if "\u2029" in text else text
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, Appearance, QMainWindow):
     """bpeinspect's main window."""
 
     tokenActivated = Signal(object, int)  # (Tokenizer, token id)
@@ -169,129 +159,6 @@ class MainWindow(QMainWindow):
         self.busy_label = QLabel()
         self.statusBar().addPermanentWidget(self.busy_label)
         self.runner.busyChanged.connect(lambda b: self.busy_label.setText("working…" if b else ""))
-
-    def _action(self, menu: QMenu, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False):  # noqa: PLR0917
-        act = QAction(text, self)
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        if checkable:
-            act.setCheckable(True)
-            act.setChecked(checked)
-            act.toggled.connect(slot)
-        else:
-            act.triggered.connect(slot)
-        menu.addAction(act)
-        return act
-
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
-        f = mb.addMenu("&File")
-        self._action(f, "Open text…", self._ask_open_text, QKeySequence.StandardKey.Open)
-        self._action(f, "Open tokenizer…", self._ask_open_tokenizer, "Ctrl+Shift+O")
-        self.recent_menu = f.addMenu("Recent tokenizers")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        f.addSeparator()
-        self._action(f, "Save text as…", self._ask_save_text, QKeySequence.StandardKey.SaveAs)
-        self._action(f, "Export overlay as HTML…", self._ask_export_html, "Ctrl+E")
-        self._action(f, "Export overlay as PNG…", self._ask_export_png, "Ctrl+Shift+E")
-        f.addSeparator()
-        self._action(f, "Quit", self.close, QKeySequence.StandardKey.Quit)
-        e = mb.addMenu("&Edit")
-        self._action(e, "Copy token ids as list", self.copy_ids_list, "Ctrl+Shift+C")
-        self._action(e, "Copy token ids as JSON", self.copy_ids_json, "Ctrl+Alt+C")
-        t = mb.addMenu("&Tokenizers")
-        for i, name in enumerate(BUILTINS):
-            self._action(
-                t,
-                f"Add {name} ({BUILTINS[name].description})",
-                lambda _=False, n=name: self.open_tokenizer(n),
-                f"Alt+{i + 1}",
-            )
-        t.addSeparator()
-        self._action(t, "Open tokenizer file…", self._ask_open_tokenizer)
-        self._action(t, "Close current tokenizer", self._close_current, "Ctrl+W")
-        v = mb.addMenu("&View")
-        self.layer_actions = {
-            "colors": self._action(v, "Token colours", lambda on: self._set_layer("colors", on), "Ctrl+1", True, True),
-            "whitespace": self._action(
-                v, "Visible whitespace", lambda on: self._set_layer("whitespace", on), "Ctrl+2", True, True
-            ),
-            "boundaries": self._action(
-                v, "Pre-token boundaries", lambda on: self._set_layer("boundaries", on), "Ctrl+3", True, False
-            ),
-            "ids": self._action(v, "Token ids inline", lambda on: self._set_layer("ids", on), "Ctrl+4", True, False),
-            "specials": self._action(
-                v, "Mark special tokens", lambda on: self._set_layer("specials", on), "Ctrl+5", True, True
-            ),
-        }
-        v.addSeparator()
-        pal_menu = v.addMenu("Palette")
-        for name in PALETTES:
-            self._action(pal_menu, name, lambda _=False, n=name: self.set_palette(n))
-        self._action(v, "Dark theme", self.set_dark, "Ctrl+Shift+D", True, False)
-        v.addSeparator()
-        self._action(v, "Zoom in", lambda: self.zoom(1), QKeySequence.StandardKey.ZoomIn)
-        self._action(v, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
-        self._action(v, "Reset zoom", lambda: self.zoom(0), "Ctrl+0")
-        self.panels_menu = v.addMenu("Panels")
-        self._build_toolbar()
-
-    def _build_toolbar(self) -> None:
-        """The tokenizer picker (current one, add built-in/recent/file) and the layer toggles."""
-        bar = self.addToolBar("Tokenizers")
-        bar.setObjectName("tokenizerBar")
-        bar.setMovable(False)
-        bar.addWidget(QLabel(" Tokenizer: "))
-        self.picker = QComboBox()
-        self.picker.setMinimumContentsLength(14)
-        self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
-        self.picker.activated.connect(self._on_picker)
-        bar.addWidget(self.picker)
-        add = QToolButton(text="Add ▾")
-        add.setToolTip("Open another tokenizer: built-ins, recent files, or a vocabulary file")
-        add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.add_menu = QMenu(add)
-        self.add_menu.aboutToShow.connect(self._fill_add_menu)
-        add.setMenu(self.add_menu)
-        bar.addWidget(add)
-        bar.addSeparator()
-        for name in ("whitespace", "boundaries", "ids", "specials"):
-            bar.addAction(self.layer_actions[name])
-        self.registry.added.connect(self._refresh_picker)
-        self.registry.removed.connect(self._refresh_picker)
-        self.registry.currentChanged.connect(self._refresh_picker)
-
-    def _refresh_picker(self, *_args) -> None:
-        self.picker.blockSignals(True)
-        self.picker.clear()
-        for tok in self.registry.tokenizers():
-            self.picker.addItem(tok.name or "tokenizer")
-        cur = self.registry.current()
-        toks = self.registry.tokenizers()
-        index = next((i for i, t in enumerate(toks) if t is cur), -1)
-        if index >= 0:
-            self.picker.setCurrentIndex(index)
-        self.picker.blockSignals(False)
-
-    def _on_picker(self, index: int) -> None:
-        toks = self.registry.tokenizers()
-        if 0 <= index < len(toks):
-            self.registry.set_current(toks[index])
-
-    def _fill_add_menu(self) -> None:
-        m = self.add_menu
-        m.clear()
-        for name, spec in BUILTINS.items():
-            act = m.addAction(f"{name} — {spec.description}")
-            act.setEnabled(self.registry.find(name) is None)
-            act.triggered.connect(lambda _=False, n=name: self.open_tokenizer(n))
-        recent = recent_tokenizers(self.settings)
-        if recent:
-            m.addSeparator()
-            for path in recent:
-                m.addAction(Path(path).name).triggered.connect(lambda _=False, p=path: self.open_tokenizer(p))
-        m.addSeparator()
-        m.addAction("Open tokenizer file…").triggered.connect(self._ask_open_tokenizer)
 
     # -- public API -------------------------------------------------------------------------------
 
@@ -418,67 +285,6 @@ class MainWindow(QMainWindow):
     def copy_ids_json(self) -> None:
         QGuiApplication.clipboard().setText(ids_as_json(self._current_ids()))
 
-    def set_palette(self, name: str) -> None:
-        self.palette_name = name
-        self._apply_palette()
-
-    def set_dark(self, dark: bool) -> None:
-        self.dark = dark
-        app = QApplication.instance()
-        if dark:
-            pal = QPalette()
-            for role, color in (
-                (QPalette.ColorRole.Window, "#2b2b2b"),
-                (QPalette.ColorRole.WindowText, "#e6e6e6"),
-                (QPalette.ColorRole.Base, "#1e1e1e"),
-                (QPalette.ColorRole.AlternateBase, "#2b2b2b"),
-                (QPalette.ColorRole.Text, "#e6e6e6"),
-                (QPalette.ColorRole.Button, "#353535"),
-                (QPalette.ColorRole.ButtonText, "#e6e6e6"),
-                (QPalette.ColorRole.Highlight, "#3d7bd9"),
-                (QPalette.ColorRole.HighlightedText, "#ffffff"),
-                (QPalette.ColorRole.ToolTipBase, "#353535"),
-                (QPalette.ColorRole.ToolTipText, "#e6e6e6"),
-            ):
-                pal.setColor(role, QColor(color))
-            app.setPalette(pal)
-        else:
-            app.setPalette(app.style().standardPalette())
-        self._apply_palette()
-
-    def zoom(self, step: int) -> None:
-        """Text size one point up (1), down (-1) or back to the default (0), in every pane."""
-        base = QApplication.font().pointSizeF() + 2
-        self.text_size = base if step == 0 else max(6.0, min(48.0, self.text_size + step))
-        self._apply_font()
-
-    def _apply_font(self) -> None:
-        """Set the text size; with inline ids the lines get room below the text for them.
-
-        QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
-        document font is made ``IDS_SCALE`` times larger and all text set as superscript,
-        which Qt draws at 2/3 size, i.e. at the normal size, raised above free room."""
-        font = self.document.defaultFont()
-        ids = self.layers.ids
-        font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
-        self.document.setDefaultFont(font)
-        fmt = QTextCharFormat()
-        fmt.setVerticalAlignment(
-            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
-        )
-        if ids:
-            fmt.setSuperScriptBaseline(IDS_RAISE)
-        if ids or self._ids_font_applied:
-            cur = QTextCursor(self.document)
-            cur.select(QTextCursor.SelectionType.Document)
-            cur.mergeCharFormat(fmt)
-            self._ids_font_applied = ids
-        for pane in self.panes.values():
-            pane.view.setFont(font)
-            pane.view.mergeCurrentCharFormat(fmt)
-            pane.view.text_scale = 2 / 3 if ids else 1.0
-            pane.view.viewport().update()
-
     # -- tokenizers -------------------------------------------------------------------------------
 
     def _on_added(self, tok: Tokenizer) -> None:
@@ -583,7 +389,15 @@ class MainWindow(QMainWindow):
             lambda stop: encode_text(tok, text, base, stop),
             lambda r: self._on_encoded(r, revision),
             failed,
+            lambda partial: self._on_partial(tok, partial),
         )
+
+    def _on_partial(self, tok: Tokenizer, enc: Encoding) -> None:
+        """The first chunk of a long text is encoded: colour the top while the rest runs."""
+        pane = self.panes.get(id(tok))
+        if pane is not None:
+            pane.view.set_encoding(tok, enc)
+            pane.count.setText(f"  encoding… ({len(enc.text):,} of {len(self.text()):,} characters so far)")
 
     def _on_encoded(self, result: EncodeResult, revision: int) -> None:
         pane = self.panes.get(id(result.tok))
@@ -689,95 +503,3 @@ class MainWindow(QMainWindow):
         for pane in self.panes.values():
             if pane is not source and pane.view.verticalScrollBar().value() != value:
                 pane.view.verticalScrollBar().setValue(value)
-
-    # -- layers and palette ---------------------------------------------------------------------
-
-    def _set_layer(self, name: str, on: bool) -> None:
-        setattr(self.layers, name, on)
-        for pane in self.panes.values():
-            pane.view.set_layers(self.layers)
-        if name == "ids":
-            self._apply_font()
-
-    def _apply_palette(self) -> None:
-        self.token_palette = TokenPalette(self.palette_name, dark=self.dark)
-        for pane in self.panes.values():
-            pane.view.set_token_palette(self.token_palette)
-        self.ids_view.palette_ = self.token_palette
-        self.ids_view.viewport().update()
-
-    # -- files ------------------------------------------------------------------------------------
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        paths = recent_tokenizers(self.settings)
-        if not paths:
-            self.recent_menu.addAction("(none yet)").setEnabled(False)
-        for p in paths:
-            self.recent_menu.addAction(p).triggered.connect(lambda _=False, p=p: self.open_tokenizer(p))
-
-    def _ask_open_text(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open text")
-        if path:
-            self.open_text_file(path)
-
-    def _ask_open_tokenizer(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open tokenizer", "", "Vocabularies (*.tiktoken *.json *.model *.gguf *.vocab *.bpe);;All files (*)"
-        )
-        if path:
-            self.open_tokenizer(path)
-
-    def _ask_save_text(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save text as", "", "Text (*.txt)")
-        if path:
-            self._guard(lambda: write_atomic(path, self.text().encode("utf-8")), f"Could not save {path}")
-
-    def _ask_export_html(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export overlay as HTML", "overlay.html", "HTML (*.html)")
-        if path:
-            self.export_html(path)
-
-    def _ask_export_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export overlay as PNG", "overlay.png", "PNG (*.png)")
-        if path:
-            self.export_png(path)
-
-    def export_html(self, path: str) -> None:
-        """Write the overlay of every open tokenizer as one HTML page (built in a worker)."""
-        pairs = [(r.tok, r.enc) for r in self.results.values()]
-        palette = self.token_palette
-        self.runner.submit(
-            "export-html",
-            lambda stop: write_atomic(path, overlay_html(pairs, palette).encode("utf-8")),
-            lambda _: self.show_message(f"Exported the overlay to {path}"),
-            lambda exc: self.show_error(f"Could not export {path}: {exc}"),
-        )
-
-    def export_png(self, path: str) -> bool:
-        """Save a picture of the tokenizer panes."""
-        ok = self.stack.grab().save(path, "PNG")
-        if not ok:
-            self.show_error(f"Could not write {path}")
-        return ok
-
-    def _guard(self, fn, what: str) -> None:
-        try:
-            fn()
-        except (OSError, ValueError) as exc:
-            self.show_error(f"{what}: {exc}")
-
-    def dragEnterEvent(self, e) -> None:
-        if e.mimeData().hasUrls():
-            e.acceptProposedAction()
-
-    def dropEvent(self, e) -> None:
-        for url in e.mimeData().urls():
-            path = url.toLocalFile()
-            if not path:
-                continue
-            if Path(path).is_dir() or Path(path).suffix.lower() in VOCAB_SUFFIXES:
-                self.open_tokenizer(path)
-            else:
-                self.open_text_file(path)
-        e.acceptProposedAction()

@@ -39,6 +39,18 @@ class _Signals(QObject):
     result = Signal(object, object)  # job, value
     error = Signal(object, object)  # job, exception
     finished = Signal(object)  # job
+    progress = Signal(object, object)  # job, value
+
+
+_local = threading.local()
+
+
+def report_progress(value: Any) -> None:
+    """From inside a job's function: hand ``value`` to the job's ``on_progress`` callback
+    (on the GUI thread). Does nothing outside a job."""
+    job = getattr(_local, "job", None)
+    if job is not None and not job.cancelled:
+        job.signals.progress.emit(job, value)
 
 
 class Job(QRunnable):
@@ -59,6 +71,7 @@ class Job(QRunnable):
         return self.cancelled
 
     def run(self) -> None:
+        _local.job = self
         try:
             value = self.fn(self.should_stop)
         except Cancelled:
@@ -70,6 +83,7 @@ class Job(QRunnable):
             if not self.cancelled:
                 self.signals.result.emit(self, value)
         finally:
+            _local.job = None
             self.signals.finished.emit(self)
 
 
@@ -89,6 +103,7 @@ class TaskRunner(QObject):
         self._current: dict[str, Job] = {}
         self._running: set[Job] = set()
         self._callbacks: dict[Job, tuple[Callable | None, Callable | None]] = {}
+        self._progress: dict[Job, Callable[[Any], None]] = {}
 
     def submit(
         self,
@@ -96,11 +111,16 @@ class TaskRunner(QObject):
         fn: Callable[[Callable[[], bool]], Any],
         on_result: Callable[[Any], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
+        on_progress: Callable[[Any], None] | None = None,
     ) -> Job:
-        """Run ``fn`` in the pool, superseding the job under ``key``."""
+        """Run ``fn`` in the pool, superseding the job under ``key``; ``fn`` may call
+        :func:`report_progress`, which reaches ``on_progress`` unless the job was superseded."""
         self.cancel(key)
         job = Job(key, fn)
         job.signals.result.connect(self._on_result)
+        if on_progress is not None:
+            job.signals.progress.connect(self._on_progress)
+            self._progress[job] = on_progress
         job.signals.error.connect(self._on_error)
         job.signals.finished.connect(self._on_finished)
         self._current[key] = job
@@ -129,6 +149,11 @@ class TaskRunner(QObject):
         return bool(self._running)
 
     @Slot(object, object)
+    def _on_progress(self, job: Job, value: Any) -> None:
+        if self._current.get(job.key) is job and not job.cancelled and job in self._progress:
+            self._progress[job](value)
+
+    @Slot(object, object)
     def _on_result(self, job: Job, value: Any) -> None:
         if self._current.get(job.key) is not job or job.cancelled:
             return  # superseded
@@ -148,6 +173,7 @@ class TaskRunner(QObject):
     def _on_finished(self, job: Job) -> None:
         self._running.discard(job)
         self._callbacks.pop(job, None)
+        self._progress.pop(job, None)
         if self._current.get(job.key) is job:
             del self._current[job.key]
         if not self._running:
@@ -235,7 +261,7 @@ def _encode_text(
             return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", changed)
     if supports_cutting(tok) and len(text) > 1 << 14:
         mode = "chunked"
-    enc = encode_chunked(tok, text, should_stop=should_stop)
+    enc = encode_chunked(tok, text, should_stop=should_stop, on_first=report_progress)
     return EncodeResult(tok, enc, time.perf_counter() - t0, mode)
 
 

@@ -6,7 +6,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextCursor
 
 from bpeinspect.gui.palette import TokenPalette
-from bpeinspect.gui.token_view import Layers, TokenView, split_groups, token_tooltip
+from bpeinspect.gui.token_info import split_groups, token_tooltip
+from bpeinspect.gui.token_view import Layers, TokenView
 
 ASTRAL = "a😀b 日本語\n👩‍👩‍👧 x 🎉🎉\n\tΩmega 𝔘𝔫𝔦 <|endoftext|>\n"
 

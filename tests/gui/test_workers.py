@@ -106,3 +106,32 @@ def test_release_encoding_empties_lists(cl100k):
     assert len(enc.ids) == n - 3000
     assert not release_encoding(enc, step=1000)
     assert enc.ids == [] and enc.piece_spans == []
+
+
+def test_progress_reaches_the_gui_thread(qtbot):
+    from bpeinspect.gui.workers import report_progress
+
+    runner = TaskRunner()
+    seen, results = [], []
+
+    def work(stop):
+        report_progress("half")
+        return "all"
+
+    runner.submit("k", work, results.append, None, lambda v: seen.append((v, QThread.currentThread())))
+    qtbot.waitUntil(lambda: bool(results) and not runner.is_busy(), timeout=5000)
+    assert seen and seen[0][0] == "half" and seen[0][1] is qtbot_thread()
+    report_progress("outside a job: ignored")
+
+
+def test_first_chunk_is_a_true_prefix_encoding(cl100k):
+    from bpeinspect.core.incremental import encode_chunked
+
+    text = "a line of text, 日本 😀\n" * 3000
+    firsts = []
+    full = encode_chunked(cl100k, text, chunk=4096, on_first=firsts.append)
+    assert len(firsts) == 1
+    first = firsts[0]
+    assert 4096 <= len(first.text) < len(text) and text.startswith(first.text)
+    assert first.ids == full.ids[: len(first.ids)]
+    assert list(first.utf16_starts) == list(full.utf16_starts[: len(first.ids)])

@@ -229,23 +229,33 @@ class ProgressBar:
     def __init__(self, label: str, stream: Any = None, force: bool = False) -> None:
         self.label, self.stream = label, stream or sys.stderr
         self.enabled = force or (hasattr(self.stream, "isatty") and self.stream.isatty())
-        self.last = -1
+        self.last: Any = None
 
-    def __call__(self, done: float, total: float | None = None, *_: Any, **__: Any) -> None:
-        frac = done if total is None else (done / total if total else 1.0)
+    def __call__(self, report: Any, total: float | None = None) -> None:
+        """Take a trainer's report (with ``fraction``, ``phase``, ``merges_done``/``merges_total``)
+        or plain numbers ``(done, total)``."""
+        phase = getattr(report, "phase", None)
+        if hasattr(report, "fraction"):
+            frac = report.fraction if phase != "counting" else 0.0
+            done, total = getattr(report, "merges_done", None), getattr(report, "merges_total", None)
+        else:
+            done = report
+            frac = report if total is None else (report / total if total else 1.0)
         frac = min(max(float(frac), 0.0), 1.0)
         pct = int(frac * 100)
-        if pct == self.last:
+        key = (phase, pct)
+        if key == self.last:
             return
-        self.last = pct
+        self.last = key
         if self.enabled:
             filled = int(frac * 30)
-            detail = "" if total is None else f" {done}/{total}"
-            self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%{detail}")
+            detail = "" if total is None else f" {done}/{total} merges" if phase else f" {done}/{total}"
+            label = f"{self.label} ({phase})" if phase == "counting" else self.label
+            self.stream.write(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%{detail}\x1b[K")
             self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled and self.last >= 0:
+        if self.enabled and self.last is not None:
             self.stream.write("\n")
             self.stream.flush()
 
@@ -286,6 +296,8 @@ def add_convert(sub: Any) -> None:
     p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("out", metavar="OUT", help="file to write")
     p.add_argument("--pattern", metavar="NAME|REGEX", help="split rule for a .tiktoken input that is not a known file")
+    p.add_argument("--format", choices=("tiktoken", "huggingface", "gpt2", "minbpe", "native"),
+                   help="write this format whatever OUT is called")
     p.set_defaults(func=cmd_convert)
 
 
@@ -293,7 +305,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from bpeinspect.core.formats import save
 
     tok = load_spec(args.spec, pattern=args.pattern)
-    written = save(tok, args.out)
+    written = save(tok, args.out, fmt=args.format)
     print(f"wrote {written}", file=sys.stderr)
     return 0
 
@@ -366,6 +378,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec)
     print(f"name:           {tok.name}")
     print(f"source:         {tok.source}")
+    if Path(args.spec).exists():
+        from bpeinspect.core.formats import FORMATS, detect_format
+
+        print(f"file format:    {FORMATS[detect_format(args.spec)]}")
     print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
     print(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")

@@ -118,9 +118,14 @@ def load_path(
     kind = detect_format(path)
     if path.is_dir() and kind == "huggingface":
         path = path / "tokenizer.json"
-    if kind == "tiktoken":
-        return tiktoken.load(path, pattern=pattern, special_tokens=special_tokens, name=name)
-    tok = _LOADERS[kind](path)
+    try:
+        if kind == "tiktoken":
+            return tiktoken.load(path, pattern=pattern, special_tokens=special_tokens, name=name)
+        tok = _LOADERS[kind](path)
+    except (TypeError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError, OverflowError) as exc:
+        # The parsers check what they read; this net keeps the promise of a VocabularyError
+        # for any structure they did not foresee.
+        raise VocabularyError(f"{path}: malformed {FORMATS[kind]} ({type(exc).__name__}: {exc})") from None
     if name:
         tok.name = name
     return tok

@@ -13,6 +13,7 @@ holding both, loads the pair. ``<|...|>`` entries that no merge makes are specia
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,12 @@ def load(path: Path, **_: Any) -> Tokenizer:
         ranks[b] = i  # type: ignore[index]
     last = {p: n for n, p in enumerate(merges)}
     merges = [p for n, p in enumerate(merges) if last[p] == n]
+    orphans = sum(1 for t in encoder if t not in made and t not in specials and len(t) > 1)
+    if orphans:
+        warnings.warn(
+            f"{bpe_path}: {orphans} tokens of {enc_path.name} are made by no merge (is {bpe_path.name} truncated?)",
+            stacklevel=2,
+        )
     folder = enc_path.parent
     return build_tokenizer(
         path,
@@ -119,6 +126,12 @@ def save(tok: Tokenizer, path: Path) -> None:
     if it names one of the two files). The split rule is not stored: GPT-2's is implied."""
     folder = path if path.is_dir() or path.name not in (ENCODER, MERGES) else path.parent
     folder.mkdir(parents=True, exist_ok=True)
+    if tok.split_rule.pattern not in (PRESETS["r50k"].pattern, PRESETS["gpt2"].pattern):
+        warnings.warn(
+            f"{folder}: GPT-2's files cannot store a split rule; readers will use GPT-2's, not "
+            f"{tok.split_rule.name or 'this tokenizer'}'s",
+            stacklevel=3,
+        )
     ranks = tok.mergeable_ranks
     dec = {i: b for b, i in ranks.items()}
     encoder = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}

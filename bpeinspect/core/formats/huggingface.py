@@ -140,7 +140,9 @@ def _check_normalizer(norm: Any, path: Path | str) -> None:
         return
     expect(isinstance(norm, dict), path, "normalizer must be an object or null")
     if norm.get("type") == "Sequence":
-        for n in norm.get("normalizers") or []:
+        subs = norm.get("normalizers")
+        expect(isinstance(subs, list), path, "Sequence normalizer without a 'normalizers' list")
+        for n in subs:
             _check_normalizer(n, path)
         return
     raise UnsupportedTokenizerError(
@@ -163,7 +165,7 @@ def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>"
     """The :class:`SplitRule` of a ``pre_tokenizer`` object; it must end in ``ByteLevel``."""
     steps = _flatten(pt, path)
     if not steps or steps[-1].get("type") != "ByteLevel":
-        names = ", ".join(s.get("type", "?") for s in steps) or "none"
+        names = ", ".join(str(s.get("type", "?")) for s in steps) or "none"
         raise UnsupportedTokenizerError(
             f"{path}: the pre-tokenizer ({names}) does not end in ByteLevel, so the model is not byte-level BPE"
         )
@@ -184,15 +186,16 @@ def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>"
             ((pk, pv),) = pat.items()
             expect(pk in ("Regex", "String") and isinstance(pv, str), path, f"Split pattern {pat!r} is not understood")
             pattern = pv if pk == "Regex" else regex.escape(pv)
-            behavior = BEHAVIORS.get(step.get("behavior", "Isolated"))
+            raw_behavior = step.get("behavior", "Isolated")
+            behavior = BEHAVIORS.get(raw_behavior) if isinstance(raw_behavior, str) else None
             expect(behavior is not None, path, f"Split behavior {step.get('behavior')!r} is not understood")
             splits.append(Split(pattern, behavior, bool(step.get("invert", False))))  # type: ignore[arg-type]
         elif kind == "Digits":
             splits.append(Split(r"\p{N}", "isolated" if step.get("individual_digits") else "contiguous"))
         else:
             raise UnsupportedTokenizerError(f"{path}: the pre-tokenizer {kind} is not supported")
-    rule = _fast_equivalent(splits)
     try:
+        rule = _fast_equivalent(splits)
         rule.validate()
     except ValueError as exc:
         raise VocabularyError(f"{path}: {exc}") from None

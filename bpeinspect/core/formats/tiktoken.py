@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +100,12 @@ def save(tok: Tokenizer, path: Path) -> None:
     tokenizer is written anyway (its ranks are its ids), and loading it back applies
     the rank rule.
     """
+    if not tok.uses_rank_rule:
+        warnings.warn(
+            f"{path}: a .tiktoken file holds ranks only; {tok.name or 'this tokenizer'} merges by an explicit "
+            "pair list, and loading the file back applies tiktoken's rank rule instead",
+            stacklevel=3,
+        )
     with atomic_open(path, "wb") as f:
         f.write(dumps(tok))
 

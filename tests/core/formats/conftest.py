@@ -45,10 +45,11 @@ def _random_texts(n: int, seed: int = 0) -> list[str]:
 
 @pytest.fixture(scope="session")
 def corpus() -> list[str]:
-    """Broad text: minbpe's English article in paragraphs, hand-written edge cases, random mixes."""
+    """Broad text: minbpe's English article whole and in chunks of 25 lines, hand-written edge cases, random mixes."""
     text = (SHARED / "corpora" / "taylorswift.txt").read_text(encoding="utf-8")
-    paragraphs = text.split("\n\n")
-    return [text, *paragraphs[:400], *EDGE, *_random_texts(300)]
+    lines = text.splitlines(keepends=True)
+    chunks = ["".join(lines[i : i + 25]) for i in range(0, len(lines), 25)]
+    return [text, *chunks, *EDGE, *_random_texts(300)]
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,7 @@ def test_shared_gpt2_tokenizer_json_matches_hf(vocabs, corpus):
     assert_same(load_path(path), hf, corpus)
 
 
-def _train(corpus, tmp_path, pre, *, ignore_merges=False, added=(), specials=("<|end|>",)):
+def _train(corpus, tmp_path, pre, *, ignore_merges=False, added=(), specials=("<|end|>",), whole_text=True):
     hf = tokenizers.Tokenizer(models.BPE(ignore_merges=ignore_merges))
     hf.pre_tokenizer = pre
     hf.decoder = decoders.ByteLevel()
@@ -48,7 +48,8 @@ def _train(corpus, tmp_path, pre, *, ignore_merges=False, added=(), specials=("<
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    hf.train_from_iterator([t for t in corpus[:1] + corpus[-300:] if _no_surrogates(t)], trainer=trainer)
+    texts = (corpus[:1] if whole_text else corpus[1:-300]) + corpus[-300:]
+    hf.train_from_iterator([t for t in texts if _no_surrogates(t)], trainer=trainer)
     if added:
         hf.add_tokens(list(added))
     path = tmp_path / "tokenizer.json"
@@ -88,12 +89,15 @@ PRE_TOKENIZERS = {
 @pytest.mark.parametrize("ignore_merges", [False, True])
 @pytest.mark.parametrize("kind", sorted(PRE_TOKENIZERS))
 def test_trained_hf_tokenizer_loads_with_identical_encodings(corpus, tmp_path, kind, ignore_merges):
-    hf, path = _train(corpus, tmp_path, PRE_TOKENIZERS[kind](), ignore_merges=ignore_merges)
+    # Without any split the whole article would be one 185 kB piece: quadratic for both sides.
+    whole = kind != "no-split"
+    hf, path = _train(corpus, tmp_path, PRE_TOKENIZERS[kind](), ignore_merges=ignore_merges, whole_text=whole)
     tok = load_path(path)
     assert tok.ignore_merges is ignore_merges
     assert not tok.uses_rank_rule
-    assert_same(tok, hf, corpus[1:])
-    assert_same(tok, hf, corpus[:1])
+    assert_same(tok, hf, [t for t in corpus[1:] if whole or len(t) < 1500])
+    if whole:
+        assert_same(tok, hf, corpus[:1])
 
 
 def test_added_tokens_special_and_not(corpus, tmp_path):

@@ -131,3 +131,17 @@ def test_minbpe_foreign_pattern_uses_findall_semantics(tmp_path):
     # regex.findall keeps only the matches: the digits and spaces between words are dropped
     assert tok.encode("hi 12 hi") == [256, 256]
     assert minbpe_format.load(p).merges == [(104, 105)]
+
+
+def test_lossy_saves_warn(tmp_path):
+    tok = minbpe_reference()  # pair rule, GPT-4 pattern
+    with pytest.warns(UserWarning, match="rank rule"):
+        save(tok, tmp_path / "t.tiktoken")
+    with pytest.warns(UserWarning, match="split rule"):
+        save(tok, tmp_path / "encoder.json")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        save(load_tokenizer("r50k_base"), tmp_path / "ok.tiktoken")
+        save(load_tokenizer("r50k_base"), tmp_path / "vocab.bpe")

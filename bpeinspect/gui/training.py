@@ -12,6 +12,7 @@ main window's overlay and every other panel show them straight away.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -393,13 +394,20 @@ class TrainingWorkspace(QWidget):
             self.show_error("Saving needs bpeinspect.core.formats, which this build does not have.")
             return
 
-        def done(written: Path) -> None:
-            self.show_message(f"Saved {tok.name} to {written}")
+        def save(stop) -> tuple[Path, list[str]]:
+            # what the format cannot keep comes as a warning: show it with the result
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                written = formats.save(tok, path, fmt)
+            return written, [str(w.message) for w in caught]
+
+        def done(result: tuple[Path, list[str]]) -> None:
+            written, notes = result
+            self.show_message(" ".join([f"Saved {tok.name} to {written}.", *(f"Note: {n}" for n in notes)]))
 
         self.saver.submit(
-            f"save:{path}", lambda stop: formats.save(tok, path, fmt), done,
-            lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}"),
-        )  # fmt: skip
+            f"save:{path}", save, done, lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}")
+        )
 
     def _ask_save(self) -> None:
         tok = self.selected_tokenizer()

@@ -168,6 +168,20 @@ def test_hf_tie_break_and_custom_pattern(qtbot, ws, registry):
         assert tok.training.settings["tie_break"] == "hf"
 
 
+def test_the_thread_fallback_trains_the_same(qtbot, ws, registry):
+    # where no child Python can start (a frozen app), training runs in a thread here
+    ws.in_process = True
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText("300, 1k")
+    kinds = []
+    ws.trainingStarted.connect(lambda plan: kinds.append(type(ws.worker.run_).__name__))
+    outcome, reports = train(qtbot, ws)
+    assert kinds == ["TrainingRun"] and reports[-1].phase == "done"
+    text = TAYLOR.read_text(encoding="utf-8")
+    for tok, size in zip(registry.tokenizers(), (300, 1024), strict=True):
+        assert tok.merges == train_tokenizer(text, size, pattern="gpt4").merges
+
+
 def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     small = tmp_path / "small.txt"
     small.write_text("abab cdcd abab", encoding="utf-8")
@@ -392,7 +406,9 @@ def test_save_in_every_format(qtbot, ws, registry, tmp_path):
     for fmt, path in targets.items():
         ws.save_tokenizer(tok, path, fmt)
         qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
-        assert "Saved" in ws.message.text(), (fmt, ws.message.text())
+        assert f"Saved {tok.name} to" in ws.message.text(), (fmt, ws.message.text())
+        assert ("Note:" in ws.message.text().splitlines()[-1]) == (fmt == "tiktoken")  # ranks only
+        ws.message.clear()
     text = TAYLOR.read_text(encoding="utf-8")[:20000] + " <|endoftext|> ünïcödé 😀"
     expected = tok.encode(text, allowed_special="all")
     for fmt, path in targets.items():

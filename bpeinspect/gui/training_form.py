@@ -74,7 +74,9 @@ class TrainingForm(QWidget):
         self.preview.setWordWrap(True)
         self.preview.setTextFormat(Qt.TextFormat.RichText)
         self.preview.setFont(mono)
-        self.preview.setMinimumHeight(40)
+        # room for four lines: a word-wrapped label in a form does not always grow to fit
+        self.preview.setMinimumHeight(4 * self.preview.fontMetrics().lineSpacing() + 4)
+        self.preview.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.pattern_message = QLabel()
         self.pattern_message.setWordWrap(True)
         self.specials_edit = QLineEdit()

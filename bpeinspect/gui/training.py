@@ -180,6 +180,7 @@ class TrainingWorkspace(QWidget):
         lay.addWidget(self.message)
         lay.addWidget(split, 1)
 
+        self.setAcceptDrops(True)
         self.form.corpus.problem.connect(self.show_error)
         self.form.changed.connect(self._refresh_buttons)
         self.results.currentRowChanged.connect(self._refresh_buttons)
@@ -422,6 +423,18 @@ class TrainingWorkspace(QWidget):
         if suffix and not path.endswith(suffix):
             path += suffix
         self.save_tokenizer(tok, path, fmt)
+
+    # -- dropping corpus files anywhere on the workspace ------------------------------------------
+
+    def dragEnterEvent(self, e) -> None:
+        if e.mimeData().hasUrls() and not self.is_running():
+            e.acceptProposedAction()
+
+    def dropEvent(self, e) -> None:
+        paths = [u.toLocalFile() for u in e.mimeData().urls() if u.toLocalFile()]
+        if paths and not self.is_running():
+            self.form.corpus.add_paths(paths)
+            e.acceptProposedAction()
 
     # -- messages and state ---------------------------------------------------------------------
 

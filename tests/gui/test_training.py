@@ -370,19 +370,43 @@ def test_missing_and_empty_folders(qtbot, ws, registry, tmp_path):
     assert "the folder holds no files" in refused(qtbot, ws, registry)
 
 
-def test_corpus_from_a_drop(qtbot, ws, tmp_path):
+@pytest.mark.parametrize("target", ["list", "workspace"])
+def test_corpus_from_a_drop(qtbot, ws, tmp_path, target):
     from PySide6.QtCore import QMimeData, QPoint, QUrl
     from PySide6.QtGui import QDropEvent
 
     (tmp_path / "a.txt").write_text("hello", encoding="utf-8")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(tmp_path / "a.txt")), QUrl.fromLocalFile(str(TAYLOR))])
-    tree = ws.form.corpus.tree
+    widget = ws.form.corpus.tree if target == "list" else ws
     event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    tree.dropEvent(event)
+    widget.dropEvent(event)
+    assert event.isAccepted()
     qtbot.waitUntil(lambda: not ws.form.corpus.is_summarizing(), timeout=30000)
     assert ws.form.corpus.paths() == [(tmp_path / "a.txt").resolve(), TAYLOR.resolve()]
     assert ws.form.default_name() == "a+1"
+
+
+def test_save_dialog_picks_the_format_and_suffix(qtbot, ws, registry, tmp_path, monkeypatch):
+    formats = pytest.importorskip("bpeinspect.core.formats")
+    from bpeinspect.gui import training
+
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText("300")
+    train(qtbot, ws)
+    for label, (fmt, suffix) in training.SAVE_FILTERS.items():
+        if fmt == "gpt2":
+            continue
+        target = tmp_path / f"out-{fmt}"  # no suffix: the dialog's filter adds it
+        monkeypatch.setattr(training.QFileDialog, "getSaveFileName", lambda *a, t=target, lab=label: (str(t), lab))
+        qtbot.mouseClick(ws.save_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+        written = target.with_name(target.name + suffix)
+        assert written.is_file(), (fmt, ws.message.text())
+        assert formats.detect_format(written) == fmt
+    monkeypatch.setattr(training.QFileDialog, "getSaveFileName", lambda *a: ("", ""))  # cancelled
+    qtbot.mouseClick(ws.save_button, Qt.MouseButton.LeftButton)
+    assert not ws.saver.is_busy()
 
 
 # -- saving -------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -79,6 +80,7 @@ class ProcessTrainingRun:
             "interval": interval,
         }  # fmt: skip
         self._proc: subprocess.Popen | None = None
+        self._stderr = None
         self._lock = threading.Lock()
 
     # -- the child ----------------------------------------------------------------------------------
@@ -87,9 +89,10 @@ class ProcessTrainingRun:
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        self._stderr = tempfile.TemporaryFile()  # a file, so a chatty child never blocks on it
         proc = subprocess.Popen(
             [sys.executable, "-m", "bpeinspect.core.train_process"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env,
         )  # fmt: skip
         pickle.dump(self._args, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         proc.stdin.flush()
@@ -132,8 +135,11 @@ class ProcessTrainingRun:
                 msg = pickle.load(proc.stdout)
             except (EOFError, OSError, pickle.UnpicklingError):
                 code = proc.wait()
+                why = self._last_error_line()
                 self.close()
-                raise TrainingProcessError(f"the training process ended unexpectedly (exit code {code})") from None
+                raise TrainingProcessError(
+                    f"the training process ended unexpectedly (exit code {code}){': ' + why if why else ''}"
+                ) from None
             kind = msg[0]
             if kind == "report":
                 report: TrainingProgress = msg[1]
@@ -146,6 +152,18 @@ class ProcessTrainingRun:
             elif kind == "error":
                 self.close()
                 raise _ERRORS.get(msg[1], TrainingProcessError)(msg[2])
+
+    def _last_error_line(self) -> str:
+        err = self._stderr
+        if err is None:
+            return ""
+        try:
+            err.seek(0, os.SEEK_END)
+            err.seek(max(0, err.tell() - 4096))
+            lines = err.read().decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1] if lines else ""
 
     def close(self) -> None:
         """End the child process."""
@@ -164,6 +182,9 @@ class ProcessTrainingRun:
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
 
     def __del__(self) -> None:
         try:

@@ -81,6 +81,10 @@ class TrainingForm(QWidget):
         self.pattern_message.setWordWrap(True)
         self.specials_edit = QLineEdit()
         self.specials_edit.setPlaceholderText("e.g. <|endoftext|>, <|pad|>")
+        self.specials_edit.setToolTip(
+            "Special tokens, separated by spaces or commas: they take the last ids and count\n"
+            "towards the vocabulary size; the corpus text is never merged into them."
+        )
         self.tie_combo = QComboBox()
         for key, label in TIE_BREAKS.items():
             self.tie_combo.addItem(label, key)

@@ -83,7 +83,7 @@ class TrainingForm(QWidget):
         self.specials_edit.setPlaceholderText("e.g. <|endoftext|>, <|pad|>")
         self.specials_edit.setToolTip(
             "Special tokens, separated by spaces or commas: they take the last ids and count\n"
-            "towards the vocabulary size; the corpus text is never merged into them."
+            "towards the vocabulary size (the corpus is trained as plain text, as minbpe does)."
         )
         self.tie_combo = QComboBox()
         for key, label in TIE_BREAKS.items():

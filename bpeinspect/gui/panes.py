@@ -28,6 +28,7 @@ class MessageBar(QFrame):
         close.setAutoRaise(True)
         close.clicked.connect(self.clear)
         self._lines: list[str] = []
+        self._has_error = False
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 4, 4)
         lay.addWidget(self.label, 1)
@@ -35,8 +36,10 @@ class MessageBar(QFrame):
         self.hide()
 
     def show_message(self, text: str, *, error: bool = True) -> None:
-        """Show ``text``; messages pile up (the last five) until the bar is closed."""
-        bg, fg = ("#fde2e1", "#7a1010") if error else ("#e3f1fd", "#0d3b66")
+        """Show ``text``; messages pile up (the last five) until the bar is closed, and the bar
+        stays red while it holds an error."""
+        self._has_error = self._has_error or error
+        bg, fg = ("#fde2e1", "#7a1010") if self._has_error else ("#e3f1fd", "#0d3b66")
         self.setStyleSheet(
             f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
         )
@@ -46,6 +49,7 @@ class MessageBar(QFrame):
 
     def clear(self) -> None:
         self._lines = []
+        self._has_error = False
         self.hide()
 
     def text(self) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from bpeinspect.core import Cancelled, Encoding, Tokenizer, load_tokenizer
 from bpeinspect.core.incremental import (
@@ -33,6 +33,7 @@ from bpeinspect.core.incremental import (
 )
 
 SWITCH_INTERVAL = 0.001  # seconds
+REAP_AFTER = 0.5  # seconds after a job ended with its signals still undelivered, see TaskRunner._reap
 
 
 class _Signals(QObject):
@@ -63,6 +64,11 @@ class Job(QRunnable):
         self.fn = fn
         self.signals = _Signals()
         self.cancelled = False
+        self.state = "queued"  # then "running", "done"
+        self.outcome: tuple[str, Any] | None = None  # ("result", value) or ("error", exc)
+        self.done_at = 0.0
+        self.delivered = False  # the result or error has reached its callback
+        self.finished_seen = False
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -72,18 +78,23 @@ class Job(QRunnable):
 
     def run(self) -> None:
         _local.job = self
+        self.state = "running"
         try:
             value = self.fn(self.should_stop)
         except Cancelled:
             pass
         except Exception as exc:  # reported in the window, never raised into Qt
             if not self.cancelled:
+                self.outcome = ("error", exc)
                 self.signals.error.emit(self, exc)
         else:
             if not self.cancelled:
+                self.outcome = ("result", value)
                 self.signals.result.emit(self, value)
         finally:
             _local.job = None
+            self.done_at = time.monotonic()
+            self.state = "done"
             self.signals.finished.emit(self)
 
 
@@ -104,6 +115,8 @@ class TaskRunner(QObject):
         self._running: set[Job] = set()
         self._callbacks: dict[Job, tuple[Callable | None, Callable | None]] = {}
         self._progress: dict[Job, Callable[[Any], None]] = {}
+        self._reaper = QTimer(self, singleShot=True, interval=int(REAP_AFTER * 1000))
+        self._reaper.timeout.connect(self._reap)
 
     def submit(
         self,
@@ -128,6 +141,8 @@ class TaskRunner(QObject):
         self._running.add(job)
         self._callbacks[job] = (on_result, on_error)
         self.pool.start(job)
+        if not self._reaper.isActive():
+            self._reaper.start()
         if not was_busy:
             self.busyChanged.emit(True)
         return job
@@ -148,6 +163,22 @@ class TaskRunner(QObject):
     def is_busy(self) -> bool:
         return bool(self._running)
 
+    def _reap(self) -> None:
+        """Deliver what finished jobs left if their queued signals never arrived.
+
+        Seen rarely under load with PySide6 6.12: a job ran to the end and emitted
+        ``finished``, but the slot was never called, and the window waited forever. The
+        job keeps its outcome, so it is delivered here instead (each delivery happens once)."""
+        now = time.monotonic()
+        for job in list(self._running):
+            if job.state == "done" and now - job.done_at > REAP_AFTER:
+                if job.outcome is not None:
+                    kind, value = job.outcome
+                    (self._on_result if kind == "result" else self._on_error)(job, value)
+                self._on_finished(job)
+        if self._running:
+            self._reaper.start()
+
     @Slot(object, object)
     def _on_progress(self, job: Job, value: Any) -> None:
         if self._current.get(job.key) is job and not job.cancelled and job in self._progress:
@@ -155,22 +186,27 @@ class TaskRunner(QObject):
 
     @Slot(object, object)
     def _on_result(self, job: Job, value: Any) -> None:
-        if self._current.get(job.key) is not job or job.cancelled:
-            return  # superseded
+        if job.delivered or self._current.get(job.key) is not job or job.cancelled:
+            return  # delivered already, or superseded
+        job.delivered = True
         cb = self._callbacks.get(job, (None, None))[0]
         if cb is not None:
             cb(value)
 
     @Slot(object, object)
     def _on_error(self, job: Job, exc: BaseException) -> None:
-        if self._current.get(job.key) is not job:
+        if job.delivered or self._current.get(job.key) is not job:
             return
+        job.delivered = True
         cb = self._callbacks.get(job, (None, None))[1]
         if cb is not None:
             cb(exc)
 
     @Slot(object)
     def _on_finished(self, job: Job) -> None:
+        if job.finished_seen:
+            return
+        job.finished_seen = True
         self._running.discard(job)
         self._callbacks.pop(job, None)
         self._progress.pop(job, None)

@@ -20,7 +20,11 @@ def window(qtbot, settings):
     win.show()
     yield win
     win.runner.cancel_all()
-    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=30000)
+    try:
+        qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=30000)
+    except Exception as exc:
+        stuck = [(job.key, getattr(job, "state", "?")) for job in win.runner._running]
+        raise AssertionError(f"jobs still running at teardown: {stuck}") from exc
 
 
 @pytest.fixture(scope="session")

@@ -135,3 +135,18 @@ def test_first_chunk_is_a_true_prefix_encoding(cl100k):
     assert 4096 <= len(first.text) < len(text) and text.startswith(first.text)
     assert first.ids == full.ids[: len(first.ids)]
     assert list(first.utf16_starts) == list(full.utf16_starts[: len(first.ids)])
+
+
+def test_lost_signals_are_delivered_by_the_reaper(qtbot):
+    runner = TaskRunner()
+    results = []
+    go = threading.Event()
+    job = runner.submit("k", lambda stop: (go.wait(5), 7)[1], results.append)
+    job.signals.result.disconnect()  # simulate signals that never arrive
+    job.signals.finished.disconnect()
+    go.set()
+    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
+    assert job.state == "done" and job.finished_seen
+    assert results == [7]
+    runner._on_result(job, 7)  # a late signal is not delivered twice
+    assert results == [7]

@@ -22,7 +22,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open (repeatable)"
     )
     p.add_argument("--screenshot", metavar="OUT.png", help="save a PNG of the window once every job is done, then exit")
-    p.add_argument("--size", default="1100x800", metavar="WxH", help="window size (default 1100x800)")
+    p.add_argument("--size", default="1400x860", metavar="WxH", help="window size (default 1400x860)")
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")
     p.add_argument("file", nargs="?", help="text file to open")
     return p.parse_args(argv)
@@ -40,8 +40,10 @@ def welcome_text() -> str:
 def build_window(args: argparse.Namespace):
     """The main window, opening the tokenizers and text that ``args`` name."""
     from .main_window import MainWindow
+    from .panels import install_panels
 
     win = MainWindow()
+    install_panels(win)
     # -- issue 7 hook (trainui): Tokenizers ▸ Train a tokenizer… opens the training workspace --
     from .training import install_training_panel
 
@@ -75,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     icon = resources_dir() / "icons" / "bpeinspect.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
+    from ._tasks import shutdown_tasks
+
+    app.aboutToQuit.connect(shutdown_tasks)
     win = build_window(args)
     win.show()
     if args.screenshot:
@@ -82,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         state = {"idle_ticks": 0}
 
         def poll() -> None:
-            state["idle_ticks"] = state["idle_ticks"] + 1 if win.is_idle() else 0
+            idle = win.is_idle() and (not hasattr(win, "panels_") or win.panels_.is_idle())
+            state["idle_ticks"] = state["idle_ticks"] + 1 if idle else 0
             timed_out = time.monotonic() - started > SCREENSHOT_TIMEOUT
             if state["idle_ticks"] >= 3 or timed_out:
                 timer.stop()

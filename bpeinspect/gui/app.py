@@ -45,7 +45,7 @@ def build_window(args: argparse.Namespace):
     win = MainWindow()
     install_panels(win)
     # -- issue 7 hook (trainui): Tokenizers ▸ Train a tokenizer… opens the training workspace --
-    from .training import install_training_panel
+    from .training_menu import install_training_panel
 
     install_training_panel(win)
     # -- end of the issue 7 hook --

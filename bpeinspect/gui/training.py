@@ -7,13 +7,11 @@ tokenizers it makes, one per asked-for size, join the :class:`TokenizerRegistry`
 main window's overlay and every other panel show them straight away.
 
 >>> ws = TrainingWorkspace(window.registry)          # doctest: +SKIP
->>> install_training_panel(window)                    # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -452,35 +450,3 @@ class TrainingWorkspace(QWidget):
         has = self.results.currentItem() is not None
         self.show_button.setEnabled(has)
         self.save_button.setEnabled(has)
-
-
-def install_training_panel(window) -> Callable[[], TrainingWorkspace]:
-    """Add Tokenizers ▸ Train a tokenizer… (Ctrl+T) to a :class:`~.main_window.MainWindow`.
-
-    The workspace is made on first use (so pyqtgraph is not loaded at start-up) and shown as
-    the "Training" panel (floating at first; it can be docked). Returns the function the
-    menu calls, which shows the panel and returns the workspace.
-    """
-    state: dict[str, TrainingWorkspace] = {}
-
-    def show() -> TrainingWorkspace:
-        ws = state.get("ws")
-        if ws is None:
-            ws = state["ws"] = TrainingWorkspace(window.registry)
-            dock = window.add_panel("Training", ws, Qt.DockWidgetArea.BottomDockWidgetArea)
-            dock.setFloating(True)
-            dock.resize(1200, 800)
-        dock = ws.parentWidget()
-        dock.show()
-        dock.raise_()
-        return ws
-
-    for action in window.menuBar().actions():
-        if action.menu() is not None and action.text().replace("&", "") == "Tokenizers":
-            menu = action.menu()
-            menu.addSeparator()
-            train = menu.addAction("Train a tokenizer…")
-            train.setShortcut("Ctrl+T")
-            train.triggered.connect(lambda _checked=False: show())
-            break
-    return show

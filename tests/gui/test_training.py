@@ -16,7 +16,8 @@ from PySide6.QtCore import Qt
 from bpeinspect.core import train_tokenizer
 from bpeinspect.core.corpus import iter_corpus
 from bpeinspect.gui.tokenizers import TokenizerRegistry
-from bpeinspect.gui.training import TrainingWorkspace, install_training_panel
+from bpeinspect.gui.training import TrainingWorkspace
+from bpeinspect.gui.training_menu import install_training_panel
 
 from .conftest import wait_idle
 from .test_responsiveness import MAX_STALL, StallProbe

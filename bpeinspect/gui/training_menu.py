@@ -4,7 +4,7 @@ Kept apart from :mod:`.training` so that the app starts without loading the work
 pyqtgraph; they are imported the first time the menu is used.
 
 >>> show = install_training_panel(window)   # doctest: +SKIP
->>> ws = show()                             # the workspace, shown as the "Training" panel
+>>> ws = show()  # the workspace, shown as the "Training" panel  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -52,10 +52,10 @@ def run_screenshot(tmp_path, *args):
 
 
 def test_screenshot_default(tmp_path):
-    proc, out = run_screenshot(tmp_path, "--size", "900x700")
+    proc, out = run_screenshot(tmp_path, "--size", "1200x760")
     assert proc.returncode == 0, proc.stderr
     img = QImage(str(out))
-    assert (img.width(), img.height()) == (900, 700)
+    assert (img.width(), img.height()) == (1200, 760)
     # token colours are there: many distinct colours, not a blank window
     colors = {img.pixel(x, y) for x in range(0, 900, 7) for y in range(40, 400, 5)}
     assert len(colors) > 30

@@ -114,7 +114,7 @@ def test_loading_o200k_does_not_stall(qtbot, small_window):
     probes = []
     try:
         for _ in range(ATTEMPTS):
-            for tok in list(window.registry.tokenizers):
+            for tok in window.registry.tokenizers():
                 window.registry.remove(tok)
             catalog.load_builtin.cache_clear()
             with StallProbe() as probe:

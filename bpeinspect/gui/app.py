@@ -44,6 +44,11 @@ def build_window(args: argparse.Namespace):
 
     win = MainWindow()
     install_panels(win)
+    # -- issue 7 hook (trainui): Tokenizers ▸ Train a tokenizer… opens the training workspace --
+    from .training_menu import install_training_panel
+
+    install_training_panel(win)
+    # -- end of the issue 7 hook --
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
         win.resize(w, h)

@@ -1,0 +1,185 @@
+"""Live plots of a training: each merge's count against its index, and the corpus's bytes per
+token against the vocabulary size.
+
+Points arrive in batches (one per progress report) into growing arrays; the curves are
+redrawn at most :data:`REDRAW_MS` apart, and the axes are set by hand (from the target
+size and the first merge's count) so that a redraw repaints the curve, not the axes:
+pyqtgraph's autorange would rebuild both axes on every new point, which made redraws
+the largest pause of the window during training.
+
+>>> plots = TrainingPlots(); plots.add_merges(report.new_merges)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+from bpeinspect.core import TrainedMerge
+
+REDRAW_MS = 250
+X_START = 1024  # merges the x axes show at first
+MAX_POINTS = 1000  # bins of the merge-count curve (about two points each)
+COUNT_PEN = "#3d7bd9"
+BPT_PEN = "#d9653d"
+
+
+class _Growing:
+    """An array that grows by batches (amortized doubling)."""
+
+    def __init__(self, dtype=np.float64) -> None:
+        self.data = np.zeros(1024, dtype=dtype)
+        self.n = 0
+
+    def extend(self, values: Iterable[float]) -> None:
+        arr = np.fromiter(values, dtype=self.data.dtype)
+        need = self.n + len(arr)
+        if need > len(self.data):
+            grown = np.zeros(max(need, 2 * len(self.data)), dtype=self.data.dtype)
+            grown[: self.n] = self.data[: self.n]
+            self.data = grown
+        self.data[self.n : need] = arr
+        self.n = need
+
+    def view(self) -> np.ndarray:
+        return self.data[: self.n]
+
+    def clear(self) -> None:
+        self.n = 0
+
+
+def peaks(x: np.ndarray, y: np.ndarray, bins: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """At most about ``2 * bins`` points that draw like ``(x, y)``: each bin's first x with its
+    lowest and highest y (a line through them covers the same pixels).
+
+    >>> peaks(np.arange(6.0), np.array([5.0, 1, 4, 2, 3, 0]), bins=2)
+    (array([0., 0., 3., 3.]), array([1., 5., 0., 3.]))
+    """
+    n = len(x)
+    if n <= 2 * bins:
+        return x, y
+    step = -(-n // bins)
+    m = n // step * step
+    lo = y[:m].reshape(-1, step).min(axis=1)
+    hi = y[:m].reshape(-1, step).max(axis=1)
+    xs = np.repeat(x[:m:step], 2)
+    ys = np.column_stack([lo, hi]).ravel()
+    if m < n:
+        xs = np.append(xs, [x[m], x[m]])
+        ys = np.append(ys, [y[m:].min(), y[m:].max()])
+    return xs, ys
+
+
+def _plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
+    w = pg.PlotWidget(background="w")
+    w.setTitle(title, color="#333", size="10pt")
+    w.setLabel("left", left)
+    w.setLabel("bottom", bottom)
+    # no grid: pyqtgraph draws grid lines through its axes, which made each redraw 4x dearer
+    w.setMenuEnabled(False)
+    w.setMinimumHeight(150)
+    for axis in ("left", "bottom"):
+        w.getAxis(axis).setTextPen("#333")
+        w.getAxis(axis).setPen("#888")
+    return w
+
+
+class TrainingPlots(QWidget):
+    """The two live plots of the training workspace."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.counts_plot = _plot("Count of each merge", "count", "merge #")
+        self.counts_plot.setLogMode(x=False, y=True)
+        self.counts_curve = self.counts_plot.plot(pen=pg.mkPen(COUNT_PEN, width=1.5))
+        self.bpt_plot = _plot("Corpus bytes per token", "bytes / token", "vocabulary size")
+        self.bpt_curve = self.bpt_plot.plot(pen=pg.mkPen(BPT_PEN, width=2))
+        for plot in (self.counts_plot, self.bpt_plot):
+            plot.disableAutoRange()
+            plot.setMouseEnabled(x=False, y=False)
+        self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
+        self._redraw.timeout.connect(self.redraw)
+        self._x_max = 1000  # merges the run will make
+        self._x_shown = 1000  # merges the x axes show: doubles as the run goes, up to _x_max
+        self._base = 256
+        self._bpt_top = 0.0
+        self.size_lines: list[pg.InfiniteLine] = []
+        self.merge_index = _Growing()
+        self.merge_count = _Growing()
+        self.vocab = _Growing()
+        self.bpt = _Growing()
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.counts_plot, 1)
+        lay.addWidget(self.bpt_plot, 1)
+
+    def reset(self, sizes: Iterable[int] = (), n_specials: int = 0) -> None:
+        """Clear the curves; mark the vocabulary sizes asked for on the bytes-per-token plot."""
+        sizes = list(sizes)
+        for g in (self.merge_index, self.merge_count, self.vocab, self.bpt):
+            g.clear()
+        self.counts_curve.setData([], [])
+        self.bpt_curve.setData([], [])
+        top = max(sizes, default=1256)
+        self._x_max = max(top - 256 - n_specials, 1)
+        self._base = 256 + n_specials
+        self._x_shown = min(self._x_max, X_START)
+        self._set_x()
+        self.counts_plot.setYRange(0, 4, padding=0.02)
+        self._bpt_top = 2.0
+        self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
+        for line in self.size_lines:
+            self.bpt_plot.removeItem(line)
+        self.size_lines = []
+        for size in sizes:
+            line = pg.InfiniteLine(size, angle=90, pen=pg.mkPen("#999", style=pg.QtCore.Qt.PenStyle.DashLine),
+                                   label=f"{size:,}", labelOpts={"position": 0.92, "color": "#666"})  # fmt: skip
+            self.bpt_plot.addItem(line)
+            self.size_lines.append(line)
+
+    def add_merges(self, merges: Iterable[TrainedMerge]) -> None:
+        merges = list(merges)
+        if not merges:
+            return
+        first = self.merge_index.n == 0
+        self.merge_index.extend(m.rank for m in merges)
+        self.merge_count.extend(max(m.count, 1) for m in merges)  # log axis: no zeros
+        if first:  # counts mostly fall: the first one sets the top of the axis
+            self.counts_plot.setYRange(0, np.log10(max(merges[0].count, 10)) + 0.3, padding=0.02)
+        self._schedule()
+
+    def add_point(self, vocab_size: int, bytes_per_token: float) -> None:
+        if self.vocab.n and self.vocab.view()[-1] == vocab_size:
+            return
+        self.vocab.extend([vocab_size])
+        self.bpt.extend([bytes_per_token])
+        if bytes_per_token > self._bpt_top:  # grow the axis in steps, not at every point
+            self._bpt_top = max(bytes_per_token * 1.25, self._bpt_top + 0.5)
+            self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._redraw.isActive():
+            self._redraw.start()
+
+    def redraw(self) -> None:
+        """Hand the new points to the curves (also called at the end of a run)."""
+        self._redraw.stop()
+        self.counts_curve.setData(*peaks(self.merge_index.view(), self.merge_count.view()))
+        self.bpt_curve.setData(self.vocab.view(), self.bpt.view())
+        n = self.merge_index.n
+        if n > 0.9 * self._x_shown and self._x_shown < max(self._x_max, n):
+            self._x_shown = min(max(self._x_max, n), max(2 * self._x_shown, n))
+            self._set_x()
+
+    def _set_x(self) -> None:
+        self.counts_plot.setXRange(0, self._x_shown, padding=0.02)
+        self.bpt_plot.setXRange(self._base, self._base + self._x_shown, padding=0.02)
+
+    def points(self) -> int:
+        """How many points the curves hold (merges, bytes-per-token points)."""
+        return self.merge_index.n + self.vocab.n

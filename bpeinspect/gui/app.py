@@ -41,14 +41,11 @@ def build_window(args: argparse.Namespace):
     """The main window, opening the tokenizers and text that ``args`` name."""
     from .main_window import MainWindow
     from .panels import install_panels
+    from .training_menu import install_training_panel
 
     win = MainWindow()
     install_panels(win)
-    # -- issue 7 hook (trainui): Tokenizers ▸ Train a tokenizer… opens the training workspace --
-    from .training_menu import install_training_panel
-
-    install_training_panel(win)
-    # -- end of the issue 7 hook --
+    install_training_panel(win)  # Tokenizers ▸ Train a tokenizer… (Ctrl+T)
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
         win.resize(w, h)

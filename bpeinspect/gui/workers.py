@@ -170,14 +170,18 @@ class TaskRunner(QObject):
         ``finished``, but the slot was never called, and the window waited forever. The
         job keeps its outcome, so it is delivered here instead (each delivery happens once)."""
         now = time.monotonic()
-        for job in list(self._running):
-            if job.state == "done" and now - job.done_at > REAP_AFTER:
-                if job.outcome is not None:
-                    kind, value = job.outcome
-                    (self._on_result if kind == "result" else self._on_error)(job, value)
-                self._on_finished(job)
-        if self._running:
-            self._reaper.start()
+        try:
+            for job in list(self._running):
+                if job.state == "done" and now - job.done_at > REAP_AFTER:
+                    try:
+                        if job.outcome is not None:
+                            kind, value = job.outcome
+                            (self._on_result if kind == "result" else self._on_error)(job, value)
+                    finally:  # a failing callback must not leave the job "running" for ever
+                        self._on_finished(job)
+        finally:
+            if self._running:
+                self._reaper.start()
 
     @Slot(object, object)
     def _on_progress(self, job: Job, value: Any) -> None:

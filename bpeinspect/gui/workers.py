@@ -161,9 +161,13 @@ class TaskRunner(QObject):
         return any(job.key == key for job in self._running)
 
     def is_busy(self) -> bool:
+        # asking also delivers what finished jobs left undelivered (see _reap): a lost
+        # signal must never make the window look busy for ever
+        if self._running:
+            self._reap(restart=False)
         return bool(self._running)
 
-    def _reap(self) -> None:
+    def _reap(self, restart: bool = True) -> None:
         """Deliver what finished jobs left if their queued signals never arrived.
 
         Seen rarely under load with PySide6 6.12: a job ran to the end and emitted
@@ -180,7 +184,7 @@ class TaskRunner(QObject):
                     finally:  # a failing callback must not leave the job "running" for ever
                         self._on_finished(job)
         finally:
-            if self._running:
+            if restart and self._running:
                 self._reaper.start()
 
     @Slot(object, object)
@@ -217,8 +221,11 @@ class TaskRunner(QObject):
         if self._current.get(job.key) is job:
             del self._current[job.key]
         if not self._running:
-            self.busyChanged.emit(False)
-            self.idle.emit()
+            try:
+                self.busyChanged.emit(False)
+                self.idle.emit()
+            except RuntimeError:  # the window (and we with it) is already being destroyed
+                pass
 
 
 _gc_lock = threading.Lock()

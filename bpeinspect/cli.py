@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bpeinspect import __version__
+from bpeinspect import __version__, cli_stats
 from bpeinspect.core import Tokenizer, load_tokenizer
 
 PROG = "bpeinspect-cli"
@@ -405,7 +405,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 # Each registrar adds one subcommand: register(subparsers) -> None, setting ``func=cmd(args) -> int``
 # with set_defaults. A command reports failure by raising CliError or a ValueError/OSError.
-REGISTRARS: list[Callable[[Any], None]] = [add_list, add_encode, add_decode, add_train, add_convert, add_tree, add_info]
+REGISTRARS: list[Callable[[Any], None]] = [
+    add_list, add_encode, add_decode, add_train, add_convert, add_tree, add_info, cli_stats.register,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

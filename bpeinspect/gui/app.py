@@ -1,40 +1,95 @@
-"""Start the desktop app: ``bpeinspect [-t SPEC]… [FILE]`` or ``bpeinspect --screenshot OUT.png``."""
+"""Start the desktop app: ``bpeinspect [-t SPEC]… [FILE]`` or ``bpeinspect --screenshot OUT.png``.
+
+With no arguments the window opens the bundled multilingual sample with o200k_base and
+cl100k_base, so there is something real to look at straight away.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from bpeinspect import __version__
+
+DEFAULT_TOKENIZERS = ["o200k_base", "cl100k_base"]
+SCREENSHOT_TIMEOUT = 120.0  # seconds
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bpeinspect", description="Inspect byte-level BPE tokenizers.")
-    p.add_argument("-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open")
-    p.add_argument("--screenshot", metavar="OUT.png", help="save a PNG of the window once idle, then exit")
+    p.add_argument("-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open (repeatable)")
+    p.add_argument("--screenshot", metavar="OUT.png", help="save a PNG of the window once every job is done, then exit")
+    p.add_argument("--size", default="1100x800", metavar="WxH", help="window size (default 1100x800)")
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")
     p.add_argument("file", nargs="?", help="text file to open")
     return p.parse_args(argv)
 
 
+def welcome_text() -> str:
+    from bpeinspect.core.catalog import resources_dir
+
+    try:
+        return (resources_dir() / "samples" / "welcome.txt").read_text(encoding="utf-8")
+    except OSError:
+        return "Welcome to bpeinspect. Type here to see the tokens."
+
+
+def build_window(args: argparse.Namespace):
+    """The main window, opening the tokenizers and text that ``args`` name."""
+    from .main_window import MainWindow
+
+    win = MainWindow()
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+        win.resize(w, h)
+    except ValueError:
+        win.show_error(f"--size {args.size!r} is not WIDTHxHEIGHT")
+    for spec in args.tokenizer or DEFAULT_TOKENIZERS:
+        win.open_tokenizer(spec)
+    if args.file:
+        win.open_text_file(args.file)
+    else:
+        win.set_text(welcome_text())
+    return win
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    win = QMainWindow()
-    win.setWindowTitle("bpeinspect")
-    label = QLabel("bpeinspect — coming soon")
-    win.setCentralWidget(label)
-    win.resize(900, 600)
+    app.setApplicationName("bpeinspect")
+    app.setOrganizationName("bpeinspect")
+    from bpeinspect.core.catalog import resources_dir
+
+    icon = resources_dir() / "icons" / "bpeinspect.svg"
+    if icon.exists():
+        app.setWindowIcon(QIcon(str(icon)))
+    win = build_window(args)
     win.show()
     if args.screenshot:
-        def shoot() -> None:
-            ok = win.grab().save(args.screenshot)
-            app.exit(0 if ok else 1)
+        started = time.monotonic()
+        state = {"idle_ticks": 0}
 
-        QTimer.singleShot(200, shoot)
+        def poll() -> None:
+            state["idle_ticks"] = state["idle_ticks"] + 1 if win.is_idle() else 0
+            timed_out = time.monotonic() - started > SCREENSHOT_TIMEOUT
+            if state["idle_ticks"] >= 3 or timed_out:
+                timer.stop()
+                if timed_out:
+                    print("bpeinspect: jobs still running at the timeout; saving anyway", file=sys.stderr)
+                app.processEvents()
+                ok = win.grab().save(args.screenshot, "PNG")
+                if not ok:
+                    print(f"bpeinspect: could not write {args.screenshot}", file=sys.stderr)
+                app.exit(0 if ok else 1)
+
+        timer = QTimer(win, interval=50)
+        timer.timeout.connect(poll)
+        timer.start()
     return app.exec()
 
 

@@ -1,0 +1,239 @@
+"""Encode big texts in chunks, and re-encode only the region around an edit.
+
+Both rest on *hard boundaries*: a position right after a newline whose next character is a
+letter, digit or ASCII punctuation. For every built-in split rule (the tiktoken and minbpe
+patterns in :data:`PRESETS`) such a position always starts a pre-token, and the regex never
+looks more than one character past it while matching the pieces before it. So the text can
+be cut there, the parts encoded on their own and the results joined, giving exactly the
+full encoding. Other rules (a custom regex, no splitting) make no such promise; for them
+these functions fall back to one full encode.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("cl100k_base")
+>>> old = tok.encode_with_offsets("one\\ntwo\\nthree\\n")
+>>> new = reencode_edit(tok, old, "one\\ntwo!\\nthree\\n", *find_edit(old.text, "one\\ntwo!\\nthree\\n"))
+>>> new.ids == tok.encode_with_offsets("one\\ntwo!\\nthree\\n").ids
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from array import array
+from collections.abc import Callable
+
+import numpy as np
+
+from .encoding import Cancelled, Encoding
+from .pretokenize import PRESETS
+from .tokenizer import Tokenizer
+
+# "\n" followed by a character that is non-space under every definition of \s in play
+_HARD = re.compile(r"\n(?=[\w!-/:-@\[-`{-~])")
+_COLUMNS = ("byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends")
+
+
+class _NoSync(Exception):
+    """The window did not end on a pre-token boundary; the caller falls back to a full encode."""
+
+
+def supports_cutting(tok: Tokenizer) -> bool:
+    """True if ``tok``'s split rule guarantees hard boundaries (see the module docstring)."""
+    rule = tok.split_rule
+    if not rule.splits or not any(rule == p for p in PRESETS.values()):
+        return False
+    # a special token holding a newline could straddle a cut
+    return not any("\n" in s for s in tok.special_tokens)
+
+
+def _is_hard(text: str, pos: int) -> bool:
+    return 0 < pos < len(text) and text[pos - 1] == "\n" and _HARD.match(text, pos - 1) is not None
+
+
+def hard_boundary_before(text: str, limit: int) -> int:
+    """The last hard boundary ``q`` with ``q < limit`` (0 if there is none)."""
+    hi = min(limit, len(text)) - 1  # the newline must lie before limit - 1
+    while hi > 0:
+        nl = text.rfind("\n", 0, hi)
+        if nl < 0:
+            return 0
+        if _is_hard(text, nl + 1):
+            return nl + 1
+        hi = nl
+    return 0
+
+
+def hard_boundary_after(text: str, pos: int) -> int:
+    """The first hard boundary ``q`` with ``q - 1 >= pos`` (``len(text)`` if there is none)."""
+    m = _HARD.search(text, max(pos, 0))
+    return len(text) if m is None else m.start() + 1
+
+
+def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
+    """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
+    stop = b + 1 if b < len(text) else b  # the regex looks one character past b
+    enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
+    if enc.text != text[a:stop]:
+        raise _NoSync("surrogates changed the text")
+    if stop == b:
+        return enc
+    starts = [s for s, _ in enc.piece_spans]
+    k = bisect.bisect_left(starts, b - a)
+    if k >= len(starts) or starts[k] != b - a:
+        raise _NoSync(f"no pre-token starts at {b}")
+    n = bisect.bisect_left(enc.pieces_of, k)
+    out = Encoding(text=text[a:b], token_bytes_of=enc.token_bytes_of)
+    out.ids = enc.ids[:n]
+    for col in (*_COLUMNS, "pieces_of"):
+        setattr(out, col, getattr(enc, col)[:n])
+    out.flags = enc.flags[:n]
+    out.piece_spans = enc.piece_spans[:k]
+    return out
+
+
+def _shifted(col: array, lo: int, hi: int, delta: int) -> np.ndarray:
+    a = np.frombuffer(col, dtype=np.int64)[lo:hi]
+    return a + delta if delta else a
+
+
+def _join(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int, int, int, int]]) -> Encoding:
+    """Concatenate token ranges of encodings.
+
+    ``parts`` holds ``(enc, first_token, end_token, char_delta, byte_delta, utf16_delta)``;
+    piece indices are renumbered so they stay dense.
+    """
+    out = Encoding(text=text, token_bytes_of=tok.token_bytes)
+    cols: dict[str, list[np.ndarray]] = {c: [] for c in (*_COLUMNS, "pieces_of")}
+    flags = bytearray()
+    piece_spans: list[tuple[int, int]] = []
+    ids: list[int] = []
+    for enc, lo, hi, dc, db, du in parts:
+        if hi <= lo:
+            continue
+        ids.extend(enc.ids[lo:hi])
+        flags += enc.flags[lo:hi]
+        for c, d in (("byte_starts", db), ("byte_ends", db), ("char_starts", dc), ("char_ends", dc)):
+            cols[c].append(_shifted(getattr(enc, c), lo, hi, d))
+        cols["utf16_starts"].append(_shifted(enc.utf16_starts, lo, hi, du))
+        cols["utf16_ends"].append(_shifted(enc.utf16_ends, lo, hi, du))
+        p0, p1 = enc.pieces_of[lo], enc.pieces_of[hi - 1] + 1
+        cols["pieces_of"].append(_shifted(enc.pieces_of, lo, hi, len(piece_spans) - p0))
+        spans = enc.piece_spans[p0:p1]
+        piece_spans.extend(spans if not dc else [(s + dc, e + dc) for s, e in spans])
+    out.ids = ids
+    out.flags = flags
+    out.piece_spans = piece_spans
+    for c, chunks in cols.items():
+        col = array("q")
+        if chunks:
+            col.frombytes(np.concatenate(chunks).astype(np.int64, copy=False).tobytes())
+        setattr(out, c, col)
+    return out
+
+
+def _utf16_len(s: str) -> int:
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def encode_chunked(
+    tok: Tokenizer, text: str, *, chunk: int = 1 << 14, should_stop: Callable[[], bool] | None = None
+) -> Encoding:
+    """``tok.encode_with_offsets(text)`` computed a chunk at a time.
+
+    Each chunk is one short call, so a worker thread running this hands the interpreter
+    back to the GUI thread often (one regex call over 5 MB would hold it for a second).
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("gpt2")
+    >>> encode_chunked(tok, "a\\nb\\n" * 10, chunk=4).ids == tok.encode_with_offsets("a\\nb\\n" * 10).ids
+    True
+    """
+    if len(text) <= chunk or not supports_cutting(tok):
+        return tok.encode_with_offsets(text, should_stop=should_stop)
+    parts = []
+    a = bpos = upos = 0
+    try:
+        while a < len(text):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            b = hard_boundary_after(text, a + chunk)
+            enc = _encode_window(tok, text, a, b, should_stop)
+            parts.append((enc, 0, len(enc.ids), a, bpos, upos))
+            piece = text[a:b]
+            bpos += len(piece.encode("utf-8", "surrogatepass"))
+            upos += _utf16_len(piece)
+            a = b
+    except _NoSync:
+        return tok.encode_with_offsets(text, should_stop=should_stop)
+    return _join(tok, text, parts)
+
+
+def find_edit(old: str, new: str) -> tuple[int, int, int]:
+    """``(start, old_end, new_end)``: ``old[start:old_end]`` became ``new[start:new_end]``.
+
+    >>> find_edit("hello world", "hello, world")
+    (5, 5, 6)
+    """
+    n = min(len(old), len(new))
+    lo, hi = 0, n  # common prefix length by bisection: slice comparisons run at C speed
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[:mid] == new[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    start = lo
+    lo, hi = 0, n - start
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return start, len(old) - lo, len(new) - lo
+
+
+def reencode_edit(
+    tok: Tokenizer,
+    old: Encoding,
+    new_text: str,
+    start: int,
+    old_end: int,
+    new_end: int,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+) -> Encoding:
+    """The encoding of ``new_text``, re-encoding only the lines around an edit.
+
+    ``old`` is the encoding of the text before the edit, and ``old.text[start:old_end]`` was
+    replaced by ``new_text[start:new_end]`` (code points, see :func:`find_edit`). The result
+    equals ``tok.encode_with_offsets(new_text)``.
+    """
+    if not supports_cutting(tok):
+        return encode_chunked(tok, new_text, should_stop=should_stop)
+    delta = new_end - old_end
+    a = hard_boundary_before(new_text, start)
+    b = hard_boundary_after(new_text, new_end)
+    try:
+        window = _encode_window(tok, new_text, a, b, should_stop)
+    except _NoSync:
+        return encode_chunked(tok, new_text, should_stop=should_stop)
+    starts = [s for s, _ in old.piece_spans]
+    pa = bisect.bisect_left(starts, a)
+    if a and (pa >= len(starts) or starts[pa] != a):
+        return encode_chunked(tok, new_text, should_stop=should_stop)
+    ta = bisect.bisect_left(old.pieces_of, pa)
+    byte_a = old.byte_starts[ta] if ta < len(old.ids) else old.n_bytes
+    u16_a = old.utf16_starts[ta] if ta < len(old.ids) else (old.utf16_ends[-1] if old.ids else 0)
+    parts = [(old, 0, ta, 0, 0, 0), (window, 0, len(window.ids), a, byte_a, u16_a)]
+    if b < len(new_text):
+        pb = bisect.bisect_left(starts, b - delta)
+        if pb >= len(starts) or starts[pb] != b - delta:
+            return encode_chunked(tok, new_text, should_stop=should_stop)
+        tb = bisect.bisect_left(old.pieces_of, pb)
+        mid = new_text[a:b]
+        byte_b = byte_a + len(mid.encode("utf-8", "surrogatepass"))
+        u16_b = u16_a + _utf16_len(mid)
+        parts.append((old, tb, len(old.ids), delta, byte_b - old.byte_starts[tb], u16_b - old.utf16_starts[tb]))
+    return _join(tok, new_text, parts)

@@ -1,0 +1,450 @@
+"""The text editor that draws an :class:`~bpeinspect.core.Encoding` over its text.
+
+Nothing is written into the document: token backgrounds, whitespace glyphs, pre-token
+boundaries and id labels are painted for the visible lines only, straight from the
+encoding's UTF-16 spans (Qt's positions). So a 1 MB text costs no more to draw than a
+page, copy and paste give the real text, and positions stay true.
+
+>>> view = TokenView()            # doctest: +SKIP
+>>> view.set_encoding(tok, tok.encode_with_offsets(view.text()))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTextBlock, QTextLine
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+
+from bpeinspect.core import Encoding, Tokenizer
+
+from .palette import TokenPalette
+from .token_text import describe_bytes, token_label
+
+GLYPHS = {" ": "·", "\t": "→", "\u00a0": "⍽", "\u3000": "□"}
+NEWLINE_GLYPH = "↵"
+
+
+@dataclass
+class Layers:
+    """Which overlays are drawn."""
+
+    colors: bool = True
+    whitespace: bool = True
+    boundaries: bool = False
+    ids: bool = False
+    specials: bool = True
+
+
+def document_text(doc) -> str:
+    """The document's text exactly as typed (``toPlainText`` would turn NBSP into spaces)."""
+    return doc.toRawText().replace("\u2029", "\n")
+
+
+class TokenView(QPlainTextEdit):
+    """A :class:`QPlainTextEdit` with token overlays; several views may share one document."""
+
+    tokenClicked = Signal(int)  # token index in the current encoding
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tok: Tokenizer | None = None
+        self.enc: Encoding | None = None
+        self.layers = Layers()
+        self.palette_ = TokenPalette()
+        self.selected: int | None = None
+        self._press_pos = None
+        self._groups: list[tuple[int, int]] = []
+        self.setMouseTracking(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def text(self) -> str:
+        return document_text(self.document())
+
+    def group_of(self, i: int) -> tuple[int, int] | None:
+        """The run of tokens sharing characters with token ``i``, if any (bisect: no per-token table)."""
+        k = bisect.bisect_right(self._groups, (i, 1 << 62)) - 1
+        if k >= 0 and self._groups[k][0] <= i <= self._groups[k][1]:
+            return self._groups[k]
+        return None
+
+    def set_encoding(
+        self, tok: Tokenizer | None, enc: Encoding | None, groups: list[tuple[int, int]] | None = None
+    ) -> None:
+        """Show ``enc`` (an encoding of this view's text by ``tok``); ``groups`` as from
+        :func:`split_groups` (computed here if not given; workers pass them precomputed)."""
+        self.tok, self.enc = tok, enc
+        self._groups = [] if enc is None else groups if groups is not None else split_groups(enc)
+        if self.selected is not None and (enc is None or self.selected >= len(enc.ids)):
+            self.selected = None
+        self.viewport().update()
+
+    def set_layers(self, layers: Layers) -> None:
+        self.layers = layers
+        self.viewport().update()
+
+    def set_token_palette(self, palette: TokenPalette) -> None:
+        self.palette_ = palette
+        self.viewport().update()
+
+    def select_token(self, index: int | None, *, scroll: bool = True) -> None:
+        """Outline token ``index`` (and scroll to it)."""
+        self.selected = index
+        if index is not None and self.enc is not None and 0 <= index < len(self.enc.ids) and scroll:
+            cur = self.textCursor()
+            cur.setPosition(min(self.enc.utf16_starts[index], self.document().characterCount() - 1))
+            self.setTextCursor(cur)
+            self.ensureCursorVisible()
+        self.viewport().update()
+
+    def token_at_point(self, point: QPointF) -> int | None:
+        """Index of the token under a viewport point, if any."""
+        if self.enc is None:
+            return None
+        pos = self._position_at(point)
+        if pos is None:
+            return None
+        found = self.enc.token_at_utf16(pos)
+        # a character or grapheme cluster shared by several tokens: pick the one drawn there
+        block = self.document().findBlock(pos)
+        layout = block.layout()
+        rel = pos - block.position()
+        lo, hi = rel, rel + 1
+        while lo > 0 and not layout.isValidCursorPosition(lo):
+            lo -= 1
+        while hi < block.length() - 1 and not layout.isValidCursorPosition(hi):
+            hi += 1
+        enc = self.enc
+        first = bisect.bisect_right(enc.utf16_ends, block.position() + lo)
+        last = bisect.bisect_left(enc.utf16_starts, block.position() + hi)
+        if last - first > 1:
+            geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            for i in range(first, last):
+                if any(r.contains(point) for r in self._segments(block, geo, i)):
+                    return i
+        return found
+
+    def _position_at(self, point: QPointF) -> int | None:
+        block = self.cursorForPosition(point.toPoint()).block()
+        if not block.isValid():
+            return None
+        geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+        layout = block.layout()
+        y = point.y() - geo.top()
+        for li in range(layout.lineCount()):
+            line = layout.lineAt(li)
+            if line.y() <= y < line.y() + line.height():
+                x = point.x() - geo.left()
+                end = line.textStart() + line.textLength()
+                right = line.x() + line.naturalTextWidth()
+                if x > right + self._newline_width():
+                    return None
+                if x > right:
+                    # past the text: the line break (or nothing, for a wrapped line)
+                    return block.position() + end if end == block.length() - 1 else None
+                rel = line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
+                return block.position() + min(rel, max(end - 1, line.textStart()))
+        return None
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def event(self, e: QEvent) -> bool:
+        if e.type() == QEvent.Type.ToolTip:
+            i = self.token_at_point(QPointF(e.pos()))
+            if i is None or self.tok is None or self.enc is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self.group_of(i)), self)
+            return True
+        return super().event(e)
+
+    def mousePressEvent(self, e) -> None:
+        self._press_pos = e.position()
+        super().mousePressEvent(e)
+
+    def mouseReleaseEvent(self, e) -> None:
+        super().mouseReleaseEvent(e)
+        if (
+            e.button() == Qt.MouseButton.LeftButton
+            and self._press_pos is not None
+            and (e.position() - self._press_pos).manhattanLength() < 4
+        ):
+            i = self.token_at_point(e.position())
+            if i is not None:
+                self.selected = i
+                self.viewport().update()
+                self.tokenClicked.emit(i)
+        self._press_pos = None
+
+    # -- painting ---------------------------------------------------------------------------------
+
+    def _newline_width(self) -> float:
+        return QFontMetricsF(self.font()).horizontalAdvance(NEWLINE_GLYPH) + 2
+
+    def paintEvent(self, e) -> None:
+        enc = self.enc
+        blocks = list(self._visible_blocks(e.rect()))
+        if enc is not None and enc.ids and self.layers.colors:
+            p = QPainter(self.viewport())
+            try:
+                p.setRenderHint(QPainter.RenderHint.Antialiasing)
+                for block, geo in blocks:
+                    self._paint_tokens(p, block, geo)
+            finally:
+                p.end()
+        super().paintEvent(e)
+        p = QPainter(self.viewport())
+        try:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing)
+            for block, geo in blocks:
+                if self.layers.whitespace:
+                    self._paint_whitespace(p, block, geo)
+                if enc is not None and enc.ids:
+                    self._paint_marks(p, block, geo)
+        finally:
+            p.end()
+
+    def _visible_blocks(self, rect):
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        while block.isValid():
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > rect.bottom():
+                break
+            if block.isVisible() and geo.bottom() >= rect.top():
+                yield block, geo
+            block = block.next()
+
+    def _token_range(self, block: QTextBlock) -> range:
+        enc = self.enc
+        start = block.position()
+        end = start + block.length()  # includes the line break
+        first = bisect.bisect_right(enc.utf16_ends, start)
+        last = bisect.bisect_left(enc.utf16_starts, end)
+        return range(first, last)
+
+    def _segments(self, block: QTextBlock, geo: QRectF, i: int) -> list[QRectF]:
+        """Rectangles covering token ``i`` inside ``block`` (one per line it touches)."""
+        enc = self.enc
+        layout = block.layout()
+        bpos = block.position()
+        blen = block.length() - 1
+        s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
+        frac = None
+        group = self.group_of(i)
+        if group is not None and group[0] != group[1]:
+            frac = _byte_fractions(enc, i, group[0])
+        out = []
+        for li in range(layout.lineCount()):
+            line = layout.lineAt(li)
+            ls, le = line.textStart(), line.textStart() + line.textLength()
+            last_line = li == layout.lineCount() - 1
+            if e <= ls or (s >= le and not (last_line and s >= blen)):
+                continue
+            a, b = max(s, ls), min(e, le)
+            # inside a grapheme cluster (a ZWJ emoji, a combining mark) Qt has no cursor
+            # positions: draw the token on its share of the whole cluster
+            a2, b2 = a, b
+            while a2 > ls and not layout.isValidCursorPosition(a2):
+                a2 -= 1
+            while b2 < le and not layout.isValidCursorPosition(b2):
+                b2 += 1
+            x1 = line.cursorToX(a2)[0]
+            x2 = line.cursorToX(b2)[0]
+            if (a2, b2) != (a, b) and b2 > a2:
+                c0, c1 = (a - a2) / (b2 - a2), (b - a2) / (b2 - a2)
+                if frac is not None and a == s and b == e:
+                    f0, f1 = frac
+                    frac = (c0 + (c1 - c0) * f0, c0 + (c1 - c0) * f1)
+                else:
+                    frac = (c0, c1)
+                a, b = s, e  # apply the fraction below
+            if last_line and e > blen:  # the token includes the line break
+                x2 = max(x1, x2) + self._newline_width() if s <= blen else x2
+                if s >= blen:
+                    x1 = line.x() + line.naturalTextWidth()
+                    x2 = x1 + self._newline_width()
+            lo, hi = min(x1, x2), max(x1, x2)
+            if frac is not None and a == s and b == e:
+                f0, f1 = frac
+                if x2 < x1:  # right-to-left run
+                    f0, f1 = 1 - f1, 1 - f0
+                lo, hi = lo + (hi - lo) * f0, lo + (hi - lo) * f1
+            out.append(QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 2.0), line.height()))
+        return out
+
+    def _paint_tokens(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
+        enc, pal = self.enc, self.palette_
+        p.setPen(Qt.PenStyle.NoPen)
+        for i in self._token_range(block):
+            special = enc.flags[i] & 1
+            color = pal.special if special and self.layers.specials else pal.background(enc.ids[i])
+            if special and self.layers.specials:
+                color = QColor(color)
+                color.setAlpha(90)
+            for r in self._segments(block, geo, i):
+                p.setBrush(color)
+                p.drawRoundedRect(r.adjusted(0.75, 0.5, -0.75, -0.5), 3, 3)
+
+    def _paint_marks(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
+        enc, pal, layers = self.enc, self.palette_, self.layers
+        small = QFont(self.font())
+        small.setPointSizeF(max(5.0, self.font().pointSizeF() * 0.58))
+        for i in self._token_range(block):
+            segs = self._segments(block, geo, i)
+            if not segs:
+                continue
+            group = self.group_of(i)
+            if group is not None and group[0] != group[1] and i == group[0]:
+                # tokens that share a character: a dashed frame round the whole group
+                rects = [r for j in range(group[0], group[1] + 1) for r in self._segments(block, geo, j)]
+                frame = rects[0]
+                for r in rects[1:]:
+                    frame = frame.united(r) if abs(r.top() - frame.top()) < 1 else frame
+                p.setPen(QPen(pal.split_char, 1.2, Qt.PenStyle.DashLine))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRoundedRect(frame.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+            if enc.flags[i] & 1 and layers.specials:
+                p.setPen(QPen(pal.special, 1.6))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                for r in segs:
+                    p.drawRoundedRect(r.adjusted(1, 1, -1, -1), 3, 3)
+            if layers.boundaries and (i == 0 or enc.pieces_of[i] != enc.pieces_of[i - 1]):
+                r = segs[0]
+                p.setPen(QPen(pal.boundary, 2))
+                p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
+            if layers.ids:
+                r = segs[0]
+                p.setFont(small)
+                label = str(enc.ids[i])
+                fm = QFontMetricsF(small)
+                w = fm.horizontalAdvance(label) + 4
+                box = QRectF(r.left() + 1, r.bottom() - fm.height() + 1, w, fm.height() - 1)
+                p.setPen(Qt.PenStyle.NoPen)
+                bg = QColor(pal.background(enc.ids[i]))
+                bg.setAlpha(235)
+                p.setBrush(bg.darker(115))
+                p.drawRoundedRect(box, 2, 2)
+                p.setPen(pal.text_color())
+                p.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
+            if i == self.selected:
+                p.setPen(QPen(pal.selection, 2.2))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                for r in segs:
+                    p.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+
+    def _paint_whitespace(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
+        layout = block.layout()
+        if layout.lineCount() == 0:
+            return
+        p.setPen(self.palette_.glyph)
+        p.setFont(self.font())
+        lines = [layout.lineAt(li) for li in range(layout.lineCount())]
+        li = 0
+        k = 0  # UTF-16 position in the block: what Qt's layout counts
+        for ch in block.text():
+            glyph = GLYPHS.get(ch)
+            if glyph is not None:
+                while li + 1 < len(lines) and k >= lines[li].textStart() + lines[li].textLength():
+                    li += 1
+                line = lines[li]
+                x1, x2 = line.cursorToX(k)[0], line.cursorToX(k + 1)[0]
+                r = QRectF(geo.left() + min(x1, x2), geo.top() + line.y(), abs(x2 - x1), line.height())
+                p.drawText(r, Qt.AlignmentFlag.AlignCenter, glyph)
+            k += 2 if ord(ch) > 0xFFFF else 1
+        if block.next().isValid():
+            line = lines[-1]
+            right = line.x() + line.naturalTextWidth()
+            r = QRectF(geo.left() + right, geo.top() + line.y(), self._newline_width(), line.height())
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, NEWLINE_GLYPH)
+
+
+_SPLIT_FLAGS = re.compile(rb"[\x02-\x07]")  # SPLITS_START | SPLITS_END, with or without SPECIAL
+
+
+def split_groups(enc: Encoding) -> list[tuple[int, int]]:
+    """Runs ``(first, last)`` of more than one token that share characters.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> split_groups(load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉"))
+    [(1, 3)]
+    """
+    out: list[tuple[int, int]] = []
+    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
+    for m in _SPLIT_FLAGS.finditer(enc.flags):
+        i = m.start()
+        if out and out[-1][1] >= i:
+            continue
+        k = i
+        while k > 0 and cs[k] < ce[k - 1]:
+            k -= 1
+        j = i
+        while j + 1 < n and cs[j + 1] < ce[j]:
+            j += 1
+        if j > k:
+            out.append((k, j))
+    return out
+
+
+def _byte_fractions(enc: Encoding, i: int, group_first: int) -> tuple[float, float]:
+    """Where token ``i``'s bytes lie inside the characters it touches, as fractions 0..1.
+
+    The first token of a group starts on a character boundary (else it would share that
+    character with the token before it), so its byte offset anchors the group's characters.
+    """
+    cs, ce = enc.char_starts[i], enc.char_ends[i]
+    g_char, g_byte = enc.char_starts[group_first], enc.byte_starts[group_first]
+    start = g_byte + len(enc.text[g_char:cs].encode("utf-8", "surrogatepass"))
+    total = len(enc.text[cs:ce].encode("utf-8", "surrogatepass"))
+    if total <= 0:
+        return 0.0, 1.0
+    return (enc.byte_starts[i] - start) / total, (enc.byte_ends[i] - start) / total
+
+
+def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] | None = None) -> str:
+    """Rich-text tooltip for token ``i``: id, text, bytes, rank, parents, spans."""
+    info = enc.token(i)
+    rows = [
+        ("id", f"<b>{info.id}</b>"),
+        ("text", f"<code>{html.escape(token_label(info.text_bytes))}</code>"),
+        ("bytes", f"<code>{describe_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
+    ]
+    if info.special:
+        rows.append(("kind", "<b>special token</b>"))
+    else:
+        graph = tok.merge_graph
+        rank = graph.rank(info.id)
+        rows.append(("rank", "—" if rank is None else str(rank)))
+        parents = graph.parents(info.id)
+        if parents is None:
+            kind = "a single byte" if len(info.text_bytes) == 1 else "not buildable by merges"
+            rows.append(("parents", kind))
+        else:
+            a, b = parents
+            rows.append(
+                (
+                    "parents",
+                    f"{a} <code>{html.escape(token_label(tok.token_bytes(a)))}</code> + "
+                    f"{b} <code>{html.escape(token_label(tok.token_bytes(b)))}</code>",
+                )
+            )
+    rows.append(("chars", f"{info.char_span[0]}–{info.char_span[1]}  (bytes {info.byte_span[0]}–{info.byte_span[1]})"))
+    if group is not None and group[0] != group[1]:
+        chars = enc.text[enc.char_starts[group[0]] : enc.char_ends[group[1]]]
+        rows.append(
+            (
+                "note",
+                f"tokens {group[0]}–{group[1]} share the character(s) "
+                f"<code>{html.escape(chars)}</code>; this one holds bytes {describe_bytes(info.text_bytes)}",
+            )
+        )
+    body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + 1} of {len(enc.ids)}</i>"
+

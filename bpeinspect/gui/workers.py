@@ -1,0 +1,170 @@
+"""Background work: a QRunnable per job, results delivered on the GUI thread by signals.
+
+A :class:`TaskRunner` keeps one job per key; submitting a new job under a key cancels the
+old one (its ``should_stop`` turns true and its result is dropped), so a newer request
+always supersedes an older one.
+
+>>> runner = TaskRunner()                                     # doctest: +SKIP
+>>> runner.submit("load", lambda should_stop: load_tokenizer("gpt2"), on_result=print)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core.incremental import encode_chunked, find_edit, reencode_edit, supports_cutting
+
+from .token_view import split_groups
+
+
+class _Signals(QObject):
+    result = Signal(object, object)  # job, value
+    error = Signal(object, object)  # job, exception
+    finished = Signal(object)  # job
+
+
+class Job(QRunnable):
+    """Runs ``fn(should_stop)`` on a pool thread; ``cancel()`` makes ``should_stop()`` true."""
+
+    def __init__(self, key: str, fn: Callable[[Callable[[], bool]], Any]) -> None:
+        super().__init__()
+        self.setAutoDelete(False)  # the runner holds the Python reference until finished
+        self.key = key
+        self.fn = fn
+        self.signals = _Signals()
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def should_stop(self) -> bool:
+        return self.cancelled
+
+    def run(self) -> None:
+        try:
+            value = self.fn(self.should_stop)
+        except Cancelled:
+            pass
+        except Exception as exc:  # reported in the window, never raised into Qt
+            if not self.cancelled:
+                self.signals.error.emit(self, exc)
+        else:
+            if not self.cancelled:
+                self.signals.result.emit(self, value)
+        finally:
+            self.signals.finished.emit(self)
+
+
+class TaskRunner(QObject):
+    """Runs jobs on a thread pool; one live job per key."""
+
+    busyChanged = Signal(bool)
+    idle = Signal()
+
+    def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
+        super().__init__(parent)
+        self.pool = pool or QThreadPool.globalInstance()
+        self._current: dict[str, Job] = {}
+        self._running: set[Job] = set()
+        self._callbacks: dict[Job, tuple[Callable | None, Callable | None]] = {}
+
+    def submit(
+        self,
+        key: str,
+        fn: Callable[[Callable[[], bool]], Any],
+        on_result: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> Job:
+        """Run ``fn`` in the pool, superseding the job under ``key``."""
+        self.cancel(key)
+        job = Job(key, fn)
+        job.signals.result.connect(self._on_result)
+        job.signals.error.connect(self._on_error)
+        job.signals.finished.connect(self._on_finished)
+        self._current[key] = job
+        was_busy = bool(self._running)
+        self._running.add(job)
+        self._callbacks[job] = (on_result, on_error)
+        self.pool.start(job)
+        if not was_busy:
+            self.busyChanged.emit(True)
+        return job
+
+    def cancel(self, key: str) -> None:
+        old = self._current.pop(key, None)
+        if old is not None:
+            old.cancel()
+
+    def cancel_all(self) -> None:
+        for key in list(self._current):
+            self.cancel(key)
+
+    def is_busy(self) -> bool:
+        return bool(self._running)
+
+    @Slot(object, object)
+    def _on_result(self, job: Job, value: Any) -> None:
+        if self._current.get(job.key) is not job or job.cancelled:
+            return  # superseded
+        cb = self._callbacks.get(job, (None, None))[0]
+        if cb is not None:
+            cb(value)
+
+    @Slot(object, object)
+    def _on_error(self, job: Job, exc: BaseException) -> None:
+        if self._current.get(job.key) is not job:
+            return
+        cb = self._callbacks.get(job, (None, None))[1]
+        if cb is not None:
+            cb(exc)
+
+    @Slot(object)
+    def _on_finished(self, job: Job) -> None:
+        self._running.discard(job)
+        self._callbacks.pop(job, None)
+        if self._current.get(job.key) is job:
+            del self._current[job.key]
+        if not self._running:
+            self.busyChanged.emit(False)
+            self.idle.emit()
+
+
+@dataclass
+class EncodeResult:
+    """An encoding and how it was made."""
+
+    tok: Tokenizer
+    enc: Encoding
+    seconds: float
+    mode: str  # "full", "chunked" or "incremental"
+    groups: list[tuple[int, int]]  # tokens sharing characters, see token_view.split_groups
+
+
+def encode_text(
+    tok: Tokenizer, text: str, base: Encoding | None, should_stop: Callable[[], bool] | None = None
+) -> EncodeResult:
+    """Encode ``text``; with ``base`` (an encoding of an earlier text) re-encode only the edit.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("gpt2")
+    >>> r = encode_text(tok, "ab\\ncd\\n", tok.encode_with_offsets("ab\\nc\\n"))
+    >>> r.enc.ids == tok.encode("ab\\ncd\\n"), r.mode
+    (True, 'incremental')
+    """
+    t0 = time.perf_counter()
+    mode = "full"
+    if base is not None and supports_cutting(tok):
+        start, old_end, new_end = find_edit(base.text, text)
+        if (old_end - start) + (new_end - start) < max(len(text), 1) // 2:
+            enc = reencode_edit(tok, base, text, start, old_end, new_end, should_stop=should_stop)
+            return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", split_groups(enc))
+    if supports_cutting(tok) and len(text) > 1 << 14:
+        mode = "chunked"
+    enc = encode_chunked(tok, text, should_stop=should_stop)
+    return EncodeResult(tok, enc, time.perf_counter() - t0, mode, split_groups(enc))

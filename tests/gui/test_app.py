@@ -1,0 +1,54 @@
+"""Start-up: arguments, the welcome text, and ``--screenshot`` as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+
+from bpeinspect.gui.app import DEFAULT_TOKENIZERS, parse_args, welcome_text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_parse_args():
+    a = parse_args(["-t", "gpt2", "-t", "x.tiktoken", "notes.txt"])
+    assert a.tokenizer == ["gpt2", "x.tiktoken"] and a.file == "notes.txt" and a.screenshot is None
+
+
+def test_welcome_text_is_multilingual():
+    text = welcome_text()
+    for sample in ("def ", "grüßen", "Русский", "Ελληνικά", "العربية", "हिन्दी", "中文", "日本語", "한국어", "👩‍💻", "3.14159"):
+        assert sample in text
+
+
+def run_screenshot(tmp_path, *args):
+    out = tmp_path / "shot.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "bpeinspect", "--screenshot", str(out), *args],
+        env=env, capture_output=True, text=True, timeout=180,
+    )
+    return proc, out
+
+
+def test_screenshot_default(tmp_path):
+    proc, out = run_screenshot(tmp_path, "--size", "900x700")
+    assert proc.returncode == 0, proc.stderr
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (900, 700)
+    # token colours are there: many distinct colours, not a blank window
+    colors = {img.pixel(x, y) for x in range(0, 900, 7) for y in range(40, 400, 5)}
+    assert len(colors) > 30
+    assert DEFAULT_TOKENIZERS == ["o200k_base", "cl100k_base"]
+
+
+def test_screenshot_with_file_and_bad_tokenizer(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("hello\n", encoding="utf-8")
+    proc, out = run_screenshot(tmp_path, "-t", "gpt2", "-t", str(tmp_path / "missing.tiktoken"), str(text))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:4] == b"\x89PNG"

@@ -92,44 +92,48 @@ def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Calla
     return out
 
 
-def _shifted(col: array, lo: int, hi: int, delta: int) -> np.ndarray:
-    a = np.frombuffer(col, dtype=np.int64)[lo:hi]
-    return a + delta if delta else a
+_SLICE = 1 << 15  # tokens copied per step: small C calls let other threads run in between
 
 
 def _join(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int, int, int, int]]) -> Encoding:
     """Concatenate token ranges of encodings.
 
     ``parts`` holds ``(enc, first_token, end_token, char_delta, byte_delta, utf16_delta)``;
-    piece indices are renumbered so they stay dense.
+    piece indices are renumbered so they stay dense. The copying goes in slices of
+    ``_SLICE`` tokens so that a worker thread running this never holds the interpreter long,
+    and ``parts`` is emptied as it goes, so each part is freed on its own (freeing them
+    all at once would be one long pause).
     """
     out = Encoding(text=text, token_bytes_of=tok.token_bytes)
-    cols: dict[str, list[np.ndarray]] = {c: [] for c in (*_COLUMNS, "pieces_of")}
-    flags = bytearray()
-    piece_spans: list[tuple[int, int]] = []
-    ids: list[int] = []
-    for enc, lo, hi, dc, db, du in parts:
+    deltas = {"byte_starts": 4, "byte_ends": 4, "char_starts": 3, "char_ends": 3, "utf16_starts": 5, "utf16_ends": 5}
+    parts.reverse()
+    while parts:
+        enc, lo, hi, _dc, _db, _du = parts.pop()
         if hi <= lo:
             continue
-        ids.extend(enc.ids[lo:hi])
-        flags += enc.flags[lo:hi]
-        for c, d in (("byte_starts", db), ("byte_ends", db), ("char_starts", dc), ("char_ends", dc)):
-            cols[c].append(_shifted(getattr(enc, c), lo, hi, d))
-        cols["utf16_starts"].append(_shifted(enc.utf16_starts, lo, hi, du))
-        cols["utf16_ends"].append(_shifted(enc.utf16_ends, lo, hi, du))
         p0, p1 = enc.pieces_of[lo], enc.pieces_of[hi - 1] + 1
-        cols["pieces_of"].append(_shifted(enc.pieces_of, lo, hi, len(piece_spans) - p0))
-        spans = enc.piece_spans[p0:p1]
-        piece_spans.extend(spans if not dc else [(s + dc, e + dc) for s, e in spans])
-    out.ids = ids
-    out.flags = flags
-    out.piece_spans = piece_spans
-    for c, chunks in cols.items():
-        col = array("q")
-        if chunks:
-            col.frombytes(np.concatenate(chunks).astype(np.int64, copy=False).tobytes())
-        setattr(out, c, col)
+        pdelta = len(out.piece_spans) - p0
+        for s0 in range(lo, hi, _SLICE):
+            s1 = min(hi, s0 + _SLICE)
+            out.ids.extend(enc.ids[s0:s1])
+            out.flags += enc.flags[s0:s1]
+            for col, k in deltas.items():
+                d = (enc, lo, hi, _dc, _db, _du)[k]
+                _append_shifted(getattr(out, col), getattr(enc, col), s0, s1, d)
+            _append_shifted(out.pieces_of, enc.pieces_of, s0, s1, pdelta)
+        for q0 in range(p0, p1, _SLICE):
+            spans = enc.piece_spans[q0 : min(p1, q0 + _SLICE)]
+            out.piece_spans.extend(spans if not _dc else [(a + _dc, b + _dc) for a, b in spans])
+        del enc
     return out
+
+
+def _append_shifted(dst: array, src: array, lo: int, hi: int, delta: int) -> None:
+    if not delta:
+        dst.extend(src[lo:hi])
+        return
+    a = np.frombuffer(src, dtype=np.int64)[lo:hi] + delta
+    dst.frombytes(a.tobytes())
 
 
 def _utf16_len(s: str) -> int:
@@ -160,6 +164,7 @@ def encode_chunked(
             b = hard_boundary_after(text, a + chunk)
             enc = _encode_window(tok, text, a, b, should_stop)
             parts.append((enc, 0, len(enc.ids), a, bpos, upos))
+            del enc
             piece = text[a:b]
             bpos += len(piece.encode("utf-8", "surrogatepass"))
             upos += _utf16_len(piece)
@@ -194,7 +199,7 @@ def find_edit(old: str, new: str) -> tuple[int, int, int]:
     return start, len(old) - lo, len(new) - lo
 
 
-def reencode_edit(
+def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     tok: Tokenizer,
     old: Encoding,
     new_text: str,

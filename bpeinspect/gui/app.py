@@ -18,7 +18,9 @@ SCREENSHOT_TIMEOUT = 120.0  # seconds
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bpeinspect", description="Inspect byte-level BPE tokenizers.")
-    p.add_argument("-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open (repeatable)")
+    p.add_argument(
+        "-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open (repeatable)"
+    )
     p.add_argument("--screenshot", metavar="OUT.png", help="save a PNG of the window once every job is done, then exit")
     p.add_argument("--size", default="1100x800", metavar="WxH", help="window size (default 1100x800)")
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")

@@ -39,11 +39,16 @@ class IdsView(QAbstractScrollArea):
         self.special: bytearray = bytearray()
         self.palette_ = TokenPalette()
         self.selected: int | None = None
+        self._digits = 6
         self.setMinimumHeight(60)
         self.verticalScrollBar().valueChanged.connect(self.viewport().update)
 
-    def set_ids(self, ids: list[int], flags: bytearray | None = None, palette: TokenPalette | None = None) -> None:
+    def set_ids(
+        self, ids: list[int], flags: bytearray | None = None, palette: TokenPalette | None = None, n_vocab: int = 0
+    ) -> None:
+        """Show ``ids``; cells are as wide as the largest id of a ``n_vocab`` vocabulary."""
         self.ids = ids
+        self._digits = max(len(str(max(n_vocab - 1, 0))), 3)
         self.special = flags if flags is not None else bytearray(len(ids))
         if palette is not None:
             self.palette_ = palette
@@ -53,8 +58,7 @@ class IdsView(QAbstractScrollArea):
 
     def _cell(self) -> tuple[float, float]:
         fm = QFontMetricsF(self.font())
-        digits = max((len(str(max(self.ids))) if self.ids else 1), 3)
-        return fm.horizontalAdvance("0" * digits) + 10, fm.height() + 4
+        return fm.horizontalAdvance("0" * self._digits) + 10, fm.height() + 4
 
     def _cols(self) -> int:
         w, _ = self._cell()

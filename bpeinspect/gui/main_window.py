@@ -47,7 +47,20 @@ def read_text_file(path: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1].hex()})") from None
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1].hex()})"
+        ) from None
+
+
+def normalize_newlines(text: str) -> str:
+    """The text as a QTextDocument holds it: ``\\r\\n``, ``\\r`` and U+2029 become ``\\n``.
+
+    >>> normalize_newlines("a\\r\\nb\\rc\\u2029d")
+    'a\\nb\\nc\\nd'
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\u2029", "\n") if "\u2029" in text else text
 
 
 class MainWindow(QMainWindow):
@@ -77,6 +90,7 @@ class MainWindow(QMainWindow):
         self.document = QTextDocument(self)
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.revision = 0  # bumped on every edit; results remember the revision they encode
+        self._text_cache: tuple[int, str] | None = None
         self.result_revision: dict[int, int] = {}
         self.document.contentsChanged.connect(self._schedule_encode)
         self._encode_timer = QTimer(self, singleShot=True, interval=0)
@@ -133,7 +147,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.busy_label)
         self.runner.busyChanged.connect(lambda b: self.busy_label.setText("working…" if b else ""))
 
-    def _action(self, menu: QMenu, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False):
+    def _action(self, menu: QMenu, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False):  # noqa: PLR0917
         act = QAction(text, self)
         if shortcut is not None:
             act.setShortcut(QKeySequence(shortcut))
@@ -164,17 +178,28 @@ class MainWindow(QMainWindow):
         self._action(e, "Copy token ids as JSON", self.copy_ids_json, "Ctrl+Alt+C")
         t = mb.addMenu("&Tokenizers")
         for i, name in enumerate(BUILTINS):
-            self._action(t, f"Add {name} ({BUILTINS[name].description})", lambda _=False, n=name: self.open_tokenizer(n), f"Alt+{i + 1}")
+            self._action(
+                t,
+                f"Add {name} ({BUILTINS[name].description})",
+                lambda _=False, n=name: self.open_tokenizer(n),
+                f"Alt+{i + 1}",
+            )
         t.addSeparator()
         self._action(t, "Open tokenizer file…", self._ask_open_tokenizer)
         self._action(t, "Close current tokenizer", self._close_current, "Ctrl+W")
         v = mb.addMenu("&View")
         self.layer_actions = {
             "colors": self._action(v, "Token colours", lambda on: self._set_layer("colors", on), "Ctrl+1", True, True),
-            "whitespace": self._action(v, "Visible whitespace", lambda on: self._set_layer("whitespace", on), "Ctrl+2", True, True),
-            "boundaries": self._action(v, "Pre-token boundaries", lambda on: self._set_layer("boundaries", on), "Ctrl+3", True, False),
+            "whitespace": self._action(
+                v, "Visible whitespace", lambda on: self._set_layer("whitespace", on), "Ctrl+2", True, True
+            ),
+            "boundaries": self._action(
+                v, "Pre-token boundaries", lambda on: self._set_layer("boundaries", on), "Ctrl+3", True, False
+            ),
             "ids": self._action(v, "Token ids inline", lambda on: self._set_layer("ids", on), "Ctrl+4", True, False),
-            "specials": self._action(v, "Mark special tokens", lambda on: self._set_layer("specials", on), "Ctrl+5", True, True),
+            "specials": self._action(
+                v, "Mark special tokens", lambda on: self._set_layer("specials", on), "Ctrl+5", True, True
+            ),
         }
         v.addSeparator()
         pal_menu = v.addMenu("Palette")
@@ -189,7 +214,9 @@ class MainWindow(QMainWindow):
 
     # -- public API -------------------------------------------------------------------------------
 
-    def add_panel(self, title: str, widget: QWidget, area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea) -> QDockWidget:
+    def add_panel(
+        self, title: str, widget: QWidget, area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea
+    ) -> QDockWidget:
         """Dock ``widget`` (a vocabulary browser, merge tree...) and list it under View ▸ Panels."""
         dock = QDockWidget(title, self)
         dock.setObjectName(f"panel:{title}")
@@ -199,10 +226,18 @@ class MainWindow(QMainWindow):
         return dock
 
     def text(self) -> str:
-        return document_text(self.document)
+        """The document's text (cached after :meth:`set_text`: reading 5 MB back from Qt costs ~40 ms)."""
+        if self._text_cache is not None and self._text_cache[0] == self.revision:
+            return self._text_cache[1]
+        text = document_text(self.document)
+        self._text_cache = (self.revision, text)
+        return text
 
     def set_text(self, text: str) -> None:
+        """Replace the text (one undo step is lost: the document starts afresh)."""
         self.document.setPlainText(text)
+        # what QTextDocument makes of it: every line break becomes a block separator
+        self._text_cache = (self.revision, normalize_newlines(text))
 
     def open_tokenizer(self, spec: str) -> None:
         """Load a built-in name or a vocabulary path in a worker; errors go to the message bar."""
@@ -231,9 +266,16 @@ class MainWindow(QMainWindow):
             self.set_text(text)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
             if "\r" in text:
-                self.show_message("Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n.")
+                self.show_message(
+                    "Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n."
+                )
 
-        self.runner.submit("open-text", lambda stop: read_text_file(path), done, lambda exc: self.show_error(f"Could not open {path}: {exc}"))
+        self.runner.submit(
+            "open-text",
+            lambda stop: read_text_file(path),
+            done,
+            lambda exc: self.show_error(f"Could not open {path}: {exc}"),
+        )
 
     def show_error(self, text: str) -> None:
         self.message.show_message(text, error=True)
@@ -267,11 +309,16 @@ class MainWindow(QMainWindow):
         if dark:
             pal = QPalette()
             for role, color in (
-                (QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
-                (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#2b2b2b"),
-                (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
-                (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#3d7bd9"),
-                (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.ToolTipBase, "#353535"),
+                (QPalette.ColorRole.Window, "#2b2b2b"),
+                (QPalette.ColorRole.WindowText, "#e6e6e6"),
+                (QPalette.ColorRole.Base, "#1e1e1e"),
+                (QPalette.ColorRole.AlternateBase, "#2b2b2b"),
+                (QPalette.ColorRole.Text, "#e6e6e6"),
+                (QPalette.ColorRole.Button, "#353535"),
+                (QPalette.ColorRole.ButtonText, "#e6e6e6"),
+                (QPalette.ColorRole.Highlight, "#3d7bd9"),
+                (QPalette.ColorRole.HighlightedText, "#ffffff"),
+                (QPalette.ColorRole.ToolTipBase, "#353535"),
                 (QPalette.ColorRole.ToolTipText, "#e6e6e6"),
             ):
                 pal.setColor(role, QColor(color))
@@ -310,8 +357,15 @@ class MainWindow(QMainWindow):
         spec = self.registry.spec_of(tok)
         rank = self._order.index(spec) if spec in self._order else len(self._order)
         before = sum(
-            1 for p in self.panes.values()
-            if p is not pane and (self._order.index(self.registry.spec_of(p.tok)) if self.registry.spec_of(p.tok) in self._order else len(self._order)) <= rank
+            1
+            for p in self.panes.values()
+            if p is not pane
+            and (
+                self._order.index(self.registry.spec_of(p.tok))
+                if self.registry.spec_of(p.tok) in self._order
+                else len(self._order)
+            )
+            <= rank
         )
         self.stack.insertWidget(before, pane)
         if len(self.panes) == 1 or rank == 0:
@@ -376,6 +430,7 @@ class MainWindow(QMainWindow):
         pane = self.panes.get(id(result.tok))
         if pane is None:
             return
+        old = self.results.get(id(result.tok))
         self.results[id(result.tok)] = result
         self.result_revision[id(result.tok)] = revision
         self.last_result = result
@@ -384,6 +439,11 @@ class MainWindow(QMainWindow):
         if result.tok is self.registry.current():
             self._refresh_ids()
         self._refresh_status()
+        if old is not None and len(old.enc.ids) > 50_000:
+            # freeing a million-token encoding takes tens of ms: let a worker do it
+            graveyard = [old]
+            del old
+            self.runner.submit(f"free:{id(graveyard)}", lambda stop: graveyard.clear())
 
     def _current_ids(self) -> list[int]:
         tok = self.registry.current()
@@ -398,7 +458,7 @@ class MainWindow(QMainWindow):
             self.ids_title.setText("Token ids")
             return
         self.ids_title.setText(f"Token ids — {tok.name} ({len(r.enc.ids):,})")
-        self.ids_view.set_ids(r.enc.ids, r.enc.flags, self.token_palette)
+        self.ids_view.set_ids(r.enc.ids, r.enc.flags, self.token_palette, tok.n_vocab)
 
     def _refresh_status(self) -> None:
         tok = self.registry.current()
@@ -482,7 +542,9 @@ class MainWindow(QMainWindow):
             self.open_text_file(path)
 
     def _ask_open_tokenizer(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer", "", "Vocabularies (*.tiktoken *.json *.model *.gguf *.vocab *.bpe);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open tokenizer", "", "Vocabularies (*.tiktoken *.json *.model *.gguf *.vocab *.bpe);;All files (*)"
+        )
         if path:
             self.open_tokenizer(path)
 

@@ -15,8 +15,22 @@ from PySide6.QtGui import QColor
 
 # Tints for light backgrounds (text stays black on them)
 _DEFAULT_LIGHT = [
-    "#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad",
-    "#d0f4de", "#e4c1f9", "#f1c0e8", "#b9fbc0", "#fbc4ab", "#cfbaf0", "#98f5e1", "#f9dcc4",
+    "#ffd6a5",
+    "#caffbf",
+    "#9bf6ff",
+    "#bdb2ff",
+    "#ffc6ff",
+    "#fdffb6",
+    "#a0c4ff",
+    "#ffadad",
+    "#d0f4de",
+    "#e4c1f9",
+    "#f1c0e8",
+    "#b9fbc0",
+    "#fbc4ab",
+    "#cfbaf0",
+    "#98f5e1",
+    "#f9dcc4",
 ]
 # Okabe & Ito's colour-blind-safe set, lightened so black text stays readable
 _OKABE_ITO = ["#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999"]

@@ -37,7 +37,9 @@ class MessageBar(QFrame):
     def show_message(self, text: str, *, error: bool = True) -> None:
         """Show ``text``; messages pile up (the last five) until the bar is closed."""
         bg, fg = ("#fde2e1", "#7a1010") if error else ("#e3f1fd", "#0d3b66")
-        self.setStyleSheet(f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}")
+        self.setStyleSheet(
+            f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
+        )
         self._lines = [*self._lines, text][-5:]
         self.label.setText("\n".join(self._lines))
         self.show()

@@ -191,23 +191,25 @@ class TokenView(QPlainTextEdit):
     def paintEvent(self, e) -> None:
         enc = self.enc
         blocks = list(self._visible_blocks(e.rect()))
-        if enc is not None and enc.ids and self.layers.colors:
+        has_tokens = enc is not None and bool(enc.ids)
+        segments = [self._block_segments(block, geo) for block, geo in blocks] if has_tokens else []
+        if has_tokens and self.layers.colors:
             p = QPainter(self.viewport())
             try:
                 p.setRenderHint(QPainter.RenderHint.Antialiasing)
-                for block, geo in blocks:
-                    self._paint_tokens(p, block, geo)
+                for segs in segments:
+                    self._paint_tokens(p, segs)
             finally:
                 p.end()
         super().paintEvent(e)
         p = QPainter(self.viewport())
         try:
             p.setRenderHint(QPainter.RenderHint.Antialiasing)
-            for block, geo in blocks:
-                if self.layers.whitespace:
+            if self.layers.whitespace:
+                for block, geo in blocks:
                     self._paint_whitespace(p, block, geo)
-                if enc is not None and enc.ids:
-                    self._paint_marks(p, block, geo)
+            for segs in segments:
+                self._paint_marks(p, segs)
         finally:
             p.end()
 
@@ -230,81 +232,92 @@ class TokenView(QPlainTextEdit):
         last = bisect.bisect_left(enc.utf16_starts, end)
         return range(first, last)
 
-    def _segments(self, block: QTextBlock, geo: QRectF, i: int) -> list[QRectF]:
+    def _segments(self, block: QTextBlock, geo: QRectF, i: int, lg: _LineGeometry | None = None) -> list[QRectF]:
         """Rectangles covering token ``i`` inside ``block`` (one per line it touches)."""
         enc = self.enc
-        layout = block.layout()
+        lg = lg or _LineGeometry(block, self._newline_width())
         bpos = block.position()
-        blen = block.length() - 1
+        blen = lg.blen
         s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
         frac = None
-        group = self.group_of(i)
-        if group is not None and group[0] != group[1]:
-            frac = _byte_fractions(enc, i, group[0])
+        if enc.flags[i] & 6:
+            group = self.group_of(i)
+            if group is not None and group[0] != group[1]:
+                frac = _byte_fractions(enc, i, group[0])
         out = []
-        for li in range(layout.lineCount()):
-            line = layout.lineAt(li)
-            ls, le = line.textStart(), line.textStart() + line.textLength()
-            last_line = li == layout.lineCount() - 1
+        nlines = len(lg.lines)
+        li = max(0, bisect.bisect_right(lg.starts, max(s, 0)) - 1)
+        while li < nlines:
+            line = lg.lines[li]
+            ls, le = lg.starts[li], lg.ends[li]
+            if ls >= e and not (li == nlines - 1 and s >= blen):
+                break
+            last_line = li == nlines - 1
+            li += 1
             if e <= ls or (s >= le and not (last_line and s >= blen)):
                 continue
             a, b = max(s, ls), min(e, le)
             # inside a grapheme cluster (a ZWJ emoji, a combining mark) Qt has no cursor
             # positions: draw the token on its share of the whole cluster
             a2, b2 = a, b
-            while a2 > ls and not layout.isValidCursorPosition(a2):
-                a2 -= 1
-            while b2 < le and not layout.isValidCursorPosition(b2):
-                b2 += 1
-            x1 = line.cursorToX(a2)[0]
-            x2 = line.cursorToX(b2)[0]
+            if not lg.ascii:
+                while a2 > ls and not lg.layout.isValidCursorPosition(a2):
+                    a2 -= 1
+                while b2 < le and not lg.layout.isValidCursorPosition(b2):
+                    b2 += 1
+            x1 = lg.x(line, a2)
+            x2 = lg.x(line, b2)
+            f = frac
             if (a2, b2) != (a, b) and b2 > a2:
                 c0, c1 = (a - a2) / (b2 - a2), (b - a2) / (b2 - a2)
-                if frac is not None and a == s and b == e:
-                    f0, f1 = frac
-                    frac = (c0 + (c1 - c0) * f0, c0 + (c1 - c0) * f1)
+                if f is not None and a == s and b == e:
+                    f = (c0 + (c1 - c0) * f[0], c0 + (c1 - c0) * f[1])
                 else:
-                    frac = (c0, c1)
+                    f = (c0, c1)
                 a, b = s, e  # apply the fraction below
             if last_line and e > blen:  # the token includes the line break
-                x2 = max(x1, x2) + self._newline_width() if s <= blen else x2
+                x2 = max(x1, x2) + lg.newline_width if s <= blen else x2
                 if s >= blen:
                     x1 = line.x() + line.naturalTextWidth()
-                    x2 = x1 + self._newline_width()
+                    x2 = x1 + lg.newline_width
             lo, hi = min(x1, x2), max(x1, x2)
-            if frac is not None and a == s and b == e:
-                f0, f1 = frac
+            if f is not None and a == s and b == e:
+                f0, f1 = f
                 if x2 < x1:  # right-to-left run
                     f0, f1 = 1 - f1, 1 - f0
                 lo, hi = lo + (hi - lo) * f0, lo + (hi - lo) * f1
             out.append(QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 2.0), line.height()))
         return out
 
-    def _paint_tokens(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
+    def _block_segments(self, block: QTextBlock, geo: QRectF) -> list[tuple[int, list[QRectF]]]:
+        lg = _LineGeometry(block, self._newline_width())
+        return [(i, self._segments(block, geo, i, lg)) for i in self._token_range(block)]
+
+    def _paint_tokens(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
         enc, pal = self.enc, self.palette_
         p.setPen(Qt.PenStyle.NoPen)
-        for i in self._token_range(block):
+        for i, segs in segments:
             special = enc.flags[i] & 1
             color = pal.special if special and self.layers.specials else pal.background(enc.ids[i])
             if special and self.layers.specials:
                 color = QColor(color)
                 color.setAlpha(90)
-            for r in self._segments(block, geo, i):
-                p.setBrush(color)
+            p.setBrush(color)
+            for r in segs:
                 p.drawRoundedRect(r.adjusted(0.75, 0.5, -0.75, -0.5), 3, 3)
 
-    def _paint_marks(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
+    def _paint_marks(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
         enc, pal, layers = self.enc, self.palette_, self.layers
         small = QFont(self.font())
         small.setPointSizeF(max(5.0, self.font().pointSizeF() * 0.58))
-        for i in self._token_range(block):
-            segs = self._segments(block, geo, i)
+        by_index = dict(segments)
+        for i, segs in segments:
             if not segs:
                 continue
-            group = self.group_of(i)
+            group = self.group_of(i) if enc.flags[i] & 6 else None
             if group is not None and group[0] != group[1] and i == group[0]:
                 # tokens that share a character: a dashed frame round the whole group
-                rects = [r for j in range(group[0], group[1] + 1) for r in self._segments(block, geo, j)]
+                rects = [r for j in range(group[0], group[1] + 1) for r in by_index.get(j, [])]
                 frame = rects[0]
                 for r in rects[1:]:
                     frame = frame.united(r) if abs(r.top() - frame.top()) < 1 else frame
@@ -364,6 +377,27 @@ class TokenView(QPlainTextEdit):
             right = line.x() + line.naturalTextWidth()
             r = QRectF(geo.left() + right, geo.top() + line.y(), self._newline_width(), line.height())
             p.drawText(r, Qt.AlignmentFlag.AlignCenter, NEWLINE_GLYPH)
+
+
+class _LineGeometry:
+    """One block's lines, with x positions cached (neighbouring tokens share their edges)."""
+
+    def __init__(self, block: QTextBlock, newline_width: float) -> None:
+        self.layout = layout = block.layout()
+        self.lines = [layout.lineAt(k) for k in range(layout.lineCount())]
+        self.starts = [ln.textStart() for ln in self.lines]
+        self.ends = [ln.textStart() + ln.textLength() for ln in self.lines]
+        self.blen = block.length() - 1
+        self.ascii = block.text().isascii()
+        self.newline_width = newline_width
+        self._x: dict[tuple[int, int], float] = {}
+
+    def x(self, line: QTextLine, pos: int) -> float:
+        key = (line.lineNumber(), pos)
+        x = self._x.get(key)
+        if x is None:
+            x = self._x[key] = line.cursorToX(pos)[0]
+        return x
 
 
 _SPLIT_FLAGS = re.compile(rb"[\x02-\x07]")  # SPLITS_START | SPLITS_END, with or without SPECIAL
@@ -447,4 +481,3 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
         )
     body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)
     return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + 1} of {len(enc.ids)}</i>"
-

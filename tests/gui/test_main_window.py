@@ -67,7 +67,7 @@ def test_bad_text_file_is_a_message(qtbot, window, tmp_path):
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("caf\xe9".encode("latin-1"))
     window.open_text_file(str(bad))
-    qtbot.waitUntil(lambda: window.message.isVisible(), timeout=5000)
+    qtbot.waitUntil(window.message.isVisible, timeout=5000)
     assert "not UTF-8" in window.message.text()
     assert window.text() == "keep me"
     good = tmp_path / "ok.txt"
@@ -91,7 +91,10 @@ def test_click_selects_everywhere_and_emits_signals(qtbot, window):
     assert pieces == [(o200k, " tokenizer")]
     r50k_pane = window.panes[id(window.registry.find("r50k_base"))]
     sel = r50k_pane.view.selected
-    assert sel is not None and r50k_pane.view.enc.utf16_starts[sel] <= enc.utf16_starts[1] < r50k_pane.view.enc.utf16_ends[sel]
+    assert (
+        sel is not None
+        and r50k_pane.view.enc.utf16_starts[sel] <= enc.utf16_starts[1] < r50k_pane.view.enc.utf16_ends[sel]
+    )
     assert window.ids_view.selected == 1
 
 
@@ -125,7 +128,14 @@ def test_export_html_and_png(qtbot, window, tmp_path):
     window.export_html(str(html_path))
     qtbot.waitUntil(lambda: html_path.exists() and not window.runner.is_busy(), timeout=5000)
     page = html_path.read_text(encoding="utf-8")
-    assert "&lt;" in page and "<b>" not in page and "&amp;" in page and "🎉" in page and "cl100k_base" in page and "�" not in page
+    assert (
+        "&lt;" in page
+        and "<b>" not in page
+        and "&amp;" in page
+        and "🎉" in page
+        and "cl100k_base" in page
+        and "�" not in page
+    )
     png = tmp_path / "o.png"
     assert window.export_png(str(png))
     assert png.read_bytes()[:4] == b"\x89PNG"
@@ -172,3 +182,11 @@ def test_same_tokenizer_twice_opens_once(qtbot, window):
     wait_idle(qtbot, window)
     assert len(window.registry) == 1
     assert window.registry.current() is load_tokenizer("gpt2")
+
+
+def test_cached_text_matches_what_qt_holds(window):
+    tricky = "a\r\nb\rc\u2029d\u2028e\u00a0f\x00g\x0ch\ufeffi 😀\t\n"
+    window.set_text(tricky)
+    cached = window.text()
+    window._text_cache = None
+    assert window.text() == cached

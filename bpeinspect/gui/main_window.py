@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
 
     tokenActivated = Signal(object, int)  # (Tokenizer, token id)
     pieceActivated = Signal(object, str)  # (Tokenizer, pre-token text)
+    textFileOpened = Signal(str)  # path of a text file shown (settings: recent texts)
 
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -102,6 +103,9 @@ class MainWindow(QMainWindow):
         self.registry.currentChanged.connect(self._on_current_changed)
         self.setAcceptDrops(True)
         self.resize(1100, 800)
+        from .settings import attach  # persistence (issue 9): restores now, saves on close
+
+        self.prefs = attach(self)
 
     # -- layout -----------------------------------------------------------------------------------
 
@@ -205,7 +209,7 @@ class MainWindow(QMainWindow):
         pal_menu = v.addMenu("Palette")
         for name in PALETTES:
             self._action(pal_menu, name, lambda _=False, n=name: self.set_palette(n))
-        self._action(v, "Dark theme", self.set_dark, "Ctrl+Shift+D", True, False)
+        self.dark_action = self._action(v, "Dark theme", self.set_dark, "Ctrl+Shift+D", True, False)
         v.addSeparator()
         self._action(v, "Zoom in", lambda: self.zoom(1), QKeySequence.StandardKey.ZoomIn)
         self._action(v, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
@@ -221,7 +225,8 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"panel:{title}")
         dock.setWidget(widget)
-        self.addDockWidget(area, dock)
+        if not self.restoreDockWidget(dock):  # where it was last time (settings restored the state)
+            self.addDockWidget(area, dock)
         self.panels_menu.addAction(dock.toggleViewAction())
         return dock
 
@@ -265,6 +270,7 @@ class MainWindow(QMainWindow):
         def done(text: str) -> None:
             self.set_text(text)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
+            self.textFileOpened.emit(path)
             if "\r" in text:
                 self.show_message(
                     "Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n."

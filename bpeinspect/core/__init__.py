@@ -35,3 +35,7 @@ __all__ = [
     "resolve_rule",
     "trace",
 ]
+
+from .train import TrainedMerge, TrainingProgress, TrainingRun, train_tokenizer  # noqa: E402
+
+__all__ += ["TrainedMerge", "TrainingProgress", "TrainingRun", "train_tokenizer"]

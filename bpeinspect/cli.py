@@ -2,8 +2,9 @@
 
     bpeinspect-cli encode -t gpt2 notes.txt
     bpeinspect-cli convert ../vocab/tokenizer.json out.tiktoken
->>> main(["encode", "-t", "gpt2", "--help"]) if False else 0
-0
+
+>>> main(["decode", "-t", "gpt2", "31373", "995"])
+hello world0
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .encoding import Cancelled, Encoding
+from .fast_offsets import fast_encode_with_offsets
 from .pretokenize import PRESETS
 from .tokenizer import Tokenizer
 
@@ -73,7 +74,7 @@ def hard_boundary_after(text: str, pos: int) -> int:
 def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
     """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
     stop = b + 1 if b < len(text) else b  # the regex looks one character past b
-    enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
+    enc = fast_encode_with_offsets(tok, text[a:stop], should_stop=should_stop)
     if enc.text != text[a:stop]:
         raise _NoSync("surrogates changed the text")
     if stop == b:
@@ -123,7 +124,7 @@ def _join(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int, int, 
             _append_shifted(out.pieces_of, enc.pieces_of, s0, s1, pdelta)
         for q0 in range(p0, p1, _SLICE):
             spans = enc.piece_spans[q0 : min(p1, q0 + _SLICE)]
-            out.piece_spans.extend(spans if not _dc else [(a + _dc, b + _dc) for a, b in spans])
+            out.piece_spans.extend([(a + _dc, b + _dc) for a, b in spans] if _dc else spans)
         del enc
     return out
 
@@ -154,7 +155,7 @@ def encode_chunked(
     True
     """
     if len(text) <= chunk or not supports_cutting(tok):
-        return tok.encode_with_offsets(text, should_stop=should_stop)
+        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
     parts = []
     a = bpos = upos = 0
     try:
@@ -170,7 +171,7 @@ def encode_chunked(
             upos += _utf16_len(piece)
             a = b
     except _NoSync:
-        return tok.encode_with_offsets(text, should_stop=should_stop)
+        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
     return _join(tok, text, parts)
 
 
@@ -208,12 +209,15 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     new_end: int,
     *,
     should_stop: Callable[[], bool] | None = None,
+    in_place: bool = False,
 ) -> Encoding:
     """The encoding of ``new_text``, re-encoding only the lines around an edit.
 
     ``old`` is the encoding of the text before the edit, and ``old.text[start:old_end]`` was
     replaced by ``new_text[start:new_end]`` (code points, see :func:`find_edit`). The result
-    equals ``tok.encode_with_offsets(new_text)``.
+    equals ``tok.encode_with_offsets(new_text)``. With ``in_place=True`` ``old`` itself is
+    updated and returned: the tokens after the edit are then shifted where they lie instead
+    of being copied, which is what makes a keystroke in a long text cheap.
     """
     if not supports_cutting(tok):
         return encode_chunked(tok, new_text, should_stop=should_stop)
@@ -224,21 +228,68 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
         window = _encode_window(tok, new_text, a, b, should_stop)
     except _NoSync:
         return encode_chunked(tok, new_text, should_stop=should_stop)
-    starts = [s for s, _ in old.piece_spans]
-    pa = bisect.bisect_left(starts, a)
-    if a and (pa >= len(starts) or starts[pa] != a):
+    spans = old.piece_spans
+    pa = bisect.bisect_left(spans, (a, -1))  # the first pre-token starting at or after a
+    if a and (pa >= len(spans) or spans[pa][0] != a):
         return encode_chunked(tok, new_text, should_stop=should_stop)
     ta = bisect.bisect_left(old.pieces_of, pa)
     byte_a = old.byte_starts[ta] if ta < len(old.ids) else old.n_bytes
     u16_a = old.utf16_starts[ta] if ta < len(old.ids) else (old.utf16_ends[-1] if old.ids else 0)
     parts = [(old, 0, ta, 0, 0, 0), (window, 0, len(window.ids), a, byte_a, u16_a)]
     if b < len(new_text):
-        pb = bisect.bisect_left(starts, b - delta)
-        if pb >= len(starts) or starts[pb] != b - delta:
+        pb = bisect.bisect_left(spans, (b - delta, -1))
+        if pb >= len(spans) or spans[pb][0] != b - delta:
             return encode_chunked(tok, new_text, should_stop=should_stop)
         tb = bisect.bisect_left(old.pieces_of, pb)
         mid = new_text[a:b]
         byte_b = byte_a + len(mid.encode("utf-8", "surrogatepass"))
         u16_b = u16_a + _utf16_len(mid)
         parts.append((old, tb, len(old.ids), delta, byte_b - old.byte_starts[tb], u16_b - old.utf16_starts[tb]))
+    else:
+        pb, tb = len(spans), len(old.ids)
+    if in_place:
+        suffix = parts[2][3:] if len(parts) == 3 else (0, 0, 0)
+        _splice(old, new_text, window, (ta, tb), (pa, pb), (a, byte_a, u16_a), suffix)
+        return old
     return _join(tok, new_text, parts)
+
+
+def _splice(  # noqa: PLR0917
+    enc: Encoding,
+    text: str,
+    window: Encoding,
+    tokens: tuple[int, int],
+    pieces: tuple[int, int],
+    base: tuple[int, int, int],
+    suffix: tuple[int, int, int],
+) -> None:
+    """Replace tokens ``[ta, tb)`` (pre-tokens ``[pa, pb)``) of ``enc`` by ``window``'s, in place."""
+    ta, tb = tokens
+    pa, pb = pieces
+    nw = len(window.ids)
+    enc.text = text
+    enc.ids[ta:tb] = window.ids
+    enc.flags[ta:tb] = window.flags
+    deltas = {"char": (base[0], suffix[0]), "byte": (base[1], suffix[1]), "utf16": (base[2], suffix[2])}
+    for unit, (d_win, d_suf) in deltas.items():
+        for side in ("starts", "ends"):
+            col = getattr(enc, f"{unit}_{side}")
+            win = np.frombuffer(getattr(window, f"{unit}_{side}"), dtype=np.int64) + d_win
+            col[ta:tb] = array("q", win.tobytes())
+            if d_suf:
+                view = np.frombuffer(col, dtype=np.int64)
+                view[ta + nw :] += d_suf
+                del view  # an array with a live buffer export cannot be resized later
+    win = np.frombuffer(window.pieces_of, dtype=np.int64) + pa
+    enc.pieces_of[ta:tb] = array("q", win.tobytes())
+    d_piece = len(window.piece_spans) - (pb - pa)
+    if d_piece:
+        view = np.frombuffer(enc.pieces_of, dtype=np.int64)
+        view[ta + nw :] += d_piece
+        del view
+    c0 = base[0]
+    enc.piece_spans[pa:pb] = [(s + c0, e + c0) for s, e in window.piece_spans]
+    dc = suffix[0]
+    k = pa + len(window.piece_spans)
+    if dc and k < len(enc.piece_spans):
+        enc.piece_spans[k:] = [(s + dc, e + dc) for s, e in enc.piece_spans[k:]]

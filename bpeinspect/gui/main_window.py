@@ -11,9 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QGuiApplication,
+    QIcon,
+    QKeySequence,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QApplication,
+    QComboBox,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
@@ -36,8 +47,10 @@ from .palette import PALETTES, TokenPalette
 from .panes import MessageBar, TokenizerPane
 from .token_view import Layers, document_text
 from .tokenizers import TokenizerRegistry, recent_tokenizers, remember_tokenizer
-from .workers import EncodeResult, TaskRunner, encode_text
+from .workers import EncodeResult, TaskRunner, encode_text, is_small_edit
 
+IDS_SCALE = 1.5  # see MainWindow._apply_font
+IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
 VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
 
 
@@ -92,12 +105,15 @@ class MainWindow(QMainWindow):
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.revision = 0  # bumped on every edit; results remember the revision they encode
         self._text_cache: tuple[int, str] | None = None
+        self.text_size = QApplication.font().pointSizeF() + 2
+        self._ids_font_applied = False
         self.result_revision: dict[int, int] = {}
         self.document.contentsChanged.connect(self._schedule_encode)
         self._encode_timer = QTimer(self, singleShot=True, interval=0)
         self._encode_timer.timeout.connect(self._encode_all)
         self._build_ui()
         self._build_menus()
+        self._apply_font()
         self.registry.added.connect(self._on_added)
         self.registry.removed.connect(self._on_removed)
         self.registry.currentChanged.connect(self._on_current_changed)
@@ -215,6 +231,64 @@ class MainWindow(QMainWindow):
         self._action(v, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
         self._action(v, "Reset zoom", lambda: self.zoom(0), "Ctrl+0")
         self.panels_menu = v.addMenu("Panels")
+        self._build_toolbar()
+
+    def _build_toolbar(self) -> None:
+        """The tokenizer picker (current one, add built-in/recent/file) and the layer toggles."""
+        bar = self.addToolBar("Tokenizers")
+        bar.setObjectName("tokenizerBar")
+        bar.setMovable(False)
+        bar.addWidget(QLabel(" Tokenizer: "))
+        self.picker = QComboBox()
+        self.picker.setMinimumContentsLength(14)
+        self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
+        self.picker.activated.connect(self._on_picker)
+        bar.addWidget(self.picker)
+        add = QToolButton(text="Add ▾")
+        add.setToolTip("Open another tokenizer: built-ins, recent files, or a vocabulary file")
+        add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_menu = QMenu(add)
+        self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        add.setMenu(self.add_menu)
+        bar.addWidget(add)
+        bar.addSeparator()
+        for name in ("whitespace", "boundaries", "ids", "specials"):
+            bar.addAction(self.layer_actions[name])
+        self.registry.added.connect(self._refresh_picker)
+        self.registry.removed.connect(self._refresh_picker)
+        self.registry.currentChanged.connect(self._refresh_picker)
+
+    def _refresh_picker(self, *_args) -> None:
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for tok in self.registry.tokenizers():
+            self.picker.addItem(tok.name or "tokenizer")
+        cur = self.registry.current()
+        toks = self.registry.tokenizers()
+        index = next((i for i, t in enumerate(toks) if t is cur), -1)
+        if index >= 0:
+            self.picker.setCurrentIndex(index)
+        self.picker.blockSignals(False)
+
+    def _on_picker(self, index: int) -> None:
+        toks = self.registry.tokenizers()
+        if 0 <= index < len(toks):
+            self.registry.set_current(toks[index])
+
+    def _fill_add_menu(self) -> None:
+        m = self.add_menu
+        m.clear()
+        for name, spec in BUILTINS.items():
+            act = m.addAction(f"{name} — {spec.description}")
+            act.setEnabled(self.registry.find(name) is None)
+            act.triggered.connect(lambda _=False, n=name: self.open_tokenizer(n))
+        recent = recent_tokenizers(self.settings)
+        if recent:
+            m.addSeparator()
+            for path in recent:
+                m.addAction(Path(path).name).triggered.connect(lambda _=False, p=path: self.open_tokenizer(p))
+        m.addSeparator()
+        m.addAction("Open tokenizer file…").triggered.connect(self._ask_open_tokenizer)
 
     # -- public API -------------------------------------------------------------------------------
 
@@ -334,13 +408,37 @@ class MainWindow(QMainWindow):
         self._apply_palette()
 
     def zoom(self, step: int) -> None:
-        font = self.document.defaultFont()
-        size = font.pointSizeF()
+        """Text size one point up (1), down (-1) or back to the default (0), in every pane."""
         base = QApplication.font().pointSizeF() + 2
-        font.setPointSizeF(base if step == 0 else max(6.0, min(48.0, size + step)))
+        self.text_size = base if step == 0 else max(6.0, min(48.0, self.text_size + step))
+        self._apply_font()
+
+    def _apply_font(self) -> None:
+        """Set the text size; with inline ids the lines get room below the text for them.
+
+        QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
+        document font is made ``IDS_SCALE`` times larger and all text set as superscript,
+        which Qt draws at 2/3 size, i.e. at the normal size, raised above free room."""
+        font = self.document.defaultFont()
+        ids = self.layers.ids
+        font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
+        self.document.setDefaultFont(font)
+        fmt = QTextCharFormat()
+        fmt.setVerticalAlignment(
+            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
+        )
+        if ids:
+            fmt.setSuperScriptBaseline(IDS_RAISE)
+        if ids or self._ids_font_applied:
+            cur = QTextCursor(self.document)
+            cur.select(QTextCursor.SelectionType.Document)
+            cur.mergeCharFormat(fmt)
+            self._ids_font_applied = ids
         for pane in self.panes.values():
             pane.view.setFont(font)
-        self.document.setDefaultFont(font)
+            pane.view.mergeCurrentCharFormat(fmt)
+            pane.view.text_scale = 2 / 3 if ids else 1.0
+            pane.view.viewport().update()
 
     # -- tokenizers -------------------------------------------------------------------------------
 
@@ -350,11 +448,8 @@ class MainWindow(QMainWindow):
         pane = TokenizerPane(tok, self.document)
         pane.view.set_layers(self.layers)
         pane.view.set_token_palette(self.token_palette)
-        font = self.document.defaultFont()
-        if not self.panes:
-            font.setPointSizeF(QApplication.font().pointSizeF() + 2)
-            self.document.setDefaultFont(font)
-        pane.view.setFont(font)
+        pane.view.setFont(self.document.defaultFont())
+        pane.view.text_scale = 2 / 3 if self.layers.ids else 1.0
         pane.view.tokenClicked.connect(lambda i, p=pane: self._on_token_clicked(p, i))
         pane.closeRequested.connect(self.registry.remove)
         pane.focused.connect(self.registry.set_current)
@@ -389,6 +484,7 @@ class MainWindow(QMainWindow):
             pane.deleteLater()
         if not self.panes:
             self.stack.addWidget(self.placeholder)
+        self._refresh_counts()
         self._refresh_status()
 
     def _on_current_changed(self, tok: Tokenizer | None) -> None:
@@ -425,6 +521,20 @@ class MainWindow(QMainWindow):
             self.result_revision[id(tok)] = revision  # do not retry the same text forever
             self.show_error(f"{tok.name}: could not encode the text: {exc}")
 
+        if is_small_edit(tok, base, text):
+            # a keystroke in a modest text: a few lines re-encoded in a few ms, right here
+            key = f"encode:{id(tok)}"
+            # updating the shown encoding in place is safe unless a worker may still read it
+            in_place = not self.runner.has_job(key)
+            self.runner.cancel(key)
+            try:
+                result = encode_text(tok, text, base, in_place=in_place)
+            except (ValueError, RecursionError, BufferError) as exc:
+                failed(exc)
+            else:
+                self._on_encoded(result, revision)
+            return
+
         self.runner.submit(
             f"encode:{id(tok)}",
             lambda stop: encode_text(tok, text, base, stop),
@@ -440,16 +550,29 @@ class MainWindow(QMainWindow):
         self.results[id(result.tok)] = result
         self.result_revision[id(result.tok)] = revision
         self.last_result = result
-        pane.view.set_encoding(result.tok, result.enc, result.groups)
-        pane.set_count(len(result.enc.ids), len(result.enc.text))
+        pane.view.set_encoding(result.tok, result.enc, changed=result.changed)
+        self._refresh_counts()
         if result.tok is self.registry.current():
             self._refresh_ids()
         self._refresh_status()
-        if old is not None and len(old.enc.ids) > 50_000:
+        if old is not None and old.enc is not result.enc and len(old.enc.ids) > 50_000:
             # freeing a million-token encoding takes tens of ms: let a worker do it
             graveyard = [old]
             del old
             self.runner.submit(f"free:{id(graveyard)}", lambda stop: graveyard.clear())
+
+    def _refresh_counts(self) -> None:
+        """Token counts in every pane header, the lower ones compared with the top pane's."""
+        top = self.stack.widget(0)
+        ref_result = self.results.get(id(top.tok)) if isinstance(top, TokenizerPane) else None
+        for key, pane in self.panes.items():
+            r = self.results.get(key)
+            if r is None:
+                continue
+            reference = None
+            if ref_result is not None and pane is not top and ref_result.enc.text == r.enc.text:
+                reference = (ref_result.tok.name, len(ref_result.enc.ids))
+            pane.set_count(len(r.enc.ids), len(r.enc.text), reference)
 
     def _current_ids(self) -> list[int]:
         tok = self.registry.current()
@@ -524,6 +647,8 @@ class MainWindow(QMainWindow):
         setattr(self.layers, name, on)
         for pane in self.panes.values():
             pane.view.set_layers(self.layers)
+        if name == "ids":
+            self._apply_font()
 
     def _apply_palette(self) -> None:
         self.token_palette = TokenPalette(self.palette_name, dark=self.dark)

@@ -60,7 +60,7 @@ class TokenPalette:
         base = [QColor(c) for c in (_DEFAULT_LIGHT if name == "default" else _OKABE_ITO)]
         if name != "default":
             # two lightness steps per hue doubles the colours without losing the safe hues
-            base = [_mix(c, QColor("white"), 0.55) for c in base] + [_mix(c, QColor("white"), 0.3) for c in base]
+            base = [_mix(c, QColor("white"), 0.68) for c in base] + [_mix(c, QColor("white"), 0.42) for c in base]
         if dark:
             base = [_mix(c, QColor("#1e1e1e"), 0.55) for c in base]
         self.colors = base

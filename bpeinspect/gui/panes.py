@@ -87,9 +87,14 @@ class TokenizerPane(QWidget):
     def set_current(self, current: bool) -> None:
         self.title.setStyleSheet("color: palette(highlight)" if current else "")
 
-    def set_count(self, n_tokens: int, n_chars: int) -> None:
+    def set_count(self, n_tokens: int, n_chars: int, reference: tuple[str, int] | None = None) -> None:
+        """Show the token count; ``reference`` (name, count) adds the difference to that pane."""
         per = n_chars / n_tokens if n_tokens else 0.0
-        self.count.setText(f"  {n_tokens:,} tokens · {per:.2f} chars/token")
+        text = f"  {n_tokens:,} tokens · {per:.2f} chars/token"
+        if reference is not None and reference[1]:
+            diff = (n_tokens - reference[1]) / reference[1] * 100
+            text += f" · {diff:+.1f}% vs {reference[0]}"
+        self.count.setText(text)
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.view and event.type() == event.Type.FocusIn:

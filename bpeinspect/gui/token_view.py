@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTextBlock, QTextLine
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText, QTextBlock, QTextLine
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import Encoding, Tokenizer
@@ -57,8 +57,9 @@ class TokenView(QPlainTextEdit):
         self.layers = Layers()
         self.palette_ = TokenPalette()
         self.selected: int | None = None
+        self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
+        self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
-        self._groups: list[tuple[int, int]] = []
         self.setMouseTracking(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
@@ -69,22 +70,42 @@ class TokenView(QPlainTextEdit):
         return document_text(self.document())
 
     def group_of(self, i: int) -> tuple[int, int] | None:
-        """The run of tokens sharing characters with token ``i``, if any (bisect: no per-token table)."""
-        k = bisect.bisect_right(self._groups, (i, 1 << 62)) - 1
-        if k >= 0 and self._groups[k][0] <= i <= self._groups[k][1]:
-            return self._groups[k]
-        return None
+        """The run ``(first, last)`` of tokens sharing characters with token ``i``, or ``None``.
+
+        Worked out on demand from the neighbours, so a new encoding needs no table."""
+        enc = self.enc
+        if enc is None or not enc.flags[i] & 6:
+            return None
+        return _group_around(enc, i)
 
     def set_encoding(
-        self, tok: Tokenizer | None, enc: Encoding | None, groups: list[tuple[int, int]] | None = None
+        self,
+        tok: Tokenizer | None,
+        enc: Encoding | None,
+        *,
+        changed: tuple[int, int] | None = None,
     ) -> None:
-        """Show ``enc`` (an encoding of this view's text by ``tok``); ``groups`` as from
-        :func:`split_groups` (computed here if not given; workers pass them precomputed)."""
+        """Show ``enc`` (an encoding of this view's text by ``tok``); ``changed`` is the UTF-16
+        range that differs from the encoding shown before (``None``: repaint everything)."""
         self.tok, self.enc = tok, enc
-        self._groups = [] if enc is None else groups if groups is not None else split_groups(enc)
         if self.selected is not None and (enc is None or self.selected >= len(enc.ids)):
             self.selected = None
-        self.viewport().update()
+        if changed is None:
+            self.viewport().update()
+        else:  # only the re-encoded lines look different (Qt repaints lines that moved)
+            self._update_range(*changed)
+
+    def _update_range(self, start: int, end: int) -> None:
+        doc = self.document()
+        first = doc.findBlock(start)
+        last = doc.findBlock(max(start, end - 1))
+        if not first.isValid() or not last.isValid():
+            self.viewport().update()
+            return
+        offset = self.contentOffset()
+        top = self.blockBoundingGeometry(first).translated(offset).top()
+        bottom = self.blockBoundingGeometry(last).translated(offset).bottom()
+        self.viewport().update(0, int(top) - 1, self.viewport().width(), int(bottom - top) + 3)
 
     def set_layers(self, layers: Layers) -> None:
         self.layers = layers
@@ -185,8 +206,15 @@ class TokenView(QPlainTextEdit):
 
     # -- painting ---------------------------------------------------------------------------------
 
+    def glyph_font(self) -> QFont:
+        """The font the text is drawn in (the widget font, unless ids make room below it)."""
+        font = QFont(self.font())
+        if self.text_scale != 1.0:
+            font.setPointSizeF(font.pointSizeF() * self.text_scale)
+        return font
+
     def _newline_width(self) -> float:
-        return QFontMetricsF(self.font()).horizontalAdvance(NEWLINE_GLYPH) + 2
+        return QFontMetricsF(self.glyph_font()).horizontalAdvance(NEWLINE_GLYPH) + 2
 
     def paintEvent(self, e) -> None:
         enc = self.enc
@@ -308,8 +336,8 @@ class TokenView(QPlainTextEdit):
 
     def _paint_marks(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
         enc, pal, layers = self.enc, self.palette_, self.layers
-        small = QFont(self.font())
-        small.setPointSizeF(max(5.0, self.font().pointSizeF() * 0.58))
+        small = self.glyph_font()
+        small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
         by_index = dict(segments)
         for i, segs in segments:
             if not segs:
@@ -334,19 +362,15 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.boundary, 2))
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
+                # the id under the token; elided ("12…") where the token is narrower than it
                 r = segs[0]
                 p.setFont(small)
-                label = str(enc.ids[i])
                 fm = QFontMetricsF(small)
-                w = fm.horizontalAdvance(label) + 4
-                box = QRectF(r.left() + 1, r.bottom() - fm.height() + 1, w, fm.height() - 1)
-                p.setPen(Qt.PenStyle.NoPen)
-                bg = QColor(pal.background(enc.ids[i]))
-                bg.setAlpha(235)
-                p.setBrush(bg.darker(115))
-                p.drawRoundedRect(box, 2, 2)
-                p.setPen(pal.text_color())
-                p.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
+                label = fm.elidedText(str(enc.ids[i]), Qt.TextElideMode.ElideRight, max(r.width() - 3, 1))
+                if label:
+                    box = QRectF(r.left() + 1, r.bottom() - fm.height(), r.width() - 2, fm.height())
+                    p.setPen(pal.text_color())
+                    p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
             if i == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)
@@ -357,26 +381,44 @@ class TokenView(QPlainTextEdit):
         layout = block.layout()
         if layout.lineCount() == 0:
             return
+        text = block.text()
+        if not any(ch in text for ch in GLYPHS) and not block.next().isValid():
+            return
+        font = self.glyph_font()
         p.setPen(self.palette_.glyph)
-        p.setFont(self.font())
+        p.setFont(font)
+        fm = QFontMetricsF(font)
+        text_height = fm.height()
         lines = [layout.lineAt(li) for li in range(layout.lineCount())]
         li = 0
         k = 0  # UTF-16 position in the block: what Qt's layout counts
-        for ch in block.text():
+        for ch in text:
             glyph = GLYPHS.get(ch)
             if glyph is not None:
                 while li + 1 < len(lines) and k >= lines[li].textStart() + lines[li].textLength():
                     li += 1
                 line = lines[li]
                 x1, x2 = line.cursorToX(k)[0], line.cursorToX(k + 1)[0]
-                r = QRectF(geo.left() + min(x1, x2), geo.top() + line.y(), abs(x2 - x1), line.height())
-                p.drawText(r, Qt.AlignmentFlag.AlignCenter, glyph)
+                st = self._static_glyph(glyph, font)
+                size = st.size()
+                top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
+                p.drawStaticText(QPointF(geo.left() + (x1 + x2 - size.width()) / 2, top), st)
             k += 2 if ord(ch) > 0xFFFF else 1
         if block.next().isValid():
             line = lines[-1]
             right = line.x() + line.naturalTextWidth()
-            r = QRectF(geo.left() + right, geo.top() + line.y(), self._newline_width(), line.height())
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, NEWLINE_GLYPH)
+            st = self._static_glyph(NEWLINE_GLYPH, font)
+            size = st.size()
+            top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
+            p.drawStaticText(QPointF(geo.left() + right + 1, top), st)
+
+    def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
+        key = (glyph, font.key())
+        st = self._glyph_cache.get(key)
+        if st is None:
+            st = self._glyph_cache[key] = QStaticText(glyph)
+            st.prepare(font=font)
+        return st
 
 
 class _LineGeometry:
@@ -411,20 +453,25 @@ def split_groups(enc: Encoding) -> list[tuple[int, int]]:
     [(1, 3)]
     """
     out: list[tuple[int, int]] = []
-    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
     for m in _SPLIT_FLAGS.finditer(enc.flags):
         i = m.start()
         if out and out[-1][1] >= i:
             continue
-        k = i
-        while k > 0 and cs[k] < ce[k - 1]:
-            k -= 1
-        j = i
-        while j + 1 < n and cs[j + 1] < ce[j]:
-            j += 1
-        if j > k:
-            out.append((k, j))
+        group = _group_around(enc, i)
+        if group is not None:
+            out.append(group)
     return out
+
+
+def _group_around(enc: Encoding, i: int) -> tuple[int, int] | None:
+    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
+    k = i
+    while k > 0 and cs[k] < ce[k - 1]:
+        k -= 1
+    j = i
+    while j + 1 < n and cs[j + 1] < ce[j]:
+        j += 1
+    return (k, j) if j > k else None
 
 
 def _byte_fractions(enc: Encoding, i: int, group_first: int) -> tuple[float, float]:

@@ -10,6 +10,7 @@ always supersedes an older one.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import gc
 import sys
@@ -22,9 +23,14 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from bpeinspect.core import Cancelled, Encoding, Tokenizer
-from bpeinspect.core.incremental import encode_chunked, find_edit, reencode_edit, supports_cutting
-
-from .token_view import split_groups
+from bpeinspect.core.incremental import (
+    encode_chunked,
+    find_edit,
+    hard_boundary_after,
+    hard_boundary_before,
+    reencode_edit,
+    supports_cutting,
+)
 
 SWITCH_INTERVAL = 0.001  # seconds
 
@@ -115,6 +121,10 @@ class TaskRunner(QObject):
         for key in list(self._current):
             self.cancel(key)
 
+    def has_job(self, key: str) -> bool:
+        """True while a job submitted under ``key`` may still be running (even if cancelled)."""
+        return any(job.key == key for job in self._running)
+
     def is_busy(self) -> bool:
         return bool(self._running)
 
@@ -148,6 +158,8 @@ class TaskRunner(QObject):
 _gc_lock = threading.Lock()
 _gc_pausers = [0]  # jobs inside quiet_gc
 BIG_TEXT = 1 << 20  # characters
+INLINE_TEXT_LIMIT = 250_000  # characters: edits in texts up to this size are re-encoded inline
+INLINE_EDIT_LIMIT = 2_000  # characters changed
 
 
 @contextlib.contextmanager
@@ -181,13 +193,21 @@ class EncodeResult:
     enc: Encoding
     seconds: float
     mode: str  # "full", "chunked" or "incremental"
-    groups: list[tuple[int, int]]  # tokens sharing characters, see token_view.split_groups
+    changed: tuple[int, int] | None = None  # UTF-16 range that was re-encoded (None: all of it)
 
 
 def encode_text(
-    tok: Tokenizer, text: str, base: Encoding | None, should_stop: Callable[[], bool] | None = None
+    tok: Tokenizer,
+    text: str,
+    base: Encoding | None,
+    should_stop: Callable[[], bool] | None = None,
+    *,
+    in_place: bool = False,
 ) -> EncodeResult:
     """Encode ``text``; with ``base`` (an encoding of an earlier text) re-encode only the edit.
+
+    ``in_place=True`` lets an incremental re-encode update ``base`` itself (only safe when no
+    other thread reads it).
 
     >>> from bpeinspect.core import load_tokenizer
     >>> tok = load_tokenizer("gpt2")
@@ -197,21 +217,40 @@ def encode_text(
     """
     if len(text) > BIG_TEXT:
         with quiet_gc():
-            return _encode_text(tok, text, base, should_stop)
-    return _encode_text(tok, text, base, should_stop)
+            return _encode_text(tok, text, base, should_stop, in_place)
+    return _encode_text(tok, text, base, should_stop, in_place)
 
 
 def _encode_text(
-    tok: Tokenizer, text: str, base: Encoding | None, should_stop: Callable[[], bool] | None
+    tok: Tokenizer, text: str, base: Encoding | None, should_stop: Callable[[], bool] | None, in_place: bool
 ) -> EncodeResult:
     t0 = time.perf_counter()
     mode = "full"
     if base is not None and supports_cutting(tok):
         start, old_end, new_end = find_edit(base.text, text)
         if (old_end - start) + (new_end - start) < max(len(text), 1) // 2:
-            enc = reencode_edit(tok, base, text, start, old_end, new_end, should_stop=should_stop)
-            return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", split_groups(enc))
+            enc = reencode_edit(tok, base, text, start, old_end, new_end, should_stop=should_stop, in_place=in_place)
+            a, b = hard_boundary_before(text, start), hard_boundary_after(text, new_end)
+            changed = (_utf16_at(enc, a), _utf16_at(enc, b))
+            return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", changed)
     if supports_cutting(tok) and len(text) > 1 << 14:
         mode = "chunked"
     enc = encode_chunked(tok, text, should_stop=should_stop)
-    return EncodeResult(tok, enc, time.perf_counter() - t0, mode, split_groups(enc))
+    return EncodeResult(tok, enc, time.perf_counter() - t0, mode)
+
+
+def _utf16_at(enc: Encoding, char_pos: int) -> int:
+    """The UTF-16 offset of code point ``char_pos`` (a pre-token boundary or the end)."""
+    i = bisect.bisect_left(enc.char_starts, char_pos)
+    if i < len(enc.ids):
+        return enc.utf16_starts[i]
+    return enc.utf16_ends[-1] if enc.ids else 0
+
+
+def is_small_edit(tok: Tokenizer, base: Encoding | None, text: str) -> bool:
+    """True if re-encoding ``text`` from ``base`` touches only a few lines of a modest text:
+    cheap enough (a few ms) to do on the GUI thread, with no thread hand-over per keystroke."""
+    if base is None or len(text) > INLINE_TEXT_LIMIT or not supports_cutting(tok):
+        return False
+    start, old_end, new_end = find_edit(base.text, text)
+    return (old_end - start) + (new_end - start) <= INLINE_EDIT_LIMIT

@@ -58,7 +58,8 @@ def test_chunked_equals_full(tok, chunk):
     assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
 
 
-def test_random_edits_equal_full(tok):
+@pytest.mark.parametrize("in_place", [False, True])
+def test_random_edits_equal_full(tok, in_place):
     rng = random.Random(5)
     text = SAMPLE * 3
     enc = tok.encode_with_offsets(text)
@@ -67,7 +68,8 @@ def test_random_edits_equal_full(tok):
         j = min(len(text), i + rng.choice([0, 0, 1, 2, 5, 30]))
         ins = "".join(rng.choice(ALPHABET) for _ in range(rng.choice([0, 1, 1, 2, 4])))
         new = text[:i] + ins + text[j:]
-        got = reencode_edit(tok, enc, new, *find_edit(text, new))
+        got = reencode_edit(tok, enc, new, *find_edit(text, new), in_place=in_place)
+        assert (got is enc) == (in_place and supports_cutting(tok))
         assert_same(got, tok.encode_with_offsets(new))
         text, enc = new, got
 
@@ -85,6 +87,8 @@ def test_edit_property_cl100k(base, pos, cut, ins):
     new = base[:pos] + ins + base[pos + cut :]
     got = reencode_edit(tok, tok.encode_with_offsets(base), new, *find_edit(base, new))
     assert_same(got, tok.encode_with_offsets(new))
+    got = reencode_edit(tok, tok.encode_with_offsets(base), new, *find_edit(base, new), in_place=True)
+    assert_same(got, tok.encode_with_offsets(new))
 
 
 def test_find_edit():
@@ -92,3 +96,19 @@ def test_find_edit():
     assert find_edit("aaa", "aaaa") == (3, 3, 4)
     assert find_edit("xyz", "") == (0, 3, 0)
     assert find_edit("ab😀cd", "ab😀Xcd") == (3, 3, 4)
+
+
+def test_fast_offsets_equal_core(tok):
+    from bpeinspect.core.fast_offsets import fast_encode_with_offsets
+
+    for text in (SAMPLE * 4, "", "x", "\ud83d lone surrogate", "<|endoftext|>", "a" * 3000 + "😀" * 50):
+        assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(max_size=80))
+def test_fast_offsets_property_o200k(text):
+    from bpeinspect.core.fast_offsets import fast_encode_with_offsets
+
+    tok = load_tokenizer("o200k_base")
+    assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))

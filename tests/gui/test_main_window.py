@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QLabel
@@ -26,6 +27,8 @@ def test_stacked_tokenizers_encode_the_text(qtbot, window):
         assert pane.view.enc.ids == pane.tok.encode(window.text(), allowed_special="all")
         assert f"{len(pane.view.enc.ids):,} tokens" in pane.count.text()
     assert window.registry.current().name == "o200k_base"
+    lower = window.stack.widget(1)
+    assert "% vs o200k_base" in lower.count.text()
     status = window.status_label.text()
     assert "tokens" in status and "bytes/token" in status and "chars/token" in status and "ms" in status
 
@@ -157,9 +160,12 @@ def test_layers_palette_zoom_dark(qtbot, window):
     window.layer_actions["boundaries"].setChecked(True)
     pane = next(iter(window.panes.values()))
     assert pane.view.layers.ids and pane.view.layers.boundaries
-    size = window.document.defaultFont().pointSizeF()
+    size = window.text_size
     window.zoom(1)
-    assert window.document.defaultFont().pointSizeF() == size + 1
+    assert window.text_size == size + 1
+    assert window.document.defaultFont().pointSizeF() == pytest.approx((size + 1) * 1.5)  # inline ids: room below
+    window.layer_actions["ids"].setChecked(False)
+    assert window.document.defaultFont().pointSizeF() == pytest.approx(size + 1)
     window.set_palette("colour-blind safe")
     window.set_dark(True)
     assert pane.view.palette_.dark and pane.view.palette_.name == "colour-blind safe"
@@ -190,3 +196,58 @@ def test_cached_text_matches_what_qt_holds(window):
     cached = window.text()
     window._text_cache = None
     assert window.text() == cached
+
+
+def test_inline_ids_make_room_and_keep_text_size(qtbot, window):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world\nsecond line")
+    wait_idle(qtbot, window)
+    pane = next(iter(window.panes.values()))
+    block = window.document.firstBlock()
+    plain_height = block.layout().lineAt(0).height()
+    plain_x = block.layout().lineAt(0).cursorToX(5)[0]
+    window.layer_actions["ids"].setChecked(True)
+    qtbot.wait(10)
+    line = window.document.firstBlock().layout().lineAt(0)
+    assert line.height() > plain_height * 1.3  # room below the text for the ids
+    assert abs(line.cursorToX(5)[0] - plain_x) < 1.0  # the text itself is not bigger
+    assert not pane.view.viewport().grab().isNull()
+    window.layer_actions["ids"].setChecked(False)
+    qtbot.wait(10)
+    assert abs(window.document.firstBlock().layout().lineAt(0).height() - plain_height) < 0.5
+    assert window.text() == "hello world\nsecond line"
+
+
+def test_drop_text_and_vocab_files(qtbot, window, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    text = tmp_path / "dropped.txt"
+    text.write_text("dropped words", encoding="utf-8")
+    vocab = tmp_path / "dropped.tiktoken"
+    vocab.write_bytes(b"not really")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(text)), QUrl.fromLocalFile(str(vocab))])
+    event = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.text() == "dropped words", timeout=5000)
+    qtbot.waitUntil(window.message.isVisible, timeout=5000)
+    assert "dropped.tiktoken" in window.message.text()
+
+
+def test_picker_lists_open_tokenizers_and_switches_current(qtbot, window):
+    window.open_tokenizer("o200k_base")
+    window.open_tokenizer("r50k_base")
+    window.set_text("picker")
+    wait_idle(qtbot, window)
+    names = [window.picker.itemText(i) for i in range(window.picker.count())]
+    assert sorted(names) == ["o200k_base", "r50k_base"]
+    r50k = window.registry.find("r50k_base")
+    window._on_picker(names.index("r50k_base"))
+    assert window.registry.current() is r50k
+    assert "r50k_base" in window.ids_title.text()
+    window._fill_add_menu()
+    labels = [a.text() for a in window.add_menu.actions()]
+    assert any(t.startswith("cl100k_base") for t in labels) and "Open tokenizer file…" in labels

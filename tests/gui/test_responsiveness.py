@@ -42,8 +42,27 @@ class StallProbe:
         self.timer.stop()
 
 
+def require_quiet_machine(qtbot) -> None:
+    """Skip when the probe stalls with nothing running: then other processes, not our
+    workers, decide the gaps (the CI machine is shared), and the test could not judge."""
+    with StallProbe() as idle:
+        qtbot.wait(400)
+    if idle.max_gap > MAX_STALL / 2:
+        pytest.skip(f"the machine is too busy to measure stalls (idle gap {idle.max_gap * 1000:.0f} ms)")
+
+
+@pytest.fixture
+def small_window(window):
+    # the probe is about the workers; a small window keeps our own painting (measured in
+    # benchmarks/gui.py) from dominating the gaps on a loaded machine
+    window.resize(700, 420)
+    return window
+
+
 @pytest.mark.slow
-def test_loading_o200k_does_not_stall(qtbot, window):
+def test_loading_o200k_does_not_stall(qtbot, small_window):
+    window = small_window
+    require_quiet_machine(qtbot)
     catalog.load_builtin.cache_clear()
     try:
         with StallProbe() as probe:
@@ -58,11 +77,13 @@ def test_loading_o200k_does_not_stall(qtbot, window):
 
 
 @pytest.mark.slow
-def test_encoding_5mb_does_not_stall(qtbot, window):
+def test_encoding_5mb_does_not_stall(qtbot, small_window):
+    window = small_window
     window.open_tokenizer("cl100k_base")
     wait_idle(qtbot, window)
     line = "The quick brown fox jumps over the lazy dog — Grüße, Привет, 日本語 😀 1234.\n"
     text = line * (5_000_000 // len(line.encode("utf-8")) + 1)
+    require_quiet_machine(qtbot)
     window.set_text(text)  # the encode starts on the next event-loop turn, inside the probe
     with StallProbe() as probe:
         wait_idle(qtbot, window, timeout=120000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
 import zlib
@@ -120,16 +121,21 @@ def unicode_to_bytes() -> dict[str, int]:
     return {c: b for b, c in bytes_to_unicode().items()}
 
 
+@functools.cache
+def _charmap() -> Any:
+    # A C-level encoding table: GPT-2's alphabet back to bytes in one call per token.
+    return codecs.charmap_build("".join(bytes_to_unicode()[b] for b in range(256)))
+
+
 def token_to_bytes(token: str) -> bytes | None:
     """Bytes of a token written in GPT-2's alphabet, or ``None`` if it has other characters.
 
-    >>> token_to_bytes("Ġhi")
-    b' hi'
+    >>> token_to_bytes("Ġhi"), token_to_bytes("a b"), token_to_bytes("中")
+    (b' hi', None, None)
     """
-    table = unicode_to_bytes()
     try:
-        return bytes([table[c] for c in token])
-    except KeyError:
+        return codecs.charmap_encode(token, "strict", _charmap())[0]
+    except UnicodeEncodeError:
         return None
 
 

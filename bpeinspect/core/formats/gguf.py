@@ -61,7 +61,8 @@ class _Stream:
     def offset(self) -> int:
         return self.base + self.pos
 
-    def take(self, n: int) -> bytes:
+    def ensure(self, n: int) -> None:
+        """Make ``buf[pos:pos + n]`` available, reading more of the file if needed."""
         if n < 0 or self.offset + n > self.size:
             raise VocabularyError(f"{self.path}: the GGUF metadata is truncated or claims more data than the file holds")
         if self.pos + n > len(self.buf):
@@ -71,8 +72,33 @@ class _Stream:
             self.pos = 0
             if n > len(self.buf):
                 raise VocabularyError(f"{self.path}: the GGUF file is truncated")
+
+    def take(self, n: int) -> bytes:
+        self.ensure(n)
         out = self.buf[self.pos : self.pos + n]
         self.pos += n
+        return out
+
+    def strings(self, count: int, unpack_len: Any) -> list[bytes]:
+        """``count`` length-prefixed strings (the hot loop for vocabularies and merges)."""
+        out = []
+        append = out.append
+        buf, pos = self.buf, self.pos
+        blen = len(buf)
+        for _ in range(count):
+            if pos + 8 > blen:
+                self.pos = pos
+                self.ensure(8)
+                buf, pos, blen = self.buf, self.pos, len(self.buf)
+            (n,) = unpack_len(buf, pos)
+            pos += 8
+            if pos + n > blen:
+                self.pos = pos
+                self.ensure(n)
+                buf, pos, blen = self.buf, self.pos, len(self.buf)
+            append(buf[pos : pos + n])
+            pos += n
+        self.pos = pos
         return out
 
 
@@ -119,7 +145,7 @@ def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str
                 return arr
             if etype == GGUFValueType.STRING:
                 expect(count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds")
-                items = [string() for _ in range(count)]
+                items = s.strings(count, struct.Struct(end + "Q").unpack_from)
                 return items if key in WANTED_ARRAYS else None
             if etype == GGUFValueType.ARRAY:
                 expect(count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds")
@@ -172,15 +198,15 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
     types = meta.get("tokenizer.ggml.token_type")
     if types is not None:
         expect(isinstance(types, array) and len(types) == len(tokens), path, "token_type does not match the tokens")
-    texts = [t.decode("utf-8", errors="replace") for t in tokens]
-    index: dict[str, int] = {}
+    index: dict[bytes, int] = {}  # raw token text (UTF-8) -> first id
+    for i, t in enumerate(tokens):
+        index.setdefault(t, i)
     ranks: dict[bytes, int] = {}
     specials: dict[str, int] = {}
     special_types = (TokenType.CONTROL, TokenType.USER_DEFINED)
-    for i, text in enumerate(texts):
-        index.setdefault(text, i)
-        kind = types[i] if types is not None else TokenType.NORMAL
-        if kind in special_types:
+    for i, raw in enumerate(tokens):
+        text = raw.decode("utf-8", errors="replace")
+        if types is not None and types[i] in special_types:
             if text and text not in specials:
                 specials[text] = i
             continue
@@ -189,13 +215,15 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
             continue  # unused/odd entries that byte-level BPE can never produce
         ranks[b] = i
     merges: list[tuple[int, int]] = []
+    get = index.get
     for n, m in enumerate(merges_raw):
-        parts = m.decode("utf-8", errors="replace").split(" ")
-        expect(len(parts) == 2, path, f"merge {n} is not 'left right'")
-        a, b = index.get(parts[0]), index.get(parts[1])
-        expect(a is not None and b is not None, path, f"merge {n} uses a token not in the vocabulary")
-        expect(parts[0] + parts[1] in index, path, f"merge {n} makes a token not in the vocabulary")
-        merges.append((a, b))  # type: ignore[arg-type]
+        parts = m.split(b" ")
+        if len(parts) != 2:
+            raise VocabularyError(f"{path}: merge {n} is not 'left right'")
+        a, b = get(parts[0]), get(parts[1])
+        if a is None or b is None or parts[0] + parts[1] not in index:
+            raise VocabularyError(f"{path}: merge {n} uses or makes a token not in the vocabulary")
+        merges.append((a, b))
     last = {p: n for n, p in enumerate(merges)}
     merges = [p for n, p in enumerate(merges) if last[p] == n]
     pre = _text(meta.get("tokenizer.ggml.pre"))

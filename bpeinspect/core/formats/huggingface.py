@@ -191,8 +191,8 @@ def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>"
             splits.append(Split(r"\p{N}", "isolated" if step.get("individual_digits") else "contiguous"))
         else:
             raise UnsupportedTokenizerError(f"{path}: the pre-tokenizer {kind} is not supported")
-    rule = _fast_equivalent(splits)
     try:
+        rule = _fast_equivalent(splits)
         rule.validate()
     except ValueError as exc:
         raise VocabularyError(f"{path}: {exc}") from None
@@ -288,6 +288,9 @@ def to_dict(tok: Tokenizer) -> dict:
     """
     ranks = tok.mergeable_ranks
     vocab = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}
+    # Added tokens go in the model's vocab too: otherwise Hugging Face renumbers them after it.
+    for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
+        vocab.setdefault(s, i)
     merges = tok.merges
     dec = {i: b for b, i in ranks.items()}
     merge_strings = [[bytes_to_token(dec[a]), bytes_to_token(dec[b])] for a, b in merges]

@@ -76,14 +76,16 @@ def load(path: Path, **_: Any) -> Tokenizer:
         parts = line.split()
         expect(len(parts) == 2 and all(p.isdigit() for p in parts), path, f"line {n + 1} is not 'left-id right-id'")
         merges.append((int(parts[0]), int(parts[1])))
-    name = path.stem
+    rule = _rule_for(pattern)
+    if rule is not None:
+        build_tokenizer(path, rule.validate)
     return build_tokenizer(
         path,
         Tokenizer.from_merges,
         merges,
-        pattern=_rule_for(pattern),
+        pattern=rule,
         special_tokens=specials,
-        name=name,
+        name=path.stem,
         source=f"{path} (minbpe model)",
     )
 

@@ -64,8 +64,11 @@ def rule_from_dict(obj: Any, path: Path | str) -> SplitRule:
     preset = PRESETS.get(name)
     if preset is not None and preset.splits == tuple(splits):
         return preset
-    if len(splits) == 1 and splits[0].behavior == "isolated" and not splits[0].invert:
-        rule = resolve_rule(splits[0].pattern)
+    if len(splits) == 1 and splits[0].behavior == "isolated" and not splits[0].invert and splits[0].pattern:
+        try:
+            rule = resolve_rule(splits[0].pattern)
+        except ValueError as exc:
+            raise VocabularyError(f"{path}: {exc}") from None
         return rule if rule.fast is not None else SplitRule(tuple(splits), name=name)
     return SplitRule(tuple(splits), name=name)
 
@@ -98,6 +101,10 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     expect(type(version) is int, path, "no format version")
     expect(version <= VERSION, path, f"format version {version} is newer than this bpeinspect reads ({VERSION})")
     rule = rule_from_dict(obj.get("pattern"), path)
+    try:
+        rule.validate()
+    except ValueError as exc:
+        raise VocabularyError(f"{path}: {exc}") from None
     tokens = obj.get("tokens")
     expect(isinstance(tokens, list), path, "'tokens' must be a list")
     ranks: dict[bytes, int] = {}

@@ -8,6 +8,7 @@ RecursionError, MemoryError, a hang...) is a bug. pytest-timeout turns a hang in
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -61,17 +62,30 @@ NAME_FORMAT = {
 }
 
 
-@pytest.fixture(scope="module")
-def seeds(tmp_path_factory) -> dict[str, bytes]:
+@functools.cache
+def all_seeds() -> dict[str, bytes]:
     """name -> bytes of every real file we fuzz from."""
-    folder = tmp_path_factory.mktemp("seeds")
+    folder = Path(tempfile.mkdtemp(prefix="bpe-seeds-"))
     files = {name: p for name, p in saved_files(folder).items()}
     out = {name: p.read_bytes() for name, p in files.items()}
     out["small.vocab"] = files["small.model"].with_suffix(".vocab").read_bytes()
     out["small-vocab.bpe"] = (files["encoder.json"].parent / "vocab.bpe").read_bytes()
     for name, p in shared_files().items():
         out[f"shared/{name}"] = p.read_bytes()
+    shutil.rmtree(folder, ignore_errors=True)
     return out
+
+
+class Seeds(dict):
+    """The seed files, with a short repr: hypothesis prints a failing example's arguments."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} seed files>"
+
+
+@pytest.fixture(scope="module")
+def seeds() -> dict[str, bytes]:
+    return Seeds(all_seeds())
 
 
 class Workspace:
@@ -386,3 +400,22 @@ def test_small_tokenizer_seeds_are_valid(seeds, tmp_path):
         path = Workspace().place(target_name(name), seeds[name], partners_for(name, seeds))
         loaded = check_loads(path, fmt_of(name))
         assert loaded is not None and loaded.n_vocab >= 256 and len(loaded.merges) == len(tok.merges), name
+
+
+def test_tokenizer_json_values_of_the_wrong_type(ws, seeds):
+    """Found by the deep fuzz run: a null or list where a string is expected."""
+    base = json.loads(seeds["tokenizer.json"])
+    cases = []
+    for path, value in (
+        (("pre_tokenizer", "type"), None),
+        (("pre_tokenizer", "type"), ["Sequence"]),
+        (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [{"type": None}, {"type": "ByteLevel"}]}),
+        (("pre_tokenizer",), {"type": "Sequence", "pretokenizers": [{"type": "Split", "behavior": [1], "pattern": {"Regex": "a"}}, {"type": "ByteLevel"}]}),
+        (("model", "merges"), [[1, 2], None]),
+        (("model", "vocab"), ["a", "b"]),
+        (("added_tokens",), [{"id": "x", "content": 5}]),
+    ):
+        obj = json.loads(json.dumps(base))
+        cases.append(replace_at(obj, path, value))
+    for obj in cases:
+        check_loads(ws.place("tokenizer.json", json.dumps(obj).encode()), "huggingface")

@@ -340,6 +340,11 @@ class MainWindow(QMainWindow):
 
     def open_text_file(self, path: str) -> None:
         """Read a text file in a worker and show it; errors keep the current text."""
+        from .paste_guard import file_too_big  # issue 9: inserting 50 MB freezes the window
+
+        if (why := file_too_big(path)) is not None:
+            self.show_error(why)
+            return
 
         def done(text: str) -> None:
             self.set_text(text)

@@ -61,6 +61,95 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str, encoding: str 
         f.write(payload)
 
 
+def atomic_write_many(files: dict[str | os.PathLike[str], bytes | str], encoding: str = "utf-8") -> None:
+    """Write files that belong together (GPT-2's encoder.json + vocab.bpe): all or none.
+
+    Every file is written to a temporary first; only when all are on disk are they renamed
+    into place, and if a rename fails the ones already renamed get their old content back.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> atomic_write_many({d / "a": b"1", d / "b": "2"})
+    >>> (d / "a").read_bytes(), (d / "b").read_text()
+    (b'1', '2')
+    """
+    # Added for issue 9 (robustness): two atomic_write calls in a row left a new encoder.json
+    # beside the old vocab.bpe when the second one failed.
+    staged: list[tuple[Path, Path]] = []  # (temporary with the new content, target)
+    try:
+        for path, data in files.items():
+            target = Path(path)
+            staged.append((_write_temp(target, data.encode(encoding) if isinstance(data, str) else data), target))
+        replaced: list[tuple[Path, Path | None]] = []  # (target, hard link to its old content)
+        try:
+            for tmp, target in staged:
+                old = _keep_old(target)
+                try:
+                    os.replace(tmp, target)
+                except BaseException:
+                    if old is not None:
+                        with contextlib.suppress(OSError):
+                            os.unlink(old)
+                    raise
+                replaced.append((target, old))
+        except BaseException:
+            for target, old in reversed(replaced):
+                with contextlib.suppress(OSError):
+                    if old is None:
+                        os.unlink(target)
+                    else:
+                        os.replace(old, target)
+            raise
+        finally:
+            for _target, old in replaced:
+                if old is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(old)
+    finally:
+        for tmp, _target in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # only those never renamed are still there
+    for folder in {target.parent for _tmp, target in staged}:
+        _fsync_dir(folder)
+
+
+def _write_temp(target: Path, payload: bytes) -> Path:
+    """``payload`` in a synced temporary file beside ``target`` (which it does not touch)."""
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else _default_mode())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _keep_old(target: Path) -> Path | None:
+    """A hard link to ``target``'s current content (None if there is none), to undo a rename."""
+    if not target.exists():
+        return None
+    for n in range(100):
+        link = target.with_name(f".{target.name}.{os.getpid()}.{n}.old")
+        try:
+            os.link(target, link)
+            return link
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links here (some network and FAT file systems): copy instead
+            import shutil
+
+            shutil.copy2(target, link)
+            return link
+    raise OSError(f"{target}: cannot keep a copy of the old file")
+
+
 def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)

@@ -22,7 +22,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open (repeatable)"
     )
     p.add_argument("--screenshot", metavar="OUT.png", help="save a PNG of the window once every job is done, then exit")
-    p.add_argument("--size", default="1400x860", metavar="WxH", help="window size (default 1400x860)")
+    p.add_argument(
+        "--size", metavar="WxH", help="window size (default: as last time; 1400x860 for --screenshot)"
+    )
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")
     p.add_argument("file", nargs="?", help="text file to open")
     return p.parse_args(argv)
@@ -46,11 +48,13 @@ def build_window(args: argparse.Namespace):
     win = MainWindow()
     install_panels(win)
     install_training_panel(win)  # Tokenizers ▸ Train a tokenizer… (Ctrl+T)
+    size = args.size or ("1400x860" if args.screenshot else None)  # screenshots ignore the saved size
     try:
-        w, h = (int(v) for v in args.size.lower().split("x"))
-        win.resize(w, h)
+        if size:
+            w, h = (int(v) for v in size.lower().split("x"))
+            win.resize(w, h)
     except ValueError:
-        win.show_error(f"--size {args.size!r} is not WIDTHxHEIGHT")
+        win.show_error(f"--size {size!r} is not WIDTHxHEIGHT")
     for spec in args.tokenizer or DEFAULT_TOKENIZERS:
         win.open_tokenizer(spec)
     if args.file:

@@ -72,6 +72,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
 
     tokenActivated = Signal(object, int)  # (Tokenizer, token id)
     pieceActivated = Signal(object, str)  # (Tokenizer, pre-token text)
+    textFileOpened = Signal(str)  # path of a text file shown (settings: recent texts)
 
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -114,7 +115,10 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
         self.registry.removed.connect(self._on_removed)
         self.registry.currentChanged.connect(self._on_current_changed)
         self.setAcceptDrops(True)
-        self.resize(1100, 800)
+        self.resize(1400, 860)
+        from .settings import attach  # persistence: restores now, saves on close
+
+        self.prefs = attach(self)
 
     # -- layout -----------------------------------------------------------------------------------
 
@@ -169,7 +173,8 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"panel:{title}")
         dock.setWidget(widget)
-        self.addDockWidget(area, dock)
+        if not self.restoreDockWidget(dock):  # where it was last time (settings restored the state)
+            self.addDockWidget(area, dock)
         self.panels_menu.addAction(dock.toggleViewAction())
         return dock
 
@@ -247,10 +252,16 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
 
     def open_text_file(self, path: str) -> None:
         """Read a text file in a worker and show it; errors keep the current text."""
+        from .paste_guard import file_too_big  # a 50 MB text would freeze the editor
+
+        if (why := file_too_big(path)) is not None:
+            self.show_error(why)
+            return
 
         def done(text: str) -> None:
             self.set_text(text)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
+            self.textFileOpened.emit(path)
             if "\r" in text:
                 self.show_message(
                     "Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n."

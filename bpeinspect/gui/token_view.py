@@ -63,6 +63,12 @@ class TokenView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
 
+    def insertFromMimeData(self, source) -> None:
+        from .paste_guard import allow_paste  # issue 9: a 50 MB paste would freeze the window
+
+        if allow_paste(self, source):
+            super().insertFromMimeData(source)
+
     # -- state ------------------------------------------------------------------------------------
 
     def text(self) -> str:

@@ -81,7 +81,7 @@ class WindowActions:
         pal_menu = v.addMenu("Palette")
         for name in PALETTES:
             self._action(pal_menu, name, lambda _=False, n=name: self.set_palette(n))
-        self._action(v, "Dark theme", self.set_dark, "Ctrl+Shift+D", True, False)
+        self.dark_action = self._action(v, "Dark theme", self.set_dark, "Ctrl+Shift+D", True, False)
         v.addSeparator()
         self._action(v, "Zoom in", lambda: self.zoom(1), QKeySequence.StandardKey.ZoomIn)
         self._action(v, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import VocabularyError
-from ..pretokenize import PatternError
+from ..pretokenize import PatternError, compile_pattern
 
 # The largest real vocabulary files are tens of MB (a 256k-token tokenizer.json is ~35 MB).
 MAX_TEXT_FILE = 256 << 20
@@ -86,7 +86,12 @@ def expect(cond: bool, path: Path | str, message: str) -> None:
 def build_tokenizer(path: Path | str, factory: Any, *args: Any, **kwargs: Any) -> Any:
     """Call the Tokenizer constructor, naming the file in any complaint it has."""
     try:
-        return factory(*args, **kwargs)
+        tok = factory(*args, **kwargs)
+        # Patterns compile lazily; a damaged one must fail here, naming the file, not at the
+        # first encode (found by tests/robustness).
+        for split in getattr(getattr(tok, "split_rule", None), "splits", ()):
+            compile_pattern(split.pattern)
+        return tok
     except VocabularyError:
         raise
     except (PatternError, ValueError, TypeError) as exc:

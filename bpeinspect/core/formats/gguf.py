@@ -178,6 +178,8 @@ def load(path: Path, **_: Any) -> Tokenizer:
         raise VocabularyError(f"{path}: no such file") from None
     except OSError as exc:
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    except RecursionError:  # arrays of arrays nested thousands deep (found by tests/robustness)
+        raise VocabularyError(f"{path}: the GGUF metadata nests arrays too deeply") from None
     return from_metadata(meta, path)
 
 

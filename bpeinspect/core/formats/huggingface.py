@@ -58,7 +58,11 @@ def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
     if data is None:
         data = read_bytes_limited(path)
     obj = parse_json(data, path)
-    return from_dict(obj, path)
+    try:
+        return from_dict(obj, path)
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        # a value of the wrong JSON type somewhere the checks above do not look (issue 9's fuzzing)
+        raise VocabularyError(f"{path}: a malformed tokenizer.json ({type(exc).__name__}: {exc})") from None
 
 
 def looks_like(obj: Any) -> bool:

@@ -24,7 +24,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_write
+from ..atomic import atomic_write_many
 from ..catalog import VocabularyError
 from ..pretokenize import PRESETS, Split, SplitRule
 from ..tokenizer import Tokenizer
@@ -125,8 +125,8 @@ def save(tok: Tokenizer, path: Path) -> None:
     lines = [MAGIC, pattern, str(len(tok.special_tokens))]
     lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
     lines += [f"{a} {b}" for a, b in merges]
-    atomic_write(model_path, "\n".join(lines) + "\n")
-    atomic_write(model_path.with_suffix(".vocab"), vocab_text(tok))
+    # both or neither (issue 9)
+    atomic_write_many({model_path: "\n".join(lines) + "\n", model_path.with_suffix(".vocab"): vocab_text(tok)})
 
 
 def render_token(b: bytes) -> str:

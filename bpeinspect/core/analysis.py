@@ -88,6 +88,22 @@ class StatsTable:
                 return r
         return None
 
+    def with_baseline(self, source: str | None) -> StatsTable:
+        """The same counts with premiums against ``source`` (``None`` drops them), without re-encoding.
+
+        >>> t = StatsTable([TextStats("t", "en", 10, 40, 40), TextStats("t", "ko", 50, 60, 20)])
+        >>> [r.premium for r in t.with_baseline("en").rows]
+        [1.0, 5.0]
+        """
+        if source is not None and source not in self.sources:
+            raise SampleError(f"baseline {source!r} is not one of the samples")
+        rows = []
+        for r in self.rows:
+            base = self.get(r.tokenizer, source) if source is not None else None
+            premium = r.tokens / base.tokens if base is not None and base.tokens else None
+            rows.append(TextStats(r.tokenizer, r.source, r.tokens, r.bytes, r.chars, premium))
+        return StatsTable(rows, source)
+
     def to_records(self) -> list[dict[str, object]]:
         return [r.as_dict() for r in self.rows]
 
@@ -323,6 +339,16 @@ def boundary_agreement(tok_a: Tokenizer, tok_b: Tokenizer, text: str) -> Boundar
     return agreement(token_boundaries(tok_a, text), token_boundaries(tok_b, text))
 
 
+def shared_spans(spans: Sequence[Sequence[tuple[int, int]]]) -> list[list[bool]]:
+    """For each segmentation, whether each of its tokens (a byte span) occurs in every other one.
+
+    >>> shared_spans([[(0, 2), (2, 5)], [(0, 2), (2, 3), (3, 5)]])
+    [[True, False], [True, False, False]]
+    """
+    sets = [set(s) for s in spans]
+    return [[all(sp in other for j, other in enumerate(sets) if j != i) for sp in s] for i, s in enumerate(spans)]
+
+
 # -- vocabulary overlap ----------------------------------------------------------------------
 
 
@@ -390,6 +416,7 @@ __all__ = [
     "compute_stats",
     "iter_chunks",
     "iter_counts",
+    "shared_spans",
     "shared_tokens",
     "text_stats",
     "token_boundaries",

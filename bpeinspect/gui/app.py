@@ -41,6 +41,7 @@ def welcome_text() -> str:
 
 def build_window(args: argparse.Namespace):
     """The main window, opening the tokenizers and text that ``args`` name."""
+    from .languages_menu import install_languages_panel
     from .main_window import MainWindow
     from .panels import install_panels
     from .training_menu import install_training_panel
@@ -48,6 +49,7 @@ def build_window(args: argparse.Namespace):
     win = MainWindow()
     install_panels(win)
     install_training_panel(win)  # Tokenizers ▸ Train a tokenizer… (Ctrl+T)
+    install_languages_panel(win)  # View ▸ Languages… (Ctrl+L)
     size = args.size or ("1400x860" if args.screenshot else None)  # screenshots ignore the saved size
     try:
         if size:

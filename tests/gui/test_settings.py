@@ -149,7 +149,7 @@ def test_damaged_settings_fall_back_to_defaults(qtbot, tmp_path):
     p = win.prefs.prefs
     assert p.theme == "system" and p.font_size is None and p.recent_texts() == []
     assert not win.dark and win.palette_name in settings_mod_palettes()
-    assert (win.width(), win.height()) == (1100, 800)
+    assert (win.width(), win.height()) == (1400, 860)
     close(qtbot, win)
 
 

@@ -94,9 +94,9 @@ def test_frozen_window_screenshot(app_dir, tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     img = QImage(str(out))
-    assert (img.width(), img.height()) == (1100, 800)
+    assert (img.width(), img.height()) == (1400, 860)
     # the two default panes are drawn with their token colours, not a blank or error window
-    colors = {img.pixel(x, y) for x in range(0, 1100, 7) for y in range(40, 600, 5)}
+    colors = {img.pixel(x, y) for x in range(0, 1400, 7) for y in range(40, 600, 5)}
     assert len(colors) > 40
     assert "Traceback" not in proc.stderr
 

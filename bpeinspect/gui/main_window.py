@@ -336,6 +336,8 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
         pane = self.panes.pop(id(tok), None)
         self.results.pop(id(tok), None)
         self.result_revision.pop(id(tok), None)
+        if self.last_result is not None and self.last_result.tok is tok:
+            self.last_result = None
         self.runner.cancel(f"encode:{id(tok)}")
         if pane is not None:
             pane.setParent(None)

@@ -93,6 +93,7 @@ class Job(QRunnable):
                 self.signals.result.emit(self, value)
         finally:
             _local.job = None
+            self.fn = None  # its closure may hold a tokenizer or a text; a lingering job must not
             self.done_at = time.monotonic()
             self.state = "done"
             self.signals.finished.emit(self)
@@ -215,6 +216,7 @@ class TaskRunner(QObject):
         if job.finished_seen:
             return
         job.finished_seen = True
+        job.outcome = None  # delivered (or superseded): do not keep the result alive
         self._running.discard(job)
         self._callbacks.pop(job, None)
         self._progress.pop(job, None)

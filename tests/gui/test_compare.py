@@ -7,7 +7,7 @@ import pytest
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis import boundary_agreement
 from bpeinspect.gui._tasks import shutdown_tasks
-from bpeinspect.gui.compare import MARK, CompareView
+from bpeinspect.gui.compare import MARK, RENDER_LIMIT, CompareView
 
 TEXT = (
     "Tokenizers disagree about    indentation:\n    def f(x):\n        return x**2\n"
@@ -79,6 +79,9 @@ def test_split_characters_render_without_replacement_chars(qtbot, toks):
         assert "\ufffd" not in shown
         assert shown.replace(MARK, "") == MIXED
     assert view.rows[0].split_marked > 0  # gpt2 splits CJK characters where o200k does not
+    view.set_tokenizers([*toks, load_tokenizer("r50k_base")])
+    view.resize(720, 620)
+    qtbot.waitUntil(lambda: not view.busy and len(view.rows) == 4, timeout=20000)
     view.grab().save("/tmp/compare_view.png")
     shutdown_tasks()
 
@@ -102,11 +105,11 @@ def test_messages_for_too_few_tokenizers_empty_text_and_too_many(qtbot, toks):
 
 
 def test_long_text_is_counted_whole_and_drawn_in_part(qtbot, toks):
-    text = TEXT * 300  # ~36k characters
+    text = TEXT * 300  # ~36k characters, more than RENDER_LIMIT
     view = _view(qtbot, toks[:2], text)
     assert view.rows[0].tokens == len(toks[0].encode(text))
     assert "only the first" in view.note.text()
-    assert len(view.sections[0].browser.toPlainText().replace(MARK, "")) <= 20_000
+    assert len(view.sections[0].browser.toPlainText().replace(MARK, "")) <= RENDER_LIMIT
     shutdown_tasks()
 
 

@@ -144,5 +144,16 @@ def test_compare_dock_is_not_raised_at_start(qtbot, window):
     qtbot.wait(100)
     assert not panels.compare.active and panels.compare.visibleRegion().isEmpty()
     assert not panels.tree.visibleRegion().isEmpty()
+    # hidden, it does no work; brought forward, it compares the current text
+    window.open_tokenizer("r50k_base")
+    window.open_tokenizer("o200k_base")
+    qtbot.waitUntil(lambda: len(window.registry) == 2, timeout=30000)
+    window.document.setPlainText("日本語 hidden edit")
+    qtbot.wait(400)
+    assert not panels.compare.rows and not panels.compare.busy
+    panels.docks["compare"].raise_()
+    qtbot.waitUntil(lambda: len(panels.compare.rows) == 2, timeout=10000)
+    assert panels.compare.text == "日本語 hidden edit"
+    assert panels.compare.rows[1].tokens == len(window.registry.tokenizers()[1].encode("日本語 hidden edit"))
     assert panels.docks["compare"] in window.tabifiedDockWidgets(panels.docks["tree"])
     shutdown_tasks()

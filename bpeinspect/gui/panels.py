@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
 
+from .compare import install_compare
 from .merge_tree import MergeTreeBrowser
 from .replay import ReplayWidget
 from .vocab_browser import VocabBrowser
@@ -39,6 +40,9 @@ class Panels:
         }
         win.tabifyDockWidget(self.docks["tree"], self.docks["replay"])
         win.tabifyDockWidget(self.docks["replay"], self.docks["vocab"])
+        # the compare view (gui.compare) follows the registry and the text by itself
+        self.compare, self.docks["compare"] = install_compare(win)
+        win.tabifyDockWidget(self.docks["vocab"], self.docks["compare"])
         self.docks["tree"].raise_()
         # after the first layout pass, or Qt ignores the size
         QTimer.singleShot(0, lambda: win.resizeDocks([self.docks["tree"]], [DOCK_WIDTH], Qt.Orientation.Horizontal))
@@ -83,7 +87,7 @@ class Panels:
 
     def is_idle(self) -> bool:
         """True when no view has work running."""
-        return not any(view.busy for view in self.views)
+        return not any(view.busy for view in self.views) and not self.compare.busy
 
 
 def install_panels(win) -> Panels:

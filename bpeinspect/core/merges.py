@@ -15,6 +15,7 @@ chain of merges leads to it. Such tokens are flagged, never hidden.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -81,7 +82,9 @@ class MergeGraph:
     """Parents and children of every token of one tokenizer, computed lazily."""
 
     def __init__(self, tok: Tokenizer) -> None:
-        self.tok = tok
+        # A proxy, not a reference: the tokenizer holds its graph, and a cycle between them
+        # would leave a closed tokenizer to the cyclic collector (or, frozen, keep it for ever).
+        self.tok = weakref.proxy(tok)
         self._parents: dict[int, tuple[int, int] | None] = {}
         self._unbuildable: set[int] = set()
         self._children: dict[int, list[int]] | None = None

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
+from .panels import add_menu_action
+
 if TYPE_CHECKING:
     from .languages import LanguagesView
 
@@ -50,12 +52,5 @@ def install_languages_panel(window) -> Callable[[], LanguagesView]:
         follow()
         return view
 
-    for action in window.menuBar().actions():
-        if action.menu() is not None and action.text().replace("&", "") == "View":
-            menu = action.menu()
-            menu.addSeparator()
-            act = menu.addAction("Languages…")
-            act.setShortcut("Ctrl+L")
-            act.triggered.connect(lambda _checked=False: show())
-            break
+    add_menu_action(window, "View", "Languages…", "Ctrl+L", show)
     return show

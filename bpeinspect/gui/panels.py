@@ -94,3 +94,15 @@ def install_panels(win) -> Panels:
     """Create the docked views for ``win`` (kept on it as ``win.panels_``)."""
     win.panels_ = Panels(win)
     return win.panels_
+
+
+def add_menu_action(win, menu_title: str, text: str, shortcut: str, slot) -> None:
+    """Append ``text`` (with ``shortcut``) to the window's menu titled ``menu_title``."""
+    for action in win.menuBar().actions():
+        if action.menu() is not None and action.text().replace("&", "") == menu_title:
+            menu = action.menu()
+            menu.addSeparator()
+            act = menu.addAction(text)
+            act.setShortcut(shortcut)
+            act.triggered.connect(lambda _checked=False: slot())
+            return

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
+from .panels import add_menu_action
+
 if TYPE_CHECKING:
     from .training import TrainingWorkspace
 
@@ -41,12 +43,5 @@ def install_training_panel(window) -> Callable[[], TrainingWorkspace]:
         dock.raise_()
         return ws
 
-    for action in window.menuBar().actions():
-        if action.menu() is not None and action.text().replace("&", "") == "Tokenizers":
-            menu = action.menu()
-            menu.addSeparator()
-            train = menu.addAction("Train a tokenizer…")
-            train.setShortcut("Ctrl+T")
-            train.triggered.connect(lambda _checked=False: show())
-            break
+    add_menu_action(window, "Tokenizers", "Train a tokenizer…", "Ctrl+T", show)
     return show

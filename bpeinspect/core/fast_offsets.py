@@ -24,7 +24,7 @@ from itertools import chain
 import numpy as np
 
 from .encoding import SPECIAL, SPLITS_END, SPLITS_START, Cancelled, Encoding
-from .tokenizer import Tokenizer, _originals, fix_surrogates
+from .tokenizer import Tokenizer, fix_surrogates
 
 _token_lengths: weakref.WeakKeyDictionary[Tokenizer, np.ndarray] = weakref.WeakKeyDictionary()
 
@@ -73,12 +73,7 @@ def fast_encode_with_offsets(tok: Tokenizer, text: str, *, should_stop: Callable
             ids.append(tok.special_tokens[segment])
             piece_lens.append(len(segment))
         else:
-            if fast is not None:
-                tt, pieces = fast.pieces_translated(segment)
-                if tt is not segment:
-                    pieces = _originals(segment, pieces)
-            else:
-                pieces = pieces_fn(segment)
+            pieces = fast.findall(segment) if fast is not None else pieces_fn(segment)
             ids.extend(chain.from_iterable(map(lookup, pieces)))
             piece_lens.extend(map(len, pieces))
     enc = Encoding(text=text, token_bytes_of=tok.token_bytes)

@@ -213,7 +213,7 @@ def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
     return SplitRule(
         (Split(pattern),),
         name=name,
-        fast=_fastsplit.FastSplitter(pattern) if fast else None,
+        fast=_fastsplit.TiktokenSplitter(pattern) if fast else None,
     )
 
 

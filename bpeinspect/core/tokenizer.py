@@ -18,24 +18,37 @@ from typing import Any, Literal
 
 import regex
 
-from ._fastsplit import originals as _originals
 from .bpe import PairMerges, make_piece_encoder
 from .encoding import Encoding, build_encoding
 from .pretokenize import SplitRule, resolve_rule
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
-_CACHE_LIMIT = 1 << 19  # pieces; cleared when full so odd input cannot grow it forever
+_CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
 
 
 class _PieceCache(dict):
-    """Pre-token text -> token ids; a miss runs BPE and remembers the result."""
+    """Pre-token text -> token ids (a tuple); a miss runs BPE and remembers the result.
 
-    def __init__(self, encode_piece: Callable[[bytes], list[int]]) -> None:
+    ``whole`` maps the text of every token that is its own encoding to its id: those
+    pre-tokens (most of them) never reach BPE. The cache starts as a copy of it.
+    """
+
+    def __init__(self, encode_piece: Callable[[bytes], list[int]], whole: Mapping[bytes, int] | None) -> None:
         super().__init__()
         self._encode_piece = encode_piece
+        self._whole = whole
+        self.reset()
 
-    def __missing__(self, piece: str) -> list[int]:
-        ids = self._encode_piece(piece.encode("utf-8"))
+    def reset(self) -> None:
+        self.clear()
+        if self._whole:
+            # 1-tuples straight from zip; texts of tokens that are not valid UTF-8 become keys
+            # with lone surrogates, which no pre-token has (they are replaced before encoding)
+            keys = [b.decode("utf-8", "surrogateescape") for b in self._whole]
+            self.update(zip(keys, zip(self._whole.values())))
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        ids = tuple(self._encode_piece(piece.encode("utf-8")))
         if len(piece) < 256:  # huge one-off pieces would only bloat the cache
             self[piece] = ids
         return ids
@@ -58,7 +71,7 @@ def fix_surrogates(text: str) -> str:
     Python strings may hold surrogates that UTF-8 cannot encode; tiktoken round-trips the
     text through UTF-16 so that encoding never fails, and we do the same to stay identical.
     """
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
@@ -131,7 +144,9 @@ class Tokenizer:
             self._pair_merges = pm
             byte_ids = [self._ranks[bytes([b])] for b in range(256)]
         self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges)
-        self._cache = _PieceCache(self._encode_piece)
+        # with the rank rule (or ignore_merges) a pre-token that is a token is that token
+        whole = self._ranks if merges is None or ignore_merges else None
+        self._cache = _PieceCache(self._encode_piece, whole)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 
     # -- construction -------------------------------------------------------------------------
@@ -314,15 +329,9 @@ class Tokenizer:
     def _encode_ordinary_fixed(self, text: str) -> list[int]:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
-            cache.clear()
+            cache.reset()
         rule = self.split_rule
-        fast = rule.fast
-        if fast is not None:
-            tt, found = fast.pieces_translated(text)
-            if tt is not text:
-                found = _originals(text, found)
-        else:
-            found = rule.pieces(text)
+        found = rule.fast.findall(text) if rule.fast is not None else rule.pieces(text)
         # map + chain keep the per-piece loop in C; cache misses go through __missing__
         return list(chain.from_iterable(map(cache.__getitem__, found)))
 

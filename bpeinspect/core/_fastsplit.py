@@ -230,6 +230,18 @@ class _AstralTable(dict):
         return rep
 
 
+# Exact rewrites that ``re`` runs faster: an optional group is a general repeat in ``re``,
+# while a branch with an empty alternative rejects at its first literal ("'"). About 10 %
+# of o200k's split.
+_REWRITES = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)?": "(?:'(?i:[sdmt]|ll|ve|re)|)"}
+
+
+def _rewrite(pattern: str) -> str:
+    for old, new in _REWRITES.items():
+        pattern = pattern.replace(old, new)
+    return pattern
+
+
 class TiktokenSplitter(FastSplitter):
     """``regex.findall(pattern, text)`` for the tiktoken presets, with tiktoken's tables.
 
@@ -249,7 +261,7 @@ class TiktokenSplitter(FastSplitter):
     @property
     def _findall(self):  # type: ignore[override]
         if self._compiled is None:
-            self._compiled = re.compile(translate_pattern(self.pattern, bodies=_DIRECT_BODIES))
+            self._compiled = re.compile(translate_pattern(_rewrite(self.pattern), bodies=_DIRECT_BODIES))
         return self._compiled.findall
 
     def translate(self, text: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from typing import Any, Literal
 
 import regex
@@ -42,10 +42,12 @@ class _PieceCache(dict):
     def reset(self) -> None:
         self.clear()
         if self._whole:
-            # 1-tuples straight from zip; texts of tokens that are not valid UTF-8 become keys
-            # with lone surrogates, which no pre-token has (they are replaced before encoding)
-            keys = [b.decode("utf-8", "surrogateescape") for b in self._whole]
-            self.update(zip(keys, zip(self._whole.values())))
+            # Texts of tokens that are not valid UTF-8 become keys with lone surrogates, which
+            # no pre-token has (they are replaced before encoding). In slices: one C-level
+            # update of 200k entries would hold the GIL (and a GUI thread) for ~50 ms.
+            items = iter(self._whole.items())
+            while chunk := list(islice(items, 8192)):
+                self.update([(b.decode("utf-8", "surrogateescape"), (i,)) for b, i in chunk])
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         ids = tuple(self._encode_piece(piece.encode("utf-8")))

@@ -135,15 +135,18 @@ class Tokenizer:
         self._explicit_merges: list[tuple[int, int]] | None = None
         byte_ids = None
         if merges is not None:
-            self._explicit_merges = [(int(a), int(b)) for a, b in merges]
-            pm: dict[tuple[int, int], tuple[int, int]] = {}
-            for rank, (a, b) in enumerate(self._explicit_merges):
-                try:
-                    new = self._ranks[self._decoder[a] + self._decoder[b]]
-                except KeyError:
-                    raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary") from None
-                pm.setdefault((a, b), (rank, new))
-            self._pair_merges = pm
+            self._explicit_merges = em = [(int(a), int(b)) for a, b in merges]
+            dec, made = self._decoder, self._ranks.get
+            try:
+                news = [made(dec[a] + dec[b]) for a, b in em]
+            except KeyError:
+                news = [made(dec.get(a, b"\0") + dec.get(b, b"\0")) if a in dec and b in dec else None for a, b in em]
+            if None in news:
+                rank = news.index(None)
+                a, b = em[rank]
+                raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary")
+            # the first listing of a pair wins: build from the end so that it is written last
+            self._pair_merges = dict(zip(reversed(em), reversed(list(enumerate(news)))))
             byte_ids = [self._ranks[bytes([b])] for b in range(256)]
         self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges)
         # with the rank rule (or ignore_merges) a pre-token that is a token is that token

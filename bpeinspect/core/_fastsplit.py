@@ -258,10 +258,15 @@ class TiktokenSplitter(FastSplitter):
         self._compiled: re.Pattern[str] | None = None  # compiled on first use: ~30 ms each
         self._table = _AstralTable()
 
+    def prepare(self) -> None:
+        """Compile the pattern now (the tokenizer does it when built, i.e. in a loading worker)."""
+        if self._compiled is None:
+            self._compiled = re.compile(translate_pattern(_rewrite(self.pattern), bodies=_DIRECT_BODIES))
+
     @property
     def _findall(self):  # type: ignore[override]
         if self._compiled is None:
-            self._compiled = re.compile(translate_pattern(_rewrite(self.pattern), bodies=_DIRECT_BODIES))
+            self.prepare()
         return self._compiled.findall
 
     def translate(self, text: str) -> str:

@@ -39,9 +39,11 @@ def token_lengths(tok: Tokenizer) -> np.ndarray:
     """Byte length of every id (0 for ids the vocabulary does not have), cached per tokenizer."""
     lens = _token_lengths.get(tok)
     if lens is None:
+        dec = tok._decoder  # id -> bytes, special tokens included
         lens = np.zeros(tok.n_vocab, dtype=np.int64)
-        for i in tok.ids():
-            lens[i] = len(tok.token_bytes(i))
+        lens[np.fromiter(dec.keys(), dtype=np.int64, count=len(dec))] = np.fromiter(
+            map(len, dec.values()), dtype=np.int64, count=len(dec)
+        )
         _token_lengths[tok] = lens
     return lens
 

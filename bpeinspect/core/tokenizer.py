@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import regex
 
+from ._fastsplit import TiktokenSplitter
 from .bpe import PairMerges, make_piece_encoder
 from .encoding import Encoding, build_encoding
 from .pretokenize import SplitRule, resolve_rule
@@ -115,6 +116,8 @@ class Tokenizer:
         self.source = source
         self.training = training
         self.split_rule: SplitRule = resolve_rule(pattern)
+        if isinstance(self.split_rule.fast, TiktokenSplitter):
+            self.split_rule.fast.prepare()  # ~40 ms, once per process: not in the first encode
         self._ranks: dict[bytes, int] = dict(ranks)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}

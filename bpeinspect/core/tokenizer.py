@@ -374,6 +374,22 @@ class Tokenizer:
             a = b
         return out
 
+    def count_pieces(self, pieces: Iterable[str]) -> int:
+        """How many tokens the pre-tokens ``pieces`` make together (through the pre-token cache).
+
+        The pieces must come from this tokenizer's split rule and hold no lone surrogates
+        (:func:`fix_surrogates`); specials are not recognised.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> tok = load_tokenizer("cl100k_base")
+        >>> tok.count_pieces(tok.split_rule.pieces("hello tokenization")) == len(tok.encode("hello tokenization"))
+        True
+        """
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.reset()
+        return sum(map(len, map(cache.__getitem__, pieces)))
+
     def encode_piece(self, piece: str | bytes) -> list[int]:
         """Token ids of one pre-token, without splitting it."""
         if isinstance(piece, str):

@@ -112,12 +112,18 @@ def run_large(name: str, text: str) -> None:
     )
 
 
+def plain_rank_file(name: str, folder: str) -> str:
+    """The built-in's rank file uncompressed into ``folder`` (tiktoken reads plain files)."""
+    spec = BUILTINS[name]
+    plain = Path(folder) / spec.filename.removesuffix(".gz")
+    plain.write_bytes(gzip.decompress((resources_dir() / "vocabs" / spec.filename).read_bytes()))
+    return str(plain)
+
+
 def reference(name: str) -> tiktoken.Encoding:
     spec = BUILTINS[name]
     with tempfile.TemporaryDirectory() as tmp:
-        plain = Path(tmp) / "ranks.tiktoken"
-        plain.write_bytes(gzip.decompress((resources_dir() / "vocabs" / spec.filename).read_bytes()))
-        ranks = load_tiktoken_bpe(str(plain), expected_hash=spec.sha256)
+        ranks = load_tiktoken_bpe(plain_rank_file(name, tmp), expected_hash=spec.sha256)
     ours = load_builtin(name)
     return tiktoken.Encoding(name, pat_str=ours.split_rule.pattern, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
 
@@ -176,8 +182,7 @@ def load_times(repeats: int = 3) -> None:
     on the same file (uncompressed for tiktoken, which reads plain files)."""
     with tempfile.TemporaryDirectory() as tmp:
         for name, spec in BUILTINS.items():
-            plain = Path(tmp) / spec.filename.removesuffix(".gz")
-            plain.write_bytes(gzip.decompress((resources_dir() / "vocabs" / spec.filename).read_bytes()))
+            plain = plain_rank_file(name, tmp)
             pattern = load_builtin(name).split_rule.pattern
             ours, theirs = [], []
             for _ in range(repeats):
@@ -186,7 +191,7 @@ def load_times(repeats: int = 3) -> None:
                 t0 = time.perf_counter()
                 load_builtin(name)
                 t1 = time.perf_counter()
-                ranks = load_tiktoken_bpe(str(plain), expected_hash=spec.sha256)
+                ranks = load_tiktoken_bpe(plain, expected_hash=spec.sha256)
                 tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
                 t2 = time.perf_counter()
                 ours.append(t1 - t0)

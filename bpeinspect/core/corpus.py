@@ -8,7 +8,7 @@
 
 Each file is one document. Given the preset pattern you train with, a big file is read in
 blocks cut where that pattern splits exactly as it would split the whole file (see
-:func:`pretoken_counts.cut_text`); otherwise a file is read whole. Bytes are kept as they
+:func:`pretokenize.cut_text`); otherwise a file is read whole. Bytes are kept as they
 are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import regex
 
-from .pretoken_counts import SAFE_CUT, cuttable
-from .pretokenize import SplitRule, resolve_rule
+from .pretoken_counts import cuttable
+from .pretokenize import SAFE_CUT, SplitRule, resolve_rule
 
 __all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import regex
 
-from .pretokenize import PRESETS, SplitRule, resolve_rule
+from .pretokenize import PRESETS, SplitRule, cut_text, resolve_rule
 from .tokenizer import fix_surrogates
 
 __all__ = [
@@ -86,36 +86,8 @@ def _splitter(rule: SplitRule) -> Callable[[str], list[str]]:
     return rule.pieces
 
 
-# Cutting a long text at these points splits it exactly as a whole for every preset: a
-# pre-token never joins a letter or digit to the newline after it, and no preset looks
-# behind. (Custom patterns might, so they are never cut.)
-SAFE_CUT = regex.compile(r"(?<=[\p{L}\p{N}])\n")
-
-
 def cuttable(rule: SplitRule) -> bool:
     return bool(rule.name) and rule.name in PRESETS and rule.splits == PRESETS[rule.name].splits
-
-
-def cut_text(text: str, size: int) -> list[str]:
-    """``text`` cut into parts of about ``size`` characters at points where no preset's
-    pre-tokens change (before a newline that follows a letter or digit).
-
-    >>> cut_text("ab\\ncd\\nef", 2)
-    ['ab', '\\ncd', '\\nef']
-    """
-    if len(text) <= size:
-        return [text]
-    out = []
-    start = 0
-    n = len(text)
-    while n - start > size:
-        m = SAFE_CUT.search(text, start + size)
-        if m is None:
-            break
-        out.append(text[start : m.start()])
-        start = m.start()
-    out.append(text[start:])
-    return out
 
 
 # -- counting ---------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ the second cuts each piece again, and so on.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -218,12 +217,33 @@ def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
     )
 
 
-# A *hard boundary* is a position right after a newline whose next character is a letter,
-# digit or ASCII punctuation other than "/" (o200k's punctuation pieces may run on over
-# newlines and slashes). For every preset such a position starts a pre-token, and the regex
-# looks at most one character past it while matching the pieces before it, so a text can be
-# cut there and the parts split on their own (tests/core/test_incremental.py checks this).
-HARD_BOUNDARY = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
+# Cutting a long text at these points splits it exactly as a whole for every preset: a
+# pre-token never joins a letter or digit to the newline after it, and no preset looks
+# behind. (Custom patterns might, so they are never cut.)
+SAFE_CUT = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+
+
+def cut_text(text: str, size: int) -> list[str]:
+    """``text`` cut into parts of about ``size`` characters at points where no preset's
+    pre-tokens change (before a newline that follows a letter or digit).
+
+    >>> cut_text("ab\\ncd\\nef", 2)
+    ['ab', '\\ncd', '\\nef']
+    """
+    if len(text) <= size:
+        return [text]
+    out = []
+    start = 0
+    n = len(text)
+    while n - start > size:
+        m = SAFE_CUT.search(text, start + size)
+        if m is None:
+            break
+        out.append(text[start : m.start()])
+        start = m.start()
+    out.append(text[start:])
+    return out
+
 
 PRESETS: dict[str, SplitRule] = {
     "r50k": _preset("r50k", R50K_PATTERN, fast=True),

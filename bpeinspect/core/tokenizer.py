@@ -21,7 +21,7 @@ import regex
 from ._fastsplit import TiktokenSplitter
 from .bpe import PairMerges, make_piece_encoder
 from .encoding import Encoding, build_encoding
-from .pretokenize import HARD_BOUNDARY, SplitRule, resolve_rule
+from .pretokenize import SplitRule, cut_text, resolve_rule
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
@@ -342,37 +342,14 @@ class Tokenizer:
         rule = self.split_rule
         if rule.fast is None:
             found = rule.pieces(text)
-        elif len(text) > 4 * _SLICE and (out := self._encode_sliced(text)) is not None:
-            return out
+        elif len(text) > 4 * _SLICE:
+            # a slice at a time: holding one slice's pre-tokens instead of the whole text's
+            # (27 million strings for 100 MB) saves memory and the garbage collector's time
+            found = chain.from_iterable(map(rule.fast.findall, cut_text(text, _SLICE)))
         else:
             found = rule.fast.findall(text)
         # map + chain keep the per-piece loop in C; cache misses go through __missing__
         return list(chain.from_iterable(map(cache.__getitem__, found)))
-
-    def _encode_sliced(self, text: str) -> list[int] | None:
-        """A long text a slice at a time, cut at hard boundaries (see ``HARD_BOUNDARY``).
-
-        Holding the pre-tokens of one slice instead of the whole text (27 million strings for
-        100 MB) saves memory and the garbage collector's time. Each slice is split with the
-        character after its end, which must come out as a pre-token of its own; ``None`` if
-        it does not (then the caller splits the whole text at once).
-        """
-        findall, lookup, search = self.split_rule.fast.findall, self._cache.__getitem__, HARD_BOUNDARY.search
-        out: list[int] = []
-        a, n = 0, len(text)
-        while a < n:
-            m = search(text, a + _SLICE)
-            if m is None:
-                out += chain.from_iterable(map(lookup, findall(text[a:])))
-                break
-            b = m.end()  # the newline is the slice's last character
-            found = findall(text[a : b + 1])
-            if len(found[-1]) != 1:
-                return None
-            found.pop()
-            out += chain.from_iterable(map(lookup, found))
-            a = b
-        return out
 
     def count_pieces(self, pieces: Iterable[str]) -> int:
         """How many tokens the pre-tokens ``pieces`` make together (through the pre-token cache).

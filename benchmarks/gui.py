@@ -31,9 +31,9 @@ from PySide6.QtGui import QTextCursor  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
-from bpeinspect.core.catalog import BUILTINS, resources_dir  # noqa: E402
+from bpeinspect.core.io.builtins import BUILTINS, resources_dir  # noqa: E402
 from bpeinspect.gui.app import welcome_text  # noqa: E402
-from bpeinspect.gui.main_window import MainWindow  # noqa: E402
+from bpeinspect.gui.window.main_window import MainWindow  # noqa: E402
 
 
 def document(size: int) -> str:

@@ -1,13 +1,13 @@
 """Training as the app does it: in a child process, against the core trainer in this process.
 
-The app's training workspace runs :class:`~bpeinspect.core.train_process.ProcessTrainingRun`
+The app's training workspace runs :class:`~bpeinspect.core.train.process.ProcessTrainingRun`
 (a child ``python``, reports over a pipe, the tokenizers built here) so that the window never
 waits on the trainer for the interpreter lock. This measures what that costs, interleaved
 round by round on the same corpus files, merges checked to be identical:
 
 * ``in-process``: ``train_tokenizer(iter_corpus(paths))`` in this process;
 * ``child``: ``ProcessTrainingRun(paths)``, all reports read, ``tokenizer()`` built;
-* ``workspace``: the whole :class:`~bpeinspect.gui.training.TrainingWorkspace` (offscreen),
+* ``workspace``: the whole :class:`~bpeinspect.gui.training.workspace.TrainingWorkspace` (offscreen),
   from ``start()`` to its ``trainingFinished`` signal, live plots included.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/train_app.py [--rounds 3] [--vocab 16384]
@@ -27,15 +27,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bpeinspect.core import train_tokenizer  # noqa: E402
-from bpeinspect.core.corpus import iter_corpus  # noqa: E402
-from bpeinspect.core.train_process import ProcessTrainingRun  # noqa: E402
+from bpeinspect.core.train.corpus import iter_corpus  # noqa: E402
+from bpeinspect.core.train.process import ProcessTrainingRun  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 
 
 def synthetic(path: Path, n_bytes: int) -> Path:
     sys.path.insert(0, str(ROOT))
-    from tests.gui.test_training import synthetic_corpus
+    from tests.gui.training.test_workspace import synthetic_corpus
 
     path.write_text(synthetic_corpus(n_bytes), encoding="utf-8")
     return path
@@ -56,8 +56,8 @@ def child(paths: list[Path], vocab: int):
 def workspace_runner():
     from PySide6.QtWidgets import QApplication
 
-    from bpeinspect.gui.tokenizers import TokenizerRegistry
-    from bpeinspect.gui.training import TrainingWorkspace
+    from bpeinspect.gui.registry import TokenizerRegistry
+    from bpeinspect.gui.training.workspace import TrainingWorkspace
 
     app = QApplication.instance() or QApplication([])
 

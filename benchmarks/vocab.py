@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from bpeinspect.core import Tokenizer, load_tokenizer  # noqa: E402
-from bpeinspect.core.vocab import TokenQuery, VocabIndex, unreachable_tokens  # noqa: E402
+from bpeinspect.core.analysis.vocab import TokenQuery, VocabIndex, unreachable_tokens  # noqa: E402
 from tests.reference import tiktoken_encoding  # noqa: E402
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -62,7 +62,7 @@ def main() -> None:
     args = ap.parse_args()
     from PySide6.QtWidgets import QApplication
 
-    from bpeinspect.gui.vocab_browser import VocabBrowser
+    from bpeinspect.gui.panels.vocabulary import VocabBrowser
 
     app = QApplication.instance() or QApplication([])
     print(f"{'tokenizer':12} {'measure':28} {'seconds':>9}")

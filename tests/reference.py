@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bpeinspect.core.catalog import BUILTINS, resources_dir
+from bpeinspect.core.io.builtins import BUILTINS, resources_dir
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402

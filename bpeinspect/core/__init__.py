@@ -6,11 +6,11 @@
 'hello world'
 """
 
-from .catalog import BUILTINS, VocabularyError, load_builtin, load_tokenizer
-from .encoding import Cancelled, Encoding, TokenInfo
-from .merges import MergeGraph, MergeNode, MergeStep, Trace, trace
-from .pretokenize import PRESETS, PatternError, Split, SplitRule, resolve_rule
-from .tokenizer import DisallowedSpecialError, Tokenizer, TrainingInfo, UnknownTokenError
+from bpeinspect.core.encoding import Cancelled, Encoding, TokenInfo
+from bpeinspect.core.io.builtins import BUILTINS, VocabularyError, load_builtin, load_tokenizer
+from bpeinspect.core.merges import MergeGraph, MergeNode, MergeStep, Trace, trace
+from bpeinspect.core.split.rules import PRESETS, PatternError, Split, SplitRule, resolve_rule
+from bpeinspect.core.tokenizer import DisallowedSpecialError, Tokenizer, TrainingInfo, UnknownTokenError
 
 __all__ = [
     "BUILTINS",
@@ -36,6 +36,6 @@ __all__ = [
     "trace",
 ]
 
-from .train import TrainedMerge, TrainingProgress, TrainingRun, train_tokenizer  # noqa: E402
+from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, train_tokenizer  # noqa: E402
 
 __all__ += ["TrainedMerge", "TrainingProgress", "TrainingRun", "train_tokenizer"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from bpeinspect.core.tokenizer import Tokenizer
 
 SPECIAL = 1
 SPLITS_START = 2  # the token starts inside a character

@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .bpe import rank_bounds
-from .encoding import Cancelled
+from bpeinspect.core.bpe import rank_bounds
+from bpeinspect.core.encoding import Cancelled
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from bpeinspect.core.tokenizer import Tokenizer
 
 _UNKNOWN = object()
 
@@ -231,7 +231,7 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
     (5, 4, True)
     """
     if isinstance(piece, str):
-        from .tokenizer import fix_surrogates
+        from bpeinspect.core.tokenizer import fix_surrogates
 
         piece = fix_surrogates(piece).encode("utf-8")
     byte_id = [tok._ranks[bytes([b])] for b in range(256)]

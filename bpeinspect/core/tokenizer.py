@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 import regex
 
-from ._fastsplit import TiktokenSplitter
-from .bpe import PairMerges, make_piece_encoder
-from .encoding import Encoding, build_encoding
-from .pretokenize import SplitRule, cut_text, resolve_rule
+from bpeinspect.core.bpe import PairMerges, make_piece_encoder
+from bpeinspect.core.encoding import Encoding, build_encoding
+from bpeinspect.core.split.fast import TiktokenSplitter
+from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
@@ -242,7 +242,7 @@ class Tokenizer:
 
     @functools.cached_property
     def merge_graph(self):  # -> MergeGraph (imported lazily: merges imports us)
-        from .merges import MergeGraph
+        from bpeinspect.core.merges import MergeGraph
 
         return MergeGraph(self)
 

@@ -1,5 +1,5 @@
 """bpeinspect's Qt face: views, item models and workers over :mod:`bpeinspect.core`."""
 
-from ._pyside_fix import apply as _apply_pyside_fix
+from bpeinspect.gui._pyside_fix import apply as _apply_pyside_fix
 
 _apply_pyside_fix()

@@ -31,7 +31,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def welcome_text() -> str:
-    from bpeinspect.core.catalog import resources_dir
+    from bpeinspect.core.io.builtins import resources_dir
 
     try:
         return (resources_dir() / "samples" / "welcome.txt").read_text(encoding="utf-8")
@@ -41,10 +41,10 @@ def welcome_text() -> str:
 
 def build_window(args: argparse.Namespace):
     """The main window, opening the tokenizers and text that ``args`` name."""
-    from .languages_menu import install_languages_panel
-    from .main_window import MainWindow
-    from .panels import install_panels
-    from .training_menu import install_training_panel
+    from bpeinspect.gui.panels.languages_menu import install_languages_panel
+    from bpeinspect.gui.panels.specs import install_panels
+    from bpeinspect.gui.training.menu import install_training_panel
+    from bpeinspect.gui.window.main_window import MainWindow
 
     win = MainWindow()
     install_panels(win)
@@ -75,12 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("bpeinspect")
     app.setOrganizationName("bpeinspect")
-    from bpeinspect.core.catalog import resources_dir
+    from bpeinspect.core.io.builtins import resources_dir
 
     icon = resources_dir() / "icons" / "bpeinspect.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
-    from ._tasks import shutdown_tasks
+    from bpeinspect.gui.tasks import shutdown_tasks
 
     app.aboutToQuit.connect(shutdown_tasks)
     win = build_window(args)

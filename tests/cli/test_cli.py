@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bpeinspect import cli
+from bpeinspect.cli import commands as cli
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.formats import load_path
+from bpeinspect.core.io.formats import load_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path("/work/shared") if not (ROOT.parent / "shared").is_dir() else ROOT.parent / "shared"
@@ -199,7 +199,7 @@ def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):
             progress(types.SimpleNamespace(phase="merging", fraction=(i + 1) / 3, merges_done=i + 1, merges_total=3))
         return Tokenizer.from_merges([(104, 105)], pattern=pattern, special_tokens={s: 257 for s in special_tokens})
 
-    monkeypatch.setitem(sys.modules, "bpeinspect.core.train", types.SimpleNamespace(train_tokenizer=train_tokenizer))
+    monkeypatch.setitem(sys.modules, "bpeinspect.core.train.run", types.SimpleNamespace(train_tokenizer=train_tokenizer))
     src = tmp_path / "a.txt"
     src.write_text("hi hi hi", encoding="utf-8")
     out = tmp_path / "t.model"
@@ -215,7 +215,7 @@ def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):
 
 
 def test_train_with_the_real_trainer(tmp_path, capsys):
-    pytest.importorskip("bpeinspect.core.train", reason="the trainer (branch 'train') has not been merged yet")
+    pytest.importorskip("bpeinspect.core.train.run", reason="the trainer (branch 'train') has not been merged yet")
     text = (SHARED / "corpora" / "taylorswift.txt").read_text(encoding="utf-8")
     src = tmp_path / "ts.txt"
     src.write_text(text, encoding="utf-8")

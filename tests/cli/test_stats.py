@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from bpeinspect import cli_stats
+from bpeinspect.cli import stats as cli_stats
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.samples import SampleError, samples_dir
+from bpeinspect.core.analysis.samples import SampleError, samples_dir
 
 SAMPLES = samples_dir()
 CODE = SAMPLES / "code"
@@ -115,12 +115,12 @@ def test_json_and_csv_are_exclusive():
 
 
 def test_through_the_main_cli(capsys):
-    from bpeinspect import cli
+    from bpeinspect.cli import commands as cli
 
     try:
         status = cli.main(["stats", "-t", "gpt2", "--json", str(SAMPLES / "en.txt")])
     except SystemExit:  # argparse: invalid choice 'stats'
-        pytest.skip("stats is not wired into bpeinspect.cli yet")
+        pytest.skip("stats is not wired into bpeinspect.cli.commands yet")
     assert status == 0
     out = json.loads(capsys.readouterr().out)
     assert out[0]["tokens"] == direct("gpt2", SAMPLES / "en.txt")

@@ -13,7 +13,7 @@ def settings(tmp_path):
 
 @pytest.fixture
 def window(qtbot, settings):
-    from bpeinspect.gui.main_window import MainWindow
+    from bpeinspect.gui.window.main_window import MainWindow
 
     win = MainWindow(settings=settings)
     qtbot.addWidget(win)

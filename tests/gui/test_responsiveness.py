@@ -13,7 +13,8 @@ import time
 import pytest
 from PySide6.QtCore import QTimer
 
-from bpeinspect.core import catalog, load_tokenizer
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.io import builtins as catalog
 
 from .conftest import wait_idle
 

@@ -7,7 +7,7 @@ import functools
 from pathlib import Path
 
 from bpeinspect.core import Tokenizer, train_tokenizer
-from bpeinspect.core.formats import save
+from bpeinspect.core.io.formats import save
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -37,7 +37,7 @@ def write_gguf(tok: Tokenizer, path: Path) -> Path:
     """``tok`` as the tokenizer metadata of a GGUF file (no tensors), as llama.cpp stores one."""
     import gguf
 
-    from bpeinspect.core.formats._common import bytes_to_token
+    from bpeinspect.core.io.formats._common import bytes_to_token
 
     writer = gguf.GGUFWriter(str(path), "gpt2")
     writer.add_name("small")

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import train_tokenizer
-from bpeinspect.core.formats import load_path, save
-from bpeinspect.core.train import TrainingRun
+from bpeinspect.core.io.formats import load_path, save
+from bpeinspect.core.train.run import TrainingRun
 
 from .seeds import SAMPLE, SHARED
 

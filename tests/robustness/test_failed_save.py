@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import train_tokenizer
-from bpeinspect.core.catalog import VocabularyError
-from bpeinspect.core.discover import add_recent, recent_files
-from bpeinspect.core.formats import load_path, save
-from bpeinspect.core.pretoken_counts import read_counts_tsv, write_counts_tsv
+from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.io.discover import add_recent, recent_files
+from bpeinspect.core.io.formats import load_path, save
+from bpeinspect.core.train.counts import read_counts_tsv, write_counts_tsv
 
 from .seeds import SAMPLE, small_tokenizer
 
@@ -178,7 +178,7 @@ def test_counts_table_and_recent_list(tmp_path, monkeypatch, how):
 
 @pytest.mark.parametrize("how", ["write", "replace-first", "interrupt"])
 def test_gui_text_save_and_export(tmp_path, monkeypatch, how):
-    from bpeinspect.gui.export import write_atomic
+    from bpeinspect.gui.overlay.export import write_atomic
 
     target = tmp_path / "notes.txt"
     target.write_bytes(b"the good text\n")

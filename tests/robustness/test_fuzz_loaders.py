@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.catalog import VocabularyError
-from bpeinspect.core.corpus import CorpusError, iter_corpus
-from bpeinspect.core.formats import detect_format, gguf, gpt2, huggingface, load_path, minbpe, native, tiktoken
-from bpeinspect.core.pretoken_counts import CountsFileError, read_counts_tsv, write_counts_tsv
+from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.io.formats import detect_format, gguf, gpt2, huggingface, load_path, minbpe, native, tiktoken
+from bpeinspect.core.train.corpus import CorpusError, iter_corpus
+from bpeinspect.core.train.counts import CountsFileError, read_counts_tsv, write_counts_tsv
 
 from .seeds import saved_files, shared_files, small_tokenizer
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QMimeData, QSettings, QThreadPool, QTimer
 from PySide6.QtGui import QGuiApplication
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.gui.paste_guard import PASTE_LIMIT, TEXT_LIMIT
+from bpeinspect.gui.overlay.paste_guard import PASTE_LIMIT, TEXT_LIMIT
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -47,7 +47,7 @@ def text_of_size(n_bytes: int) -> str:
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from bpeinspect.gui.main_window import MainWindow
+    from bpeinspect.gui.window.main_window import MainWindow
 
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
@@ -113,7 +113,7 @@ def test_a_paste_under_the_limit_goes_in(qtbot, window):
 
 
 def test_the_whole_text_is_capped(window, monkeypatch):
-    from bpeinspect.gui import paste_guard
+    from bpeinspect.gui.overlay import paste_guard
 
     monkeypatch.setattr(paste_guard, "TEXT_LIMIT", 10_000)  # the real one is 16 MB: too slow to fill here
     window.set_text("x" * 9000)

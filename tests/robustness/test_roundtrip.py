@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import Tokenizer, load_tokenizer, train_tokenizer
-from bpeinspect.core.formats import load_path, save
+from bpeinspect.core.io.formats import load_path, save
 
 from .seeds import SAMPLE, SHARED, small_tokenizer
 

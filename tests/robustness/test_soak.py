@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QSettings, QThreadPool
 
 from bpeinspect.core import load_tokenizer, trace
-from bpeinspect.core.formats import load_path
+from bpeinspect.core.io.formats import load_path
 
 from .seeds import SAMPLE, saved_files, shared_files
 
@@ -73,7 +73,7 @@ def test_core_open_encode_close(vocab_files):
 
 
 def test_window_open_encode_close(qtbot, tmp_path, vocab_files):
-    from bpeinspect.gui.main_window import MainWindow
+    from bpeinspect.gui.window.main_window import MainWindow
 
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)

@@ -1,0 +1,5 @@
+import sys
+
+from bpeinspect.cli import main
+
+sys.exit(main())

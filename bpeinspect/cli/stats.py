@@ -1,0 +1,151 @@
+"""``bpeinspect-cli stats``: token counts, compression and premiums for files under tokenizers.
+
+    bpeinspect-cli stats [-t SPEC]... [--baseline FILE] [--json|--csv] [--samples KIND] PATHS...
+
+A folder expands to the visible files directly inside it; ``-`` reads standard input.
+Wired into ``bpeinspect.cli.commands`` with ``cli_stats.register(subparsers)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
+from bpeinspect.core.analysis.stats import StatsTable, TextStats, compute_stats
+
+DEFAULT_TOKENIZERS = ("r50k_base", "cl100k_base", "o200k_base")
+_PROGRESS_MIN_BYTES = 8 << 20
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``stats`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "stats",
+        help="token counts, bytes/token and premiums of files under one or more tokenizers",
+        description="Count tokens, bytes and characters of each file under each tokenizer. "
+        "A folder expands to the files directly inside it; '-' reads standard input.",
+    )
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        action="append",
+        metavar="SPEC",
+        help="built-in name or vocabulary file; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
+    )
+    p.add_argument("--baseline", metavar="FILE", help="premium = tokens / this file's tokens under the same tokenizer")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print a JSON list, one object per tokenizer x file")
+    fmt.add_argument("--csv", action="store_true", help="print CSV with a header row")
+    p.add_argument(
+        "--samples",
+        choices=("languages", "code"),
+        action="append",
+        help="also measure the bundled samples: the fable in every language, or the code and data files",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
+    p.set_defaults(func=run)
+    return p
+
+
+def _sources(args: argparse.Namespace) -> list[Sample]:
+    samples: list[Sample] = []
+    seen: set[str] = set()
+
+    def add(s: Sample) -> None:
+        if s.name not in seen:
+            seen.add(s.name)
+            samples.append(s)
+
+    for kind in args.samples or ():
+        for s in load_samples() if kind == "languages" else code_samples():
+            assert s.path is not None
+            add(Sample(str(s.path), s.path))
+    for raw in args.paths:
+        if raw == "-":
+            add(Sample("-", text=sys.stdin.read()))
+        else:
+            for path in expand_paths([raw]):
+                add(Sample(str(path), path))
+    if not samples:
+        raise ValueError("nothing to measure: give files or folders, '-' for standard input, or --samples")
+    return samples
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure, then print a table, JSON or CSV; returns the exit status."""
+    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    samples = _sources(args)
+    baseline: Sample | None = None
+    if args.baseline is not None:
+        path = Path(args.baseline)
+        if not path.is_file():
+            raise ValueError(f"{path}: the baseline is not a file")
+        baseline = next((s for s in samples if s.path is not None and s.path.resolve() == path.resolve()), None)
+        baseline = baseline or Sample(str(path), path)
+    tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
+    progress = _progress_printer() if sys.stderr.isatty() else None
+    try:
+        table = compute_stats(tokenizers, samples, baseline=baseline, progress=progress)
+    except KeyboardInterrupt:
+        print("\nbpeinspect-cli: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if progress is not None:
+            progress(-1, 0)
+    rows = sorted(table.rows, key=lambda r: (table.sources.index(r.source), specs.index(r.tokenizer)))
+    if args.json:
+        print(json.dumps([r.as_dict() for r in rows], ensure_ascii=False, indent=1))
+    elif args.csv:
+        sys.stdout.write(StatsTable(rows, table.baseline).to_csv())
+    else:
+        sys.stdout.write(format_table(rows, baseline=table.baseline))
+    return 0
+
+
+def format_table(rows: list[TextStats], *, baseline: str | None = None) -> str:
+    """A readable, aligned table of ``rows``; a premium column when there is a baseline.
+
+    >>> print(format_table([TextStats("gpt2", "a.txt", 2, 11, 11)]), end="")
+    source  tokenizer  tokens  bytes  chars  bytes/tok  chars/tok
+    a.txt   gpt2            2     11     11       5.50       5.50
+    """
+    head = ["source", "tokenizer", "tokens", "bytes", "chars", "bytes/tok", "chars/tok"]
+    if baseline is not None:
+        head.append("premium")
+    body = []
+    for r in rows:
+        cells = [r.source, r.tokenizer, str(r.tokens), str(r.bytes), str(r.chars)]
+        cells += [f"{r.bytes_per_token:.2f}", f"{r.chars_per_token:.2f}"]
+        if baseline is not None:
+            cells.append("" if r.premium is None else f"{r.premium:.2f}")
+        body.append(cells)
+    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    lines = []
+    for row in [head, *body]:
+        out = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(out).rstrip())
+    if baseline is not None:
+        lines.append(f"premium = tokens / tokens of {baseline} under the same tokenizer")
+    return "\n".join(lines) + "\n"
+
+
+def _progress_printer():
+    state = {"last": -1}
+
+    def show(done: int, total: int) -> None:
+        if done < 0:
+            if state["last"] >= 0:
+                print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
+            return
+        if total < _PROGRESS_MIN_BYTES:
+            return
+        pct = done * 100 // total
+        if pct != state["last"]:
+            state["last"] = pct
+            print(f"\rmeasuring… {pct}%", end="", file=sys.stderr, flush=True)
+
+    return show

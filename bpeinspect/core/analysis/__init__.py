@@ -1,0 +1,1 @@
+"""Analysis over encodings: statistics across texts and languages, the vocabulary index, bundled samples."""

@@ -1,0 +1,406 @@
+"""Statistics across texts and tokenizers: counts, compression, premiums, agreement, overlap.
+
+Counts treat special-token text as ordinary text (``encode_ordinary``), so a sample that
+happens to contain ``<|endoftext|>`` is measured rather than refused.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> s = text_stats(load_tokenizer("cl100k_base"), "hello world", tokenizer="cl100k_base", source="demo")
+>>> (s.tokens, s.bytes, s.chars, s.bytes_per_token)
+(2, 11, 11, 5.5)
+
+The *premium* of a language (Petrov et al. 2023, "Language Model Tokenizers Introduce
+Unfairness Between Languages") is its token count divided by the baseline language's count
+for the same content under the same tokenizer: 2.0 means the text costs twice as much.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import csv
+import io
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import accumulate, islice
+
+from bpeinspect.core.analysis.samples import Sample, SampleError
+from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.tokenizer import Tokenizer, fix_surrogates
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+
+# Streaming counts cut the text only at pre-token boundaries that lie at least this far
+# before the end of what has been read, so no split-regex match can see the cut.
+_MARGIN_CHARS = 1 << 16
+_CHUNK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class TextStats:
+    """Counts for one tokenizer on one text; ``premium`` is set when a baseline was chosen."""
+
+    tokenizer: str
+    source: str
+    tokens: int
+    bytes: int
+    chars: int
+    premium: float | None = None
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain fields plus the derived ratios, for JSON and CSV."""
+        d: dict[str, object] = asdict(self)
+        d["bytes_per_token"] = round(self.bytes_per_token, 4)
+        d["chars_per_token"] = round(self.chars_per_token, 4)
+        if self.premium is not None:
+            d["premium"] = round(self.premium, 4)
+        return d
+
+
+CSV_COLUMNS = ("tokenizer", "source", "tokens", "bytes", "chars", "bytes_per_token", "chars_per_token", "premium")
+
+
+@dataclass
+class StatsTable:
+    """Rows of :class:`TextStats` for tokenizers × sources, in the order they were measured."""
+
+    rows: list[TextStats] = field(default_factory=list)
+    baseline: str | None = None
+
+    @property
+    def tokenizers(self) -> list[str]:
+        return list(dict.fromkeys(r.tokenizer for r in self.rows))
+
+    @property
+    def sources(self) -> list[str]:
+        return list(dict.fromkeys(r.source for r in self.rows))
+
+    def get(self, tokenizer: str, source: str) -> TextStats | None:
+        for r in self.rows:
+            if r.tokenizer == tokenizer and r.source == source:
+                return r
+        return None
+
+    def with_baseline(self, source: str | None) -> StatsTable:
+        """The same counts with premiums against ``source`` (``None`` drops them), without re-encoding.
+
+        >>> t = StatsTable([TextStats("t", "en", 10, 40, 40), TextStats("t", "ko", 50, 60, 20)])
+        >>> [r.premium for r in t.with_baseline("en").rows]
+        [1.0, 5.0]
+        """
+        if source is not None and source not in self.sources:
+            raise SampleError(f"baseline {source!r} is not one of the samples")
+        rows = []
+        for r in self.rows:
+            base = self.get(r.tokenizer, source) if source is not None else None
+            premium = r.tokens / base.tokens if base is not None and base.tokens else None
+            rows.append(TextStats(r.tokenizer, r.source, r.tokens, r.bytes, r.chars, premium))
+        return StatsTable(rows, source)
+
+    def to_records(self) -> list[dict[str, object]]:
+        return [r.as_dict() for r in self.rows]
+
+    def to_csv(self) -> str:
+        """The table as CSV text with a header row (``premium`` empty without a baseline)."""
+        out = io.StringIO()
+        w = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for rec in self.to_records():
+            w.writerow({k: rec.get(k, "") for k in CSV_COLUMNS})
+        return out.getvalue()
+
+
+def text_stats(tok: Tokenizer, text: str, *, tokenizer: str = "", source: str = "") -> TextStats:
+    """Counts for ``text`` held in memory."""
+    text = fix_surrogates(text)
+    return TextStats(
+        tokenizer or tok.name, source, len(tok.encode_ordinary(text)), len(text.encode("utf-8")), len(text)
+    )
+
+
+def iter_counts(
+    tok: Tokenizer, chunks: Iterable[str], *, margin: int = _MARGIN_CHARS
+) -> Iterator[tuple[int, int, int]]:
+    """Count tokens of a text given as consecutive chunks; yields running ``(tokens, chars, bytes)``.
+
+    Exact: the text is cut only at pre-token boundaries ``margin`` characters before the end
+    of what has been read (the split rule's matches look ahead far less than that), and each
+    pre-token is encoded whole. The last value yielded is the total.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("r50k_base")
+    >>> list(iter_counts(tok, ["hello wo", "rld"], margin=0))[-1] == (len(tok.encode("hello world")), 11, 11)
+    True
+    """
+    split, count = tok.split_rule.pieces, tok.count_pieces
+    tokens = chars = nbytes = 0
+    carry = ""
+    for chunk in chunks:
+        window = carry + chunk
+        pieces = split(window)
+        ends = list(accumulate(map(len, pieces)))
+        # keep the pieces that end by the margin; the last piece may go on in the next chunk
+        n_kept = max(0, min(bisect.bisect_right(ends, len(window) - margin), len(pieces) - 1))
+        kept = ends[n_kept - 1] if n_kept else 0
+        carry = window[kept:]
+        tokens += count(islice(pieces, n_kept))
+        chars += kept
+        nbytes += len(window[:kept].encode("utf-8"))
+        yield tokens, chars, nbytes
+    if carry:
+        tokens += count(split(carry))
+    yield tokens, chars + len(carry), nbytes + len(carry.encode("utf-8"))
+
+
+def iter_chunks(sample: Sample, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tuple[str, int]]:
+    """A sample's text in pieces as ``(text, bytes consumed)``; files are decoded as strict UTF-8."""
+    if sample.text is not None:
+        text = fix_surrogates(sample.text)
+        for i in range(0, len(text), chunk_bytes):
+            part = text[i : i + chunk_bytes]
+            yield part, len(part.encode("utf-8"))
+        return
+    assert sample.path is not None
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    done = 0
+    try:
+        with open(sample.path, "rb") as f:
+            while True:
+                block = f.read(chunk_bytes)
+                final = not block
+                try:
+                    text = decoder.decode(block, final=final)
+                except UnicodeDecodeError as exc:
+                    raise SampleError(
+                        f"{sample.path}: not UTF-8 text (bad byte near offset {done + exc.start})"
+                    ) from None
+                done += len(block)
+                yield text, len(block)
+                if final:
+                    return
+    except OSError as exc:
+        raise SampleError(f"{sample.path}: cannot read: {exc.strerror or exc}") from None
+
+
+def compute_stats(
+    tokenizers: Mapping[str, Tokenizer] | Sequence[tuple[str, Tokenizer]],
+    samples: Sequence[Sample],
+    *,
+    baseline: str | Sample | None = None,
+    progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
+    chunk_bytes: int = _CHUNK_BYTES,
+) -> StatsTable:
+    """Measure every tokenizer on every sample; the work for long texts (100 MB) streams.
+
+    ``tokenizers`` maps labels to tokenizers. ``baseline`` names one of ``samples`` (or is a
+    separate :class:`Sample`) whose token count divides each row's count for the premium.
+    ``progress(done, total)`` counts bytes; ``should_stop()`` is checked between chunks and
+    raises :class:`Cancelled`.
+    """
+    pairs = list(tokenizers.items()) if isinstance(tokenizers, Mapping) else list(tokenizers)
+    base_sample: Sample | None
+    if isinstance(baseline, Sample):
+        base_sample = baseline
+    elif baseline is not None:
+        base_sample = next((s for s in samples if s.name == baseline), None)
+        if base_sample is None:
+            raise SampleError(f"baseline {baseline!r} is not one of the samples")
+    else:
+        base_sample = None
+    todo = list(samples) + ([base_sample] if base_sample is not None and base_sample not in samples else [])
+    total = sum(s.size() for s in todo) * len(pairs)
+    done = 0
+
+    def measure(label: str, tok: Tokenizer, sample: Sample) -> TextStats:
+        nonlocal done
+        chunks = iter_chunks(sample, chunk_bytes)
+
+        def feed() -> Iterator[str]:
+            nonlocal done
+            for text, n in chunks:
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                done += n
+                yield text
+                if progress is not None:
+                    progress(done, total)
+
+        *_, (tokens, chars, nbytes) = iter_counts(tok, feed())
+        return TextStats(label, sample.name, tokens, nbytes, chars)
+
+    rows: list[TextStats] = []
+    for label, tok in pairs:
+        measured = {s.name: measure(label, tok, s) for s in todo}
+        base_tokens = measured[base_sample.name].tokens if base_sample is not None else 0
+        for s in samples:
+            r = measured[s.name]
+            if base_sample is not None and base_tokens:
+                r = TextStats(r.tokenizer, r.source, r.tokens, r.bytes, r.chars, r.tokens / base_tokens)
+            rows.append(r)
+    if progress is not None:
+        progress(total, total)
+    return StatsTable(rows, base_sample.name if base_sample is not None else None)
+
+
+# -- agreement between two tokenizers -------------------------------------------------------
+
+
+def token_boundaries(tok: Tokenizer, text: str) -> set[int]:
+    """Byte offsets strictly inside ``text`` where one token ends and the next begins.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> sorted(token_boundaries(load_tokenizer("r50k_base"), "hello world"))
+    [5]
+    """
+    ids = tok.encode_ordinary(text)
+    out: set[int] = set()
+    pos = 0
+    for i in ids[:-1]:
+        pos += len(tok.token_bytes(i))
+        out.add(pos)
+    return out
+
+
+@dataclass(frozen=True)
+class BoundaryAgreement:
+    """How two segmentations of one text agree, on the sets A and B of interior boundaries.
+
+    ``jaccard`` = |A∩B| / |A∪B|; ``f1`` = 2|A∩B| / (|A|+|B|), i.e. the F1 of B's boundaries
+    against A's as reference (``precision`` = |A∩B|/|B|, ``recall`` = |A∩B|/|A|). Two
+    segmentations without interior boundaries agree fully (1.0).
+    """
+
+    shared: int
+    only_a: int
+    only_b: int
+
+    @property
+    def jaccard(self) -> float:
+        union = self.shared + self.only_a + self.only_b
+        return self.shared / union if union else 1.0
+
+    @property
+    def f1(self) -> float:
+        both = 2 * self.shared + self.only_a + self.only_b
+        return 2 * self.shared / both if both else 1.0
+
+    @property
+    def precision(self) -> float:
+        b = self.shared + self.only_b
+        return self.shared / b if b else 1.0
+
+    @property
+    def recall(self) -> float:
+        a = self.shared + self.only_a
+        return self.shared / a if a else 1.0
+
+
+def agreement(a: set[int], b: set[int]) -> BoundaryAgreement:
+    """Agreement of two boundary sets (see :class:`BoundaryAgreement`)."""
+    shared = len(a & b)
+    return BoundaryAgreement(shared, len(a) - shared, len(b) - shared)
+
+
+def boundary_agreement(tok_a: Tokenizer, tok_b: Tokenizer, text: str) -> BoundaryAgreement:
+    """Agreement of the token boundaries of ``tok_a`` and ``tok_b`` on ``text``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> ag = boundary_agreement(load_tokenizer("r50k_base"), load_tokenizer("cl100k_base"), "hello world")
+    >>> (ag.shared, ag.f1)
+    (1, 1.0)
+    """
+    return agreement(token_boundaries(tok_a, text), token_boundaries(tok_b, text))
+
+
+def shared_spans(spans: Sequence[Sequence[tuple[int, int]]]) -> list[list[bool]]:
+    """For each segmentation, whether each of its tokens (a byte span) occurs in every other one.
+
+    >>> shared_spans([[(0, 2), (2, 5)], [(0, 2), (2, 3), (3, 5)]])
+    [[True, False], [True, False, False]]
+    """
+    sets = [set(s) for s in spans]
+    return [[all(sp in other for j, other in enumerate(sets) if j != i) for sp in s] for i, s in enumerate(spans)]
+
+
+# -- vocabulary overlap ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VocabOverlap:
+    """Ordinary tokens (byte strings) two vocabularies share; special tokens are left out."""
+
+    size_a: int
+    size_b: int
+    shared: int
+
+    @property
+    def only_a(self) -> int:
+        return self.size_a - self.shared
+
+    @property
+    def only_b(self) -> int:
+        return self.size_b - self.shared
+
+    @property
+    def jaccard(self) -> float:
+        union = self.size_a + self.size_b - self.shared
+        return self.shared / union if union else 1.0
+
+    @property
+    def fraction_of_a(self) -> float:
+        """Share of A's tokens that B also has."""
+        return self.shared / self.size_a if self.size_a else 1.0
+
+    @property
+    def fraction_of_b(self) -> float:
+        return self.shared / self.size_b if self.size_b else 1.0
+
+
+def vocab_overlap(tok_a: Tokenizer, tok_b: Tokenizer) -> VocabOverlap:
+    """Shared token byte strings of two tokenizers.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> ov = vocab_overlap(load_tokenizer("r50k_base"), load_tokenizer("r50k_base"))
+    >>> (ov.shared, ov.jaccard)
+    (50256, 1.0)
+    """
+    a = tok_a.mergeable_ranks.keys()
+    b = tok_b.mergeable_ranks.keys()
+    return VocabOverlap(len(a), len(b), len(a & b))
+
+
+def shared_tokens(tok_a: Tokenizer, tok_b: Tokenizer) -> list[bytes]:
+    """The shared ordinary tokens, in ``tok_a``'s id order."""
+    b = tok_b.mergeable_ranks
+    return [t for t, _ in sorted(tok_a.mergeable_ranks.items(), key=lambda kv: kv[1]) if t in b]
+
+
+__all__ = [
+    "CSV_COLUMNS",
+    "BoundaryAgreement",
+    "Cancelled",
+    "Sample",
+    "SampleError",
+    "StatsTable",
+    "TextStats",
+    "VocabOverlap",
+    "agreement",
+    "boundary_agreement",
+    "compute_stats",
+    "iter_chunks",
+    "iter_counts",
+    "shared_spans",
+    "shared_tokens",
+    "text_stats",
+    "token_boundaries",
+    "vocab_overlap",
+]

@@ -1,0 +1,159 @@
+"""Built-in vocabularies and :func:`load_tokenizer`.
+
+The three OpenAI vocabularies ship inside the package (gzipped ``.tiktoken`` rank files) and
+are checked against the sha256 that tiktoken publishes for them, so a fresh install works
+offline and a damaged install is reported instead of silently mis-encoding.
+
+>>> load_tokenizer("gpt2").n_vocab
+50257
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.tokenizer import Tokenizer
+
+
+class VocabularyError(ValueError):
+    """A vocabulary file that is missing, damaged or of the wrong kind."""
+
+
+@dataclass(frozen=True)
+class BuiltinSpec:
+    name: str
+    filename: str
+    sha256: str
+    pattern: str
+    special_tokens: dict[str, int]
+    description: str
+
+
+BUILTINS: dict[str, BuiltinSpec] = {
+    "r50k_base": BuiltinSpec(
+        "r50k_base",
+        "r50k_base.tiktoken.gz",
+        "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+        "r50k",
+        {"<|endoftext|>": 50256},
+        "GPT-2 / GPT-3 (50k)",
+    ),
+    "cl100k_base": BuiltinSpec(
+        "cl100k_base",
+        "cl100k_base.tiktoken.gz",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "cl100k",
+        {
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+        "GPT-3.5 / GPT-4 (100k)",
+    ),
+    "o200k_base": BuiltinSpec(
+        "o200k_base",
+        "o200k_base.tiktoken.gz",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "o200k",
+        {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+        "GPT-4o (200k)",
+    ),
+}
+ALIASES = {"gpt2": "r50k_base", "r50k": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
+
+_MAX_RANK_FILE = 64 << 20  # decompressed bytes; the largest real one is under 4 MB
+
+
+def resources_dir() -> Path:
+    """The ``resources`` folder: inside the installed package, or beside it in a checkout."""
+    here = Path(__file__).resolve().parents[2]  # bpeinspect/
+    for candidate in (here / "resources", here.parent / "resources"):
+        if (candidate / "vocabs").is_dir():
+            return candidate
+    raise VocabularyError(f"bpeinspect's resources folder is missing (looked in {here} and {here.parent})")
+
+
+def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` rank file: one ``base64-token rank`` pair per line.
+
+    >>> parse_tiktoken_ranks(b"YQ== 0\\nYg== 1\\n")
+    {b'a': 0, b'b': 1}
+    """
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise VocabularyError(f"{source}: line {lineno} is not 'base64-token rank'")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except ValueError:
+            raise VocabularyError(f"{source}: line {lineno} has a bad token or rank") from None
+        if rank < 0:
+            raise VocabularyError(f"{source}: line {lineno} has a negative rank")
+        if token in ranks:
+            raise VocabularyError(f"{source}: line {lineno} repeats a token")
+        ranks[token] = rank
+    if not ranks:
+        raise VocabularyError(f"{source}: no tokens in the file")
+    return ranks
+
+
+def _read_gzip_limited(path: Path) -> bytes:
+    with gzip.open(path, "rb") as f:
+        data = f.read(_MAX_RANK_FILE + 1)
+    if len(data) > _MAX_RANK_FILE:
+        raise VocabularyError(f"{path}: decompresses to more than {_MAX_RANK_FILE >> 20} MB; refusing it")
+    return data
+
+
+@functools.lru_cache(maxsize=8)
+def load_builtin(name: str) -> Tokenizer:
+    """One of the shipped vocabularies, verified against its published sha256."""
+    spec = BUILTINS[ALIASES.get(name, name)]
+    path = resources_dir() / "vocabs" / spec.filename
+    try:
+        data = _read_gzip_limited(path)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise VocabularyError(f"{path}: cannot read the built-in vocabulary: {exc}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != spec.sha256:
+        raise VocabularyError(f"{path}: sha256 {digest} is not the published {spec.sha256}; reinstall bpeinspect")
+    return Tokenizer(
+        parse_tiktoken_ranks(data, str(path)),
+        pattern=PRESETS[spec.pattern],
+        special_tokens=spec.special_tokens,
+        name=spec.name,
+        source=f"built-in ({spec.description})",
+    )
+
+
+def builtin_names() -> list[str]:
+    return list(BUILTINS)
+
+
+def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
+    """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
+    ``"o200k_base"``) or a path to a vocabulary file or folder."""
+    if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
+        return load_builtin(ALIASES.get(spec, spec))
+    path = Path(spec)
+    if path.exists():
+        try:
+            from bpeinspect.core.io.formats import load_path  # noqa: PLC0415 (formats are optional until issue 4 lands)
+        except ImportError:
+            raise VocabularyError(f"{path}: loading vocabulary files is not supported yet") from None
+        return load_path(path)
+    known = ", ".join(list(BUILTINS) + list(ALIASES))
+    raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")

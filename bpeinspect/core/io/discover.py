@@ -1,0 +1,192 @@
+"""The catalog of tokenizers on this machine, for the GUI's picker and ``bpeinspect-cli list``.
+
+Sources: the built-ins, tiktoken's download cache, the Hugging Face hub cache (byte-level
+BPE ``tokenizer.json`` files) and the recently opened files, which are remembered in a
+small JSON file under the user's config folder (``BPEINSPECT_CONFIG_DIR`` overrides it).
+
+>>> any(e.name == "cl100k_base" for e in discover(include_caches=False))
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.builtins import BUILTINS
+
+RECENT_LIMIT = 20
+RECENT_FILE = "recent.json"
+CONFIG_ENV = "BPEINSPECT_CONFIG_DIR"
+_BUILTIN_SIZES = {"r50k_base": 50257, "p50k_base": 50281, "cl100k_base": 100277, "o200k_base": 200019}
+_MAX_SCAN_FILE = 64 << 20
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One tokenizer that can be opened: ``spec`` is what ``load_tokenizer`` takes."""
+
+    name: str
+    source: str  # "built-in", "tiktoken cache", "Hugging Face cache", "recent"
+    spec: str
+    vocab_size: int | None = None
+    description: str = ""
+
+
+def config_dir() -> Path:
+    """bpeinspect's per-user config folder (not created here)."""
+    env = os.environ.get(CONFIG_ENV)
+    if env:
+        return Path(env)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "bpeinspect"
+
+
+def _recent_path() -> Path:
+    return config_dir() / RECENT_FILE
+
+
+def recent_files() -> list[CatalogEntry]:
+    """Recently opened vocabulary files that still exist, newest first."""
+    try:
+        data = json.loads(_recent_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    out = []
+    for item in data if isinstance(data, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("spec"), str):
+            continue
+        if not Path(item["spec"]).exists():
+            continue
+        size = item.get("vocab_size")
+        out.append(
+            CatalogEntry(
+                str(item.get("name") or Path(item["spec"]).name),
+                "recent",
+                item["spec"],
+                size if type(size) is int else None,
+                str(item.get("description", "")),
+            )
+        )
+    return out
+
+
+def add_recent(path: str | os.PathLike[str], name: str = "", vocab_size: int | None = None) -> None:
+    """Put ``path`` at the top of the recent-files list (best effort: never raises OSError)."""
+    spec = str(Path(path).resolve())
+    entries = [e for e in recent_files() if e.spec != spec]
+    entry = CatalogEntry(name or Path(spec).name, "recent", spec, vocab_size, time.strftime("%Y-%m-%d %H:%M"))
+    entries.insert(0, entry)
+    with contextlib.suppress(OSError):
+        _recent_path().parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(_recent_path(), json.dumps([asdict(e) for e in entries[:RECENT_LIMIT]], indent=1))
+
+
+def clear_recent() -> None:
+    with contextlib.suppress(OSError):
+        _recent_path().unlink()
+
+
+def builtins() -> list[CatalogEntry]:
+    return [
+        CatalogEntry(name, "built-in", name, _BUILTIN_SIZES.get(name), spec.description)
+        for name, spec in BUILTINS.items()
+    ]
+
+
+def tiktoken_cache_dir() -> Path:
+    """Where tiktoken keeps downloaded files (its own rule: env vars, else the temp folder)."""
+    for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if os.environ.get(var):
+            return Path(os.environ[var])
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def tiktoken_cache() -> list[CatalogEntry]:
+    """Rank files in tiktoken's cache, named when their sha256 is a known file's."""
+    from bpeinspect.core.io.formats.tiktoken import KNOWN, looks_like
+
+    folder = tiktoken_cache_dir()
+    out = []
+    with contextlib.suppress(OSError):
+        for p in sorted(folder.iterdir()):
+            try:
+                if not p.is_file() or p.stat().st_size > _MAX_SCAN_FILE:
+                    continue
+                data = p.read_bytes()
+            except OSError:
+                continue
+            if not looks_like(data[:200]):
+                continue
+            known = KNOWN.get(hashlib.sha256(data).hexdigest())
+            name = known.name if known else p.name
+            size = _BUILTIN_SIZES.get(name) if known else data.count(b"\n") + (not data.endswith(b"\n"))
+            out.append(CatalogEntry(name, "tiktoken cache", str(p), size, "tiktoken rank file"))
+    return out
+
+
+def hf_cache_dir() -> Path:
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "huggingface"
+    )
+    return Path(home) / "hub"
+
+
+_hf_sizes: dict[tuple[str, float, int], int | None] = {}
+
+
+def _hf_vocab_size(p: Path) -> int | None:
+    """The number of ids in a byte-level BPE tokenizer.json, or None if it is not one."""
+    st = p.stat()
+    key = (str(p), st.st_mtime, st.st_size)
+    if key not in _hf_sizes:
+        size = None
+        with contextlib.suppress(OSError, ValueError, RecursionError, AttributeError, TypeError):
+            if st.st_size <= _MAX_SCAN_FILE:
+                obj = json.loads(p.read_bytes())
+                model = obj["model"]
+                if model.get("type", "BPE") == "BPE" and not model.get("byte_fallback"):
+                    ids = set(model["vocab"].values()) | {t["id"] for t in obj.get("added_tokens") or []}
+                    size = max(ids) + 1
+        _hf_sizes[key] = size
+    return _hf_sizes[key]
+
+
+def hf_cache() -> list[CatalogEntry]:
+    """Byte-level BPE ``tokenizer.json`` files in the Hugging Face hub cache."""
+    out = []
+    folder = hf_cache_dir()
+    with contextlib.suppress(OSError):
+        for repo in sorted(folder.glob("models--*")):
+            name = repo.name[len("models--") :].replace("--", "/")
+            for tj in sorted(repo.glob("snapshots/*/tokenizer.json")):
+                with contextlib.suppress(OSError):
+                    size = _hf_vocab_size(tj)
+                    if size is not None:
+                        out.append(CatalogEntry(name, "Hugging Face cache", str(tj), size, f"snapshot {tj.parent.name[:8]}"))
+                        break
+    return out
+
+
+def discover(include_caches: bool = True) -> list[CatalogEntry]:
+    """Every tokenizer bpeinspect can find: built-ins, caches, then recent files."""
+    out = builtins()
+    if include_caches:
+        out += tiktoken_cache() + hf_cache()
+    out += recent_files()
+    return out

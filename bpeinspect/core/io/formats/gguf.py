@@ -1,0 +1,248 @@
+"""GGUF model files (llama.cpp) whose ``tokenizer.ggml.model`` is ``gpt2`` (byte-level BPE).
+
+Only the key/value metadata at the front of the file is read, with a small streaming
+parser (``gguf``'s ``GGUFReader`` also indexes every tensor and builds numpy views of every
+string, which takes seconds for a large vocabulary); tensor data is never touched, so a
+multi-GB model opens as fast as a small one. Value type codes come from the ``gguf`` package.
+
+Tokens are in GPT-2's byte alphabet; control and user-defined tokens become special tokens;
+``tokenizer.ggml.pre`` picks the split rule (see :mod:`.gguf_pre`).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from array import array
+from pathlib import Path
+from typing import IO, Any
+
+from gguf import GGUF_MAGIC, GGUFValueType, TokenType
+
+from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, build_tokenizer, expect, token_to_bytes
+from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
+from bpeinspect.core.tokenizer import Tokenizer
+
+MAGIC = struct.pack("<I", GGUF_MAGIC)  # b"GGUF"
+_SCALARS: dict[int, str] = {
+    GGUFValueType.UINT8: "B",
+    GGUFValueType.INT8: "b",
+    GGUFValueType.UINT16: "H",
+    GGUFValueType.INT16: "h",
+    GGUFValueType.UINT32: "I",
+    GGUFValueType.INT32: "i",
+    GGUFValueType.FLOAT32: "f",
+    GGUFValueType.BOOL: "?",
+    GGUFValueType.UINT64: "Q",
+    GGUFValueType.INT64: "q",
+    GGUFValueType.FLOAT64: "d",
+}
+_MAX_KEY = 1 << 16
+_CHUNK = 1 << 20
+# Keys whose string arrays we decode; other arrays are skipped without building them.
+WANTED_ARRAYS = {"tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type"}
+
+
+def looks_like(head: bytes) -> bool:
+    return head[:4] == MAGIC
+
+
+class _Stream:
+    """Sequential reads from a file, refusing any length that runs past its end."""
+
+    def __init__(self, f: IO[bytes], size: int, path: Path) -> None:
+        self.f, self.size, self.path = f, size, path
+        self.buf = b""
+        self.pos = 0  # position in buf
+        self.base = 0  # file offset of buf[0]
+
+    @property
+    def offset(self) -> int:
+        return self.base + self.pos
+
+    def ensure(self, n: int) -> None:
+        """Make ``buf[pos:pos + n]`` available, reading more of the file if needed."""
+        if n < 0 or self.offset + n > self.size:
+            raise VocabularyError(f"{self.path}: the GGUF metadata is truncated or claims more data than the file holds")
+        if self.pos + n > len(self.buf):
+            rest = self.buf[self.pos :]
+            self.base += self.pos
+            self.buf = rest + self.f.read(max(n - len(rest), _CHUNK))
+            self.pos = 0
+            if n > len(self.buf):
+                raise VocabularyError(f"{self.path}: the GGUF file is truncated")
+
+    def take(self, n: int) -> bytes:
+        self.ensure(n)
+        out = self.buf[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def strings(self, count: int, unpack_len: Any) -> list[bytes]:
+        """``count`` length-prefixed strings (the hot loop for vocabularies and merges)."""
+        out = []
+        append = out.append
+        buf, pos = self.buf, self.pos
+        blen = len(buf)
+        for _ in range(count):
+            if pos + 8 > blen:
+                self.pos = pos
+                self.ensure(8)
+                buf, pos, blen = self.buf, self.pos, len(self.buf)
+            (n,) = unpack_len(buf, pos)
+            pos += 8
+            if pos + n > blen:
+                self.pos = pos
+                self.ensure(n)
+                buf, pos, blen = self.buf, self.pos, len(self.buf)
+            append(buf[pos : pos + n])
+            pos += n
+        self.pos = pos
+        return out
+
+
+def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str, Any]:
+    """The key/value metadata of a GGUF stream, reading nothing past it.
+
+    Arrays of strings outside :data:`WANTED_ARRAYS` come back as ``None`` (skipped).
+    """
+    if size is None:
+        size = os.fstat(f.fileno()).st_size
+    s = _Stream(f, size, path)
+    if s.size < 4 or s.take(4) != MAGIC:
+        raise VocabularyError(f"{path}: not a GGUF file (no 'GGUF' magic)")
+    end = "<"
+    (version,) = struct.unpack("<I", s.take(4))
+    if version > 0xFFFF:  # written on a big-endian machine
+        end, version = ">", struct.unpack(">I", struct.pack("<I", version))[0]
+    expect(version in (2, 3), path, f"GGUF version {version} is not supported (2 and 3 are)")
+    _n_tensors, n_kv = struct.unpack(end + "QQ", s.take(16))
+    expect(n_kv <= (size - s.offset) // 13, path, f"claims {n_kv} metadata entries, more than the file can hold")
+
+    def string() -> bytes:
+        (n,) = struct.unpack(end + "Q", s.take(8))
+        return s.take(n)
+
+    def value(vtype: int, key: str) -> Any:
+        if vtype in _SCALARS:
+            fmt = end + _SCALARS[vtype]
+            return struct.unpack(fmt, s.take(struct.calcsize(fmt)))[0]
+        if vtype == GGUFValueType.STRING:
+            return string()
+        if vtype == GGUFValueType.ARRAY:
+            etype, count = struct.unpack(end + "IQ", s.take(12))
+            if etype in _SCALARS:
+                width = struct.calcsize(_SCALARS[etype])
+                raw = s.take(count * width) if count <= size else s.take(-1)
+                if key not in WANTED_ARRAYS:
+                    return None
+                arr = array(_SCALARS[etype] if _SCALARS[etype] != "?" else "B")
+                expect(arr.itemsize == width, path, "unexpected integer width on this machine")
+                arr.frombytes(raw)
+                if end == ">":
+                    arr.byteswap()
+                return arr
+            if etype == GGUFValueType.STRING:
+                expect(count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds")
+                items = s.strings(count, struct.Struct(end + "Q").unpack_from)
+                return items if key in WANTED_ARRAYS else None
+            if etype == GGUFValueType.ARRAY:
+                expect(count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds")
+                for _ in range(count):
+                    value(GGUFValueType.ARRAY, "")
+                return None
+            raise VocabularyError(f"{path}: {key}: unknown array element type {etype}")
+        raise VocabularyError(f"{path}: {key}: unknown value type {vtype}")
+
+    meta: dict[str, Any] = {}
+    for _ in range(n_kv):
+        (klen,) = struct.unpack(end + "Q", s.take(8))
+        expect(klen <= _MAX_KEY, path, "a metadata key is implausibly long")
+        key = s.take(klen).decode("utf-8", errors="replace")
+        (vtype,) = struct.unpack(end + "I", s.take(4))
+        meta[key] = value(vtype, key)
+    return meta
+
+
+def _text(v: Any) -> str | None:
+    return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else None
+
+
+def load(path: Path, **_: Any) -> Tokenizer:
+    """The tokenizer stored in a GGUF file's metadata."""
+    try:
+        with open(path, "rb") as f:
+            meta = read_metadata(f, path)
+    except FileNotFoundError:
+        raise VocabularyError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    except RecursionError:  # arrays of arrays nested thousands deep (found by tests/robustness)
+        raise VocabularyError(f"{path}: the GGUF metadata nests arrays too deeply") from None
+    return from_metadata(meta, path)
+
+
+def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
+    model = _text(meta.get("tokenizer.ggml.model"))
+    expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
+    if model != "gpt2":
+        kind = {"llama": "SentencePiece (llama)", "bert": "WordPiece (bert)", "t5": "Unigram (t5)"}.get(model, model)
+        raise UnsupportedTokenizerError(
+            f"{path}: the tokenizer is {kind}; only byte-level BPE ('gpt2') tokenizers are supported"
+        )
+    tokens = meta.get("tokenizer.ggml.tokens")
+    merges_raw = meta.get("tokenizer.ggml.merges")
+    expect(isinstance(tokens, list) and tokens, path, "tokenizer.ggml.tokens is missing or not a list of strings")
+    expect(isinstance(merges_raw, list), path, "tokenizer.ggml.merges is missing or not a list of strings")
+    types = meta.get("tokenizer.ggml.token_type")
+    if types is not None:
+        expect(isinstance(types, array) and len(types) == len(tokens), path, "token_type does not match the tokens")
+    # raw token text (UTF-8) -> its first id (built in reverse so the lowest id wins)
+    index: dict[bytes, int] = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))
+    ranks: dict[bytes, int] = {}
+    specials: dict[str, int] = {}
+    special_types = (TokenType.CONTROL, TokenType.USER_DEFINED)
+    for i, raw in enumerate(tokens):
+        text = raw.decode("utf-8", errors="replace")
+        if types is not None and types[i] in special_types:
+            if text and text not in specials:
+                specials[text] = i
+            continue
+        b = token_to_bytes(text)
+        if b is None or b in ranks:
+            continue  # unused/odd entries that byte-level BPE can never produce
+        ranks[b] = i
+    merges = _parse_merges(merges_raw, index, path)
+    if len(set(merges)) != len(merges):  # llama.cpp keeps the last rank of a repeated pair
+        last = {p: n for n, p in enumerate(merges)}
+        merges = [p for n, p in enumerate(merges) if last[p] == n]
+    pre = _text(meta.get("tokenizer.ggml.pre"))
+    rule, ignore_merges = rule_for_pre(pre, str(path))
+    name = _text(meta.get("general.name")) or path.stem
+    return build_tokenizer(
+        path,
+        Tokenizer,
+        ranks,
+        pattern=rule,
+        special_tokens=specials,
+        merges=merges,
+        ignore_merges=ignore_merges,
+        name=name,
+        source=f"{path} (GGUF, pre-tokenizer {pre or 'unset'})",
+    )
+
+
+def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> list[tuple[int, int]]:
+    get = index.get
+    split = [m.split(b" ") for m in raw]
+    try:
+        merges = [(get(x), get(y)) for x, y in split]
+        made_ok = all([x + y in index for x, y in split])
+    except ValueError:  # a line without exactly one space
+        n = next(n for n, parts in enumerate(split) if len(parts) != 2)
+        raise VocabularyError(f"{path}: merge {n} is not 'left right'") from None
+    if not made_ok or any(a is None or b is None for a, b in merges):
+        n = next(n for n, (x, y) in enumerate(split) if get(x) is None or get(y) is None or x + y not in index)
+        raise VocabularyError(f"{path}: merge {n} uses or makes a token not in the vocabulary")
+    return merges  # type: ignore[return-value]

@@ -1,0 +1,142 @@
+"""GPT-2's original two files: ``encoder.json`` (token -> id) and ``vocab.bpe`` (the merges).
+
+Tokens are written in GPT-2's byte alphabet; ``vocab.bpe`` starts with ``#version: 0.2``
+and lists one ``left right`` merge per line in priority order. Either file, or the folder
+holding both, loads the pair. ``<|...|>`` entries that no merge makes are special tokens.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load(Path("../shared/vocabs/gpt2")) if Path("../shared/vocabs/gpt2").is_dir() else load_tokenizer("gpt2")
+>>> tok.decode(tok.encode("hello world"))
+'hello world'
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+from bpeinspect.core.io.atomic import atomic_write_many
+from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.io.formats._common import (
+    build_tokenizer,
+    bytes_to_token,
+    decode_text,
+    expect,
+    parse_json,
+    read_bytes_limited,
+    token_to_bytes,
+)
+from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.tokenizer import Tokenizer
+
+ENCODER = "encoder.json"
+MERGES = "vocab.bpe"
+
+
+def pair_paths(path: Path) -> tuple[Path, Path]:
+    """``(encoder.json, vocab.bpe)`` for a folder or either file of the pair."""
+    if path.is_dir():
+        folder = path
+    else:
+        folder = path.parent
+    enc, bpe = folder / ENCODER, folder / MERGES
+    if path.is_file() and path.name not in (ENCODER, MERGES):
+        # Renamed files: pair "x.json" with the one ".bpe" beside it (or the reverse).
+        if path.suffix == ".json":
+            enc, bpe = path, _only(folder, "*.bpe", path)
+        else:
+            enc, bpe = _only(folder, "*.json", path), path
+    for p in (enc, bpe):
+        if not p.is_file():
+            raise VocabularyError(f"{path}: GPT-2's format needs both {ENCODER} and {MERGES}; {p} is missing")
+    return enc, bpe
+
+
+def _only(folder: Path, glob: str, path: Path) -> Path:
+    found = sorted(folder.glob(glob))
+    if len(found) != 1:
+        raise VocabularyError(f"{path}: cannot tell which {glob} file in {folder} belongs with it")
+    return found[0]
+
+
+def looks_like_merges(head: bytes) -> bool:
+    return head.lstrip(b"\xef\xbb\xbf").startswith(b"#version")
+
+
+def looks_like_encoder(obj: Any) -> bool:
+    return isinstance(obj, dict) and bool(obj) and all(type(v) is int for v in list(obj.values())[:50])
+
+
+def load(path: Path, **_: Any) -> Tokenizer:
+    """The tokenizer in an ``encoder.json`` + ``vocab.bpe`` pair (GPT-2's split rule)."""
+    enc_path, bpe_path = pair_paths(path)
+    encoder = parse_json(read_bytes_limited(enc_path), enc_path)
+    expect(looks_like_encoder(encoder), enc_path, "not a GPT-2 encoder.json (an object of token -> id)")
+    lines = decode_text(read_bytes_limited(bpe_path), bpe_path).splitlines()
+    if lines and lines[0].startswith("#version"):
+        lines = lines[1:]
+    merges: list[tuple[int, int]] = []
+    made: set[str] = set()
+    for n, line in enumerate(lines, 2):
+        if not line.strip():
+            continue
+        parts = line.split(" ")
+        expect(len(parts) == 2, bpe_path, f"line {n} is not 'left right'")
+        a, b = encoder.get(parts[0]), encoder.get(parts[1])
+        expect(a is not None and b is not None, bpe_path, f"line {n} uses a token that {enc_path.name} lacks")
+        expect(parts[0] + parts[1] in encoder, bpe_path, f"line {n} makes a token that {enc_path.name} lacks")
+        merges.append((a, b))
+        made.add(parts[0] + parts[1])
+    ranks: dict[bytes, int] = {}
+    specials: dict[str, int] = {}
+    for text, i in encoder.items():
+        expect(type(i) is int and i >= 0, enc_path, f"token {text!r} has a bad id {i!r}")
+        if text.startswith("<|") and text.endswith("|>") and len(text) > 4 and text not in made:
+            specials[text] = i
+            continue
+        b = token_to_bytes(text)
+        expect(b is not None, enc_path, f"token {text!r} is not in GPT-2's byte alphabet")
+        expect(b not in ranks, enc_path, f"token {text!r} appears twice")
+        ranks[b] = i  # type: ignore[index]
+    last = {p: n for n, p in enumerate(merges)}
+    merges = [p for n, p in enumerate(merges) if last[p] == n]
+    orphans = sum(1 for t in encoder if t not in made and t not in specials and len(t) > 1)
+    if orphans:
+        warnings.warn(
+            f"{bpe_path}: {orphans} tokens of {enc_path.name} are made by no merge (is {bpe_path.name} truncated?)",
+            stacklevel=2,
+        )
+    folder = enc_path.parent
+    return build_tokenizer(
+        path,
+        Tokenizer,
+        ranks,
+        pattern=PRESETS["r50k"],
+        special_tokens=specials,
+        merges=merges,
+        name=folder.name or "gpt2",
+        source=f"{folder} (GPT-2 encoder.json + vocab.bpe)",
+    )
+
+
+def save(tok: Tokenizer, path: Path) -> None:
+    """Write ``encoder.json`` and ``vocab.bpe`` into the folder ``path`` (or beside ``path``
+    if it names one of the two files). The split rule is not stored: GPT-2's is implied."""
+    folder = path if path.is_dir() or path.name not in (ENCODER, MERGES) else path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if tok.split_rule.pattern not in (PRESETS["r50k"].pattern, PRESETS["gpt2"].pattern):
+        warnings.warn(
+            f"{folder}: GPT-2's files cannot store a split rule; readers will use GPT-2's, not "
+            f"{tok.split_rule.name or 'this tokenizer'}'s",
+            stacklevel=3,
+        )
+    ranks = tok.mergeable_ranks
+    dec = {i: b for b, i in ranks.items()}
+    encoder = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}
+    for s, i in tok.special_tokens.items():
+        encoder[s] = i
+    lines = ["#version: 0.2"] + [f"{bytes_to_token(dec[a])} {bytes_to_token(dec[b])}" for a, b in tok.merges]
+    # both or neither (issue 9): a new encoder.json beside an old vocab.bpe is a broken pair
+    atomic_write_many({folder / ENCODER: json.dumps(encoder, ensure_ascii=False), folder / MERGES: "\n".join(lines) + "\n"})

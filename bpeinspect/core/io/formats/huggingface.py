@@ -1,0 +1,384 @@
+"""Hugging Face ``tokenizer.json`` files with a byte-level BPE model.
+
+Read: the vocabulary (in GPT-2's byte alphabet), merges (``"a b"`` strings or ``[a, b]``
+pairs), added tokens, ``ignore_merges`` and the pre-tokenizer (``ByteLevel``, ``Split``,
+``Digits`` and ``Sequence`` of them), which becomes a :class:`SplitRule` of
+:class:`Split` steps with Hugging Face's behaviours. The tokenizer uses the pair rule with
+the file's merge order, so its encodings are Hugging Face's.
+
+Anything that cannot be represented exactly (WordPiece, Unigram, byte-fallback BPE,
+normalizers that change the text, a prefix space...) is refused with a message naming it.
+
+Added tokens (special or not) become the tokenizer's special tokens: Hugging Face always
+cuts them out of the text, which is ``encode(text, allowed_special="all")`` here.
+
+>>> tok = load(Path("tokenizer.json"), data=dumps(load_demo()))
+>>> tok.encode("hello hello")
+[259, 32, 259]
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.io.formats._common import (
+    UnsupportedTokenizerError,
+    build_tokenizer,
+    bytes_to_token,
+    expect,
+    parse_json,
+    read_bytes_limited,
+    token_to_bytes,
+)
+from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
+from bpeinspect.core.tokenizer import Tokenizer
+
+BEHAVIORS = {
+    "Isolated": "isolated",
+    "Removed": "removed",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
+HF_BEHAVIOR = {v: k for k, v in BEHAVIORS.items()}
+# Hugging Face's ByteLevel regex (GPT-2's); the r50k preset is the same split, run faster.
+BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_BYTELEVEL_RULE_PATTERNS = {BYTELEVEL_PATTERN, R50K_PATTERN, GPT2_PATTERN}
+
+
+def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+    """A tokenizer from a ``tokenizer.json`` (``data`` = its bytes, if already read)."""
+    if data is None:
+        data = read_bytes_limited(path)
+    obj = parse_json(data, path)
+    try:
+        return from_dict(obj, path)
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        # a value of the wrong JSON type somewhere the checks above do not look (issue 9's fuzzing)
+        raise VocabularyError(f"{path}: a malformed tokenizer.json ({type(exc).__name__}: {exc})") from None
+
+
+def looks_like(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("model"), dict)
+
+
+def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+    """A tokenizer from a parsed ``tokenizer.json``."""
+    expect(looks_like(obj), path, "not a Hugging Face tokenizer.json (no 'model' object)")
+    model = obj["model"]
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        raise UnsupportedTokenizerError(
+            f"{path}: the model is {kind or 'of unknown type'}; only byte-level BPE models are supported"
+        )
+    _check_model_options(model, path)
+    _check_normalizer(obj.get("normalizer"), path)
+    rule = split_rule_from_pre_tokenizer(obj.get("pre_tokenizer"), path)
+
+    vocab = model.get("vocab")
+    expect(isinstance(vocab, dict) and vocab, path, "model.vocab must be a non-empty object of token -> id")
+    added = _added_tokens(obj.get("added_tokens"), path)
+    added_ids = set(added.values())
+    ranks: dict[bytes, int] = {}
+    unmapped = []
+    for text, i in vocab.items():
+        expect(type(i) is int and i >= 0, path, f"token {text!r} has a bad id {i!r}")
+        if i in added_ids:
+            continue
+        b = token_to_bytes(text)
+        if b is None:
+            unmapped.append(text)
+            continue
+        expect(b not in ranks, path, f"token {text!r} appears twice")
+        ranks[b] = i
+    if unmapped:
+        warnings.warn(
+            f"{path}: {len(unmapped)} vocabulary entries are not in the byte-level alphabet and can never be "
+            f"produced; they are left out (e.g. {unmapped[0]!r})",
+            stacklevel=2,
+        )
+    for content, i in added.items():
+        other = vocab.get(content)
+        if other is not None and other != i:
+            raise VocabularyError(f"{path}: added token {content!r} has id {i} but the vocabulary gives it {other}")
+    merges = _merges(model.get("merges"), vocab, path)
+    ignore_merges = bool(model.get("ignore_merges", False))
+    return build_tokenizer(
+        path,
+        Tokenizer,
+        ranks,
+        pattern=rule,
+        special_tokens=added,
+        merges=merges,
+        ignore_merges=ignore_merges,
+        name=_name_for(path),
+        source=f"{path} (Hugging Face tokenizer.json)",
+    )
+
+
+def _name_for(path: Path | str) -> str:
+    p = Path(path)
+    return p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem
+
+
+def _check_model_options(model: dict, path: Path | str) -> None:
+    if model.get("byte_fallback"):
+        raise UnsupportedTokenizerError(f"{path}: BPE with byte_fallback (SentencePiece-style) is not supported")
+    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key):
+            raise UnsupportedTokenizerError(f"{path}: BPE with a {key} ({model[key]!r}) is not supported")
+    dropout = model.get("dropout")
+    if dropout not in (None, 0, 0.0):
+        raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
+
+
+def _check_normalizer(norm: Any, path: Path | str) -> None:
+    if norm is None:
+        return
+    expect(isinstance(norm, dict), path, "normalizer must be an object or null")
+    if norm.get("type") == "Sequence":
+        subs = norm.get("normalizers")
+        expect(isinstance(subs, list), path, "Sequence normalizer without a 'normalizers' list")
+        for n in subs:
+            _check_normalizer(n, path)
+        return
+    raise UnsupportedTokenizerError(
+        f"{path}: the normalizer {norm.get('type', '?')} changes the text before tokenizing; not supported"
+    )
+
+
+def _flatten(pt: Any, path: Path | str) -> list[dict]:
+    if pt is None:
+        return []
+    expect(isinstance(pt, dict), path, "pre_tokenizer must be an object or null")
+    if pt.get("type") == "Sequence":
+        subs = pt.get("pretokenizers")
+        expect(isinstance(subs, list), path, "Sequence pre_tokenizer without a 'pretokenizers' list")
+        return [x for s in subs for x in _flatten(s, path)]
+    return [pt]
+
+
+def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>") -> SplitRule:
+    """The :class:`SplitRule` of a ``pre_tokenizer`` object; it must end in ``ByteLevel``."""
+    steps = _flatten(pt, path)
+    if not steps or steps[-1].get("type") != "ByteLevel":
+        names = ", ".join(str(s.get("type", "?")) for s in steps) or "none"
+        raise UnsupportedTokenizerError(
+            f"{path}: the pre-tokenizer ({names}) does not end in ByteLevel, so the model is not byte-level BPE"
+        )
+    splits: list[Split] = []
+    for i, step in enumerate(steps):
+        kind = step.get("type")
+        if kind == "ByteLevel":
+            expect(i == len(steps) - 1, path, "ByteLevel must be the last pre-tokenizer")
+            if step.get("add_prefix_space", False):
+                raise UnsupportedTokenizerError(
+                    f"{path}: ByteLevel with add_prefix_space=true inserts a space into the text; not supported"
+                )
+            if step.get("use_regex", True):
+                splits.append(Split(BYTELEVEL_PATTERN))
+        elif kind == "Split":
+            pat = step.get("pattern")
+            expect(isinstance(pat, dict) and len(pat) == 1, path, "Split pre-tokenizer without a pattern")
+            ((pk, pv),) = pat.items()
+            expect(pk in ("Regex", "String") and isinstance(pv, str), path, f"Split pattern {pat!r} is not understood")
+            pattern = pv if pk == "Regex" else regex.escape(pv)
+            raw_behavior = step.get("behavior", "Isolated")
+            behavior = BEHAVIORS.get(raw_behavior) if isinstance(raw_behavior, str) else None
+            expect(behavior is not None, path, f"Split behavior {step.get('behavior')!r} is not understood")
+            splits.append(Split(pattern, behavior, bool(step.get("invert", False))))  # type: ignore[arg-type]
+        elif kind == "Digits":
+            splits.append(Split(r"\p{N}", "isolated" if step.get("individual_digits") else "contiguous"))
+        else:
+            raise UnsupportedTokenizerError(f"{path}: the pre-tokenizer {kind} is not supported")
+    try:
+        rule = _fast_equivalent(splits)
+        rule.validate()
+    except ValueError as exc:
+        raise VocabularyError(f"{path}: {exc}") from None
+    return rule
+
+
+def _fast_equivalent(splits: list[Split]) -> SplitRule:
+    if len(splits) == 1 and splits[0].behavior == "isolated" and not splits[0].invert:
+        if splits[0].pattern == BYTELEVEL_PATTERN:
+            return PRESETS["r50k"]
+        return resolve_rule(splits[0].pattern)
+    return SplitRule(tuple(splits))
+
+
+def _added_tokens(items: Any, path: Path | str) -> dict[str, int]:
+    if items is None:
+        return {}
+    expect(isinstance(items, list), path, "added_tokens must be a list")
+    out: dict[str, int] = {}
+    for t in items:
+        expect(isinstance(t, dict), path, "an added token is not an object")
+        content, i = t.get("content"), t.get("id")
+        expect(isinstance(content, str) and content, path, f"added token {t!r} has no content")
+        expect(type(i) is int and i >= 0, path, f"added token {content!r} has a bad id {i!r}")
+        if any(t.get(k) for k in ("single_word", "lstrip", "rstrip")):
+            warnings.warn(
+                f"{path}: added token {content!r} uses single_word/lstrip/rstrip, which bpeinspect ignores",
+                stacklevel=3,
+            )
+        expect(content not in out, path, f"added token {content!r} appears twice")
+        out[content] = i
+    expect(len(set(out.values())) == len(out), path, "two added tokens share one id")
+    return out
+
+
+def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
+    expect(isinstance(items, list), path, "model.merges must be a list")
+    pairs = _well_formed_merges(items, vocab)
+    if pairs is None:  # something is wrong: find the first bad merge and say what
+        pairs = _checked_merges(items, vocab, path)
+    # Hugging Face keeps the last rank of a pair listed twice.
+    last = {p: n for n, p in enumerate(pairs)}
+    if len(last) != len(pairs):
+        pairs = [p for n, p in enumerate(pairs) if last[p] == n]
+    return pairs
+
+
+def _well_formed_merges(items: list, vocab: dict[str, int]) -> list[tuple[int, int]] | None:
+    """The merges as id pairs when every one is well formed (the usual case), else ``None``.
+
+    Comprehensions instead of one checked loop: ~0.1 s instead of ~0.35 s for GPT-2's 50k.
+    """
+    if all(type(m) is str for m in items):
+        parts = [m.split(" ") for m in items]
+    elif all(type(m) is list for m in items):
+        parts = items
+    else:
+        return None
+    if not all([len(p) == 2 and type(p[0]) is str and type(p[1]) is str for p in parts]):
+        return None
+    get = vocab.get
+    pairs = [(get(a), get(b)) for a, b in parts]
+    if not all([a is not None and b is not None for a, b in pairs]) or not all([a + b in vocab for a, b in parts]):
+        return None
+    return pairs  # type: ignore[return-value]
+
+
+def _checked_merges(items: list, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
+    pairs: list[tuple[int, int]] = []
+    for n, m in enumerate(items):
+        if isinstance(m, str):
+            parts = m.split(" ")
+        elif isinstance(m, list):
+            parts = m
+        else:
+            parts = []
+        expect(
+            len(parts) == 2 and all(isinstance(p, str) for p in parts),
+            path,
+            f"merge {n} ({m!r}) is not 'left right' or [left, right]",
+        )
+        a, b = vocab.get(parts[0]), vocab.get(parts[1])
+        expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
+        expect(parts[0] + parts[1] in vocab, path, f"merge {n} ({m!r}) makes a token not in the vocabulary")
+        pairs.append((a, b))  # type: ignore[arg-type]
+    return pairs
+
+
+# -- writing ----------------------------------------------------------------------------------------
+
+
+def _onig_pattern(pattern: str) -> str:
+    # Oniguruma (Hugging Face's regex engine) reads ``{n,m}+`` as "repeat the repeat", not as a
+    # possessive; at the end of an alternative the possessive is redundant, so drop it.
+    return regex.sub(r"(\{\d+(?:,\d*)?\})\+", r"\1", pattern)
+
+
+def pre_tokenizer_for(rule: SplitRule) -> dict:
+    """The ``pre_tokenizer`` object for ``rule`` (ending in ``ByteLevel``)."""
+    if rule.pattern in _BYTELEVEL_RULE_PATTERNS:
+        return {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    steps: list[dict] = [
+        {
+            "type": "Split",
+            "pattern": {"Regex": _onig_pattern(s.pattern)},
+            "behavior": HF_BEHAVIOR[s.behavior],
+            "invert": s.invert,
+        }
+        for s in rule.splits
+    ]
+    steps.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False})
+    return steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
+
+
+def to_dict(tok: Tokenizer) -> dict:
+    """``tok`` as a ``tokenizer.json`` object that Hugging Face ``tokenizers`` loads.
+
+    A rank-rule (tiktoken) vocabulary is written with its recovered merges and
+    ``ignore_merges`` (a whole pre-token that is a token is used as is, as tiktoken does).
+    """
+    ranks = tok.mergeable_ranks
+    vocab = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}
+    # Added tokens go in the model's vocab too: otherwise Hugging Face renumbers them after it.
+    for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
+        vocab.setdefault(s, i)
+    merges = tok.merges
+    dec = {i: b for b, i in ranks.items()}
+    merge_strings = [[bytes_to_token(dec[a]), bytes_to_token(dec[b])] for a, b in merges]
+    added = [
+        {
+            "id": i,
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1])
+    ]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": pre_tokenizer_for(tok.split_rule),
+        "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": bool(tok.ignore_merges or tok.uses_rank_rule),
+            "vocab": vocab,
+            "merges": merge_strings,
+        },
+    }
+
+
+def dumps(tok_or_dict: Tokenizer | dict) -> bytes:
+    obj = to_dict(tok_or_dict) if isinstance(tok_or_dict, Tokenizer) else tok_or_dict
+    return json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8")
+
+
+def save(tok: Tokenizer, path: Path) -> None:
+    """Write ``tok`` as a ``tokenizer.json`` (atomically)."""
+    atomic_write(path, dumps(tok))
+
+
+def load_demo() -> Tokenizer:
+    """A tiny pair-rule tokenizer (for examples): 'h'+'e', 'l'+'l', 'he'+'ll', 'hell'+'o'."""
+    ranks = {bytes([b]): b for b in range(256)}
+    words = [b"he", b"ll", b"hell", b"hello"]
+    for n, w in enumerate(words):
+        ranks[w] = 256 + n
+    merges = [(104, 101), (108, 108), (256, 257), (258, 111)]
+    return Tokenizer(ranks, pattern=PRESETS["r50k"], merges=merges, name="demo")

@@ -1,0 +1,118 @@
+"""tiktoken's ``.tiktoken`` rank files: one ``base64(token) rank`` pair per line.
+
+The file holds neither the split pattern nor the special tokens. OpenAI's published files
+are recognised by their sha256 and get their real settings; any other file takes them from
+the caller, defaulting to the cl100k pattern and no special tokens.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "r50k.tiktoken"
+>>> from bpeinspect.core import load_tokenizer
+>>> save(load_tokenizer("gpt2"), p)
+>>> load(p).name
+'r50k_base'
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpeinspect.core.io.atomic import atomic_open
+from bpeinspect.core.io.builtins import BUILTINS, parse_tiktoken_ranks
+from bpeinspect.core.io.formats._common import build_tokenizer, read_bytes_limited
+from bpeinspect.core.split.rules import PRESETS, SplitRule
+from bpeinspect.core.tokenizer import Tokenizer
+
+DEFAULT_PATTERN = "cl100k"
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    name: str
+    pattern: str
+    special_tokens: dict[str, int]
+
+
+KNOWN: dict[str, KnownFile] = {spec.sha256: KnownFile(spec.name, spec.pattern, spec.special_tokens) for spec in BUILTINS.values()}
+# p50k_base (tiktoken_ext/openai_public.py): GPT-2's pattern, 50281 ids, one special token.
+KNOWN["94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"] = KnownFile(
+    "p50k_base", "r50k", {"<|endoftext|>": 50256}
+)
+
+
+def looks_like(head: bytes) -> bool:
+    """True if the first line of ``head`` is ``base64 integer``."""
+    first = head.split(b"\n", 1)[0].split()
+    if len(first) != 2 or not first[1].isdigit():
+        return False
+    try:
+        base64.b64decode(first[0], validate=True)
+    except ValueError:
+        return False
+    return True
+
+
+def load(
+    path: Path,
+    *,
+    pattern: str | SplitRule | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+    name: str | None = None,
+) -> Tokenizer:
+    """A tokenizer from a ``.tiktoken`` file (plain or gzipped).
+
+    ``pattern``/``special_tokens`` override what a known file implies; for unknown files
+    they default to the cl100k pattern and no special tokens.
+    """
+    data = read_bytes_limited(path)
+    digest = hashlib.sha256(data).hexdigest()
+    known = KNOWN.get(digest)
+    ranks = parse_tiktoken_ranks(data, str(path))
+    if known is not None:
+        rule: str | SplitRule | None = PRESETS[known.pattern] if pattern is None else pattern
+        specials = dict(known.special_tokens) if special_tokens is None else dict(special_tokens)
+        source = f"{path} (tiktoken rank file, {known.name})"
+        default_name = known.name
+    else:
+        rule = PRESETS[DEFAULT_PATTERN] if pattern is None else pattern
+        specials = dict(special_tokens or {})
+        source = f"{path} (tiktoken rank file)"
+        default_name = _stem(path)
+    return build_tokenizer(
+        path, Tokenizer, ranks, pattern=rule, special_tokens=specials, name=name or default_name, source=source
+    )
+
+
+def dumps(tok: Tokenizer) -> bytes:
+    """The rank file of ``tok``'s non-special tokens, in id order."""
+    ranks = tok.mergeable_ranks
+    return b"".join(base64.b64encode(t) + b" " + str(i).encode() + b"\n" for t, i in sorted(ranks.items(), key=lambda x: x[1]))
+
+
+def save(tok: Tokenizer, path: Path) -> None:
+    """Write ``tok``'s ranks as a ``.tiktoken`` file (atomically).
+
+    The file cannot hold the pattern, special tokens or explicit merges; a pair-rule
+    tokenizer is written anyway (its ranks are its ids), and loading it back applies
+    the rank rule.
+    """
+    if not tok.uses_rank_rule:
+        warnings.warn(
+            f"{path}: a .tiktoken file holds ranks only; {tok.name or 'this tokenizer'} merges by an explicit "
+            "pair list, and loading the file back applies tiktoken's rank rule instead",
+            stacklevel=3,
+        )
+    with atomic_open(path, "wb") as f:
+        f.write(dumps(tok))
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".tiktoken"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name or path.name

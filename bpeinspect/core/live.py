@@ -1,0 +1,305 @@
+"""Encode big texts in chunks, and re-encode only the region around an edit.
+
+Both rest on *hard boundaries*: a position right after a newline whose next character is a
+letter, digit or ASCII punctuation. For every built-in split rule (the tiktoken and minbpe
+patterns in :data:`PRESETS`) such a position always starts a pre-token, and the regex never
+looks more than one character past it while matching the pieces before it. So the text can
+be cut there, the parts encoded on their own and the results joined, giving exactly the
+full encoding. Other rules (a custom regex, no splitting) make no such promise; for them
+these functions fall back to one full encode.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("cl100k_base")
+>>> old = tok.encode_with_offsets("one\\ntwo\\nthree\\n")
+>>> new = reencode_edit(tok, old, "one\\ntwo!\\nthree\\n", *find_edit(old.text, "one\\ntwo!\\nthree\\n"))
+>>> new.ids == tok.encode_with_offsets("one\\ntwo!\\nthree\\n").ids
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from array import array
+from collections.abc import Callable
+
+import numpy as np
+
+from bpeinspect.core.encoding import Cancelled, Encoding
+from bpeinspect.core.offsets import fast_encode_with_offsets
+from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.tokenizer import Tokenizer
+
+# "\n" followed by a character that is non-space under every definition of \s in play, other
+# than "/" (o200k's punctuation pre-tokens run on over newlines and slashes: ";\n/" is one)
+_HARD = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
+_COLUMNS = ("byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends")
+
+
+class _NoSync(Exception):
+    """The window did not end on a pre-token boundary; the caller falls back to a full encode."""
+
+
+def supports_cutting(tok: Tokenizer) -> bool:
+    """True if ``tok``'s split rule guarantees hard boundaries (see the module docstring)."""
+    rule = tok.split_rule
+    if not rule.splits or not any(rule == p for p in PRESETS.values()):
+        return False
+    # a special token holding a newline could straddle a cut
+    return not any("\n" in s for s in tok.special_tokens)
+
+
+def _is_hard(text: str, pos: int) -> bool:
+    return 0 < pos < len(text) and text[pos - 1] == "\n" and _HARD.match(text, pos - 1) is not None
+
+
+def hard_boundary_before(text: str, limit: int) -> int:
+    """The last hard boundary ``q`` with ``q < limit`` (0 if there is none)."""
+    hi = min(limit, len(text)) - 1  # the newline must lie before limit - 1
+    while hi > 0:
+        nl = text.rfind("\n", 0, hi)
+        if nl < 0:
+            return 0
+        if _is_hard(text, nl + 1):
+            return nl + 1
+        hi = nl
+    return 0
+
+
+def hard_boundary_after(text: str, pos: int) -> int:
+    """The first hard boundary ``q`` with ``q - 1 >= pos`` (``len(text)`` if there is none)."""
+    m = _HARD.search(text, max(pos, 0))
+    return len(text) if m is None else m.start() + 1
+
+
+def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
+    """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
+    stop = b + 1 if b < len(text) else b  # the regex looks one character past b
+    enc = fast_encode_with_offsets(tok, text[a:stop], should_stop=should_stop)
+    if enc.text != text[a:stop]:
+        raise _NoSync("surrogates changed the text")
+    if stop == b:
+        return enc
+    starts = [s for s, _ in enc.piece_spans]
+    k = bisect.bisect_left(starts, b - a)
+    if k >= len(starts) or starts[k] != b - a:
+        raise _NoSync(f"no pre-token starts at {b}")
+    n = bisect.bisect_left(enc.pieces_of, k)
+    out = Encoding(text=text[a:b], token_bytes_of=enc.token_bytes_of)
+    out.ids = enc.ids[:n]
+    for col in (*_COLUMNS, "pieces_of"):
+        setattr(out, col, getattr(enc, col)[:n])
+    out.flags = enc.flags[:n]
+    out.piece_spans = enc.piece_spans[:k]
+    return out
+
+
+_SLICE = 1 << 15  # tokens copied per step: small C calls let other threads run in between
+
+
+def _join(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int, int, int, int]]) -> Encoding:
+    """Concatenate token ranges of encodings.
+
+    ``parts`` holds ``(enc, first_token, end_token, char_delta, byte_delta, utf16_delta)``;
+    piece indices are renumbered so they stay dense. The copying goes in slices of
+    ``_SLICE`` tokens so that a worker thread running this never holds the interpreter long,
+    and ``parts`` is emptied as it goes, so each part is freed on its own (freeing them
+    all at once would be one long pause).
+    """
+    out = Encoding(text=text, token_bytes_of=tok.token_bytes)
+    deltas = {"byte_starts": 4, "byte_ends": 4, "char_starts": 3, "char_ends": 3, "utf16_starts": 5, "utf16_ends": 5}
+    parts.reverse()
+    while parts:
+        enc, lo, hi, _dc, _db, _du = parts.pop()
+        if hi <= lo:
+            continue
+        p0, p1 = enc.pieces_of[lo], enc.pieces_of[hi - 1] + 1
+        pdelta = len(out.piece_spans) - p0
+        for s0 in range(lo, hi, _SLICE):
+            s1 = min(hi, s0 + _SLICE)
+            out.ids.extend(enc.ids[s0:s1])
+            out.flags += enc.flags[s0:s1]
+            for col, k in deltas.items():
+                d = (enc, lo, hi, _dc, _db, _du)[k]
+                _append_shifted(getattr(out, col), getattr(enc, col), s0, s1, d)
+            _append_shifted(out.pieces_of, enc.pieces_of, s0, s1, pdelta)
+        for q0 in range(p0, p1, _SLICE):
+            spans = enc.piece_spans[q0 : min(p1, q0 + _SLICE)]
+            out.piece_spans.extend([(a + _dc, b + _dc) for a, b in spans] if _dc else spans)
+        del enc
+    return out
+
+
+def _append_shifted(dst: array, src: array, lo: int, hi: int, delta: int) -> None:
+    if not delta:
+        dst.extend(src[lo:hi])
+        return
+    a = np.frombuffer(src, dtype=np.int64)[lo:hi] + delta
+    dst.frombytes(a.tobytes())
+
+
+def _utf16_len(s: str) -> int:
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def encode_chunked(
+    tok: Tokenizer,
+    text: str,
+    *,
+    chunk: int = 1 << 14,
+    should_stop: Callable[[], bool] | None = None,
+    on_first: Callable[[Encoding], None] | None = None,
+) -> Encoding:
+    """``tok.encode_with_offsets(text)`` computed a chunk at a time.
+
+    Each chunk is one short call, so a worker thread running this hands the interpreter
+    back to the GUI thread often (one regex call over 5 MB would hold it for a second).
+    ``on_first`` receives the encoding of the first chunk as soon as it is done (a true
+    encoding of a prefix of ``text``), so a view can colour the top of a long text early.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("gpt2")
+    >>> encode_chunked(tok, "a\\nb\\n" * 10, chunk=4).ids == tok.encode_with_offsets("a\\nb\\n" * 10).ids
+    True
+    """
+    if len(text) <= chunk or not supports_cutting(tok):
+        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
+    parts = []
+    a = bpos = upos = 0
+    try:
+        while a < len(text):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            b = hard_boundary_after(text, a + chunk)
+            enc = _encode_window(tok, text, a, b, should_stop)
+            parts.append((enc, 0, len(enc.ids), a, bpos, upos))
+            if on_first is not None and a == 0:
+                on_first(enc)
+            del enc
+            piece = text[a:b]
+            bpos += len(piece.encode("utf-8", "surrogatepass"))
+            upos += _utf16_len(piece)
+            a = b
+    except _NoSync:
+        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
+    return _join(tok, text, parts)
+
+
+def find_edit(old: str, new: str) -> tuple[int, int, int]:
+    """``(start, old_end, new_end)``: ``old[start:old_end]`` became ``new[start:new_end]``.
+
+    >>> find_edit("hello world", "hello, world")
+    (5, 5, 6)
+    """
+    n = min(len(old), len(new))
+    lo, hi = 0, n  # common prefix length by bisection: slice comparisons run at C speed
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[:mid] == new[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    start = lo
+    lo, hi = 0, n - start
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return start, len(old) - lo, len(new) - lo
+
+
+def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
+    tok: Tokenizer,
+    old: Encoding,
+    new_text: str,
+    start: int,
+    old_end: int,
+    new_end: int,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+    in_place: bool = False,
+) -> Encoding:
+    """The encoding of ``new_text``, re-encoding only the lines around an edit.
+
+    ``old`` is the encoding of the text before the edit, and ``old.text[start:old_end]`` was
+    replaced by ``new_text[start:new_end]`` (code points, see :func:`find_edit`). The result
+    equals ``tok.encode_with_offsets(new_text)``. With ``in_place=True`` ``old`` itself is
+    updated and returned: the tokens after the edit are then shifted where they lie instead
+    of being copied, which is what makes a keystroke in a long text cheap.
+    """
+    if not supports_cutting(tok):
+        return encode_chunked(tok, new_text, should_stop=should_stop)
+    delta = new_end - old_end
+    a = hard_boundary_before(new_text, start)
+    b = hard_boundary_after(new_text, new_end)
+    try:
+        window = _encode_window(tok, new_text, a, b, should_stop)
+    except _NoSync:
+        return encode_chunked(tok, new_text, should_stop=should_stop)
+    spans = old.piece_spans
+    pa = bisect.bisect_left(spans, (a, -1))  # the first pre-token starting at or after a
+    if a and (pa >= len(spans) or spans[pa][0] != a):
+        return encode_chunked(tok, new_text, should_stop=should_stop)
+    ta = bisect.bisect_left(old.pieces_of, pa)
+    byte_a = old.byte_starts[ta] if ta < len(old.ids) else old.n_bytes
+    u16_a = old.utf16_starts[ta] if ta < len(old.ids) else (old.utf16_ends[-1] if old.ids else 0)
+    parts = [(old, 0, ta, 0, 0, 0), (window, 0, len(window.ids), a, byte_a, u16_a)]
+    if b < len(new_text):
+        pb = bisect.bisect_left(spans, (b - delta, -1))
+        if pb >= len(spans) or spans[pb][0] != b - delta:
+            return encode_chunked(tok, new_text, should_stop=should_stop)
+        tb = bisect.bisect_left(old.pieces_of, pb)
+        mid = new_text[a:b]
+        byte_b = byte_a + len(mid.encode("utf-8", "surrogatepass"))
+        u16_b = u16_a + _utf16_len(mid)
+        parts.append((old, tb, len(old.ids), delta, byte_b - old.byte_starts[tb], u16_b - old.utf16_starts[tb]))
+    else:
+        pb, tb = len(spans), len(old.ids)
+    if in_place:
+        suffix = parts[2][3:] if len(parts) == 3 else (0, 0, 0)
+        _splice(old, new_text, window, (ta, tb), (pa, pb), (a, byte_a, u16_a), suffix)
+        return old
+    return _join(tok, new_text, parts)
+
+
+def _splice(  # noqa: PLR0917
+    enc: Encoding,
+    text: str,
+    window: Encoding,
+    tokens: tuple[int, int],
+    pieces: tuple[int, int],
+    base: tuple[int, int, int],
+    suffix: tuple[int, int, int],
+) -> None:
+    """Replace tokens ``[ta, tb)`` (pre-tokens ``[pa, pb)``) of ``enc`` by ``window``'s, in place."""
+    ta, tb = tokens
+    pa, pb = pieces
+    nw = len(window.ids)
+    enc.text = text
+    enc.ids[ta:tb] = window.ids
+    enc.flags[ta:tb] = window.flags
+    deltas = {"char": (base[0], suffix[0]), "byte": (base[1], suffix[1]), "utf16": (base[2], suffix[2])}
+    for unit, (d_win, d_suf) in deltas.items():
+        for side in ("starts", "ends"):
+            col = getattr(enc, f"{unit}_{side}")
+            win = np.frombuffer(getattr(window, f"{unit}_{side}"), dtype=np.int64) + d_win
+            col[ta:tb] = array("q", win.tobytes())
+            if d_suf:
+                view = np.frombuffer(col, dtype=np.int64)
+                view[ta + nw :] += d_suf
+                del view  # an array with a live buffer export cannot be resized later
+    win = np.frombuffer(window.pieces_of, dtype=np.int64) + pa
+    enc.pieces_of[ta:tb] = array("q", win.tobytes())
+    d_piece = len(window.piece_spans) - (pb - pa)
+    if d_piece:
+        view = np.frombuffer(enc.pieces_of, dtype=np.int64)
+        view[ta + nw :] += d_piece
+        del view
+    c0 = base[0]
+    enc.piece_spans[pa:pb] = [(s + c0, e + c0) for s, e in window.piece_spans]
+    dc = suffix[0]
+    k = pa + len(window.piece_spans)
+    if dc and k < len(enc.piece_spans):
+        enc.piece_spans[k:] = [(s + dc, e + dc) for s, e in enc.piece_spans[k:]]

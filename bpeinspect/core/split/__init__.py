@@ -1,0 +1,1 @@
+"""Split rules: how text is cut into pre-tokens before byte-pair merging (presets, the fast splitter, its Unicode tables)."""

@@ -1,0 +1,282 @@
+"""Pre-tokenization: cut text into pieces before BPE sees it.
+
+A tokenizer's split rule is an ordered sequence of regex splits, applied one after another
+the way Hugging Face's ``Sequence([Split(...), ...])`` does: the first split cuts the text,
+the second cuts each piece again, and so on.
+
+>>> rule = PRESETS["cl100k"]
+>>> rule.pieces("Hello world!!")
+['Hello', ' world', '!!']
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+import regex
+
+from bpeinspect.core.split import fast as _fastsplit
+
+Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
+BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
+
+
+class PatternError(ValueError):
+    """A split pattern that does not compile."""
+
+
+@functools.lru_cache(maxsize=64)
+def compile_pattern(pattern: str) -> regex.Pattern[str]:
+    """Compile ``pattern`` with the ``regex`` module, or raise :class:`PatternError`.
+
+    >>> compile_pattern(r"\\p{L}+").findall("ab 12")
+    ['ab']
+    """
+    try:
+        return regex.compile(pattern)
+    except (regex.error, TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise PatternError(f"the split pattern does not compile: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Split:
+    """One regex split step, with Hugging Face's ``SplitDelimiterBehavior`` names.
+
+    ``isolated`` keeps every match and every gap between matches as its own piece;
+    ``removed`` drops the matches. With ``invert=True`` the matches are the content and the
+    gaps are the delimiters, so ``Split(p, "removed", invert=True)`` is ``regex.findall``.
+    """
+
+    pattern: str
+    behavior: Behavior = "isolated"
+    invert: bool = False
+
+    def __post_init__(self) -> None:
+        if self.behavior not in BEHAVIORS:
+            raise ValueError(f"unknown split behaviour {self.behavior!r}; expected one of {', '.join(BEHAVIORS)}")
+
+    def spans(self, text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+        """Cut ``text[start:end]`` and return the pieces' spans (absolute positions in ``text``)."""
+        end = len(text) if end is None else end
+        compiled = compile_pattern(self.pattern)
+        marked: list[tuple[int, int, bool]] = []  # (start, end, is_delimiter)
+        pos = start
+        for m in compiled.finditer(text, start, end):
+            a, b = m.span()
+            if a == b:
+                continue
+            if a > pos:
+                marked.append((pos, a, self.invert))
+            marked.append((a, b, not self.invert))
+            pos = b
+        if pos < end:
+            marked.append((pos, end, self.invert))
+        return _apply_behavior(marked, self.behavior)
+
+
+def _apply_behavior(marked: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
+    if behavior == "isolated":
+        return [(a, b) for a, b, _ in marked]
+    if behavior == "removed":
+        return [(a, b) for a, b, delim in marked if not delim]
+    # As in Hugging Face: a delimiter joins its neighbour only if that neighbour is not a
+    # delimiter itself, so consecutive delimiters stay apart (except for "contiguous").
+    out: list[tuple[int, int]] = []
+    if behavior == "merged_with_previous":
+        prev = False
+        for a, b, delim in marked:
+            if delim and not prev and out:
+                out[-1] = (out[-1][0], b)
+            else:
+                out.append((a, b))
+            prev = delim
+        return out
+    if behavior == "merged_with_next":
+        prev = False
+        for a, b, delim in reversed(marked):
+            if delim and not prev and out:
+                out[-1] = (a, out[-1][1])
+            else:
+                out.append((a, b))
+            prev = delim
+        out.reverse()
+        return out
+    # contiguous: consecutive pieces of the same kind form one piece
+    prev = False
+    for a, b, delim in marked:
+        if delim == prev and out:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+        prev = delim
+    return out
+
+
+@dataclass(frozen=True)
+class SplitRule:
+    """An ordered sequence of :class:`Split` steps; no steps means no splitting.
+
+    >>> SplitRule.from_pattern(r"\\d+|\\D+").pieces("ab12")
+    ['ab', '12']
+    """
+
+    splits: tuple[Split, ...] = ()
+    name: str = ""
+    # Set for the built-in tiktoken patterns: an exact, faster engine for the same split.
+    fast: _fastsplit.FastSplitter | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_pattern(cls, pattern: str, name: str = "") -> SplitRule:
+        """A rule of one isolated split, i.e. tiktoken's ``pat_str``."""
+        return cls((Split(pattern),), name=name)
+
+    @property
+    def pattern(self) -> str | None:
+        """The single pattern of a one-step rule (tiktoken's ``pat_str``), else ``None``."""
+        if len(self.splits) == 1 and self.splits[0].behavior == "isolated" and not self.splits[0].invert:
+            return self.splits[0].pattern
+        return None
+
+    def validate(self) -> None:
+        """Raise :class:`PatternError` if any step's pattern does not compile."""
+        for s in self.splits:
+            compile_pattern(s.pattern)
+
+    def spans(self, text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+        """The pieces of ``text[start:end]`` as ``(start, end)`` code point spans."""
+        end = len(text) if end is None else end
+        if start >= end:
+            return []
+        if self.fast is not None:
+            out = []
+            pos = start
+            for p in self.fast.findall(text[start:end]):
+                out.append((pos, pos + len(p)))
+                pos += len(p)
+            return out
+        spans = [(start, end)]
+        for step in self.splits:
+            spans = [s for a, b in spans for s in step.spans(text, a, b)]
+        return spans
+
+    def pieces(self, text: str) -> list[str]:
+        """The pieces of ``text`` as strings."""
+        if self.fast is not None:
+            return self.fast.findall(text)
+        if not self.splits:
+            return [text] if text else []
+        return [text[a:b] for a, b in self.spans(text)]
+
+    def iter_pieces(self, text: str) -> Iterator[str]:
+        yield from self.pieces(text)
+
+    def describe(self) -> str:
+        """A short human-readable form of the rule."""
+        if not self.splits:
+            return "no splitting"
+        parts = []
+        for s in self.splits:
+            flags = "" if s.behavior == "isolated" and not s.invert else f" [{s.behavior}{', inverted' if s.invert else ''}]"
+            parts.append(s.pattern + flags)
+        return "\n".join(parts)
+
+
+R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# karpathy/minbpe's patterns, run by the ``regex`` module exactly as minbpe runs them.
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
+    return SplitRule(
+        (Split(pattern),),
+        name=name,
+        fast=_fastsplit.TiktokenSplitter(pattern) if fast else None,
+    )
+
+
+# Cutting a long text at these points splits it exactly as a whole for every preset: a
+# pre-token never joins a letter or digit to the newline after it, and no preset looks
+# behind. (Custom patterns might, so they are never cut.)
+SAFE_CUT = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+
+
+def cut_text(text: str, size: int) -> list[str]:
+    """``text`` cut into parts of about ``size`` characters at points where no preset's
+    pre-tokens change (before a newline that follows a letter or digit).
+
+    >>> cut_text("ab\\ncd\\nef", 2)
+    ['ab', '\\ncd', '\\nef']
+    """
+    if len(text) <= size:
+        return [text]
+    out = []
+    start = 0
+    n = len(text)
+    while n - start > size:
+        m = SAFE_CUT.search(text, start + size)
+        if m is None:
+            break
+        out.append(text[start : m.start()])
+        start = m.start()
+    out.append(text[start:])
+    return out
+
+
+PRESETS: dict[str, SplitRule] = {
+    "r50k": _preset("r50k", R50K_PATTERN, fast=True),
+    "cl100k": _preset("cl100k", CL100K_PATTERN, fast=True),
+    "o200k": _preset("o200k", O200K_PATTERN, fast=True),
+    "llama3": _preset("llama3", LLAMA3_PATTERN, fast=True),
+    "gpt4": _preset("gpt4", GPT4_PATTERN, fast=False),
+    "gpt2": _preset("gpt2", GPT2_PATTERN, fast=False),
+}
+PRESET_ALIASES = {"p50k": "r50k", "cl100k_base": "cl100k", "o200k_base": "o200k", "r50k_base": "r50k", "llama-bpe": "llama3"}
+NO_SPLIT = SplitRule((), name="none")
+
+
+def resolve_rule(pattern: str | SplitRule | None) -> SplitRule:
+    """A :class:`SplitRule` from a preset name, a regex string, a rule, or ``None`` (no splitting).
+
+    >>> resolve_rule("gpt4").name
+    'gpt4'
+    """
+    if pattern is None:
+        return NO_SPLIT
+    if isinstance(pattern, SplitRule):
+        return pattern
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a preset name, a regex string or None, not {type(pattern).__name__}")
+    key = PRESET_ALIASES.get(pattern, pattern)
+    if key in PRESETS:
+        return PRESETS[key]
+    for rule in PRESETS.values():
+        if rule.fast is not None and rule.pattern == pattern:
+            return rule
+    if not pattern:
+        raise PatternError("the split pattern is empty")
+    rule = SplitRule.from_pattern(pattern)
+    rule.validate()
+    return rule

@@ -1,0 +1,120 @@
+"""Training corpora on disk: files and folders streamed as text, one file at a time.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "a.txt").write_text("hello world\\n", encoding="utf-8")
+>>> list(iter_corpus(folder, "gpt4"))
+['hello world\\n']
+
+Each file is one document. Given the preset pattern you train with, a big file is read in
+blocks cut where that pattern splits exactly as it would split the whole file (see
+:func:`pretokenize.cut_text`); otherwise a file is read whole. Bytes are kept as they
+are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import regex
+
+from bpeinspect.core.split.rules import SAFE_CUT, SplitRule, resolve_rule
+from bpeinspect.core.train.counts import cuttable
+
+__all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
+
+BLOCK_BYTES = 1 << 20
+_LAST_SAFE_CUT = regex.compile("(?r)" + SAFE_CUT.pattern)
+
+
+class CorpusError(ValueError):
+    """A corpus file or folder that cannot be read as UTF-8 text."""
+
+
+def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The files of ``paths``: files as given, folders searched recursively (sorted; hidden
+    files and folders skipped). Raises :class:`CorpusError` for a path that does not exist.
+
+    >>> corpus_files([])
+    []
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = [
+                q
+                for q in p.rglob("*")
+                if q.is_file() and not any(part.startswith(".") for part in q.relative_to(p).parts)
+            ]
+            out.extend(sorted(found))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise CorpusError(f"{p}: no such file or folder")
+    return out
+
+
+def corpus_size(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> int:
+    """Total size in bytes of the corpus files (for a progress bar)."""
+    return sum(f.stat().st_size for f in corpus_files(paths))
+
+
+def iter_corpus(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    pattern: str | SplitRule | None = None,
+    *,
+    block_bytes: int = BLOCK_BYTES,
+) -> Iterator[str]:
+    """The text of the corpus files, file by file (see the module docstring). Pass the
+    ``pattern`` you train with to read big files in blocks: for the presets a file then
+    splits exactly as it would whole. With ``None`` (or a custom pattern) files are read whole.
+
+    Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8.
+    """
+    rule = resolve_rule(pattern)
+    can_cut = cuttable(rule)
+    for path in corpus_files(paths):
+        yield from _read_file(path, block_bytes if can_cut else None)
+
+
+def _read_file(path: Path, block_bytes: int | None) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    offset = 0  # bytes decoded before the current block
+    carry = ""
+    try:
+        f = open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with f:
+        while True:
+            block = f.read(block_bytes or -1)
+            final = block_bytes is None or len(block) < block_bytes
+            pending = len(decoder.getstate()[0])  # bytes of a character cut by the last block
+            try:
+                text = decoder.decode(block, final=final)
+            except UnicodeDecodeError as exc:
+                at = offset - pending + exc.start
+                raise CorpusError(
+                    f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {at} is not valid UTF-8)"
+                ) from None
+            offset += len(block)
+            if block_bytes is None:
+                if text:
+                    yield text
+                return
+            carry += text
+            if final:
+                if carry:
+                    yield carry
+                return
+            # Hand out everything up to the last safe cut; keep the rest for the next block.
+            m = _LAST_SAFE_CUT.search(carry, max(0, len(carry) - len(text) - 1))
+            cut = m.start() if m else 0
+            if cut:
+                yield carry[:cut]
+                carry = carry[cut:]

@@ -1,0 +1,317 @@
+"""Helpers for setting up a training: what is in a corpus, how a pattern splits, and
+vocabularies of several sizes from one run.
+
+>>> detect_scripts("Hello мир, hello world")
+[('Latin', 0.83), ('Cyrillic', 0.17)]
+>>> preview_split("gpt4", "Hello world!!")
+['Hello', ' world', '!!']
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import regex
+
+from bpeinspect.core.split.rules import PRESETS, PatternError, compile_pattern, resolve_rule
+from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
+from bpeinspect.core.train.corpus import CorpusError, corpus_files
+from bpeinspect.core.train.run import TrainedMerge
+
+__all__ = [
+    "CorpusEntry",
+    "SCRIPTS",
+    "describe_bytes",
+    "detect_scripts",
+    "format_merge",
+    "merges_tokenizer",
+    "parse_sizes",
+    "parse_special_tokens",
+    "preview_split",
+    "prefix_tokenizer",
+    "summarize_path",
+]
+
+# Scripts worth naming in a corpus summary, most common first.
+SCRIPTS = (
+    "Latin", "Cyrillic", "Greek", "Arabic", "Hebrew", "Han", "Hiragana", "Katakana", "Hangul",
+    "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Tamil", "Telugu", "Kannada", "Malayalam",
+    "Sinhala", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan", "Georgian", "Armenian", "Ethiopic",
+)  # fmt: skip
+_SCRIPT_RES = {name: regex.compile(rf"\p{{Script={name}}}") for name in SCRIPTS}
+_LETTER = regex.compile(r"\p{L}")
+SAMPLE_BYTES = 1 << 16  # read at most this much of each file for the summary
+SAMPLE_FILES = 64  # and sample at most this many files of a folder
+
+
+def detect_scripts(text: str, min_share: float = 0.02) -> list[tuple[str, float]]:
+    """The scripts of ``text``'s letters with their share (2 decimals), largest first;
+    scripts under ``min_share`` are left out, letters of unlisted scripts count as "Other".
+
+    >>> detect_scripts("日本語とにほんご 123")
+    [('Hiragana', 0.62), ('Han', 0.38)]
+    """
+    letters = len(_LETTER.findall(text))
+    if not letters:
+        return []
+    counts = {name: len(rx.findall(text)) for name, rx in _SCRIPT_RES.items()}
+    counts = {k: v for k, v in counts.items() if v}
+    other = letters - sum(counts.values())
+    if other > 0:
+        counts["Other"] = other
+    out = [(k, round(v / letters, 2)) for k, v in counts.items() if v / letters >= min_share]
+    return sorted(out, key=lambda kv: -kv[1])
+
+
+@dataclass
+class CorpusEntry:
+    """One corpus file or folder as the user added it: how many files, bytes, which scripts,
+    and the first problem found (a file that is not UTF-8 text), if any."""
+
+    path: Path
+    files: int
+    size: int
+    scripts: list[tuple[str, float]] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def is_dir(self) -> bool:
+        return self.path.is_dir()
+
+    def scripts_text(self) -> str:
+        """E.g. ``"Latin 80%, Cyrillic 20%"``."""
+        return ", ".join(f"{name} {share:.0%}" for name, share in self.scripts) or "—"
+
+
+def summarize_path(path: str | os.PathLike[str], sample_bytes: int = SAMPLE_BYTES) -> CorpusEntry:
+    """Summarize a corpus file or folder from samples of its files (the first ``sample_bytes``
+    of at most :data:`SAMPLE_FILES` files), without reading it all.
+
+    Raises :class:`CorpusError` if ``path`` does not exist.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "a.txt"; _ = p.write_bytes(b"caf\\xc3\\xa9 \\xff")
+    >>> e = summarize_path(p); (e.files, e.size, e.scripts_text())
+    (1, 7, 'Latin 100%')
+    >>> e.problem
+    'a.txt: not UTF-8 text (byte 0xff at offset 6)'
+    """
+    path = Path(path)
+    files = corpus_files(path)
+    size = 0
+    for f in files:
+        try:
+            size += f.stat().st_size
+        except OSError as exc:
+            raise CorpusError(f"{f}: cannot read: {exc.strerror or exc}") from None
+    problem = None
+    samples: list[str] = []
+    step = max(1, len(files) // SAMPLE_FILES)
+    for f in files[::step][:SAMPLE_FILES]:
+        text, bad = _sample(f, sample_bytes)
+        samples.append(text)
+        if bad and problem is None:
+            problem = f"{f.relative_to(path) if path.is_dir() else f.name}: {bad}"
+    if not files:
+        problem = "the folder holds no files" if path.is_dir() else None
+    return CorpusEntry(path, len(files), size, detect_scripts("\n".join(samples)), problem)
+
+
+def _sample(path: Path, limit: int) -> tuple[str, str | None]:
+    """The text at the start of ``path`` and what is wrong with it, if anything."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit)
+            more = bool(f.read(1))
+    except OSError as exc:
+        return "", f"cannot read: {exc.strerror or exc}"
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    try:
+        return decoder.decode(data, final=not more), None
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8", "ignore")
+        return good, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+
+
+def preview_split(pattern: str | None, text: str, timeout: float = 0.25) -> list[str]:
+    """How ``pattern`` (a preset name, a regex, or ``None``) splits ``text``.
+
+    Raises :class:`PatternError` if the pattern does not compile, or takes longer than
+    ``timeout`` seconds on ``text`` (a pattern that backtracks without end).
+
+    >>> preview_split(r"\\d+", "ab12cd")
+    ['ab', '12', 'cd']
+    >>> preview_split("(", "x")
+    Traceback (most recent call last):
+    ...
+    bpeinspect.core.split.rules.PatternError: the split pattern does not compile: missing ) at position 1
+    """
+    rule = resolve_rule(pattern)
+    if not rule.splits or rule.fast is not None or len(rule.splits) != 1 or rule.pattern is None:
+        return rule.pieces(text)
+    compiled = compile_pattern(rule.pattern)
+    out: list[str] = []
+    pos = 0
+    try:
+        for m in compiled.finditer(text, timeout=timeout):
+            a, b = m.span()
+            if a == b:
+                continue
+            if a > pos:
+                out.append(text[pos:a])
+            out.append(text[a:b])
+            pos = b
+    except TimeoutError:
+        raise PatternError(f"the split pattern takes over {timeout:g} s on the sample text") from None
+    if pos < len(text):
+        out.append(text[pos:])
+    return out
+
+
+def parse_special_tokens(text: str) -> list[str]:
+    """Special tokens from a text field: one per line or separated by spaces or commas.
+
+    >>> parse_special_tokens("<|endoftext|>, <|pad|>\\n<|im_start|>")
+    ['<|endoftext|>', '<|pad|>', '<|im_start|>']
+    """
+    out: list[str] = []
+    for s in regex.split(r"[\s,]+", text):
+        if s and s not in out:
+            out.append(s)
+    return out
+
+
+def parse_sizes(text: str) -> list[int]:
+    """Vocabulary sizes from a text field like ``"1k, 4k 16384"``, ascending and distinct.
+
+    Raises ``ValueError`` naming the bad entry.
+
+    >>> parse_sizes("16k, 1k 4096")
+    [1024, 4096, 16384]
+    """
+    sizes: set[int] = set()
+    for s in regex.split(r"[\s,;]+", text.strip()):
+        if not s:
+            continue
+        m = regex.fullmatch(r"(\d+)\s*([kK]?)", s)
+        if m is None:
+            raise ValueError(f"{s!r} is not a vocabulary size (write e.g. 1000, 4096 or 4k)")
+        sizes.add(int(m.group(1)) * (1024 if m.group(2) else 1))
+    if not sizes:
+        raise ValueError("no vocabulary size given")
+    return sorted(sizes)
+
+
+def describe_bytes(token: bytes) -> str:
+    """A token's bytes shown readably: spaces as ␣, newlines and tabs as \\n and \\t, other
+    control characters as \\xNN, and bytes that are not whole UTF-8 characters as <NN>.
+
+    >>> describe_bytes(b" the\\n"), describe_bytes("é".encode()[:1] + b"a")
+    ('␣the\\\\n', '<c3>a')
+    """
+    out: list[str] = []
+    text = token.decode("utf-8", "surrogateescape")
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"<{o - 0xDC00:02x}>")
+        elif ch == " ":
+            out.append("␣")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
+            out.append(f"\\x{o:02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def format_merge(left: bytes, right: bytes) -> str:
+    """A merge as ``[a][b] → [ab]``.
+
+    >>> format_merge(b" t", b"he")
+    '[␣t][he] → [␣the]'
+    """
+    return f"[{describe_bytes(left)}][{describe_bytes(right)}] → [{describe_bytes(left + right)}]"
+
+
+def prefix_tokenizer(
+    merges: Sequence[TrainedMerge],
+    vocab_size: int,
+    *,
+    pattern,
+    special_tokens: Sequence[str] = (),
+    tie_break: str = "first-seen",
+    settings: dict | None = None,
+    name: str = "",
+) -> Tokenizer:
+    """The tokenizer of ``vocab_size`` tokens (special tokens included) made by the first
+    merges of a longer training: exactly what training to ``vocab_size`` would learn, since
+    BPE picks each merge the same way whatever the target size.
+
+    The cut follows the trainer: minbpe's tie-break (``"first-seen"``) makes a fixed number of
+    merges, Hugging Face's (``"hf"``) grows the vocabulary to its size (the two differ only when
+    a merge re-makes an existing token, which keeps that token's id). ``settings`` are stored
+    in its :class:`TrainingInfo` with ``vocab_size`` and ``merges`` updated.
+    """
+    rule = pattern if hasattr(pattern, "splits") else resolve_rule(pattern)
+    n_tokens = vocab_size - len(special_tokens)
+    if n_tokens <= 256:
+        raise ValueError(f"vocab_size {vocab_size} leaves no room for a merge")
+    taken: list[TrainedMerge] = []
+    if tie_break == "hf":
+        for m in merges:
+            if m.id >= n_tokens:
+                break
+            taken.append(m)
+            if m.id == n_tokens - 1:
+                break
+    else:
+        taken = list(merges[: n_tokens - 256])
+    settings = {**(settings or {}), "vocab_size": vocab_size, "merges": len(taken)}
+    return merges_tokenizer(taken, pattern=rule, special_tokens=special_tokens, settings=settings,
+                            name=name or f"trained-{vocab_size}")  # fmt: skip
+
+
+def merges_tokenizer(
+    merges: Sequence[TrainedMerge],
+    *,
+    pattern,
+    special_tokens: Sequence[str] = (),
+    settings: dict | None = None,
+    name: str = "",
+) -> Tokenizer:
+    """The tokenizer that ``merges`` (all the merges of a run, in order) make, with the special
+    tokens after them and ``settings`` and the merge counts as its :class:`TrainingInfo`:
+    what :meth:`TrainingRun.tokenizer` returns.
+
+    >>> from bpeinspect.core import TrainingRun
+    >>> run = TrainingRun("aaab", 258, pattern=None); _ = list(run.reports())
+    >>> merges_tokenizer(run.merges, pattern=None).merges == run.tokenizer().merges
+    True
+    """
+    rule = pattern if hasattr(pattern, "splits") else resolve_rule(pattern)
+    pairs = [(m.left, m.right) for m in merges]
+    n = max((m.id for m in merges), default=255) + 1
+    specials = {s: n + i for i, s in enumerate(special_tokens)}
+    info = TrainingInfo(settings=dict(settings or {}), counts=[m.count for m in merges])
+    kwargs = {"training": info, "name": name or "trained", "source": "trained"}
+    if n == 256 + len(merges):
+        return Tokenizer.from_merges(pairs, pattern=rule, special_tokens=specials, **kwargs)
+    ranks = {bytes([b]): b for b in range(256)}
+    for m in merges:
+        ranks.setdefault(m.token, m.id)
+    return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+
+
+def preset_names() -> list[str]:
+    """The preset split patterns, in menu order."""
+    return list(PRESETS)

@@ -1,0 +1,465 @@
+"""The text editor that draws an :class:`~bpeinspect.core.Encoding` over its text.
+
+Nothing is written into the document: token backgrounds, whitespace glyphs, pre-token
+boundaries and id labels are painted for the visible lines only, straight from the
+encoding's UTF-16 spans (Qt's positions). So a 1 MB text costs no more to draw than a
+page, copy and paste give the real text, and positions stay true.
+
+>>> view = TokenView()            # doctest: +SKIP
+>>> view.set_encoding(tok, tok.encode_with_offsets(view.text()))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText, QTextBlock, QTextLine
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+
+from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.gui.overlay.palette import TokenPalette
+from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around, token_tooltip
+
+GLYPHS = {" ": "·", "\t": "→", "\u00a0": "⍽", "\u3000": "□"}
+NEWLINE_GLYPH = "↵"
+
+
+@dataclass
+class Layers:
+    """Which overlays are drawn."""
+
+    colors: bool = True
+    whitespace: bool = True
+    boundaries: bool = False
+    ids: bool = False
+    specials: bool = True
+
+
+def document_text(doc) -> str:
+    """The document's text exactly as typed (``toPlainText`` would turn NBSP into spaces)."""
+    return doc.toRawText().replace("\u2029", "\n")
+
+
+class TokenView(QPlainTextEdit):
+    """A :class:`QPlainTextEdit` with token overlays; several views may share one document."""
+
+    tokenClicked = Signal(int)  # token index in the current encoding
+    zoomRequested = Signal(int)  # +1 / -1: Ctrl+wheel, handled by the window for every pane
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tok: Tokenizer | None = None
+        self.enc: Encoding | None = None
+        self.layers = Layers()
+        self.palette_ = TokenPalette()
+        self.selected: int | None = None
+        self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
+        self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
+        self._press_pos = None
+        self.setMouseTracking(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
+
+    def insertFromMimeData(self, source) -> None:
+        from bpeinspect.gui.overlay.paste_guard import allow_paste  # issue 9: a 50 MB paste would freeze the window
+
+        if allow_paste(self, source):
+            super().insertFromMimeData(source)
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def text(self) -> str:
+        return document_text(self.document())
+
+    def group_of(self, i: int) -> tuple[int, int] | None:
+        """The run ``(first, last)`` of tokens sharing characters with token ``i``, or ``None``.
+
+        Worked out on demand from the neighbours, so a new encoding needs no table."""
+        enc = self.enc
+        if enc is None or not enc.flags[i] & 6:
+            return None
+        return group_around(enc, i)
+
+    def set_encoding(
+        self,
+        tok: Tokenizer | None,
+        enc: Encoding | None,
+        *,
+        changed: tuple[int, int] | None = None,
+    ) -> None:
+        """Show ``enc`` (an encoding of this view's text by ``tok``); ``changed`` is the UTF-16
+        range that differs from the encoding shown before (``None``: repaint everything)."""
+        self.tok, self.enc = tok, enc
+        if self.selected is not None and (enc is None or self.selected >= len(enc.ids)):
+            self.selected = None
+        if changed is None:
+            self.viewport().update()
+        else:  # only the re-encoded lines look different (Qt repaints lines that moved)
+            self._update_range(*changed)
+
+    def _update_range(self, start: int, end: int) -> None:
+        doc = self.document()
+        first = doc.findBlock(start)
+        last = doc.findBlock(max(start, end - 1))
+        if not first.isValid() or not last.isValid():
+            self.viewport().update()
+            return
+        offset = self.contentOffset()
+        top = self.blockBoundingGeometry(first).translated(offset).top()
+        bottom = self.blockBoundingGeometry(last).translated(offset).bottom()
+        self.viewport().update(0, int(top) - 1, self.viewport().width(), int(bottom - top) + 3)
+
+    def set_layers(self, layers: Layers) -> None:
+        self.layers = layers
+        self.viewport().update()
+
+    def set_token_palette(self, palette: TokenPalette) -> None:
+        self.palette_ = palette
+        self.viewport().update()
+
+    def select_token(self, index: int | None, *, scroll: bool = True) -> None:
+        """Outline token ``index`` (and scroll to it)."""
+        self.selected = index
+        if index is not None and self.enc is not None and 0 <= index < len(self.enc.ids) and scroll:
+            cur = self.textCursor()
+            cur.setPosition(min(self.enc.utf16_starts[index], self.document().characterCount() - 1))
+            self.setTextCursor(cur)
+            self.ensureCursorVisible()
+        self.viewport().update()
+
+    def token_at_point(self, point: QPointF) -> int | None:
+        """Index of the token under a viewport point, if any."""
+        if self.enc is None:
+            return None
+        pos = self._position_at(point)
+        if pos is None:
+            return None
+        found = self.enc.token_at_utf16(pos)
+        # a character or grapheme cluster shared by several tokens: pick the one drawn there
+        block = self.document().findBlock(pos)
+        layout = block.layout()
+        rel = pos - block.position()
+        lo, hi = rel, rel + 1
+        while lo > 0 and not layout.isValidCursorPosition(lo):
+            lo -= 1
+        while hi < block.length() - 1 and not layout.isValidCursorPosition(hi):
+            hi += 1
+        enc = self.enc
+        first = bisect.bisect_right(enc.utf16_ends, block.position() + lo)
+        last = bisect.bisect_left(enc.utf16_starts, block.position() + hi)
+        if last - first > 1:
+            geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            # slivers are drawn at least 2 px wide and may overlap: take the nearest centre
+            hits = [
+                (abs(r.center().x() - point.x()), i)
+                for i in range(first, last)
+                for r in self._segments(block, geo, i)
+                if r.contains(point)
+            ]
+            if hits:
+                return min(hits)[1]
+        return found
+
+    def _position_at(self, point: QPointF) -> int | None:
+        block = self.cursorForPosition(point.toPoint()).block()
+        if not block.isValid():
+            return None
+        geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+        layout = block.layout()
+        y = point.y() - geo.top()
+        for li in range(layout.lineCount()):
+            line = layout.lineAt(li)
+            if line.y() <= y < line.y() + line.height():
+                x = point.x() - geo.left()
+                end = line.textStart() + line.textLength()
+                right = line.x() + line.naturalTextWidth()
+                if x > right + self._newline_width():
+                    return None
+                if x > right:
+                    # past the text: the line break (or nothing, for a wrapped line)
+                    return block.position() + end if end == block.length() - 1 else None
+                rel = line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
+                return block.position() + min(rel, max(end - 1, line.textStart()))
+        return None
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def event(self, e: QEvent) -> bool:
+        if e.type() == QEvent.Type.ToolTip:
+            i = self.token_at_point(QPointF(e.pos()))
+            if i is None or self.tok is None or self.enc is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self.group_of(i)), self)
+            return True
+        return super().event(e)
+
+    def wheelEvent(self, e) -> None:
+        if e.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            delta = e.angleDelta().y()
+            if delta:
+                self.zoomRequested.emit(1 if delta > 0 else -1)
+            e.accept()
+            return
+        super().wheelEvent(e)
+
+    def mousePressEvent(self, e) -> None:
+        self._press_pos = e.position()
+        super().mousePressEvent(e)
+
+    def mouseReleaseEvent(self, e) -> None:
+        super().mouseReleaseEvent(e)
+        if (
+            e.button() == Qt.MouseButton.LeftButton
+            and self._press_pos is not None
+            and (e.position() - self._press_pos).manhattanLength() < 4
+        ):
+            i = self.token_at_point(e.position())
+            if i is not None:
+                self.selected = i
+                self.viewport().update()
+                self.tokenClicked.emit(i)
+        self._press_pos = None
+
+    # -- painting ---------------------------------------------------------------------------------
+
+    def glyph_font(self) -> QFont:
+        """The font the text is drawn in (the widget font, unless ids make room below it)."""
+        font = QFont(self.font())
+        if self.text_scale != 1.0:
+            font.setPointSizeF(font.pointSizeF() * self.text_scale)
+        return font
+
+    def _newline_width(self) -> float:
+        return QFontMetricsF(self.glyph_font()).horizontalAdvance(NEWLINE_GLYPH) + 2
+
+    def paintEvent(self, e) -> None:
+        enc = self.enc
+        blocks = list(self._visible_blocks(e.rect()))
+        has_tokens = enc is not None and bool(enc.ids)
+        segments = [self._block_segments(block, geo) for block, geo in blocks] if has_tokens else []
+        if has_tokens and self.layers.colors:
+            p = QPainter(self.viewport())
+            try:
+                p.setRenderHint(QPainter.RenderHint.Antialiasing)
+                for segs in segments:
+                    self._paint_tokens(p, segs)
+            finally:
+                p.end()
+        super().paintEvent(e)
+        p = QPainter(self.viewport())
+        try:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing)
+            if self.layers.whitespace:
+                for block, geo in blocks:
+                    self._paint_whitespace(p, block, geo)
+            for segs in segments:
+                self._paint_marks(p, segs)
+        finally:
+            p.end()
+
+    def _visible_blocks(self, rect):
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        while block.isValid():
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > rect.bottom():
+                break
+            if block.isVisible() and geo.bottom() >= rect.top():
+                yield block, geo
+            block = block.next()
+
+    def _token_range(self, block: QTextBlock) -> range:
+        enc = self.enc
+        start = block.position()
+        end = start + block.length()  # includes the line break
+        first = bisect.bisect_right(enc.utf16_ends, start)
+        last = bisect.bisect_left(enc.utf16_starts, end)
+        return range(first, last)
+
+    def _segments(self, block: QTextBlock, geo: QRectF, i: int, lg: _LineGeometry | None = None) -> list[QRectF]:
+        """Rectangles covering token ``i`` inside ``block`` (one per line it touches)."""
+        enc = self.enc
+        lg = lg or _LineGeometry(block, self._newline_width())
+        bpos = block.position()
+        blen = lg.blen
+        s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
+        frac = None
+        if enc.flags[i] & 6:
+            group = self.group_of(i)
+            if group is not None and group[0] != group[1]:
+                frac = byte_fractions(enc, i, group[0])
+        out = []
+        nlines = len(lg.lines)
+        li = max(0, bisect.bisect_right(lg.starts, max(s, 0)) - 1)
+        while li < nlines:
+            line = lg.lines[li]
+            ls, le = lg.starts[li], lg.ends[li]
+            if ls >= e and not (li == nlines - 1 and s >= blen):
+                break
+            last_line = li == nlines - 1
+            li += 1
+            if e <= ls or (s >= le and not (last_line and s >= blen)):
+                continue
+            a, b = max(s, ls), min(e, le)
+            # inside a grapheme cluster (a ZWJ emoji, a combining mark) Qt has no cursor
+            # positions: draw the token on its share of the whole cluster
+            a2, b2 = a, b
+            if not lg.ascii:
+                while a2 > ls and not lg.layout.isValidCursorPosition(a2):
+                    a2 -= 1
+                while b2 < le and not lg.layout.isValidCursorPosition(b2):
+                    b2 += 1
+            x1 = lg.x(line, a2)
+            x2 = lg.x(line, b2)
+            f = frac
+            if (a2, b2) != (a, b) and b2 > a2:
+                c0, c1 = (a - a2) / (b2 - a2), (b - a2) / (b2 - a2)
+                if f is not None and a == s and b == e:
+                    f = (c0 + (c1 - c0) * f[0], c0 + (c1 - c0) * f[1])
+                else:
+                    f = (c0, c1)
+                a, b = s, e  # apply the fraction below
+            if last_line and e > blen:  # the token includes the line break
+                x2 = max(x1, x2) + lg.newline_width if s <= blen else x2
+                if s >= blen:
+                    x1 = line.x() + line.naturalTextWidth()
+                    x2 = x1 + lg.newline_width
+            lo, hi = min(x1, x2), max(x1, x2)
+            if f is not None and a == s and b == e:
+                f0, f1 = f
+                if x2 < x1:  # right-to-left run
+                    f0, f1 = 1 - f1, 1 - f0
+                lo, hi = lo + (hi - lo) * f0, lo + (hi - lo) * f1
+            out.append(QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 2.0), line.height()))
+        return out
+
+    def _block_segments(self, block: QTextBlock, geo: QRectF) -> list[tuple[int, list[QRectF]]]:
+        lg = _LineGeometry(block, self._newline_width())
+        return [(i, self._segments(block, geo, i, lg)) for i in self._token_range(block)]
+
+    def _paint_tokens(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
+        enc, pal = self.enc, self.palette_
+        edge = QPen(pal.edge, 1.0)
+        previous = None
+        for i, segs in segments:
+            special = enc.flags[i] & 1
+            color = pal.special if special and self.layers.specials else pal.background(enc.ids[i])
+            if special and self.layers.specials:
+                color = QColor(color)
+                color.setAlpha(90)
+            # a gap separates every two tokens; neighbours that share a colour get an edge too
+            p.setPen(edge if color == previous else Qt.PenStyle.NoPen)
+            p.setBrush(color)
+            for r in segs:
+                p.drawRoundedRect(r.adjusted(0.75, 0.5, -0.75, -0.5), 3, 3)
+            previous = color
+
+    def _paint_marks(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
+        enc, pal, layers = self.enc, self.palette_, self.layers
+        small = self.glyph_font()
+        small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
+        by_index = dict(segments)
+        for i, segs in segments:
+            if not segs:
+                continue
+            group = self.group_of(i) if enc.flags[i] & 6 else None
+            if group is not None and group[0] != group[1] and i == group[0]:
+                # tokens that share a character: a dashed frame round the whole group
+                rects = [r for j in range(group[0], group[1] + 1) for r in by_index.get(j, [])]
+                frame = rects[0]
+                for r in rects[1:]:
+                    frame = frame.united(r) if abs(r.top() - frame.top()) < 1 else frame
+                p.setPen(QPen(pal.split_char, 1.2, Qt.PenStyle.DashLine))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRoundedRect(frame.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+            if enc.flags[i] & 1 and layers.specials:
+                p.setPen(QPen(pal.special, 1.6))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                for r in segs:
+                    p.drawRoundedRect(r.adjusted(1, 1, -1, -1), 3, 3)
+            if layers.boundaries and (i == 0 or enc.pieces_of[i] != enc.pieces_of[i - 1]):
+                r = segs[0]
+                p.setPen(QPen(pal.boundary, 2))
+                p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
+            if layers.ids:
+                # the id under the token; elided ("12…") where the token is narrower than it
+                r = segs[0]
+                p.setFont(small)
+                fm = QFontMetricsF(small)
+                label = fm.elidedText(str(enc.ids[i]), Qt.TextElideMode.ElideRight, max(r.width() - 3, 1))
+                if label:
+                    box = QRectF(r.left() + 1, r.bottom() - fm.height(), r.width() - 2, fm.height())
+                    p.setPen(pal.text_color())
+                    p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
+            if i == self.selected:
+                p.setPen(QPen(pal.selection, 2.2))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                for r in segs:
+                    p.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+
+    def _paint_whitespace(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
+        layout = block.layout()
+        if layout.lineCount() == 0:
+            return
+        text = block.text()
+        if not any(ch in text for ch in GLYPHS) and not block.next().isValid():
+            return
+        font = self.glyph_font()
+        p.setPen(self.palette_.glyph)
+        p.setFont(font)
+        fm = QFontMetricsF(font)
+        text_height = fm.height()
+        lines = [layout.lineAt(li) for li in range(layout.lineCount())]
+        li = 0
+        k = 0  # UTF-16 position in the block: what Qt's layout counts
+        for ch in text:
+            glyph = GLYPHS.get(ch)
+            if glyph is not None:
+                while li + 1 < len(lines) and k >= lines[li].textStart() + lines[li].textLength():
+                    li += 1
+                line = lines[li]
+                x1, x2 = line.cursorToX(k)[0], line.cursorToX(k + 1)[0]
+                st = self._static_glyph(glyph, font)
+                size = st.size()
+                top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
+                p.drawStaticText(QPointF(geo.left() + (x1 + x2 - size.width()) / 2, top), st)
+            k += 2 if ord(ch) > 0xFFFF else 1
+        if block.next().isValid():
+            line = lines[-1]
+            right = line.x() + line.naturalTextWidth()
+            st = self._static_glyph(NEWLINE_GLYPH, font)
+            size = st.size()
+            top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
+            p.drawStaticText(QPointF(geo.left() + right + 1, top), st)
+
+    def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
+        key = (glyph, font.key())
+        st = self._glyph_cache.get(key)
+        if st is None:
+            st = self._glyph_cache[key] = QStaticText(glyph)
+            st.prepare(font=font)
+        return st
+
+
+class _LineGeometry:
+    """One block's lines, with x positions cached (neighbouring tokens share their edges)."""
+
+    def __init__(self, block: QTextBlock, newline_width: float) -> None:
+        self.layout = layout = block.layout()
+        self.lines = [layout.lineAt(k) for k in range(layout.lineCount())]
+        self.starts = [ln.textStart() for ln in self.lines]
+        self.ends = [ln.textStart() + ln.textLength() for ln in self.lines]
+        self.blen = block.length() - 1
+        self.ascii = block.text().isascii()
+        self.newline_width = newline_width
+        self._x: dict[tuple[int, int], float] = {}
+
+    def x(self, line: QTextLine, pos: int) -> float:
+        key = (line.lineNumber(), pos)
+        x = self._x.get(key)
+        if x is None:
+            x = self._x[key] = line.cursorToX(pos)[0]
+        return x

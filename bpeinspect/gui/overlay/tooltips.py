@@ -1,0 +1,104 @@
+"""What the overlay says about a token: runs of tokens sharing a character, where a token's
+bytes lie inside such a character, and the hover text.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> enc = load_tokenizer("cl100k_base").encode_with_offsets("x 🎉")
+>>> split_groups(enc)
+[(1, 3)]
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.gui.overlay.token_text import describe_bytes, token_label
+
+_SPLIT_FLAGS = re.compile(rb"[\x02-\x07]")  # SPLITS_START | SPLITS_END, with or without SPECIAL
+
+
+def split_groups(enc: Encoding) -> list[tuple[int, int]]:
+    """Runs ``(first, last)`` of more than one token that share characters.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> split_groups(load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉"))
+    [(1, 3)]
+    """
+    out: list[tuple[int, int]] = []
+    for m in _SPLIT_FLAGS.finditer(enc.flags):
+        i = m.start()
+        if out and out[-1][1] >= i:
+            continue
+        group = group_around(enc, i)
+        if group is not None:
+            out.append(group)
+    return out
+
+
+def group_around(enc: Encoding, i: int) -> tuple[int, int] | None:
+    """The run ``(first, last)`` of more than one token sharing characters with token ``i``."""
+    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
+    k = i
+    while k > 0 and cs[k] < ce[k - 1]:
+        k -= 1
+    j = i
+    while j + 1 < n and cs[j + 1] < ce[j]:
+        j += 1
+    return (k, j) if j > k else None
+
+
+def byte_fractions(enc: Encoding, i: int, group_first: int) -> tuple[float, float]:
+    """Where token ``i``'s bytes lie inside the characters it touches, as fractions 0..1.
+
+    The first token of a group starts on a character boundary (else it would share that
+    character with the token before it), so its byte offset anchors the group's characters.
+    """
+    cs, ce = enc.char_starts[i], enc.char_ends[i]
+    g_char, g_byte = enc.char_starts[group_first], enc.byte_starts[group_first]
+    start = g_byte + len(enc.text[g_char:cs].encode("utf-8", "surrogatepass"))
+    total = len(enc.text[cs:ce].encode("utf-8", "surrogatepass"))
+    if total <= 0:
+        return 0.0, 1.0
+    return (enc.byte_starts[i] - start) / total, (enc.byte_ends[i] - start) / total
+
+
+def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] | None = None) -> str:
+    """Rich-text tooltip for token ``i``: id, text, bytes, rank, parents, spans."""
+    info = enc.token(i)
+    rows = [
+        ("id", f"<b>{info.id}</b>"),
+        ("text", f"<code>{html.escape(token_label(info.text_bytes))}</code>"),
+        ("bytes", f"<code>{describe_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
+    ]
+    if info.special:
+        rows.append(("kind", "<b>special token</b>"))
+    else:
+        graph = tok.merge_graph
+        rank = graph.rank(info.id)
+        rows.append(("rank", "—" if rank is None else str(rank)))
+        parents = graph.parents(info.id)
+        if parents is None:
+            kind = "a single byte" if len(info.text_bytes) == 1 else "not buildable by merges"
+            rows.append(("parents", kind))
+        else:
+            a, b = parents
+            rows.append(
+                (
+                    "parents",
+                    f"{a} <code>{html.escape(token_label(tok.token_bytes(a)))}</code> + "
+                    f"{b} <code>{html.escape(token_label(tok.token_bytes(b)))}</code>",
+                )
+            )
+    rows.append(("chars", f"{info.char_span[0]}–{info.char_span[1]}  (bytes {info.byte_span[0]}–{info.byte_span[1]})"))
+    if group is not None and group[0] != group[1]:
+        chars = enc.text[enc.char_starts[group[0]] : enc.char_ends[group[1]]]
+        rows.append(
+            (
+                "note",
+                f"tokens {group[0]}–{group[1]} share the character(s) "
+                f"<code>{html.escape(chars)}</code>; this one holds bytes {describe_bytes(info.text_bytes)}",
+            )
+        )
+    body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + 1} of {len(enc.ids)}</i>"

@@ -1,0 +1,1 @@
+"""Docked panels beside the text: vocabulary, merge tree, replay, compare, languages."""

@@ -1,0 +1,314 @@
+"""The compare view: one text under two to four tokenizers, with their boundary differences.
+
+Each tokenizer gets a section: its name, token count, tokens per character, the F1 of its
+token boundaries against the first tokenizer's, and the text with every token on an
+alternating background. A red bar marks a boundary the first tokenizer does not have (in
+the first section: a boundary no other tokenizer has). Tokens that split a character are
+drawn as one orange box at that character (red when a differing boundary falls inside it),
+never as "�". Encoding and HTML building run in a pool thread.
+
+Example::
+
+    view = CompareView()
+    view.set_tokenizers([load_tokenizer("gpt2"), load_tokenizer("o200k_base")])
+    view.set_text("naïve 🎉 tokenization")
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from bpeinspect.core import Tokenizer
+from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
+from bpeinspect.core.encoding import Encoding
+from bpeinspect.gui.tasks import Task
+
+MAX_TOKENIZERS = 4
+RENDER_LIMIT = (
+    8_000  # characters drawn per section (setHtml of 4 × 8k chars ≈ 70 ms on the GUI thread); counts cover all
+)
+MARK = "\u2502"  # the red bar drawn at a differing boundary
+_BG = ("#dbe9ff", "#fff1c9")
+_SPLIT_BG = "#ffc98a"
+_SPECIAL_BG = "#e3c8ff"
+_DIFF = "#d00000"
+
+
+@dataclass
+class CompareRow:
+    """One tokenizer's figures; ``differing`` holds byte offsets of the boundaries marked red."""
+
+    name: str
+    tokens: int
+    chars: int
+    boundaries: set[int]
+    differing: set[int]
+    agreement: BoundaryAgreement
+    html: str = ""
+    markers: int = 0  # red bars drawn (differing boundaries between whole characters)
+    split_marked: int = 0  # split-character boxes holding a differing boundary
+
+    @property
+    def tokens_per_char(self) -> float:
+        return self.tokens / self.chars if self.chars else 0.0
+
+
+@dataclass
+class CompareResult:
+    rows: list[CompareRow] = field(default_factory=list)
+    truncated: bool = False
+
+
+def interior_boundaries(enc: Encoding) -> set[int]:
+    """Byte offsets where one token of ``enc`` ends and the next begins.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> sorted(interior_boundaries(load_tokenizer("r50k_base").encode_with_offsets("hello world")))
+    [5]
+    """
+    return set(enc.byte_ends[:-1])
+
+
+def compare(
+    toks: Sequence[Tokenizer],
+    text: str,
+    names: Sequence[str] | None = None,
+    *,
+    render_limit: int = RENDER_LIMIT,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> CompareResult:
+    """Encode ``text`` with each tokenizer and build its section (runs in a pool thread)."""
+    names = list(names) if names else [t.name for t in toks]
+    encs: list[Encoding] = []
+    for i, tok in enumerate(toks):
+        encs.append(tok.encode_with_offsets(text, allowed_special="all", should_stop=should_stop))
+        if progress is not None:
+            progress(i + 1, len(toks) + 1)
+    bounds = [interior_boundaries(e) for e in encs]
+    others = set().union(*bounds[1:]) if len(bounds) > 1 else set()
+    result = CompareResult(truncated=len(text) > render_limit)
+    for i, enc in enumerate(encs):
+        diff = bounds[0] - others if i == 0 else bounds[i] - bounds[0]
+        row = CompareRow(names[i], len(enc), len(text), bounds[i], diff, agreement(bounds[0], bounds[i]))
+        _render(row, enc, text, render_limit)
+        result.rows.append(row)
+    return result
+
+
+def _render(row: CompareRow, enc: Encoding, text: str, limit: int) -> None:
+    out: list[str] = []
+    pos = 0
+    diff = row.differing
+    for n, (a, b) in enumerate(enc.char_groups()):
+        cs, ce = enc.char_starts[a], enc.char_ends[b]
+        if ce > limit:
+            break
+        if cs > pos:  # text no token covers (a split rule that skips it)
+            out.append(html.escape(text[pos:cs]))
+        if enc.byte_starts[a] in diff:
+            out.append(f'<span style="color:{_DIFF}; font-weight:bold">{MARK}</span>')
+            row.markers += 1
+        chunk = html.escape(text[cs:ce])
+        if enc.is_special(a):
+            style = f"background-color:{_SPECIAL_BG}; font-weight:bold"
+        elif a != b or enc.splits_char(a):
+            style = f"background-color:{_SPLIT_BG}"
+            if any(enc.byte_ends[k] in diff for k in range(a, b)):
+                style += f"; color:{_DIFF}; text-decoration:underline"
+                row.split_marked += 1
+        else:
+            style = f"background-color:{_BG[n % 2]}"
+        out.append(f'<span style="{style}">{chunk}</span>')
+        pos = ce
+    row.html = '<pre style="white-space:pre-wrap; margin:0">' + "".join(out) + "</pre>"
+
+
+def _n(k: int, one: str, many: str) -> str:
+    return f"{k:,} {one if k == 1 else many}"
+
+
+class _Section(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        self.browser = QTextBrowser()
+        self.browser.setReadOnly(True)
+        lay.addWidget(self.header)
+        lay.addWidget(self.browser)
+
+
+class CompareView(QWidget):
+    """Side-by-side segmentations of one text; computes only while :attr:`active` (its dock shown)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.toks: list[Tokenizer] = []
+        self.names: list[str] = []
+        self.text = ""
+        self.result: CompareResult | None = None
+        self.busy = False
+        self._task: Task | None = None
+        self._dirty = True
+        self.active = True
+        lay = QVBoxLayout(self)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.sections = [_Section() for _ in range(MAX_TOKENIZERS)]
+        for s in self.sections:
+            self.splitter.addWidget(s)
+        lay.addWidget(self.message)
+        lay.addWidget(self.note)
+        lay.addWidget(self.splitter, 1)
+        self._refresh()
+
+    @property
+    def rows(self) -> list[CompareRow]:
+        return self.result.rows if self.result else []
+
+    def set_tokenizers(self, toks: Sequence[Tokenizer], names: Sequence[str] | None = None) -> None:
+        """Compare the first :data:`MAX_TOKENIZERS` of ``toks`` (``names`` label them)."""
+        self.toks = list(toks)
+        self.names = list(names) if names else [t.name for t in toks]
+        self._refresh()
+
+    def set_text(self, text: str) -> None:
+        if text != self.text:
+            self.text = text
+            self._refresh()
+
+    # -- work ---------------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self.busy = False
+        self.result = None
+        for s in self.sections:
+            s.hide()
+        extra = len(self.toks) - MAX_TOKENIZERS
+        self.note.setText(
+            f"Comparing the first {MAX_TOKENIZERS} of {len(self.toks)} tokenizers; "
+            f"{extra} more {'is' if extra == 1 else 'are'} left out."
+            if extra > 0
+            else ""
+        )
+        self.note.setVisible(extra > 0)
+        if len(self.toks) < 2:
+            self._say(
+                "Open a second tokenizer to compare it with this one."
+                if self.toks
+                else "Open two to four tokenizers to compare how they split the text."
+            )
+            return
+        if not self.text:
+            self._say("Type or paste some text to compare the tokenizers on it.")
+            return
+        if not self.active:
+            self._dirty = True
+            return
+        self._dirty = False
+        self._say("Comparing…")
+        toks = self.toks[:MAX_TOKENIZERS]
+        self.busy = True
+        self._task = Task(compare, toks, self.text, self.names[:MAX_TOKENIZERS])
+        self._task.signals.done.connect(self._on_done)
+        self._task.signals.failed.connect(self._on_failed)
+        self._task.start()
+
+    def _say(self, msg: str) -> None:
+        self.message.setText(msg)
+        self.message.setVisible(bool(msg))
+
+    def _on_done(self, tag: int, result: CompareResult) -> None:
+        if self._task is None or tag != self._task.tag:
+            return  # an older text or set of tokenizers
+        self._task = None
+        self.busy = False
+        self.result = result
+        self._say("")
+        if result.truncated:
+            self.note.setText(
+                (self.note.text() + " " if self.note.text() else "")
+                + f"The text is long: counts cover all of it; only the first {RENDER_LIMIT:,} characters are drawn."
+            )
+            self.note.show()
+        first = result.rows[0].name
+        for i, (row, sec) in enumerate(zip(result.rows, self.sections, strict=False)):
+            head = f"<b>{html.escape(row.name)}</b> — {row.tokens:,} tokens · {row.tokens_per_char:.3f} tokens/char · "
+            if i == 0:
+                head += f"reference · <span style='color:{_DIFF}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} no other has"
+            else:
+                head += (
+                    f"boundary F1 vs {html.escape(first)}: {row.agreement.f1:.3f} · "
+                    f"<span style='color:{_DIFF}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
+                )
+            sec.header.setText(head)
+            sec.browser.setHtml(row.html)
+            sec.show()
+
+    def _on_failed(self, tag: int, msg: str) -> None:
+        if self._task is not None and tag == self._task.tag:
+            self._task = None
+            self.busy = False
+            self._say(f"Could not compare: {msg}")
+
+    def set_active(self, active: bool) -> None:
+        """Hidden (a background tab), the view only notes what changed; shown, it catches up."""
+        self.active = active
+        if active and self._dirty:
+            self._refresh()
+
+
+def install_compare(win):
+    """Dock a :class:`CompareView` in ``win`` that follows its tokenizers and (debounced) text.
+
+    Returns ``(view, dock)``; the caller tabifies the dock.
+    """
+    view = CompareView()
+    dock = win.add_panel("Compare", view, Qt.DockWidgetArea.RightDockWidgetArea)
+    reg = win.registry
+    view.active = False  # until its tab is brought forward
+    stale = [False]  # text changed while hidden: read it (~40 ms for 5 MB) only when shown
+
+    def pull_text() -> None:
+        if view.active:
+            view.set_text(win.text())
+        else:
+            stale[0] = True
+
+    def on_visible(visible: bool) -> None:
+        if visible and stale[0]:
+            stale[0] = False
+            view.text, view._dirty = win.text(), True
+        view.set_active(visible)
+
+    dock.visibilityChanged.connect(on_visible)
+
+    def follow_tokenizers(*_: object) -> None:
+        toks = reg.tokenizers()
+        view.set_tokenizers(toks, [reg.spec_of(t) for t in toks])
+
+    reg.added.connect(follow_tokenizers)
+    reg.removed.connect(follow_tokenizers)
+    timer = QTimer(view)
+    timer.setSingleShot(True)
+    timer.setInterval(300)
+    timer.timeout.connect(pull_text)
+    win.document.contentsChanged.connect(timer.start)
+    view.debounce_ = timer
+    follow_tokenizers()
+    view.text = win.text()
+    return view, dock

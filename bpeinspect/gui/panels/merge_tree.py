@@ -1,0 +1,446 @@
+"""The merge-tree browser: how a token is built down to its bytes, and what it is a part of.
+
+Both trees are lazy :class:`MergeTreeModel`\\ s over the core's :class:`~bpeinspect.core.MergeGraph`:
+a node's children are looked up when it is expanded, in batches for tokens that are part of
+thousands of others. The "part of" direction needs every token's parents
+(``merge_graph.compute_all``), which runs in a worker the first time.
+
+Example::
+
+    tree = MergeTreeBrowser()
+    tree.set_tokenizer(load_tokenizer("cl100k_base"))
+    tree.show_token(15339)          # "hello"
+    tree.show_piece(" unbelievable")  # the tokens of one pre-token, each with its tree
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpeinspect.core import Tokenizer
+from bpeinspect.core.analysis.vocab import display_token, hex_bytes
+from bpeinspect.gui.tasks import Task
+
+TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+BATCH = 256  # children fetched per fetchMore
+_Index = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Token", "ID", "Rank", "Merge", "Bytes")
+COL_TOKEN, COL_ID, COL_RANK, COL_MERGE, COL_BYTES = range(len(COLUMNS))
+
+
+class _Node:
+    """One row of the tree; the model keeps every node alive (the index points at it)."""
+
+    __slots__ = ("children", "kids", "parent", "row", "token_id")
+
+    def __init__(self, token_id: int, parent: _Node | None, row: int) -> None:
+        self.token_id = token_id
+        self.parent = parent
+        self.row = row
+        self.kids: list[int] | None = None  # all child ids, looked up on first need
+        self.children: list[_Node] = []  # the fetched ones
+
+
+class MergeTreeModel(QAbstractItemModel):
+    """``direction="down"``: a node's children are the two tokens merged to make it.
+    ``direction="up"``: a node's children are the tokens it is one of the two parts of
+    (call :meth:`set_ready` once ``merge_graph.compute_all`` has run)."""
+
+    def __init__(self, direction: Literal["down", "up"] = "down", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.direction = direction
+        self.tok: Tokenizer | None = None
+        self._roots: list[_Node] = []
+        self._ready = direction == "down"
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self._italic = QFont(self._mono)
+        self._italic.setItalic(True)
+
+    def set_tokenizer(self, tok: Tokenizer | None) -> None:
+        self.beginResetModel()
+        self.tok = tok
+        self._roots = []
+        self._ready = self.direction == "down"
+        self.endResetModel()
+
+    def set_roots(self, ids: list[int]) -> None:
+        self.beginResetModel()
+        self._roots = [_Node(t, None, r) for r, t in enumerate(ids)]
+        self.endResetModel()
+
+    def roots(self) -> list[int]:
+        return [n.token_id for n in self._roots]
+
+    def set_ready(self, ready: bool = True) -> None:
+        """For ``"up"``: the merge graph's children are known now, so nodes may have children."""
+        self.beginResetModel()
+        self._ready = ready
+        for n in self._roots:
+            n.kids, n.children = None, []
+        self.endResetModel()
+
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    # -- structure ---------------------------------------------------------------------------------
+
+    def _kids(self, node: _Node) -> list[int]:
+        if node.kids is None:
+            tok = self.tok
+            if tok is None or not self._ready:
+                return []
+            g = tok.merge_graph
+            if self.direction == "down":
+                p = g.parents(node.token_id)
+                node.kids = [] if p is None else [p[0], p[1]]
+            else:
+                node.kids = g.children(node.token_id)
+        return node.kids
+
+    def _node(self, index: _Index) -> _Node | None:
+        return index.internalPointer() if index.isValid() else None
+
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if column < 0 or column >= len(COLUMNS) or row < 0:
+            return QModelIndex()
+        pnode = self._node(parent)
+        siblings = self._roots if pnode is None else pnode.children
+        if row >= len(siblings):
+            return QModelIndex()
+        return self.createIndex(row, column, siblings[row])
+
+    def parent(self, index: _Index | None = None) -> Any:  # type: ignore[override]
+        if index is None:  # QObject.parent()
+            return super().parent()
+        node = self._node(index)
+        if node is None or node.parent is None:
+            return QModelIndex()
+        return self.createIndex(node.parent.row, 0, node.parent)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        node = self._node(parent)
+        return len(self._roots) if node is None else len(node.children)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return len(COLUMNS)
+
+    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
+        node = self._node(parent)
+        if node is None:
+            return bool(self._roots) and not parent.isValid()
+        if parent.column() != 0:
+            return False
+        return bool(node.children) or bool(self._kids(node))
+
+    def canFetchMore(self, parent: _Index) -> bool:
+        node = self._node(parent)
+        if node is None or parent.column() != 0:
+            return False
+        return len(node.children) < len(self._kids(node))
+
+    def fetchMore(self, parent: _Index) -> None:
+        node = self._node(parent)
+        if node is None or parent.column() != 0:
+            return
+        kids = self._kids(node)
+        start = len(node.children)
+        end = min(len(kids), start + BATCH)
+        if end <= start:
+            return
+        self.beginInsertRows(parent, start, end - 1)
+        node.children.extend(_Node(kids[r], node, r) for r in range(start, end))
+        self.endInsertRows()
+
+    def child_count(self, index: _Index) -> int:
+        """How many children the node has in all (fetched or not)."""
+        node = self._node(index)
+        return len(self._roots) if node is None else len(self._kids(node))
+
+    # -- data --------------------------------------------------------------------------------------
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        node = self._node(index)
+        tok = self.tok
+        if node is None or tok is None:
+            return None
+        tid, col = node.token_id, index.column()
+        g = tok.merge_graph
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == COL_TOKEN:
+                return display_token(tok.token_bytes(tid))
+            if col == COL_ID:
+                return str(tid)
+            if col == COL_RANK:
+                r = g.rank(tid)
+                return "" if r is None else str(r)
+            if col == COL_MERGE:
+                p = g.parents(tid)
+                if p is None:
+                    return "special" if tok.is_special(tid) else "byte"
+                return f"{display_token(tok.token_bytes(p[0]))} + {display_token(tok.token_bytes(p[1]))}"
+            if col == COL_BYTES:
+                h = hex_bytes(tok.token_bytes(tid))
+                return h if len(h) <= 48 else h[:45] + "…"
+            return None
+        if role == TOKEN_ID_ROLE:
+            return tid
+        if role == Qt.ItemDataRole.FontRole and col in (COL_TOKEN, COL_MERGE, COL_BYTES):
+            return self._mono if g.is_buildable(tid) else self._italic
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_ID, COL_RANK):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            bts = tok.token_bytes(tid)
+            tip = f"{tid}: {bts!r}"
+            if not g.is_buildable(tid):
+                tip += "\nunbuildable: no chain of merges makes this token; shown split at its best split"
+            return tip
+        return None
+
+
+class MergeTreeBrowser(QWidget):
+    """"Built from" and "part of" trees for one token; emits ``tokenActivated(id)`` on a double-click."""
+
+    tokenActivated = Signal(int)
+    EXPAND_DEPTH = 4
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tok: Tokenizer | None = None
+        self._task: Task | None = None
+        self.down = MergeTreeModel("down", self)
+        self.up = MergeTreeModel("up", self)
+        self.entry = QLineEdit(placeholderText="Token id, or text of one pre-token…", clearButtonEnabled=True)
+        self.entry.returnPressed.connect(self._on_entry)
+        self.title = QLabel()
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message = QLabel()
+        self.message.setStyleSheet("color: #a01414;")
+        self.down_view = self._make_view(self.down)
+        self.up_view = self._make_view(self.up)
+        self.up_label = QLabel("Part of")
+        self.progress = QProgressBar(textVisible=False, maximumWidth=160)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.clicked.connect(self.cancel_work)
+        for w in (self.progress, self.cancel, self.message):
+            w.hide()
+
+        top = QHBoxLayout()
+        top.addWidget(self.entry, 1)
+        down_box = QWidget()
+        dl = QVBoxLayout(down_box)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(QLabel("Built from"))
+        dl.addWidget(self.down_view)
+        up_box = QWidget()
+        ul = QVBoxLayout(up_box)
+        ul.setContentsMargins(0, 0, 0, 0)
+        uh = QHBoxLayout()
+        uh.addWidget(self.up_label, 1)
+        uh.addWidget(self.progress)
+        uh.addWidget(self.cancel)
+        ul.addLayout(uh)
+        ul.addWidget(self.up_view)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(down_box)
+        split.addWidget(up_box)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(self.title)
+        lay.addWidget(self.message)
+        lay.addWidget(split, 1)
+
+    def _make_view(self, model: MergeTreeModel) -> QTreeView:
+        v = QTreeView()
+        v.setModel(model)
+        v.setUniformRowHeights(True)
+        v.setAlternatingRowColors(True)
+        v.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        v.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        v.header().setStretchLastSection(True)
+        em = v.fontMetrics().horizontalAdvance("0")
+        for col, chars in ((COL_TOKEN, 26), (COL_ID, 8), (COL_RANK, 8), (COL_MERGE, 22)):
+            v.setColumnWidth(col, em * chars + 12)
+        v.activated.connect(self._on_activated)
+        return v
+
+    # -- public API ------------------------------------------------------------------------------
+
+    def set_tokenizer(self, tok: Tokenizer) -> None:
+        """Show trees of ``tok``; the "part of" tree fills in once a worker has linked all tokens."""
+        self.cancel_work()
+        self.tok = tok
+        self.down.set_tokenizer(tok)
+        self.up.set_tokenizer(tok)
+        self.title.clear()
+        self.message.hide()
+        self._start_children()
+
+    def show_token(self, token_id: int) -> None:
+        """Show how ``token_id`` is built and what it is a part of."""
+        tok = self.tok
+        if tok is None:
+            return
+        try:
+            bts = tok.token_bytes(token_id)
+        except ValueError as exc:
+            self._error(str(exc))
+            return
+        self.message.hide()
+        self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(display_token(bts))}</code> &nbsp;{len(bts)} bytes")
+        self._show_down([token_id])
+        self.up.set_roots([token_id])
+        self._expand(self.up_view, self.up, depth=1)
+        self._update_up_label()
+
+    def show_piece(self, text: str) -> None:
+        """Show the trees of the tokens that one pre-token ``text`` is encoded into."""
+        tok = self.tok
+        if tok is None or not text:
+            return
+        ids = tok.encode_piece(text)
+        self.message.hide()
+        self.title.setText(
+            f"pre-token <code>{_html(display_token(text.encode('utf-8', 'surrogatepass')))}</code> → {len(ids)} "
+            f"token{'s' if len(ids) != 1 else ''}"
+        )
+        self._show_down(ids)
+        self.up.set_roots(ids)
+        self._update_up_label()
+
+    @property
+    def busy(self) -> bool:
+        """True while the worker links all tokens for the "part of" tree."""
+        return self._task is not None
+
+    def cancel_work(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        self._task = None
+        self.progress.hide()
+        self.cancel.hide()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _show_down(self, ids: list[int]) -> None:
+        self.down.set_roots(ids)
+        self._expand(self.down_view, self.down, depth=self.EXPAND_DEPTH)
+
+    def _expand(self, view: QTreeView, model: MergeTreeModel, depth: int) -> None:
+        level = [model.index(r, 0) for r in range(model.rowCount())]
+        for _ in range(depth):
+            nxt = []
+            for ix in level:
+                if model.canFetchMore(ix):
+                    model.fetchMore(ix)
+                if model.rowCount(ix):
+                    view.expand(ix)
+                    nxt.extend(model.index(r, 0, ix) for r in range(model.rowCount(ix)))
+            level = nxt
+
+    def _start_children(self) -> None:
+        tok = self.tok
+        if tok is None:
+            return
+        self._task = Task(_link_all, tok)
+        s = self._task.signals
+        s.progress.connect(self._on_progress)
+        s.done.connect(self._on_children_ready)
+        s.failed.connect(self._on_failed)
+        s.cancelled.connect(self._on_cancelled)
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.cancel.show()
+        self._task.start()
+        self._update_up_label()
+
+    def _on_progress(self, tag: int, done: int, total: int) -> None:
+        if self._task is not None and self._task.tag == tag and total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+
+    def _on_children_ready(self, tag: int, _: object) -> None:
+        if self._task is None or self._task.tag != tag:
+            return
+        self._task = None
+        self.progress.hide()
+        self.cancel.hide()
+        self.up.set_ready(True)
+        self._expand(self.up_view, self.up, depth=1)
+        self._update_up_label()
+
+    def _on_failed(self, tag: int, message: str) -> None:
+        if self._task is not None and self._task.tag == tag:
+            self.cancel_work()
+            self._error(message)
+
+    def _on_cancelled(self, tag: int) -> None:
+        if self._task is not None and self._task.tag == tag:
+            self.cancel_work()
+        self._update_up_label()
+
+    def _update_up_label(self) -> None:
+        if not self.up.ready:
+            text = "Part of: linking tokens…" if self._task is not None else "Part of: not computed"
+        elif len(self.up.roots()) == 1:
+            n = self.up.child_count(self.up.index(0, 0))
+            text = f"Part of {n:,} token{'s' if n != 1 else ''}"
+        else:
+            text = "Part of"
+        self.up_label.setText(text)
+
+    def _on_entry(self) -> None:
+        text = self.entry.text()
+        if self.tok is None or not text:
+            return
+        if text.strip().isdigit():
+            self.show_token(int(text.strip()))
+        else:
+            self.show_piece(text)
+
+    def _on_activated(self, index: QModelIndex) -> None:
+        tid = index.data(TOKEN_ID_ROLE)
+        if tid is not None:
+            self.show_token(tid)
+            self.tokenActivated.emit(tid)
+
+    def _error(self, message: str) -> None:
+        self.message.setText(message)
+        self.message.show()
+
+
+def _link_all(tok: Tokenizer, *, progress: Any, should_stop: Any) -> None:
+    """Every token's parents, then the children index (so the GUI thread never builds it)."""
+    tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
+    tok.merge_graph.children(0)
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+__all__ = ["COLUMNS", "TOKEN_ID_ROLE", "MergeTreeBrowser", "MergeTreeModel"]

@@ -1,0 +1,1 @@
+"""The training workspace: form, corpus list, live plots and the training worker."""

@@ -1,0 +1,182 @@
+"""The training worker: a thread of its own that runs a :class:`TrainingRun` and reports by signals.
+
+Training may take minutes, so it does not borrow a thread of the shared pool (which the
+main window needs for encoding). Reports come throttled by the core (every ``interval``
+seconds); the last one is followed by :attr:`TrainingThread.finishedTraining` with the
+tokenizers of every asked-for size, built here rather than on the GUI thread.
+
+>>> thread = TrainingThread(plan)                       # doctest: +SKIP
+>>> thread.progress.connect(view.show_progress); thread.start()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QThread, Signal
+
+from bpeinspect.core import Tokenizer, TrainingProgress, TrainingRun
+from bpeinspect.core.train.corpus import iter_corpus
+from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
+from bpeinspect.core.train.setup import prefix_tokenizer
+from bpeinspect.gui.concurrency import quiet_gc
+
+HISTORY_POINTS = 2000
+
+
+@dataclass
+class TrainingPlan:
+    """What to train: the corpus paths, the sizes (the largest is trained), the settings."""
+
+    paths: list[Path]
+    sizes: list[int]
+    pattern: str | None
+    special_tokens: list[str] = field(default_factory=list)
+    tie_break: str = "first-seen"
+    name: str = "trained"
+    processes: int | None = None
+    interval: float = 0.05  # seconds between reports
+
+    def make_run(self, in_process: bool | None = None) -> TrainingRun | ProcessTrainingRun:
+        """The run over the corpus; raises ``ValueError``/``PatternError`` for bad settings.
+
+        It runs in a child process where one can be started (see :mod:`.train_process`
+        for why), else in this process (``in_process=True`` forces that).
+        """
+        if not in_process and can_spawn():
+            return ProcessTrainingRun(
+                self.paths, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
+                tie_break=self.tie_break, processes=self.processes, interval=self.interval,
+            )  # fmt: skip
+        texts = iter_corpus(self.paths, self.pattern)
+        return TrainingRun(
+            texts, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
+            tie_break=self.tie_break, processes=self.processes, interval=self.interval,
+        )  # fmt: skip
+
+
+@dataclass
+class TrainingOutcome:
+    """The result: one tokenizer per size reached (ascending), and how the run ended."""
+
+    tokenizers: list[Tokenizer]
+    stopped: bool  # cancelled by the user
+    exhausted: bool  # the corpus ran out of pairs before the largest size
+    merges: int
+    seconds: float
+    history: dict[str, list[float]]
+
+
+def size_label(size: int) -> str:
+    """``4096`` -> ``"4k"``, ``1000`` -> ``"1000"``."""
+    return f"{size // 1024}k" if size % 1024 == 0 else str(size)
+
+
+class TrainingThread(QThread):
+    """Runs one :class:`TrainingPlan`; ``cancel()`` stops it between merges, keeping the
+    merges learned so far."""
+
+    progress = Signal(object)  # TrainingProgress
+    finishedTraining = Signal(object)  # TrainingOutcome
+    failed = Signal(str)
+
+    def __init__(self, plan: TrainingPlan, run: TrainingRun | ProcessTrainingRun | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.plan = plan
+        self.run_ = run if run is not None else plan.make_run()
+        self._cancel = False
+        # (vocab size, bytes per token, seconds) after each report: the curve the view
+        # draws, saved with the tokenizer as its history
+        self.history: dict[str, list[float]] = {"vocab_size": [], "bytes_per_token": [], "seconds": []}
+
+    def cancel(self) -> None:
+        self._cancel = True
+        stop = getattr(self.run_, "stop", None)
+        if stop is not None:  # tell a child process at once, not at its next report
+            stop()
+
+    def is_cancelled(self) -> bool:
+        return self._cancel
+
+    def run(self) -> None:  # noqa: D102 (QThread entry point)
+        try:
+            # The merge engine builds millions of small objects; full garbage collections
+            # over them would hold the interpreter for a second at a time (the window
+            # frozen), and they hold no cycles, so collection waits until the end.
+            with quiet_gc():
+                last: TrainingProgress | None = None
+                for report in self.run_.reports(self.is_cancelled):
+                    last = report
+                    if report.phase != "counting" and report.bytes_per_token:
+                        self._record(report)
+                    self.progress.emit(report)
+                outcome = self._outcome(last)
+            self.finishedTraining.emit(outcome)
+            if not outcome.stopped:
+                self.close_run()
+        except Exception as exc:  # shown in the window; never raised into Qt
+            self.close_run()
+            self.failed.emit(_describe(exc))
+
+    def close_run(self) -> None:
+        """End the run's child process, if it has one (it is kept while a stop may be resumed)."""
+        close = getattr(self.run_, "close", None)
+        if close is not None:
+            close()
+
+    def _record(self, report: TrainingProgress) -> None:
+        h = self.history
+        vocab = 256 + len(self.plan.special_tokens) + report.merges_done
+        # about HISTORY_POINTS points whatever the size (and always the last one)
+        step = max(1, self.run_.merges_total // HISTORY_POINTS)
+        if h["vocab_size"] and (vocab - h["vocab_size"][-1] < step and report.phase != "done"):
+            return
+        if h["vocab_size"] and h["vocab_size"][-1] == vocab:
+            return
+        h["vocab_size"].append(vocab)
+        h["bytes_per_token"].append(round(report.bytes_per_token, 4))
+        h["seconds"].append(round(report.elapsed, 3))
+
+    def _outcome(self, last: TrainingProgress | None) -> TrainingOutcome:
+        t0 = time.perf_counter()
+        run, plan = self.run_, self.plan
+        stopped = bool(last is not None and last.stopped)
+        exhausted = run.finished and not stopped and len(run.merges) < run.merges_total
+        toks: list[Tokenizer] = []
+        if run.merges:
+            full = run.tokenizer()
+            settings = {**full.training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
+            largest = max(plan.sizes)
+            for size in plan.sizes[:-1]:
+                if self._reached(size):
+                    settings_k = {**settings, "finished": True, "history": self._history_to(size)}
+                    toks.append(prefix_tokenizer(
+                        run.merges, size, pattern=full.split_rule, special_tokens=plan.special_tokens,
+                        tie_break=plan.tie_break, settings=settings_k, name=f"{plan.name}-{size_label(size)}",
+                    ))  # fmt: skip
+            partial = stopped or exhausted
+            label = size_label(full.n_vocab if partial else largest)
+            full.name = f"{plan.name}-{label}" + (" (partial)" if stopped else "")
+            full.training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
+            toks.append(full)
+        seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0
+        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history))
+
+    def _reached(self, size: int) -> bool:
+        """Whether the merges so far hold the whole vocabulary of ``size`` tokens."""
+        run, n_specials = self.run_, len(self.plan.special_tokens)
+        if self.plan.tie_break == "hf":
+            # new tokens take ids in order, so the largest id tells how far the vocabulary grew
+            return max((m.id for m in run.merges), default=255) >= size - n_specials - 1
+        return len(run.merges) >= size - 256 - n_specials
+
+    def _history_to(self, size: int) -> dict[str, list[float]]:
+        keep = [i for i, n in enumerate(self.history["vocab_size"]) if n <= size]
+        return {k: [v[i] for i in keep] for k, v in self.history.items()}
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, ValueError) else f"{type(exc).__name__}: {text}"

@@ -1,0 +1,451 @@
+"""The training workspace: set up a training, watch it run, and inspect the result at once.
+
+Training runs in a child process (:mod:`bpeinspect.core.train.process`) watched by a
+:class:`~.training_worker.TrainingThread`; this widget only shows the throttled reports
+(progress, rate, time left, the current merge, two live plots). The
+tokenizers it makes, one per asked-for size, join the :class:`TokenizerRegistry`, so the
+main window's overlay and every other panel show them straight away.
+
+>>> ws = TrainingWorkspace(window.registry)          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpeinspect.core import Tokenizer, TrainingProgress
+from bpeinspect.core.train.setup import format_merge
+from bpeinspect.gui.concurrency import TaskRunner
+from bpeinspect.gui.registry import TokenizerRegistry
+from bpeinspect.gui.training.form import TrainingForm
+from bpeinspect.gui.training.plots import TrainingPlots
+from bpeinspect.gui.training.worker import TrainingOutcome, TrainingThread
+from bpeinspect.gui.window.panes import MessageBar
+
+# Save dialog filters -> format names of bpeinspect.core.io.formats.save
+SAVE_FILTERS = {
+    "bpeinspect JSON, with the training settings and history (*.json)": ("native", ".json"),
+    "tiktoken rank file (*.tiktoken)": ("tiktoken", ".tiktoken"),
+    "Hugging Face tokenizer.json (*.json)": ("huggingface", ".json"),
+    "minbpe .model and .vocab (*.model)": ("minbpe", ".model"),
+    "GPT-2 encoder.json and vocab.bpe (a folder)": ("gpt2", ""),
+}
+
+
+def clock(seconds: float) -> str:
+    """``75.2`` -> ``"1:15"``; ``3725`` -> ``"1:02:05"``."""
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class TrainingWorkspace(QWidget):
+    """Set-up, run and result of trainings; results go into ``registry``."""
+
+    trainingStarted = Signal(object)  # TrainingPlan
+    progressed = Signal(object)  # TrainingProgress, after the view showed it
+    trainingFinished = Signal(object)  # TrainingOutcome, after the tokenizers joined the registry
+    trainingFailed = Signal(str)
+
+    in_process = False  # train in a thread of this process instead of a child process
+
+    def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self.worker: TrainingThread | None = None
+        self.paused: tuple | None = None  # (plan, run, history) of a cancelled run, to resume
+        self.trained: list[Tokenizer] = []
+        self.last_report: TrainingProgress | None = None
+        self.saver = TaskRunner(self)
+        self._token_bytes: dict[int, bytes] = {}
+        self._delivered: set[int] = set()  # sizes of the current run already in the registry
+        self._build()
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+
+    # -- layout -----------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.message = MessageBar()
+        self.form = TrainingForm()
+        self.train_button = QPushButton("Train")
+        self.train_button.setDefault(True)
+        self.train_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop after the current merge and keep the vocabulary learned so far")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Continue the cancelled training where it stopped")
+        self.resume_button.clicked.connect(self.resume)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for b in (self.resume_button, self.cancel_button, self.train_button):
+            buttons.addWidget(b)
+        setup = QWidget()
+        slay = QVBoxLayout(setup)
+        slay.setContentsMargins(0, 0, 4, 0)
+        slay.addWidget(self.form, 1)
+        slay.addLayout(buttons)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(setup)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setMinimumWidth(360)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.phase_label = QLabel("Not started.")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.rate_label = QLabel()
+        self.rate_label.setStyleSheet("color: palette(mid)")
+        self.merge_label = QLabel("—")
+        big = mono
+        big.setPointSizeF(mono.pointSizeF() * 1.35)
+        self.merge_label.setFont(big)
+        self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.merge_label.setToolTip("The latest merge: [left][right] → [new token], ␣ is a space, <NN> a byte of a split character")
+        self.merge_info = QLabel()
+        self.merge_info.setStyleSheet("color: palette(mid)")
+        self.plots = TrainingPlots()
+        self.plots.reset([])
+        self.run_box = run_box = QGroupBox("Run")
+        rlay = QVBoxLayout(run_box)
+        rlay.addWidget(self.phase_label)
+        rlay.addWidget(self.progress)
+        rlay.addWidget(self.rate_label)
+        merge_row = QHBoxLayout()
+        merge_row.addWidget(QLabel("Current merge:"))
+        merge_row.addWidget(self.merge_label, 1)
+        rlay.addLayout(merge_row)
+        rlay.addWidget(self.merge_info)
+        rlay.addWidget(self.plots, 1)
+
+        self.results = QListWidget()
+        self.results.setMaximumHeight(110)
+        self.results.itemDoubleClicked.connect(lambda item: self.show_tokenizer(item.data(Qt.ItemDataRole.UserRole)))
+        self.show_button = QPushButton("Show in overlay")
+        self.show_button.clicked.connect(lambda: self.show_tokenizer(self.selected_tokenizer()))
+        self.save_button = QPushButton("Save…")
+        self.save_button.clicked.connect(self._ask_save)
+        res_box = QGroupBox("Trained tokenizers")
+        res_lay = QHBoxLayout(res_box)
+        res_lay.addWidget(self.results, 1)
+        res_buttons = QVBoxLayout()
+        res_buttons.addWidget(self.show_button)
+        res_buttons.addWidget(self.save_button)
+        res_buttons.addStretch(1)
+        res_lay.addLayout(res_buttons)
+
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(4, 0, 0, 0)
+        rl.addWidget(run_box, 1)
+        rl.addWidget(res_box)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(scroll)
+        split.addWidget(right)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
+        split.setSizes([450, 750])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.message)
+        lay.addWidget(split, 1)
+
+        self.setAcceptDrops(True)
+        self.form.corpus.problem.connect(self.show_error)
+        self.form.changed.connect(self._refresh_buttons)
+        self.results.currentRowChanged.connect(self._refresh_buttons)
+        self._refresh_buttons()
+
+    # -- running ------------------------------------------------------------------------------------
+
+    def is_running(self) -> bool:
+        return self.worker is not None
+
+    def start(self) -> bool:
+        """Train with the form's settings; false (with a message shown) if they are not valid."""
+        if self.is_running():
+            return False
+        try:
+            plan = self.form.plan()
+            thread = TrainingThread(plan, plan.make_run(self.in_process))  # checks the settings at once
+        except ValueError as exc:
+            self.show_error(str(exc))
+            return False
+        self._drop_paused()
+        self._launch(thread, fresh=True)
+        return True
+
+    def resume(self) -> bool:
+        """Continue the cancelled run with the merges it has, to the sizes it was asked for."""
+        if self.is_running() or self.paused is None:
+            return False
+        plan, run, history = self.paused
+        self.paused = None
+        thread = TrainingThread(plan, run)
+        thread.history = history
+        self._launch(thread, fresh=False)
+        return True
+
+    def _launch(self, thread: TrainingThread, fresh: bool) -> None:
+        plan = thread.plan
+        self.message.clear()
+        if fresh:
+            self._delivered = set()
+            self.plots.reset(plan.sizes, len(plan.special_tokens))
+            self._token_bytes = {i: bytes([i]) for i in range(256)}
+            self.merge_label.setText("—")
+            self.merge_info.setText("")
+            self.rate_label.setText("")
+            self.progress.setRange(0, 0)  # busy until the corpus is read
+        self.worker = thread
+        thread.progress.connect(self._on_progress)
+        thread.finishedTraining.connect(self._on_finished)
+        thread.failed.connect(self._on_failed)
+        thread.finished.connect(self._on_thread_done)
+        self.phase_label.setText(f"Training <b>{plan.name}</b> to {', '.join(f'{s:,}' for s in plan.sizes)} tokens…")
+        self.form.set_editable(False)
+        self._refresh_buttons()
+        self.trainingStarted.emit(plan)
+        thread.start()
+
+    def cancel(self) -> None:
+        """Stop after the current merge; the merges learned so far become a tokenizer."""
+        if self.worker is not None:
+            self.worker.cancel()
+            self.cancel_button.setEnabled(False)
+            self.phase_label.setText("Cancelling…")
+
+    def shutdown(self, timeout_ms: int = 30000) -> None:
+        """Cancel a running training, wait for its thread and end its process (before the app quits)."""
+        thread = self.worker
+        if thread is not None:
+            thread.cancel()
+            thread.wait(timeout_ms)
+            thread.close_run()
+        self._drop_paused()
+
+    def _drop_paused(self) -> None:
+        if self.paused is not None:
+            close = getattr(self.paused[1], "close", None)
+            if close is not None:
+                close()
+        self.paused = None
+        self.resume_button.setVisible(False)
+
+    def _on_progress(self, report: TrainingProgress) -> None:
+        if self.sender() is not self.worker:
+            return
+        self._show_progress(report)
+        self.progressed.emit(report)
+
+    def _show_progress(self, report: TrainingProgress) -> None:
+        self.last_report = report
+        if report.phase == "counting":
+            self.progress.setRange(0, 0)
+            self.phase_label.setText(
+                f"Reading the corpus: {report.documents:,} documents, {report.corpus_bytes:,} characters, "
+                f"{report.distinct_pretokens:,} distinct pre-tokens"
+            )
+            self.rate_label.setText(f"{clock(report.elapsed)} elapsed")
+        else:
+            total = max(report.merges_total, 1)
+            self._set_progress(report.merges_done, total)
+            rate = report.merges_per_second
+            left = (report.merges_total - report.merges_done) / rate if rate > 0 else None
+            parts = [f"{rate:,.0f} merges/s" if rate else "", f"{clock(report.elapsed)} elapsed"]
+            if left is not None and report.phase == "merging":
+                parts.append(f"about {clock(left)} left")
+            self.rate_label.setText(" · ".join(p for p in parts if p))
+            if report.phase == "merging":
+                self.phase_label.setText(
+                    f"Merging: {report.corpus_bytes:,} bytes in {report.distinct_pretokens:,} distinct pre-tokens · "
+                    f"{report.bytes_per_token:.3f} bytes/token"
+                )
+            tb = self._token_bytes
+            for m in report.new_merges:
+                tb[m.id] = m.token
+            m = report.merge
+            if m is not None:
+                self.merge_label.setText(format_merge(tb.get(m.left, b"?"), tb.get(m.right, b"?")))
+                self.merge_info.setText(f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}")
+            self.plots.add_merges(report.new_merges)
+            if report.bytes_per_token:
+                self.plots.add_point(256 + len(self.worker.plan.special_tokens) + report.merges_done, report.bytes_per_token)
+
+    def _set_progress(self, done: int, total: int) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(min(done, total))
+        self.progress.setFormat(f"{done:,} / {total:,} merges ({done / total:.0%})")
+
+    def _on_finished(self, outcome: TrainingOutcome) -> None:
+        thread = self.sender()
+        if not isinstance(thread, TrainingThread) or thread is not self.worker:
+            return
+        self._set_progress(outcome.merges, max(thread.run_.merges_total, 1))
+        self.plots.redraw()
+        if outcome.stopped:
+            self.paused = (thread.plan, thread.run_, thread.history)
+        for tok in outcome.tokenizers:
+            settings = tok.training.settings if tok.training else {}
+            if settings.get("finished") and settings.get("vocab_size") in self._delivered:
+                continue  # a size a cancelled run already delivered complete, before a resume
+            if settings.get("finished"):
+                self._delivered.add(settings.get("vocab_size"))
+            self.add_to_registry(tok)
+        if outcome.tokenizers:
+            self.registry.set_current(outcome.tokenizers[-1])
+        names = ", ".join(t.name for t in outcome.tokenizers)
+        secs = f"{outcome.seconds:.1f} s"
+        if not outcome.tokenizers:
+            self.phase_label.setText("Cancelled before the first merge; nothing to keep.")
+        elif outcome.stopped:
+            self.phase_label.setText(f"Cancelled after {outcome.merges:,} merges ({secs}); kept: {names}.")
+        elif outcome.exhausted:
+            self.phase_label.setText(
+                f"The corpus ran out of pairs after {outcome.merges:,} merges ({secs}): "
+                f"{outcome.tokenizers[-1].n_vocab:,} tokens. Made: {names}."
+            )
+        else:
+            self.phase_label.setText(f"Done: {outcome.merges:,} merges in {secs}. Made: {names}.")
+        self.trainingFinished.emit(outcome)
+
+    def _on_failed(self, text: str) -> None:
+        if self.sender() is not self.worker:
+            return
+        self.phase_label.setText("Training failed.")
+        self.show_error(f"Training failed: {text}")
+        self.trainingFailed.emit(text)
+
+    def _on_thread_done(self) -> None:
+        thread = self.sender()
+        if thread is self.worker:
+            self.worker = None
+            if self.progress.maximum() == 0:  # stopped while counting
+                self.progress.setRange(0, 1)
+                self.progress.setFormat("")
+            self.form.set_editable(True)
+            self._refresh_buttons()
+        if thread is not None:
+            thread.deleteLater()
+
+    # -- results --------------------------------------------------------------------------------
+
+    def add_to_registry(self, tok: Tokenizer) -> None:
+        """Open ``tok`` in the registry under a name no other open tokenizer has."""
+        spec, n = f"trained:{tok.name}", 2
+        while self.registry.find(spec) is not None:
+            spec, n = f"trained:{tok.name} #{n}", n + 1
+        if spec != f"trained:{tok.name}":
+            tok.name = spec.removeprefix("trained:")
+        self.trained.append(tok)
+        item = QListWidgetItem(f"{tok.name} — {tok.n_vocab:,} tokens")
+        item.setData(Qt.ItemDataRole.UserRole, tok)
+        settings = tok.training.settings if tok.training else {}
+        item.setToolTip("\n".join(f"{k}: {v}" for k, v in settings.items() if k != "history"))
+        self.results.addItem(item)
+        self.results.setCurrentItem(item)
+        self.registry.add(tok, spec)
+
+    def selected_tokenizer(self) -> Tokenizer | None:
+        item = self.results.currentItem()
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
+    def show_tokenizer(self, tok: Tokenizer | None) -> None:
+        if tok is None:
+            return
+        if tok not in self.registry:
+            self.add_to_registry(tok)
+        self.registry.set_current(tok)
+
+    def save_tokenizer(self, tok: Tokenizer, path: str | Path, fmt: str | None = None) -> None:
+        """Write ``tok`` to ``path`` in a worker (atomically); the outcome shows as a message."""
+        try:
+            from bpeinspect.core.io import formats
+        except ImportError:
+            self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
+            return
+
+        def save(stop) -> tuple[Path, list[str]]:
+            # what the format cannot keep comes as a warning: show it with the result
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                written = formats.save(tok, path, fmt)
+            return written, [str(w.message) for w in caught]
+
+        def done(result: tuple[Path, list[str]]) -> None:
+            written, notes = result
+            self.show_message(" ".join([f"Saved {tok.name} to {written}.", *(f"Note: {n}" for n in notes)]))
+
+        self.saver.submit(
+            f"save:{path}", save, done, lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}")
+        )
+
+    def _ask_save(self) -> None:
+        tok = self.selected_tokenizer()
+        if tok is None:
+            return
+        path, chosen = QFileDialog.getSaveFileName(
+            self, f"Save {tok.name}", tok.name.replace(" ", "_"), ";;".join(SAVE_FILTERS)
+        )
+        if not path:
+            return
+        fmt, suffix = SAVE_FILTERS.get(chosen, ("native", ".json"))
+        if suffix and not path.endswith(suffix):
+            path += suffix
+        self.save_tokenizer(tok, path, fmt)
+
+    # -- dropping corpus files anywhere on the workspace ------------------------------------------
+
+    def dragEnterEvent(self, e) -> None:
+        if e.mimeData().hasUrls() and not self.is_running():
+            e.acceptProposedAction()
+
+    def dropEvent(self, e) -> None:
+        paths = [u.toLocalFile() for u in e.mimeData().urls() if u.toLocalFile()]
+        if paths and not self.is_running():
+            self.form.corpus.add_paths(paths)
+            e.acceptProposedAction()
+
+    # -- messages and state ---------------------------------------------------------------------
+
+    def show_error(self, text: str) -> None:
+        self.message.show_message(text, error=True)
+
+    def show_message(self, text: str) -> None:
+        self.message.show_message(text, error=False)
+
+    def _refresh_buttons(self) -> None:
+        running = self.is_running()
+        self.train_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running and not (self.worker and self.worker.is_cancelled()))
+        self.resume_button.setVisible(self.paused is not None and not running)
+        has = self.results.currentItem() is not None
+        self.show_button.setEnabled(has)
+        self.save_button.setEnabled(has)

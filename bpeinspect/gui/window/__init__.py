@@ -1,0 +1,1 @@
+"""The main window: its actions, theme, panes and persisted settings."""

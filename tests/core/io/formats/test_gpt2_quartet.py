@@ -1,0 +1,42 @@
+"""GPT-2 in four formats must load to one tokenizer: r50k_base's encodings, token for token."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.io.formats import detect_format, load_path
+
+FILES = [
+    ("gpt2.tiktoken", "tiktoken"),
+    ("gpt2/tokenizer.json", "huggingface"),
+    ("gpt2", "gpt2"),
+    ("gpt2/encoder.json", "gpt2"),
+    ("gpt2/vocab.bpe", "gpt2"),
+    ("gpt2.gguf", "gguf"),
+]
+
+
+@pytest.mark.parametrize(("rel", "fmt"), FILES)
+def test_gpt2_file_matches_r50k_base(vocabs, corpus, rel, fmt):
+    path = vocabs / rel
+    assert detect_format(path) == fmt
+    tok = load_path(path)
+    ref = load_tokenizer("r50k_base")
+    assert tok.n_vocab == ref.n_vocab == 50257
+    assert tok.special_tokens == {"<|endoftext|>": 50256}
+    for text in corpus:
+        assert tok.encode_ordinary(text) == ref.encode_ordinary(text), text[:80]
+        assert tok.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
+    for i in range(0, 50257, 97):
+        assert tok.token_bytes(i) == ref.token_bytes(i)
+
+
+def test_tiktoken_file_is_recognised_by_hash(vocabs):
+    tok = load_path(vocabs / "gpt2.tiktoken")
+    assert tok.name == "r50k_base"
+    assert tok.split_rule.name == "r50k"
+
+
+def test_load_tokenizer_reaches_formats_for_paths(vocabs):
+    assert load_tokenizer(str(vocabs / "gpt2.gguf")).encode("hello world") == [31373, 995]

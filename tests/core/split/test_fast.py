@@ -1,0 +1,97 @@
+"""The direct split engine of the tiktoken presets: its classes, representatives and folds."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import regex
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.split import fast as fs
+from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.split.unicode_tables import FOLDS, RANGES
+
+BMP = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000)
+
+# the Unicode classes behind each escape, as the presets use them
+ESCAPES = {
+    r"\p{L}": ("Lu", "Lt", "Ll", "Lm", "Lo"),
+    r"\p{Lu}": ("Lu",),
+    r"\p{Lt}": ("Lt",),
+    r"\p{Ll}": ("Ll",),
+    r"\p{Lm}": ("Lm",),
+    r"\p{Lo}": ("Lo",),
+    r"\p{M}": ("M",),
+    r"\p{N}": ("N",),
+    r"\s": ("WS",),
+}
+
+
+def _expected(names: tuple[str, ...]) -> set[str]:
+    return {chr(c) for n in names for a, b in RANGES[n] for c in range(a, min(b, 0xFFFF) + 1)} - {
+        chr(c) for c in range(0xD800, 0xE000)
+    }
+
+
+@pytest.mark.parametrize("escape", sorted(ESCAPES))
+def test_direct_classes_are_tiktokens_on_the_whole_bmp(escape: str) -> None:
+    body = fs._DIRECT_BODIES[escape]
+    got = set(re.findall("[" + body + "]", BMP))
+    assert got == _expected(ESCAPES[escape])
+
+
+def test_characters_beyond_the_bmp_get_the_representative_of_their_class() -> None:
+    table = fs._AstralTable()
+    # every astral range of every class, at both ends, and some unassigned/other points
+    for name, ranges in RANGES.items():
+        for a, b in ranges:
+            for cp in {a, b}:
+                if cp > 0xFFFF:
+                    rep = table[cp]
+                    assert re.fullmatch("[" + fs._DIRECT_BODIES[_escape_of(name)] + "]", rep), (name, hex(cp))
+    for cp in (0x1F600, 0x1F468, 0x10FFFF, 0xE0001, 0xF0000):
+        assert table[cp] == fs._D_REPS[fs.OTHER] == table[0xD800]
+
+
+def _escape_of(name: str) -> str:
+    return {"Lu": r"\p{Lu}", "Lt": r"\p{Lt}", "Ll": r"\p{Ll}", "Lm": r"\p{Lm}", "Lo": r"\p{Lo}", "M": r"\p{M}", "N": r"\p{N}", "WS": r"\s"}[name]
+
+
+def test_standard_library_folds_the_contraction_letters_like_tiktoken() -> None:
+    # the direct engine keeps (?i:...) groups, so ``re``'s folding must be tiktoken's
+    folds = {}
+    for cp in range(0x80, 0x110000):
+        for letter in "sdmtlvre":
+            if re.match(f"(?i:{letter})", chr(cp)):
+                folds[cp] = letter
+    assert folds == FOLDS
+
+
+@pytest.mark.parametrize("name", ["r50k", "cl100k", "o200k", "llama3"])
+def test_astral_characters_and_lone_surrogates_split_like_the_regex_module(name: str) -> None:
+    rule = PRESETS[name]
+    compiled = regex.compile(rule.pattern)
+    texts = [
+        "héllo 🙂world 𝐀𝐁𝐂abc 𝟙𝟚𝟛4 👨‍👩‍👧 x\U0001F3FBy",
+        "𐐀𐐨 Deseret 𐐷s's 𝒜'S 🙂'll",
+        "\ue000\ue001 private use \U000F0000 \ud800 lone \udfff surrogates \ud801x",
+        "a\U0001D165\U0001D166b \U00010300\U00010301 " * 50,
+        "🙂" * 300 + " tail",
+    ]
+    for text in texts:
+        assert rule.fast.findall(text) == compiled.findall(text), text
+
+
+def test_whole_tokens_are_seeded_and_survive_a_cache_reset(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bpeinspect.core import tokenizer as tokmod
+
+    tok = load_tokenizer("cl100k_base")
+    cache = tok._cache
+    assert cache[" hello"] == (tok.token_id(b" hello"),)
+    text = "Pre-tokens that are whole tokens never reach BPE; the rest do: antidisestablishmentarianism."
+    want = tok.encode(text)
+    monkeypatch.setattr(tokmod, "_CACHE_LIMIT", 10)
+    assert tok.encode(text) == want  # the cache was over the limit: it is reset to the seeds
+    assert " hello" in cache and " antidisestablishmentarianism" in cache
+    assert len(cache) < tok.n_vocab + 40

@@ -1,0 +1,134 @@
+"""Chunked and incremental encodes must equal one full encode, column for column."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.live import encode_chunked, find_edit, reencode_edit, supports_cutting
+
+COLUMNS = ("ids", "byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends", "pieces_of")
+
+SAMPLE = (
+    "Hello world!\n  indented line\n\n\nfoo(bar) = 42;\r\nGrüße aus Köln\n"
+    "Привет, мир\n😀👩‍👩‍👧 emoji\n日本語のテキスト\n\t\ttabs\n   \n1234567 numbers\n"
+    "<|endoftext|> special\n'll 've contractions\n"
+)
+ALPHABET = list("ab ZK1.\n\n\t'\r") + ["ü", "Я", "日", "😀", "\u200d", "  ", "\n  ", "<|endoftext|>"]
+
+
+def columns(enc):
+    return {c: list(getattr(enc, c)) for c in COLUMNS} | {"flags": bytes(enc.flags), "piece_spans": enc.piece_spans}
+
+
+def assert_same(got, want):
+    assert got.text == want.text
+    g, w = columns(got), columns(want)
+    for key in w:
+        assert g[key] == w[key], key
+
+
+@pytest.fixture(scope="module", params=["r50k_base", "cl100k_base", "o200k_base", "gpt4", "gpt2"])
+def tok(request):
+    if request.param in ("gpt4", "gpt2"):  # minbpe-style patterns run by the regex module
+        base = load_tokenizer("r50k_base")
+        return Tokenizer(base.mergeable_ranks, pattern=request.param, special_tokens=base.special_tokens)
+    return load_tokenizer(request.param)
+
+
+def test_presets_support_cutting(tok):
+    assert supports_cutting(tok)
+
+
+def test_custom_pattern_is_not_cut():
+    base = load_tokenizer("r50k_base")
+    custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
+    assert not supports_cutting(custom)
+    text = "ab cd\nef\n" * 50
+    assert_same(encode_chunked(custom, text, chunk=8), custom.encode_with_offsets(text))
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_chunked_equals_full(tok, chunk):
+    text = SAMPLE * 5
+    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 16])
+def test_lines_starting_with_a_slash_are_cut_without_falling_back(tok, chunk, monkeypatch):
+    # o200k's punctuation pre-token runs on over newlines and slashes (";\n/" is one piece),
+    # so a newline before "/" is no hard boundary; a cut there would fail to sync and the
+    # whole text would be encoded again in one piece
+    from bpeinspect.core import live as incremental
+
+    text = "a;\n/b\nc//\n/d;\n//e\n" * 20
+    encoded = []
+    full = incremental.fast_encode_with_offsets
+
+    def spy(tok, window, **kw):
+        encoded.append(len(window))
+        return full(tok, window, **kw)
+
+    monkeypatch.setattr(incremental, "fast_encode_with_offsets", spy)
+    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+    assert max(encoded) < len(text)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_random_edits_equal_full(tok, in_place):
+    rng = random.Random(5)
+    text = SAMPLE * 3
+    enc = tok.encode_with_offsets(text)
+    for _ in range(150):
+        i = rng.randrange(len(text) + 1)
+        j = min(len(text), i + rng.choice([0, 0, 1, 2, 5, 30]))
+        ins = "".join(rng.choice(ALPHABET) for _ in range(rng.choice([0, 1, 1, 2, 4])))
+        new = text[:i] + ins + text[j:]
+        got = reencode_edit(tok, enc, new, *find_edit(text, new), in_place=in_place)
+        assert (got is enc) == (in_place and supports_cutting(tok))
+        assert_same(got, tok.encode_with_offsets(new))
+        text, enc = new, got
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join),
+    pos=st.integers(0, 200),
+    cut=st.integers(0, 5),
+    ins=st.lists(st.sampled_from(ALPHABET), max_size=3).map("".join),
+)
+def test_edit_property_cl100k(base, pos, cut, ins):
+    tok = load_tokenizer("cl100k_base")
+    pos = min(pos, len(base))
+    new = base[:pos] + ins + base[pos + cut :]
+    got = reencode_edit(tok, tok.encode_with_offsets(base), new, *find_edit(base, new))
+    assert_same(got, tok.encode_with_offsets(new))
+    got = reencode_edit(tok, tok.encode_with_offsets(base), new, *find_edit(base, new), in_place=True)
+    assert_same(got, tok.encode_with_offsets(new))
+
+
+def test_find_edit():
+    assert find_edit("abc", "abc") == (3, 3, 3)
+    assert find_edit("aaa", "aaaa") == (3, 3, 4)
+    assert find_edit("xyz", "") == (0, 3, 0)
+    assert find_edit("ab😀cd", "ab😀Xcd") == (3, 3, 4)
+
+
+def test_fast_offsets_equal_core(tok):
+    from bpeinspect.core.offsets import fast_encode_with_offsets
+
+    for text in (SAMPLE * 4, "", "x", "\ud83d lone surrogate", "<|endoftext|>", "a" * 3000 + "😀" * 50):
+        assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(max_size=80))
+def test_fast_offsets_property_o200k(text):
+    from bpeinspect.core.offsets import fast_encode_with_offsets
+
+    tok = load_tokenizer("o200k_base")
+    assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))

@@ -1,0 +1,241 @@
+"""Training input: pre-token counting (fast splitters, cutting, processes), TSV tables, corpus files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import regex
+
+from bpeinspect.core import TrainingRun, train_tokenizer
+from bpeinspect.core.split.regex_tables import RegexTablesSplitter
+from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
+from bpeinspect.core.train.counts import (
+    CountsFileError,
+    count_pretokens,
+    cut_text,
+    escape_pretoken,
+    iter_count_pretokens,
+    read_counts_tsv,
+    unescape_pretoken,
+    write_counts_tsv,
+)
+from tests.core.corpus import ADVERSARIAL, PROSE, all_texts, code_samples, taylorswift
+
+# -- splitting -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["gpt4", "gpt2"])
+def test_regex_tables_splitter_equals_the_regex_module(name: str) -> None:
+    pattern = PRESETS[name].pattern
+    splitter = RegexTablesSplitter(pattern)
+    for text in all_texts():
+        assert splitter.findall(text) == regex.findall(pattern, text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["gpt4", "gpt2"])
+def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
+    pattern = PRESETS[name].pattern
+    splitter = RegexTablesSplitter(pattern)
+    cps = [c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000]
+    # Each character after " '": the pattern asks whether it folds to a contraction letter,
+    # is a letter, a number, white space or none of these; and all of them run together.
+    for start in range(0, len(cps), 8192):
+        chars = [chr(c) for c in cps[start : start + 8192]]
+        text = " '".join(chars) + "".join(chars)
+        assert splitter.findall(text) == regex.findall(pattern, text)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_cutting_long_texts_splits_them_as_a_whole(name: str) -> None:
+    rule = PRESETS[name]
+    texts = all_texts() + ["\n".join(PROSE + ADVERSARIAL)]
+    for text in texts:
+        parts = cut_text(text, 40)
+        assert "".join(parts) == text
+        assert [p for part in parts for p in rule.pieces(part)] == rule.pieces(text)
+
+
+def test_cut_text_sizes() -> None:
+    text = "\n".join(["word"] * 1000)
+    parts = cut_text(text, 100)
+    assert len(parts) > 40
+    assert all(len(p) <= 105 for p in parts)
+    assert cut_text("no newline" * 50, 10) == ["no newline" * 50]
+
+
+# -- counting -------------------------------------------------------------------------------------
+
+def test_counts_are_in_first_seen_order() -> None:
+    counts = count_pretokens(["b a b", "c a"], "gpt2")
+    assert counts == {b"b": 1, b" a": 2, b" b": 1, b"c": 1}
+    assert list(counts) == [b"b", b" a", b" b", b"c"]
+
+
+def test_no_pattern_counts_documents() -> None:
+    assert count_pretokens(["x y", "x y", ""], None) == {b"x y": 2}
+
+
+def test_lone_surrogates_are_fixed_as_in_encoding() -> None:
+    assert count_pretokens(["a\ud800b"], None) == {"a\ufffdb".encode(): 1}
+
+
+def test_counting_in_processes_equals_counting_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bpeinspect.core.train import counts as pretoken_counts
+
+    monkeypatch.setattr(pretoken_counts, "BATCH_CHARS", 50_000)  # many batches from a small corpus
+    texts = code_samples(400_000) + [taylorswift()] + PROSE * 50
+    here = count_pretokens(texts, "gpt4", processes=1)
+    parallel = count_pretokens(texts, "gpt4", processes=2)
+    assert parallel == here
+    assert list(parallel) == list(here)  # same first-seen order
+    custom = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
+    assert count_pretokens(texts, custom, processes=3) == count_pretokens(texts, custom, processes=1)
+
+
+def test_a_worker_that_dies_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from bpeinspect.core.train import counts as pretoken_counts
+
+    real_popen = subprocess.Popen
+
+    def dying(args, **kwargs):
+        return real_popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); sys.exit(3)"], **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", dying)
+    monkeypatch.setattr(pretoken_counts, "BATCH_CHARS", 20_000)
+    texts = [taylorswift()] * 2 + PROSE
+    assert list(count_pretokens(texts, "gpt4", processes=2).items()) == list(
+        count_pretokens(texts, "gpt4", processes=1).items()
+    )
+
+
+def test_counting_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bpeinspect.core.train import counts as pretoken_counts
+
+    monkeypatch.setattr(pretoken_counts, "BATCH_CHARS", 20_000)
+    items = list(iter_count_pretokens([taylorswift()] * 2, "gpt4", processes=1, interval=0.0))
+    *reports, table = items
+    assert isinstance(table, dict)
+    assert reports[-1].documents == 2
+    assert reports[-1].corpus_bytes == 2 * len(taylorswift().encode("utf-8"))
+    sizes = [r.corpus_bytes for r in reports]
+    assert sizes == sorted(sizes) and len(reports) > 3
+
+
+# -- TSV ------------------------------------------------------------------------------------------
+
+TRICKY = [b"plain", b"tab\there", b"new\nline\r\n", b"back\\slash", b"\\x41 literal", b"\x00\x1f\x7f",
+          "Ünïcode 日本 🎉".encode(), b"\xff\xfe invalid", b"\xe6\x97", b"#hash", b" ", b"\\"]
+
+
+def test_escaping_round_trips() -> None:
+    for tok in TRICKY:
+        field = escape_pretoken(tok)
+        assert "\t" not in field and "\n" not in field and "\r" not in field
+        assert unescape_pretoken(field) == tok
+    assert escape_pretoken("日本".encode()) == "日本"  # readable
+
+
+def test_tsv_round_trip(tmp_path: Path) -> None:
+    counts = {tok: i + 1 for i, tok in enumerate(TRICKY)}
+    path = tmp_path / "counts.tsv"
+    write_counts_tsv(counts, path, comment="pattern gpt4")
+    back = read_counts_tsv(path)
+    assert back == counts and list(back) == list(counts)
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_tsv_shards_add_up(tmp_path: Path) -> None:
+    table = count_pretokens(PROSE + [taylorswift()], "gpt4")
+    items = list(table.items())
+    (tmp_path / "shards").mkdir()
+    write_counts_tsv(dict(items[::2]), tmp_path / "shards" / "part-0000.tsv")
+    write_counts_tsv(dict(items[1::2]), tmp_path / "shards" / "part-0001.tsv")
+    write_counts_tsv({b" the": 5}, tmp_path / "shards" / "part-0002.tsv")
+    back = read_counts_tsv(tmp_path / "shards")
+    expected = dict(table)
+    expected[b" the"] += 5
+    assert back == expected
+
+
+def test_training_from_a_tsv_equals_training_from_texts(tmp_path: Path) -> None:
+    texts = PROSE + ADVERSARIAL + [taylorswift()]
+    path = tmp_path / "counts.tsv"
+    write_counts_tsv(count_pretokens(texts, "gpt4"), path)
+    for tie_break in ("first-seen", "hf"):
+        run = TrainingRun.from_counts(read_counts_tsv(path), 800, pattern="gpt4", tie_break=tie_break)
+        list(run.reports())
+        assert run.tokenizer().merges == train_tokenizer(texts, 800, pattern="gpt4", tie_break=tie_break).merges
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("12 no tab\n", "line 1: expected a count, a tab"),
+        ("# ok\nx\tword\n", "line 2: expected a count"),
+        ("3\t\n", "line 1: the pre-token is empty"),
+        ("3\tbad\\q\n", "line 1: a backslash"),
+    ],
+)
+def test_malformed_tsv(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.tsv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CountsFileError, match=message) as info:
+        read_counts_tsv(path)
+    assert str(path) in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_tsv_that_is_not_utf8_or_missing(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.tsv"
+    path.write_bytes(b"3\tcaf\xe9\n")
+    with pytest.raises(CountsFileError, match="not UTF-8"):
+        read_counts_tsv(path)
+    with pytest.raises(CountsFileError, match="cannot read"):
+        read_counts_tsv(tmp_path / "missing.tsv")
+
+
+def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    write_counts_tsv({b"old": 1}, path)
+    with pytest.raises(AttributeError):
+        write_counts_tsv({b"new": 1, "not bytes": 2}, path)  # type: ignore[dict-item]
+    assert read_counts_tsv(path) == {b"old": 1}
+    assert sorted(os.listdir(tmp_path)) == ["counts.tsv"]
+
+
+# -- corpus files ---------------------------------------------------------------------------------
+
+def test_corpus_folder_streams_files_in_blocks(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    texts = {"a.txt": taylorswift(), "sub/b.py": code_samples(50_000)[0], "c.txt": "x\r\ny\r\n"}
+    for name, text in texts.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+    (tmp_path / ".hidden" / "skip.txt").write_text("never read")
+    assert [p.relative_to(tmp_path).as_posix() for p in corpus_files(tmp_path)] == ["a.txt", "c.txt", "sub/b.py"]
+    blocks = list(iter_corpus(tmp_path, "gpt4", block_bytes=4096))
+    assert len(blocks) > 10
+    assert "".join(blocks) == texts["a.txt"] + texts["c.txt"] + texts["sub/b.py"]
+    by_file = [texts["a.txt"], texts["c.txt"], texts["sub/b.py"]]
+    streamed = train_tokenizer(iter_corpus(tmp_path, "gpt4", block_bytes=4096), 600, pattern="gpt4")
+    assert streamed.merges == train_tokenizer(by_file, 600, pattern="gpt4").merges
+    # without a preset pattern a file is read whole, however big
+    assert list(iter_corpus(tmp_path / "c.txt")) == ["x\r\ny\r\n"]
+    assert list(iter_corpus(tmp_path / "a.txt", block_bytes=4096)) == [texts["a.txt"]]
+    assert len(list(iter_corpus(tmp_path / "a.txt", r"\w+|\W+", block_bytes=4096))) == 1
+
+
+def test_corpus_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(("é" * 3000).encode("utf-8") + b"\xff tail")
+    with pytest.raises(CorpusError, match=r"bad\.txt.*0xff at offset 6000") as info:
+        train_tokenizer(iter_corpus(path, "gpt4", block_bytes=1000), 300)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(CorpusError, match="no such file"):
+        list(iter_corpus(tmp_path / "missing"))

@@ -1,0 +1,159 @@
+"""The compare view: counts, agreement and highlighted boundaries equal the core's own figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.analysis.stats import boundary_agreement
+from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, CompareView
+from bpeinspect.gui.tasks import shutdown_tasks
+
+TEXT = (
+    "Tokenizers disagree about    indentation:\n    def f(x):\n        return x**2\n"
+    "naïve café, 1234567 numbers, don't they?\n"
+)
+MIXED = "emoji 🎉👩‍💻 and CJK 日本語の文章 and 한국어 text"
+
+
+@pytest.fixture(scope="module")
+def toks():
+    return [load_tokenizer(n) for n in ("r50k_base", "cl100k_base", "o200k_base")]
+
+
+def _view(qtbot, tokenizers, text):
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_tokenizers(tokenizers)
+    view.set_text(text)
+    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    return view
+
+
+def _bounds(tok, text):
+    enc = tok.encode_with_offsets(text)
+    return set(list(enc.byte_ends)[:-1])
+
+
+@pytest.mark.parametrize("text", [TEXT, MIXED, "<|endoftext|> special in the middle <|endoftext|>"])
+def test_counts_agreement_and_differences_match_the_core(qtbot, toks, text):
+    view = _view(qtbot, toks, text)
+    assert len(view.rows) == 3
+    bounds = [_bounds(t, text) for t in toks]
+    for i, (row, tok) in enumerate(zip(view.rows, toks, strict=True)):
+        assert row.tokens == len(tok.encode(text, allowed_special="all"))
+        assert row.tokens_per_char == pytest.approx(row.tokens / len(text))
+        expected = bounds[0] - (bounds[1] | bounds[2]) if i == 0 else bounds[i] - bounds[0]
+        assert row.differing == expected
+        # every differing boundary is drawn: a bar between characters, or inside a marked split box
+        assert row.markers <= len(expected) and (row.markers == len(expected)) == (row.split_marked == 0)
+        if "<|" not in text:
+            assert row.agreement == boundary_agreement(toks[0], tok, text)
+        assert f"{row.tokens:,} tokens" in view.sections[i].header.text()
+        assert view.sections[i].browser.toPlainText().count(MARK) == row.markers
+    assert f"{view.rows[1].agreement.f1:.3f}" in view.sections[1].header.text()
+    shutdown_tasks()
+
+
+def test_bars_sit_where_the_boundaries_are(qtbot, toks):
+    text = "x = 1234567;\n        return hello"
+    view = _view(qtbot, toks[:2], text)
+    shown = view.sections[1].browser.toPlainText()
+    # put the bars back as byte offsets into the text (all ASCII here)
+    offsets, pos = set(), 0
+    for ch in shown:
+        if ch == MARK:
+            offsets.add(pos)
+        else:
+            pos += 1
+    assert shown.replace(MARK, "") == text
+    assert offsets == view.rows[1].differing and offsets  # gpt2 and cl100k differ on this text
+    shutdown_tasks()
+
+
+def test_split_characters_render_without_replacement_chars(qtbot, toks):
+    view = _view(qtbot, [toks[0], toks[2]], MIXED)
+    for i in range(2):
+        shown = view.sections[i].browser.toPlainText()
+        assert "\ufffd" not in shown
+        assert shown.replace(MARK, "") == MIXED
+    assert view.rows[0].split_marked > 0  # gpt2 splits CJK characters where o200k does not
+    view.set_tokenizers([*toks, load_tokenizer("r50k_base")])
+    view.resize(720, 620)
+    qtbot.waitUntil(lambda: not view.busy and len(view.rows) == 4, timeout=20000)
+    view.grab().save("/tmp/compare_view.png")
+    shutdown_tasks()
+
+
+def test_messages_for_too_few_tokenizers_empty_text_and_too_many(qtbot, toks):
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show()
+    assert "two to four" in view.message.text()
+    view.set_tokenizers(toks[:1])
+    view.set_text("hello")
+    assert "second tokenizer" in view.message.text() and not view.busy and not view.rows
+    view.set_tokenizers(toks[:2])
+    view.set_text("")
+    assert "text" in view.message.text() and not view.busy
+    view.set_tokenizers([*toks, toks[0], toks[1]])
+    view.set_text("hello there")
+    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    assert len(view.rows) == 4 and "first 4 of 5" in view.note.text()
+    shutdown_tasks()
+
+
+def test_long_text_is_counted_whole_and_drawn_in_part(qtbot, toks):
+    text = TEXT * 300  # ~36k characters, more than RENDER_LIMIT
+    view = _view(qtbot, toks[:2], text)
+    assert view.rows[0].tokens == len(toks[0].encode(text))
+    assert "only the first" in view.note.text()
+    assert len(view.sections[0].browser.toPlainText().replace(MARK, "")) <= RENDER_LIMIT
+    shutdown_tasks()
+
+
+def test_panel_follows_the_registry_and_text(qtbot, window):
+    from bpeinspect.gui.panels.specs import install_panels
+
+    panels = install_panels(window)
+    view = panels.compare
+    qtbot.wait(100)  # raising works once the dock area is laid out
+    panels.docks["compare"].raise_()
+    qtbot.waitUntil(lambda: view.active, timeout=5000)
+    window.open_tokenizer("r50k_base")
+    qtbot.waitUntil(lambda: len(window.registry) == 1, timeout=30000)
+    qtbot.waitUntil(lambda: "second tokenizer" in view.message.text(), timeout=5000)
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world, tokenization")
+    qtbot.waitUntil(lambda: len(window.registry) == 2, timeout=30000)
+    qtbot.waitUntil(lambda: len(view.rows) == 2 and view.text == window.text(), timeout=10000)
+    assert [r.name for r in view.rows] == ["r50k_base", "cl100k_base"]
+    window.document.setPlainText("something else")  # typed text arrives after the debounce
+    qtbot.waitUntil(lambda: view.text == "something else" and not view.busy and bool(view.rows), timeout=5000)
+    assert view.rows[0].tokens == len(window.registry.tokenizers()[0].encode("something else"))
+    window.registry.remove(window.registry.tokenizers()[1])
+    assert "second tokenizer" in view.message.text() and not view.rows
+    shutdown_tasks()
+
+
+def test_compare_dock_is_not_raised_at_start(qtbot, window):
+    from bpeinspect.gui.panels.specs import install_panels
+
+    panels = install_panels(window)
+    qtbot.wait(100)
+    assert not panels.compare.active and panels.compare.visibleRegion().isEmpty()
+    assert not panels.tree.visibleRegion().isEmpty()
+    # hidden, it does no work; brought forward, it compares the current text
+    window.open_tokenizer("r50k_base")
+    window.open_tokenizer("o200k_base")
+    qtbot.waitUntil(lambda: len(window.registry) == 2, timeout=30000)
+    window.document.setPlainText("日本語 hidden edit")
+    qtbot.wait(400)
+    assert not panels.compare.rows and not panels.compare.busy
+    panels.docks["compare"].raise_()
+    qtbot.waitUntil(lambda: len(panels.compare.rows) == 2, timeout=10000)
+    assert panels.compare.text == "日本語 hidden edit"
+    assert panels.compare.rows[1].tokens == len(window.registry.tokenizers()[1].encode("日本語 hidden edit"))
+    assert panels.docks["compare"] in window.tabifiedDockWidgets(panels.docks["tree"])
+    shutdown_tasks()

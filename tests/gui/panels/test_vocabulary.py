@@ -1,0 +1,258 @@
+"""The vocabulary table: model contract, searching, filtering, sorting and picking tokens."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt, QThreadPool
+
+from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.analysis.vocab import TokenQuery, VocabIndex, display_token
+from bpeinspect.gui.panels.vocabulary import (
+    COL_BYTES,
+    COL_FLAGS,
+    COL_ID,
+    COL_LEN,
+    COL_PARENTS,
+    COL_RANK,
+    COL_TOKEN,
+    TOKEN_ID_ROLE,
+    VocabBrowser,
+    VocabTableModel,
+)
+
+
+@pytest.fixture(autouse=True)
+def _drain_workers() -> Iterator[None]:
+    yield
+    QThreadPool.globalInstance().waitForDone(30_000)
+
+
+@pytest.fixture
+def small() -> Tokenizer:
+    # hand-made pair-rule vocabulary: a+b merges before b+c, so "abc" (a + bc) is unreachable
+    return Tokenizer.from_merges(
+        [(97, 98), (98, 99), (97, 257), (32, 97), (259, 98)], pattern="gpt4", special_tokens={"<|end|>": 261}
+    )
+
+
+def _idle(qtbot, w: VocabBrowser, timeout: int = 20_000) -> None:
+    qtbot.waitUntil(lambda: not w.busy and not w._debounce.isActive(), timeout=timeout)
+
+
+def _browser(qtbot, tok: Tokenizer) -> VocabBrowser:
+    w = VocabBrowser()
+    qtbot.addWidget(w)
+    w.resize(1000, 500)
+    w.set_tokenizer(tok)
+    return w
+
+
+def test_model_passes_modeltester(qtmodeltester, small: Tokenizer) -> None:
+    model = VocabTableModel()
+    ix = VocabIndex(small)
+    ix.compute_unreachable()
+    model.set_index(ix)
+    qtmodeltester.check(model, force_py=True)
+    model.set_rows(ix.search(TokenQuery(min_len=2)))
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_model_passes_modeltester_builtin(qtmodeltester) -> None:
+    model = VocabTableModel()
+    ix = VocabIndex(load_tokenizer("cl100k_base"))
+    model.set_index(ix, ix.search(TokenQuery(text=" the")))
+    qtmodeltester.check(model)
+
+
+def test_cells(small: Tokenizer) -> None:
+    model = VocabTableModel()
+    ix = VocabIndex(small)
+    ix.compute_unreachable()
+    model.set_index(ix)
+    row = model.row_of(258)  # "abc"
+    assert row is not None
+
+    def cell(col: int, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        return model.data(model.index(row, col), role)
+
+    assert cell(COL_ID) == "258" and cell(COL_TOKEN) == "abc" and cell(COL_BYTES) == "61 62 63"
+    assert cell(COL_LEN) == "3" and cell(COL_RANK) == "2"
+    assert cell(COL_PARENTS) == "a + bc"
+    assert cell(COL_FLAGS) == "unreachable"
+    assert "merging its bytes gives ab c" in str(cell(COL_FLAGS, Qt.ItemDataRole.ToolTipRole))
+    assert cell(COL_TOKEN, TOKEN_ID_ROLE) == 258
+    assert model.data(model.index(model.row_of(259), COL_TOKEN)) == "␣a"
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.DisplayRole) == "0"
+    assert model.data(QModelIndex()) is None
+
+
+def test_opening_o200k_is_immediate(qtbot) -> None:
+    tok = load_tokenizer("o200k_base")
+    start = time.perf_counter()
+    w = _browser(qtbot, tok)
+    w.show()
+    qtbot.waitExposed(w)
+    elapsed = time.perf_counter() - start
+    assert not w.busy  # nothing was sent to a worker to open the table
+    assert w.model.rowCount() == len(tok)
+    assert w.table.model().data(w.model.index(12000, COL_TOKEN)) == display_token(tok.token_bytes(12000))
+    assert elapsed < 5  # generous: the point is no per-token work up front (measured ~0.03 s)
+
+
+def test_search_modes_run_in_worker(qtbot) -> None:
+    tok = load_tokenizer("cl100k_base")
+    w = _browser(qtbot, tok)
+    ix = w.index_
+    cases = [
+        ("Text", "␣hello", TokenQuery(text=" hello")),
+        ("Hex bytes", "e4 b8", TokenQuery(text="e4b8", mode="hex")),
+        ("Regex", r"^\d{3}$", TokenQuery(text=r"^\d{3}$", mode="regex")),
+        ("ID", "10-20, 99", TokenQuery(text="10-20,99", mode="id")),
+    ]
+    for mode, typed, query in cases:
+        w.mode.setCurrentIndex(w.mode.findText(mode))
+        w.search.setText(typed)
+        _idle(qtbot, w)
+        want = ix.search(query)
+        assert want
+        assert w.model.rows() == want, mode
+        assert f"{len(want):,} of" in w.status.text()
+
+
+def test_filters_and_sorting(qtbot) -> None:
+    tok = load_tokenizer("cl100k_base")
+    w = _browser(qtbot, tok)
+    w.script.setCurrentIndex(w.script.findData("Greek"))
+    w.min_len.setValue(4)
+    _idle(qtbot, w)
+    rows = w.model.rows()
+    assert rows == w.index_.search(TokenQuery(script="Greek", min_len=4))
+    assert rows and all(len(tok.token_bytes(i)) >= 4 for i in rows)
+    w.table.sortByColumn(COL_LEN, Qt.SortOrder.DescendingOrder)
+    _idle(qtbot, w)
+    lens = [len(tok.token_bytes(i)) for i in w.model.rows()]
+    assert sorted(w.model.rows()) == sorted(rows) and lens == sorted(lens, reverse=True)
+    w.show_which.setCurrentIndex(w.show_which.findData("special"))
+    _idle(qtbot, w)
+    assert w.model.rows() == []  # no special token is Greek
+    w.script.setCurrentIndex(0)
+    w.min_len.setValue(0)
+    _idle(qtbot, w)
+    assert sorted(w.model.rows()) == sorted(tok.special_tokens.values())
+
+
+def test_unreachable_filter_scans_in_worker(qtbot) -> None:
+    tok = load_tokenizer("o200k_base")
+    w = _browser(qtbot, tok)
+    w.show_which.setCurrentIndex(w.show_which.findData("unreachable"))
+    qtbot.waitUntil(lambda: w.index_.unreachable is not None and not w.busy, timeout=30_000)
+    _idle(qtbot, w)
+    assert w.model.rows() == sorted(w.index_.unreachable)
+    assert tok.token_id(b"\n//") in w.model.rows()
+    row = w.model.row_of(tok.token_id(b"\n//"))
+    assert w.model.data(w.model.index(row, COL_FLAGS)) == "unreachable"
+    assert "12 unreachable" in w.status.text()
+
+
+def test_unused_needs_a_corpus(qtbot, small: Tokenizer) -> None:
+    w = _browser(qtbot, small)
+    w.show_which.setCurrentIndex(w.show_which.findData("unused"))
+    _idle(qtbot, w)
+    assert "corpus" in w.status.text()
+    w.set_corpus(["ab ab abc", " ab"])
+    qtbot.waitUntil(lambda: w.index_.unused is not None and not w.busy, timeout=10_000)
+    _idle(qtbot, w)
+    used = set(small.encode_ordinary("ab ab abc")) | set(small.encode_ordinary(" ab"))
+    assert w.model.rows() == [i for i in small.ids() if i not in used and not small.is_special(i)]
+
+
+def test_bad_regex_shows_message_and_keeps_rows(qtbot, small: Tokenizer) -> None:
+    w = _browser(qtbot, small)
+    before = w.model.rows()
+    w.mode.setCurrentIndex(w.mode.findData("regex"))
+    w.search.setText("(unclosed")
+    _idle(qtbot, w)
+    assert "regex does not compile" in w.status.text()
+    assert w.model.rows() == before
+
+
+def test_cancel_a_scan(qtbot) -> None:
+    w = _browser(qtbot, load_tokenizer("o200k_base"))
+    w.find_unreachable()
+    assert w.busy and w.cancel.isVisibleTo(w)
+    w.cancel.click()
+    assert not w.busy
+    QThreadPool.globalInstance().waitForDone(30_000)
+    qtbot.wait(50)
+    assert w.index_.unreachable is None  # stopped long before the end of 200k tokens
+    assert "tokens" in w.status.text()
+
+
+def test_pick_and_show_token(qtbot) -> None:
+    tok = load_tokenizer("gpt2")
+    w = _browser(qtbot, tok)
+    with qtbot.waitSignal(w.tokenActivated, timeout=2000) as sig:
+        w.table.setCurrentIndex(w.model.index(500, COL_TOKEN))
+    assert sig.args == [500]
+    # a token hidden by the search: show_token clears the search and selects it without echoing
+    w.search.setText("zzzz")
+    _idle(qtbot, w)
+    assert 31373 not in w.model.rows()
+    with qtbot.assertNotEmitted(w.tokenActivated):
+        w.show_token(31373)
+    assert w.search.text() == ""
+    assert w.table.currentIndex().data(TOKEN_ID_ROLE) == 31373
+    _idle(qtbot, w)
+    assert w.model.rowCount() == len(tok)
+
+
+def test_show_piece_searches_text(qtbot) -> None:
+    tok = load_tokenizer("gpt2")
+    w = _browser(qtbot, tok)
+    w.show_piece(" world")
+    _idle(qtbot, w)
+    assert w.model.rows() == [i for i in tok.ids() if b" world" in tok.token_bytes(i)]
+
+
+def test_switching_tokenizer_resets(qtbot, small: Tokenizer) -> None:
+    w = _browser(qtbot, load_tokenizer("gpt2"))
+    w.search.setText("hello")
+    w.set_tokenizer(small)  # a pending search for the old tokenizer must not land
+    _idle(qtbot, w)
+    assert w.index_.tok is small
+    assert w.model.rows() == []  # the search still says "hello", which no token of `small` holds
+    w.search.clear()
+    _idle(qtbot, w)
+    assert w.model.rows() == small.ids()
+
+
+def test_unsortable_columns_sort_by_id(qtbot, small: Tokenizer) -> None:
+    w = _browser(qtbot, small)
+    w.table.sortByColumn(COL_LEN, Qt.SortOrder.DescendingOrder)
+    _idle(qtbot, w)
+    assert w.model.rows() != small.ids()
+    w.table.sortByColumn(COL_PARENTS, Qt.SortOrder.DescendingOrder)
+    _idle(qtbot, w)
+    assert w.model.rows() == small.ids()[::-1]
+    assert w.table.horizontalHeader().sortIndicatorSection() == COL_ID
+
+
+def test_show_token_in_another_order_sorts_in_worker(qtbot) -> None:
+    tok = load_tokenizer("cl100k_base")
+    w = _browser(qtbot, tok)
+    w.table.sortByColumn(COL_LEN, Qt.SortOrder.DescendingOrder)
+    w.search.setText("zzzz")
+    _idle(qtbot, w)
+    target = tok.token_id(" hello")
+    w.show_token(target)
+    assert w.busy  # the re-sort of all tokens runs in the pool
+    _idle(qtbot, w)
+    assert w.model.rowCount() == len(tok)
+    assert w.table.currentIndex().data(TOKEN_ID_ROLE) == target
+    lens = [len(tok.token_bytes(i)) for i in w.model.rows()[:2000]]
+    assert lens == sorted(lens, reverse=True)
+    w.show_token(10**9)  # unknown ids are ignored
+    assert w.table.currentIndex().data(TOKEN_ID_ROLE) == target

@@ -1,0 +1,546 @@
+"""The training workspace: the whole flow on real corpora, cancel and resume, bad input,
+saving, the main window hook, and the event loop staying free while training runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from bpeinspect.core import train_tokenizer
+from bpeinspect.core.train.corpus import iter_corpus
+from bpeinspect.gui.registry import TokenizerRegistry
+from bpeinspect.gui.training.menu import install_training_panel
+from bpeinspect.gui.training.workspace import TrainingWorkspace
+from tests.gui.conftest import wait_idle
+from tests.gui.test_responsiveness import MAX_STALL, StallProbe
+from tests.paths import SHARED
+
+TAYLOR = SHARED / "corpora" / "taylorswift.txt"
+MINBPE_REFERENCE = SHARED / "reference" / "minbpe-taylorswift-merges.json"
+MERGE_TEXT = re.compile(r"^\[.*\]\[.*\] → \[.*\]$")
+# Where to keep the screenshots for people to look at (CI artifacts); a temp dir otherwise.
+SHOTS = os.environ.get("BPEINSPECT_SCREENSHOTS")
+
+
+def synthetic_corpus(n_bytes: int, seed: int = 7) -> str:
+    """Random words of Latin and Cyrillic syllables: many distinct pre-tokens, so training
+    to 20k tokens takes a few seconds (long enough to watch, cancel and probe)."""
+    rng = random.Random(seed)
+    alpha = "abcdefghijklmnopqrstuvwxyzабвгдежзиклмнопрстуфхцчшщыэюя"
+    syllables = ["".join(rng.choice(alpha) for _ in range(rng.randint(1, 3))) for _ in range(400)]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(60000)]
+    out, size = [], 0
+    while size < n_bytes:
+        line = " ".join(rng.choice(words) for _ in range(12)) + ".\n"
+        out.append(line)
+        size += len(line.encode("utf-8"))
+    return "".join(out)
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "synthetic.txt"
+    path.write_text(synthetic_corpus(1_500_000), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def registry():
+    return TokenizerRegistry()
+
+
+@pytest.fixture
+def ws(qtbot, registry):
+    w = TrainingWorkspace(registry)
+    qtbot.addWidget(w)
+    w.resize(1200, 780)
+    w.show()
+    yield w
+    w.shutdown()
+    qtbot.waitUntil(lambda: not w.is_running() and not w.saver.is_busy(), timeout=30000)
+
+
+def add_corpus(qtbot, ws: TrainingWorkspace, *paths) -> None:
+    ws.form.corpus.add_paths([str(p) for p in paths])
+    qtbot.waitUntil(lambda: not ws.form.corpus.is_summarizing(), timeout=30000)
+
+
+def train(qtbot, ws: TrainingWorkspace, timeout: int = 60000):
+    """Click Train and wait for the outcome; returns (outcome, reports)."""
+    reports = []
+    ws.progressed.connect(reports.append)
+    with qtbot.waitSignal(ws.trainingFinished, timeout=timeout) as blocker:
+        qtbot.mouseClick(ws.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=timeout)
+    ws.progressed.disconnect(reports.append)
+    return blocker.args[0], reports
+
+
+def shoot(ws: TrainingWorkspace, tmp_path: Path, name: str) -> Path:
+    folder = Path(SHOTS) if SHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / name
+    assert ws.grab().save(str(out), "PNG")
+    return out
+
+
+# -- the whole flow -----------------------------------------------------------------------------
+
+
+def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path):
+    folder = tmp_path / "docs"
+    (folder / "more").mkdir(parents=True)
+    (folder / "ru.txt").write_text("Быстрая коричневая лиса перепрыгивает через ленивую собаку.\n" * 20, encoding="utf-8")
+    (folder / "more" / "code.py").write_text("def f(x):\n    return x + 1\n" * 30, encoding="utf-8")
+    add_corpus(qtbot, ws, TAYLOR, folder)
+    rows = {ws.form.corpus.tree.topLevelItem(i).text(0): ws.form.corpus.tree.topLevelItem(i) for i in range(2)}
+    assert rows["docs/"].text(1) == "2"
+    assert "Cyrillic" in rows["docs/"].text(3) and rows["taylorswift.txt"].text(3) == "Latin 100%"
+    assert rows["taylorswift.txt"].text(2) == "181.4 KB"
+    ws.form.sizes_edit.setText("300, 1k, 2000")
+    ws.form.specials_edit.setText("<|endoftext|>")
+    outcome, reports = train(qtbot, ws)
+
+    assert [r.phase for r in reports][-1] == "done" and "counting" in {r.phase for r in reports}
+    done = [r.merges_done for r in reports]
+    assert done == sorted(done) and done[-1] == outcome.merges == 2000 - 257
+    assert sum(len(r.new_merges) for r in reports) == outcome.merges  # every merge reported once
+    assert not outcome.stopped and not outcome.exhausted
+
+    texts = list(iter_corpus([TAYLOR, folder], "gpt4"))
+    toks = registry.tokenizers()
+    assert [t.name for t in toks] == ["taylorswift+1-300", "taylorswift+1-1k", "taylorswift+1-2000"]
+    assert registry.current() is toks[-1]
+    for tok, size in zip(toks, (300, 1024, 2000), strict=True):
+        ref = train_tokenizer(texts, size, pattern="gpt4", special_tokens=["<|endoftext|>"])
+        assert tok.n_vocab == size
+        assert tok.merges == ref.merges
+        assert tok.special_tokens == ref.special_tokens == {"<|endoftext|>": size - 1}
+        assert tok.training.counts == ref.training.counts
+        s = tok.training.settings
+        assert s["vocab_size"] == size and s["sizes"] == [300, 1024, 2000] and s["pattern"] == "gpt4"
+        assert s["corpus"] == [str(TAYLOR), str(folder)]
+        assert s["history"]["vocab_size"] and max(s["history"]["vocab_size"]) <= size
+        text = "Taylor Swift <|endoftext|> лиса\n"
+        assert tok.decode(tok.encode(text, allowed_special="all")) == text
+
+    # the view shows the end of the run
+    assert ws.progress.value() == ws.progress.maximum() == outcome.merges
+    assert "merges/s" in ws.rate_label.text()
+    assert MERGE_TEXT.match(ws.merge_label.text())
+    last = reports[-1].merge
+    assert ws.merge_info.text().startswith(f"×{last.count:,}")
+    assert ws.plots.merge_index.n == outcome.merges and ws.plots.vocab.n >= 2
+    assert ws.results.count() == 3 and "Done" in ws.phase_label.text()
+    assert ws.train_button.isEnabled() and not ws.cancel_button.isEnabled()
+    shoot(ws, tmp_path, "training-done.png")
+
+
+def test_merges_are_minbpes(qtbot, ws, registry):
+    # the reference merges minbpe's own code learned on the same file
+    ref = json.loads(MINBPE_REFERENCE.read_text())["taylorswift_regex_gpt4_1024"]
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText(str(ref["vocab_size"]))
+    train(qtbot, ws)
+    tok = registry.current()
+    assert [[a, b, 256 + i] for i, (a, b) in enumerate(tok.merges)] == ref["merges"]
+
+
+def test_hf_tie_break_and_custom_pattern(qtbot, ws, registry):
+    add_corpus(qtbot, ws, TAYLOR)
+    pattern = r"\p{L}+| ?\d|\s+|."
+    ws.form.set_custom_pattern(pattern)
+    ws.form.tie_combo.setCurrentIndex(ws.form.tie_combo.findData("hf"))
+    ws.form.sizes_edit.setText("400, 600")
+    train(qtbot, ws)
+    text = TAYLOR.read_text(encoding="utf-8")
+    for tok, size in zip(registry.tokenizers(), (400, 600), strict=True):
+        ref = train_tokenizer(text, size, pattern=pattern, tie_break="hf")
+        assert tok.merges == ref.merges and tok.mergeable_ranks == ref.mergeable_ranks
+        assert tok.split_rule.pattern == pattern
+        assert tok.training.settings["tie_break"] == "hf"
+
+
+def test_the_thread_fallback_trains_the_same(qtbot, ws, registry):
+    # where no child Python can start (a frozen app), training runs in a thread here
+    ws.in_process = True
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText("300, 1k")
+    kinds = []
+    ws.trainingStarted.connect(lambda plan: kinds.append(type(ws.worker.run_).__name__))
+    outcome, reports = train(qtbot, ws)
+    assert kinds == ["TrainingRun"] and reports[-1].phase == "done"
+    text = TAYLOR.read_text(encoding="utf-8")
+    for tok, size in zip(registry.tokenizers(), (300, 1024), strict=True):
+        assert tok.merges == train_tokenizer(text, size, pattern="gpt4").merges
+
+
+def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
+    small = tmp_path / "small.txt"
+    small.write_text("abab cdcd abab", encoding="utf-8")
+    add_corpus(qtbot, ws, small)
+    ws.form.sizes_edit.setText("258, 1k")
+    outcome, _ = train(qtbot, ws)
+    assert outcome.exhausted and outcome.merges == len(train_tokenizer("abab cdcd abab", 1024).merges)
+    assert [t.name for t in registry.tokenizers()] == ["small-258", f"small-{256 + outcome.merges}"]
+    assert "ran out of pairs" in ws.phase_label.text()
+
+
+# -- cancel and resume --------------------------------------------------------------------------
+
+
+def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot, ws, registry, big_corpus, tmp_path):
+    add_corpus(qtbot, ws, big_corpus)
+    ws.form.sizes_edit.setText("300, 20k")
+    seen = []
+
+    def on_report(r):
+        seen.append(r)
+        if r.merges_done >= 400 and not ws.worker.is_cancelled():
+            shoot(ws, tmp_path, "training-running.png")
+            qtbot.mouseClick(ws.cancel_button, Qt.MouseButton.LeftButton)
+
+    ws.progressed.connect(on_report)
+    with qtbot.waitSignal(ws.trainingFinished, timeout=120000) as blocker:
+        qtbot.mouseClick(ws.train_button, Qt.MouseButton.LeftButton)
+    outcome = blocker.args[0]
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    ws.progressed.disconnect(on_report)
+    assert outcome.stopped and seen[-1].stopped
+    assert 400 <= outcome.merges < 20480 - 256
+    small, partial = registry.tokenizers()
+    assert small.name == "synthetic-300" and small.n_vocab == 300
+    assert partial.name.endswith("(partial)") and partial.n_vocab == 256 + outcome.merges
+    assert registry.current() is partial
+    assert partial.training.settings["stopped"] is True and partial.training.settings["finished"] is False
+    texts = list(iter_corpus([big_corpus], "gpt4"))
+    ref = train_tokenizer(texts, 256 + outcome.merges, pattern="gpt4")
+    assert partial.merges == ref.merges and partial.training.counts == ref.training.counts
+    assert small.merges == ref.merges[: 300 - 256]
+    sample = big_corpus.read_text(encoding="utf-8")[:5000]
+    assert partial.decode(partial.encode(sample)) == sample
+    assert "Cancelled" in ws.phase_label.text() and ws.resume_button.isVisible()
+    assert ws.train_button.isEnabled() and ws.form.sizes_edit.isEnabled()
+
+    # resume: the run goes on from where it stopped, to the same result as one whole run
+    with qtbot.waitSignal(ws.trainingFinished, timeout=120000) as blocker:
+        qtbot.mouseClick(ws.resume_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    final = blocker.args[0]
+    assert not final.stopped
+    full = registry.current()
+    assert full.name == "synthetic-20k" and full.n_vocab == 20480
+    assert [t.name for t in registry.tokenizers()] == ["synthetic-300", partial.name, "synthetic-20k"]
+    assert full.merges == train_tokenizer(texts, 20480, pattern="gpt4").merges
+    assert not ws.resume_button.isVisible()
+
+
+def test_a_crashed_training_process_is_a_message(qtbot, ws, registry, big_corpus):
+    add_corpus(qtbot, ws, big_corpus)
+    ws.form.sizes_edit.setText("20k")
+
+    def kill(report):
+        if report.merges_done > 100 and ws.worker.run_._proc is not None:
+            ws.worker.run_._proc.kill()
+
+    ws.progressed.connect(kill)
+    with qtbot.waitSignal(ws.trainingFailed, timeout=60000) as blocker:
+        ws.start()
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    assert "the training process ended unexpectedly" in blocker.args[0]
+    assert "Training failed" in ws.message.text() and len(registry) == 0
+    assert ws.train_button.isEnabled()
+
+
+def test_cancel_while_reading_the_corpus_keeps_nothing(qtbot, ws, registry, big_corpus):
+    add_corpus(qtbot, ws, big_corpus)
+    ws.form.sizes_edit.setText("1k")
+    ws.trainingStarted.connect(lambda plan: ws.cancel())  # before the first report
+    with qtbot.waitSignal(ws.trainingFinished, timeout=60000) as blocker:
+        ws.start()
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    assert blocker.args[0].stopped and blocker.args[0].tokenizers == []
+    assert len(registry) == 0 and "nothing to keep" in ws.phase_label.text()
+    assert ws.progress.maximum() > 0  # not left spinning
+
+
+# -- invalid input ------------------------------------------------------------------------------
+
+
+def refused(qtbot, ws, registry) -> str:
+    """Click Train; it must refuse with a message and start nothing."""
+    qtbot.mouseClick(ws.train_button, Qt.MouseButton.LeftButton)
+    assert not ws.is_running() and len(registry) == 0
+    return ws.message.text()
+
+
+def test_no_corpus(qtbot, ws, registry):
+    assert "Add a corpus first" in refused(qtbot, ws, registry)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("200", "", "Vocabulary size 200 is too small: 256 bytes leave no room"),
+        ("257, 1k", "<|a|>", "Vocabulary size 257 is too small: 256 bytes and 1 special tokens"),
+        ("abc", "", "'abc' is not a vocabulary size"),
+        ("", "", "no vocabulary size given"),
+        ("9999999", "", "too large"),
+    ],
+)
+def test_bad_sizes(qtbot, ws, registry, case):
+    sizes, specials, expected = case
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText(sizes)
+    ws.form.specials_edit.setText(specials)
+    assert expected in refused(qtbot, ws, registry)
+
+
+@pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "", r"(?:(a|aa)+)+b"])
+def test_bad_regex_is_explained_live_and_refused(qtbot, ws, registry, pattern):
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sample_edit.setText("a" * 40)
+    ws.form.set_custom_pattern(pattern)
+    shown = ws.form.pattern_message.text()
+    assert shown.startswith("⚠") and ("compile" in shown or "empty" in shown or "takes over" in shown)
+    assert ws.form.preview.text() == ""
+    assert "Split pattern" in refused(qtbot, ws, registry)
+    ws.form.set_custom_pattern(r"\w+|\W")  # fixing it clears the warning
+    assert not ws.form.pattern_message.text().startswith("⚠") and ws.form.preview.text()
+
+
+def test_live_preview_follows_the_preset(qtbot, ws):
+    ws.form.sample_edit.setText("Hello  world\\n")
+    ws.form.pattern_combo.setCurrentIndex(ws.form.pattern_combo.findData("cl100k"))
+    assert ws.form.pattern_message.text().startswith("4 pre-tokens")  # Hello, " ", " world", "\n"
+    assert "␣world" in ws.form.preview.text() and "↵" in ws.form.preview.text()
+    ws.form.pattern_combo.setCurrentIndex(ws.form.pattern_combo.findData("none"))
+    assert ws.form.pattern_message.text().startswith("1 pre-tokens")
+    assert ws.form.pattern() is None
+
+
+def test_non_utf8_file_seen_in_the_summary(qtbot, ws, registry, tmp_path):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("café olé".encode("latin-1"))
+    add_corpus(qtbot, ws, TAYLOR, bad)
+    item = ws.form.corpus.tree.topLevelItem(1)
+    assert "not UTF-8" in item.text(3)
+    msg = refused(qtbot, ws, registry)
+    assert "latin1.txt: not UTF-8 text (byte 0xe9 at offset 3)" in msg
+    ws.form.corpus.remove_path(bad.resolve())
+    assert ws.start()  # without it, training goes ahead
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=60000)
+
+
+def test_non_utf8_past_the_sample_fails_cleanly(qtbot, ws, registry, tmp_path):
+    bad = tmp_path / "late.txt"
+    bad.write_bytes(b"plain text " * 10000 + b"\xff tail")
+    add_corpus(qtbot, ws, bad)
+    assert ws.form.corpus.problems() == []  # the summary only samples the start
+    with qtbot.waitSignal(ws.trainingFailed, timeout=60000) as blocker:
+        ws.start()
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    assert "late.txt: not UTF-8 text (byte 0xff at offset 110000" in blocker.args[0]
+    assert "Training failed" in ws.message.text() and len(registry) == 0
+    assert ws.train_button.isEnabled() and ws.form.sizes_edit.isEnabled()
+
+
+def test_empty_corpus_files(qtbot, ws, registry, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    add_corpus(qtbot, ws, empty)
+    with qtbot.waitSignal(ws.trainingFailed, timeout=30000) as blocker:
+        ws.start()
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    assert "the corpus is empty" in blocker.args[0] and len(registry) == 0
+
+
+def test_missing_and_empty_folders(qtbot, ws, registry, tmp_path):
+    ws.form.corpus.add_paths([str(tmp_path / "gone.txt")])
+    assert "gone.txt: no such file or folder" in ws.message.text()
+    (tmp_path / "nothing").mkdir()
+    add_corpus(qtbot, ws, tmp_path / "nothing")
+    assert "the folder holds no files" in refused(qtbot, ws, registry)
+
+
+@pytest.mark.parametrize("target", ["list", "workspace"])
+def test_corpus_from_a_drop(qtbot, ws, tmp_path, target):
+    from PySide6.QtCore import QMimeData, QPoint, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    (tmp_path / "a.txt").write_text("hello", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path / "a.txt")), QUrl.fromLocalFile(str(TAYLOR))])
+    widget = ws.form.corpus.tree if target == "list" else ws
+    event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    widget.dropEvent(event)
+    assert event.isAccepted()
+    qtbot.waitUntil(lambda: not ws.form.corpus.is_summarizing(), timeout=30000)
+    assert ws.form.corpus.paths() == [(tmp_path / "a.txt").resolve(), TAYLOR.resolve()]
+    assert ws.form.default_name() == "a+1"
+
+
+def test_save_dialog_picks_the_format_and_suffix(qtbot, ws, registry, tmp_path, monkeypatch):
+    formats = pytest.importorskip("bpeinspect.core.io.formats")
+    from bpeinspect.gui.training import workspace as training
+
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText("300")
+    train(qtbot, ws)
+    for label, (fmt, suffix) in training.SAVE_FILTERS.items():
+        if fmt == "gpt2":
+            continue
+        target = tmp_path / f"out-{fmt}"  # no suffix: the dialog's filter adds it
+        monkeypatch.setattr(training.QFileDialog, "getSaveFileName", lambda *a, t=target, lab=label: (str(t), lab))
+        qtbot.mouseClick(ws.save_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+        written = target.with_name(target.name + suffix)
+        assert written.is_file(), (fmt, ws.message.text())
+        assert formats.detect_format(written) == fmt
+    monkeypatch.setattr(training.QFileDialog, "getSaveFileName", lambda *a: ("", ""))  # cancelled
+    qtbot.mouseClick(ws.save_button, Qt.MouseButton.LeftButton)
+    assert not ws.saver.is_busy()
+
+
+# -- saving -------------------------------------------------------------------------------------
+
+
+def test_save_in_every_format(qtbot, ws, registry, tmp_path):
+    formats = pytest.importorskip("bpeinspect.core.io.formats")
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.pattern_combo.setCurrentIndex(ws.form.pattern_combo.findData("gpt2"))  # what GPT-2's files imply
+    ws.form.sizes_edit.setText("600")
+    ws.form.specials_edit.setText("<|endoftext|>")
+    train(qtbot, ws)
+    tok = registry.current()
+    targets = {
+        "native": tmp_path / "t.json",
+        "tiktoken": tmp_path / "t.tiktoken",
+        "huggingface": tmp_path / "tokenizer.json",
+        "minbpe": tmp_path / "t.model",
+        "gpt2": tmp_path / "gpt2-folder",
+    }
+    for fmt, path in targets.items():
+        ws.save_tokenizer(tok, path, fmt)
+        qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+        assert f"Saved {tok.name} to" in ws.message.text(), (fmt, ws.message.text())
+        assert ("Note:" in ws.message.text().splitlines()[-1]) == (fmt == "tiktoken")  # ranks only
+        ws.message.clear()
+    text = TAYLOR.read_text(encoding="utf-8")[:20000] + " <|endoftext|> ünïcödé 😀"
+    expected = tok.encode(text, allowed_special="all")
+    for fmt, path in targets.items():
+        kwargs = {"pattern": "gpt2", "special_tokens": tok.special_tokens} if fmt == "tiktoken" else {}
+        loaded = formats.load_path(path, **kwargs)
+        assert loaded.encode(text, allowed_special="all") == expected, fmt
+    native = formats.load_path(targets["native"])
+    assert native.training.settings == tok.training.settings  # settings and history
+    assert native.training.counts == tok.training.counts
+    assert native.training.settings["history"]["bytes_per_token"]
+
+
+def test_save_error_is_a_message(qtbot, ws, registry, tmp_path):
+    pytest.importorskip("bpeinspect.core.io.formats")
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText("300")
+    train(qtbot, ws)
+    ws.save_tokenizer(registry.current(), tmp_path / "no" / "such" / "dir.json", "native")
+    qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+    assert "Could not save" in ws.message.text()
+    assert not (tmp_path / "no").exists()
+
+
+# -- in the main window -------------------------------------------------------------------------
+
+
+def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
+    show = install_training_panel(window)
+    train_action = next(a for a in window.menuBar().actions() if a.text() == "&Tokenizers").menu().actions()[-1]
+    assert train_action.text() == "Train a tokenizer…"
+    train_action.trigger()
+    ws = show()
+    try:
+        assert any(a.text() == "Training" for a in window.panels_menu.actions())
+        assert ws.isVisible() and ws.registry is window.registry
+        add_corpus(qtbot, ws, TAYLOR)
+        ws.form.sizes_edit.setText("300, 1k")
+        window.set_text("Taylor Alison Swift is an American singer-songwriter.")
+        train(qtbot, ws)
+        wait_idle(qtbot, window)
+        assert len(window.panes) == 2  # stacked, one pane per size
+        counts = {r.tok.name: len(r.enc.ids) for r in window.results.values()}
+        assert counts["taylorswift-300"] > counts["taylorswift-1k"]  # a bigger vocabulary, fewer tokens
+        assert [window.stack.widget(i).tok.name for i in range(2)] == ["taylorswift-300", "taylorswift-1k"]
+        window.resize(1000, 600)
+        out = Path(SHOTS) if SHOTS else tmp_path
+        out.mkdir(parents=True, exist_ok=True)
+        assert window.grab().save(str(out / "training-main-window.png"), "PNG")
+        assert window.registry.current().name == "taylorswift-1k"
+    finally:
+        ws.shutdown()
+
+
+# -- responsiveness -----------------------------------------------------------------------------
+
+
+class WhereProbe(StallProbe):
+    """The main view's stall probe, also noting how much of each gap the GUI thread itself
+    was busy (its CPU time) and what the workspace was showing at the longest gap."""
+
+    def __init__(self, ws: TrainingWorkspace) -> None:
+        super().__init__()
+        self.ws = ws
+        self.where = ""
+        self.busy = 0.0  # GUI thread CPU time within the longest gap
+        self.max_busy = 0.0  # the most CPU time the GUI thread spent between two ticks
+        self._cpu: float | None = None
+        self.gaps: list[float] = []
+
+    def tick(self) -> None:
+        cpu = time.thread_time()
+        busy = 0.0 if self._cpu is None else cpu - self._cpu
+        if self.last:
+            self.gaps.append((time.perf_counter() - self.last, busy))
+        self._cpu = cpu
+        self.max_busy = max(self.max_busy, busy)
+        before = self.max_gap
+        super().tick()
+        if self.max_gap > before:
+            self.busy = busy
+            r = self.ws.last_report
+            self.where = "before the first report" if r is None else f"after a {r.phase} report at merge {r.merges_done}"
+            self.where += "" if self.ws.is_running() else " (finished)"
+
+
+@pytest.mark.slow
+def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path):
+    # Training runs in a child process. (The fallback for when none can start, a thread, is
+    # not held to this: sharing the interpreter lock it stalls the loop 100-250 ms at times.)
+    assert not ws.in_process
+    add_corpus(qtbot, ws, big_corpus)
+    ws.form.sizes_edit.setText("1k, 4k, 16k")
+    reports = []
+    ws.progressed.connect(reports.append)
+    with WhereProbe(ws) as probe, qtbot.waitSignal(ws.trainingFinished, timeout=120000):
+        assert ws.start()
+    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    assert len(reports) > 10 and reports[-1].merges_done == 16384 - 256
+    assert probe.ticks > 100
+    what = f"{probe.max_gap * 1000:.0f} ms {probe.where}, the GUI thread busy {probe.busy * 1000:.0f} ms of it"
+    # The GUI thread itself never works 50 ms at a stretch. On the shared 2-core machine the
+    # OS sometimes does not run it for 80-130 ms even while our process is idle (measured:
+    # GUI thread busy 0 ms in such a gap), so two such gaps are let pass; the stalls this
+    # catches (training or plot rebuilding in the way) came every few reports and lasted
+    # 0.3-3 s.
+    gaps = sorted(probe.gaps)
+    worst = ", ".join(f"{g * 1000:.0f} ms (busy {b * 1000:.0f})" for g, b in gaps[-5:])
+    assert probe.max_busy < MAX_STALL, f"the GUI thread worked {probe.max_busy * 1000:.0f} ms at a stretch"
+    assert gaps[-3][0] < MAX_STALL, f"the event loop stalled three times or more: {worst}"
+    assert probe.max_gap < 4 * MAX_STALL, f"the event loop stalled {what}"
+    shoot(ws, tmp_path, "training-16k.png")

@@ -1,0 +1,272 @@
+"""The main window: tokenizers, live encoding, selection, ids, errors, export, panels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QLabel
+
+from bpeinspect.core import load_tokenizer
+from tests.gui.conftest import wait_idle
+
+
+def test_stacked_tokenizers_encode_the_text(qtbot, window):
+    window.open_tokenizer("o200k_base")
+    window.open_tokenizer("cl100k_base")
+    window.set_text("Hello wörld 🎉\nzweite Zeile")
+    wait_idle(qtbot, window)
+    assert [p.tok.name for p in (window.stack.widget(i) for i in range(window.stack.count()))] == [
+        "o200k_base",
+        "cl100k_base",
+    ]
+    for pane in window.panes.values():
+        assert pane.view.enc.ids == pane.tok.encode(window.text(), allowed_special="all")
+        assert f"{len(pane.view.enc.ids):,} tokens" in pane.count.text()
+    assert window.registry.current().name == "o200k_base"
+    lower = window.stack.widget(1)
+    assert "% vs o200k_base" in lower.count.text()
+    status = window.status_label.text()
+    assert "tokens" in status and "bytes/token" in status and "chars/token" in status and "ms" in status
+
+
+def test_typing_reencodes_incrementally_and_exactly(qtbot, window):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("first line\n" * 3000)
+    wait_idle(qtbot, window)
+    pane = next(iter(window.panes.values()))
+    cur = QTextCursor(window.document)
+    cur.setPosition(15000)
+    for ch in "typed text, 日本 😀":
+        cur.insertText(ch)
+        qtbot.wait(1)
+    wait_idle(qtbot, window)
+    text = window.text()
+    assert pane.view.enc.text == text
+    full = pane.tok.encode_with_offsets(text)
+    assert pane.view.enc.ids == full.ids
+    assert list(pane.view.enc.utf16_starts) == list(full.utf16_starts)
+    assert window.last_result.mode == "incremental"
+
+
+def test_bad_tokenizer_file_is_a_message_and_keeps_the_text(qtbot, window, tmp_path):
+    window.set_text("precious words")
+    bad = tmp_path / "broken.tiktoken"
+    bad.write_bytes(b"\x00\x01 not a vocabulary")
+    window.open_tokenizer(str(bad))
+    window.open_tokenizer("no-such-tokenizer")
+    wait_idle(qtbot, window)
+    assert window.message.isVisible()
+    assert "no-such-tokenizer" in window.message.text()
+    assert window.text() == "precious words"
+    assert len(window.registry) == 0
+
+
+def test_bad_text_file_is_a_message(qtbot, window, tmp_path):
+    window.set_text("keep me")
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9".encode("latin-1"))
+    window.open_text_file(str(bad))
+    qtbot.waitUntil(window.message.isVisible, timeout=5000)
+    assert "not UTF-8" in window.message.text()
+    assert window.text() == "keep me"
+    good = tmp_path / "ok.txt"
+    good.write_text("hello there", encoding="utf-8")
+    window.open_text_file(str(good))
+    qtbot.waitUntil(lambda: window.text() == "hello there", timeout=5000)
+
+
+def test_click_selects_everywhere_and_emits_signals(qtbot, window):
+    window.open_tokenizer("o200k_base")
+    window.open_tokenizer("r50k_base")
+    window.set_text("the tokenizer inspector")
+    wait_idle(qtbot, window)
+    o200k = window.registry.find("o200k_base")
+    tokens, pieces = [], []
+    window.tokenActivated.connect(lambda t, i: tokens.append((t, i)))
+    window.pieceActivated.connect(lambda t, p: pieces.append((t, p)))
+    window.select_token(o200k, 1)
+    enc = window.results[id(o200k)].enc
+    assert tokens == [(o200k, enc.ids[1])]
+    assert pieces == [(o200k, " tokenizer")]
+    r50k_pane = window.panes[id(window.registry.find("r50k_base"))]
+    sel = r50k_pane.view.selected
+    assert (
+        sel is not None
+        and r50k_pane.view.enc.utf16_starts[sel] <= enc.utf16_starts[1] < r50k_pane.view.enc.utf16_ends[sel]
+    )
+    assert window.ids_view.selected == 1
+
+
+def test_copy_ids(qtbot, window):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world")
+    wait_idle(qtbot, window)
+    window.copy_ids_json()
+    assert json.loads(QGuiApplication.clipboard().text()) == [15339, 1917]
+    window.copy_ids_list()
+    assert QGuiApplication.clipboard().text() == "15339, 1917"
+
+
+def test_registry_signals_and_close(qtbot, window):
+    added, removed = [], []
+    window.registry.added.connect(added.append)
+    window.registry.removed.connect(removed.append)
+    window.open_tokenizer("r50k_base")
+    wait_idle(qtbot, window)
+    tok = window.registry.current()
+    assert added == [tok] and tok.name == "r50k_base"
+    window.registry.remove(tok)
+    assert removed == [tok] and window.registry.current() is None and not window.panes
+
+
+def test_export_html_and_png(qtbot, window, tmp_path):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("a <b> & 🎉")
+    wait_idle(qtbot, window)
+    html_path = tmp_path / "o.html"
+    window.export_html(str(html_path))
+    qtbot.waitUntil(lambda: html_path.exists() and not window.runner.is_busy(), timeout=5000)
+    page = html_path.read_text(encoding="utf-8")
+    assert (
+        "&lt;" in page
+        and "<b>" not in page
+        and "&amp;" in page
+        and "🎉" in page
+        and "cl100k_base" in page
+        and "�" not in page
+    )
+    png = tmp_path / "o.png"
+    assert window.export_png(str(png))
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_add_panel_docks_a_widget(window):
+    label = QLabel("vocabulary")
+    dock = window.add_panel("Vocabulary", label, Qt.DockWidgetArea.LeftDockWidgetArea)
+    assert dock.widget() is label
+    assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert dock.toggleViewAction() in window.panels_menu.actions()
+
+
+def test_layers_palette_zoom_dark(qtbot, window):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("x y\tz")
+    wait_idle(qtbot, window)
+    window.layer_actions["ids"].setChecked(True)
+    window.layer_actions["boundaries"].setChecked(True)
+    pane = next(iter(window.panes.values()))
+    assert pane.view.layers.ids and pane.view.layers.boundaries
+    size = window.text_size
+    window.zoom(1)
+    assert window.text_size == size + 1
+    assert window.document.defaultFont().pointSizeF() == pytest.approx((size + 1) * 1.5)  # inline ids: room below
+    window.layer_actions["ids"].setChecked(False)
+    assert window.document.defaultFont().pointSizeF() == pytest.approx(size + 1)
+    window.set_palette("colour-blind safe")
+    window.set_dark(True)
+    assert pane.view.palette_.dark and pane.view.palette_.name == "colour-blind safe"
+    window.set_dark(False)
+    assert not window.grab().isNull()
+
+
+def test_recent_tokenizers_are_remembered(settings):
+    from bpeinspect.gui.registry import recent_tokenizers, remember_tokenizer
+
+    remember_tokenizer("/a", settings)
+    remember_tokenizer("/b", settings)
+    remember_tokenizer("/a", settings)
+    assert recent_tokenizers(settings) == ["/a", "/b"]
+
+
+def test_same_tokenizer_twice_opens_once(qtbot, window):
+    window.open_tokenizer("gpt2")
+    window.open_tokenizer("gpt2")
+    wait_idle(qtbot, window)
+    assert len(window.registry) == 1
+    assert window.registry.current() is load_tokenizer("gpt2")
+
+
+def test_cached_text_matches_what_qt_holds(window):
+    tricky = "a\r\nb\rc\u2029d\u2028e\u00a0f\x00g\x0ch\ufeffi 😀\t\n"
+    window.set_text(tricky)
+    cached = window.text()
+    window._text_cache = None
+    assert window.text() == cached
+
+
+def test_inline_ids_make_room_and_keep_text_size(qtbot, window):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world\nsecond line")
+    wait_idle(qtbot, window)
+    pane = next(iter(window.panes.values()))
+    block = window.document.firstBlock()
+    plain_height = block.layout().lineAt(0).height()
+    plain_x = block.layout().lineAt(0).cursorToX(5)[0]
+    window.layer_actions["ids"].setChecked(True)
+    qtbot.wait(10)
+    line = window.document.firstBlock().layout().lineAt(0)
+    assert line.height() > plain_height * 1.3  # room below the text for the ids
+    assert abs(line.cursorToX(5)[0] - plain_x) < 1.0  # the text itself is not bigger
+    assert not pane.view.viewport().grab().isNull()
+    window.layer_actions["ids"].setChecked(False)
+    qtbot.wait(10)
+    assert abs(window.document.firstBlock().layout().lineAt(0).height() - plain_height) < 0.5
+    assert window.text() == "hello world\nsecond line"
+
+
+def test_drop_text_and_vocab_files(qtbot, window, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    text = tmp_path / "dropped.txt"
+    text.write_text("dropped words", encoding="utf-8")
+    vocab = tmp_path / "dropped.tiktoken"
+    vocab.write_bytes(b"not really")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(text)), QUrl.fromLocalFile(str(vocab))])
+    event = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.text() == "dropped words", timeout=5000)
+    qtbot.waitUntil(window.message.isVisible, timeout=5000)
+    assert "dropped.tiktoken" in window.message.text()
+
+
+def test_picker_lists_open_tokenizers_and_switches_current(qtbot, window):
+    window.open_tokenizer("o200k_base")
+    window.open_tokenizer("r50k_base")
+    window.set_text("picker")
+    wait_idle(qtbot, window)
+    names = [window.picker.itemText(i) for i in range(window.picker.count())]
+    assert sorted(names) == ["o200k_base", "r50k_base"]
+    r50k = window.registry.find("r50k_base")
+    window._on_picker(names.index("r50k_base"))
+    assert window.registry.current() is r50k
+    assert "r50k_base" in window.ids_title.text()
+    window._fill_add_menu()
+    labels = [a.text() for a in window.add_menu.actions()]
+    assert any(t.startswith("cl100k_base") for t in labels) and "Open tokenizer file…" in labels
+
+
+def test_big_text_goes_in_slices_and_ends_exact(qtbot, window):
+    from bpeinspect.gui.overlay.token_view import document_text
+    from bpeinspect.gui.window.main_window import FEED_SLICE
+
+    window.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, window)
+    line = "line with 😀 and \r\n windows ending\rold mac\u2029para\n"
+    text = line * (3 * FEED_SLICE // len(line))
+    window.set_text(text)
+    assert window._feeding is not None  # not all in at once
+    assert next(iter(window.panes.values())).view.isReadOnly()
+    wait_idle(qtbot, window)
+    assert window.text() == document_text(window.document)
+    assert not next(iter(window.panes.values())).view.isReadOnly()
+    pane = next(iter(window.panes.values()))
+    assert pane.view.enc.ids == pane.tok.encode(document_text(window.document), allowed_special="all")
+    window.set_text("small again")  # a new text stops a feed in progress
+    assert window.text() == "small again"

@@ -1,0 +1,200 @@
+"""Settings survive a restart: layout, docks, theme, text size, layers, palette, recent files.
+
+Every test uses an INI file in tmp_path, never the user's real settings.
+"""
+
+from __future__ import annotations
+
+import platform
+
+import pytest
+from PySide6.QtCore import QByteArray, QSettings, Qt, qVersion
+from PySide6.QtWidgets import QLabel
+
+from bpeinspect import __version__
+from bpeinspect.gui.window import settings as settings_mod
+from bpeinspect.gui.window.main_window import MainWindow
+from bpeinspect.gui.window.settings import RECENT_TEXTS_LIMIT, AboutDialog, Preferences
+from tests.gui.conftest import wait_idle
+
+
+def ini(tmp_path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def make_window(qtbot, settings: QSettings) -> MainWindow:
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def close(qtbot, win: MainWindow) -> None:
+    win.runner.cancel_all()
+    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=30000)
+    win.close()
+
+
+def test_everything_survives_a_restart(qtbot, tmp_path):
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("hello world, again", encoding="utf-8")
+
+    win = make_window(qtbot, ini(tmp_path))
+    win.resize(720, 540)  # within the offscreen screen (800x600): restoreGeometry keeps windows on screen
+    dock = win.add_panel("Vocabulary", QLabel("vocab"))
+    win.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+    win.main_split.setSizes([500, 90])
+    split_before = win.main_split.sizes()
+    win.prefs.set_theme("dark")
+    win.set_palette(next(p for p in settings_mod_palettes() if p != win.palette_name))
+    palette = win.palette_name
+    win.layer_actions["boundaries"].setChecked(True)
+    win.layer_actions["colors"].setChecked(False)
+    win.open_tokenizer("gpt2")
+    win.open_text_file(str(text_file))
+    wait_idle(qtbot, win)
+    assert win.text() == "hello world, again"
+    base = win.document.defaultFont().pointSizeF()
+    win.zoom(1)
+    win.zoom(1)
+    win.zoom(1)
+    assert win.document.defaultFont().pointSizeF() == base + 3
+    size_before = (win.width(), win.height())
+    close(qtbot, win)
+
+    win2 = make_window(qtbot, ini(tmp_path))
+    dock2 = win2.add_panel("Vocabulary", QLabel("vocab again"))
+    qtbot.waitUntil(lambda: win2.dockWidgetArea(dock2) == Qt.DockWidgetArea.LeftDockWidgetArea, timeout=5000)
+    assert (win2.width(), win2.height()) == size_before
+    assert win2.main_split.sizes() == split_before
+    assert win2.dark and win2.dark_action.isChecked()
+    assert win2.prefs.theme_actions["dark"].isChecked()
+    assert win2.palette_name == palette
+    assert win2.layers.boundaries and not win2.layers.colors
+    assert win2.layer_actions["boundaries"].isChecked() and not win2.layer_actions["colors"].isChecked()
+    assert win2.prefs.prefs.recent_texts() == [str(text_file)]
+    win2.prefs._fill_recent_texts()
+    assert [a.text() for a in win2.prefs.recent_texts_menu.actions()] == [str(text_file)]
+    # the window resets the text size when its first pane opens; the saved size wins
+    win2.open_tokenizer("gpt2")
+    wait_idle(qtbot, win2)
+    assert win2.document.defaultFont().pointSizeF() == base + 3
+    assert next(iter(win2.panes.values())).view.font().pointSizeF() == base + 3
+    # recent text opens from the menu
+    win2.prefs.recent_texts_menu.actions()[0].trigger()
+    qtbot.waitUntil(lambda: win2.text() == "hello world, again", timeout=10000)
+    close(qtbot, win2)
+    win2.set_dark(False)  # the palette is application-wide: leave it light for other tests
+
+
+def settings_mod_palettes():
+    from bpeinspect.gui.overlay.palette import PALETTES
+
+    return list(PALETTES)
+
+
+def test_font_size_is_kept_when_no_tokenizer_is_open(qtbot, tmp_path):
+    win = make_window(qtbot, ini(tmp_path))
+    win.prefs.set_font_size(17.0)
+    close(qtbot, win)
+    assert Preferences(ini(tmp_path)).font_size == 17.0
+    win2 = make_window(qtbot, ini(tmp_path))
+    win2.open_tokenizer("gpt2")
+    wait_idle(qtbot, win2)
+    assert win2.document.defaultFont().pointSizeF() == 17.0
+    close(qtbot, win2)
+
+
+def test_dark_theme_toggle_is_an_override_and_system_is_followed(qtbot, tmp_path, monkeypatch):
+    win = make_window(qtbot, ini(tmp_path))
+    try:
+        assert win.prefs.prefs.theme == "system"
+        win.dark_action.setChecked(True)  # the window's own View ▸ Dark theme
+        assert win.prefs.prefs.theme == "dark" and win.prefs.theme_actions["dark"].isChecked()
+        win.dark_action.setChecked(False)
+        assert win.prefs.prefs.theme == "light" and not win.dark
+
+        win.prefs.set_theme("system")
+        monkeypatch.setattr(settings_mod, "system_is_dark", lambda: True)
+        win.prefs._on_system_scheme()  # what QStyleHints.colorSchemeChanged calls
+        assert win.dark and win.dark_action.isChecked() and win.prefs.prefs.theme == "system"
+        monkeypatch.setattr(settings_mod, "system_is_dark", lambda: False)
+        win.prefs._on_system_scheme()
+        assert not win.dark and win.prefs.prefs.theme == "system"
+
+        win.prefs.set_theme("light")  # an override ignores the desktop
+        monkeypatch.setattr(settings_mod, "system_is_dark", lambda: True)
+        win.prefs._on_system_scheme()
+        assert not win.dark
+    finally:
+        win.set_dark(False)
+        close(qtbot, win)
+
+
+def test_damaged_settings_fall_back_to_defaults(qtbot, tmp_path):
+    s = ini(tmp_path)
+    s.setValue("window/schema", 1)
+    s.setValue("window/geometry", QByteArray(b"\x00garbage\xff" * 5))
+    s.setValue("window/state", QByteArray(b"nonsense"))
+    s.setValue("window/main_split", "not bytes")
+    s.setValue("appearance/theme", "purple")
+    s.setValue("appearance/font_size", "huge")
+    s.setValue("view/palette", "no-such-palette")
+    s.setValue("view/layers/colors", "maybe")
+    s.setValue("recent_texts", 42)
+    s.sync()
+    win = make_window(qtbot, ini(tmp_path))
+    p = win.prefs.prefs
+    assert p.theme == "system" and p.font_size is None and p.recent_texts() == []
+    assert not win.dark and win.palette_name in settings_mod_palettes()
+    assert (win.width(), win.height()) == (1400, 860)
+    close(qtbot, win)
+
+
+def test_out_of_range_and_invalid_values_are_refused(tmp_path):
+    p = Preferences(ini(tmp_path))
+    p.font_size = 1000
+    assert p.font_size == 48.0
+    p.settings.setValue("appearance/font_size", 2.0)
+    assert p.font_size is None
+    with pytest.raises(ValueError, match="theme"):
+        p.theme = "sepia"
+
+
+def test_recent_texts_newest_first_deduplicated_and_capped(tmp_path):
+    p = Preferences(ini(tmp_path))
+    for i in range(RECENT_TEXTS_LIMIT + 5):
+        p.remember_text(f"/t/{i}.txt")
+    p.remember_text("/t/3.txt")
+    got = p.recent_texts()
+    assert len(got) == RECENT_TEXTS_LIMIT and got[0] == "/t/3.txt" and got.count("/t/3.txt") == 1
+    assert got[1] == f"/t/{RECENT_TEXTS_LIMIT + 4}.txt"
+    p.settings.setValue("recent_tokenizers", ["/v/a.tiktoken"])
+    assert p.recent_tokenizers() == ["/v/a.tiktoken"]
+    p.clear_recent()
+    assert p.recent_texts() == [] and p.recent_tokenizers() == []
+
+
+def test_about_shows_the_versions(qtbot, tmp_path):
+    win = make_window(qtbot, ini(tmp_path))
+    assert win.prefs.about_action.shortcut().toString()  # F1 (HelpContents) on every platform here
+    win.prefs.about_action.trigger()
+    about = win.prefs.about
+    assert isinstance(about, AboutDialog) and about.isVisible()
+    shown = about.label.text()
+    for version in (__version__, qVersion(), platform.python_version()):
+        assert version in shown and version in about.text()
+    about.close()
+    close(qtbot, win)
+
+
+def test_menus_hold_the_new_entries(qtbot, tmp_path):
+    win = make_window(qtbot, ini(tmp_path))
+    titles = [a.text() for a in win.menuBar().actions()]
+    assert titles[-1] == "&Help"
+    file_menu = win.recent_menu.parentWidget()
+    assert win.prefs.recent_texts_menu.menuAction() in file_menu.actions()
+    view_menu = win.panels_menu.parentWidget()
+    assert win.prefs.theme_menu.menuAction() in view_menu.actions()
+    close(qtbot, win)

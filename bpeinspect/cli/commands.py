@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from bpeinspect import __version__
+from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.core import Tokenizer, load_tokenizer
 
@@ -408,6 +409,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 # with set_defaults. A command reports failure by raising CliError or a ValueError/OSError.
 REGISTRARS: list[Callable[[Any], None]] = [
     add_list, add_encode, add_decode, add_train, add_convert, add_tree, add_info, cli_stats.register,
+    cli_count.register,
 ]
 
 

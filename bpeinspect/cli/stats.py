@@ -1,6 +1,6 @@
 """``bpeinspect-cli stats``: token counts, compression and premiums for files under tokenizers.
 
-    bpeinspect-cli stats [-t SPEC]... [--baseline FILE] [--json|--csv] [--samples KIND] PATHS...
+    bpeinspect-cli stats [-t SPEC]... [--baseline FILE] [--json|--csv] [--samples KIND] [-j N] PATHS...
 
 A folder expands to the visible files directly inside it; ``-`` reads standard input.
 Wired into ``bpeinspect.cli.commands`` with ``cli_stats.register(subparsers)``.
@@ -46,6 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="append",
         help="also measure the bundled samples: the fable in every language, or the code and data files",
     )
+    p.add_argument(
+        "-j", "--processes", type=int, metavar="N",
+        help="processes that count at once (default: one per CPU; 1: count in this process)",
+    )  # fmt: skip
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
     p.set_defaults(func=run)
     return p
@@ -89,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
     progress = _progress_printer() if sys.stderr.isatty() else None
     try:
-        table = compute_stats(tokenizers, samples, baseline=baseline, progress=progress)
+        table = compute_stats(tokenizers, samples, baseline=baseline, progress=progress, processes=args.processes)
     except KeyboardInterrupt:
         print("\nbpeinspect-cli: interrupted", file=sys.stderr)
         return 130

@@ -125,7 +125,9 @@ class Tokenizer:
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
         for s, i in self.special_tokens.items():
-            if i in self._decoder:
+            # one id for a special token and the normal token of the same bytes, as Hugging
+            # Face's trainer makes it when a merge (or a byte) spells a special token's text
+            if i in self._decoder and self._decoder[i] != s.encode("utf-8"):
                 raise ValueError(f"special token {s!r} has id {i}, which a normal token already has")
             self._decoder[i] = s.encode("utf-8")
         missing = [b for b in range(256) if bytes([b]) not in self._ranks]

@@ -109,6 +109,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         if other is not None and other != i:
             raise VocabularyError(f"{path}: added token {content!r} has id {i} but the vocabulary gives it {other}")
     merges = _merges(model.get("merges"), vocab, path)
+    _keep_spelled_specials(ranks, added, vocab, model.get("merges"))
     ignore_merges = bool(model.get("ignore_merges", False))
     return build_tokenizer(
         path,
@@ -121,6 +122,24 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
     )
+
+
+def _keep_spelled_specials(ranks: dict[bytes, int], added: dict[str, int], vocab: dict, merges: list) -> None:
+    """Hugging Face's trainer gives a special token's id to a byte, or to a merge, that spells
+    the special's text (bpeinspect's ``tie_break="hf"`` does too): such an entry is a normal
+    token as well, so it goes back into ``ranks``."""
+    spelled = {}
+    for content, i in added.items():
+        if vocab.get(content) == i:
+            b = token_to_bytes(content)
+            if b is not None and b == content.encode("utf-8") and b not in ranks:
+                spelled[content] = (b, i)
+    if not spelled:
+        return
+    made = {m.replace(" ", "") if isinstance(m, str) else "".join(m) for m in merges}
+    for content, (b, i) in spelled.items():
+        if len(b) == 1 or content in made:
+            ranks[b] = i
 
 
 def _name_for(path: Path | str) -> str:

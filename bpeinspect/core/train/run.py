@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 from bpeinspect.core.train.counts import CountingProgress, check_counting_pattern, iter_count_pretokens
@@ -212,8 +213,11 @@ class TrainingRun:
             self._texts = ()
             self.counts = table or {}
             self.finished = False
+        # The engine allocates millions of small objects and holds no reference cycles: the
+        # cyclic collector, which would walk them over and over (a fifth of the time), waits.
         if self._engine is None and not self.finished:
-            self._start_engine()
+            with quiet_gc():
+                self._start_engine()
         engine = self._engine
         merges = self.merges
         reported = len(merges)
@@ -222,23 +226,28 @@ class TrainingRun:
         stopped = False
         interval = self.interval
         perf = time.perf_counter
-        while engine is not None and not self.finished:
-            if should_stop is not None and should_stop():
-                stopped = True
+        while engine is not None and not self.finished and not stopped:
+            report = None
+            with quiet_gc():  # not while the consumer has the report
+                while True:
+                    if should_stop is not None and should_stop():
+                        stopped = True
+                        break
+                    if not self._step(engine):
+                        break
+                    now = perf()
+                    if now - last >= interval or len(merges) == 1:
+                        if now > t_rate:
+                            rate = (len(merges) - n_rate) / (now - t_rate)
+                        new = tuple(merges[reported:])
+                        reported = len(merges)
+                        self._seconds = base + now - start
+                        report = self._report("merging", new, rate, self._seconds)
+                        break
+            if report is None:
                 break
-            if not self._step(engine):
-                break
-            now = perf()
-            if now - last >= interval or len(merges) == 1:
-                if now > t_rate:
-                    rate = (len(merges) - n_rate) / (now - t_rate)
-                last = now
-                new = tuple(merges[reported:])
-                reported = len(merges)
-                self._seconds = base + now - start
-                yield self._report("merging", new, rate, self._seconds)
-                # the consumer may have spent time; do not count it
-                last = perf()
+            yield report
+            last = perf()  # the consumer may have spent time; do not count it
         end = perf()
         if end > t_rate and len(merges) > n_rate:
             rate = (len(merges) - n_rate) / (end - t_rate)
@@ -319,10 +328,11 @@ class TrainingRun:
             "ran_out_of_pairs": self.exhausted,
             "seconds": round(self._seconds, 3),
         }
-        return merges_tokenizer(
-            self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
-            name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
-        )  # fmt: skip
+        with quiet_gc():
+            return merges_tokenizer(
+                self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
+                name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
+            )  # fmt: skip
 
 
 def merges_tokenizer(

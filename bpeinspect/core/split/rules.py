@@ -252,7 +252,7 @@ def cut_text(text: str, size: int) -> list[str]:
 def last_safe_cut(text: str, start: int = 0) -> int:
     """The position of the last cut point (see :func:`cut_text`) at or after ``start``, or 0.
 
-    >>> last_safe_cut("ab\ncd\nef"), last_safe_cut("ab cd")
+    >>> last_safe_cut("ab\\ncd\\nef"), last_safe_cut("ab cd")
     (5, 0)
     """
     m = _LAST_SAFE_CUT.search(text, start)

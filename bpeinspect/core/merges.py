@@ -234,8 +234,7 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
         from bpeinspect.core.tokenizer import fix_surrogates
 
         piece = fix_surrogates(piece).encode("utf-8")
-    byte_id = [tok._ranks[bytes([b])] for b in range(256)]
-    parts = [byte_id[b] for b in piece]
+    parts = tok.initial_parts(piece)
     tr = Trace(piece=piece, initial=tuple(parts))
     steps = tr.steps
     while len(parts) > 1:

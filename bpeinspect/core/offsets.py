@@ -31,6 +31,8 @@ _token_lengths: weakref.WeakKeyDictionary[Tokenizer, np.ndarray] = weakref.WeakK
 
 def supports_fast_offsets(tok: Tokenizer) -> bool:
     """True if the split rule keeps every character (isolated splits tile the text)."""
+    if tok.normalizer is not None or not tok.byte_level:
+        return False  # offsets must be mapped back from the normalized text
     rule = tok.split_rule
     return bool(rule.splits) and all(s.behavior == "isolated" for s in rule.splits)
 

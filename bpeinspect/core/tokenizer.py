@@ -20,6 +20,7 @@ import regex
 
 from bpeinspect.core.bpe import PairMerges, make_piece_encoder
 from bpeinspect.core.encoding import Encoding, build_encoding
+from bpeinspect.core.normalize import Normalizer
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 
@@ -101,6 +102,8 @@ class Tokenizer:
     [256, 256]
     """
 
+    byte_level = True  # token bytes tile the (normalized) text; SentencePiece-style models say False
+
     def __init__(
         self,
         ranks: Mapping[bytes, int],
@@ -112,8 +115,11 @@ class Tokenizer:
         name: str = "",
         source: str = "",
         training: TrainingInfo | None = None,
+        normalizer: Normalizer | None = None,
     ) -> None:
         self.name = name
+        # applied to the text between special tokens before splitting (NFC for Qwen, ...)
+        self.normalizer = normalizer
         self.source = source
         self.training = training
         self.split_rule: SplitRule = resolve_rule(pattern)
@@ -193,6 +199,16 @@ class Tokenizer:
     def uses_rank_rule(self) -> bool:
         """True for tiktoken-style tokenizers whose merge order is the id order."""
         return self._pair_merges is None
+
+    @property
+    def merge_source(self) -> str:
+        """Where merge order and merge trees come from: ``merge list``, ``ranks`` or ``scores``."""
+        return "ranks" if self.uses_rank_rule else "merge list"
+
+    def initial_parts(self, piece: bytes) -> list[int]:
+        """The symbols merging starts from for one pre-token: here its bytes' tokens."""
+        ranks = self._ranks
+        return [ranks[bytes([b])] for b in piece]
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (special tokens give their UTF-8 text)."""
@@ -336,6 +352,8 @@ class Tokenizer:
         return out
 
     def _encode_ordinary_fixed(self, text: str) -> list[int]:
+        if self.normalizer is not None:
+            text = self.normalizer.normalize(text)
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.reset()
@@ -367,6 +385,13 @@ class Tokenizer:
             cache.reset()
         return sum(map(len, map(cache.__getitem__, pieces)))
 
+    def pre_tokens(self, text: str) -> list[str]:
+        """The pre-tokens of ``text``, normalized if the tokenizer normalizes (specials not recognised)."""
+        text = fix_surrogates(text)
+        if self.normalizer is not None:
+            text = self.normalizer.normalize(text)
+        return self.split_rule.pieces(text)
+
     def encode_piece(self, piece: str | bytes) -> list[int]:
         """Token ids of one pre-token, without splitting it."""
         if isinstance(piece, str):
@@ -389,6 +414,10 @@ class Tokenizer:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
         segments = self._split_specials(text, allowed) if allowed else [(text, False)]
+        if self.normalizer is not None:
+            from bpeinspect.core.aligned import encode_normalized
+
+            return encode_normalized(self, text, segments, should_stop=should_stop)
         return build_encoding(self, text, segments, should_stop=should_stop)
 
     # -- decoding ---------------------------------------------------------------------------------
@@ -420,7 +449,7 @@ def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
 
 def pretokenize(tok: Tokenizer, text: str) -> list[str]:
     """The pre-tokens of ``text`` under ``tok``'s split rule (special tokens not recognised)."""
-    return tok.split_rule.pieces(fix_surrogates(text))
+    return tok.pre_tokens(text)
 
 
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

@@ -215,8 +215,7 @@ class Lowercase(Normalizer):
         out = self.normalize(text)
         if len(out) == len(text):
             return out, None, None  # every character became one character
-        lowered = [c.lower() for c in text]
-        return _pieces_aligned(text, [(i, i + 1, lc) for i, lc in enumerate(lowered) if len(lc) != 1])
+        return _pieces_aligned(text, [(i, i + 1, c.lower()) for i, c in enumerate(text) if c.lower() != c])
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Lowercase
@@ -226,9 +225,9 @@ class Lowercase(Normalizer):
 
 
 class StripAccents(Normalizer):
-    """Remove combining marks (HF ``StripAccents``, used after NFD/NFKD)."""
+    """Remove combining marks, spacing ones too (HF ``StripAccents``, used after NFD/NFKD)."""
 
-    _MARKS = regex.compile(r"\p{Mn}+")
+    _MARKS = regex.compile(r"\p{M}+")
 
     def normalize(self, text: str) -> str:
         return self._MARKS.sub("", text)
@@ -391,6 +390,25 @@ def sequence(steps: _Seq[Normalizer | None]) -> Normalizer | None:
     return kept[0] if len(kept) == 1 else Sequence(kept)
 
 
+def badge(tok: Any) -> tuple[str, str] | None:
+    """A short label and a tooltip saying how ``tok`` changes text before merging (``None``: it does not).
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> badge(load_tokenizer("gpt2")) is None
+    True
+    """
+    norm = getattr(tok, "normalizer", None)
+    model = getattr(tok, "describe_model", None)
+    steps = norm.describe() if norm is not None else "none"
+    after = "Token offsets point into your own text."
+    if model is not None:
+        return "SentencePiece", f"{model()}.\nNormalizer: {steps}.\n{after}"
+    if norm is None:
+        return None
+    label = steps if len(steps) <= 16 else steps[:15] + "…"
+    return label, f"Normalizer: {steps}. The text is normalized before it is split and merged.\n{after}"
+
+
 __all__ = [
     "Lowercase",
     "Normalizer",
@@ -401,6 +419,7 @@ __all__ = [
     "StripAccents",
     "Unicode",
     "UnsupportedNormalizer",
+    "badge",
     "from_hf",
     "sequence",
     "to_hf",

@@ -279,6 +279,15 @@ class SentencePieceBPE(Tokenizer):
             return "control"
         return KIND_NAMES.get(self.kinds[token_id], "normal") if 0 <= token_id < len(self.kinds) else "control"
 
+    def leaf_label(self, token_id: int) -> str:
+        kind = self.kind(token_id)
+        if kind == "byte":
+            return "byte fallback"
+        if kind in ("control", "unknown") or self.is_special(token_id):
+            return "special"
+        p = self._piece(token_id)
+        return "character" if p is not None and len(p) == 1 else kind
+
     @property
     def uses_rank_rule(self) -> bool:
         return False
@@ -286,7 +295,7 @@ class SentencePieceBPE(Tokenizer):
     @property
     def merge_source(self) -> str:
         """Where merge order and trees come from: the file's merge list or the pieces' scores."""
-        return "merge list" if self._explicit_merges is not None else "scores"
+        return "the file's merge list" if self._explicit_merges is not None else "recovered from the scores"
 
     @property
     def merges(self) -> list[tuple[int, int]]:
@@ -344,7 +353,11 @@ class SentencePieceBPE(Tokenizer):
             if t is None and self.flavour == "llama.cpp":
                 t = self._piece_id.get(part)
             if t is None:
-                out.extend(self._fallback(part))
+                fb = self._fallback(part)
+                # sentencepiece turns a run of unknown characters into one unknown piece
+                if self.flavour == "sentencepiece" and fb == [self.unk_id] and out and out[-1] == self.unk_id:
+                    continue
+                out.extend(fb)
             else:
                 out.append(t)
         return out
@@ -485,16 +498,17 @@ class SentencePieceBPE(Tokenizer):
 
     # -- decoding ----------------------------------------------------------------------------------
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        text = super().decode(ids, errors=errors)
-        if self.strip_leading_space and text.startswith(" "):
-            text = text[1:]
-        return text
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of a sequence of tokens, without the space the dummy prefix added."""
+        data = super().decode_bytes(ids)
+        if self.strip_leading_space and data.startswith(b" "):
+            data = data[1:]
+        return data
 
     def describe_model(self) -> str:
         """One line for ``info`` and the pane: what kind of model this is."""
         fb = "byte fallback" if self.byte_fallback else "no byte fallback"
-        return f"SentencePiece-style BPE ({self.flavour}), merges from {self.merge_source}, {fb}"
+        return f"SentencePiece-style BPE ({self.flavour}), merges {self.merge_source}, {fb}"
 
 
 __all__ = [

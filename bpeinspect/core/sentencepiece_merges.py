@@ -3,8 +3,10 @@
 ``.model`` files and llama.cpp's GGUF store no merges, only a score per piece: any two
 adjacent symbols whose concatenation is a piece may merge, the highest score first. A
 piece's parents are then found as tiktoken's are from ranks: merge the piece's own
-characters, allowing only pieces of higher score; if that ends in exactly two parts, they
+characters with every merge but the one that makes the piece; if that ends in two parts, they
 are the parents. A piece for which it does not is flagged unbuildable (with its best split).
+Unlike tiktoken's ranks, scores need not order a piece after its parts (Llama's whitespace
+runs score above the shorter runs they are built from), so all other merges are allowed.
 
 >>> from bpeinspect.core.sentencepiece import SentencePieceBPE
 >>> tok = SentencePieceBPE(["<unk>", "a", "b", "ab", "abb"], [2, 1, 1, 1, 1], scores=[0, -9, -9, -1, -2])
@@ -50,8 +52,10 @@ class SentencePieceMergeGraph(MergeGraph):
             result = _best_split(piece, tok._piece_id)
         else:
             ranks = tok._score_rank
-            rank = ranks.get(piece)
-            bounds = rank_bounds(piece, ranks, max_rank=rank) if rank is not None else []  # type: ignore[arg-type]
+            # Merge the piece's own characters with every merge except the one making the piece
+            # itself (which can only be the last): two parts left are its parents. Scores need
+            # not grow with length (whitespace runs), so parents may rank below their child.
+            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []  # type: ignore[arg-type]
             if len(bounds) == 3:
                 result = (tok._mergeable[piece[: bounds[1]]], tok._mergeable[piece[bounds[1] :]])
             else:
@@ -65,6 +69,16 @@ class SentencePieceMergeGraph(MergeGraph):
         if p is None or token_id in self._unbuildable:
             return None
         return self.tok.merge_rank(*p)
+
+
+class _Without:
+    """A read-only view of a rank table without one key."""
+
+    def __init__(self, ranks: dict[str, int], skip: str) -> None:
+        self._ranks, self._skip = ranks, skip
+
+    def get(self, key: str, default: int | None = None) -> int | None:
+        return default if key == self._skip else self._ranks.get(key, default)
 
 
 def _best_split(piece: str, index: dict[str, int]) -> tuple[int, int] | None:

@@ -202,8 +202,12 @@ class Tokenizer:
 
     @property
     def merge_source(self) -> str:
-        """Where merge order and merge trees come from: ``merge list``, ``ranks`` or ``scores``."""
-        return "ranks" if self.uses_rank_rule else "merge list"
+        """Where merge order and merge trees come from, as a phrase (``the file's merge list``...)."""
+        return "recovered from the ranks" if self.uses_rank_rule else "the file's merge list"
+
+    def leaf_label(self, token_id: int) -> str:
+        """What a token that no merge makes is: ``special`` or ``byte`` here."""
+        return "special" if self.is_special(token_id) else "byte"
 
     def initial_parts(self, piece: bytes) -> list[int]:
         """The symbols merging starts from for one pre-token: here its bytes' tokens."""

@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any, Literal
 
 import regex
@@ -417,6 +417,10 @@ class SentencePieceBPE(Tokenizer):
             pos += len(segment)
         return out
 
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        ends = list(accumulate(map(len, self._findall(text))))
+        return list(zip([0, *ends[:-1]], ends))
+
     def pre_tokens(self, text: str) -> list[str]:
         """The normalized pre-tokens of ``text`` (special tokens not recognised)."""
         return self._findall(self._normalize(fix_surrogates(text), True))
@@ -470,7 +474,7 @@ class SentencePieceBPE(Tokenizer):
             text,
             segments,
             normalize_aligned=lambda seg: self._normalize_aligned(seg, next(first)),
-            pieces_of=self.split_rule.spans,
+            pieces_of=self._spans,
             encode_piece=self._cache.__getitem__,
             token_nlen=self._nlens.__getitem__,
             should_stop=should_stop,

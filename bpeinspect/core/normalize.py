@@ -60,6 +60,16 @@ class Normalizer:
         return self.describe()
 
 
+class Stateless(Normalizer):
+    """A normalizer without settings: all instances are equal."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+
 def _compose(prev: tuple[list[int] | None, list[int] | None], local: tuple[list[int] | None, list[int] | None]):
     """Alignment into the original text, given one into the previous step's output."""
     ps, pe = prev
@@ -201,7 +211,7 @@ class Strip(Normalizer):
         return f"Strip({side})"
 
 
-class Lowercase(Normalizer):
+class Lowercase(Stateless):
     """Lower-case each character on its own (Rust's ``char::to_lowercase``: no final-sigma rule)."""
 
     def normalize(self, text: str) -> str:
@@ -217,14 +227,9 @@ class Lowercase(Normalizer):
             return out, None, None  # every character became one character
         return _pieces_aligned(text, [(i, i + 1, c.lower()) for i, c in enumerate(text) if c.lower() != c])
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is Lowercase
-
-    def __hash__(self) -> int:
-        return hash("Lowercase")
 
 
-class StripAccents(Normalizer):
+class StripAccents(Stateless):
     """Remove combining marks, spacing ones too (HF ``StripAccents``, used after NFD/NFKD)."""
 
     _MARKS = regex.compile(r"\p{M}+")
@@ -238,11 +243,6 @@ class StripAccents(Normalizer):
             return text, None, None
         return _pieces_aligned(text, found)
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is StripAccents
-
-    def __hash__(self) -> int:
-        return hash("StripAccents")
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ import regex
 from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.normalize import Normalizer
+from bpeinspect.core.normalize import Normalizer, Stateless
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer, fix_surrogates
 
@@ -53,7 +53,7 @@ _CACHE_LIMIT = 1 << 20
 Flavour = Literal["sentencepiece", "llama.cpp", "huggingface"]
 
 
-class SqueezeSpaces(Normalizer):
+class SqueezeSpaces(Stateless):
     """SentencePiece's ``remove_extra_whitespaces``: no leading or trailing spaces, runs become one."""
 
     _RUN = regex.compile(r" {2,}")
@@ -73,12 +73,6 @@ class SqueezeSpaces(Normalizer):
         if not found:
             return text, None, None
         return _pieces_aligned(text, found)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is SqueezeSpaces
-
-    def __hash__(self) -> int:
-        return hash("SqueezeSpaces")
 
     def describe(self) -> str:
         return "remove extra spaces"
@@ -394,28 +388,6 @@ class SentencePieceBPE(Tokenizer):
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
         return list(chain.from_iterable(map(cache.__getitem__, self._findall(self._normalize(text, first)))))
-
-    def encode(
-        self,
-        text: str,
-        *,
-        allowed_special: Literal["all"] | Any = frozenset(),
-        disallowed_special: Literal["all"] | Any = "all",
-    ) -> list[int]:
-        text = fix_surrogates(text)
-        allowed = self._allowed(allowed_special)
-        self._check_disallowed(text, allowed, disallowed_special)
-        if not allowed:
-            return self._encode_ordinary_fixed(text)
-        out: list[int] = []
-        pos = 0
-        for segment, special in self._split_specials(text, allowed):
-            if special:
-                out.append(self.special_tokens[segment])
-            else:
-                out.extend(self._encode_ordinary_fixed(segment, first=pos == 0))
-            pos += len(segment)
-        return out
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         ends = list(accumulate(map(len, self._findall(text))))

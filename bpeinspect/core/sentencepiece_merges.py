@@ -20,7 +20,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from bpeinspect.core.bpe import rank_bounds
-from bpeinspect.core.merges import MergeGraph
+from bpeinspect.core.merges import MergeGraph, best_split
 
 if TYPE_CHECKING:
     from bpeinspect.core.sentencepiece import SentencePieceBPE
@@ -49,7 +49,7 @@ class SentencePieceMergeGraph(MergeGraph):
             result = None
         elif tok._explicit_merges is not None:
             self._unbuildable.add(token_id)  # no listed merge makes it
-            result = _best_split(piece, tok._piece_id)
+            result = best_split(piece, tok._piece_id)
         else:
             ranks = tok._score_rank
             # Merge the piece's own characters with every merge except the one making the piece
@@ -60,7 +60,7 @@ class SentencePieceMergeGraph(MergeGraph):
                 result = (tok._mergeable[piece[: bounds[1]]], tok._mergeable[piece[bounds[1] :]])
             else:
                 self._unbuildable.add(token_id)
-                result = _best_split(piece, tok._mergeable)
+                result = best_split(piece, tok._mergeable)
         self._parents[token_id] = result
         return result
 
@@ -79,14 +79,3 @@ class _Without:
 
     def get(self, key: str, default: int | None = None) -> int | None:
         return default if key == self._skip else self._ranks.get(key, default)
-
-
-def _best_split(piece: str, index: dict[str, int]) -> tuple[int, int] | None:
-    best, best_key = None, None
-    for k in range(1, len(piece)):
-        a, b = index.get(piece[:k]), index.get(piece[k:])
-        if a is not None and b is not None:
-            key = max(a, b)
-            if best_key is None or key < best_key:
-                best, best_key = (a, b), key
-    return best

@@ -308,11 +308,13 @@ class Tokenizer:
         if not allowed:
             return self._encode_ordinary_fixed(text)
         out: list[int] = []
+        pos = 0
         for segment, special in self._split_specials(text, allowed):
             if special:
                 out.append(self.special_tokens[segment])
             else:
-                out.extend(self._encode_ordinary_fixed(segment))
+                out.extend(self._encode_ordinary_fixed(segment, first=pos == 0))
+            pos += len(segment)
         return out
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -355,7 +357,8 @@ class Tokenizer:
             out.append((text[pos:], False))
         return out
 
-    def _encode_ordinary_fixed(self, text: str) -> list[int]:
+    def _encode_ordinary_fixed(self, text: str, first: bool = True) -> list[int]:
+        # ``first``: the text starts the input (SentencePiece-style subclasses prepend ▁ only there)
         if self.normalizer is not None:
             text = self.normalizer.normalize(text)
         cache = self._cache

@@ -64,14 +64,19 @@ def _flat(node: Any, key: str) -> list[dict]:
     return [node]
 
 
-def from_dict(obj: dict, path: Path | str, added: dict[str, int]) -> SentencePieceBPE:
-    model = obj["model"]
+def check_bpe_options(model: dict, path: Path | str) -> None:
+    """Refuse BPE options that no file here needs and bpeinspect does not apply."""
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key):
             raise UnsupportedTokenizerError(f"{path}: BPE with a {key} ({model[key]!r}) is not supported")
     dropout = model.get("dropout")
     if dropout not in (None, 0, 0.0):
         raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
+
+
+def from_dict(obj: dict, path: Path | str, added: dict[str, int]) -> SentencePieceBPE:
+    model = obj["model"]
+    check_bpe_options(model, path)
     vocab = model.get("vocab")
     expect(isinstance(vocab, dict) and vocab, path, "model.vocab must be a non-empty object of token -> id")
     try:

@@ -137,13 +137,11 @@ def _name_for(path: Path | str) -> str:
 
 def _check_model_options(model: dict, path: Path | str) -> None:
     if model.get("byte_fallback"):
-        raise UnsupportedTokenizerError(f"{path}: BPE with byte_fallback (SentencePiece-style) is not supported")
-    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(key):
-            raise UnsupportedTokenizerError(f"{path}: BPE with a {key} ({model[key]!r}) is not supported")
-    dropout = model.get("dropout")
-    if dropout not in (None, 0, 0.0):
-        raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
+        raise UnsupportedTokenizerError(
+            f"{path}: BPE with byte_fallback over a ByteLevel pre-tokenizer is not supported (SentencePiece-style "
+            "files, with ▁ pieces and no ByteLevel step, are)"
+        )
+    hf_sentencepiece.check_bpe_options(model, path)
 
 
 def _normalizer(norm: Any, path: Path | str) -> Normalizer | None:

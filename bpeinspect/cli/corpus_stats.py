@@ -14,11 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 
 from bpeinspect.core.analysis.corpus import REGIONS, Corpus, load_corpus, udhr_corpus
-from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary, count_corpus
-from bpeinspect.core.tokenizer import Tokenizer
+from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,17 +72,9 @@ def _stages(raw: str | None) -> set[int]:
         raise ValueError(f"--stage: not a stage list: {raw!r} (e.g. 4 or 1,3,4 or all)") from None
 
 
-def run(
-    args: argparse.Namespace,
-    specs: list[str],
-    tokenizers: list[tuple[str, Tokenizer]],
-    progress: Callable[[int, int], None] | None,
-) -> int:
-    """Count, then print rows (table, JSON, CSV) or the fairness summary."""
-    corpus = select(args)
-    stats = count_corpus(tokenizers, corpus, progress=progress)
-    if progress is not None:
-        progress(-1, 0)
+def report(args: argparse.Namespace, stats: CorpusStats) -> int:
+    """Print the counts as rows (table, JSON, CSV) or the fairness summary."""
+    corpus = stats.corpus
     if args.baseline is not None:
         try:
             stats = stats.with_baseline(args.baseline)

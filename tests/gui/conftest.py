@@ -4,6 +4,9 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from bpeinspect.core import load_tokenizer
+from bpeinspect.gui.app import configure_process
+
+configure_process()  # what the app does at start: tests of responsiveness need it
 
 
 @pytest.fixture
@@ -19,12 +22,9 @@ def window(qtbot, settings):
     qtbot.addWidget(win)
     win.show()
     yield win
-    win.runner.cancel_all()
-    try:
-        qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=30000)
-    except Exception as exc:
-        stuck = [(job.key, getattr(job, "state", "?")) for job in win.runner._running]
-        raise AssertionError(f"jobs still running at teardown: {stuck}") from exc
+    if win.jobs.is_busy():
+        with qtbot.waitSignal(win.jobs.busyChanged, timeout=30000):
+            win.jobs.cancel_all()
 
 
 @pytest.fixture(scope="session")

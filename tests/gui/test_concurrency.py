@@ -6,12 +6,11 @@ import threading
 import time
 import weakref
 
-import pytest
 from PySide6.QtCore import QThread, QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from bpeinspect.core import Cancelled
-from bpeinspect.gui.concurrency import PROGRESS_INTERVAL, Jobs, Worker, all_idle, encode_text
+from bpeinspect.gui.concurrency import PROGRESS_INTERVAL, Jobs, Worker, all_idle
 
 
 def gui_thread():
@@ -192,18 +191,6 @@ def test_shutdown_cancels_every_job_in_every_pool(qtbot):
     assert ended == [True, True]
 
 
-@pytest.mark.parametrize("where", [3000, 0])
-def test_encode_text_incremental_matches_full(cl100k, where):
-    text = "line one\nline two 😀\nline three\n" * 200
-    base = cl100k.encode_with_offsets(text)
-    new = text[:where] + "inserted 日本 " + text[where:]
-    r = encode_text(cl100k, new, base)
-    assert r.mode == "incremental"
-    full = cl100k.encode_with_offsets(new)
-    assert r.enc.ids == full.ids and list(r.enc.utf16_starts) == list(full.utf16_starts)
-    assert encode_text(cl100k, new, None).enc.ids == full.ids
-
-
 def test_release_encoding_empties_lists(cl100k):
     from bpeinspect.gui.concurrency import release_encoding
 
@@ -213,16 +200,3 @@ def test_release_encoding_empties_lists(cl100k):
     assert len(enc.ids) == n - 3000
     assert not release_encoding(enc, step=1000)
     assert enc.ids == [] and enc.piece_spans == []
-
-
-def test_first_chunk_is_a_true_prefix_encoding(cl100k):
-    from bpeinspect.core.live import encode_chunked
-
-    text = "a line of text, 日本 😀\n" * 3000
-    firsts = []
-    full = encode_chunked(cl100k, text, chunk=4096, on_first=firsts.append)
-    assert len(firsts) == 1
-    first = firsts[0]
-    assert 4096 <= len(first.text) < len(text) and text.startswith(first.text)
-    assert first.ids == full.ids[: len(first.ids)]
-    assert list(first.utf16_starts) == list(full.utf16_starts[: len(first.ids)])

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bpeinspect.core import Tokenizer, TrainingProgress, TrainingRun
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
 from bpeinspect.core.train.setup import prefix_tokenizer
-from bpeinspect.gui.concurrency import quiet_gc
 
 HISTORY_POINTS = 2000
 

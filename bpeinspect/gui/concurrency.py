@@ -300,6 +300,10 @@ class Jobs(QObject):
         """True while a job's thread has not finished, superseded and cancelled ones included."""
         return bool(self._running)
 
+    def running_keys(self) -> list[Hashable]:
+        """The keys of the jobs whose threads have not finished (for messages and tests)."""
+        return list(self._running.values())
+
     def pending(self, key: Hashable | None = None) -> bool:
         """True while the job ``key`` (or any) has yet to deliver its outcome."""
         return bool(self._latest) if key is None else key in self._latest

@@ -22,9 +22,11 @@ def window(qtbot, settings):
     qtbot.addWidget(win)
     win.show()
     yield win
-    if win.jobs.is_busy():
-        with qtbot.waitSignal(win.jobs.busyChanged, timeout=30000):
-            win.jobs.cancel_all()
+    win.jobs.cancel_all()
+    try:
+        qtbot.waitUntil(lambda: not win.jobs.is_busy(), timeout=30000)
+    except Exception as exc:
+        raise AssertionError(f"jobs still running at teardown: {win.jobs.running_keys()}") from exc
 
 
 @pytest.fixture(scope="session")

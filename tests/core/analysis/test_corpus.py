@@ -108,8 +108,10 @@ def test_source_dir_holds_the_exact_texts_and_is_reused(cache, offline):
     for code, text in udhr_texts().items():
         assert (folder / f"{code}.txt").read_bytes() == text.encode("utf-8")
     (folder / "eng.txt").write_text("damaged", "utf-8")  # a changed file is noticed and rewritten
-    assert udhr_source_dir() == folder
+    assert udhr_corpus().source_path("eng") == folder / "eng.txt"
     assert (folder / "eng.txt").read_text("utf-8") == udhr_texts()["eng"]
+    (folder / "kor.txt").unlink()
+    assert udhr_corpus().source_path("kor").read_text("utf-8") == udhr_texts()["kor"]
     assert [p.name for p in cache.iterdir()] == [folder.name]  # no temporary folders left
 
 

@@ -336,7 +336,7 @@ class TrainingWorkspace(QWidget):
         elif outcome.exhausted:
             self.phase_label.setText(
                 f"The corpus ran out of pairs after {outcome.merges:,} merges ({secs}): "
-                f"{outcome.tokenizers[-1].n_vocab:,} tokens, fewer than the {max(thread.plan.sizes):,} asked for. "
+                f"{outcome.tokenizers[-1].n_vocab:,} tokens, fewer than the {max(job.plan.sizes):,} asked for. "
                 f"Made: {names}."
             )
         else:

@@ -120,7 +120,7 @@ def add_encode(sub: Any) -> None:
                    "(default: cl100k_base)")
     p.add_argument("--special", choices=("none", "all", "raise"), default="none",
                    help="special-token text: none = encode it as ordinary text (default), all = recognise it, "
-                   "raise = refuse it")
+                   "raise = refuse it; added tokens that are not special are matched in every mode")
     p.add_argument("--output", choices=("ids", "json", "color"), default="ids",
                    help="ids separated by spaces (default), JSON with token details, or the text with coloured tokens")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="text file to encode; '-' or nothing = stdin")
@@ -148,6 +148,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                     "bytes": t.text_bytes.hex(),
                     "chars": list(t.char_span),
                     "special": t.special,
+                    "added": tok.is_added(t.id),
                 }
             )
         json.dump({"tokenizer": tok.name, "ids": list(enc.ids), "tokens": tokens}, sys.stdout, ensure_ascii=False)
@@ -383,7 +384,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         from bpeinspect.core.io.formats import FORMATS, detect_format
 
         print(f"file format:    {FORMATS[detect_format(args.spec)]}")
-    print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
+    print(
+        f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special, "
+        f"{len(tok.added_tokens)} added)"
+    )
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
     print(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")
     if tok.training is not None:
@@ -391,6 +395,15 @@ def cmd_info(args: argparse.Namespace) -> int:
     print("special tokens:" + ("" if tok.special_tokens else " none"))
     for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
         print(f"  {i:>8}  {s!r}")
+    if tok.added_tokens:
+        print("added tokens (not special, matched before BPE in any encoding):")
+        listed = sorted(tok.added_tokens.items(), key=lambda x: x[1])
+        for s, i in listed[:30]:
+            print(f"  {i:>8}  {s!r}")
+        if len(listed) > 30:
+            print(f"  ... and {len(listed) - 30} more")
+    missing = " ".join(f"{b:02x}" for b in tok.missing_bytes)
+    print(f"missing bytes:  {missing + ' (dropped from text, as Hugging Face and llama.cpp do)' if missing else 'none'}")
     print(f"split rule:     {tok.split_rule.name or '(custom)'}")
     for line in tok.split_rule.describe().splitlines():
         print(f"  {line}")

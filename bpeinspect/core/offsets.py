@@ -23,7 +23,7 @@ from itertools import chain
 
 import numpy as np
 
-from bpeinspect.core.encoding import SPECIAL, SPLITS_END, SPLITS_START, Cancelled, Encoding
+from bpeinspect.core.encoding import ADDED, SPECIAL, SPLITS_END, SPLITS_START, Cancelled, Encoding
 from bpeinspect.core.tokenizer import Tokenizer, fix_surrogates
 
 _token_lengths: weakref.WeakKeyDictionary[Tokenizer, np.ndarray] = weakref.WeakKeyDictionary()
@@ -57,10 +57,10 @@ def _to_array(a: np.ndarray) -> array:
 def fast_encode_with_offsets(tok: Tokenizer, text: str, *, should_stop: Callable[[], bool] | None = None) -> Encoding:
     """The same :class:`Encoding` as ``tok.encode_with_offsets(text)`` (special tokens allowed)."""
     fixed = fix_surrogates(text)
-    if fixed is not text or not supports_fast_offsets(tok):
+    if fixed is not text or not supports_fast_offsets(tok) or tok.dropped_bytes(text):
         return tok.encode_with_offsets(text, should_stop=should_stop)
     allowed = frozenset(tok.special_tokens)
-    segments = tok._split_specials(text, allowed) if allowed else [(text, False)]
+    segments = tok._segments(text, allowed) if allowed or tok.added_tokens else [(text, None)]
     ids: list[int] = []
     piece_lens: list[int] = []
     fast = tok.split_rule.fast
@@ -68,11 +68,11 @@ def fast_encode_with_offsets(tok: Tokenizer, text: str, *, should_stop: Callable
     # the tokenizer's own pre-token cache (a dict whose misses run BPE): one split serves
     # both the ids and the pre-token spans, and the per-piece loop stays in C
     lookup = tok._cache.__getitem__
-    for segment, special in segments:
+    for segment, cut in segments:
         if should_stop is not None and should_stop():
             raise Cancelled()
-        if special:
-            ids.append(tok.special_tokens[segment])
+        if cut is not None:
+            ids.append(cut)
             piece_lens.append(len(segment))
         else:
             pieces = fast.findall(segment) if fast is not None else pieces_fn(segment)
@@ -99,6 +99,9 @@ def fast_encode_with_offsets(tok: Tokenizer, text: str, *, should_stop: Callable
     if tok.special_tokens:
         specials = np.array(sorted(tok.special_tokens.values()), dtype=np.int64)
         flags |= np.where(np.isin(id_arr, specials), SPECIAL, 0)
+    if tok.added_tokens:
+        added = np.array(sorted(tok.added_tokens.values()), dtype=np.int64)
+        flags |= np.where(np.isin(id_arr, added), ADDED, 0)
     piece_ends = np.cumsum(np.array(piece_lens, dtype=np.int64))
     piece_starts = piece_ends - np.array(piece_lens, dtype=np.int64)
     pieces_of = np.searchsorted(char_byte[piece_starts], byte_starts, side="right") - 1

@@ -5,7 +5,8 @@ parser (``gguf``'s ``GGUFReader`` also indexes every tensor and builds numpy vie
 string, which takes seconds for a large vocabulary); tensor data is never touched, so a
 multi-GB model opens as fast as a small one. Value type codes come from the ``gguf`` package.
 
-Tokens are in GPT-2's byte alphabet; control and user-defined tokens become special tokens;
+Tokens are in GPT-2's byte alphabet; control tokens become special tokens and user-defined
+ones added tokens (llama.cpp matches them before BPE even with special parsing off);
 ``tokenizer.ggml.pre`` picks the split rule (see :mod:`.gguf_pre`).
 """
 
@@ -202,12 +203,14 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
     index: dict[bytes, int] = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))
     ranks: dict[bytes, int] = {}
     specials: dict[str, int] = {}
-    special_types = (TokenType.CONTROL, TokenType.USER_DEFINED)
+    added: dict[str, int] = {}
     for i, raw in enumerate(tokens):
         text = raw.decode("utf-8", errors="replace")
-        if types is not None and types[i] in special_types:
-            if text and text not in specials:
-                specials[text] = i
+        kind = types[i] if types is not None else None
+        if kind in (TokenType.CONTROL, TokenType.USER_DEFINED):
+            table = specials if kind == TokenType.CONTROL else added
+            if text and text not in specials and text not in added:
+                table[text] = i
             continue
         b = token_to_bytes(text)
         if b is None or b in ranks:
@@ -226,6 +229,7 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         ranks,
         pattern=rule,
         special_tokens=specials,
+        added_tokens=added,
         merges=merges,
         ignore_merges=ignore_merges,
         name=name,

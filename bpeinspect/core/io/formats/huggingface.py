@@ -9,8 +9,9 @@ the file's merge order, so its encodings are Hugging Face's.
 Anything that cannot be represented exactly (WordPiece, Unigram, byte-fallback BPE,
 normalizers that change the text, a prefix space...) is refused with a message naming it.
 
-Added tokens (special or not) become the tokenizer's special tokens: Hugging Face always
-cuts them out of the text, which is ``encode(text, allowed_special="all")`` here.
+Added tokens with ``"special": true`` become the tokenizer's special tokens (Hugging Face
+always cuts them out of the text, which is ``encode(text, allowed_special="all")`` here); those
+with ``"special": false`` become its added tokens, matched before BPE in every encoding.
 
 >>> tok = load(Path("tokenizer.json"), data=dumps(load_demo()))
 >>> tok.encode("hello hello")
@@ -84,8 +85,8 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
 
     vocab = model.get("vocab")
     expect(isinstance(vocab, dict) and vocab, path, "model.vocab must be a non-empty object of token -> id")
-    added = _added_tokens(obj.get("added_tokens"), path)
-    added_ids = set(added.values())
+    specials, added = _added_tokens(obj.get("added_tokens"), path)
+    added_ids = set(added.values()) | set(specials.values())
     ranks: dict[bytes, int] = {}
     unmapped = []
     for text, i in vocab.items():
@@ -104,7 +105,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
             f"produced; they are left out (e.g. {unmapped[0]!r})",
             stacklevel=2,
         )
-    for content, i in added.items():
+    for content, i in {**specials, **added}.items():
         other = vocab.get(content)
         if other is not None and other != i:
             raise VocabularyError(f"{path}: added token {content!r} has id {i} but the vocabulary gives it {other}")
@@ -115,7 +116,8 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         Tokenizer,
         ranks,
         pattern=rule,
-        special_tokens=added,
+        special_tokens=specials,
+        added_tokens=added,
         merges=merges,
         ignore_merges=ignore_merges,
         name=_name_for(path),
@@ -214,11 +216,13 @@ def _fast_equivalent(splits: list[Split]) -> SplitRule:
     return SplitRule(tuple(splits))
 
 
-def _added_tokens(items: Any, path: Path | str) -> dict[str, int]:
+def _added_tokens(items: Any, path: Path | str) -> tuple[dict[str, int], dict[str, int]]:
+    """``(special, added)``: the added tokens with ``"special": true``, and the others."""
     if items is None:
-        return {}
+        return {}, {}
     expect(isinstance(items, list), path, "added_tokens must be a list")
     out: dict[str, int] = {}
+    plain: set[str] = set()
     for t in items:
         expect(isinstance(t, dict), path, "an added token is not an object")
         content, i = t.get("content"), t.get("id")
@@ -231,8 +235,10 @@ def _added_tokens(items: Any, path: Path | str) -> dict[str, int]:
             )
         expect(content not in out, path, f"added token {content!r} appears twice")
         out[content] = i
+        if t.get("special") is False:
+            plain.add(content)
     expect(len(set(out.values())) == len(out), path, "two added tokens share one id")
-    return out
+    return {s: i for s, i in out.items() if s not in plain}, {s: i for s, i in out.items() if s in plain}
 
 
 def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
@@ -323,7 +329,8 @@ def to_dict(tok: Tokenizer) -> dict:
     ranks = tok.mergeable_ranks
     vocab = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}
     # Added tokens go in the model's vocab too: otherwise Hugging Face renumbers them after it.
-    for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
+    cut = {**tok.added_tokens, **tok.special_tokens}
+    for s, i in sorted(cut.items(), key=lambda x: x[1]):
         vocab.setdefault(s, i)
     merges = tok.merges
     dec = {i: b for b, i in ranks.items()}
@@ -336,9 +343,9 @@ def to_dict(tok: Tokenizer) -> dict:
             "lstrip": False,
             "rstrip": False,
             "normalized": False,
-            "special": True,
+            "special": s in tok.special_tokens,
         }
-        for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1])
+        for s, i in sorted(cut.items(), key=lambda x: x[1])
     ]
     return {
         "version": "1.0",

@@ -84,14 +84,18 @@ def test_multi_gigabyte_file_opens_from_its_metadata(gpt2_meta, tmp_path):
     assert tok.encode("hello world") == [31373, 995]
 
 
-def test_control_and_user_defined_tokens_are_special(gpt2_meta, tmp_path):
+def test_control_tokens_are_special_and_user_defined_ones_added(gpt2_meta, tmp_path):
     extra = {"<tool>": gguf.TokenType.USER_DEFINED, "<ctl>": gguf.TokenType.CONTROL, "<spare>": gguf.TokenType.NORMAL}
     path = write_gguf(tmp_path / "types.gguf", gpt2_meta, extra_types={50256: gguf.TokenType.CONTROL},
                       extra_tokens=extra)
     tok = load_path(path)
-    assert tok.special_tokens == {"<|endoftext|>": 50256, "<tool>": 50257, "<ctl>": 50258}
+    assert tok.special_tokens == {"<|endoftext|>": 50256, "<ctl>": 50258}
+    assert tok.added_tokens == {"<tool>": 50257}
     assert tok.token_id(b"<spare>") == 50259
     assert tok.encode("a<tool>b", allowed_special="all") == [64, 50257, 65]
+    # llama.cpp matches user-defined tokens even with special parsing off
+    assert tok.encode("a<tool>b") == tok.encode_ordinary("a<tool>b") == [64, 50257, 65]
+    assert tok.encode("a<ctl>b", disallowed_special=()) != [64, 50258, 65]
 
 
 def test_unknown_pre_warns_and_uses_gpt2_rule(gpt2_meta, tmp_path):

@@ -1,6 +1,26 @@
-"""Encode big texts in chunks, and re-encode only the region around an edit.
+"""Live encoding: the one place that decides how a changed text is re-encoded.
 
-Both rest on *hard boundaries*: a position right after a newline whose next character is a
+:func:`plan_encode` looks at the tokenizer, the new text and the previous encoding (and an
+optional hint of where the edit lies) and picks one of three strategies:
+
+- ``incremental``: re-encode only the lines around the edit and splice them in;
+- ``chunked``: encode a long text a chunk at a time (each chunk a short call, so other
+  threads get the interpreter often, and the first chunk can be shown early);
+- ``full``: one encode.
+
+It also says whether the work is ``cheap`` (a few lines of a modest text: a few ms, fine to
+run right where it is asked, with no thread hand-over). The returned :class:`EncodePlan`
+runs it. Every strategy gives exactly ``tok.encode_with_offsets(text)``.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("gpt2")
+>>> plan = plan_encode(tok, "ab\\ncd\\n", tok.encode_with_offsets("ab\\nc\\n"))
+>>> plan.mode, plan.cheap
+('incremental', True)
+>>> plan.run().enc.ids == tok.encode("ab\\ncd\\n")
+True
+
+Chunks and edits rest on *hard boundaries*: a position right after a newline whose next character is a
 letter, digit or ASCII punctuation. For every built-in split rule (the tiktoken and minbpe
 patterns in :data:`PRESETS`) such a position always starts a pre-token, and the regex never
 looks more than one character past it while matching the pieces before it. So the text can
@@ -8,7 +28,6 @@ be cut there, the parts encoded on their own and the results joined, giving exac
 full encoding. Other rules (a custom regex, no splitting) make no such promise; for them
 these functions fall back to one full encode.
 
->>> from bpeinspect.core import load_tokenizer
 >>> tok = load_tokenizer("cl100k_base")
 >>> old = tok.encode_with_offsets("one\\ntwo\\nthree\\n")
 >>> new = reencode_edit(tok, old, "one\\ntwo!\\nthree\\n", *find_edit(old.text, "one\\ntwo!\\nthree\\n"))
@@ -19,13 +38,18 @@ True
 from __future__ import annotations
 
 import bisect
+import functools
 import re
+import time
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from bpeinspect.core.encoding import Cancelled, Encoding
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.offsets import fast_encode_with_offsets
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
@@ -33,6 +57,10 @@ from bpeinspect.core.tokenizer import Tokenizer
 # "\n" followed by a character that is non-space under every definition of \s in play, other
 # than "/" (o200k's punctuation pre-tokens run on over newlines and slashes: ";\n/" is one)
 _HARD = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
+_CHUNK = 1 << 14  # characters per chunk of a chunked encode
+BIG_TEXT = 1 << 20  # characters: building an encoding this big holds the garbage collector off
+CHEAP_TEXT_LIMIT = 250_000  # characters: edits in texts up to this size can be cheap
+CHEAP_EDIT_LIMIT = 2_000  # characters changed
 _COLUMNS = ("byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends")
 
 
@@ -146,7 +174,7 @@ def encode_chunked(
     tok: Tokenizer,
     text: str,
     *,
-    chunk: int = 1 << 14,
+    chunk: int = _CHUNK,
     should_stop: Callable[[], bool] | None = None,
     on_first: Callable[[Encoding], None] | None = None,
 ) -> Encoding:
@@ -303,3 +331,125 @@ def _splice(  # noqa: PLR0917
     k = pa + len(window.piece_spans)
     if dc and k < len(enc.piece_spans):
         enc.piece_spans[k:] = [(s + dc, e + dc) for s, e in enc.piece_spans[k:]]
+
+
+Mode = Literal["full", "chunked", "incremental"]
+
+
+@dataclass
+class EncodeResult:
+    """An encoding and how it was made."""
+
+    tok: Tokenizer
+    enc: Encoding
+    seconds: float
+    mode: Mode
+    changed: tuple[int, int] | None = None  # UTF-16 range that was re-encoded (None: all of it)
+
+
+class EncodePlan:
+    """How to bring an encoding up to date with ``text``; made by :func:`plan_encode`.
+
+    :attr:`cheap` is known at once. :attr:`mode` and :attr:`edit` may compare the old and
+    new texts (time growing with their length), so for a long text they are worked out
+    where :meth:`run` runs, not where the plan is made.
+    """
+
+    def __init__(
+        self, tok: Tokenizer, text: str, previous: Encoding | None, edit: tuple[int, int, int] | None
+    ) -> None:
+        self.tok = tok
+        self.text = text
+        self.previous = previous if previous is not None and supports_cutting(tok) else None
+        if self.previous is not None and edit is not None and len(text) - len(previous.text) == edit[2] - edit[1]:
+            self.edit = edit  # a consistent hint saves comparing the texts
+
+    @functools.cached_property
+    def edit(self) -> tuple[int, int, int] | None:
+        """``(start, old_end, new_end)`` as :func:`find_edit` gives it (``None`` without a
+        previous encoding to start from)."""
+        return None if self.previous is None else find_edit(self.previous.text, self.text)
+
+    def _changed(self) -> int:
+        start, old_end, new_end = self.edit
+        return (old_end - start) + (new_end - start)
+
+    @property
+    def cheap(self) -> bool:
+        """True if the work takes a few ms (a small edit in a modest text): fine to run right
+        where it is asked, without handing it to another thread."""
+        # a small change to a modest text is cheap whichever way it is encoded
+        return self.previous is not None and len(self.text) <= CHEAP_TEXT_LIMIT and self._changed() <= CHEAP_EDIT_LIMIT
+
+    @functools.cached_property
+    def mode(self) -> Mode:
+        """``incremental`` if the edit touches less than half the text, else ``chunked`` for a
+        long text the split rule lets us cut, else ``full``."""
+        if self.previous is not None and self._changed() < max(len(self.text), 1) // 2:
+            return "incremental"
+        return "chunked" if len(self.text) > _CHUNK and supports_cutting(self.tok) else "full"
+
+    def run(
+        self,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+        on_first: Callable[[Encoding], None] | None = None,
+        in_place: bool = False,
+    ) -> EncodeResult:
+        """Encode. ``should_stop`` is asked between steps (then :class:`Cancelled` is raised);
+        ``on_first`` gets the encoding of the first chunk of a chunked encode as soon as it
+        is done; ``in_place=True`` lets an incremental plan update ``previous`` itself (only
+        safe when nothing else reads it meanwhile)."""
+        if len(self.text) > BIG_TEXT:
+            with quiet_gc():
+                return self._run(should_stop, on_first, in_place)
+        return self._run(should_stop, on_first, in_place)
+
+    def _run(
+        self, should_stop: Callable[[], bool] | None, on_first: Callable[[Encoding], None] | None, in_place: bool
+    ) -> EncodeResult:
+        t0 = time.perf_counter()
+        tok, text = self.tok, self.text
+        if self.mode == "incremental":
+            start, old_end, new_end = self.edit
+            enc = reencode_edit(
+                tok, self.previous, text, start, old_end, new_end, should_stop=should_stop, in_place=in_place
+            )
+            a, b = hard_boundary_before(text, start), hard_boundary_after(text, new_end)
+            changed = (_utf16_at(enc, a), _utf16_at(enc, b))
+            return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", changed)
+        enc = encode_chunked(tok, text, should_stop=should_stop, on_first=on_first)
+        return EncodeResult(tok, enc, time.perf_counter() - t0, self.mode)
+
+
+def plan_encode(
+    tok: Tokenizer,
+    text: str,
+    previous: Encoding | None = None,
+    *,
+    edit: tuple[int, int, int] | None = None,
+) -> EncodePlan:
+    """Decide how to encode ``text`` with ``tok``, given the encoding of the text before.
+
+    ``previous`` is the encoding of an earlier version of the text (or ``None``); ``edit``
+    optionally says where they differ, as :func:`find_edit` would (``previous.text[start:
+    old_end]`` became ``text[start:new_end]``, in code points), which saves comparing the
+    two texts. An edit touching less than half the text is re-encoded incrementally; a long
+    text is chunked; anything else is one full encode.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("cl100k_base")
+    >>> plan_encode(tok, "x" * 100_000).mode
+    'chunked'
+    >>> plan_encode(tok, "short").mode
+    'full'
+    """
+    return EncodePlan(tok, text, previous, edit)
+
+
+def _utf16_at(enc: Encoding, char_pos: int) -> int:
+    """The UTF-16 offset of code point ``char_pos`` (a pre-token boundary or the end)."""
+    i = bisect.bisect_left(enc.char_starts, char_pos)
+    if i < len(enc.ids):
+        return enc.utf16_starts[i]
+    return enc.utf16_ends[-1] if enc.ids else 0

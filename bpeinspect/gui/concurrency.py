@@ -10,27 +10,16 @@ always supersedes an older one.
 
 from __future__ import annotations
 
-import bisect
-import contextlib
-import gc
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from bpeinspect.core import Cancelled, Encoding, Tokenizer, load_tokenizer
-from bpeinspect.core.live import (
-    encode_chunked,
-    find_edit,
-    hard_boundary_after,
-    hard_boundary_before,
-    reencode_edit,
-    supports_cutting,
-)
+from bpeinspect.core.memory import quiet_gc
 
 SWITCH_INTERVAL = 0.001  # seconds
 REAP_AFTER = 0.5  # seconds after a job ended with its signals still undelivered, see TaskRunner._reap
@@ -230,109 +219,6 @@ class TaskRunner(QObject):
                 pass
 
 
-_gc_lock = threading.Lock()
-_gc_pausers = [0]  # jobs inside quiet_gc
-BIG_TEXT = 1 << 20  # characters
-INLINE_TEXT_LIMIT = 250_000  # characters: edits in texts up to this size are re-encoded inline
-INLINE_EDIT_LIMIT = 2_000  # characters changed
-
-
-@contextlib.contextmanager
-def quiet_gc() -> Iterator[None]:
-    """Keep the cyclic garbage collector from running while a big encoding is built.
-
-    Building a million-token encoding allocates millions of tuples, which sets off full
-    collections; each walks the whole heap while holding the interpreter (20-60 ms with
-    the GUI thread locked out). Encodings hold no cycles, so collection can wait; at the
-    end the new objects are frozen (``gc.freeze``) so that later collections skip them
-    (the first collection after a long pause would otherwise scan them all, ~80 ms).
-    Refcounting still frees them when they are dropped, which is why the core keeps its
-    long-lived objects free of reference cycles (a tokenizer and its merge graph).
-    """
-    with _gc_lock:
-        _gc_pausers[0] += 1
-        gc.disable()
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pausers[0] -= 1
-            if _gc_pausers[0] == 0:
-                gc.freeze()
-                gc.enable()
-
-
-@dataclass
-class EncodeResult:
-    """An encoding and how it was made."""
-
-    tok: Tokenizer
-    enc: Encoding
-    seconds: float
-    mode: str  # "full", "chunked" or "incremental"
-    changed: tuple[int, int] | None = None  # UTF-16 range that was re-encoded (None: all of it)
-
-
-def encode_text(
-    tok: Tokenizer,
-    text: str,
-    base: Encoding | None,
-    should_stop: Callable[[], bool] | None = None,
-    *,
-    in_place: bool = False,
-) -> EncodeResult:
-    """Encode ``text``; with ``base`` (an encoding of an earlier text) re-encode only the edit.
-
-    ``in_place=True`` lets an incremental re-encode update ``base`` itself (only safe when no
-    other thread reads it).
-
-    >>> from bpeinspect.core import load_tokenizer
-    >>> tok = load_tokenizer("gpt2")
-    >>> r = encode_text(tok, "ab\\ncd\\n", tok.encode_with_offsets("ab\\nc\\n"))
-    >>> r.enc.ids == tok.encode("ab\\ncd\\n"), r.mode
-    (True, 'incremental')
-    """
-    if len(text) > BIG_TEXT:
-        with quiet_gc():
-            return _encode_text(tok, text, base, should_stop, in_place)
-    return _encode_text(tok, text, base, should_stop, in_place)
-
-
-def _encode_text(
-    tok: Tokenizer, text: str, base: Encoding | None, should_stop: Callable[[], bool] | None, in_place: bool
-) -> EncodeResult:
-    t0 = time.perf_counter()
-    mode = "full"
-    if base is not None and supports_cutting(tok):
-        start, old_end, new_end = find_edit(base.text, text)
-        if (old_end - start) + (new_end - start) < max(len(text), 1) // 2:
-            enc = reencode_edit(tok, base, text, start, old_end, new_end, should_stop=should_stop, in_place=in_place)
-            a, b = hard_boundary_before(text, start), hard_boundary_after(text, new_end)
-            changed = (_utf16_at(enc, a), _utf16_at(enc, b))
-            return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", changed)
-    if supports_cutting(tok) and len(text) > 1 << 14:
-        mode = "chunked"
-    enc = encode_chunked(tok, text, should_stop=should_stop, on_first=report_progress)
-    return EncodeResult(tok, enc, time.perf_counter() - t0, mode)
-
-
-def _utf16_at(enc: Encoding, char_pos: int) -> int:
-    """The UTF-16 offset of code point ``char_pos`` (a pre-token boundary or the end)."""
-    i = bisect.bisect_left(enc.char_starts, char_pos)
-    if i < len(enc.ids):
-        return enc.utf16_starts[i]
-    return enc.utf16_ends[-1] if enc.ids else 0
-
-
-def is_small_edit(tok: Tokenizer, base: Encoding | None, text: str) -> bool:
-    """True if re-encoding ``text`` from ``base`` touches only a few lines of a modest text:
-    cheap enough (a few ms) to do on the GUI thread, with no thread hand-over per keystroke."""
-    if base is None or len(text) > INLINE_TEXT_LIMIT or not supports_cutting(tok):
-        return False
-    start, old_end, new_end = find_edit(base.text, text)
-    return (old_end - start) + (new_end - start) <= INLINE_EDIT_LIMIT
-
-
 def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = None) -> bool:
     """Drop an encoding's big lists a slice at a time (one ``del`` of a million-item list
     frees it all in one C call, holding the interpreter for tens of milliseconds).
@@ -347,6 +233,9 @@ def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = No
                 budget -= 1
             del items[-step:]
     return False
+
+
+__all__ = ["Job", "TaskRunner", "load_quietly", "quiet_gc", "release_encoding", "report_progress"]
 
 
 def load_quietly(spec: str) -> Tokenizer:

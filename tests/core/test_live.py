@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.live import encode_chunked, find_edit, reencode_edit, supports_cutting
+from bpeinspect.core.live import (
+    CHEAP_EDIT_LIMIT,
+    CHEAP_TEXT_LIMIT,
+    encode_chunked,
+    find_edit,
+    plan_encode,
+    reencode_edit,
+    supports_cutting,
+)
 
 COLUMNS = ("ids", "byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends", "pieces_of")
 
@@ -132,3 +140,71 @@ def test_fast_offsets_property_o200k(text):
 
     tok = load_tokenizer("o200k_base")
     assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))
+
+
+def test_first_chunk_is_a_true_prefix_encoding():
+    tok100 = load_tokenizer("cl100k_base")
+    text = "a line of text, 日本 😀\n" * 3000
+    firsts = []
+    full = encode_chunked(tok100, text, chunk=4096, on_first=firsts.append)
+    assert len(firsts) == 1
+    first = firsts[0]
+    assert 4096 <= len(first.text) < len(text) and text.startswith(first.text)
+    assert first.ids == full.ids[: len(first.ids)]
+    assert list(first.utf16_starts) == list(full.utf16_starts[: len(first.ids)])
+
+
+def test_plan_incremental_matches_full():
+    tok = load_tokenizer("cl100k_base")
+    text = "line one\nline two 😀\nline three\n" * 600
+    base = tok.encode_with_offsets(text)
+    new = text[:3000] + "inserted 日本 " + text[3000:]
+    plan = plan_encode(tok, new, base)
+    assert plan.mode == "incremental" and plan.cheap
+    r = plan.run()
+    assert_same(r.enc, tok.encode_with_offsets(new))
+    at = len(new[:3000].encode("utf-16-le")) // 2  # the edit, in UTF-16 units
+    assert r.changed is not None and r.changed[0] <= at < r.changed[1]
+    fresh = plan_encode(tok, new)
+    assert fresh.mode == "chunked" and not fresh.cheap
+    assert_same(fresh.run().enc, r.enc)
+
+
+def test_plan_modes_and_cheapness(tok):
+    base = tok.encode_with_offsets("a\nb\n")
+    assert plan_encode(tok, "a\nbc\n", base).cheap  # one character in a short text
+    assert plan_encode(tok, "xyz", base).mode == "full"  # most of the text changed
+    assert plan_encode(tok, "xyz", base).cheap  # ...but it is short
+    long_edit = "a\nb\n" + "w " * CHEAP_EDIT_LIMIT
+    assert plan_encode(tok, long_edit, tok.encode_with_offsets(long_edit[:-2])).cheap
+    assert not plan_encode(tok, long_edit + "\n", base).cheap
+    big = "line\n" * (CHEAP_TEXT_LIMIT // 5 + 1)
+    plan = plan_encode(tok, big + "x", tok.encode_with_offsets(big))
+    assert not plan.cheap and "edit" not in vars(plan)  # no comparing of long texts yet
+    assert plan.mode == "incremental"
+
+
+def test_plan_uses_a_consistent_edit_hint():
+    tok = load_tokenizer("cl100k_base")
+    base = tok.encode_with_offsets("one\ntwo\n")
+    plan = plan_encode(tok, "one\ntwo!\n", base, edit=(7, 7, 8))
+    assert plan.edit == (7, 7, 8)
+    assert_same(plan.run().enc, tok.encode_with_offsets("one\ntwo!\n"))
+    wrong = plan_encode(tok, "one\ntwo!\n", base, edit=(0, 0, 5))  # lengths disagree: ignored
+    assert wrong.edit == (7, 7, 8)
+
+
+def test_plan_without_cutting_is_full():
+    base = load_tokenizer("r50k_base")
+    custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
+    plan = plan_encode(custom, "ab cd\n" * 5000, custom.encode_with_offsets("ab cd\n"))
+    assert plan.mode == "full" and not plan.cheap and plan.edit is None
+    assert_same(plan.run().enc, custom.encode_with_offsets("ab cd\n" * 5000))
+
+
+def test_plan_can_be_cancelled():
+    from bpeinspect.core import Cancelled
+
+    tok = load_tokenizer("cl100k_base")
+    with pytest.raises(Cancelled):
+        plan_encode(tok, "word\n" * 50_000).run(should_stop=lambda: True)

@@ -8,7 +8,7 @@ import time
 from PySide6.QtCore import QThread
 
 from bpeinspect.core import Cancelled
-from bpeinspect.gui.concurrency import TaskRunner, encode_text
+from bpeinspect.gui.concurrency import TaskRunner
 
 
 def test_result_arrives_on_gui_thread(qtbot):
@@ -86,17 +86,6 @@ def test_cancel_all(qtbot):
     assert results == []
 
 
-def test_encode_text_incremental_matches_full(cl100k):
-    text = "line one\nline two 😀\nline three\n" * 200
-    base = cl100k.encode_with_offsets(text)
-    new = text[:3000] + "inserted 日本 " + text[3000:]
-    r = encode_text(cl100k, new, base)
-    assert r.mode == "incremental"
-    full = cl100k.encode_with_offsets(new)
-    assert r.enc.ids == full.ids and list(r.enc.utf16_starts) == list(full.utf16_starts)
-    assert encode_text(cl100k, new, None).enc.ids == full.ids
-
-
 def test_release_encoding_empties_lists(cl100k):
     from bpeinspect.gui.concurrency import release_encoding
 
@@ -122,19 +111,6 @@ def test_progress_reaches_the_gui_thread(qtbot):
     qtbot.waitUntil(lambda: bool(results) and not runner.is_busy(), timeout=5000)
     assert seen and seen[0][0] == "half" and seen[0][1] is qtbot_thread()
     report_progress("outside a job: ignored")
-
-
-def test_first_chunk_is_a_true_prefix_encoding(cl100k):
-    from bpeinspect.core.live import encode_chunked
-
-    text = "a line of text, 日本 😀\n" * 3000
-    firsts = []
-    full = encode_chunked(cl100k, text, chunk=4096, on_first=firsts.append)
-    assert len(firsts) == 1
-    first = firsts[0]
-    assert 4096 <= len(first.text) < len(text) and text.startswith(first.text)
-    assert first.ids == full.ids[: len(first.ids)]
-    assert list(first.utf16_starts) == list(full.utf16_starts[: len(first.ids)])
 
 
 def test_lost_signals_are_delivered_by_the_reaper(qtbot):

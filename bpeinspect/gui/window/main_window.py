@@ -32,14 +32,8 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import BUILTINS, Encoding, Tokenizer
 from bpeinspect.core.io.builtins import resources_dir
-from bpeinspect.gui.concurrency import (
-    EncodeResult,
-    TaskRunner,
-    encode_text,
-    is_small_edit,
-    load_quietly,
-    release_encoding,
-)
+from bpeinspect.core.live import EncodeResult, plan_encode
+from bpeinspect.gui.concurrency import TaskRunner, load_quietly, release_encoding, report_progress
 from bpeinspect.gui.overlay.ids_view import IdsView, ids_as_json, ids_as_list
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.overlay.token_view import Layers, document_text
@@ -388,7 +382,8 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
             self.result_revision[id(tok)] = revision  # do not retry the same text forever
             self.show_error(f"{tok.name}: could not encode the text: {exc}")
 
-        if is_small_edit(tok, base, text):
+        plan = plan_encode(tok, text, base)
+        if plan.cheap:
             # a keystroke in a modest text: a few lines re-encoded in a few ms, right here
             key = f"encode:{id(tok)}"
             # updating the shown encoding in place is safe unless a worker may still read it
@@ -396,7 +391,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
             in_place = not self.runner.is_busy()
             self.runner.cancel(key)
             try:
-                result = encode_text(tok, text, base, in_place=in_place)
+                result = plan.run(in_place=in_place)
             except (ValueError, RecursionError, BufferError) as exc:
                 failed(exc)
             else:
@@ -405,7 +400,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
 
         self.runner.submit(
             f"encode:{id(tok)}",
-            lambda stop: encode_text(tok, text, base, stop),
+            lambda stop: plan.run(should_stop=stop, on_first=report_progress),
             lambda r: self._on_encoded(r, revision),
             failed,
             lambda partial: self._on_partial(tok, partial),

@@ -11,14 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
+from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.core import load_tokenizer
+from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
-from bpeinspect.core.analysis.stats import StatsTable, TextStats, compute_stats
+from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
 
 DEFAULT_TOKENIZERS = ("r50k_base", "cl100k_base", "o200k_base")
 _PROGRESS_MIN_BYTES = 8 << 20
+T = TypeVar("T")
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,7 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="SPEC",
         help="built-in name or vocabulary file; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
     )
-    p.add_argument("--baseline", metavar="FILE", help="premium = tokens / this file's tokens under the same tokenizer")
+    p.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="premium = tokens / this file's tokens under the same tokenizer "
+        "(with --corpus: a language code; default the English text)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a JSON list, one object per tokenizer x file")
     fmt.add_argument("--csv", action="store_true", help="print CSV with a header row")
@@ -47,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="also measure the bundled samples: the fable in every language, or the code and data files",
     )
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
+    cli_corpus.add_arguments(p)
     p.set_defaults(func=run)
     return p
 
@@ -78,6 +89,12 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
 def run(args: argparse.Namespace) -> int:
     """Measure, then print a table, JSON or CSV; returns the exit status."""
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    if args.corpus is not None:
+        if args.paths or args.samples:
+            raise ValueError("--corpus measures a corpus: give no PATHS or --samples with it")
+        return _run_corpus(args, specs)
+    if args.stage or args.script or args.region or args.complete or args.summary:
+        raise ValueError("--stage, --script, --region, --complete and --summary go with --corpus")
     samples = _sources(args)
     baseline: Sample | None = None
     if args.baseline is not None:
@@ -87,15 +104,9 @@ def run(args: argparse.Namespace) -> int:
         baseline = next((s for s in samples if s.path is not None and s.path.resolve() == path.resolve()), None)
         baseline = baseline or Sample(str(path), path)
     tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
-    progress = _progress_printer() if sys.stderr.isatty() else None
-    try:
-        table = compute_stats(tokenizers, samples, baseline=baseline, progress=progress)
-    except KeyboardInterrupt:
-        print("\nbpeinspect-cli: interrupted", file=sys.stderr)
+    table = _measure(lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress))
+    if table is None:
         return 130
-    finally:
-        if progress is not None:
-            progress(-1, 0)
     rows = sorted(table.rows, key=lambda r: (table.sources.index(r.source), specs.index(r.tokenizer)))
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], ensure_ascii=False, indent=1))
@@ -104,6 +115,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_table(rows, baseline=table.baseline))
     return 0
+
+
+def _run_corpus(args: argparse.Namespace, specs: list[str]) -> int:
+    corpus = cli_corpus.select(args)
+    tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
+    stats = _measure(lambda progress: count_corpus(tokenizers, corpus, progress=progress))
+    if stats is None:
+        return 130
+    return cli_corpus.report(args, stats)
+
+
+def _measure(count: Callable[[Progress | None], T]) -> T | None:
+    """``count(progress)`` with a progress line on a terminal; ``None`` if interrupted (Ctrl+C)."""
+    progress = _progress_printer() if sys.stderr.isatty() else None
+    try:
+        return count(progress)
+    except KeyboardInterrupt:
+        print("\nbpeinspect-cli: interrupted", file=sys.stderr)
+        return None
+    finally:
+        if progress is not None:
+            progress(-1, 0)
 
 
 def format_table(rows: list[TextStats], *, baseline: str | None = None) -> str:
@@ -123,13 +156,25 @@ def format_table(rows: list[TextStats], *, baseline: str | None = None) -> str:
         if baseline is not None:
             cells.append("" if r.premium is None else f"{r.premium:.2f}")
         body.append(cells)
+    out = align_table(head, body, left=2)
+    if baseline is not None:
+        out += f"premium = tokens / tokens of {baseline} under the same tokenizer\n"
+    return out
+
+
+def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
+    """Rows of cells in columns: the first ``left`` columns flush left, the rest flush right.
+
+    >>> print(align_table(["a", "n"], [["xy", "1"], ["z", "10"]], left=1), end="")
+    a    n
+    xy   1
+    z   10
+    """
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
     lines = []
     for row in [head, *body]:
-        out = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        lines.append("  ".join(out).rstrip())
-    if baseline is not None:
-        lines.append(f"premium = tokens / tokens of {baseline} under the same tokenizer")
+        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
     return "\n".join(lines) + "\n"
 
 

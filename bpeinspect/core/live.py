@@ -50,7 +50,6 @@ import numpy as np
 
 from bpeinspect.core.encoding import Cancelled, Encoding
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.core.offsets import fast_encode_with_offsets
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -103,7 +102,7 @@ def hard_boundary_after(text: str, pos: int) -> int:
 def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
     """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
     stop = b + 1 if b < len(text) else b  # the regex looks one character past b
-    enc = fast_encode_with_offsets(tok, text[a:stop], should_stop=should_stop)
+    enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
     if enc.text != text[a:stop]:
         raise _NoSync("surrogates changed the text")
     if stop == b:
@@ -191,7 +190,7 @@ def encode_chunked(
     True
     """
     if len(text) <= chunk or not supports_cutting(tok):
-        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
+        return tok.encode_with_offsets(text, should_stop=should_stop)
     parts = []
     a = bpos = upos = 0
     try:
@@ -209,7 +208,7 @@ def encode_chunked(
             upos += _utf16_len(piece)
             a = b
     except _NoSync:
-        return fast_encode_with_offsets(tok, text, should_stop=should_stop)
+        return tok.encode_with_offsets(text, should_stop=should_stop)
     return _join(tok, text, parts)
 
 

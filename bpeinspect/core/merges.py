@@ -117,7 +117,7 @@ class MergeGraph:
         if tok.is_special(token_id) or tok.is_added(token_id) or len(bts) < 2:
             result = None
         elif tok.uses_rank_rule:
-            ranks = tok._ranks
+            ranks = tok.ranks
             bounds = rank_bounds(bts, ranks, max_rank=token_id)
             if len(bounds) == 3:
                 result = (ranks[bts[: bounds[1]]], ranks[bts[bounds[1] :]])
@@ -127,7 +127,7 @@ class MergeGraph:
         else:
             # pair rule: only the listed merges exist, and they were all read in __init__
             self._unbuildable.add(token_id)
-            result = _best_split(bts, tok._ranks)
+            result = _best_split(bts, tok.ranks)
         self._parents[token_id] = result
         return result
 
@@ -235,7 +235,7 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
         from bpeinspect.core.tokenizer import fix_surrogates
 
         piece = fix_surrogates(piece).encode("utf-8")
-    byte_id = [tok._ranks[bytes([b])] for b in range(256)]
+    byte_id = [tok.ranks[bytes([b])] for b in range(256)]
     parts = [byte_id[b] for b in piece]
     tr = Trace(piece=piece, initial=tuple(parts))
     steps = tr.steps

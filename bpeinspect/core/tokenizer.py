@@ -15,14 +15,18 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
 import regex
 
 from bpeinspect.core.bpe import PairMerges, make_piece_encoder
-from bpeinspect.core.encoding import Encoding, build_encoding
+from bpeinspect.core.encoding import Cancelled, Encoding, build_encoding, encoding_from_ids
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
@@ -208,6 +212,11 @@ class Tokenizer:
     def mergeable_ranks(self) -> dict[bytes, int]:
         """Token bytes -> id for every non-special token (a copy)."""
         return dict(self._ranks)
+
+    @property
+    def ranks(self) -> Mapping[bytes, int]:
+        """Token bytes -> id for every non-special token (a read-only view, no copy)."""
+        return MappingProxyType(self._ranks)
 
     @property
     def uses_rank_rule(self) -> bool:
@@ -437,7 +446,7 @@ class Tokenizer:
         text: str,
         *,
         allowed_special: Literal["all"] | Collection[str] = "all",
-        should_stop: Any = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> Encoding:
         """Encode ``text`` and record where every token and pre-token lies.
 
@@ -448,7 +457,46 @@ class Tokenizer:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
         segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
-        return build_encoding(self, text, segments, should_stop=should_stop)
+        rule = self.split_rule
+        if not rule.splits or any(s.behavior != "isolated" for s in rule.splits) or self.dropped_bytes(text):
+            # the rule drops or glues text, or bytes without a token are dropped: token by token
+            return build_encoding(self, text, segments, should_stop=should_stop)
+        # the pre-tokens tile the text: ids through the pre-token cache, offsets in arrays
+        ids: list[int] = []
+        piece_lens: list[int] = []
+        find = rule.fast.findall if rule.fast is not None else rule.pieces
+        lookup = self._cache.__getitem__
+        for segment, cut in segments:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if cut is not None:
+                ids.append(cut)
+                piece_lens.append(len(segment))
+            else:
+                pieces = find(segment)
+                ids.extend(chain.from_iterable(map(lookup, pieces)))
+                piece_lens.extend(map(len, pieces))
+        return encoding_from_ids(
+            text,
+            ids,
+            piece_lens,
+            token_lengths=self._token_lengths,
+            special_ids=self._special_ids,
+            token_bytes_of=self.token_bytes,
+            added_ids=self._added_ids,
+        )
+
+    @functools.cached_property
+    def _token_lengths(self) -> np.ndarray:
+        """Byte length of every id (0 for ids the vocabulary does not have)."""
+        import numpy as np  # see encoding_from_ids
+
+        dec = self._decoder
+        lens = np.zeros(self.n_vocab, dtype=np.int64)
+        lens[np.fromiter(dec.keys(), dtype=np.int64, count=len(dec))] = np.fromiter(
+            map(len, dec.values()), dtype=np.int64, count=len(dec)
+        )
+        return lens
 
     # -- decoding ---------------------------------------------------------------------------------
 

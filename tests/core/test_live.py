@@ -71,18 +71,17 @@ def test_lines_starting_with_a_slash_are_cut_without_falling_back(tok, chunk, mo
     # o200k's punctuation pre-token runs on over newlines and slashes (";\n/" is one piece),
     # so a newline before "/" is no hard boundary; a cut there would fail to sync and the
     # whole text would be encoded again in one piece
-    from bpeinspect.core import live as incremental
-
     text = "a;\n/b\nc//\n/d;\n//e\n" * 20
     encoded = []
-    full = incremental.fast_encode_with_offsets
+    full = tok.encode_with_offsets
 
-    def spy(tok, window, **kw):
+    def spy(window, **kw):
         encoded.append(len(window))
-        return full(tok, window, **kw)
+        return full(window, **kw)
 
-    monkeypatch.setattr(incremental, "fast_encode_with_offsets", spy)
-    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+    want = full(text)
+    monkeypatch.setattr(tok, "encode_with_offsets", spy)
+    assert_same(encode_chunked(tok, text, chunk=chunk), want)
     assert max(encoded) < len(text)
 
 
@@ -124,22 +123,6 @@ def test_find_edit():
     assert find_edit("aaa", "aaaa") == (3, 3, 4)
     assert find_edit("xyz", "") == (0, 3, 0)
     assert find_edit("ab😀cd", "ab😀Xcd") == (3, 3, 4)
-
-
-def test_fast_offsets_equal_core(tok):
-    from bpeinspect.core.offsets import fast_encode_with_offsets
-
-    for text in (SAMPLE * 4, "", "x", "\ud83d lone surrogate", "<|endoftext|>", "a" * 3000 + "😀" * 50):
-        assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))
-
-
-@settings(max_examples=80, deadline=None)
-@given(text=st.text(max_size=80))
-def test_fast_offsets_property_o200k(text):
-    from bpeinspect.core.offsets import fast_encode_with_offsets
-
-    tok = load_tokenizer("o200k_base")
-    assert_same(fast_encode_with_offsets(tok, text), tok.encode_with_offsets(text))
 
 
 def test_first_chunk_is_a_true_prefix_encoding():

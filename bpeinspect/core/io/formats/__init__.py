@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.io.builtins import VocabularyError
-from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, tekken, tiktoken
+from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
 from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -33,6 +33,7 @@ FORMATS: dict[str, str] = {
     "minbpe": "minbpe .model (+ .vocab)",
     "gguf": "GGUF model file (read only)",
     "tekken": "Mistral Tekken tekken_*.json (read only)",
+    "sentencepiece": "SentencePiece .model (BPE, read only)",
     "native": "bpeinspect JSON (.bpeinspect.json)",
 }
 # what each format stores; anything else a tokenizer has was inferred or assumed (Tokenizer.inferred/.assumed)
@@ -43,6 +44,8 @@ FORMAT_KEEPS: dict[str, str] = {
     "minbpe": "merges, split pattern, special tokens",
     "gguf": "tokens, merges, token types (control = special, user-defined = added), pre-tokenizer name",
     "tekken": "ranks, split pattern, special tokens (ids shifted by their count)",
+    "sentencepiece": "pieces with scores and types (normal, control, user-defined, byte), normalizer rule, "
+    "dummy prefix and whitespace settings; merges are recovered from the scores",
     "native": "everything, including training settings and merge counts",
 }
 _HEAD = 4096
@@ -83,6 +86,8 @@ def _detect(path: Path) -> tuple[str, Any]:
         return "gguf", None
     if minbpe.looks_like(head):
         return "minbpe", None
+    if sentencepiece.looks_like(head):
+        return "sentencepiece", None
     if gpt2.looks_like_merges(head):
         return "gpt2", None
     if path.suffix == ".vocab" and path.with_suffix(".model").is_file():
@@ -118,6 +123,7 @@ _LOADERS = {
     "gpt2": gpt2.load,
     "minbpe": minbpe.load,
     "gguf": gguf.load,
+    "sentencepiece": sentencepiece.load,
     "native": native.load,
     "tekken": tekken.load,
 }
@@ -166,6 +172,8 @@ def with_settings(
     tok: Tokenizer, *, pattern: str | SplitRule | None = None, special_tokens: Mapping[str, int] | None = None
 ) -> Tokenizer:
     """``tok`` with another split rule and/or special tokens (the user's choice)."""
+    if type(tok) is not Tokenizer:
+        raise VocabularyError(f"{tok.source or tok.name}: a {type(tok).__name__} takes no other split rule or specials")
     assumed = dict(tok.assumed)
     inferred = {k: v for k, v in tok.inferred.items() if not (k == "pattern" and pattern is not None)}
     if pattern is not None:
@@ -182,6 +190,7 @@ def with_settings(
         name=tok.name,
         source=tok.source,
         training=tok.training,
+        normalizer=tok.normalizer,
         assumed=assumed,
         inferred=inferred,
     )

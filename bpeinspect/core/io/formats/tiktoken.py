@@ -25,6 +25,7 @@ from bpeinspect.core.io.atomic import atomic_open
 from bpeinspect.core.io.builtins import parse_tiktoken_ranks
 from bpeinspect.core.io.formats._common import build_tokenizer, read_bytes_limited
 from bpeinspect.core.io.formats.known_ranks import KNOWN
+from bpeinspect.core.normalize import Unicode
 from bpeinspect.core.split.rules import PRESETS, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -96,16 +97,9 @@ def load(
         source=source,
         assumed=assumed,
         inferred=inferred,
+        normalizer=Unicode(known.normalizer) if known is not None and known.normalizer else None,
     )
-    if known is not None and known.normalizer and getattr(tok, "normalizer", None) is None:
-        _apply_normalizer(tok, known.normalizer)
     return tok
-
-
-def _apply_normalizer(tok: Tokenizer, normalizer: str) -> None:
-    """Give ``tok`` the known file's normalizer when the core has normalizers (issue 14 item 3);
-    until then the tokenizer says that it lacks one."""
-    tok.assumed["normalizer"] = f"none: the model applies {normalizer}, which bpeinspect does not apply yet"
 
 
 def dumps(tok: Tokenizer) -> bytes:

@@ -128,8 +128,14 @@ def test_empty_matches_cut_as_in_hugging_face():
 
 
 def test_non_bpe_gguf_is_refused(gpt2_meta, tmp_path):
+    path = write_gguf(tmp_path / "t5.gguf", gpt2_meta, model="t5")
+    with pytest.raises(UnsupportedTokenizerError, match="Unigram"):
+        load_path(path)
+
+
+def test_llama_gguf_without_scores_is_refused(gpt2_meta, tmp_path):
     path = write_gguf(tmp_path / "spm.gguf", gpt2_meta, model="llama")
-    with pytest.raises(UnsupportedTokenizerError, match="SentencePiece"):
+    with pytest.raises(VocabularyError, match="scores"):
         load_path(path)
 
 

@@ -59,16 +59,8 @@ SPARK_WORDS = (
     r"""| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+"""
 )
 HAN_KANA = r"""[一-龥぀-ゟ゠-ヿ]+"""
-YOUTU = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
-GRANITE_MULTI = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+# Youtu's second split is o200k's with single digits; granite-embed-multi-97m's is o200k's
+YOUTU = O200K_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
 # Kimi-K2's tiktoken pattern (llama.cpp runs it as custom code); ``&&`` is set intersection (V1)
 KIMI_K2 = (
     r"""(?V1)[\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*"""
@@ -132,7 +124,7 @@ _add("exaone-moe", (
     r"""|\s*[\r\n]|\s+(?!\S)|\s+""",
 ))
 _add("gpt-4o llama4 kanana2 talkie minimax-m2", (O200K_PATTERN,))
-_add("granite-embed-multi-97m", (GRANITE_MULTI,), True)
+_add("granite-embed-multi-97m", (O200K_PATTERN,), True)
 _add("tiny_aya cohere2moe", (r"\d{1,3}(?=(?:\d{3})*\b)", O200K_PATTERN))
 _add("superbpe", (r"\p{N}+", r"(?=(\d{3})+(?!\d))"))
 _add("bailingmoe bailingmoe2 llada-moe", (

@@ -94,19 +94,22 @@ def display_bytes(piece: str, kind: int) -> bytes:
     return piece.replace(SPACE, " ").encode("utf-8", "surrogatepass")
 
 
-def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str]) -> SplitRule:
+def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str], newline_words: bool = False) -> SplitRule:
     """Pre-tokens that merging never crosses: cut before a ``▁`` that follows another character,
     unless some piece holds that character right before a ``▁``; user-defined pieces stand alone."""
     # every character that some piece holds right before a ▁, found in one pass over all pieces
     joined = "\uffff".join(mergeable)
     before = set(re.findall(f"([^{SPACE}\uffff]){SPACE}", joined))
     s = regex.escape(SPACE)
+    nl = "\\n" if newline_words else ""
     if before:
         cls = "".join(regex.escape(c) for c in sorted(before))
-        glue = f"(?:[^{s}]|(?<=[{cls}]){s}+)"
+        glue = f"(?:[^{s}{nl}]|(?<=[{cls}]){s}+)"
     else:
-        glue = f"[^{s}]"
+        glue = f"[^{s}{nl}]"
     alts = [f"{glue}+", f"{s}+{glue}*"]
+    if newline_words:  # llama.cpp's gemma4 words: runs of newlines apart from the rest
+        alts.insert(0, "\\n+")
     if frozen:
         ud = "|".join(regex.escape(f) for f in sorted(frozen, key=lambda x: (-len(x), x)))
         alts = [ud] + [a.replace(glue, f"(?:(?!{ud}){glue})") for a in alts]
@@ -153,6 +156,7 @@ class SentencePieceBPE(Tokenizer):
         ignore_merges: bool = False,
         user_defined_in_text: bool = True,
         split_before_space: bool = False,
+        newline_words: bool = False,
         name: str = "",
         source: str = "",
     ) -> None:
@@ -247,7 +251,8 @@ class SentencePieceBPE(Tokenizer):
         if split_before_space:  # Metaspace(split=true): every ▁ starts a word
             self.split_rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
         else:
-            self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen))
+            self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
+        self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
         self._findall = regex.compile(self.split_rule.splits[0].pattern).findall
         self._cache = _Cache(self._encode_normalized_piece)
@@ -361,7 +366,7 @@ class SentencePieceBPE(Tokenizer):
 
     def _encode_pairs(self, piece: str) -> list[int]:
         get = self._piece_id.get
-        if self.ignore_merges:
+        if self.ignore_merges or (self._newline_words and not piece.strip("\n")):
             t = get(piece)
             if t is not None:
                 return [t]

@@ -187,10 +187,10 @@ def load(path: Path, **_: Any) -> Tokenizer:
 def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
     expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
-    if model == "llama":
-        from bpeinspect.core.io.formats.sentencepiece import from_gguf
+    if model in ("llama", "gemma4"):
+        from bpeinspect.core.io.formats.sentencepiece import from_gguf, from_gguf_gemma4
 
-        return from_gguf(meta, path)
+        return from_gguf(meta, path) if model == "llama" else from_gguf_gemma4(meta, path)
     if model != "gpt2":
         kind = {"bert": "WordPiece (bert)", "t5": "Unigram (t5)"}.get(model, model)
         raise UnsupportedTokenizerError(

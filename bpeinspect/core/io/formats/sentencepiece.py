@@ -295,6 +295,48 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
         raise VocabularyError(f"{path}: {exc}") from None
 
 
+def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
+    """A tokenizer from GGUF metadata with ``tokenizer.ggml.model = gemma4`` (llama.cpp's BPE over
+    ``▁`` pieces): the file's merges in order, spaces as ``▁`` and no prefix, runs of newlines
+    apart (looked up whole), ``<0xXX>`` tokens for what no token covers."""
+    tokens = meta.get("tokenizer.ggml.tokens")
+    merges_raw = meta.get("tokenizer.ggml.merges")
+    expect(isinstance(tokens, list) and tokens, path, "tokenizer.ggml.tokens is missing or not a list of strings")
+    expect(isinstance(merges_raw, list), path, "tokenizer.ggml.merges is missing or not a list of strings")
+    types = meta.get("tokenizer.ggml.token_type")
+    pieces = [t.decode("utf-8", "replace") for t in tokens]
+    kinds = [k if k in _PIECE_TYPES else NORMAL for k in types] if types is not None else [NORMAL] * len(pieces)
+    expect(len(kinds) == len(pieces), path, "token_type does not match the tokens")
+    index = {p: i for i, p in enumerate(pieces)}  # llama.cpp's token_to_id: the last listing wins
+    merges = []
+    for raw in merges_raw:
+        m = raw.decode("utf-8", "replace")
+        cut = m.find(" ", 1)
+        a, b = (m[:cut], m[cut + 1 :]) if cut > 0 else ("", "")
+        ia, ib = index.get(a), index.get(b)
+        # a merge whose parts or result are no tokens can never apply to token symbols
+        if ia is not None and ib is not None and (a + b) in index:
+            merges.append((ia, ib))
+    specials = {p: i for i, (p, k) in enumerate(zip(pieces, kinds)) if k in (CONTROL, UNKNOWN, USER_DEFINED) and p}
+    name = meta.get("general.name")
+    name = name.decode("utf-8", "replace") if isinstance(name, bytes) else Path(path).stem
+    try:
+        return SentencePieceBPE(
+            pieces,
+            kinds,
+            merges=merges,
+            normalizer=Replace(" ", "▁"),
+            special_tokens=specials,
+            byte_fallback=True,
+            flavour="llama.cpp",
+            newline_words=True,
+            name=name,
+            source=f"{path} (GGUF, SentencePiece-style BPE with merges 'gemma4')",
+        )
+    except ValueError as exc:
+        raise VocabularyError(f"{path}: {exc}") from None
+
+
 def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     """A tokenizer from GGUF metadata with ``tokenizer.ggml.model = llama`` (llama.cpp's SPM).
 

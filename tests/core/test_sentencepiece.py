@@ -214,3 +214,13 @@ def test_score_ties_go_to_the_leftmost_pair():
                            unk_id=0)
     assert tok.encode_ordinary("abc") == [4, 3]
     assert tok.encode_ordinary("xbc") == [0, 5]
+
+
+def test_sentencepiece_tokenizers_are_not_written_as_byte_level_files(spm_model, tmp_path):
+    from bpeinspect.core import VocabularyError
+    from bpeinspect.core.io.formats import save
+
+    tok = load_path(spm_model[0])
+    for name in ("x.tiktoken", "tokenizer.json", "x.json"):
+        with pytest.raises(VocabularyError, match="SentencePiece"):
+            save(tok, tmp_path / name)

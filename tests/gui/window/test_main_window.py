@@ -128,7 +128,7 @@ def test_export_html_and_png(qtbot, window, tmp_path):
     wait_idle(qtbot, window)
     html_path = tmp_path / "o.html"
     window.export_html(str(html_path))
-    qtbot.waitUntil(lambda: html_path.exists() and not window.runner.is_busy(), timeout=5000)
+    qtbot.waitUntil(lambda: html_path.exists() and not window.jobs.is_busy(), timeout=5000)
     page = html_path.read_text(encoding="utf-8")
     assert (
         "&lt;" in page

@@ -20,7 +20,8 @@ from typing import Any, NoReturn
 
 from bpeinspect import __version__
 from bpeinspect.cli import stats as cli_stats
-from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.core import Tokenizer
 
 PROG = "bpeinspect-cli"
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
@@ -40,23 +41,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-
-
-def load_spec(spec: str, *, pattern: str | None = None, remember: bool = True) -> Tokenizer:
-    """A tokenizer from a built-in name or a path; paths go to the recent-files list."""
-    path = Path(spec)
-    if pattern is not None and path.exists():
-        from bpeinspect.core.io.formats import load_path
-        from bpeinspect.core.split.rules import resolve_rule
-
-        tok = load_path(path, pattern=resolve_rule(pattern))
-    else:
-        tok = load_tokenizer(spec)
-    if remember and path.exists():
-        from bpeinspect.core.io.discover import add_recent
-
-        add_recent(path, tok.name, tok.n_vocab)
-    return tok
 
 
 def read_text(file: str) -> str:
@@ -120,15 +104,16 @@ def add_encode(sub: Any) -> None:
                    "(default: cl100k_base)")
     p.add_argument("--special", choices=("none", "all", "raise"), default="none",
                    help="special-token text: none = encode it as ordinary text (default), all = recognise it, "
-                   "raise = refuse it")
+                   "raise = refuse it; added tokens that are not special are matched in every mode")
     p.add_argument("--output", choices=("ids", "json", "color"), default="ids",
                    help="ids separated by spaces (default), JSON with token details, or the text with coloured tokens")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="text file to encode; '-' or nothing = stdin")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_encode)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    tok = load_spec(args.tokenizer)
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     text = read_text(args.file)
     if args.special == "raise":
         tok.encode(text)  # raises DisallowedSpecialError if special-token text is present
@@ -148,6 +133,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                     "bytes": t.text_bytes.hex(),
                     "chars": list(t.char_span),
                     "special": t.special,
+                    "added": tok.is_added(t.id),
                 }
             )
         json.dump({"tokenizer": tok.name, "ids": list(enc.ids), "tokens": tokens}, sys.stdout, ensure_ascii=False)
@@ -182,6 +168,7 @@ def add_decode(sub: Any) -> None:
     p = sub.add_parser("decode", help="decode token ids to text", description="Decode ids given as arguments or on stdin.")
     p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (spaces or commas); '-' or nothing = read stdin")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_decode)
 
 
@@ -197,7 +184,7 @@ def parse_ids(words: Iterable[str]) -> list[int]:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    tok = load_spec(args.tokenizer)
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     words = args.ids if args.ids and args.ids != ["-"] else [sys.stdin.read()]
     ids = parse_ids(words)
     data = tok.decode_bytes(ids)
@@ -296,7 +283,7 @@ def add_convert(sub: Any) -> None:
                        ".model, encoder.json or a folder (GPT-2's pair), other .json = bpeinspect's own.")
     p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("out", metavar="OUT", help="file to write")
-    p.add_argument("--pattern", metavar="NAME|REGEX", help="split rule for a .tiktoken input that is not a known file")
+    add_vocab_options(p)
     p.add_argument("--format", choices=("tiktoken", "huggingface", "gpt2", "minbpe", "native"),
                    help="write this format whatever OUT is called")
     p.set_defaults(func=cmd_convert)
@@ -305,7 +292,7 @@ def add_convert(sub: Any) -> None:
 def cmd_convert(args: argparse.Namespace) -> int:
     from bpeinspect.core.io.formats import save
 
-    tok = load_spec(args.spec, pattern=args.pattern)
+    tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token)
     written = save(tok, args.out, fmt=args.format)
     print(f"wrote {written}", file=sys.stderr)
     return 0
@@ -319,6 +306,7 @@ def add_tree(sub: Any) -> None:
                        "bytes by merges. TOKEN is an id or the token's text.")
     p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("token", metavar="TOKEN", help="token id, or its text (e.g. ' hello')")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_tree)
 
 
@@ -355,7 +343,7 @@ def tree_lines(node: Any) -> list[str]:
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    tok = load_spec(args.tokenizer)
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     i = resolve_token(tok, args.token)
     print("\n".join(tree_lines(tok.merge_graph.tree(i))))
     return 0
@@ -365,6 +353,7 @@ def add_info(sub: Any) -> None:
     p = sub.add_parser("info", help="describe a tokenizer", description="Vocabulary size, special tokens, split "
                        "rule, source and a histogram of token lengths in bytes.")
     p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_info)
 
 
@@ -375,15 +364,32 @@ def length_histogram(tok: Tokenizer) -> dict[int, int]:
     return dict(sorted(hist.items()))
 
 
+def _print_tokens(table: dict[str, int], limit: int = 30) -> None:
+    listed = sorted(table.items(), key=lambda x: x[1])
+    for s, i in listed[:limit]:
+        print(f"  {i:>8}  {s!r}")
+    if len(listed) > limit:
+        print(f"  ... and {len(listed) - limit} more")
+
+
 def cmd_info(args: argparse.Namespace) -> int:
-    tok = load_spec(args.spec)
+    tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
     print(f"name:           {tok.name}")
     print(f"source:         {tok.source}")
     if Path(args.spec).exists():
-        from bpeinspect.core.io.formats import FORMATS, detect_format
+        from bpeinspect.core.io.formats import FORMAT_KEEPS, FORMATS, detect_format
 
-        print(f"file format:    {FORMATS[detect_format(args.spec)]}")
-    print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
+        kind = detect_format(args.spec)
+        print(f"file format:    {FORMATS[kind]}")
+        print(f"the file keeps: {FORMAT_KEEPS[kind]}")
+    for key, why in tok.inferred.items():
+        print(f"inferred:       {key.replace('_', ' ')}: {why}")
+    for key, why in tok.assumed.items():
+        print(f"ASSUMED:        {key.replace('_', ' ')}: {why}")
+    print(
+        f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special, "
+        f"{len(tok.added_tokens)} added)"
+    )
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
     describe_model = getattr(tok, "describe_model", None)
     if describe_model is not None:
@@ -393,8 +399,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     if tok.training is not None:
         print(f"training:       {json.dumps(tok.training.settings, default=str)}")
     print("special tokens:" + ("" if tok.special_tokens else " none"))
-    for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
-        print(f"  {i:>8}  {s!r}")
+    _print_tokens(tok.special_tokens)
+    if tok.added_tokens:
+        print("added tokens (not special, matched before BPE in any encoding):")
+        _print_tokens(tok.added_tokens)
+    missing = " ".join(f"{b:02x}" for b in tok.missing_bytes)
+    print(f"missing bytes:  {missing + ' (dropped from text, as Hugging Face and llama.cpp do)' if missing else 'none'}")
     print(f"split rule:     {tok.split_rule.name or '(custom)'}")
     for line in tok.split_rule.describe().splitlines():
         print(f"  {line}")

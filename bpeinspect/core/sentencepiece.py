@@ -148,6 +148,7 @@ class SentencePieceBPE(Tokenizer):
         normalizer: Normalizer | None = None,
         first_normalizer: Normalizer | None = None,
         special_tokens: Mapping[str, int] | None = None,
+        added_tokens: Mapping[str, int] | None = None,
         byte_fallback: bool = True,
         unk_id: int | None = None,
         fuse_unk: bool = False,
@@ -176,6 +177,8 @@ class SentencePieceBPE(Tokenizer):
         self.normalizer = first_normalizer if first_normalizer is not None else normalizer
         self._rest_normalizer = normalizer
         self.special_tokens = dict(special_tokens or {})
+        # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
+        self.added_tokens = dict(added_tokens or {})
         self.byte_fallback = byte_fallback
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk
@@ -191,7 +194,7 @@ class SentencePieceBPE(Tokenizer):
         for i in [i for i in present if kinds[i] == BYTE or i in specials]:
             p = P[i]
             self._decoder[i] = p.encode("utf-8", "surrogatepass") if i in specials else display_bytes(p, BYTE)  # type: ignore[union-attr,arg-type]
-        for s, i in self.special_tokens.items():
+        for s, i in (*self.special_tokens.items(), *self.added_tokens.items()):
             if i not in self._decoder:
                 self._decoder[i] = s.encode("utf-8")
         # piece text -> id: llama.cpp's token_to_id keeps the last listing, the others the first
@@ -442,10 +445,10 @@ class SentencePieceBPE(Tokenizer):
     ) -> Encoding:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        segments = self._split_specials(text, allowed) if allowed else [(text, False)]
+        segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
         firsts, pos = [], 0
-        for seg, special in segments:
-            if not special:
+        for seg, cut in segments:
+            if cut is None:
                 firsts.append(pos == 0)  # only a segment that starts the text is "first"
             pos += len(seg)
         first = iter(firsts)
@@ -466,7 +469,7 @@ class SentencePieceBPE(Tokenizer):
         out = {}
         for i in self._decoder:
             p = self._piece(i)
-            if i in self._special_ids or p is None:
+            if i in self._special_ids or i in self._added_ids or p is None:
                 out[i] = len(self._decoder[i])
             elif self.kinds[i] == BYTE and byte_of_piece(p) is not None:
                 out[i] = 1

@@ -36,11 +36,11 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
+from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots
 from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
-from bpeinspect.gui.window.panes import MessageBar
 
 # Save dialog filters -> format names of bpeinspect.core.io.formats.save
 SAVE_FILTERS = {

@@ -61,12 +61,13 @@ class MessageBar(QFrame):
     def _style(self) -> None:
         c = app_colors()
         bg, fg = (c.error_bg, c.error_text) if self._has_error else (c.info_bg, c.info_text)
-        self.setStyleSheet(
-            f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
-        )
+        sheet = f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
+        if sheet != self.styleSheet():  # a new style sheet sends another palette change
+            self.setStyleSheet(sheet)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange and self._lines:
+        # a change of theme reaches every widget as a palette change
+        if event.type() == QEvent.Type.PaletteChange and self._lines:
             self._style()
         super().changeEvent(event)
 
@@ -85,9 +86,11 @@ class ToneLabel(QLabel):
         self.tone = tone
         field = TONES.get(tone or "")
         color = "palette(mid)" if field == "" else getattr(app_colors(), field) if field else None
-        self.setStyleSheet("" if color is None else f"color: {color}")
+        sheet = "" if color is None else f"color: {color}"
+        if sheet != self.styleSheet():  # a new style sheet sends another palette change
+            self.setStyleSheet(sheet)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange and self.tone is not None:
+        if event.type() == QEvent.Type.PaletteChange and self.tone is not None:
             self.set_tone(self.tone)
         super().changeEvent(event)

@@ -171,6 +171,7 @@ class CompareView(QWidget):
         self.active = True  # a docked view is told when its tab is shown or hidden (set_active)
         self._text_source = text_source
         self._stale = False  # the text changed while hidden
+        self._dark = False  # the theme of the sections drawn
         self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
         self.debounce.timeout.connect(self._pull_text)
         if text_changed is not None:
@@ -241,7 +242,7 @@ class CompareView(QWidget):
         self._say("Comparing…")
         self.jobs.submit(
             "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
-            colors=app_colors(), on_returned=self._on_done,
+            colors=self._theme(), on_returned=self._on_done,
             on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
         )  # fmt: skip
 
@@ -283,9 +284,14 @@ class CompareView(QWidget):
             self._refresh()
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange and self.result is not None:
+        if event.type() == QEvent.Type.PaletteChange and self.result is not None and self._dark != app_colors().dark:
             self._refresh()  # drawn again in the new theme's colours
         super().changeEvent(event)
+
+    def _theme(self) -> UiColors:
+        c = app_colors()
+        self._dark = c.dark
+        return c
 
     def _pull_text(self) -> None:
         if self._text_source is None:

@@ -270,6 +270,7 @@ class LanguagesView(QWidget):
     def _apply_theme(self) -> None:
         """The plot's background, text, axes and guide line in the theme's colours."""
         c = app_colors()
+        self._dark = c.dark
         item = self.plot.getPlotItem()
         self.plot.setBackground(c.plot_bg)
         self.legend.setBrush(pg.mkBrush(QColor(c.plot_legend_bg)))
@@ -280,7 +281,7 @@ class LanguagesView(QWidget):
         self.baseline_line.setPen(pg.mkPen(c.plot_guide, style=Qt.PenStyle.DashLine))
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange:
+        if event.type() == QEvent.Type.PaletteChange and app_colors().dark != self._dark:
             self._apply_theme()
             self._redraw()
         super().changeEvent(event)

@@ -293,7 +293,7 @@ class ReplayWidget(QWidget):
         self._show_step(0)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:  # a change of theme, among others
             self._show_step(self.step())  # the step's chips in the new theme's colours
         super().changeEvent(event)
 

@@ -123,6 +123,7 @@ class TrainingPlots(QWidget):
 
     def _apply_theme(self) -> None:
         c = app_colors()
+        self._dark = c.dark
         _color_plot(self.counts_plot, "Count of each merge", c)
         _color_plot(self.bpt_plot, "Corpus bytes per token", c)
         self.counts_curve.setPen(pg.mkPen(c.count_curve, width=1.5))
@@ -132,7 +133,7 @@ class TrainingPlots(QWidget):
             line.label.setColor(c.plot_text)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange:
+        if event.type() == QEvent.Type.PaletteChange and app_colors().dark != self._dark:
             self._apply_theme()
         super().changeEvent(event)
 

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.gui.overlay.palette import TokenPalette
+from bpeinspect.gui.overlay.palette import EXPORT_SPECIAL, EXPORT_SPLIT, TokenPalette
 from bpeinspect.gui.overlay.token_text import describe_bytes
 
 
@@ -24,8 +24,8 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bpeinspect overlay</title><style>",
         "body{font-family:sans-serif;margin:2em} pre{white-space:pre-wrap;font-size:15px;line-height:1.7}",
-        "pre span{border-radius:3px;margin-right:1px;padding:1px 0} .sp{outline:2px solid #e33}",
-        ".split{border-bottom:2px dashed #777}",
+        f"pre span{{border-radius:3px;margin-right:1px;padding:1px 0}} .sp{{outline:2px solid {EXPORT_SPECIAL}}}",
+        f".split{{border-bottom:2px dashed {EXPORT_SPLIT}}}",
         "</style></head><body>",
     ]
     for tok, enc in encodings:

@@ -63,7 +63,7 @@ class TokenView(QPlainTextEdit):
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
 
     def insertFromMimeData(self, source) -> None:
-        from bpeinspect.gui.overlay.paste_guard import allow_paste  # issue 9: a 50 MB paste would freeze the window
+        from bpeinspect.gui.overlay.paste_guard import allow_paste  # a 50 MB paste would freeze the window
 
         if allow_paste(self, source):
             super().insertFromMimeData(source)

@@ -19,6 +19,9 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.text import utf16_len
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -27,10 +30,6 @@ if TYPE_CHECKING:
 SPECIAL = 1
 SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
-
-
-class Cancelled(Exception):
-    """Raised when a ``should_stop`` callback asked a long computation to stop."""
 
 
 class TokenInfo(NamedTuple):
@@ -215,7 +214,7 @@ def build_encoding(
     for segment, special in segments:
         if special:
             nb = len(segment.encode("utf-8"))
-            nu = _utf16_len(segment)
+            nu = utf16_len(segment)
             ids.append(tok.special_tokens[segment])
             bs.append(bpos), be.append(bpos + nb), cs.append(cpos), ce.append(cpos + len(segment))
             us.append(upos), ue.append(upos + nu)
@@ -231,7 +230,7 @@ def build_encoding(
                 gap = segment[last:a]
                 cpos += len(gap)
                 bpos += len(gap.encode("utf-8"))
-                upos += _utf16_len(gap)
+                upos += utf16_len(gap)
             last = b
             checked += 1
             if should_stop is not None and not checked & 1023 and should_stop():
@@ -285,11 +284,5 @@ def build_encoding(
             gap = segment[last:]
             cpos += len(gap)
             bpos += len(gap.encode("utf-8"))
-            upos += _utf16_len(gap)
+            upos += utf16_len(gap)
     return enc
-
-
-def _utf16_len(s: str) -> int:
-    if s.isascii():
-        return len(s)
-    return len(s) + sum(1 for ch in s if ord(ch) >= 0x10000)

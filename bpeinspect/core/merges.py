@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bpeinspect.core.bpe import rank_bounds
-from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.text import fix_surrogates
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer
@@ -231,8 +232,6 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
     (5, 4, True)
     """
     if isinstance(piece, str):
-        from bpeinspect.core.tokenizer import fix_surrogates
-
         piece = fix_surrogates(piece).encode("utf-8")
     byte_id = [tok.ranks[bytes([b])] for b in range(256)]
     parts = [byte_id[b] for b in piece]

@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING, Any, Literal
 import regex
 
 from bpeinspect.core.bpe import PairMerges, make_piece_encoder
-from bpeinspect.core.encoding import Cancelled, Encoding, build_encoding, encoding_from_ids
+from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids
+from bpeinspect.core.errors import Cancelled, DisallowedSpecialError, UnknownTokenError
+from bpeinspect.core.merges import MergeGraph
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
+from bpeinspect.core.text import fix_surrogates
 
 if TYPE_CHECKING:
     import numpy as np
 
-_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
 _SLICE = 1 << 20  # characters; texts over four slices are split a slice at a time
 
@@ -60,28 +62,6 @@ class _PieceCache(dict):
         if len(piece) < 256:  # huge one-off pieces would only bloat the cache
             self[piece] = ids
         return ids
-
-
-class DisallowedSpecialError(ValueError):
-    """Text contains a special token that the caller did not allow."""
-
-
-class UnknownTokenError(ValueError, KeyError):
-    """A token id that is not in the vocabulary."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
-
-
-def fix_surrogates(text: str) -> str:
-    """tiktoken's fix-up: lone surrogates become U+FFFD, surrogate pairs become one character.
-
-    Python strings may hold surrogates that UTF-8 cannot encode; tiktoken round-trips the
-    text through UTF-16 so that encoding never fails, and we do the same to stay identical.
-    """
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return text
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 @dataclass
@@ -250,9 +230,8 @@ class Tokenizer:
         return self.merge_graph.merge_list()
 
     @functools.cached_property
-    def merge_graph(self):  # -> MergeGraph (imported lazily: merges imports us)
-        from bpeinspect.core.merges import MergeGraph
-
+    def merge_graph(self) -> MergeGraph:
+        """How every token is built from two others (see :class:`MergeGraph`)."""
         return MergeGraph(self)
 
     def merge_rank(self, left: int, right: int) -> int | None:

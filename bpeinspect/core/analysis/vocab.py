@@ -23,17 +23,13 @@ from typing import TYPE_CHECKING, Literal
 
 import regex
 
-from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.errors import Cancelled, QueryError
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None] | None
 ShouldStop = Callable[[], bool] | None
-
-
-class QueryError(ValueError):
-    """A search the user typed that cannot be run (bad regex, bad hex, bad id range)."""
 
 
 # -- visible text -------------------------------------------------------------------------------

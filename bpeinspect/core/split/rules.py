@@ -18,14 +18,11 @@ from typing import Literal
 
 import regex
 
+from bpeinspect.core.errors import PatternError
 from bpeinspect.core.split import fast as _fastsplit
 
 Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
 BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
-
-
-class PatternError(ValueError):
-    """A split pattern that does not compile."""
 
 
 @functools.lru_cache(maxsize=64)

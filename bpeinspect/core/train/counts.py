@@ -38,6 +38,7 @@ from pathlib import Path
 
 import regex
 
+from bpeinspect.core.errors import CountsFileError
 from bpeinspect.core.split.rules import PRESETS, SplitRule, cut_text, resolve_rule
 from bpeinspect.core.tokenizer import fix_surrogates
 
@@ -55,10 +56,6 @@ __all__ = [
 # Work is shipped to other processes in batches of about this many characters; below twice
 # this much text counting stays in this process (starting workers costs ~0.1 s each).
 BATCH_CHARS = 1 << 19
-
-
-class CountsFileError(ValueError):
-    """A pre-token count file that cannot be read."""
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ def preview_split(pattern: str | None, text: str, timeout: float = 0.25) -> list
     >>> preview_split("(", "x")
     Traceback (most recent call last):
     ...
-    bpeinspect.core.split.rules.PatternError: the split pattern does not compile: missing ) at position 1
+    bpeinspect.core.errors.PatternError: the split pattern does not compile: missing ) at position 1
     """
     rule = resolve_rule(pattern)
     if not rule.splits or rule.fast is not None or len(rule.splits) != 1 or rule.pattern is None:

@@ -15,13 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.builtins import ALIASES, BUILTINS, load_builtin
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, tiktoken
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, parse_json, read_bytes_limited
+from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
 
-__all__ = ["FORMATS", "UnsupportedTokenizerError", "detect_format", "format_for_path", "load_path", "save"]
+__all__ = ["FORMATS", "UnsupportedTokenizerError", "detect_format", "format_for_path", "load_path", "load_tokenizer", "save"]
 
 # format name -> human description (the keys are what detect_format/format_for_path return)
 FORMATS: dict[str, str] = {
@@ -100,6 +101,18 @@ _LOADERS = {
     "gguf": gguf.load,
     "native": native.load,
 }
+
+
+def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
+    """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
+    ``"o200k_base"``) or a path to a vocabulary file or folder."""
+    if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
+        return load_builtin(ALIASES.get(spec, spec))
+    path = Path(spec)
+    if path.exists():
+        return load_path(path)
+    known = ", ".join(list(BUILTINS) + list(ALIASES))
+    raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")
 
 
 def load_path(

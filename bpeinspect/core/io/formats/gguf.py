@@ -19,8 +19,8 @@ from typing import IO, Any
 
 from gguf import GGUF_MAGIC, GGUFValueType, TokenType
 
-from bpeinspect.core.io.builtins import VocabularyError
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, build_tokenizer, expect, token_to_bytes
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.formats._common import build_tokenizer, expect, token_to_bytes
 from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
 from bpeinspect.core.tokenizer import Tokenizer
 

@@ -17,8 +17,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write_many
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,

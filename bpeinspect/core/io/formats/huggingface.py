@@ -26,10 +26,9 @@ from typing import Any
 
 import regex
 
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import (
-    UnsupportedTokenizerError,
     build_tokenizer,
     bytes_to_token,
     expect,

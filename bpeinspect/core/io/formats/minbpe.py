@@ -24,8 +24,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write_many
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, decode_text, expect, read_bytes_limited
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
 from bpeinspect.core.tokenizer import Tokenizer

@@ -385,7 +385,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"file format:    {FORMATS[detect_format(args.spec)]}")
     print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
+    describe_model = getattr(tok, "describe_model", None)
+    if describe_model is not None:
+        rule = describe_model()
     print(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")
+    print(f"normalizer:     {tok.normalizer.describe() if tok.normalizer is not None else 'none'}")
     if tok.training is not None:
         print(f"training:       {json.dumps(tok.training.settings, default=str)}")
     print("special tokens:" + ("" if tok.special_tokens else " none"))

@@ -72,6 +72,8 @@ class _NoSync(Exception):
 def supports_cutting(tok: Tokenizer) -> bool:
     """True if ``tok``'s split rule guarantees hard boundaries (see the module docstring)."""
     rule = tok.split_rule
+    if tok.normalizer is not None or not tok.byte_level:
+        return False
     if not rule.splits or not any(rule == p for p in PRESETS.values()):
         return False
     # a special token holding a newline could straddle a cut

@@ -16,9 +16,9 @@ chain of merges leads to it. Such tokens are flagged, never hidden.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core.bpe import rank_bounds
 from bpeinspect.core.errors import Cancelled
@@ -124,11 +124,11 @@ class MergeGraph:
                 result = (ranks[bts[: bounds[1]]], ranks[bts[bounds[1] :]])
             else:
                 self._unbuildable.add(token_id)
-                result = _best_split(bts, ranks)
+                result = best_split(bts, ranks)
         else:
             # pair rule: only the listed merges exist, and they were all read in __init__
             self._unbuildable.add(token_id)
-            result = _best_split(bts, tok.ranks)
+            result = best_split(bts, tok.ranks)
         self._parents[token_id] = result
         return result
 
@@ -209,8 +209,9 @@ class MergeGraph:
         return tok.merge_rank(*p)
 
 
-def _best_split(bts: bytes, ranks: dict[bytes, int]) -> tuple[int, int] | None:
-    """The split into two existing tokens whose later part was made earliest."""
+def best_split(bts: Any, ranks: Mapping[Any, int]) -> tuple[int, int] | None:
+    """The split of ``bts`` (bytes, or a piece's text) into two existing tokens whose later part
+    was made earliest."""
     best: tuple[int, int] | None = None
     best_key = None
     for k in range(1, len(bts)):
@@ -233,8 +234,7 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
     """
     if isinstance(piece, str):
         piece = fix_surrogates(piece).encode("utf-8")
-    byte_id = [tok.ranks[bytes([b])] for b in range(256)]
-    parts = [byte_id[b] for b in piece]
+    parts = tok.initial_parts(piece)
     tr = Trace(piece=piece, initial=tuple(parts))
     steps = tr.steps
     while len(parts) > 1:

@@ -23,6 +23,7 @@ from bpeinspect.core.bpe import PairMerges, make_piece_encoder
 from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids
 from bpeinspect.core.errors import Cancelled, DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.merges import MergeGraph
+from bpeinspect.core.normalize import Normalizer
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
@@ -85,6 +86,8 @@ class Tokenizer:
     [256, 256]
     """
 
+    byte_level = True  # token bytes tile the (normalized) text; SentencePiece-style models say False
+
     def __init__(
         self,
         ranks: Mapping[bytes, int],
@@ -96,8 +99,11 @@ class Tokenizer:
         name: str = "",
         source: str = "",
         training: TrainingInfo | None = None,
+        normalizer: Normalizer | None = None,
     ) -> None:
         self.name = name
+        # applied to the text between special tokens before splitting (NFC for Qwen, ...)
+        self.normalizer = normalizer
         self.source = source
         self.training = training
         self.split_rule: SplitRule = resolve_rule(pattern)
@@ -182,6 +188,20 @@ class Tokenizer:
     def uses_rank_rule(self) -> bool:
         """True for tiktoken-style tokenizers whose merge order is the id order."""
         return self._pair_merges is None
+
+    @property
+    def merge_source(self) -> str:
+        """Where merge order and merge trees come from, as a phrase (``the file's merge list``...)."""
+        return "recovered from the ranks" if self.uses_rank_rule else "the file's merge list"
+
+    def leaf_label(self, token_id: int) -> str:
+        """What a token that no merge makes is: ``special`` or ``byte`` here."""
+        return "special" if self.is_special(token_id) else "byte"
+
+    def initial_parts(self, piece: bytes) -> list[int]:
+        """The symbols merging starts from for one pre-token: here its bytes' tokens."""
+        ranks = self._ranks
+        return [ranks[bytes([b])] for b in piece]
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (special tokens give their UTF-8 text)."""
@@ -276,11 +296,13 @@ class Tokenizer:
         if not allowed:
             return self._encode_ordinary_fixed(text)
         out: list[int] = []
+        pos = 0
         for segment, special in self._split_specials(text, allowed):
             if special:
                 out.append(self.special_tokens[segment])
             else:
-                out.extend(self._encode_ordinary_fixed(segment))
+                out.extend(self._encode_ordinary_fixed(segment, first=pos == 0))
+            pos += len(segment)
         return out
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -323,7 +345,10 @@ class Tokenizer:
             out.append((text[pos:], False))
         return out
 
-    def _encode_ordinary_fixed(self, text: str) -> list[int]:
+    def _encode_ordinary_fixed(self, text: str, first: bool = True) -> list[int]:
+        # ``first``: the text starts the input (SentencePiece-style subclasses prepend ▁ only there)
+        if self.normalizer is not None:
+            text = self.normalizer.normalize(text)
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.reset()
@@ -355,6 +380,13 @@ class Tokenizer:
             cache.reset()
         return sum(map(len, map(cache.__getitem__, pieces)))
 
+    def pre_tokens(self, text: str) -> list[str]:
+        """The pre-tokens of ``text``, normalized if the tokenizer normalizes (specials not recognised)."""
+        text = fix_surrogates(text)
+        if self.normalizer is not None:
+            text = self.normalizer.normalize(text)
+        return self.split_rule.pieces(text)
+
     def encode_piece(self, piece: str | bytes) -> list[int]:
         """Token ids of one pre-token, without splitting it."""
         if isinstance(piece, str):
@@ -377,6 +409,11 @@ class Tokenizer:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
         segments = self._split_specials(text, allowed) if allowed else [(text, False)]
+        if self.normalizer is not None:
+            # offsets are mapped back from the normalized copy into the user's text
+            from bpeinspect.core.aligned import encode_normalized
+
+            return encode_normalized(self, text, segments, should_stop=should_stop)
         rule = self.split_rule
         if not rule.splits or any(s.behavior != "isolated" for s in rule.splits):
             # the rule drops or glues text: walk it token by token
@@ -446,7 +483,7 @@ def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
 
 def pretokenize(tok: Tokenizer, text: str) -> list[str]:
     """The pre-tokens of ``text`` under ``tok``'s split rule (special tokens not recognised)."""
-    return tok.split_rule.pieces(fix_surrogates(text))
+    return tok.pre_tokens(text)
 
 
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import train_tokenizer
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.discover import add_recent, recent_files
 from bpeinspect.core.io.formats import load_path, save
 from bpeinspect.core.train.counts import read_counts_tsv, write_counts_tsv

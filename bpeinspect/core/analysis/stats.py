@@ -141,6 +141,11 @@ def iter_counts(
     >>> list(iter_counts(tok, ["hello wo", "rld"], margin=0))[-1] == (len(tok.encode("hello world")), 11, 11)
     True
     """
+    if tok.normalizer is not None or not tok.byte_level:
+        # a normalizer may prepend at the start and rewrite text (▁, NFC): count the whole text
+        text = "".join(chunks)
+        yield len(tok.encode_ordinary(text)), len(text), len(text.encode("utf-8", "surrogatepass"))
+        return
     split, count = tok.split_rule.pieces, tok.count_pieces
     tokens = chars = nbytes = 0
     carry = ""

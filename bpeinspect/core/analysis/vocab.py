@@ -250,7 +250,7 @@ def token_counts(
     for d, doc in enumerate(docs):
         if should_stop is not None and should_stop():
             raise Cancelled()
-        pieces.update(tok.split_rule.pieces(doc))
+        pieces.update(tok.pre_tokens(doc))
         if progress is not None and not d & 63:
             progress(0, 0)  # still reading documents: the total is not known yet
     counts: Counter[int] = Counter()

@@ -200,7 +200,7 @@ class MergeTreeModel(QAbstractItemModel):
             if col == COL_MERGE:
                 p = g.parents(tid)
                 if p is None:
-                    return "special" if tok.is_special(tid) else "byte"
+                    return tok.leaf_label(tid)
                 return f"{display_token(tok.token_bytes(p[0]))} + {display_token(tok.token_bytes(p[1]))}"
             if col == COL_BYTES:
                 h = hex_bytes(tok.token_bytes(tid))
@@ -253,7 +253,8 @@ class MergeTreeBrowser(QWidget):
         down_box = QWidget()
         dl = QVBoxLayout(down_box)
         dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(QLabel("Built from"))
+        self.down_label = QLabel("Built from")
+        dl.addWidget(self.down_label)
         dl.addWidget(self.down_view)
         up_box = QWidget()
         ul = QVBoxLayout(up_box)
@@ -294,6 +295,8 @@ class MergeTreeBrowser(QWidget):
         """Show trees of ``tok``; the "part of" tree fills in once a worker has linked all tokens."""
         self.cancel_work()
         self.tok = tok
+        self.down_label.setText(f"Built from (merges: {tok.merge_source})")
+        self.down_label.setToolTip("Where the merge order and each token's two parts come from")
         self.down.set_tokenizer(tok)
         self.up.set_tokenizer(tok)
         self.title.clear()

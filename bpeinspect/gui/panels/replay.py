@@ -344,7 +344,7 @@ class ReplayWidget(QWidget):
         self._typed = True
         if self.tok is None:
             return
-        pieces = self.tok.split_rule.pieces(text) if text else []
+        pieces = self.tok.pre_tokens(text) if text else []
         self.pieces.blockSignals(True)
         self.pieces.clear()
         for p in pieces:

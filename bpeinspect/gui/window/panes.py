@@ -10,6 +10,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
+from bpeinspect.core.normalize import badge
 from bpeinspect.gui.overlay.token_view import TokenView
 
 
@@ -55,6 +56,18 @@ class MessageBar(QFrame):
         return self.label.text() if self.isVisible() else ""
 
 
+def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
+    """A small tag in the pane header when the tokenizer normalizes text (NFC, SentencePiece's ▁)."""
+    b = badge(tok)
+    if b is None:
+        return None
+    label = QLabel(b[0])
+    label.setObjectName("normalizerBadge")
+    label.setToolTip(b[1])
+    label.setStyleSheet("#normalizerBadge { border:1px solid palette(mid); border-radius:3px; padding:0 3px; font-size:8pt }")
+    return label
+
+
 class TokenizerPane(QWidget):
     """A header (name, token count, close) above a :class:`TokenView` of the shared text."""
 
@@ -69,6 +82,7 @@ class TokenizerPane(QWidget):
         self.view.installEventFilter(self)
         self.title = QLabel(f"<b>{tok.name or 'tokenizer'}</b>")
         self.title.setToolTip(tok.source or tok.name)
+        self.badge = _normalizer_badge(tok)
         self.count = QLabel("encoding…")
         self.count.setObjectName("tokenCount")
         close = QToolButton()
@@ -79,6 +93,8 @@ class TokenizerPane(QWidget):
         head = QHBoxLayout()
         head.setContentsMargins(6, 2, 2, 0)
         head.addWidget(self.title)
+        if self.badge is not None:
+            head.addWidget(self.badge)
         head.addWidget(self.count, 1)
         head.addWidget(close)
         lay = QVBoxLayout(self)

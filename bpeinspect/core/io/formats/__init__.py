@@ -17,7 +17,7 @@ from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.builtins import ALIASES, BUILTINS, load_builtin
-from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, tiktoken
+from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tiktoken
 from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 encoder.json + vocab.bpe",
     "minbpe": "minbpe .model (+ .vocab)",
     "gguf": "GGUF model file (read only)",
+    "sentencepiece": "SentencePiece .model (BPE, read only)",
     "native": "bpeinspect JSON (.bpeinspect.json)",
 }
 _HEAD = 4096
@@ -67,6 +68,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         return "gguf"
     if minbpe.looks_like(head):
         return "minbpe"
+    if sentencepiece.looks_like(head):
+        return "sentencepiece"
     if gpt2.looks_like_merges(head):
         return "gpt2"
     if path.suffix == ".vocab" and path.with_suffix(".model").is_file():
@@ -99,6 +102,7 @@ _LOADERS = {
     "gpt2": gpt2.load,
     "minbpe": minbpe.load,
     "gguf": gguf.load,
+    "sentencepiece": sentencepiece.load,
     "native": native.load,
 }
 

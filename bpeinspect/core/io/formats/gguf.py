@@ -1,4 +1,5 @@
-"""GGUF model files (llama.cpp) whose ``tokenizer.ggml.model`` is ``gpt2`` (byte-level BPE).
+"""GGUF model files (llama.cpp) whose ``tokenizer.ggml.model`` is ``gpt2`` (byte-level BPE) or
+``llama`` (SentencePiece-style BPE, loaded by :func:`.sentencepiece.from_gguf`).
 
 Only the key/value metadata at the front of the file is read, with a small streaming
 parser (``gguf``'s ``GGUFReader`` also indexes every tensor and builds numpy views of every
@@ -41,7 +42,7 @@ _SCALARS: dict[int, str] = {
 _MAX_KEY = 1 << 16
 _CHUNK = 1 << 20
 # Keys whose string arrays we decode; other arrays are skipped without building them.
-WANTED_ARRAYS = {"tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type"}
+WANTED_ARRAYS = {"tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"}
 
 
 def looks_like(head: bytes) -> bool:
@@ -186,10 +187,14 @@ def load(path: Path, **_: Any) -> Tokenizer:
 def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
     expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
+    if model == "llama":
+        from bpeinspect.core.io.formats.sentencepiece import from_gguf
+
+        return from_gguf(meta, path)
     if model != "gpt2":
-        kind = {"llama": "SentencePiece (llama)", "bert": "WordPiece (bert)", "t5": "Unigram (t5)"}.get(model, model)
+        kind = {"bert": "WordPiece (bert)", "t5": "Unigram (t5)"}.get(model, model)
         raise UnsupportedTokenizerError(
-            f"{path}: the tokenizer is {kind}; only byte-level BPE ('gpt2') tokenizers are supported"
+            f"{path}: the tokenizer is {kind}; only BPE tokenizers ('gpt2' and 'llama') are supported"
         )
     tokens = meta.get("tokenizer.ggml.tokens")
     merges_raw = meta.get("tokenizer.ggml.merges")

@@ -6,8 +6,10 @@ pairs), added tokens, ``ignore_merges`` and the pre-tokenizer (``ByteLevel``, ``
 :class:`Split` steps with Hugging Face's behaviours. The tokenizer uses the pair rule with
 the file's merge order, so its encodings are Hugging Face's.
 
-Anything that cannot be represented exactly (WordPiece, Unigram, byte-fallback BPE,
-normalizers that change the text, a prefix space...) is refused with a message naming it.
+Normalizers (NFC, NFKC, Replace, ...) are applied as Hugging Face does
+(:mod:`bpeinspect.core.normalize`); SentencePiece-style BPE (``byte_fallback``, ``▁``) loads
+through :mod:`.hf_sentencepiece`. Anything that cannot be represented exactly (WordPiece,
+Unigram, a prefix space...) is refused with a message naming it.
 
 Added tokens (special or not) become the tokenizer's special tokens: Hugging Face always
 cuts them out of the text, which is ``encode(text, allowed_special="all")`` here.
@@ -28,6 +30,7 @@ import regex
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.formats import hf_sentencepiece
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,
@@ -36,6 +39,7 @@ from bpeinspect.core.io.formats._common import (
     read_bytes_limited,
     token_to_bytes,
 )
+from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
 from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -77,8 +81,10 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         raise UnsupportedTokenizerError(
             f"{path}: the model is {kind or 'of unknown type'}; only byte-level BPE models are supported"
         )
+    if hf_sentencepiece.is_sentencepiece_style(obj):
+        return hf_sentencepiece.from_dict(obj, path, _added_tokens(obj.get("added_tokens"), path))
     _check_model_options(model, path)
-    _check_normalizer(obj.get("normalizer"), path)
+    normalizer = _normalizer(obj.get("normalizer"), path)
     rule = split_rule_from_pre_tokenizer(obj.get("pre_tokenizer"), path)
 
     vocab = model.get("vocab")
@@ -119,6 +125,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         ignore_merges=ignore_merges,
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
+        normalizer=normalizer,
     )
 
 
@@ -129,28 +136,18 @@ def _name_for(path: Path | str) -> str:
 
 def _check_model_options(model: dict, path: Path | str) -> None:
     if model.get("byte_fallback"):
-        raise UnsupportedTokenizerError(f"{path}: BPE with byte_fallback (SentencePiece-style) is not supported")
-    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(key):
-            raise UnsupportedTokenizerError(f"{path}: BPE with a {key} ({model[key]!r}) is not supported")
-    dropout = model.get("dropout")
-    if dropout not in (None, 0, 0.0):
-        raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
+        raise UnsupportedTokenizerError(
+            f"{path}: BPE with byte_fallback over a ByteLevel pre-tokenizer is not supported (SentencePiece-style "
+            "files, with ▁ pieces and no ByteLevel step, are)"
+        )
+    hf_sentencepiece.check_bpe_options(model, path)
 
 
-def _check_normalizer(norm: Any, path: Path | str) -> None:
-    if norm is None:
-        return
-    expect(isinstance(norm, dict), path, "normalizer must be an object or null")
-    if norm.get("type") == "Sequence":
-        subs = norm.get("normalizers")
-        expect(isinstance(subs, list), path, "Sequence normalizer without a 'normalizers' list")
-        for n in subs:
-            _check_normalizer(n, path)
-        return
-    raise UnsupportedTokenizerError(
-        f"{path}: the normalizer {norm.get('type', '?')} changes the text before tokenizing; not supported"
-    )
+def _normalizer(norm: Any, path: Path | str) -> Normalizer | None:
+    try:
+        return from_hf(norm)
+    except UnsupportedNormalizer as exc:
+        raise UnsupportedTokenizerError(f"{path}: {exc}") from None
 
 
 def _flatten(pt: Any, path: Path | str) -> list[dict]:
@@ -344,7 +341,7 @@ def to_dict(tok: Tokenizer) -> dict:
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": None,
+        "normalizer": to_hf(tok.normalizer),
         "pre_tokenizer": pre_tokenizer_for(tok.split_rule),
         "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},

@@ -102,8 +102,14 @@ def test_unknown_pre_warns_and_uses_gpt2_rule(gpt2_meta, tmp_path):
 
 
 def test_non_bpe_gguf_is_refused(gpt2_meta, tmp_path):
+    path = write_gguf(tmp_path / "t5.gguf", gpt2_meta, model="t5")
+    with pytest.raises(UnsupportedTokenizerError, match="Unigram"):
+        load_path(path)
+
+
+def test_llama_gguf_without_scores_is_refused(gpt2_meta, tmp_path):
     path = write_gguf(tmp_path / "spm.gguf", gpt2_meta, model="llama")
-    with pytest.raises(UnsupportedTokenizerError, match="SentencePiece"):
+    with pytest.raises(VocabularyError, match="scores"):
         load_path(path)
 
 

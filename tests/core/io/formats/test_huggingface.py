@@ -157,10 +157,10 @@ def _gpt2_obj(vocabs):
         (lambda o: o["model"].update(type="WordPiece"), "WordPiece"),
         (lambda o: o["model"].update(type="Unigram"), "Unigram"),
         (lambda o: o["model"].update(byte_fallback=True), "byte_fallback"),
-        (lambda o: o.update(normalizer={"type": "NFC"}), "NFC"),
-        (lambda o: o.update(normalizer={"type": "Lowercase"}), "Lowercase"),
+        (lambda o: o.update(normalizer={"type": "BertNormalizer"}), "BertNormalizer"),
+        (lambda o: o.update(normalizer={"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Nmt"}]}), "Nmt"),
         (lambda o: o["pre_tokenizer"].update(add_prefix_space=True), "add_prefix_space"),
-        (lambda o: o.update(pre_tokenizer={"type": "Metaspace", "replacement": "▁"}), "Metaspace"),
+        (lambda o: o.update(pre_tokenizer={"type": "Whitespace"}), "Whitespace"),
         (lambda o: o.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
             {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}, {"type": "Punctuation"}]}),
          "Punctuation"),

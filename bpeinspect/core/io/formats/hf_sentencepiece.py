@@ -1,0 +1,179 @@
+"""Hugging Face ``tokenizer.json`` files of SentencePiece-style BPE (``byte_fallback``, ``▁``).
+
+Llama 1/2, Mistral, Gemma 1-3, Phi-3 and others are stored as a BPE model over pieces with
+``▁`` for spaces and ``<0xXX>`` byte tokens, a normalizer that replaces spaces and prepends
+``▁`` (or a ``Metaspace`` pre-tokenizer that does both), and a decoder that undoes it. They
+load as a :class:`~bpeinspect.core.sentencepiece.SentencePieceBPE` of the ``huggingface``
+flavour: the file's merges in their order, byte fallback per character, encodings identical
+to ``tokenizers``.
+
+Added tokens are cut out of the raw text first (as ``tokenizers`` does for tokens with
+``normalized: false``, which all of these files use); the normalizer then runs on each
+segment between them, so a ``Prepend`` puts a ``▁`` after every special token, as in
+Hugging Face's legacy Llama files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.formats._common import expect
+from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
+from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE, byte_of_piece
+
+
+class PrependUnlessPresent(Prepend):
+    """Metaspace's prepend: only if the text does not already start with the replacement."""
+
+    def normalize(self, text: str) -> str:
+        return text if not text or text.startswith(self.prefix) else self.prefix + text
+
+    def _aligned(self, text: str):
+        if not text or text.startswith(self.prefix):
+            return text, None, None
+        return super()._aligned(text)
+
+    def describe(self) -> str:
+        return f"Prepend({self.prefix!r} unless present)"
+
+
+def is_sentencepiece_style(obj: dict) -> bool:
+    """True for a BPE ``tokenizer.json`` over ``▁`` pieces (byte fallback or a Metaspace step)."""
+    model = obj.get("model") or {}
+    steps = _types(obj.get("pre_tokenizer"), "pretokenizers")
+    if "ByteLevel" in steps:
+        return False  # byte-level BPE; byte_fallback has nothing to fall back to
+    return bool(model.get("byte_fallback")) or "Metaspace" in steps
+
+
+def _types(node: Any, key: str) -> list[str]:
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "Sequence":
+        return [t for sub in node.get(key) or [] for t in _types(sub, key)]
+    return [str(node.get("type"))]
+
+
+def _flat(node: Any, key: str) -> list[dict]:
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "Sequence":
+        return [x for sub in node.get(key) or [] for x in _flat(sub, key)]
+    return [node]
+
+
+def check_bpe_options(model: dict, path: Path | str) -> None:
+    """Refuse BPE options that no file here needs and bpeinspect does not apply."""
+    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key):
+            raise UnsupportedTokenizerError(f"{path}: BPE with a {key} ({model[key]!r}) is not supported")
+    dropout = model.get("dropout")
+    if dropout not in (None, 0, 0.0):
+        raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
+
+
+def from_dict(obj: dict, path: Path | str, added: dict[str, int]) -> SentencePieceBPE:
+    model = obj["model"]
+    check_bpe_options(model, path)
+    vocab = model.get("vocab")
+    expect(isinstance(vocab, dict) and vocab, path, "model.vocab must be a non-empty object of token -> id")
+    try:
+        norm = from_hf(obj.get("normalizer"))
+    except UnsupportedNormalizer as exc:
+        raise UnsupportedTokenizerError(f"{path}: {exc}") from None
+    first_steps: list = [norm]
+    rest_steps: list = [norm]
+    split_words = False
+    for step in _flat(obj.get("pre_tokenizer"), "pretokenizers"):
+        kind = step.get("type")
+        if kind == "Metaspace":
+            rep = step.get("replacement", SPACE)
+            expect(isinstance(rep, str) and len(rep) == 1, path, "Metaspace replacement must be one character")
+            split_words = split_words or bool(step.get("split", True))
+            scheme = step.get("prepend_scheme")
+            if scheme is None:  # files from before prepend_scheme
+                scheme = "always" if step.get("add_prefix_space", True) else "never"
+            first_steps.append(Replace(" ", rep))
+            rest_steps.append(Replace(" ", rep))
+            if scheme in ("first", "always"):
+                first_steps.append(PrependUnlessPresent(rep))
+            if scheme == "always":
+                rest_steps.append(PrependUnlessPresent(rep))
+        elif kind == "Split" and step.get("pattern") == {"String": " "} and norm is not None and " " not in norm.normalize("a b"):
+            continue  # Gemma 3: splits on spaces the normalizer has already replaced (a no-op)
+        else:
+            raise UnsupportedTokenizerError(
+                f"{path}: the pre-tokenizer {kind} is not supported with a SentencePiece-style BPE model"
+            )
+    n = max(vocab.values()) + 1 if vocab else 0
+    expect(n <= 4_000_000, path, "ids run implausibly high")
+    pieces: list[str | None] = [None] * n
+    kinds = [NORMAL] * n
+    for text, i in vocab.items():
+        expect(type(i) is int and i >= 0, path, f"token {text!r} has a bad id {i!r}")
+        expect(pieces[i] is None, path, f"two tokens share id {i}")
+        pieces[i] = text
+        if byte_of_piece(text) is not None:
+            kinds[i] = BYTE
+    specials = dict(added)
+    for content, i in added.items():
+        if i >= n:
+            pieces.extend([None] * (i + 1 - n))
+            kinds.extend([CONTROL] * (i + 1 - n))
+            n = i + 1
+        if pieces[i] is None:
+            pieces[i] = content
+        kinds[i] = CONTROL
+    merges = _merges(model.get("merges"), vocab, path)
+    unk = model.get("unk_token")
+    unk_id = vocab.get(unk) if isinstance(unk, str) else None
+    decoders = _types(obj.get("decoder"), "decoders")
+    strip = any(
+        d.get("type") == "Strip" and d.get("content") == " " and d.get("start", 0) >= 1
+        for d in _flat(obj.get("decoder"), "decoders")
+    ) or any(
+        d.get("type") == "Metaspace" and d.get("prepend_scheme", "always") != "never" and d.get("add_prefix_space", True)
+        for d in _flat(obj.get("decoder"), "decoders")
+    )
+    del decoders
+    p = Path(path)
+    try:
+        return SentencePieceBPE(
+            pieces,
+            kinds,
+            merges=merges,
+            normalizer=sequence(rest_steps),
+            first_normalizer=sequence(first_steps),
+            special_tokens=specials,
+            byte_fallback=bool(model.get("byte_fallback")),
+            unk_id=unk_id,
+            fuse_unk=bool(model.get("fuse_unk")),
+            flavour="huggingface",
+            strip_leading_space=strip,
+            ignore_merges=bool(model.get("ignore_merges")),
+            split_before_space=split_words,
+            name=p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem,
+            source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
+        )
+    except ValueError as exc:
+        raise VocabularyError(f"{path}: {exc}") from None
+
+
+def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
+    expect(isinstance(items, list), path, "model.merges must be a list")
+    get = vocab.get
+    parts = [m.split(" ") for m in items] if all(type(m) is str for m in items) else items
+    try:
+        pairs = [(get(a), get(b)) for a, b in parts]
+        ok = all([a is not None and b is not None for a, b in pairs])
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:  # find the first bad one and say what is wrong with it
+        for n, pr in enumerate(parts):
+            expect(isinstance(pr, list) and len(pr) == 2 and all(isinstance(x, str) for x in pr), path,
+                   f"merge {n} ({items[n]!r}) is not 'left right' or [left, right]")
+            expect(get(pr[0]) is not None and get(pr[1]) is not None, path,
+                   f"merge {n} ({items[n]!r}) uses a token not in the vocabulary")
+    return pairs  # type: ignore[return-value]

@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 from bpeinspect import __version__
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.text import display_bytes, display_text, parse_display
 
 PROG = "bpeinspect-cli"
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
@@ -73,15 +74,6 @@ def _read_file(file: str) -> bytes:
             return f.read()
     except OSError as exc:
         raise CliError(f"{file}: {exc.strerror or exc}") from None
-
-
-def show_bytes(b: bytes) -> str:
-    """A token's bytes as a readable literal: text where it is UTF-8, escapes elsewhere."""
-    try:
-        s = b.decode("utf-8")
-    except UnicodeDecodeError:
-        return repr(b)
-    return repr(s)
 
 
 # -- list ---------------------------------------------------------------------------------------------
@@ -316,7 +308,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 def add_tree(sub: Any) -> None:
     p = sub.add_parser("tree", help="draw the merge tree of a token", description="Draw how a token is built from "
-                       "bytes by merges. TOKEN is an id or the token's text.")
+                       "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space).")
     p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("token", metavar="TOKEN", help="token id, or its text (e.g. ' hello')")
     p.set_defaults(func=cmd_tree)
@@ -328,6 +320,8 @@ def resolve_token(tok: Tokenizer, token: str) -> int:
         tok.token_bytes(i)  # raises UnknownTokenError
         return i
     i = tok.token_id(token)
+    if i is None:  # written in the notation the CLI prints, e.g. "␣hello"
+        i = tok.token_id(parse_display(token))
     if i is None:
         raise CliError(f"{token!r} is not a token of {tok.name or 'this tokenizer'}")
     return i
@@ -339,7 +333,7 @@ def tree_lines(node: Any) -> list[str]:
     def label(n: Any) -> str:
         rank = "" if n.rank is None else f"  (rank {n.rank})"
         mark = "" if n.buildable else "  [no merge makes it]"
-        return f"{n.id} {show_bytes(n.token)}{rank}{mark}"
+        return f"{n.id} {display_bytes(n.token)}{rank}{mark}"
 
     lines = [label(node)]
 
@@ -394,7 +388,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"training:       {json.dumps(tok.training.settings, default=str)}")
     print("special tokens:" + ("" if tok.special_tokens else " none"))
     for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
-        print(f"  {i:>8}  {s!r}")
+        print(f"  {i:>8}  {display_text(s)}")
     print(f"split rule:     {tok.split_rule.name or '(custom)'}")
     for line in tok.split_rule.describe().splitlines():
         print(f"  {line}")

@@ -141,11 +141,13 @@ def test_encode_color_output(text_file, capsys):
 def test_tree_by_text_and_id(capsys):
     assert cli.main(["tree", "-t", "gpt2", " hello"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("23748 ' hello'")
-    assert any("└── 78 'o'" in line for line in out)
+    assert out[0].startswith("23748 ␣hello")
+    assert any("└── 78 o" in line for line in out)
     leaves = [line for line in out if "(rank" not in line]
     assert len(leaves) == len(" hello")  # every byte at the bottom
     assert cli.main(["tree", "-t", "gpt2", "23748"]) == 0
+    assert capsys.readouterr().out.splitlines() == out
+    assert cli.main(["tree", "-t", "gpt2", "␣hello"]) == 0
     assert capsys.readouterr().out.splitlines() == out
 
 

@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.token_text import describe_bytes
 
 
 def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPalette | None = None) -> str:
@@ -45,7 +45,7 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
             groups_end = ce
             ids = enc.ids[i : j + 1]
             bts = b"".join(tok.token_bytes(x) for x in ids)
-            title = f"id {', '.join(map(str, ids))} · bytes {describe_bytes(bts)}"
+            title = f"id {', '.join(map(str, ids))} · bytes {hex_bytes(bts)}"
             cls = "sp" if enc.flags[i] & 1 else ("split" if j > i else "")
             color = pal.background(t).name()
             parts.append(

@@ -19,11 +19,12 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticT
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around, token_tooltip
 
-GLYPHS = {" ": "·", "\t": "→", "\u00a0": "⍽", "\u3000": "□"}
-NEWLINE_GLYPH = "↵"
+GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
+NEWLINE_GLYPH = SYMBOLS["\n"]
 
 
 @dataclass

@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex, hex_bytes
+from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex
+from bpeinspect.core.text import LEGEND, SYMBOLS, hex_bytes
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 _Index = QModelIndex | QPersistentModelIndex
@@ -43,7 +44,7 @@ _Index = QModelIndex | QPersistentModelIndex
 COLUMNS: list[tuple[str, str | None, str]] = [
     ("ID", "id", "token id"),
     ("Rank", "rank", "merge rank of the merge that makes the token"),
-    ("Token", "token", "the token's text; ␣ space, ↵ newline, ⇥ tab, \\xNN a byte of a split character"),
+    ("Token", "token", f"the token's text; {LEGEND}"),
     ("Bytes", "token", "the token's bytes in hex"),
     ("Len", "length", "length in bytes"),
     ("Script", "script", "scripts of the token's letters (Common: none; bytes: no whole character)"),
@@ -234,7 +235,7 @@ class VocabBrowser(QWidget):
         self._debounce.timeout.connect(self.run_query)
 
     def _build(self) -> None:
-        self.search = QLineEdit(placeholderText="Search tokens (␣ for space, ↵ for newline)…", clearButtonEnabled=True)
+        self.search = QLineEdit(placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]), clearButtonEnabled=True)
         self.mode = QComboBox()
         for label, key in self.MODES:
             self.mode.addItem(label, key)

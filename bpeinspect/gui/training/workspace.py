@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer, TrainingProgress
+from bpeinspect.core.text import LEGEND
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import TaskRunner
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -127,7 +128,7 @@ class TrainingWorkspace(QWidget):
         big.setPointSizeF(mono.pointSizeF() * 1.35)
         self.merge_label.setFont(big)
         self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.merge_label.setToolTip("The latest merge: [left][right] → [new token], ␣ is a space, <NN> a byte of a split character")
+        self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
         self.merge_info = QLabel()
         self.merge_info.setStyleSheet("color: palette(mid)")
         self.plots = TrainingPlots()

@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 from bpeinspect import __version__
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.io.formats import FORMATS, detect_format, saveable
 from bpeinspect.core.text import display_bytes, display_text, parse_display
 
 PROG = "bpeinspect-cli"
@@ -38,6 +39,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{PROG}: error: {message} (see '{self.prog} --help')\n")
         raise SystemExit(2)
+
+
+# what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
+_SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable())
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -203,7 +208,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def add_train(sub: Any) -> None:
     p = sub.add_parser("train", help="train a tokenizer on text files", description="Train a byte-level BPE "
-                       "tokenizer; the output format follows OUT's name (.tiktoken, tokenizer.json, .model, .json).")
+                       f"tokenizer; the output format follows OUT's name: {_SAVE_NAMES}.")
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files to train on")
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="vocabulary size (at least 256)")
     p.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX", help="split rule: a preset name (gpt4, gpt2, "
@@ -284,12 +289,11 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def add_convert(sub: Any) -> None:
     p = sub.add_parser("convert", help="convert a tokenizer to another file format", description="Load SPEC and write "
-                       "it to OUT; the format follows OUT's name: .tiktoken, tokenizer.json (or *.hf.json), minbpe "
-                       ".model, encoder.json or a folder (GPT-2's pair), other .json = bpeinspect's own.")
+                       f"it to OUT; the format follows OUT's name: {_SAVE_NAMES}; a folder = gpt2.")
     p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("out", metavar="OUT", help="file to write")
     p.add_argument("--pattern", metavar="NAME|REGEX", help="split rule for a .tiktoken input that is not a known file")
-    p.add_argument("--format", choices=("tiktoken", "huggingface", "gpt2", "minbpe", "native"),
+    p.add_argument("--format", choices=[f.name for f in saveable()],
                    help="write this format whatever OUT is called")
     p.set_defaults(func=cmd_convert)
 
@@ -374,9 +378,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"name:           {tok.name}")
     print(f"source:         {tok.source}")
     if Path(args.spec).exists():
-        from bpeinspect.core.io.formats import FORMATS, detect_format
-
-        print(f"file format:    {FORMATS[detect_format(args.spec)]}")
+        print(f"file format:    {FORMATS[detect_format(args.spec)].description}")
     print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
     describe_model = getattr(tok, "describe_model", None)

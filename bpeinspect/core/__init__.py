@@ -19,7 +19,7 @@ from bpeinspect.core.errors import (
     VocabularyError,
 )
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin
-from bpeinspect.core.io.formats import load_tokenizer
+from bpeinspect.core.io.load import load_tokenizer
 from bpeinspect.core.merges import MergeGraph, MergeNode, MergeStep, Trace, trace
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo

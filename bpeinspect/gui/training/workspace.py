@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer, TrainingProgress
+from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import TaskRunner
@@ -42,13 +43,10 @@ from bpeinspect.gui.training.plots import TrainingPlots
 from bpeinspect.gui.training.worker import TrainingOutcome, TrainingThread
 from bpeinspect.gui.window.panes import MessageBar
 
-# Save dialog filters -> format names of bpeinspect.core.io.formats.save
+# Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {
-    "bpeinspect JSON, with the training settings and history (*.json)": ("native", ".json"),
-    "tiktoken rank file (*.tiktoken)": ("tiktoken", ".tiktoken"),
-    "Hugging Face tokenizer.json (*.json)": ("huggingface", ".json"),
-    "minbpe .model and .vocab (*.model)": ("minbpe", ".model"),
-    "GPT-2 encoder.json and vocab.bpe (a folder)": ("gpt2", ""),
+    f"{f.description} ({f'*{f.suffix}' if f.suffix else 'a folder'})": (f.name, f.suffix)
+    for f in sorted(saveable(), key=lambda f: f.name != "native")
 }
 
 

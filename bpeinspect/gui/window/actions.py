@@ -12,11 +12,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QMenu, QToolButton
 
 from bpeinspect.core import BUILTINS
+from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
 from bpeinspect.gui.overlay.export import overlay_html, write_atomic
 from bpeinspect.gui.overlay.palette import PALETTES
 from bpeinspect.gui.registry import recent_tokenizers
-
-VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
 
 
 class WindowActions:
@@ -160,7 +159,7 @@ class WindowActions:
 
     def _ask_open_tokenizer(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open tokenizer", "", "Vocabularies (*.tiktoken *.json *.model *.gguf *.vocab *.bpe);;All files (*)"
+            self, "Open tokenizer", "", f"Vocabularies ({' '.join(open_patterns())});;All files (*)"
         )
         if path:
             self.open_tokenizer(path)
@@ -213,7 +212,7 @@ class WindowActions:
             path = url.toLocalFile()
             if not path:
                 continue
-            if Path(path).is_dir() or Path(path).suffix.lower() in VOCAB_SUFFIXES:
+            if Path(path).is_dir() or is_vocabulary_name(Path(path).name):
                 self.open_tokenizer(path)
             else:
                 self.open_text_file(path)

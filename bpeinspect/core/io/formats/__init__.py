@@ -1,5 +1,8 @@
 """Vocabulary file formats: recognise a file by its content, load it, save to any format.
 
+Each format is one :class:`Format` record in :data:`FORMATS`; everything else here (and the
+CLI's and GUI's lists of formats) is derived from those records.
+
 >>> from bpeinspect.core import load_tokenizer
 >>> import tempfile
 >>> out = Path(tempfile.mkdtemp()) / "gpt2.tiktoken"
@@ -10,31 +13,187 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.builtins import ALIASES, BUILTINS, load_builtin
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tiktoken
 from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
 
-__all__ = ["FORMATS", "UnsupportedTokenizerError", "detect_format", "format_for_path", "load_path", "load_tokenizer", "save"]
+__all__ = [
+    "FORMATS",
+    "Format",
+    "UnsupportedTokenizerError",
+    "detect_format",
+    "format_for_path",
+    "is_vocabulary_name",
+    "load_path",
+    "open_patterns",
+    "save",
+    "saveable",
+]
 
-# format name -> human description (the keys are what detect_format/format_for_path return)
-FORMATS: dict[str, str] = {
-    "tiktoken": "tiktoken rank file (.tiktoken)",
-    "huggingface": "Hugging Face tokenizer.json",
-    "gpt2": "GPT-2 encoder.json + vocab.bpe",
-    "minbpe": "minbpe .model (+ .vocab)",
-    "gguf": "GGUF model file (read only)",
-    "sentencepiece": "SentencePiece .model (BPE, read only)",
-    "native": "bpeinspect JSON (.bpeinspect.json)",
+_HEAD = 4096  # bytes of a file its format is judged by
+
+
+@dataclass(frozen=True)
+class Format:
+    """One vocabulary file format: how to recognise, load and save it.
+
+    Every table of formats (detection order, loaders, savers, the names :func:`save` picks a
+    format by, the CLI's choices, the GUI's file-dialog filters) is derived from
+    :data:`FORMATS`, the records below.
+    """
+
+    name: str
+    description: str  # one line: what the file is
+    keeps: str  # what the file holds of a tokenizer
+    patterns: tuple[str, ...]  # file names it goes by (lower-case globs), the name save() writes first
+    suffix: str  # what a save dialog adds to a bare name ("" for GPT-2's folder of two files)
+    load: Callable[..., Tokenizer]
+    save: Callable[[Tokenizer, Path], None] | None = None
+    looks_like: Callable[[Path, bytes], bool] | None = None  # from the first 4 KB of the file
+    looks_like_json: Callable[[Any], bool] | None = None  # from the parsed JSON
+    in_folder: Callable[[Path], Path | None] | None = None  # the path to load for a folder
+    written: Callable[[Path], Path] = Path  # the path save() reports for a target name
+    also_opens: tuple[str, ...] = ()  # other names it is found under, never written as
+
+    def matches(self, name: str) -> bool:
+        """True if a file called ``name`` goes by one of this format's patterns."""
+        return any(fnmatch.fnmatchcase(name.lower(), pat) for pat in self.patterns)
+
+    def opens(self, name: str) -> bool:
+        """True if a file called ``name`` may be of this format."""
+        return self.matches(name) or any(fnmatch.fnmatchcase(name.lower(), pat) for pat in self.also_opens)
+
+
+def _json_head(head: bytes) -> bool:
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+
+
+def _gpt2_folder(folder: Path) -> Path | None:
+    return folder if (folder / gpt2.ENCODER).is_file() and (folder / gpt2.MERGES).is_file() else None
+
+
+def _hf_folder(folder: Path) -> Path | None:
+    return folder / "tokenizer.json" if (folder / "tokenizer.json").is_file() else None
+
+
+# In detection order: a file is the first format that recognises its head, else (for JSON)
+# the first that recognises its parsed content; a folder is the first that finds its files.
+# save() picks the first saveable format whose patterns match the target's name.
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "gguf",
+            "GGUF model file",
+            "vocabulary, merges, pre-tokenizer name and special tokens of a llama.cpp model",
+            ("*.gguf",),
+            ".gguf",
+            gguf.load,
+            looks_like=lambda path, head: gguf.looks_like(head),
+        ),
+        Format(
+            "sentencepiece",
+            "SentencePiece BPE .model",
+            "pieces, scores, byte fallback and the normalizer of a SentencePiece BPE model",
+            ("*.model",),
+            ".model",
+            sentencepiece.load,
+            looks_like=lambda path, head: sentencepiece.looks_like(head),
+        ),
+        Format(
+            "minbpe",
+            "minbpe .model and .vocab",
+            "merges, split pattern and special tokens; the .vocab beside it is for reading",
+            ("*.model", "*.vocab"),
+            ".model",
+            minbpe.load,
+            minbpe.save,
+            looks_like=lambda path, head: minbpe.looks_like(head)
+            or (path.suffix == ".vocab" and path.with_suffix(".model").is_file()),
+            written=lambda path: path.with_suffix(".model"),
+        ),
+        Format(
+            "gpt2",
+            "GPT-2 encoder.json and vocab.bpe",
+            "vocabulary and merges; GPT-2's split rule is assumed, special tokens are in the vocabulary",
+            (gpt2.ENCODER, gpt2.MERGES),
+            "",
+            gpt2.load,
+            gpt2.save,
+            looks_like=lambda path, head: gpt2.looks_like_merges(head),
+            looks_like_json=gpt2.looks_like_encoder,
+            in_folder=_gpt2_folder,
+            also_opens=("*.bpe", "*.json"),
+        ),
+        Format(
+            "tiktoken",
+            "tiktoken rank file",
+            "token bytes and ranks only; known OpenAI files are recognised by their sha256",
+            ("*.tiktoken", "*.tiktoken.gz"),
+            ".tiktoken",
+            tiktoken.load,
+            tiktoken.save,
+            looks_like=lambda path, head: head[:2] == b"\x1f\x8b" or tiktoken.looks_like(head),
+        ),
+        Format(
+            "huggingface",
+            "Hugging Face tokenizer.json",
+            "vocabulary, merges, pre-tokenizer, normalizer, special and added tokens",
+            ("tokenizer.json", "*.hf.json", "*-tokenizer.json"),
+            ".json",
+            huggingface.load,
+            huggingface.save,
+            looks_like_json=huggingface.looks_like,
+            in_folder=_hf_folder,
+        ),
+        Format(
+            "native",
+            "bpeinspect JSON",
+            "everything: vocabulary, merge rule, split rule, special tokens, training settings and history",
+            ("*.bpeinspect.json", "*.json"),
+            ".json",
+            native.load,
+            native.save,
+            looks_like=lambda path, head: _json_head(head)
+            and (b'"format": "bpeinspect"' in head or b'"format":"bpeinspect"' in head),
+            looks_like_json=native.looks_like,
+        ),
+    )
 }
-_HEAD = 4096
+
+
+def saveable() -> list[Format]:
+    """The formats :func:`save` can write, in :data:`FORMATS` order."""
+    return [f for f in FORMATS.values() if f.save is not None]
+
+
+def open_patterns() -> list[str]:
+    """The file-name globs vocabulary files go by, none covered by another (an open
+    dialog's filter).
+
+    >>> open_patterns()
+    ['*.bpe', '*.gguf', '*.json', '*.model', '*.tiktoken', '*.tiktoken.gz', '*.vocab']
+    """
+    globs = {pat if "*" in pat else "*" + Path(pat).suffix for f in FORMATS.values() for pat in f.patterns + f.also_opens}
+    return sorted(g for g in globs if not any(h != g and fnmatch.fnmatchcase(g, h) for h in globs))
+
+
+def is_vocabulary_name(name: str) -> bool:
+    """True if a file called ``name`` may hold a vocabulary (judged by the name alone).
+
+    >>> is_vocabulary_name("o200k_base.tiktoken"), is_vocabulary_name("notes.txt")
+    (True, False)
+    """
+    return any(f.opens(name) for f in FORMATS.values())
 
 
 def _head(path: Path) -> bytes:
@@ -56,67 +215,26 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     """
     path = Path(path)
     if path.is_dir():
-        if (path / gpt2.ENCODER).is_file() and (path / gpt2.MERGES).is_file():
-            return "gpt2"
-        if (path / "tokenizer.json").is_file():
-            return "huggingface"
+        for f in FORMATS.values():
+            if f.in_folder is not None and f.in_folder(path) is not None:
+                return f.name
         raise VocabularyError(f"{path}: the folder holds no tokenizer.json and no encoder.json + vocab.bpe")
     head = _head(path)
     if not head:
         raise VocabularyError(f"{path}: the file is empty")
-    if gguf.looks_like(head):
-        return "gguf"
-    if minbpe.looks_like(head):
-        return "minbpe"
-    if sentencepiece.looks_like(head):
-        return "sentencepiece"
-    if gpt2.looks_like_merges(head):
-        return "gpt2"
-    if path.suffix == ".vocab" and path.with_suffix(".model").is_file():
-        return "minbpe"
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-        return _detect_json(path)
-    if head[:2] == b"\x1f\x8b" or tiktoken.looks_like(head):
-        return "tiktoken"
-    raise VocabularyError(f"{path}: not a vocabulary file bpeinspect knows ({', '.join(FORMATS.values())})")
-
-
-def _detect_json(path: Path) -> str:
-    # Cheap checks on the head first, so a big tokenizer.json is parsed only once (by its loader).
-    head = _head(path)
-    if b'"format": "bpeinspect"' in head or b'"format":"bpeinspect"' in head:
-        return "native"
-    obj = parse_json(read_bytes_limited(path), path)
-    if native.looks_like(obj):
-        return "native"
-    if huggingface.looks_like(obj):
-        return "huggingface"
-    if gpt2.looks_like_encoder(obj):
-        return "gpt2"
-    raise VocabularyError(f"{path}: a JSON file, but not a tokenizer.json, encoder.json or bpeinspect file")
-
-
-_LOADERS = {
-    "tiktoken": tiktoken.load,
-    "huggingface": huggingface.load,
-    "gpt2": gpt2.load,
-    "minbpe": minbpe.load,
-    "gguf": gguf.load,
-    "sentencepiece": sentencepiece.load,
-    "native": native.load,
-}
-
-
-def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
-    """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
-    ``"o200k_base"``) or a path to a vocabulary file or folder."""
-    if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
-        return load_builtin(ALIASES.get(spec, spec))
-    path = Path(spec)
-    if path.exists():
-        return load_path(path)
-    known = ", ".join(list(BUILTINS) + list(ALIASES))
-    raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")
+    for f in FORMATS.values():
+        if f.looks_like is not None and f.looks_like(path, head):
+            return f.name
+    if _json_head(head):
+        # parsed once here and once by its loader: a cost only for JSON the head did not settle
+        obj = parse_json(read_bytes_limited(path), path)
+        for f in FORMATS.values():
+            if f.looks_like_json is not None and f.looks_like_json(obj):
+                return f.name
+        *first, last = [f.description for f in FORMATS.values() if f.looks_like_json is not None]
+        raise VocabularyError(f"{path}: a JSON file, but not a {', '.join(first)} or {last}")
+    known = ", ".join(f.description for f in FORMATS.values())
+    raise VocabularyError(f"{path}: not a vocabulary file bpeinspect knows ({known})")
 
 
 def load_path(
@@ -132,56 +250,38 @@ def load_path(
     store them (known OpenAI files are recognised by their sha256 and need none).
     """
     path = Path(path)
-    kind = detect_format(path)
-    if path.is_dir() and kind == "huggingface":
-        path = path / "tokenizer.json"
+    fmt = FORMATS[detect_format(path)]
+    if path.is_dir() and fmt.in_folder is not None:
+        path = fmt.in_folder(path) or path
     try:
-        if kind == "tiktoken":
-            return tiktoken.load(path, pattern=pattern, special_tokens=special_tokens, name=name)
-        tok = _LOADERS[kind](path)
+        tok = fmt.load(path, pattern=pattern, special_tokens=special_tokens, name=name)
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError, OverflowError) as exc:
         # The parsers check what they read; this net keeps the promise of a VocabularyError
         # for any structure they did not foresee.
-        raise VocabularyError(f"{path}: malformed {FORMATS[kind]} ({type(exc).__name__}: {exc})") from None
+        raise VocabularyError(f"{path}: malformed {fmt.description} ({type(exc).__name__}: {exc})") from None
     if name:
         tok.name = name
     return tok
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:
-    """The format :func:`save` writes for ``path``, from its name.
+    """The format :func:`save` writes for ``path``, from its name: an existing folder is
+    GPT-2's pair, otherwise the first saveable format whose patterns match.
 
-    ``*.tiktoken`` -> tiktoken; ``tokenizer.json`` or ``*.hf.json`` -> huggingface;
-    ``*.model``/``*.vocab`` -> minbpe; ``encoder.json``/``vocab.bpe`` or an existing folder
-    -> gpt2; any other ``*.json`` -> native.
+    >>> [format_for_path(n) for n in ("a.tiktoken", "tokenizer.json", "a.model", "encoder.json", "a.json")]
+    ['tiktoken', 'huggingface', 'minbpe', 'gpt2', 'native']
     """
     p = Path(path)
-    name = p.name.lower()
-    if p.is_dir() or name in (gpt2.ENCODER, gpt2.MERGES):
+    if p.is_dir():
         return "gpt2"
-    if name.endswith(".tiktoken"):
-        return "tiktoken"
-    if name == "tokenizer.json" or name.endswith(".hf.json") or name.endswith("-tokenizer.json"):
-        return "huggingface"
-    if name.endswith((".model", ".vocab")):
-        return "minbpe"
-    if name.endswith(".json"):
-        return "native"
-    if name.endswith(".gguf"):
-        raise VocabularyError(f"{p}: writing GGUF files is not supported (they hold a whole model)")
-    raise VocabularyError(
-        f"{p}: cannot tell the format from the name; use .tiktoken, tokenizer.json, .model, .json "
-        "(bpeinspect's own) or a folder / encoder.json (GPT-2's)"
-    )
-
-
-_SAVERS: dict[str, Any] = {
-    "tiktoken": tiktoken.save,
-    "huggingface": huggingface.save,
-    "gpt2": gpt2.save,
-    "minbpe": minbpe.save,
-    "native": native.save,
-}
+    for f in saveable():
+        if f.matches(p.name):
+            return f.name
+    for f in FORMATS.values():
+        if f.matches(p.name):
+            raise VocabularyError(f"{p}: writing a {f.description} is not supported")
+    names = ", ".join(f"{f.patterns[0]} ({f.name})" for f in saveable())
+    raise VocabularyError(f"{p}: cannot tell the format from the name; use one of {names} or a folder")
 
 
 def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
@@ -191,12 +291,13 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
     """
     p = Path(path)
     kind = fmt or format_for_path(p)
-    if kind not in _SAVERS:
+    record = FORMATS.get(kind)
+    if record is None or record.save is None:
         raise VocabularyError(f"{p}: cannot write the {kind} format")
     if not p.parent.exists():
         raise VocabularyError(f"{p}: the folder {p.parent} does not exist")
     try:
-        _SAVERS[kind](tok, p)
+        record.save(tok, p)
     except OSError as exc:
         raise VocabularyError(f"{p}: cannot write it: {exc.strerror or exc}") from None
-    return p.with_suffix(".model") if kind == "minbpe" else p
+    return record.written(p)

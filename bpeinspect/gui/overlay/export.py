@@ -9,9 +9,6 @@ True
 from __future__ import annotations
 
 import html
-import os
-import tempfile
-from pathlib import Path
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.text import hex_bytes
@@ -56,15 +53,3 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
     parts.append("</body></html>")
     return "".join(parts)
 
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file, so a failure leaves no half file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -12,8 +12,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QMenu, QToolButton
 
 from bpeinspect.core import BUILTINS
+from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
-from bpeinspect.gui.overlay.export import overlay_html, write_atomic
+from bpeinspect.gui.overlay.export import overlay_html
 from bpeinspect.gui.overlay.palette import PALETTES
 from bpeinspect.gui.registry import recent_tokenizers
 
@@ -167,7 +168,7 @@ class WindowActions:
     def _ask_save_text(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save text as", "", "Text (*.txt)")
         if path:
-            self._guard(lambda: write_atomic(path, self.text().encode("utf-8")), f"Could not save {path}")
+            self._guard(lambda: atomic_write(path, self.text()), f"Could not save {path}")
 
     def _ask_export_html(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export overlay as HTML", "overlay.html", "HTML (*.html)")
@@ -185,7 +186,7 @@ class WindowActions:
         palette = self.token_palette
         self.runner.submit(
             "export-html",
-            lambda stop: write_atomic(path, overlay_html(pairs, palette).encode("utf-8")),
+            lambda stop: atomic_write(path, overlay_html(pairs, palette)),
             lambda _: self.show_message(f"Exported the overlay to {path}"),
             lambda exc: self.show_error(f"Could not export {path}: {exc}"),
         )

@@ -1,6 +1,51 @@
-"""What the CLI's commands share: plain-text tables."""
+"""What the CLI's commands share: errors, reading input, loading tokenizers, tables, progress."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.io.discover import add_recent
+from bpeinspect.core.io.formats import load_path, saveable
+from bpeinspect.core.split.rules import resolve_rule
+
+PROG = "bpeinspect-cli"
+# what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
+SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable())
+
+
+class CliError(Exception):
+    """An error reported as one line on stderr with exit status 2."""
+
+
+def load_spec(spec: str, *, pattern: str | None = None, remember: bool = True) -> Tokenizer:
+    """A tokenizer from a built-in name or a path; paths go to the recent-files list."""
+    path = Path(spec)
+    if pattern is not None and path.exists():
+        tok = load_path(path, pattern=resolve_rule(pattern))
+    else:
+        tok = load_tokenizer(spec)
+    if remember and path.exists():
+        add_recent(path, tok.name, tok.n_vocab)
+    return tok
+
+
+def read_text(file: str) -> str:
+    data = sys.stdin.buffer.read() if file == "-" else _read_file(file)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{'standard input' if file == '-' else file}: not UTF-8 text (bad byte at {exc.start})") from None
+
+
+def _read_file(file: str) -> bytes:
+    try:
+        with open(file, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise CliError(f"{file}: {exc.strerror or exc}") from None
 
 
 def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
@@ -17,3 +62,40 @@ def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
         cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines) + "\n"
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr (only drawn when stderr is a terminal, unless forced)."""
+
+    def __init__(self, label: str, stream: Any = None, force: bool = False) -> None:
+        self.label, self.stream = label, stream or sys.stderr
+        self.enabled = force or (hasattr(self.stream, "isatty") and self.stream.isatty())
+        self.last: Any = None
+
+    def __call__(self, report: Any, total: float | None = None) -> None:
+        """Take a trainer's report (with ``fraction``, ``phase``, ``merges_done``/``merges_total``)
+        or plain numbers ``(done, total)``."""
+        phase = getattr(report, "phase", None)
+        if hasattr(report, "fraction"):
+            frac = report.fraction if phase != "counting" else 0.0
+            done, total = getattr(report, "merges_done", None), getattr(report, "merges_total", None)
+        else:
+            done = report
+            frac = report if total is None else (report / total if total else 1.0)
+        frac = min(max(float(frac), 0.0), 1.0)
+        pct = int(frac * 100)
+        key = (phase, pct)
+        if key == self.last:
+            return
+        self.last = key
+        if self.enabled:
+            filled = int(frac * 30)
+            detail = "" if total is None else f" {done}/{total} merges" if phase else f" {done}/{total}"
+            label = f"{self.label} ({phase})" if phase == "counting" else self.label
+            self.stream.write(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%{detail}\x1b[K")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.last is not None:
+            self.stream.write("\n")
+            self.stream.flush()

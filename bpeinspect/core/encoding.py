@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 
     from bpeinspect.core.tokenizer import Tokenizer
 
+# bits of Encoding.flags, one byte per token
 SPECIAL = 1
 SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
+SPLITS_CHAR = SPLITS_START | SPLITS_END
 
 
 class TokenInfo(NamedTuple):
@@ -81,14 +83,14 @@ class Encoding:
             (self.utf16_starts[i], self.utf16_ends[i]),
             self.pieces_of[i],
             bool(f & SPECIAL),
-            bool(f & (SPLITS_START | SPLITS_END)),
+            bool(f & SPLITS_CHAR),
         )
 
     def is_special(self, i: int) -> bool:
         return bool(self.flags[i] & SPECIAL)
 
     def splits_char(self, i: int) -> bool:
-        return bool(self.flags[i] & (SPLITS_START | SPLITS_END))
+        return bool(self.flags[i] & SPLITS_CHAR)
 
     @property
     def n_bytes(self) -> int:

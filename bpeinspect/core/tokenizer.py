@@ -481,9 +481,4 @@ def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
     return regex.compile("|".join(regex.escape(s) for s in ordered) if ordered else r"(?!)")
 
 
-def pretokenize(tok: Tokenizer, text: str) -> list[str]:
-    """The pre-tokens of ``text`` under ``tok``'s split rule (special tokens not recognised)."""
-    return tok.pre_tokens(text)
-
-
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

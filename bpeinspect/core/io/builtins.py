@@ -135,5 +135,3 @@ def load_builtin(name: str) -> Tokenizer:
     )
 
 
-def builtin_names() -> list[str]:
-    return list(BUILTINS)

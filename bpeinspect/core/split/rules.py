@@ -12,7 +12,6 @@ the second cuts each piece again, and so on.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -166,9 +165,6 @@ class SplitRule:
         if not self.splits:
             return [text] if text else []
         return [text[a:b] for a, b in self.spans(text)]
-
-    def iter_pieces(self, text: str) -> Iterator[str]:
-        yield from self.pieces(text)
 
     def describe(self) -> str:
         """A short human-readable form of the rule."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import regex
 
-from bpeinspect.core.split.rules import PRESETS, PatternError, compile_pattern, resolve_rule
+from bpeinspect.core.split.rules import PatternError, compile_pattern, resolve_rule
 from bpeinspect.core.text import display_bytes
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 from bpeinspect.core.train.corpus import CorpusError, corpus_files
@@ -284,6 +284,3 @@ def merges_tokenizer(
     return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
 
 
-def preset_names() -> list[str]:
-    """The preset split patterns, in menu order."""
-    return list(PRESETS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.overlay.palette import TokenPalette
 
@@ -43,7 +44,7 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
             ids = enc.ids[i : j + 1]
             bts = b"".join(tok.token_bytes(x) for x in ids)
             title = f"id {', '.join(map(str, ids))} · bytes {hex_bytes(bts)}"
-            cls = "sp" if enc.flags[i] & 1 else ("split" if j > i else "")
+            cls = "sp" if enc.flags[i] & SPECIAL else ("split" if j > i else "")
             color = pal.background(t).name()
             parts.append(
                 f"<span class='{cls}' style='background:{color}' title='{html.escape(title, quote=True)}'>"

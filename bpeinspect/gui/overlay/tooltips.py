@@ -13,9 +13,11 @@ import html
 import re
 
 from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.encoding import SPLITS_CHAR
 from bpeinspect.core.text import display_bytes, hex_bytes
 
-_SPLIT_FLAGS = re.compile(rb"[\x02-\x07]")  # SPLITS_START | SPLITS_END, with or without SPECIAL
+# every flag byte with a split bit set, whatever other bits it has
+_SPLIT_FLAGS = re.compile(b"[" + b"".join(re.escape(bytes([f])) for f in range(256) if f & SPLITS_CHAR) + b"]")
 
 
 def split_groups(enc: Encoding) -> list[tuple[int, int]]:

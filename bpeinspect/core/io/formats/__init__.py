@@ -53,7 +53,7 @@ class Format:
 
     name: str
     description: str  # one line: what the file is
-    keeps: str  # what the file holds of a tokenizer
+    keeps: str  # what of a tokenizer the file holds
     patterns: tuple[str, ...]  # file names it goes by (lower-case globs), the name save() writes first
     suffix: str  # what a save dialog adds to a bare name ("" for GPT-2's folder of two files)
     load: Callable[..., Tokenizer]
@@ -94,7 +94,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "gguf",
             "GGUF model file",
-            "vocabulary, merges, pre-tokenizer name and special tokens of a llama.cpp model",
+            "the vocabulary, merges, pre-tokenizer name and special tokens of a llama.cpp model",
             ("*.gguf",),
             ".gguf",
             gguf.load,
@@ -103,7 +103,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "sentencepiece",
             "SentencePiece BPE .model",
-            "pieces, scores, byte fallback and the normalizer of a SentencePiece BPE model",
+            "pieces, scores, byte fallback and the normalizer",
             ("*.model",),
             ".model",
             sentencepiece.load,
@@ -112,7 +112,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "minbpe",
             "minbpe .model and .vocab",
-            "merges, split pattern and special tokens; the .vocab beside it is for reading",
+            "merges, split pattern and special tokens (the .vocab beside it is for reading)",
             ("*.model", "*.vocab"),
             ".model",
             minbpe.load,
@@ -124,7 +124,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "gpt2",
             "GPT-2 encoder.json and vocab.bpe",
-            "vocabulary and merges; GPT-2's split rule is assumed, special tokens are in the vocabulary",
+            "vocabulary and merges (the split rule is GPT-2's)",
             (gpt2.ENCODER, gpt2.MERGES),
             "",
             gpt2.load,
@@ -137,7 +137,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "tiktoken",
             "tiktoken rank file",
-            "token bytes and ranks only; known OpenAI files are recognised by their sha256",
+            "token bytes and ranks only (known OpenAI files are recognised by their sha256)",
             ("*.tiktoken", "*.tiktoken.gz"),
             ".tiktoken",
             tiktoken.load,
@@ -158,7 +158,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "native",
             "bpeinspect JSON",
-            "everything: vocabulary, merge rule, split rule, special tokens, training settings and history",
+            "everything, the training settings and history included",
             ("*.bpeinspect.json", "*.json"),
             ".json",
             native.load,

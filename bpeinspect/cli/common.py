@@ -1,15 +1,12 @@
-"""What the CLI's commands share: errors, reading input, loading tokenizers, tables, progress."""
+"""What the CLI's commands share: errors, reading input, tables, progress (loading a tokenizer with
+the user's settings is :mod:`.vocab_options`)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
-from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.io.discover import add_recent
-from bpeinspect.core.io.formats import load_path, saveable
-from bpeinspect.core.split.rules import resolve_rule
+from bpeinspect.core.io.formats import saveable
 
 PROG = "bpeinspect-cli"
 # what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
@@ -18,18 +15,6 @@ SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable
 
 class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
-
-
-def load_spec(spec: str, *, pattern: str | None = None, remember: bool = True) -> Tokenizer:
-    """A tokenizer from a built-in name or a path; paths go to the recent-files list."""
-    path = Path(spec)
-    if pattern is not None and path.exists():
-        tok = load_path(path, pattern=resolve_rule(pattern))
-    else:
-        tok = load_tokenizer(spec)
-    if remember and path.exists():
-        add_recent(path, tok.name, tok.n_vocab)
-    return tok
 
 
 def read_text(file: str) -> str:

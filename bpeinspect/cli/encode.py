@@ -8,7 +8,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from bpeinspect.cli.common import CliError, load_spec, read_text
+from bpeinspect.cli.common import CliError, read_text
+from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
 ANSI_RESET = "\x1b[0m"
@@ -20,15 +21,16 @@ def add_encode(sub: Any) -> None:
                    "(default: cl100k_base)")
     p.add_argument("--special", choices=("none", "all", "raise"), default="none",
                    help="special-token text: none = encode it as ordinary text (default), all = recognise it, "
-                   "raise = refuse it")
+                   "raise = refuse it; added tokens that are not special are matched in every mode")
     p.add_argument("--output", choices=("ids", "json", "color"), default="ids",
                    help="ids separated by spaces (default), JSON with token details, or the text with coloured tokens")
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="text file to encode; '-' or nothing = stdin")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_encode)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    tok = load_spec(args.tokenizer)
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     text = read_text(args.file)
     if args.special == "raise":
         tok.encode(text)  # raises DisallowedSpecialError if special-token text is present
@@ -48,6 +50,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                     "bytes": t.text_bytes.hex(),
                     "chars": list(t.char_span),
                     "special": t.special,
+                    "added": tok.is_added(t.id),
                 }
             )
         json.dump({"tokenizer": tok.name, "ids": list(enc.ids), "tokens": tokens}, sys.stdout, ensure_ascii=False)
@@ -82,6 +85,7 @@ def add_decode(sub: Any) -> None:
     p = sub.add_parser("decode", help="decode token ids to text", description="Decode ids given as arguments or on stdin.")
     p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (spaces or commas); '-' or nothing = read stdin")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_decode)
 
 
@@ -97,7 +101,7 @@ def parse_ids(words: Iterable[str]) -> list[int]:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    tok = load_spec(args.tokenizer)
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     words = args.ids if args.ids and args.ids != ["-"] else [sys.stdin.read()]
     ids = parse_ids(words)
     data = tok.decode_bytes(ids)

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli.common import align_table
-from bpeinspect.core import load_tokenizer
+from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
 from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
@@ -59,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
     cli_corpus.add_arguments(p)
+    add_vocab_options(p)
     p.set_defaults(func=run)
     return p
 
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{path}: the baseline is not a file")
         baseline = next((s for s in samples if s.path is not None and s.path.resolve() == path.resolve()), None)
         baseline = baseline or Sample(str(path), path)
-    tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
+    tokenizers = _load(args, specs)
     table = _measure(lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress))
     if table is None:
         return 130
@@ -118,9 +119,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load(args: argparse.Namespace, specs: list[str]) -> list:
+    return [(s, load_spec(s, pattern=args.pattern, special_tokens=args.special_token, remember=False)) for s in specs]
+
+
 def _run_corpus(args: argparse.Namespace, specs: list[str]) -> int:
     corpus = cli_corpus.select(args)
-    tokenizers = [(spec, load_tokenizer(spec)) for spec in specs]
+    tokenizers = _load(args, specs)
     stats = _measure(lambda progress: count_corpus(tokenizers, corpus, progress=progress))
     if stats is None:
         return 130

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import CliError, load_spec
+from bpeinspect.cli.common import CliError
+from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.io.formats import FORMATS, detect_format
 from bpeinspect.core.text import display_bytes, display_text, parse_display
@@ -42,6 +43,7 @@ def add_tree(sub: Any) -> None:
                        "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space).")
     p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
     p.add_argument("token", metavar="TOKEN", help="token id, or its text (e.g. ' hello')")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_tree)
 
 
@@ -80,7 +82,7 @@ def tree_lines(node: Any) -> list[str]:
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    tok = load_spec(args.tokenizer)
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     i = resolve_token(tok, args.token)
     print("\n".join(tree_lines(tok.merge_graph.tree(i))))
     return 0
@@ -90,6 +92,7 @@ def add_info(sub: Any) -> None:
     p = sub.add_parser("info", help="describe a tokenizer", description="Vocabulary size, special tokens, split "
                        "rule, source and a histogram of token lengths in bytes.")
     p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
+    add_vocab_options(p)
     p.set_defaults(func=cmd_info)
 
 
@@ -100,14 +103,30 @@ def length_histogram(tok: Tokenizer) -> dict[int, int]:
     return dict(sorted(hist.items()))
 
 
+def _print_tokens(table: dict[str, int], limit: int = 30) -> None:
+    listed = sorted(table.items(), key=lambda x: x[1])
+    for s, i in listed[:limit]:
+        print(f"  {i:>8}  {display_text(s)}")
+    if len(listed) > limit:
+        print(f"  ... and {len(listed) - limit} more")
+
+
 def cmd_info(args: argparse.Namespace) -> int:
-    tok = load_spec(args.spec)
+    tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
     print(f"name:           {tok.name}")
     print(f"source:         {tok.source}")
     if Path(args.spec).exists():
         fmt = FORMATS[detect_format(args.spec)]
-        print(f"file format:    {fmt.description}; keeps {fmt.keeps}")
-    print(f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special)")
+        print(f"file format:    {fmt.description}")
+        print(f"the file keeps: {fmt.keeps}")
+    for key, why in tok.inferred.items():
+        print(f"inferred:       {key.replace('_', ' ')}: {why}")
+    for key, why in tok.assumed.items():
+        print(f"ASSUMED:        {key.replace('_', ' ')}: {why}")
+    print(
+        f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special, "
+        f"{len(tok.added_tokens)} added)"
+    )
     rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
     describe_model = getattr(tok, "describe_model", None)
     if describe_model is not None:
@@ -117,8 +136,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     if tok.training is not None:
         print(f"training:       {json.dumps(tok.training.settings, default=str)}")
     print("special tokens:" + ("" if tok.special_tokens else " none"))
-    for s, i in sorted(tok.special_tokens.items(), key=lambda x: x[1]):
-        print(f"  {i:>8}  {display_text(s)}")
+    _print_tokens(tok.special_tokens)
+    if tok.added_tokens:
+        print("added tokens (not special, matched before BPE in any encoding):")
+        _print_tokens(tok.added_tokens)
+    missing = " ".join(f"{b:02x}" for b in tok.missing_bytes)
+    print(f"missing bytes:  {missing + ' (dropped from text, as Hugging Face and llama.cpp do)' if missing else 'none'}")
     print(f"split rule:     {tok.split_rule.name or '(custom)'}")
     for line in tok.split_rule.describe().splitlines():
         print(f"  {line}")

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bpeinspect.core.encoding import SPECIAL, SPLITS_END, SPLITS_START, Encoding
+from bpeinspect.core.encoding import ADDED, SPECIAL, SPLITS_END, SPLITS_START, Encoding
 from bpeinspect.core.errors import Cancelled
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _to_array(a: np.ndarray) -> array:
 def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel columns)
     tok: Tokenizer,
     text: str,
-    segments: list[tuple[str, bool]],
+    segments: list[tuple[str, bool]] | list[tuple[str, int | None]],
     *,
     normalize_aligned: Callable[[str], Aligned],
     pieces_of: Callable[[str], list[tuple[int, int]]],
@@ -81,16 +81,18 @@ def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel col
     ncpos = 0  # characters of normalized text so far
     opos = 0  # characters of the original text so far
     checked = 0
-    for segment, special in segments:
-        if special:
+    for segment, cut in segments:
+        # ``cut``: the id of a special or added token (or True: a special token, by its text)
+        if cut is not None and cut is not False:
             n = len(segment)
             normalized.append(segment)
             r = np.arange(opos, opos + n, dtype=np.int64)
             a_start.append(r)
             a_end.append(r + 1)
-            ids.append(tok.special_tokens[segment])
+            tid = tok.special_tokens[segment] if cut is True else cut
+            ids.append(tid)
             pof.append(len(piece_nchar))
-            special_flag.append(1)
+            special_flag.append(SPECIAL if tok.is_special(tid) else ADDED)
             piece_nchar.append((ncpos, ncpos + n))
             ncpos += n
             opos += n
@@ -152,8 +154,8 @@ def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel col
     flags |= np.where((c0 > 0) & (s_arr[c0] == s_arr[prev]) & (e_arr[c0] == e_arr[prev]), SPLITS_START, 0)
     nxt = np.minimum(c1, last - 1)
     flags |= np.where((c1 < last) & (s_arr[nxt] == s_arr[c1 - 1]) & (e_arr[nxt] == e_arr[c1 - 1]), SPLITS_END, 0)
-    spec = np.array(special_flag, dtype=bool)
-    flags = np.where(spec, SPECIAL, flags)
+    spec = np.array(special_flag, dtype=np.int64)
+    flags = np.where(spec != 0, spec, flags)
     os_ = s_arr[c0]
     oe_ = e_arr[c1 - 1]
     # bytes: exact inside a character whose UTF-8 length did not change, clamped otherwise
@@ -180,7 +182,7 @@ def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel col
 def encode_normalized(
     tok: Tokenizer,
     text: str,
-    segments: list[tuple[str, bool]],
+    segments: list[tuple[str, bool]] | list[tuple[str, int | None]],
     *,
     should_stop: Callable[[], bool] | None = None,
 ) -> Encoding:

@@ -215,8 +215,18 @@ def make_piece_encoder(
     pair_merges: PairMerges | None,
     byte_ids: list[int] | None,
     ignore_merges: bool,
+    drop: bytes = b"",
 ) -> Callable[[bytes], list[int]]:
-    """The function that turns one pre-token's bytes into ids for a tokenizer's merge rule."""
+    """The function that turns one pre-token's bytes into ids for a tokenizer's merge rule.
+
+    Bytes in ``drop`` have no token: they are removed before merging, so their neighbours
+    become adjacent (what Hugging Face ``tokenizers`` does with a symbol missing from the
+    vocabulary when there is no unknown token).
+
+    >>> enc = make_piece_encoder({b"a": 0, b"b": 1, b"ab": 2}, None, None, False, drop=b"\x03")
+    >>> enc(b"a\x03b"), enc(b"\x03")
+    ([2], [])
+    """
     if pair_merges is None:
 
         def encode_rank(piece: bytes) -> list[int]:
@@ -225,15 +235,30 @@ def make_piece_encoder(
                 return [t]
             return rank_encode(piece, ranks)
 
-        return encode_rank
+        encode = encode_rank
+    else:
+        assert byte_ids is not None
 
-    assert byte_ids is not None
+        def encode_pairs(piece: bytes) -> list[int]:
+            if ignore_merges:
+                t = ranks.get(piece)
+                if t is not None:
+                    return [t]
+            return pair_encode([byte_ids[b] for b in piece], pair_merges)
 
-    def encode_pairs(piece: bytes) -> list[int]:
-        if ignore_merges:
-            t = ranks.get(piece)
-            if t is not None:
-                return [t]
-        return pair_encode([byte_ids[b] for b in piece], pair_merges)
+        encode = encode_pairs
+    if not drop:
+        return encode
 
-    return encode_pairs
+    def encode_dropping(piece: bytes) -> list[int]:
+        kept = piece.translate(None, drop)
+        if len(kept) == len(piece):
+            return encode(piece)
+        if not kept:
+            return []
+        if pair_merges is None:
+            return rank_encode(kept, ranks)
+        # as in Hugging Face: the whole piece (with its dropped byte) is no token, so merge
+        return pair_encode([byte_ids[b] for b in kept], pair_merges)  # type: ignore[index]
+
+    return encode_dropping

@@ -32,6 +32,7 @@ SPECIAL = 1
 SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
 SPLITS_CHAR = SPLITS_START | SPLITS_END
+ADDED = 8  # an added token that is not special (matched before BPE in any encoding)
 
 
 class TokenInfo(NamedTuple):
@@ -62,6 +63,8 @@ class Encoding:
     flags: bytearray = field(default_factory=bytearray)
     # pre-tokens (special tokens included) as code point spans
     piece_spans: list[tuple[int, int]] = field(default_factory=list)
+    # code point spans of characters holding a byte that has no token (dropped, no token covers them)
+    dropped: list[tuple[int, int]] = field(default_factory=list)
     token_bytes_of: Callable[[int], bytes] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -88,6 +91,10 @@ class Encoding:
 
     def is_special(self, i: int) -> bool:
         return bool(self.flags[i] & SPECIAL)
+
+    def is_added(self, i: int) -> bool:
+        """True for an added token that is not special (see :meth:`Tokenizer.is_added`)."""
+        return bool(self.flags[i] & ADDED)
 
     def splits_char(self, i: int) -> bool:
         return bool(self.flags[i] & SPLITS_CHAR)
@@ -137,6 +144,7 @@ def encoding_from_ids(
     token_lengths: np.ndarray,
     special_ids: Collection[int],
     token_bytes_of: Callable[[int], bytes],
+    added_ids: Collection[int] = (),
 ) -> Encoding:
     """The :class:`Encoding` of ``text`` from its ids and the lengths of its pre-tokens.
 
@@ -170,6 +178,8 @@ def encoding_from_ids(
     if special_ids:
         specials = np.array(sorted(special_ids), dtype=np.int64)
         flags |= np.where(np.isin(id_arr, specials), SPECIAL, 0)
+    if added_ids:
+        flags |= np.where(np.isin(id_arr, np.array(sorted(added_ids), dtype=np.int64)), ADDED, 0)
     piece_ends = np.cumsum(np.array(piece_lens, dtype=np.int64))
     piece_starts = piece_ends - np.array(piece_lens, dtype=np.int64)
     pieces_of = np.searchsorted(char_byte[piece_starts], byte_starts, side="right") - 1
@@ -191,12 +201,13 @@ def encoding_from_ids(
 def build_encoding(
     tok: Tokenizer,
     text: str,
-    segments: list[tuple[str, bool]],
+    segments: list[tuple[str, int | None]],
     *,
     should_stop: Callable[[], bool] | None = None,
 ) -> Encoding:
-    """Encode ``segments`` (pieces of ``text`` marked special or not) with full offsets,
-    token by token: the general builder, for any split rule (one that drops text too)."""
+    """Encode ``segments`` (pieces of ``text`` with the id of the special or added token they
+    are, or ``None`` for ordinary text) with full offsets, token by token: the general builder,
+    for any split rule (one that drops text too) and for text holding bytes without a token."""
     enc = Encoding(text=text, token_bytes_of=tok.token_bytes)
     ids = enc.ids
     bs, be, cs, ce, us, ue = (
@@ -213,14 +224,15 @@ def build_encoding(
     rule = tok.split_rule
     cpos = bpos = upos = 0
     checked = 0
-    for segment, special in segments:
-        if special:
+    dropping = tok.dropped_bytes if tok.missing_bytes else None
+    for segment, cut in segments:
+        if cut is not None:
             nb = len(segment.encode("utf-8"))
             nu = utf16_len(segment)
-            ids.append(tok.special_tokens[segment])
+            ids.append(cut)
             bs.append(bpos), be.append(bpos + nb), cs.append(cpos), ce.append(cpos + len(segment))
             us.append(upos), ue.append(upos + nu)
-            pof.append(len(piece_spans)), flags.append(SPECIAL)
+            pof.append(len(piece_spans)), flags.append(SPECIAL if tok.is_special(cut) else ADDED)
             piece_spans.append((cpos, cpos + len(segment)))
             cpos += len(segment)
             bpos += nb
@@ -241,6 +253,13 @@ def build_encoding(
             piece_ids = encode_piece(piece)
             pidx = len(piece_spans)
             piece_spans.append((cpos, cpos + len(piece)))
+            gaps = dropping(piece) if dropping is not None else None
+            if gaps:
+                _add_dropping_piece(enc, tok, piece, piece_ids, pidx=pidx, gaps=gaps, bpos=bpos, cpos=cpos, upos=upos)
+                bpos += len(piece.encode("utf-8"))
+                cpos += len(piece)
+                upos += utf16_len(piece)
+                continue
             if piece.isascii():
                 off = 0
                 for t in piece_ids:
@@ -288,3 +307,43 @@ def build_encoding(
             bpos += len(gap.encode("utf-8"))
             upos += utf16_len(gap)
     return enc
+
+
+def _add_dropping_piece(
+    enc: Encoding,
+    tok: Tokenizer,
+    piece: str,
+    piece_ids: list[int],
+    *,
+    pidx: int,
+    gaps: list[tuple[int, int]],
+    bpos: int,
+    cpos: int,
+    upos: int,
+) -> None:
+    """Offsets of a pre-token that holds bytes without a token: each token lies after the
+    dropped bytes before it (tokens never hold a dropped byte)."""
+    data = piece.encode("utf-8")
+    char_byte = [0]
+    char_u16 = [0]
+    for ch in piece:
+        char_byte.append(char_byte[-1] + len(ch.encode("utf-8", "surrogatepass")))
+        char_u16.append(char_u16[-1] + (2 if ord(ch) >= 0x10000 else 1))
+    drop = set(tok.missing_bytes)
+    off = 0
+    for t in piece_ids:
+        tb = tok.token_bytes(t)
+        while off < len(data) and data[off] in drop and not data.startswith(tb, off):
+            off += 1
+        b0, b1 = off, off + len(tb)
+        c0 = bisect.bisect_right(char_byte, b0) - 1
+        c1 = bisect.bisect_left(char_byte, b1)
+        f = (0 if char_byte[c0] == b0 else SPLITS_START) | (0 if char_byte[c1] == b1 else SPLITS_END)
+        enc.ids.append(t)
+        enc.byte_starts.append(bpos + b0), enc.byte_ends.append(bpos + b1)
+        enc.char_starts.append(cpos + c0), enc.char_ends.append(cpos + c1)
+        enc.utf16_starts.append(upos + char_u16[c0]), enc.utf16_ends.append(upos + char_u16[c1])
+        enc.pieces_of.append(pidx), enc.flags.append(f)
+        off = b1
+    enc.dropped.extend((cpos + a, cpos + b) for a, b in gaps)
+

@@ -115,7 +115,7 @@ class MergeGraph:
         tok = self.tok
         bts = tok.token_bytes(token_id)
         result: tuple[int, int] | None = None
-        if tok.is_special(token_id) or len(bts) < 2:
+        if tok.is_special(token_id) or tok.is_added(token_id) or len(bts) < 2:
             result = None
         elif tok.uses_rank_rule:
             ranks = tok.ranks
@@ -197,9 +197,10 @@ class MergeGraph:
         return MergeNode(token_id, tok.token_bytes(token_id), rank, self.tree(p[0]), self.tree(p[1]), buildable)
 
     def rank(self, token_id: int) -> int | None:
-        """The merge rank of the merge that makes ``token_id`` (``None`` for bytes and specials)."""
+        """The merge rank of the merge that makes ``token_id`` (``None`` for bytes, special and
+        added tokens)."""
         tok = self.tok
-        if tok.is_special(token_id) or len(tok.token_bytes(token_id)) < 2:
+        if tok.is_special(token_id) or tok.is_added(token_id) or len(tok.token_bytes(token_id)) < 2:
             return None
         if tok.uses_rank_rule:
             return token_id

@@ -1,222 +1,326 @@
-"""Background work: a QRunnable per job, results delivered on the GUI thread by signals.
+"""Background work: one :class:`Worker` for every job, and keyed "latest wins" with :class:`Jobs`.
 
-A :class:`TaskRunner` keeps one job per key; submitting a new job under a key cancels the
-old one (its ``should_stop`` turns true and its result is dropped), so a newer request
-always supersedes an older one.
+A worker runs a plain function or a generator function on a thread pool and reports on the
+GUI thread, by signals only:
 
->>> runner = TaskRunner()                                     # doctest: +SKIP
->>> runner.submit("load", lambda should_stop: load_tokenizer("gpt2"), on_result=print)  # doctest: +SKIP
+- ``yielded(value)`` for each value a generator yields (or the function hands to ``report``);
+- ``progressed(done, total)``, throttled to one every :data:`PROGRESS_INTERVAL` (the last
+  one always arrives), for functions that take the core's ``progress`` callback;
+- then exactly one of ``returned(value)``, ``errored(exc)`` or ``aborted()``;
+- and ``finished()`` last, always.
+
+``fn`` gets the keyword arguments it names among ``should_stop`` (true once
+:meth:`Worker.cancel` was called), ``progress`` and ``report``. Cancelling only asks: a
+function stops by raising :class:`~bpeinspect.core.Cancelled` (which ends as ``aborted``)
+or by returning what it has, as a training does with its partial vocabulary; a generator
+that does not take ``should_stop`` is closed at its next ``yield``. Every live worker is
+held in one class-level table until its ``finished`` has been delivered, and
+:meth:`Worker.shutdown` cancels them all and waits for their threads (the app calls it at quit).
+
+:class:`Jobs` gives a widget "latest wins" per key: submitting under a key detaches the
+previous worker of that key (none of its signals but ``finished`` reach anyone any more,
+even those already queued) and cancels it.
+
+>>> jobs = Jobs()                                                          # doctest: +SKIP
+>>> jobs.submit("search", index.search, query, on_returned=table.set_rows)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-import sys
+import contextlib
+import inspect
+import itertools
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Generator, Hashable
+from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from bpeinspect.core import Cancelled, Encoding, Tokenizer, load_tokenizer
 from bpeinspect.core.memory import quiet_gc
 
-SWITCH_INTERVAL = 0.001  # seconds
-REAP_AFTER = 0.5  # seconds after a job ended with its signals still undelivered, see TaskRunner._reap
+PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one worker
+HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
+
+_YIELDED, _PROGRESSED, _RETURNED, _ERRORED, _ABORTED, _FINISHED = range(6)
+_serials = itertools.count(1)
 
 
-class _Signals(QObject):
-    result = Signal(object, object)  # job, value
-    error = Signal(object, object)  # job, exception
-    finished = Signal(object)  # job
-    progress = Signal(object, object)  # job, value
+def describe_error(exc: BaseException) -> str:
+    """A message for the window: the core's ``ValueError``\\ s say it themselves, a bug gets its type.
+
+    >>> describe_error(ValueError("no such file")), describe_error(KeyError("x"))
+    ('no such file', "KeyError: 'x'")
+    """
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, ValueError) else f"{type(exc).__name__}: {text}"
 
 
-_local = threading.local()
+def _hooks_of(fn: Callable[..., Any]) -> frozenset[str]:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return frozenset()
+    return frozenset(name for name in HOOKS if name in params)
 
 
-def report_progress(value: Any) -> None:
-    """From inside a job's function: hand ``value`` to the job's ``on_progress`` callback
-    (on the GUI thread). Does nothing outside a job."""
-    job = getattr(_local, "job", None)
-    if job is not None and not job.cancelled:
-        job.signals.progress.emit(job, value)
+class WorkerSignals(QObject):
+    """A worker's signals. It lives on the GUI thread: the pool thread posts to it, and it
+    re-emits there, so connected slots run on the GUI thread and a detached worker stays silent."""
 
+    yielded = Signal(object)
+    progressed = Signal(int, int)
+    returned = Signal(object)
+    errored = Signal(object)  # the exception
+    aborted = Signal()
+    finished = Signal()
+    _posted = Signal(int, object)  # (kind, value), emitted on the pool thread
 
-class Job(QRunnable):
-    """Runs ``fn(should_stop)`` on a pool thread; ``cancel()`` makes ``should_stop()`` true."""
-
-    def __init__(self, key: str, fn: Callable[[Callable[[], bool]], Any]) -> None:
+    def __init__(self, serial: int) -> None:
         super().__init__()
-        self.setAutoDelete(False)  # the runner holds the Python reference until finished
-        self.key = key
-        self.fn = fn
-        self.signals = _Signals()
-        self.cancelled = False
-        self.state = "queued"  # then "running", "done"
-        self.outcome: tuple[str, Any] | None = None  # ("result", value) or ("error", exc)
-        self.done_at = 0.0
-        self.delivered = False  # the result or error has reached its callback
-        self.finished_seen = False
+        self.serial = serial
+        self.detached = False
+        self.running = True
+        self._posted.connect(self._deliver)
+
+    @Slot(int, object)
+    def _deliver(self, kind: int, value: object) -> None:
+        if kind == _FINISHED:
+            self.running = False
+            try:
+                self.finished.emit()
+            finally:
+                # after this slot has returned (not inside it): forget the worker
+                serial = self.serial
+                QTimer.singleShot(0, lambda: Worker._release(serial))
+            return
+        if self.detached:
+            return
+        if kind == _YIELDED:
+            self.yielded.emit(value)
+        elif kind == _PROGRESSED:
+            self.progressed.emit(*value)
+        elif kind == _RETURNED:
+            self.returned.emit(value)
+        elif kind == _ERRORED:
+            self.errored.emit(value)
+        elif kind == _ABORTED:
+            self.aborted.emit()
+
+
+class Worker(QRunnable):
+    """``fn(*args, **kwargs)`` on a pool thread; see the module for the signals and the hooks.
+
+    Make it (and connect its :attr:`signals`) on the GUI thread, then :meth:`start` it.
+    """
+
+    _live: ClassVar[dict[int, Worker]] = {}  # started and not yet finished (delivered), by serial
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        # autoDelete stays on: the pool deletes the C++ runnable after run() (with it off,
+        # PySide would keep the Python object alive for ever); _live keeps the Python side,
+        # with its signals, until the last signal is delivered. Nothing calls into Qt on a
+        # worker after start().
+        self.serial = next(_serials)
+        self.signals = WorkerSignals(self.serial)
+        self._fn: Callable[..., Any] | None = fn
+        self._args, self._kwargs = args, kwargs
+        self._hooks = _hooks_of(fn) - set(kwargs)
+        self._stop = threading.Event()
+        self._pool: QThreadPool | None = None
+        self._last_progress = 0.0
+        self._pending_progress: tuple[int, int] | None = None
+
+    # -- control (GUI thread) ---------------------------------------------------------------------
+
+    def start(self, pool: QThreadPool | None = None) -> Worker:
+        """Run in ``pool`` (default: the global pool); returns the worker."""
+        self._pool = pool or QThreadPool.globalInstance()
+        Worker._live[self.serial] = self
+        self._pool.start(self)
+        return self
 
     def cancel(self) -> None:
-        self.cancelled = True
+        """Ask the function to stop: ``should_stop()`` turns true (see the module)."""
+        self._stop.set()
+
+    def detach(self) -> None:
+        """From now on only ``finished`` is emitted, even for what the thread already sent."""
+        self.signals.detached = True
 
     def should_stop(self) -> bool:
-        return self.cancelled
+        return self._stop.is_set()
+
+    @property
+    def is_running(self) -> bool:
+        """True from :meth:`start` until ``finished`` has been delivered."""
+        return self.serial in Worker._live and self.signals.running
+
+    @classmethod
+    def _release(cls, serial: int) -> None:
+        worker = cls._live.pop(serial, None)
+        if worker is not None:
+            # PySide's pool keeps its last runnable referenced until the next start: drop the
+            # signals object, and with it the slots (and what they hold), now
+            worker.signals.deleteLater()
+
+    @classmethod
+    def running_count(cls) -> int:
+        """How many workers have not delivered ``finished`` yet."""
+        return sum(1 for w in cls._live.values() if w.signals.running)
+
+    @classmethod
+    def shutdown(cls, timeout_ms: int = 3000) -> bool:
+        """Detach and cancel every live worker, then wait for their pools; False on a timeout."""
+        pools: dict[int, QThreadPool] = {}
+        for worker in list(cls._live.values()):
+            worker.detach()
+            worker.cancel()
+            if worker._pool is not None:
+                pools[id(worker._pool)] = worker._pool
+        return all(pool.waitForDone(timeout_ms) for pool in pools.values())
+
+    # -- the pool thread --------------------------------------------------------------------------
+
+    def _post(self, kind: int, value: object = None) -> None:
+        with contextlib.suppress(RuntimeError):  # the app is quitting: the signals object is gone
+            self.signals._posted.emit(kind, value)
+
+    def _progress(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - self._last_progress >= PROGRESS_INTERVAL:
+            self._last_progress = now
+            self._pending_progress = None
+            self._post(_PROGRESSED, (done, total))
+        else:
+            self._pending_progress = (done, total)
+
+    def _report(self, value: object) -> None:
+        self._post(_YIELDED, value)
 
     def run(self) -> None:
-        _local.job = self
-        self.state = "running"
+        fn, args, kwargs = self._fn, self._args, dict(self._kwargs)
+        hooks = {"should_stop": self.should_stop, "progress": self._progress, "report": self._report}
+        kwargs.update({name: hooks[name] for name in self._hooks})
         try:
-            value = self.fn(self.should_stop)
+            result = fn(*args, **kwargs)
+            if inspect.isgenerator(result):
+                result = self._drive(result)
         except Cancelled:
-            pass
-        except Exception as exc:  # reported in the window, never raised into Qt
-            if not self.cancelled:
-                self.outcome = ("error", exc)
-                self.signals.error.emit(self, exc)
+            kind, value = _ABORTED, None
+        except Exception as exc:  # reported by a signal, never raised into Qt
+            kind, value = _ERRORED, exc
         else:
-            if not self.cancelled:
-                self.outcome = ("result", value)
-                self.signals.result.emit(self, value)
+            kind, value = _RETURNED, result
         finally:
-            _local.job = None
-            self.fn = None  # its closure may hold a tokenizer or a text; a lingering job must not
-            self.done_at = time.monotonic()
-            self.state = "done"
-            self.signals.finished.emit(self)
+            # the closure may hold a tokenizer or a text: a worker waiting for delivery must not
+            self._fn = self._args = self._kwargs = fn = args = kwargs = hooks = None
+        if self._pending_progress is not None:
+            self._post(_PROGRESSED, self._pending_progress)
+        self._post(kind, value)
+        self._post(_FINISHED)
+
+    def _drive(self, gen: Generator[Any, None, Any]) -> Any:
+        closes = "should_stop" not in self._hooks  # a generator that stops itself is run to its end
+        while True:
+            if closes and self._stop.is_set():
+                gen.close()
+                raise Cancelled("cancelled")
+            try:
+                value = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            self._post(_YIELDED, value)
 
 
-class TaskRunner(QObject):
-    """Runs jobs on a thread pool; one live job per key."""
+class Jobs(QObject):
+    """A widget's workers, one per key: a new job under a key supersedes the one before.
+
+    ``busyChanged(bool)`` says when the first job starts and the last one's thread is free
+    (superseded jobs count until then: they may still read what they were given).
+    """
 
     busyChanged = Signal(bool)
-    idle = Signal()
 
     def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
         super().__init__(parent)
-        # A worker hands the interpreter back every 5 ms by default; with the GUI thread
-        # waiting on it that is a visible hitch per hand-over, so ask for shorter turns.
-        if sys.getswitchinterval() > SWITCH_INTERVAL:
-            sys.setswitchinterval(SWITCH_INTERVAL)
-        self.pool = pool or QThreadPool.globalInstance()
-        self._current: dict[str, Job] = {}
-        self._running: set[Job] = set()
-        self._callbacks: dict[Job, tuple[Callable | None, Callable | None]] = {}
-        self._progress: dict[Job, Callable[[Any], None]] = {}
-        self._reaper = QTimer(self, singleShot=True, interval=int(REAP_AFTER * 1000))
-        self._reaper.timeout.connect(self._reap)
+        self.pool = pool
+        self._latest: dict[Hashable, Worker] = {}
+        self._running: dict[int, Hashable] = {}  # serial -> key, until its ``finished``
 
     def submit(
         self,
-        key: str,
-        fn: Callable[[Callable[[], bool]], Any],
-        on_result: Callable[[Any], None] | None = None,
-        on_error: Callable[[BaseException], None] | None = None,
-        on_progress: Callable[[Any], None] | None = None,
-    ) -> Job:
-        """Run ``fn`` in the pool, superseding the job under ``key``; ``fn`` may call
-        :func:`report_progress`, which reaches ``on_progress`` unless the job was superseded."""
+        key: Hashable,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_returned: Callable[[Any], None] | None = None,
+        on_errored: Callable[[BaseException], None] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        on_yielded: Callable[[Any], None] | None = None,
+        on_aborted: Callable[[], None] | None = None,
+        **kwargs: Any,
+    ) -> Worker:
+        """Run ``fn(*args, **kwargs)`` as the job ``key``, superseding the one before."""
         self.cancel(key)
-        job = Job(key, fn)
-        job.signals.result.connect(self._on_result)
-        if on_progress is not None:
-            job.signals.progress.connect(self._on_progress)
-            self._progress[job] = on_progress
-        job.signals.error.connect(self._on_error)
-        job.signals.finished.connect(self._on_finished)
-        self._current[key] = job
+        worker = Worker(fn, *args, **kwargs)
+        s = worker.signals
+        for signal, slot in (
+            (s.returned, on_returned),
+            (s.errored, on_errored),
+            (s.progressed, on_progress),
+            (s.yielded, on_yielded),
+            (s.aborted, on_aborted),
+        ):
+            if slot is not None:
+                signal.connect(slot)
+        serial = worker.serial
+        s.finished.connect(lambda: self._ended(serial))  # no reference to the worker: no cycle
+        self._latest[key] = worker
         was_busy = bool(self._running)
-        self._running.add(job)
-        self._callbacks[job] = (on_result, on_error)
-        self.pool.start(job)
-        if not self._reaper.isActive():
-            self._reaper.start()
+        self._running[serial] = key
+        worker.start(self.pool)
         if not was_busy:
             self.busyChanged.emit(True)
-        return job
+        return worker
 
-    def cancel(self, key: str) -> None:
-        old = self._current.pop(key, None)
+    def cancel(self, key: Hashable) -> None:
+        """Detach and cancel the job ``key`` (nothing of it is delivered any more)."""
+        old = self._latest.pop(key, None)
         if old is not None:
+            old.detach()
             old.cancel()
 
     def cancel_all(self) -> None:
-        for key in list(self._current):
+        for key in list(self._latest):
             self.cancel(key)
 
-    def has_job(self, key: str) -> bool:
-        """True while a job submitted under ``key`` may still be running (even if cancelled)."""
-        return any(job.key == key for job in self._running)
-
     def is_busy(self) -> bool:
-        # asking also delivers what finished jobs left undelivered (see _reap): a lost
-        # signal must never make the window look busy for ever
-        if self._running:
-            self._reap(restart=False)
+        """True while a job's thread has not finished, superseded and cancelled ones included."""
         return bool(self._running)
 
-    def _reap(self, restart: bool = True) -> None:
-        """Deliver what finished jobs left if their queued signals never arrived.
+    def running_keys(self) -> list[Hashable]:
+        """The keys of the jobs whose threads have not finished (for messages and tests)."""
+        return list(self._running.values())
 
-        Seen rarely under load with PySide6 6.12: a job ran to the end and emitted
-        ``finished``, but the slot was never called, and the window waited forever. The
-        job keeps its outcome, so it is delivered here instead (each delivery happens once)."""
-        now = time.monotonic()
-        try:
-            for job in list(self._running):
-                if job.state == "done" and now - job.done_at > REAP_AFTER:
-                    try:
-                        if job.outcome is not None:
-                            kind, value = job.outcome
-                            (self._on_result if kind == "result" else self._on_error)(job, value)
-                    finally:  # a failing callback must not leave the job "running" for ever
-                        self._on_finished(job)
-        finally:
-            if restart and self._running:
-                self._reaper.start()
+    def pending(self, key: Hashable | None = None) -> bool:
+        """True while the job ``key`` (or any) has yet to deliver its outcome."""
+        return bool(self._latest) if key is None else key in self._latest
 
-    @Slot(object, object)
-    def _on_progress(self, job: Job, value: Any) -> None:
-        if self._current.get(job.key) is job and not job.cancelled and job in self._progress:
-            self._progress[job](value)
-
-    @Slot(object, object)
-    def _on_result(self, job: Job, value: Any) -> None:
-        if job.delivered or self._current.get(job.key) is not job or job.cancelled:
-            return  # delivered already, or superseded
-        job.delivered = True
-        cb = self._callbacks.get(job, (None, None))[0]
-        if cb is not None:
-            cb(value)
-
-    @Slot(object, object)
-    def _on_error(self, job: Job, exc: BaseException) -> None:
-        if job.delivered or self._current.get(job.key) is not job:
-            return
-        job.delivered = True
-        cb = self._callbacks.get(job, (None, None))[1]
-        if cb is not None:
-            cb(exc)
-
-    @Slot(object)
-    def _on_finished(self, job: Job) -> None:
-        if job.finished_seen:
-            return
-        job.finished_seen = True
-        job.outcome = None  # delivered (or superseded): do not keep the result alive
-        self._running.discard(job)
-        self._callbacks.pop(job, None)
-        self._progress.pop(job, None)
-        if self._current.get(job.key) is job:
-            del self._current[job.key]
+    def _ended(self, serial: int) -> None:
+        key = self._running.pop(serial, None)
+        latest = self._latest.get(key)
+        if latest is not None and latest.serial == serial:
+            del self._latest[key]
         if not self._running:
-            try:
+            with contextlib.suppress(RuntimeError):  # the owner is being destroyed
                 self.busyChanged.emit(False)
-                self.idle.emit()
-            except RuntimeError:  # the window (and we with it) is already being destroyed
-                pass
+
+
+def all_idle() -> bool:
+    """True when no worker anywhere is running (what ``--screenshot`` waits for)."""
+    return Worker.running_count() == 0
 
 
 def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = None) -> bool:
@@ -233,9 +337,6 @@ def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = No
                 budget -= 1
             del items[-step:]
     return False
-
-
-__all__ = ["Job", "TaskRunner", "load_quietly", "quiet_gc", "release_encoding", "report_progress"]
 
 
 def load_quietly(spec: str) -> Tokenizer:

@@ -112,10 +112,10 @@ def slow_encoding(tok: Tokenizer, text: str):
     specials = sorted(tok.special_tokens, key=lambda s: (-len(s), s))
     segments, pos = [], 0
     for m in regex.finditer("|".join(map(regex.escape, specials)) or r"(?!)", text):
-        segments += [(text[pos : m.start()], False)] if m.start() > pos else []
-        segments.append((m.group(), True))
+        segments += [(text[pos : m.start()], None)] if m.start() > pos else []
+        segments.append((m.group(), tok.special_tokens[m.group()]))
         pos = m.end()
-    segments += [(text[pos:], False)] if pos < len(text) else []
+    segments += [(text[pos:], None)] if pos < len(text) else []
     return build_encoding(tok, text, segments)
 
 

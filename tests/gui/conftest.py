@@ -4,6 +4,9 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from bpeinspect.core import load_tokenizer
+from bpeinspect.gui.app import configure_process
+
+configure_process()  # what the app does at start: tests of responsiveness need it
 
 
 @pytest.fixture
@@ -19,12 +22,11 @@ def window(qtbot, settings):
     qtbot.addWidget(win)
     win.show()
     yield win
-    win.runner.cancel_all()
+    win.jobs.cancel_all()
     try:
-        qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=30000)
+        qtbot.waitUntil(lambda: not win.jobs.is_busy(), timeout=30000)
     except Exception as exc:
-        stuck = [(job.key, getattr(job, "state", "?")) for job in win.runner._running]
-        raise AssertionError(f"jobs still running at teardown: {stuck}") from exc
+        raise AssertionError(f"jobs still running at teardown: {win.jobs.running_keys()}") from exc
 
 
 @pytest.fixture(scope="session")

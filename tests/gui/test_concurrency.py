@@ -1,89 +1,194 @@
-"""Workers: results on the GUI thread, errors as signals, newer jobs supersede older ones."""
+"""The one worker: results on the GUI thread by signals, cancelling, generators, "latest wins"."""
 
 from __future__ import annotations
 
 import threading
 import time
+import weakref
 
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QThread, QThreadPool
+from PySide6.QtWidgets import QApplication
 
 from bpeinspect.core import Cancelled
-from bpeinspect.gui.concurrency import TaskRunner
+from bpeinspect.gui.concurrency import PROGRESS_INTERVAL, Jobs, Worker, all_idle
 
 
-def test_result_arrives_on_gui_thread(qtbot):
-    runner = TaskRunner()
-    got = []
-    threads = []
-
-    def work(stop):
-        threads.append(threading.get_ident())
-        return 42
-
-    runner.submit("k", work, lambda v: got.append((v, QThread.currentThread())))
-    qtbot.waitUntil(lambda: bool(got) and not runner.is_busy(), timeout=5000)
-    assert got[0][0] == 42
-    assert got[0][1] is qtbot_thread()
-    assert threads[0] != threading.get_ident()
-
-
-def qtbot_thread():
-    from PySide6.QtWidgets import QApplication
-
+def gui_thread():
     return QApplication.instance().thread()
 
 
-def test_errors_are_reported_not_raised(qtbot):
-    runner = TaskRunner()
-    errors = []
-    runner.submit("k", lambda stop: 1 / 0, None, errors.append)
-    qtbot.waitUntil(lambda: bool(errors) and not runner.is_busy(), timeout=5000)
-    assert isinstance(errors[0], ZeroDivisionError)
+def test_a_function_returns_on_the_gui_thread(qtbot):
+    threads = []
+    worker = Worker(lambda a, b: (threads.append(threading.get_ident()), a + b)[1], 40, 2)
+    seen = []
+    worker.signals.returned.connect(lambda v: seen.append((v, QThread.currentThread())))
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        worker.start()
+    assert seen == [(42, gui_thread())]
+    assert threads[0] != threading.get_ident()
 
 
-def test_newer_job_supersedes_and_cancels_older(qtbot):
-    runner = TaskRunner()
-    results, stopped = [], []
+def test_errors_come_one_way_and_finished_comes_last(qtbot):
+    worker = Worker(lambda: 1 / 0)
+    events = []
+    worker.signals.errored.connect(lambda exc: events.append(type(exc).__name__))
+    worker.signals.returned.connect(lambda v: events.append("returned"))
+    worker.signals.finished.connect(lambda: events.append("finished"))
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        worker.start()
+    assert events == ["ZeroDivisionError", "finished"]
+
+
+def test_a_generator_yields_and_returns(qtbot):
+    def count(n):
+        yield from range(n)
+        return "done"
+
+    worker = Worker(count, 5)
+    got = []
+    worker.signals.yielded.connect(got.append)
+    with qtbot.waitSignal(worker.signals.returned, timeout=5000) as blocker:
+        worker.start()
+    assert got == [0, 1, 2, 3, 4] and blocker.args == ["done"]
+
+
+def test_cancel_closes_a_generator_between_steps(qtbot):
+    started, closed = threading.Event(), threading.Event()
+
+    def forever():
+        try:
+            while True:
+                started.set()
+                yield 1
+                time.sleep(0.001)
+        finally:
+            closed.set()
+
+    worker = Worker(forever)
+    with qtbot.waitSignal(worker.signals.aborted, timeout=5000):
+        worker.start()
+        assert started.wait(5)
+        worker.cancel()
+    assert closed.is_set()
+
+
+def test_a_generator_that_takes_should_stop_ends_itself_and_keeps_its_result(qtbot):
+    """What a training does: cancel asks, and the partial result still comes back."""
+
+    def train(should_stop):
+        done = 0
+        while not should_stop():
+            done += 1
+            yield done
+            time.sleep(0.001)
+        return f"partial after {done}"
+
+    worker = Worker(train)
+    worker.signals.yielded.connect(lambda n: n >= 3 and worker.cancel())
+    with qtbot.waitSignal(worker.signals.returned, timeout=5000) as blocker:
+        worker.start()
+    assert blocker.args[0].startswith("partial after")
+
+
+def test_cancel_reaches_should_stop_and_cancelled_ends_as_aborted(qtbot):
     started = threading.Event()
 
-    def slow(stop):
+    def slow(should_stop):
         started.set()
-        while not stop():
-            time.sleep(0.002)
-        stopped.append(True)
+        while not should_stop():
+            time.sleep(0.001)
         raise Cancelled()
 
-    runner.submit("enc", slow, results.append)
-    assert started.wait(5)
-    runner.submit("enc", lambda stop: "new", results.append)
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
-    assert results == ["new"]
-    assert stopped == [True]
+    worker = Worker(slow)
+    with qtbot.waitSignal(worker.signals.aborted, timeout=5000):
+        worker.start()
+        assert started.wait(5)
+        worker.cancel()
 
 
-def test_stale_result_is_dropped(qtbot):
-    runner = TaskRunner()
-    results = []
-    gate = threading.Event()
+def test_progress_is_throttled_and_the_last_one_arrives(qtbot):
+    def busy(progress):
+        for i in range(1, 2001):
+            progress(i, 4000)  # never reaches the total: the last one is flushed at the end
+        return "ok"
 
-    def old(stop):
+    worker = Worker(busy)
+    seen = []
+    worker.signals.progressed.connect(lambda d, n: seen.append(d))
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        worker.start()
+    assert seen[-1] == 2000 and len(seen) < 50
+    assert PROGRESS_INTERVAL > 0
+
+
+def test_report_hands_values_out_as_yielded(qtbot):
+    worker = Worker(lambda report: (report("half"), "all")[1])
+    got = []
+    worker.signals.yielded.connect(got.append)
+    with qtbot.waitSignal(worker.signals.returned, timeout=5000):
+        worker.start()
+    assert got == ["half"]
+
+
+def test_jobs_latest_wins(qtbot):
+    jobs = Jobs()
+    results, stopped = [], []
+    gate, started = threading.Event(), threading.Event()
+
+    def old(should_stop):
+        started.set()
         gate.wait(5)
-        return "old"  # ignores stop: its result must still be dropped
+        stopped.append(should_stop())
+        return "old"  # ignores the stop: its result must still be dropped
 
-    runner.submit("enc", old, results.append)
-    runner.submit("enc", lambda stop: "new", results.append)
-    gate.set()
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
-    assert results == ["new"]
+    jobs.submit("enc", old, on_returned=results.append)
+    assert started.wait(5)
+    with qtbot.waitSignal(jobs.busyChanged, timeout=5000, check_params_cb=lambda busy: not busy):
+        jobs.submit("enc", lambda: "new", on_returned=results.append)
+        gate.set()
+    assert results == ["new"] and stopped == [True]
 
 
-def test_cancel_all(qtbot):
-    runner = TaskRunner()
+def test_jobs_cancel_all_delivers_nothing(qtbot):
+    jobs = Jobs()
     results = []
-    runner.submit("a", lambda stop: (time.sleep(0.05), "a")[1], results.append)
-    runner.cancel_all()
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
-    assert results == []
+    with qtbot.waitSignal(jobs.busyChanged, timeout=5000, check_params_cb=lambda busy: not busy):
+        jobs.submit("a", lambda: (time.sleep(0.05), "a")[1], on_returned=results.append)
+        jobs.submit("b", lambda: "b", on_returned=results.append)
+        jobs.cancel_all()
+    assert results == [] and not jobs.is_busy()
+
+
+def test_workers_stay_alive_until_delivered_and_then_let_go_of_their_slots(qtbot):
+    class Big:
+        pass
+
+    big = Big()
+    held = weakref.ref(big)
+    worker = Worker(lambda: 7)
+    worker.signals.returned.connect(lambda value, big=big: None)  # a slot holding a tokenizer, say
+    serial = worker.serial
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        worker.start()
+        del worker, big  # only the class-level table holds it now
+    qtbot.waitUntil(lambda: serial not in Worker._live and held() is None, timeout=5000)
+    assert all_idle()
+
+
+def test_shutdown_cancels_every_job_in_every_pool(qtbot):
+    pool = QThreadPool()
+    ended = []
+
+    def slow(should_stop):
+        while not should_stop():
+            time.sleep(0.001)
+        ended.append(True)
+        raise Cancelled()
+
+    for p in (None, pool):
+        Worker(slow).start(p)
+    assert Worker.shutdown(5000)
+    assert ended == [True, True]
 
 
 def test_release_encoding_empties_lists(cl100k):
@@ -95,34 +200,3 @@ def test_release_encoding_empties_lists(cl100k):
     assert len(enc.ids) == n - 3000
     assert not release_encoding(enc, step=1000)
     assert enc.ids == [] and enc.piece_spans == []
-
-
-def test_progress_reaches_the_gui_thread(qtbot):
-    from bpeinspect.gui.concurrency import report_progress
-
-    runner = TaskRunner()
-    seen, results = [], []
-
-    def work(stop):
-        report_progress("half")
-        return "all"
-
-    runner.submit("k", work, results.append, None, lambda v: seen.append((v, QThread.currentThread())))
-    qtbot.waitUntil(lambda: bool(results) and not runner.is_busy(), timeout=5000)
-    assert seen and seen[0][0] == "half" and seen[0][1] is qtbot_thread()
-    report_progress("outside a job: ignored")
-
-
-def test_lost_signals_are_delivered_by_the_reaper(qtbot):
-    runner = TaskRunner()
-    results = []
-    go = threading.Event()
-    job = runner.submit("k", lambda stop: (go.wait(5), 7)[1], results.append)
-    job.signals.result.disconnect()  # simulate signals that never arrive
-    job.signals.finished.disconnect()
-    go.set()
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
-    assert job.state == "done" and job.finished_seen
-    assert results == [7]
-    runner._on_result(job, 7)  # a late signal is not delivered twice
-    assert results == [7]

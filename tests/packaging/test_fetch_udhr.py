@@ -101,3 +101,8 @@ def test_region_of(lat, lon, region):
 
 def test_fix_c1_leaves_undefined_bytes():
     assert fetch_udhr.fix_c1("a\x92b\x81c") == "a\u2019b\x81c"
+
+
+def test_coastlines_decode_topojson_and_cut_at_the_antimeridian():
+    topo = {"transform": {"scale": [0.5, 0.25], "translate": [-180, -90]}, "arcs": [[[700, 400], [10, 4], [-700, 0]], [[0, 0], [2, 2]]]}
+    assert fetch_udhr.coastlines(topo) == [[(170.0, 10.0), (175.0, 11.0)], [(-175.0, 11.0)], [(-180.0, -90.0), (-179.0, -89.5)]]

@@ -122,7 +122,7 @@ def test_the_whole_text_is_capped(window, monkeypatch):
     pane_of(window).view.insertFromMimeData(data)
     assert "y" not in window.text()
     assert "would grow" in window.message.text()
-    window.runner.cancel_all()
+    window.jobs.cancel_all()
 
 
 def test_a_huge_text_file_is_not_opened(qtbot, window, tmp_path):

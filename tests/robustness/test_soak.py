@@ -98,7 +98,7 @@ def test_window_open_encode_close(qtbot, tmp_path, vocab_files):
         qtbot.waitUntil(win.is_idle, timeout=60000)
         for tok in win.registry.tokenizers():
             win.registry.remove(tok)
-        qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=60000)
+        qtbot.waitUntil(lambda: not win.jobs.is_busy(), timeout=60000)
         qtbot.wait(20)  # deleteLater of the panes
 
     tracemalloc.start()

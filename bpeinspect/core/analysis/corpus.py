@@ -166,7 +166,12 @@ class Corpus:
         if entry.sample.path is not None:
             return entry.sample.path
         if self.kind == "udhr":
-            return udhr_source_dir() / f"{code}.txt"
+            data = entry.sample.read().encode("utf-8")
+            path = udhr_source_dir() / f"{code}.txt"
+            if not _holds(path, data):  # changed since the folder was checked: check it again
+                _checked_dirs.discard(path.parent)
+                path = udhr_source_dir() / f"{code}.txt"
+            return path
         raise SampleError(f"{code}: this text is not in a file")
 
     def _all(self) -> Iterator[CorpusText]:
@@ -272,13 +277,17 @@ def udhr_source_dir() -> Path:
 
     The folder is named by the archive's hash, so a new bundle never meets old files; a
     folder with a missing or changed file is rebuilt. Files are written to a temporary
-    folder that is then renamed into place, so a reader never sees half of it.
+    folder that is then renamed into place, so a reader never sees half of it. A folder found
+    whole is not read again in this process.
     """
     _, digest = _udhr_archive()
-    texts = {code: text.encode("utf-8") for code, text in udhr_texts().items()}
     root = cache_dir()
     final = root / f"udhr-{UDHR_VERSION}-{digest[:12]}"
+    if final in _checked_dirs:
+        return final
+    texts = {code: text.encode("utf-8") for code, text in udhr_texts().items()}
     if _complete_dir(final, texts):
+        _checked_dirs.add(final)
         return final
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -293,15 +302,22 @@ def udhr_source_dir() -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
     except OSError as exc:
-        if _complete_dir(final, texts):  # another process won the race
-            return final
-        raise SampleError(f"{root}: cannot extract the UDHR texts: {exc.strerror or exc}") from None
+        if not _complete_dir(final, texts):  # unless another process won the race
+            raise SampleError(f"{root}: cannot extract the UDHR texts: {exc.strerror or exc}") from None
+    _checked_dirs.add(final)
     return final
 
 
+_checked_dirs: set[Path] = set()
+
+
 def _complete_dir(folder: Path, texts: dict[str, bytes]) -> bool:
+    return all(_holds(folder / f"{code}.txt", data) for code, data in texts.items())
+
+
+def _holds(path: Path, data: bytes) -> bool:
     try:
-        return all((folder / f"{code}.txt").stat().st_size == len(data) for code, data in texts.items())
+        return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
 

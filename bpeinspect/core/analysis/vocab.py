@@ -79,20 +79,25 @@ def token_scripts(token: bytes) -> tuple[str, ...]:
     return tuple(seen) if seen else (COMMON,)
 
 
-Kind = Literal["special", "byte", "partial", "whitespace", "word", "number", "punctuation", "symbol", "mixed"]
-KINDS: tuple[str, ...] = ("word", "number", "punctuation", "symbol", "whitespace", "mixed", "partial", "byte", "special")
+Kind = Literal["special", "added", "byte", "partial", "whitespace", "word", "number", "punctuation", "symbol", "mixed"]
+KINDS: tuple[str, ...] = (
+    "word", "number", "punctuation", "symbol", "whitespace", "mixed", "partial", "byte", "special", "added"
+)
 
 
-def token_kind(token: bytes, *, special: bool = False) -> Kind:
+def token_kind(token: bytes, *, special: bool = False, added: bool = False) -> Kind:
     """What a token mostly is: ``word`` (letters, with marks and a leading space allowed),
     ``number``, ``punctuation``, ``symbol``, ``whitespace``, ``mixed``, ``partial`` (not whole
-    UTF-8), ``byte`` (one byte) or ``special``.
+    UTF-8), ``byte`` (one byte), ``special`` (a control token) or ``added`` (an added token that
+    is not special: matched before BPE in any encoding).
 
     >>> token_kind(b" hello"), token_kind(b"2024"), token_kind(b"\\n\\n"), token_kind(b"a1")
     ('word', 'number', 'whitespace', 'mixed')
     """
     if special:
         return "special"
+    if added:
+        return "added"
     if len(token) == 1:
         return "byte"
     try:
@@ -155,7 +160,7 @@ def unreachable_tokens(
     >>> unreachable_tokens(tok)  # "abc" is only reachable as a+bc, but a+b merges first
     [Unreachable(id=258, reason='merges', produced=(256, 99))]
     """
-    ids = [i for i in tok.ids() if not tok.is_special(i)]
+    ids = [i for i in tok.ids() if not tok.is_special(i) and not tok.is_added(i)]
     out: list[Unreachable] = []
     pieces = tok.split_rule.pieces
     for n, i in enumerate(ids):
@@ -317,12 +322,14 @@ class VocabIndex:
     def scripts(self, token_id: int) -> tuple[str, ...]:
         s = self._scripts.get(token_id)
         if s is None:
-            s = ("special",) if self.tok.is_special(token_id) else token_scripts(self.tok.token_bytes(token_id))
+            kind = self.tok.token_kind(token_id)
+            s = (kind,) if kind != "normal" else token_scripts(self.tok.token_bytes(token_id))
             self._scripts[token_id] = s
         return s
 
     def kind(self, token_id: int) -> Kind:
-        return token_kind(self.tok.token_bytes(token_id), special=self.tok.is_special(token_id))
+        tok = self.tok
+        return token_kind(tok.token_bytes(token_id), special=tok.is_special(token_id), added=tok.is_added(token_id))
 
     def rank(self, token_id: int) -> int | None:
         """The merge rank that makes the token (the id itself for rank-rule vocabularies)."""

@@ -92,7 +92,9 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
         if len(parts) != 2:
             raise VocabularyError(f"{source}: line {lineno} is not 'base64-token rank'")
         try:
-            token = base64.b64decode(parts[0], validate=True)
+            # a token written as "=" is the empty token (Whisper's multilingual file has one at
+            # 50256; tiktoken's loader accepts it)
+            token = base64.b64decode(parts[0], validate=True) if parts[0].strip(b"=") else b""
             rank = int(parts[1])
         except ValueError:
             raise VocabularyError(f"{source}: line {lineno} has a bad token or rank") from None

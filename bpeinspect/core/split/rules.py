@@ -63,6 +63,11 @@ class Split:
         for m in compiled.finditer(text, start, end):
             a, b = m.span()
             if a == b:
+                # an empty match cuts the text there, as in Hugging Face (e.g. digits grouped by
+                # three with a lookahead); the presets never match empty
+                if pos < a < end:
+                    marked.append((pos, a, self.invert))
+                    pos = a
                 continue
             if a > pos:
                 marked.append((pos, a, self.invert))

@@ -40,7 +40,7 @@ import regex
 from bpeinspect.core.errors import CountsFileError
 from bpeinspect.core.io.atomic import atomic_open
 from bpeinspect.core.split.rules import PRESETS, SplitRule, cut_text, resolve_rule
-from bpeinspect.core.tokenizer import fix_surrogates
+from bpeinspect.core.text import fix_surrogates
 
 __all__ = [
     "CountingProgress",

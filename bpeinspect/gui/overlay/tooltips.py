@@ -75,6 +75,8 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
     ]
     if info.special:
         rows.append(("kind", "<b>special token</b>"))
+    elif tok.is_added(info.id):
+        rows.append(("kind", "<b>added token</b> (not special: matched before BPE in any encoding)"))
     else:
         graph = tok.merge_graph
         rank = graph.rank(info.id)

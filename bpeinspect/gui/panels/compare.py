@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWid
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.gui.tasks import Task
+from bpeinspect.gui.concurrency import Jobs, describe_error
 
 MAX_TOKENIZERS = 4
 RENDER_LIMIT = (
@@ -155,8 +155,7 @@ class CompareView(QWidget):
         self.names: list[str] = []
         self.text = ""
         self.result: CompareResult | None = None
-        self.busy = False
-        self._task: Task | None = None
+        self.jobs = Jobs(self)
         self._dirty = True
         self.active = True
         lay = QVBoxLayout(self)
@@ -172,6 +171,11 @@ class CompareView(QWidget):
         lay.addWidget(self.note)
         lay.addWidget(self.splitter, 1)
         self._refresh()
+
+    @property
+    def busy(self) -> bool:
+        """True while the texts are being compared."""
+        return self.jobs.pending()
 
     @property
     def rows(self) -> list[CompareRow]:
@@ -191,10 +195,7 @@ class CompareView(QWidget):
     # -- work ---------------------------------------------------------------------------------
 
     def _refresh(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-        self.busy = False
+        self.jobs.cancel_all()
         self.result = None
         for s in self.sections:
             s.hide()
@@ -221,22 +222,16 @@ class CompareView(QWidget):
             return
         self._dirty = False
         self._say("Comparing…")
-        toks = self.toks[:MAX_TOKENIZERS]
-        self.busy = True
-        self._task = Task(compare, toks, self.text, self.names[:MAX_TOKENIZERS])
-        self._task.signals.done.connect(self._on_done)
-        self._task.signals.failed.connect(self._on_failed)
-        self._task.start()
+        self.jobs.submit(
+            "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
+            on_returned=self._on_done, on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
+        )  # fmt: skip
 
     def _say(self, msg: str) -> None:
         self.message.setText(msg)
         self.message.setVisible(bool(msg))
 
-    def _on_done(self, tag: int, result: CompareResult) -> None:
-        if self._task is None or tag != self._task.tag:
-            return  # an older text or set of tokenizers
-        self._task = None
-        self.busy = False
+    def _on_done(self, result: CompareResult) -> None:
         self.result = result
         self._say("")
         if result.truncated:
@@ -258,12 +253,6 @@ class CompareView(QWidget):
             sec.header.setText(head)
             sec.browser.setHtml(row.html)
             sec.show()
-
-    def _on_failed(self, tag: int, msg: str) -> None:
-        if self._task is not None and tag == self._task.tag:
-            self._task = None
-            self.busy = False
-            self._say(f"Could not compare: {msg}")
 
     def set_active(self, active: bool) -> None:
         """Hidden (a background tab), the view only notes what changed; shown, it catches up."""

@@ -35,7 +35,7 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, code_samples, load_samples
 from bpeinspect.core.analysis.stats import StatsTable, TextStats, compute_stats
 from bpeinspect.core.io.atomic import atomic_path
-from bpeinspect.gui.panels.languages_worker import Job
+from bpeinspect.gui.concurrency import Jobs, describe_error
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f")
 
@@ -78,7 +78,7 @@ class LanguagesView(QWidget):
         self._labels: list[str] = []
         self._samples: list[Sample] = []
         self._stats: StatsTable | None = None
-        self._job: Job | None = None
+        self.jobs = Jobs(self)
         self._order: list[str] = []
         self._bars: list[pg.BarGraphItem] = []
         self._build()
@@ -213,7 +213,7 @@ class LanguagesView(QWidget):
         return list(self._order)
 
     def is_running(self) -> bool:
-        return self._job is not None
+        return self.jobs.pending()
 
     # -- the worker ----------------------------------------------------------------------------
 
@@ -226,25 +226,19 @@ class LanguagesView(QWidget):
             return
         pairs = list(zip(self._labels, self._tokenizers))
         samples = list(self._samples)
-
-        def work(progress, should_stop):
-            return compute_stats(pairs, samples, progress=progress, should_stop=should_stop)
-
-        job = Job(work)
-        job.signals.progress.connect(lambda d, n, j=job: self._on_progress(j, d, n))
-        job.signals.done.connect(lambda table, j=job: self._on_done(j, table))
-        job.signals.failed.connect(lambda msg, j=job: self._on_failed(j, msg))
-        job.signals.cancelled.connect(lambda j=job: self._on_cancelled(j))
-        self._job = job
+        self.jobs.submit(
+            "count", compute_stats, pairs, samples,
+            on_progress=self._on_progress, on_returned=self._on_done,
+            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_aborted=lambda: self._set_running(False),
+        )  # fmt: skip
         self.status.setText(f"Counting {len(samples)} samples × {len(pairs)} tokenizers…")
         self.status.setStyleSheet("")
         self._set_running(True)
-        job.start()
 
     def cancel(self) -> None:
-        if self._job is not None:
-            self._job.cancel()
-            self._job = None
+        if self.jobs.pending():
+            self.jobs.cancel_all()
             self._set_running(False)
             self.status.setText("Cancelled.")
 
@@ -255,31 +249,17 @@ class LanguagesView(QWidget):
             self.progress.setRange(0, 1000)
             self.progress.setValue(0)
 
-    def _on_progress(self, job: Job, done: int, total: int) -> None:
-        if job is self._job and total:
+    def _on_progress(self, done: int, total: int) -> None:
+        if total:
             self.progress.setValue(int(1000 * done / total))
 
-    def _on_done(self, job: Job, table: StatsTable) -> None:
-        if job is not self._job:
-            return
-        self._job = None
+    def _on_done(self, table: StatsTable) -> None:
         self._set_running(False)
         self._stats = table
         total = sum(r.bytes for r in table.rows) // max(1, len(table.tokenizers))
         self.status.setText(f"{len(table.sources)} samples × {len(table.tokenizers)} tokenizers, {total:,} bytes each.")
         self._redraw()
         self.statsReady.emit(self.stats())
-
-    def _on_failed(self, job: Job, message: str) -> None:
-        if job is self._job:
-            self._job = None
-            self._set_running(False)
-            self._show_error(message)
-
-    def _on_cancelled(self, job: Job) -> None:
-        if job is self._job:
-            self._job = None
-            self._set_running(False)
 
     def _show_error(self, message: str) -> None:
         self.status.setText(message)

@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.text import display_bytes, hex_bytes
-from bpeinspect.gui.tasks import Task
+from bpeinspect.gui.concurrency import Jobs, describe_error
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -230,7 +231,7 @@ class MergeTreeBrowser(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tok: Tokenizer | None = None
-        self._task: Task | None = None
+        self.jobs = Jobs(self)
         self.down = MergeTreeModel("down", self)
         self.up = MergeTreeModel("up", self)
         self.entry = QLineEdit(placeholderText="Token id, or text of one pre-token…", clearButtonEnabled=True)
@@ -338,14 +339,13 @@ class MergeTreeBrowser(QWidget):
     @property
     def busy(self) -> bool:
         """True while the worker links all tokens for the "part of" tree."""
-        return self._task is not None
+        return self.jobs.pending()
 
     def cancel_work(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-        self._task = None
+        self.jobs.cancel_all()
         self.progress.hide()
         self.cancel.hide()
+        self._update_up_label()
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -369,46 +369,42 @@ class MergeTreeBrowser(QWidget):
         tok = self.tok
         if tok is None:
             return
-        self._task = Task(_link_all, tok)
-        s = self._task.signals
-        s.progress.connect(self._on_progress)
-        s.done.connect(self._on_children_ready)
-        s.failed.connect(self._on_failed)
-        s.cancelled.connect(self._on_cancelled)
+        self.jobs.submit(
+            "link",
+            _link_all,
+            tok,
+            on_progress=self._on_progress,
+            on_returned=self._on_children_ready,
+            on_errored=self._on_failed,
+            on_aborted=self._on_cancelled,
+        )
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel.show()
-        self._task.start()
         self._update_up_label()
 
-    def _on_progress(self, tag: int, done: int, total: int) -> None:
-        if self._task is not None and self._task.tag == tag and total:
+    def _on_progress(self, done: int, total: int) -> None:
+        if total:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
 
-    def _on_children_ready(self, tag: int, _: object) -> None:
-        if self._task is None or self._task.tag != tag:
-            return
-        self._task = None
+    def _on_children_ready(self, _: object) -> None:
         self.progress.hide()
         self.cancel.hide()
         self.up.set_ready(True)
         self._expand(self.up_view, self.up, depth=1)
         self._update_up_label()
 
-    def _on_failed(self, tag: int, message: str) -> None:
-        if self._task is not None and self._task.tag == tag:
-            self.cancel_work()
-            self._error(message)
+    def _on_failed(self, exc: BaseException) -> None:
+        self.cancel_work()
+        self._error(describe_error(exc))
 
-    def _on_cancelled(self, tag: int) -> None:
-        if self._task is not None and self._task.tag == tag:
-            self.cancel_work()
-        self._update_up_label()
+    def _on_cancelled(self) -> None:
+        self.cancel_work()
 
     def _update_up_label(self) -> None:
         if not self.up.ready:
-            text = "Part of: linking tokens…" if self._task is not None else "Part of: not computed"
+            text = "Part of: linking tokens…" if self.jobs.pending() else "Part of: not computed"
         elif len(self.up.roots()) == 1:
             n = self.up.child_count(self.up.index(0, 0))
             text = f"Part of {n:,} token{'s' if n != 1 else ''}"
@@ -436,7 +432,7 @@ class MergeTreeBrowser(QWidget):
         self.message.show()
 
 
-def _link_all(tok: Tokenizer, *, progress: Any, should_stop: Any) -> None:
+def _link_all(tok: Tokenizer, *, progress: Callable[[int, int], None], should_stop: Callable[[], bool]) -> None:
     """Every token's parents, then the children index (so the GUI thread never builds it)."""
     tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
     tok.merge_graph.children(0)

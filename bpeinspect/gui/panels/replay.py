@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Tokenizer, Trace, trace
 from bpeinspect.core.text import display_bytes
-from bpeinspect.gui.tasks import Task
+from bpeinspect.gui.concurrency import Jobs, describe_error
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length
 _Index = QModelIndex | QPersistentModelIndex
@@ -218,7 +218,7 @@ class ReplayWidget(QWidget):
         super().__init__(parent)
         self.tok: Tokenizer | None = None
         self.trace: Trace | None = None
-        self._task: Task | None = None
+        self.jobs = Jobs(self)
         self._piece: bytes | None = None
         self._typed = False  # the piece came from the entry (split by the rule), not show_piece
         self.entry = QLineEdit(placeholderText="Type a word or text; pick a pre-token to replay…", clearButtonEnabled=True)
@@ -330,7 +330,7 @@ class ReplayWidget(QWidget):
     @property
     def busy(self) -> bool:
         """True while a trace is being computed."""
-        return self._task is not None
+        return self.jobs.pending()
 
     def step(self) -> int:
         return self.slider.value()
@@ -365,23 +365,18 @@ class ReplayWidget(QWidget):
         self._piece = piece
         if self.tok is None:
             return
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
+        self.jobs.cancel("trace")
         if len(piece) > MAX_PIECE_BYTES:
             self._clear(keep_piece=True)
             self._message(f"This pre-token is {len(piece):,} bytes; replay works on pieces up to {MAX_PIECE_BYTES:,}.")
             return
-        self._task = Task(_trace, self.tok, piece)
-        self._task.signals.done.connect(self._on_trace)
-        self._task.signals.failed.connect(self._on_failed)
-        self._task.start()
+        self.jobs.submit(
+            "trace", trace, self.tok, piece, on_returned=self._on_trace,
+            on_errored=lambda exc: self._message(describe_error(exc)),
+        )  # fmt: skip
         self.step_label.setText("Tracing…")
 
-    def _on_trace(self, tag: int, tr: Trace) -> None:
-        if self._task is None or self._task.tag != tag:
-            return
-        self._task = None
+    def _on_trace(self, tr: Trace) -> None:
         self.trace = tr
         self.steps.set_trace(self.tok, tr)
         self.slider.blockSignals(True)
@@ -397,11 +392,6 @@ class ReplayWidget(QWidget):
                 f"<b>{_html(got)}</b> rather than the result of the merges below."
             )
         self._show_step(len(tr.steps))
-
-    def _on_failed(self, tag: int, message: str) -> None:
-        if self._task is not None and self._task.tag == tag:
-            self._task = None
-            self._message(message)
 
     # -- display ---------------------------------------------------------------------------------------
 
@@ -480,10 +470,6 @@ class ReplayWidget(QWidget):
             self.play.setChecked(False)
         else:
             self.set_step(self.step() + 1)
-
-
-def _trace(tok: Tokenizer, piece: bytes, *, progress: Any, should_stop: Any) -> Trace:
-    return trace(tok, piece)
 
 
 def _chip(tok: Tokenizer, tid: int) -> str:

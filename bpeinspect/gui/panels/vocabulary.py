@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex
 from bpeinspect.core.text import LEGEND, SYMBOLS, hex_bytes
+from bpeinspect.gui.concurrency import Jobs, describe_error
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 _Index = QModelIndex | QPersistentModelIndex
@@ -221,8 +222,7 @@ class VocabBrowser(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.index_: VocabIndex | None = None
-        self._task: Any = None
-        self._unreach_task: Any = None
+        self.jobs = Jobs(self)
         self._sort: tuple[str, bool] = ("id", False)
         self._want_unreachable = False
         self._quiet = False
@@ -363,12 +363,12 @@ class VocabBrowser(QWidget):
         """Mark tokens that never occur when ``corpus`` is encoded (worker) and offer the "unused" filter."""
         if self.index_ is None:
             return
-        self._start_side_task(self.index_.compute_unused, corpus, label="Encoding the corpus…")
+        self._submit("scan", self._on_scanned, "Encoding the corpus…", self.index_.compute_unused, corpus)
 
     @property
     def busy(self) -> bool:
         """True while a search or scan is running."""
-        return self._task is not None or self._unreach_task is not None
+        return self.jobs.pending()
 
     def query(self) -> TokenQuery:
         which = self.show_which.currentData()
@@ -389,8 +389,6 @@ class VocabBrowser(QWidget):
 
     def run_query(self) -> None:
         """Search/filter/sort in a worker; the table keeps its rows until the result arrives."""
-        from bpeinspect.gui.tasks import Task
-
         if self.index_ is None:
             return
         q = self.query()
@@ -400,79 +398,47 @@ class VocabBrowser(QWidget):
         if q.unused and self.index_.unused is None:
             self._set_status("Unused tokens need a corpus (set one from the training view).", error=True)
             return
-        if self._task is not None:
-            self._task.cancel()
         sort, desc = self._sort
-        self._task = Task(self.index_.search, q, sort=sort, descending=desc)
-        self._wire(self._task, "Searching…")
-        self._task.signals.done.connect(self._on_rows)
-        self._task.start()
+        self._submit("query", self._on_rows, "Searching…", self.index_.search, q, sort=sort, descending=desc)
 
     def find_unreachable(self) -> None:
         """Scan for unreachable tokens in a worker, then show them."""
         if self.index_ is None:
             return
         self._want_unreachable = True
-        self._start_side_task(self.index_.compute_unreachable, label="Finding unreachable tokens…")
+        self._submit("scan", self._on_scanned, "Finding unreachable tokens…", self.index_.compute_unreachable)
 
     def cancel_work(self) -> None:
-        for t in (self._task, self._unreach_task):
-            if t is not None:
-                t.cancel()
-        self._task = self._unreach_task = None
+        self.jobs.cancel_all()
         self.progress.hide()
         self.cancel.hide()
 
-    def _start_side_task(self, fn: Any, *args: Any, label: str) -> None:
-        from bpeinspect.gui.tasks import Task
-
-        if self._unreach_task is not None:
-            self._unreach_task.cancel()
-        self._unreach_task = Task(fn, *args)
-        self._wire(self._unreach_task, label)
-        self._unreach_task.signals.done.connect(self._on_side_done)
-        self._unreach_task.start()
-
-    def _wire(self, task: Any, label: str) -> None:
-        task.signals.progress.connect(self._on_progress)
-        task.signals.failed.connect(self._on_failed)
-        task.signals.cancelled.connect(self._on_cancelled)
+    def _submit(self, key: str, on_done: Any, label: str, fn: Any, *args: Any, **kwargs: Any) -> None:
+        self.jobs.submit(
+            key, fn, *args,
+            on_returned=lambda value: (self._finish(key), on_done(value)),
+            on_errored=lambda exc: (self._finish(key), self._set_status(describe_error(exc), error=True)),
+            on_aborted=lambda: (self._finish(key), self._update_status()),
+            on_progress=self._on_progress,
+            **kwargs,
+        )  # fmt: skip
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel.show()
         self.status.setText(label)
 
-    def _current(self, tag: int) -> bool:
-        return any(t is not None and t.tag == tag for t in (self._task, self._unreach_task))
-
-    def _on_progress(self, tag: int, done: int, total: int) -> None:
-        if self._current(tag) and total > 0:
+    def _on_progress(self, done: int, total: int) -> None:
+        if total > 0:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
 
-    def _on_failed(self, tag: int, message: str) -> None:
-        if self._current(tag):
-            self._finish(tag)
-            self._set_status(message, error=True)
-
-    def _on_cancelled(self, tag: int) -> None:
-        if self._current(tag):
-            self._finish(tag)
-            self._update_status()
-
-    def _finish(self, tag: int) -> None:
-        if self._task is not None and self._task.tag == tag:
-            self._task = None
-        if self._unreach_task is not None and self._unreach_task.tag == tag:
-            self._unreach_task = None
-        if self._task is None and self._unreach_task is None:
+    def _finish(self, key: str) -> None:
+        """``key``'s outcome is in: hide the bar unless the other job still runs."""
+        if not self.jobs.pending("scan" if key == "query" else "query"):
             self.progress.hide()
             self.cancel.hide()
 
-    def _on_rows(self, tag: int, rows: list[int]) -> None:
-        if self._task is None or self._task.tag != tag:
-            return
-        self._finish(tag)
+    def _on_rows(self, rows: list[int]) -> None:
         keep = self._pending_select if self._pending_select is not None else self._selected_id()
         self._pending_select = None
         self.model.set_rows(rows)
@@ -480,10 +446,7 @@ class VocabBrowser(QWidget):
             self._select(row, emit=False)
         self._update_status()
 
-    def _on_side_done(self, tag: int, _: object) -> None:
-        if self._unreach_task is None or self._unreach_task.tag != tag:
-            return
-        self._finish(tag)
+    def _on_scanned(self, _: object) -> None:
         self.model.refresh_flags()
         self._update_status()
         if self.query().unreachable or self.query().unused:

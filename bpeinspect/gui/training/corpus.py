@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core.train.setup import CorpusEntry, summarize_path
-from bpeinspect.gui.concurrency import TaskRunner
+from bpeinspect.gui.concurrency import Jobs
 
 COLUMNS = ("File or folder", "Files", "Size", "Scripts")
 
@@ -86,7 +86,7 @@ class CorpusList(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.entries: dict[Path, CorpusEntry | None] = {}  # None while being summarized
-        self.runner = TaskRunner(self, QThreadPool(self))
+        self.jobs = Jobs(self, QThreadPool(self))
         self.tree = _Tree()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(COLUMNS)
@@ -123,7 +123,7 @@ class CorpusList(QWidget):
         return list(self.entries)
 
     def is_summarizing(self) -> bool:
-        return self.runner.is_busy()
+        return self.jobs.is_busy()
 
     def total_size(self) -> int:
         return sum(e.size for e in self.entries.values() if e is not None)
@@ -145,11 +145,12 @@ class CorpusList(QWidget):
             item.setToolTip(0, str(path))
             item.setData(0, 256, str(path))
             self.tree.addTopLevelItem(item)
-            self.runner.submit(
-                f"summary:{path}",
-                lambda stop, p=path: summarize_path(p),
-                lambda e, p=path: self._on_summary(p, e),
-                lambda exc, p=path: self._on_failed(p, exc),
+            self.jobs.submit(
+                ("summary", path),
+                summarize_path,
+                path,
+                on_returned=lambda e, p=path: self._on_summary(p, e),
+                on_errored=lambda exc, p=path: self._on_failed(p, exc),
             )
         self._refresh_total()
         self.changed.emit()
@@ -159,7 +160,7 @@ class CorpusList(QWidget):
             self.remove_path(Path(item.data(0, 256)))
 
     def remove_path(self, path: Path) -> None:
-        self.runner.cancel(f"summary:{path}")
+        self.jobs.cancel(("summary", path))
         self.entries.pop(path, None)
         item = self._item(path)
         if item is not None:

@@ -1,27 +1,27 @@
-"""The training worker: a thread of its own that runs a :class:`TrainingRun` and reports by signals.
+"""A training as a job for the one :class:`~bpeinspect.gui.concurrency.Worker`.
 
-Training may take minutes, so it does not borrow a thread of the shared pool (which the
-main window needs for encoding). Reports come throttled by the core (every ``interval``
-seconds); the last one is followed by :attr:`TrainingThread.finishedTraining` with the
-tokenizers of every asked-for size, built here rather than on the GUI thread.
+:meth:`TrainingJob.reports` drives the core's ``TrainingRun.reports()`` generator: it yields
+the core's throttled reports (every ``interval`` seconds) and returns a
+:class:`TrainingOutcome` with the tokenizers of every asked-for size, built on the worker's
+thread rather than the GUI thread. Cancelling makes its ``should_stop`` true; the run then
+stops after the current merge and the outcome keeps the merges learned so far.
 
->>> thread = TrainingThread(plan)                       # doctest: +SKIP
->>> thread.progress.connect(view.show_progress); thread.start()  # doctest: +SKIP
+>>> job = TrainingJob(plan)                                          # doctest: +SKIP
+>>> worker = Worker(job.reports); worker.signals.yielded.connect(view.show_progress)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QThread, Signal
-
 from bpeinspect.core import Tokenizer, TrainingProgress, TrainingRun
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
 from bpeinspect.core.train.setup import prefix_tokenizer
-from bpeinspect.gui.concurrency import quiet_gc
 
 HISTORY_POINTS = 2000
 
@@ -74,51 +74,42 @@ def size_label(size: int) -> str:
     return f"{size // 1024}k" if size % 1024 == 0 else str(size)
 
 
-class TrainingThread(QThread):
-    """Runs one :class:`TrainingPlan`; ``cancel()`` stops it between merges, keeping the
-    merges learned so far."""
+class TrainingJob:
+    """One :class:`TrainingPlan` over its run (a fresh one, or a cancelled one to resume)."""
 
-    progress = Signal(object)  # TrainingProgress
-    finishedTraining = Signal(object)  # TrainingOutcome
-    failed = Signal(str)
-
-    def __init__(self, plan: TrainingPlan, run: TrainingRun | ProcessTrainingRun | None = None, parent=None) -> None:
-        super().__init__(parent)
+    def __init__(self, plan: TrainingPlan, run: TrainingRun | ProcessTrainingRun | None = None) -> None:
         self.plan = plan
         self.run_ = run if run is not None else plan.make_run()
-        self._cancel = False
         # (vocab size, bytes per token, seconds) after each report: the curve the view
         # draws, saved with the tokenizer as its history
         self.history: dict[str, list[float]] = {"vocab_size": [], "bytes_per_token": [], "seconds": []}
 
-    def cancel(self) -> None:
-        self._cancel = True
+    def stop(self) -> None:
+        """Tell a child process at once, not at its next report (the worker's cancel comes too)."""
         stop = getattr(self.run_, "stop", None)
-        if stop is not None:  # tell a child process at once, not at its next report
+        if stop is not None:
             stop()
 
-    def is_cancelled(self) -> bool:
-        return self._cancel
-
-    def run(self) -> None:  # noqa: D102 (QThread entry point)
+    def reports(self, should_stop: Callable[[], bool]) -> Generator[TrainingProgress, None, TrainingOutcome]:
+        """Yield the run's reports; return the outcome (runs on the worker's thread)."""
         try:
             # The merge engine builds millions of small objects; full garbage collections
             # over them would hold the interpreter for a second at a time (the window
             # frozen), and they hold no cycles, so collection waits until the end.
             with quiet_gc():
                 last: TrainingProgress | None = None
-                for report in self.run_.reports(self.is_cancelled):
+                for report in self.run_.reports(should_stop):
                     last = report
                     if report.phase != "counting" and report.bytes_per_token:
                         self._record(report)
-                    self.progress.emit(report)
+                    yield report
                 outcome = self._outcome(last)
-            self.finishedTraining.emit(outcome)
-            if not outcome.stopped:
-                self.close_run()
-        except Exception as exc:  # shown in the window; never raised into Qt
+        except Exception:
             self.close_run()
-            self.failed.emit(_describe(exc))
+            raise
+        if not outcome.stopped:  # a stopped run keeps its process while it may be resumed
+            self.close_run()
+        return outcome
 
     def close_run(self) -> None:
         """End the run's child process, if it has one (it is kept while a stop may be resumed)."""
@@ -175,8 +166,3 @@ class TrainingThread(QThread):
     def _history_to(self, size: int) -> dict[str, list[float]]:
         keep = [i for i, n in enumerate(self.history["vocab_size"]) if n <= size]
         return {k: [v[i] for i in keep] for k, v in self.history.items()}
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if isinstance(exc, ValueError) else f"{type(exc).__name__}: {text}"

@@ -1,7 +1,8 @@
 """The training workspace: set up a training, watch it run, and inspect the result at once.
 
 Training runs in a child process (:mod:`bpeinspect.core.train.process`) watched by a
-:class:`~.training_worker.TrainingThread`; this widget only shows the throttled reports
+:class:`~bpeinspect.gui.concurrency.Worker` running a :class:`~.worker.TrainingJob` in a pool
+of its own (so it never takes a thread the window's encoding needs); this widget only shows the throttled reports
 (progress, rate, time left, the current merge, two live plots). The
 tokenizers it makes, one per asked-for size, join the :class:`TokenizerRegistry`, so the
 main window's overlay and every other panel show them straight away.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
@@ -36,11 +37,11 @@ from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
 from bpeinspect.core.train.setup import format_merge
-from bpeinspect.gui.concurrency import TaskRunner
+from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots
-from bpeinspect.gui.training.worker import TrainingOutcome, TrainingThread
+from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
 from bpeinspect.gui.window.panes import MessageBar
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
@@ -71,11 +72,14 @@ class TrainingWorkspace(QWidget):
     def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.registry = registry
-        self.worker: TrainingThread | None = None
+        self.job: TrainingJob | None = None  # the running one
+        self._worker: Worker | None = None
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
         self.paused: tuple | None = None  # (plan, run, history) of a cancelled run, to resume
         self.trained: list[Tokenizer] = []
         self.last_report: TrainingProgress | None = None
-        self.saver = TaskRunner(self)
+        self.saver = Jobs(self)
         self._token_bytes: dict[int, bytes] = {}
         self._delivered: set[int] = set()  # sizes of the current run already in the registry
         self._build()
@@ -185,7 +189,11 @@ class TrainingWorkspace(QWidget):
     # -- running ------------------------------------------------------------------------------------
 
     def is_running(self) -> bool:
-        return self.worker is not None
+        return self.job is not None
+
+    def is_cancelling(self) -> bool:
+        """True after Cancel, until the run has stopped."""
+        return self._worker is not None and self._worker.should_stop()
 
     def start(self) -> bool:
         """Train with the form's settings; false (with a message shown) if they are not valid."""
@@ -193,12 +201,12 @@ class TrainingWorkspace(QWidget):
             return False
         try:
             plan = self.form.plan()
-            thread = TrainingThread(plan, plan.make_run(self.in_process))  # checks the settings at once
+            job = TrainingJob(plan, plan.make_run(self.in_process))  # checks the settings at once
         except ValueError as exc:
             self.show_error(str(exc))
             return False
         self._drop_paused()
-        self._launch(thread, fresh=True)
+        self._launch(job, fresh=True)
         return True
 
     def resume(self) -> bool:
@@ -207,13 +215,13 @@ class TrainingWorkspace(QWidget):
             return False
         plan, run, history = self.paused
         self.paused = None
-        thread = TrainingThread(plan, run)
-        thread.history = history
-        self._launch(thread, fresh=False)
+        job = TrainingJob(plan, run)
+        job.history = history
+        self._launch(job, fresh=False)
         return True
 
-    def _launch(self, thread: TrainingThread, fresh: bool) -> None:
-        plan = thread.plan
+    def _launch(self, job: TrainingJob, fresh: bool) -> None:
+        plan = job.plan
         self.message.clear()
         if fresh:
             self._delivered = set()
@@ -223,31 +231,33 @@ class TrainingWorkspace(QWidget):
             self.merge_info.setText("")
             self.rate_label.setText("")
             self.progress.setRange(0, 0)  # busy until the corpus is read
-        self.worker = thread
-        thread.progress.connect(self._on_progress)
-        thread.finishedTraining.connect(self._on_finished)
-        thread.failed.connect(self._on_failed)
-        thread.finished.connect(self._on_thread_done)
+        self.job = job
+        self._worker = worker = Worker(job.reports)
+        worker.signals.yielded.connect(self._on_progress)
+        worker.signals.returned.connect(lambda outcome: self._on_finished(job, outcome))
+        worker.signals.errored.connect(self._on_failed)
+        worker.signals.finished.connect(lambda: self._on_worker_done(job))
         self.phase_label.setText(f"Training <b>{plan.name}</b> to {', '.join(f'{s:,}' for s in plan.sizes)} tokens…")
         self.form.set_editable(False)
         self._refresh_buttons()
         self.trainingStarted.emit(plan)
-        thread.start()
+        worker.start(self._pool)
 
     def cancel(self) -> None:
         """Stop after the current merge; the merges learned so far become a tokenizer."""
-        if self.worker is not None:
-            self.worker.cancel()
+        if self.job is not None and self._worker is not None:
+            self._worker.cancel()
+            self.job.stop()
             self.cancel_button.setEnabled(False)
             self.phase_label.setText("Cancelling…")
 
     def shutdown(self, timeout_ms: int = 30000) -> None:
         """Cancel a running training, wait for its thread and end its process (before the app quits)."""
-        thread = self.worker
-        if thread is not None:
-            thread.cancel()
-            thread.wait(timeout_ms)
-            thread.close_run()
+        job = self.job
+        if job is not None:
+            self.cancel()
+            self._pool.waitForDone(timeout_ms)
+            job.close_run()
         self._drop_paused()
 
     def _drop_paused(self) -> None:
@@ -259,8 +269,6 @@ class TrainingWorkspace(QWidget):
         self.resume_button.setVisible(False)
 
     def _on_progress(self, report: TrainingProgress) -> None:
-        if self.sender() is not self.worker:
-            return
         self._show_progress(report)
         self.progressed.emit(report)
 
@@ -296,21 +304,18 @@ class TrainingWorkspace(QWidget):
                 self.merge_info.setText(f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}")
             self.plots.add_merges(report.new_merges)
             if report.bytes_per_token:
-                self.plots.add_point(256 + len(self.worker.plan.special_tokens) + report.merges_done, report.bytes_per_token)
+                self.plots.add_point(256 + len(self.job.plan.special_tokens) + report.merges_done, report.bytes_per_token)
 
     def _set_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, total)
         self.progress.setValue(min(done, total))
         self.progress.setFormat(f"{done:,} / {total:,} merges ({done / total:.0%})")
 
-    def _on_finished(self, outcome: TrainingOutcome) -> None:
-        thread = self.sender()
-        if not isinstance(thread, TrainingThread) or thread is not self.worker:
-            return
-        self._set_progress(outcome.merges, max(thread.run_.merges_total, 1))
+    def _on_finished(self, job: TrainingJob, outcome: TrainingOutcome) -> None:
+        self._set_progress(outcome.merges, max(job.run_.merges_total, 1))
         self.plots.redraw()
         if outcome.stopped:
-            self.paused = (thread.plan, thread.run_, thread.history)
+            self.paused = (job.plan, job.run_, job.history)
         for tok in outcome.tokenizers:
             settings = tok.training.settings if tok.training else {}
             if settings.get("finished") and settings.get("vocab_size") in self._delivered:
@@ -335,24 +340,20 @@ class TrainingWorkspace(QWidget):
             self.phase_label.setText(f"Done: {outcome.merges:,} merges in {secs}. Made: {names}.")
         self.trainingFinished.emit(outcome)
 
-    def _on_failed(self, text: str) -> None:
-        if self.sender() is not self.worker:
-            return
+    def _on_failed(self, exc: BaseException) -> None:
+        text = describe_error(exc)
         self.phase_label.setText("Training failed.")
         self.show_error(f"Training failed: {text}")
         self.trainingFailed.emit(text)
 
-    def _on_thread_done(self) -> None:
-        thread = self.sender()
-        if thread is self.worker:
-            self.worker = None
+    def _on_worker_done(self, job: TrainingJob) -> None:
+        if job is self.job:
+            self.job = self._worker = None
             if self.progress.maximum() == 0:  # stopped while counting
                 self.progress.setRange(0, 1)
                 self.progress.setFormat("")
             self.form.set_editable(True)
             self._refresh_buttons()
-        if thread is not None:
-            thread.deleteLater()
 
     # -- results --------------------------------------------------------------------------------
 
@@ -391,7 +392,7 @@ class TrainingWorkspace(QWidget):
             self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
             return
 
-        def save(stop) -> tuple[Path, list[str]]:
+        def save() -> tuple[Path, list[str]]:
             # what the format cannot keep comes as a warning: show it with the result
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -403,8 +404,9 @@ class TrainingWorkspace(QWidget):
             self.show_message(" ".join([f"Saved {tok.name} to {written}.", *(f"Note: {n}" for n in notes)]))
 
         self.saver.submit(
-            f"save:{path}", save, done, lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}")
-        )
+            ("save", str(path)), save, on_returned=done,
+            on_errored=lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}"),
+        )  # fmt: skip
 
     def _ask_save(self) -> None:
         tok = self.selected_tokenizer()
@@ -443,7 +445,7 @@ class TrainingWorkspace(QWidget):
     def _refresh_buttons(self) -> None:
         running = self.is_running()
         self.train_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running and not (self.worker and self.worker.is_cancelled()))
+        self.cancel_button.setEnabled(running and not self.is_cancelling())
         self.resume_button.setVisible(self.paused is not None and not running)
         has = self.results.currentItem() is not None
         self.show_button.setEnabled(has)

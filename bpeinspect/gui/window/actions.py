@@ -184,11 +184,11 @@ class WindowActions:
         """Write the overlay of every open tokenizer as one HTML page (built in a worker)."""
         pairs = [(r.tok, r.enc) for r in self.results.values()]
         palette = self.token_palette
-        self.runner.submit(
+        self.jobs.submit(
             "export-html",
-            lambda stop: atomic_write(path, overlay_html(pairs, palette)),
-            lambda _: self.show_message(f"Exported the overlay to {path}"),
-            lambda exc: self.show_error(f"Could not export {path}: {exc}"),
+            lambda: atomic_write(path, overlay_html(pairs, palette)),
+            on_returned=lambda _: self.show_message(f"Exported the overlay to {path}"),
+            on_errored=lambda exc: self.show_error(f"Could not export {path}: {exc}"),
         )
 
     def export_png(self, path: str) -> bool:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import BUILTINS, Encoding, Tokenizer
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.core.live import EncodeResult, plan_encode
-from bpeinspect.gui.concurrency import TaskRunner, load_quietly, release_encoding, report_progress
+from bpeinspect.gui.concurrency import Jobs, load_quietly, release_encoding
 from bpeinspect.gui.overlay.ids_view import IdsView, ids_as_json, ids_as_list
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.overlay.token_view import Layers, document_text
@@ -82,7 +82,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
             self.setWindowIcon(QIcon(str(icon)))
         self.settings = settings or QSettings("bpeinspect", "bpeinspect")
         self.registry = TokenizerRegistry(self)
-        self.runner = TaskRunner(self)
+        self.jobs = Jobs(self)
         self.layers = Layers()
         self.dark = False
         self.palette_name = "default"
@@ -162,7 +162,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.busy_label = QLabel()
         self.statusBar().addPermanentWidget(self.busy_label)
-        self.runner.busyChanged.connect(lambda b: self.busy_label.setText("working…" if b else ""))
+        self.jobs.busyChanged.connect(lambda b: self.busy_label.setText("working…" if b else ""))
 
     # -- public API -------------------------------------------------------------------------------
 
@@ -248,7 +248,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
             msg = str(exc)
             self.show_error(msg if spec in msg else f"Could not open tokenizer {spec}: {msg}")
 
-        self.runner.submit(f"load:{spec}", lambda stop: load_quietly(spec), done, failed)
+        self.jobs.submit(("load", spec), load_quietly, spec, on_returned=done, on_errored=failed)
 
     def open_text_file(self, path: str) -> None:
         """Read a text file in a worker and show it; errors keep the current text."""
@@ -267,11 +267,12 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
                     "Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n."
                 )
 
-        self.runner.submit(
+        self.jobs.submit(
             "open-text",
-            lambda stop: read_text_file(path),
-            done,
-            lambda exc: self.show_error(f"Could not open {path}: {exc}"),
+            read_text_file,
+            path,
+            on_returned=done,
+            on_errored=lambda exc: self.show_error(f"Could not open {path}: {exc}"),
         )
 
     def show_error(self, text: str) -> None:
@@ -282,7 +283,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
 
     def is_idle(self) -> bool:
         """True when nothing is loading or encoding and every pane shows the current text."""
-        if self.runner.is_busy() or self.pending_loads or self._encode_timer.isActive() or self._feeding:
+        if self.jobs.is_busy() or self.pending_loads or self._encode_timer.isActive() or self._feeding:
             return False
         return all(self.result_revision.get(key) == self.revision for key in self.panes)
 
@@ -338,7 +339,7 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
         self.result_revision.pop(id(tok), None)
         if self.last_result is not None and self.last_result.tok is tok:
             self.last_result = None
-        self.runner.cancel(f"encode:{id(tok)}")
+        self.jobs.cancel(("encode", id(tok)))
         if pane is not None:
             pane.setParent(None)
             pane.deleteLater()
@@ -385,11 +386,11 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
         plan = plan_encode(tok, text, base)
         if plan.cheap:
             # a keystroke in a modest text: a few lines re-encoded in a few ms, right here
-            key = f"encode:{id(tok)}"
+            key = ("encode", id(tok))
             # updating the shown encoding in place is safe unless a worker may still read it
             # (an encode of this tokenizer, or an export reading every encoding)
-            in_place = not self.runner.is_busy()
-            self.runner.cancel(key)
+            in_place = not self.jobs.is_busy()
+            self.jobs.cancel(key)
             try:
                 result = plan.run(in_place=in_place)
             except (ValueError, RecursionError, BufferError) as exc:
@@ -398,12 +399,12 @@ class MainWindow(WindowActions, Appearance, QMainWindow):
                 self._on_encoded(result, revision)
             return
 
-        self.runner.submit(
-            f"encode:{id(tok)}",
-            lambda stop: plan.run(should_stop=stop, on_first=report_progress),
-            lambda r: self._on_encoded(r, revision),
-            failed,
-            lambda partial: self._on_partial(tok, partial),
+        self.jobs.submit(
+            ("encode", id(tok)),
+            lambda should_stop, report: plan.run(should_stop=should_stop, on_first=report),
+            on_returned=lambda r: self._on_encoded(r, revision),
+            on_errored=failed,
+            on_yielded=lambda partial: self._on_partial(tok, partial),
         )
 
     def _on_partial(self, tok: Tokenizer, enc: Encoding) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
+from bpeinspect.core.io.provenance import badges as provenance_badges
 from bpeinspect.core.normalize import badge
 from bpeinspect.gui.overlay.token_view import TokenView
 
@@ -59,12 +60,14 @@ class MessageBar(QFrame):
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
     """A small tag in the pane header when the tokenizer normalizes text (NFC, SentencePiece's ▁)."""
     b = badge(tok)
-    if b is None:
-        return None
-    label = QLabel(b[0])
-    label.setObjectName("normalizerBadge")
-    label.setToolTip(b[1])
-    label.setStyleSheet("#normalizerBadge { border:1px solid palette(mid); border-radius:3px; padding:0 3px; font-size:8pt }")
+    return None if b is None else _tag(*b, name="normalizerBadge")
+
+
+def _tag(text: str, tip: str, *, name: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setToolTip(tip)
+    label.setStyleSheet(f"#{name} {{ border:1px solid palette(mid); border-radius:3px; padding:0 3px; font-size:8pt }}")
     return label
 
 
@@ -83,6 +86,8 @@ class TokenizerPane(QWidget):
         self.title = QLabel(f"<b>{tok.name or 'tokenizer'}</b>")
         self.title.setToolTip(tok.source or tok.name)
         self.badge = _normalizer_badge(tok)
+        # a default split rule (unknown rank file, GGUF without a pre-tokenizer), missing bytes
+        self.provenance = [_tag(text, tip, name="provenanceBadge") for text, tip in provenance_badges(tok)]
         self.count = QLabel("encoding…")
         self.count.setObjectName("tokenCount")
         close = QToolButton()
@@ -95,6 +100,8 @@ class TokenizerPane(QWidget):
         head.addWidget(self.title)
         if self.badge is not None:
             head.addWidget(self.badge)
+        for tag in self.provenance:
+            head.addWidget(tag)
         head.addWidget(self.count, 1)
         head.addWidget(close)
         lay = QVBoxLayout(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import socket
 
@@ -23,6 +24,7 @@ from bpeinspect.core.analysis.corpus import (
 )
 from bpeinspect.core.analysis.samples import SampleError
 from bpeinspect.core.analysis.scripts import dominant_script
+from bpeinspect.core.analysis.worldmap import coastline_xy, coastlines
 
 
 @pytest.fixture
@@ -106,8 +108,10 @@ def test_source_dir_holds_the_exact_texts_and_is_reused(cache, offline):
     for code, text in udhr_texts().items():
         assert (folder / f"{code}.txt").read_bytes() == text.encode("utf-8")
     (folder / "eng.txt").write_text("damaged", "utf-8")  # a changed file is noticed and rewritten
-    assert udhr_source_dir() == folder
+    assert udhr_corpus().source_path("eng") == folder / "eng.txt"
     assert (folder / "eng.txt").read_text("utf-8") == udhr_texts()["eng"]
+    (folder / "kor.txt").unlink()
+    assert udhr_corpus().source_path("kor").read_text("utf-8") == udhr_texts()["kor"]
     assert [p.name for p in cache.iterdir()] == [folder.name]  # no temporary folders left
 
 
@@ -201,3 +205,21 @@ def test_corpus_is_a_plain_value():
     assert isinstance(c, Corpus) and len(c) == 1 and [t.code for t in c] == ["eng"]
     with pytest.raises(KeyError):
         c.language("nope")
+
+
+# -- the world map ---------------------------------------------------------------------------------
+
+
+def test_coastlines_outline_the_land_without_wrapping():
+    lines = coastlines()
+    assert len(lines) == 137 and sum(len(xs) for xs, _ in lines) > 5000
+    for xs, ys in lines:
+        assert len(xs) == len(ys) >= 1
+        assert all(abs(a - b) <= 180 for a, b in zip(xs, xs[1:]))  # no line jumps across the map
+    xs, ys = coastline_xy()
+    assert sum(math.isnan(x) for x in xs) == len(lines) - 1 == sum(math.isnan(y) for y in ys)
+    # every located language lies within the map's extent
+    for t in udhr_corpus(stages=None):
+        g = t.language
+        if g.located:
+            assert -60 < g.latitude < 85 and -180 <= g.longitude <= 180, g.code

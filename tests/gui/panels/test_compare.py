@@ -6,8 +6,8 @@ import pytest
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.stats import boundary_agreement
+from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, CompareView
-from bpeinspect.gui.tasks import shutdown_tasks
 
 TEXT = (
     "Tokenizers disagree about    indentation:\n    def f(x):\n        return x**2\n"
@@ -53,7 +53,7 @@ def test_counts_agreement_and_differences_match_the_core(qtbot, toks, text):
         assert f"{row.tokens:,} tokens" in view.sections[i].header.text()
         assert view.sections[i].browser.toPlainText().count(MARK) == row.markers
     assert f"{view.rows[1].agreement.f1:.3f}" in view.sections[1].header.text()
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_bars_sit_where_the_boundaries_are(qtbot, toks):
@@ -69,7 +69,7 @@ def test_bars_sit_where_the_boundaries_are(qtbot, toks):
             pos += 1
     assert shown.replace(MARK, "") == text
     assert offsets == view.rows[1].differing and offsets  # gpt2 and cl100k differ on this text
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_split_characters_render_without_replacement_chars(qtbot, toks):
@@ -83,7 +83,7 @@ def test_split_characters_render_without_replacement_chars(qtbot, toks):
     view.resize(720, 620)
     qtbot.waitUntil(lambda: not view.busy and len(view.rows) == 4, timeout=20000)
     view.grab().save("/tmp/compare_view.png")
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_messages_for_too_few_tokenizers_empty_text_and_too_many(qtbot, toks):
@@ -101,7 +101,7 @@ def test_messages_for_too_few_tokenizers_empty_text_and_too_many(qtbot, toks):
     view.set_text("hello there")
     qtbot.waitUntil(lambda: not view.busy, timeout=20000)
     assert len(view.rows) == 4 and "first 4 of 5" in view.note.text()
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_long_text_is_counted_whole_and_drawn_in_part(qtbot, toks):
@@ -110,7 +110,7 @@ def test_long_text_is_counted_whole_and_drawn_in_part(qtbot, toks):
     assert view.rows[0].tokens == len(toks[0].encode(text))
     assert "only the first" in view.note.text()
     assert len(view.sections[0].browser.toPlainText().replace(MARK, "")) <= RENDER_LIMIT
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_panel_follows_the_registry_and_text(qtbot, window):
@@ -134,7 +134,7 @@ def test_panel_follows_the_registry_and_text(qtbot, window):
     assert view.rows[0].tokens == len(window.registry.tokenizers()[0].encode("something else"))
     window.registry.remove(window.registry.tokenizers()[1])
     assert "second tokenizer" in view.message.text() and not view.rows
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_compare_dock_is_not_raised_at_start(qtbot, window):
@@ -156,4 +156,4 @@ def test_compare_dock_is_not_raised_at_start(qtbot, window):
     assert panels.compare.text == "日本語 hidden edit"
     assert panels.compare.rows[1].tokens == len(window.registry.tokenizers()[1].encode("日本語 hidden edit"))
     assert panels.docks["compare"] in window.tabifiedDockWidgets(panels.docks["tree"])
-    shutdown_tasks()
+    Worker.shutdown()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, install_panels
-from bpeinspect.gui.tasks import shutdown_tasks
 from tests.gui.conftest import wait_idle
 
 
@@ -24,7 +24,7 @@ def test_views_follow_the_current_tokenizer_and_show_an_example(qtbot, window):
     assert [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())] == ids
     qtbot.waitUntil(lambda: not panels.replay.busy, timeout=10000)
     assert panels.replay.trace is not None and panels.replay.trace.piece == EXAMPLE_PIECE.encode()
-    shutdown_tasks()
+    Worker.shutdown()
 
 
 def test_clicking_a_token_shows_its_tree_and_row(qtbot, window):
@@ -42,4 +42,4 @@ def test_clicking_a_token_shows_its_tree_and_row(qtbot, window):
     qtbot.waitUntil(lambda: not panels.replay.busy, timeout=10000)
     assert panels.replay.trace.piece == b" world"
     assert list(panels.replay.trace.result) == [world]
-    shutdown_tasks()
+    Worker.shutdown()

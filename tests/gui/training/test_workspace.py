@@ -174,7 +174,7 @@ def test_the_thread_fallback_trains_the_same(qtbot, ws, registry):
     add_corpus(qtbot, ws, TAYLOR)
     ws.form.sizes_edit.setText("300, 1k")
     kinds = []
-    ws.trainingStarted.connect(lambda plan: kinds.append(type(ws.worker.run_).__name__))
+    ws.trainingStarted.connect(lambda plan: kinds.append(type(ws.job.run_).__name__))
     outcome, reports = train(qtbot, ws)
     assert kinds == ["TrainingRun"] and reports[-1].phase == "done"
     text = TAYLOR.read_text(encoding="utf-8")
@@ -203,7 +203,7 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
 
     def on_report(r):
         seen.append(r)
-        if r.merges_done >= 400 and not ws.worker.is_cancelled():
+        if r.merges_done >= 400 and not ws.is_cancelling():
             shoot(ws, tmp_path, "training-running.png")
             qtbot.mouseClick(ws.cancel_button, Qt.MouseButton.LeftButton)
 
@@ -247,8 +247,8 @@ def test_a_crashed_training_process_is_a_message(qtbot, ws, registry, big_corpus
     ws.form.sizes_edit.setText("20k")
 
     def kill(report):
-        if report.merges_done > 100 and ws.worker.run_._proc is not None:
-            ws.worker.run_._proc.kill()
+        if report.merges_done > 100 and ws.job.run_._proc is not None:
+            ws.job.run_._proc.kill()
 
     ws.progressed.connect(kill)
     with qtbot.waitSignal(ws.trainingFailed, timeout=60000) as blocker:

@@ -128,7 +128,7 @@ def test_export_html_and_png(qtbot, window, tmp_path):
     wait_idle(qtbot, window)
     html_path = tmp_path / "o.html"
     window.export_html(str(html_path))
-    qtbot.waitUntil(lambda: html_path.exists() and not window.runner.is_busy(), timeout=5000)
+    qtbot.waitUntil(lambda: html_path.exists() and not window.jobs.is_busy(), timeout=5000)
     page = html_path.read_text(encoding="utf-8")
     assert (
         "&lt;" in page
@@ -270,3 +270,19 @@ def test_big_text_goes_in_slices_and_ends_exact(qtbot, window):
     assert pane.view.enc.ids == pane.tok.encode(document_text(window.document), allowed_special="all")
     window.set_text("small again")  # a new text stops a feed in progress
     assert window.text() == "small again"
+
+
+def test_panes_badge_a_default_split_rule_and_missing_bytes(qtbot, window, tmp_path):
+    """A rank file bpeinspect does not know gets cl100k's split rule as a default, and a
+    vocabulary without some single bytes drops them: both are badges in the pane header."""
+    import base64
+
+    odd = tmp_path / "odd.tiktoken"
+    odd.write_bytes(b"".join(base64.b64encode(bytes([b])) + f" {b}\n".encode() for b in range(256) if b != 3))
+    window.set_text("a\x03b")
+    window.open_tokenizer(str(odd))
+    wait_idle(qtbot, window)
+    (pane,) = window.panes.values()
+    tags = {tag.text(): tag.toolTip() for tag in pane.provenance}
+    assert set(tags) == {"default split", "1 byte missing"}
+    assert "cl100k" in tags["default split"] and "03" in tags["1 byte missing"]

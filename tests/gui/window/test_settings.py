@@ -31,8 +31,8 @@ def make_window(qtbot, settings: QSettings) -> MainWindow:
 
 
 def close(qtbot, win: MainWindow) -> None:
-    win.runner.cancel_all()
-    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=30000)
+    win.jobs.cancel_all()
+    qtbot.waitUntil(lambda: not win.jobs.is_busy(), timeout=30000)
     win.close()
 
 

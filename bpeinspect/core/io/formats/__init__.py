@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tiktoken
+from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
 from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -37,6 +37,7 @@ __all__ = [
     "open_patterns",
     "save",
     "saveable",
+    "with_settings",
 ]
 
 _HEAD = 4096  # bytes of a file its format is judged by
@@ -60,6 +61,8 @@ class Format:
     save: Callable[[Tokenizer, Path], None] | None = None
     looks_like: Callable[[Path, bytes], bool] | None = None  # from the first 4 KB of the file
     looks_like_json: Callable[[Any], bool] | None = None  # from the parsed JSON
+    from_json: Callable[[Any, Path], Tokenizer] | None = None  # built from JSON detection parsed already
+    settings: tuple[str, ...] = ()  # of pattern/special_tokens, those load() applies itself
     in_folder: Callable[[Path], Path | None] | None = None  # the path to load for a folder
     written: Callable[[Path], Path] = Path  # the path save() reports for a target name
     also_opens: tuple[str, ...] = ()  # other names it is found under, never written as
@@ -94,16 +97,18 @@ FORMATS: dict[str, Format] = {
         Format(
             "gguf",
             "GGUF model file",
-            "the vocabulary, merges, pre-tokenizer name and special tokens of a llama.cpp model",
+            "tokens, merges, token types (control = special, user-defined = added), pre-tokenizer name",
             ("*.gguf",),
             ".gguf",
             gguf.load,
             looks_like=lambda path, head: gguf.looks_like(head),
+            settings=("pattern",),
         ),
         Format(
             "sentencepiece",
             "SentencePiece BPE .model",
-            "pieces, scores, byte fallback and the normalizer",
+            "pieces with scores and types (normal, control, user-defined, byte), normalizer rule, dummy prefix and "
+            "whitespace settings; merges are recovered from the scores",
             ("*.model",),
             ".model",
             sentencepiece.load,
@@ -112,7 +117,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "minbpe",
             "minbpe .model and .vocab",
-            "merges, split pattern and special tokens (the .vocab beside it is for reading)",
+            "merges, split pattern, special tokens (the .vocab beside it is for reading)",
             ("*.model", "*.vocab"),
             ".model",
             minbpe.load,
@@ -124,7 +129,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "gpt2",
             "GPT-2 encoder.json and vocab.bpe",
-            "vocabulary and merges (the split rule is GPT-2's)",
+            "vocabulary, merges, special tokens in the encoder (GPT-2's split rule is implied)",
             (gpt2.ENCODER, gpt2.MERGES),
             "",
             gpt2.load,
@@ -137,28 +142,18 @@ FORMATS: dict[str, Format] = {
         Format(
             "tiktoken",
             "tiktoken rank file",
-            "token bytes and ranks only (known OpenAI files are recognised by their sha256)",
+            "ranks only (no split rule, special tokens or normalizer: known files get theirs by sha256)",
             ("*.tiktoken", "*.tiktoken.gz"),
             ".tiktoken",
             tiktoken.load,
             tiktoken.save,
             looks_like=lambda path, head: head[:2] == b"\x1f\x8b" or tiktoken.looks_like(head),
-        ),
-        Format(
-            "huggingface",
-            "Hugging Face tokenizer.json",
-            "vocabulary, merges, pre-tokenizer, normalizer, special and added tokens",
-            ("tokenizer.json", "*.hf.json", "*-tokenizer.json"),
-            ".json",
-            huggingface.load,
-            huggingface.save,
-            looks_like_json=huggingface.looks_like,
-            in_folder=_hf_folder,
+            settings=("pattern", "special_tokens"),
         ),
         Format(
             "native",
             "bpeinspect JSON",
-            "everything, the training settings and history included",
+            "everything, including training settings and merge counts",
             ("*.bpeinspect.json", "*.json"),
             ".json",
             native.load,
@@ -166,6 +161,29 @@ FORMATS: dict[str, Format] = {
             looks_like=lambda path, head: _json_head(head)
             and (b'"format": "bpeinspect"' in head or b'"format":"bpeinspect"' in head),
             looks_like_json=native.looks_like,
+            from_json=native.from_dict,
+        ),
+        Format(
+            "huggingface",
+            "Hugging Face tokenizer.json",
+            "vocabulary, merges, special and added tokens, pre-tokenizer (split rule), normalizer",
+            ("tokenizer.json", "*.hf.json", "*-tokenizer.json"),
+            ".json",
+            huggingface.load,
+            huggingface.save,
+            looks_like_json=huggingface.looks_like,
+            from_json=huggingface.from_dict,
+            in_folder=_hf_folder,
+        ),
+        Format(
+            "tekken",
+            "Mistral Tekken tekken_*.json",
+            "ranks, split pattern, special tokens (ids shifted by their count)",
+            ("tekken*.json",),
+            ".json",
+            tekken.load,
+            looks_like_json=tekken.looks_like,
+            from_json=tekken.from_dict,
         ),
     )
 }
@@ -213,24 +231,27 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
     Raises :class:`VocabularyError` if it is none of :data:`FORMATS`.
     """
-    path = Path(path)
+    return _detect(Path(path))[0].name
+
+
+def _detect(path: Path) -> tuple[Format, Any]:
+    """The format of ``path`` and, for a JSON file, its parsed content (parsed only once)."""
     if path.is_dir():
         for f in FORMATS.values():
             if f.in_folder is not None and f.in_folder(path) is not None:
-                return f.name
+                return f, None
         raise VocabularyError(f"{path}: the folder holds no tokenizer.json and no encoder.json + vocab.bpe")
     head = _head(path)
     if not head:
         raise VocabularyError(f"{path}: the file is empty")
     for f in FORMATS.values():
         if f.looks_like is not None and f.looks_like(path, head):
-            return f.name
+            return f, None
     if _json_head(head):
-        # parsed once here and once by its loader: a cost only for JSON the head did not settle
         obj = parse_json(read_bytes_limited(path), path)
         for f in FORMATS.values():
             if f.looks_like_json is not None and f.looks_like_json(obj):
-                return f.name
+                return f, obj
         *first, last = [f.description for f in FORMATS.values() if f.looks_like_json is not None]
         raise VocabularyError(f"{path}: a JSON file, but not a {', '.join(first)} or {last}")
     known = ", ".join(f.description for f in FORMATS.values())
@@ -246,15 +267,24 @@ def load_path(
 ) -> Tokenizer:
     """Load the tokenizer in a file or folder of any supported format.
 
-    ``pattern``, ``special_tokens`` and ``name`` apply to ``.tiktoken`` files, which do not
-    store them (known OpenAI files are recognised by their sha256 and need none).
+    ``pattern`` and ``special_tokens`` are for files that do not store them: rank files
+    (``.tiktoken``, Llama's ``tokenizer.model``; known ones are recognised by their sha256 and
+    need none) and GGUF files whose pre-tokenizer bpeinspect does not know. For any other
+    format they replace what the file says.
     """
     path = Path(path)
-    fmt = FORMATS[detect_format(path)]
+    fmt, obj = _detect(path)
     if path.is_dir() and fmt.in_folder is not None:
         path = fmt.in_folder(path) or path
+    given = {"pattern": pattern, "special_tokens": special_tokens}
     try:
-        tok = fmt.load(path, pattern=pattern, special_tokens=special_tokens, name=name)
+        if obj is not None and fmt.from_json is not None:
+            tok = fmt.from_json(obj, path)
+        else:
+            tok = fmt.load(path, **{k: v for k, v in given.items() if k in fmt.settings}, name=name)
+        rest = {k: v for k, v in given.items() if k not in fmt.settings and v is not None}
+        if rest:
+            tok = with_settings(tok, **rest)
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError, OverflowError) as exc:
         # The parsers check what they read; this net keeps the promise of a VocabularyError
         # for any structure they did not foresee.
@@ -262,6 +292,34 @@ def load_path(
     if name:
         tok.name = name
     return tok
+
+
+def with_settings(
+    tok: Tokenizer, *, pattern: str | SplitRule | None = None, special_tokens: Mapping[str, int] | None = None
+) -> Tokenizer:
+    """``tok`` with another split rule and/or special tokens (the user's choice)."""
+    if type(tok) is not Tokenizer:
+        raise VocabularyError(f"{tok.source or tok.name}: a {type(tok).__name__} takes no other split rule or specials")
+    assumed = dict(tok.assumed)
+    inferred = {k: v for k, v in tok.inferred.items() if not (k == "pattern" and pattern is not None)}
+    if pattern is not None:
+        assumed["pattern"] = "chosen by the user"
+    if special_tokens is not None:
+        assumed["special_tokens"] = "chosen by the user"
+    return Tokenizer(
+        tok.mergeable_ranks,
+        pattern=tok.split_rule if pattern is None else pattern,
+        special_tokens=tok.special_tokens if special_tokens is None else special_tokens,
+        added_tokens=tok.added_tokens,
+        merges=None if tok.uses_rank_rule else tok.merges,
+        ignore_merges=tok.ignore_merges,
+        name=tok.name,
+        source=tok.source,
+        training=tok.training,
+        normalizer=tok.normalizer,
+        assumed=assumed,
+        inferred=inferred,
+    )
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:

@@ -131,6 +131,21 @@ def token_to_bytes(token: str) -> bytes | None:
         return None
 
 
+def tokens_to_bytes(tokens: list[str]) -> list[bytes | None]:
+    """:func:`token_to_bytes` of many tokens at once: one C call for the whole vocabulary when
+    every token is in the alphabet (each character is one byte, so lengths cut the result)."""
+    try:
+        blob = codecs.charmap_encode("".join(tokens), "strict", _charmap())[0]
+    except UnicodeEncodeError:
+        return [token_to_bytes(t) for t in tokens]
+    out: list[bytes | None] = []
+    pos = 0
+    for n in map(len, tokens):
+        out.append(blob[pos : pos + n])
+        pos += n
+    return out
+
+
 def bytes_to_token(data: bytes) -> str:
     table = bytes_to_unicode()
     return "".join(table[b] for b in data)

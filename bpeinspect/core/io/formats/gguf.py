@@ -4,9 +4,12 @@
 Only the key/value metadata at the front of the file is read, with a small streaming
 parser (``gguf``'s ``GGUFReader`` also indexes every tensor and builds numpy views of every
 string, which takes seconds for a large vocabulary); tensor data is never touched, so a
-multi-GB model opens as fast as a small one. Value type codes come from the ``gguf`` package.
+multi-GB model opens as fast as a small one. The value type and token type codes are the
+GGUF specification's (tests check them against the ``gguf`` package, which is not imported
+here: with mistral_common installed, importing it takes seconds and ~100 MB).
 
-Tokens are in GPT-2's byte alphabet; control and user-defined tokens become special tokens;
+Tokens are in GPT-2's byte alphabet; control tokens become special tokens and user-defined
+ones added tokens (llama.cpp matches them before BPE even with special parsing off);
 ``tokenizer.ggml.pre`` picks the split rule (see :mod:`.gguf_pre`).
 """
 
@@ -15,16 +18,44 @@ from __future__ import annotations
 import os
 import struct
 from array import array
+from enum import IntEnum
+from operator import add, itemgetter, methodcaller
 from pathlib import Path
 from typing import IO, Any
 
-from gguf import GGUF_MAGIC, GGUFValueType, TokenType
-
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import build_tokenizer, expect, token_to_bytes
+from bpeinspect.core.io.formats._common import build_tokenizer, expect, tokens_to_bytes
 from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
+from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
+
+class GGUFValueType(IntEnum):
+    UINT8 = 0
+    INT8 = 1
+    UINT16 = 2
+    INT16 = 3
+    UINT32 = 4
+    INT32 = 5
+    FLOAT32 = 6
+    BOOL = 7
+    STRING = 8
+    ARRAY = 9
+    UINT64 = 10
+    INT64 = 11
+    FLOAT64 = 12
+
+
+class TokenType(IntEnum):
+    NORMAL = 1
+    UNKNOWN = 2
+    CONTROL = 3
+    USER_DEFINED = 4
+    UNUSED = 5
+    BYTE = 6
+
+
+GGUF_MAGIC = 0x46554747
 MAGIC = struct.pack("<I", GGUF_MAGIC)  # b"GGUF"
 _SCALARS: dict[int, str] = {
     GGUFValueType.UINT8: "B",
@@ -170,8 +201,9 @@ def _text(v: Any) -> str | None:
     return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else None
 
 
-def load(path: Path, **_: Any) -> Tokenizer:
-    """The tokenizer stored in a GGUF file's metadata."""
+def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tokenizer:
+    """The tokenizer stored in a GGUF file's metadata; ``pattern`` replaces the split rule its
+    pre-tokenizer name implies (needed for a name bpeinspect does not know)."""
     try:
         with open(path, "rb") as f:
             meta = read_metadata(f, path)
@@ -181,10 +213,10 @@ def load(path: Path, **_: Any) -> Tokenizer:
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     except RecursionError:  # arrays of arrays nested thousands deep (found by tests/robustness)
         raise VocabularyError(f"{path}: the GGUF metadata nests arrays too deeply") from None
-    return from_metadata(meta, path)
+    return from_metadata(meta, path, pattern=pattern)
 
 
-def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
+def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule | None = None) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
     expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
     if model == "llama":
@@ -192,7 +224,12 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
 
         return from_gguf(meta, path)
     if model != "gpt2":
-        kind = {"bert": "WordPiece (bert)", "t5": "Unigram (t5)"}.get(model, model)
+        kind = {
+            "bert": "WordPiece (bert), not BPE",
+            "t5": "Unigram (t5), not BPE",
+            "rwkv": "RWKV's greedy vocabulary, not BPE",
+            "plamo2": "PLaMo-2's Aho-Corasick vocabulary, not BPE",
+        }.get(model, model)
         raise UnsupportedTokenizerError(
             f"{path}: the tokenizer is {kind}; only BPE tokenizers ('gpt2' and 'llama') are supported"
         )
@@ -205,25 +242,40 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         expect(isinstance(types, array) and len(types) == len(tokens), path, "token_type does not match the tokens")
     # raw token text (UTF-8) -> its first id (built in reverse so the lowest id wins)
     index: dict[bytes, int] = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))
-    ranks: dict[bytes, int] = {}
     specials: dict[str, int] = {}
-    special_types = (TokenType.CONTROL, TokenType.USER_DEFINED)
-    for i, raw in enumerate(tokens):
-        text = raw.decode("utf-8", errors="replace")
-        if types is not None and types[i] in special_types:
-            if text and text not in specials:
-                specials[text] = i
-            continue
-        b = token_to_bytes(text)
-        if b is None or b in ranks:
-            continue  # unused/odd entries that byte-level BPE can never produce
-        ranks[b] = i
-    merges = _parse_merges(merges_raw, index, path)
+    added: dict[str, int] = {}
+    cut = (TokenType.CONTROL, TokenType.USER_DEFINED)
+    normal = range(len(tokens)) if types is None else [i for i, t in enumerate(types) if t not in cut]
+    for i in () if types is None else (i for i, t in enumerate(types) if t in cut):
+        text = tokens[i].decode("utf-8", errors="replace")
+        if text and text not in specials and text not in added:
+            (specials if types[i] == TokenType.CONTROL else added)[text] = i
+    # in bulk: one decode and one charmap call for the whole vocabulary; the first id of a
+    # token wins (built in reverse); entries outside the byte alphabet are unused/odd ones
+    # that byte-level BPE can never produce
+    blobs = tokens_to_bytes([tokens[i].decode("utf-8", errors="replace") for i in normal])
+    kept = [(b, i) for b, i in zip(blobs, normal) if b is not None]
+    ranks: dict[bytes, int] = dict(reversed(kept))
+    merges, made = _parse_merges(merges_raw, index, path)
+    if not set(made) <= set(ranks.values()):  # a merge makes a token that is not a normal one
+        made = None
     if len(set(merges)) != len(merges):  # llama.cpp keeps the last rank of a repeated pair
         last = {p: n for n, p in enumerate(merges)}
-        merges = [p for n, p in enumerate(merges) if last[p] == n]
+        keep = [last[p] == n for n, p in enumerate(merges)]
+        merges = [p for p, k in zip(merges, keep) if k]
+        made = None if made is None else [m for m, k in zip(made, keep) if k]
     pre = _text(meta.get("tokenizer.ggml.pre"))
-    rule, ignore_merges = rule_for_pre(pre, str(path))
+    inferred: dict[str, str] = {}
+    assumed: dict[str, str] = {}
+    if pattern is not None:
+        rule, ignore_merges = resolve_rule(pattern), False
+        assumed["pattern"] = f"chosen by the user (the file names the pre-tokenizer {pre or 'none'!r})"
+    else:
+        rule, ignore_merges = rule_for_pre(pre, str(path))
+        if pre:
+            inferred["pattern"] = f"llama.cpp's split rule for the pre-tokenizer {pre!r} (tokenizer.ggml.pre)"
+        else:
+            assumed["pattern"] = "llama.cpp's 'default' split rule: the file names no pre-tokenizer (tokenizer.ggml.pre)"
     name = _text(meta.get("general.name")) or path.stem
     return build_tokenizer(
         path,
@@ -231,23 +283,28 @@ def from_metadata(meta: dict[str, Any], path: Path) -> Tokenizer:
         ranks,
         pattern=rule,
         special_tokens=specials,
+        added_tokens=added,
         merges=merges,
+        merge_results=made,
         ignore_merges=ignore_merges,
         name=name,
         source=f"{path} (GGUF, pre-tokenizer {pre or 'unset'})",
+        assumed=assumed,
+        inferred=inferred,
     )
 
 
-def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> list[tuple[int, int]]:
-    get = index.get
-    split = [m.split(b" ") for m in raw]
-    try:
-        merges = [(get(x), get(y)) for x, y in split]
-        made_ok = all([x + y in index for x, y in split])
-    except ValueError:  # a line without exactly one space
+def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> tuple[list[tuple[int, int]], list[int]]:
+    """The merges as id pairs and the id each makes, mapped in C (``map``), not one by one."""
+    split = list(map(methodcaller("split", b" "), raw))
+    if split and set(map(len, split)) != {2}:
         n = next(n for n, parts in enumerate(split) if len(parts) != 2)
-        raise VocabularyError(f"{path}: merge {n} is not 'left right'") from None
-    if not made_ok or any(a is None or b is None for a, b in merges):
+        raise VocabularyError(f"{path}: merge {n} is not 'left right'")
+    get = index.get
+    left, right = list(map(itemgetter(0), split)), list(map(itemgetter(1), split))
+    ia, ib = list(map(get, left)), list(map(get, right))
+    made = list(map(get, map(add, left, right)))
+    if None in ia or None in ib or None in made:
         n = next(n for n, (x, y) in enumerate(split) if get(x) is None or get(y) is None or x + y not in index)
         raise VocabularyError(f"{path}: merge {n} uses or makes a token not in the vocabulary")
-    return merges  # type: ignore[return-value]
+    return list(zip(ia, ib)), made  # type: ignore[arg-type]

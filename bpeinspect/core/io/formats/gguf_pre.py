@@ -1,20 +1,28 @@
 """Split rules for llama.cpp's BPE pre-tokenizer names (``tokenizer.ggml.pre`` in GGUF files).
 
-Each name maps to the split its model's original Hugging Face tokenizer performs: a
-sequence of isolated regex splits (llama.cpp's ``regex_exprs``, which it applies one after
-another as Hugging Face's ``Sequence`` of ``Split`` does), plus whether whole pre-tokens
-that are tokens skip the merges (``ignore_merges``).
+Every name llama.cpp knows (``llama_vocab::impl::load`` in its ``src/llama-vocab.cpp``) maps to
+the split its model's original Hugging Face tokenizer performs: a sequence of isolated regex
+splits (llama.cpp's ``regex_exprs``, applied one after another as Hugging Face's ``Sequence``
+of ``Split`` does), plus whether whole pre-tokens that are tokens skip the merges
+(``ignore_merges``). Where llama.cpp rewrites a regex for its own engine (``(?i:...)``
+spelled out, lookahead letter classes for o200k and Tekken), the original regex from the
+model's ``tokenizer.json`` is used: it is what the reference vectors come from. The few splits
+llama.cpp runs as custom code (Kimi-K2, AFMoE's digits) are written here as the regexes that
+code implements.
+
+A file without ``tokenizer.ggml.pre`` gets llama.cpp's ``default`` rule; a name llama.cpp does
+not know is refused (llama.cpp refuses it too), unless the caller chooses a split rule.
 
 >>> rule_for_pre("qwen2")[0].pieces("abc 12")
 ['abc', ' ', '1', '2']
+>>> rule_for_pre(None)[0].name
+'default'
 """
 
 from __future__ import annotations
 
-import warnings
-
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import (
-    CL100K_PATTERN,
     LLAMA3_PATTERN,
     O200K_PATTERN,
     PRESETS,
@@ -24,9 +32,18 @@ from bpeinspect.core.split.rules import (
 
 GPT2_SPLIT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"""
 QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+QWEN35 = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
 TEKKEN = (
     r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?"""
     r"""[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+JAIS2 = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"""
+    r"""|\s{512}(?!\S)|\s{256}(?!\S)|\s{128}(?!\S)|\s{64}(?!\S)|\s{32}(?!\S)|\s{16}(?!\S)|\s{8}(?!\S)|\s{4}(?!\S)"""
+    r"""|\s{1,2}(?!\S)|\s{1}"""
 )
 BLOOM = r""" ?[^(\s|.,!?…。，、।۔،)]+"""
 CJK = r"""[一-龥ࠀ-一가-퟿]+"""
@@ -37,9 +54,36 @@ DEEPSEEK3_WORDS = (
     r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
     r"""| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
+SPARK_WORDS = (
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
+    r"""| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+"""
+)
+HAN_KANA = r"""[一-龥぀-ゟ゠-ヿ]+"""
+# Youtu's second split is o200k's with single digits; granite-embed-multi-97m's is o200k's
+YOUTU = O200K_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
+# Kimi-K2's tiktoken pattern (llama.cpp runs it as custom code); ``&&`` is set intersection (V1)
+KIMI_K2 = (
+    r"""(?V1)[\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*"""
+    r"""[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?"""
+    r"""[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# AFMoE's digits (custom code in llama.cpp): groups of three from the right, the rest first
+DIGITS_BY_THREE = r"""\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))"""
+AFMOE_ASIAN = r"""[一-鿿㐀-䶿豈-﫿぀-ゟ゠-ヿ･-ﾟ⼀-⿟เ-๿຀-໿ក-៿က-႟ꩠ-ꩿꧠ-꧿가-힯ᄀ-ᇿ]+"""
+CHAMELEON = (
+    r"""<sentinel:[0-9]+>""",
+    r"""(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z""",
+    r"""([\t\n]|    |  )""",
+    r"""\p{N}""",
+    r"""[\p{P}!-/:-@\[-`{-~]""",
+    GPT2_SPLIT,
+)
 
 # name -> (regexes split one after another, ignore_merges)
 _TABLE: dict[str, tuple[tuple[str, ...], bool]] = {}
+# names llama.cpp knows whose tokens are not byte-level (raw UTF-8 with <0xXX> byte tokens)
+NOT_BYTE_LEVEL = {"gemma4", "granite-embed-multi-311m", "sarvam-moe", "whitespace"}
 
 
 def _add(names: str, regexes: tuple[str, ...], ignore_merges: bool = False) -> None:
@@ -47,46 +91,85 @@ def _add(names: str, regexes: tuple[str, ...], ignore_merges: bool = False) -> N
         _TABLE[n] = (regexes, ignore_merges)
 
 
-_add("llama3 llama-v3 llama-bpe falcon3 falcon-h1 pixtral midm-2.0 lfm2", (LLAMA3_PATTERN,), True)
-_add("smaug-bpe glm4 chatglm-bpe", (LLAMA3_PATTERN,))
-_add("dbrx", (CL100K_PATTERN,))  # DBRX's Hugging Face tokenizer wraps tiktoken's cl100k_base
-_add("gpt-4o llama4", (O200K_PATTERN,))
+_add("default", (r"[\p{P}\$\+<=>\^~\|]+", GPT2_SPLIT, r"\p{N}+", r"[0-9][0-9][0-9]"))
+_add("llama3 llama-v3 llama-bpe falcon3 falcon-h1 pixtral midm-2.0 lfm2 jina-v5-nano", (LLAMA3_PATTERN,), True)
+_add("dbrx smaug-bpe chatglm-bpe", (LLAMA3_PATTERN,))
+_add("glm4 glm5", (LLAMA3_PATTERN,), True)
+_add("jais-2", (JAIS2,))
+_add("minicpm5", (r"\p{N}{1,3}", QWEN2.replace(r"|\p{N}|", r"|\p{N}+|")), True)
 _add("deepseek-llm", ("[\r\n]", DEEPSEEK_LATIN, r"\s?[!-/:-~！-／：-～‘-‟　-。]+", r"\s+$", CJK, r"\p{N}+"))
 _add("deepseek-coder", ("[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", CJK, r"\p{N}"))
-_add("deepseek-v3", (r"\p{N}{1,3}", r"[一-龥぀-ゟ゠-ヿ]+", DEEPSEEK3_WORDS))
-_add("falcon", (r"[\p{P}\$\+<=>\^~\|`]+", GPT2_SPLIT, r"[0-9][0-9][0-9]"))
-_add("starcoder refact command-r smollm codeshell exaone minerva-7b", (r"\p{N}", GPT2_SPLIT))
+_add("deepseek-v3 hunyuan-dense hy_v4 joyai-llm", (r"\p{N}{1,3}", HAN_KANA, DEEPSEEK3_WORDS))
+_add("spark2_5", (r"\p{N}{1,3}", HAN_KANA, SPARK_WORDS, r"\p{N}"))
 _add(
-    "gpt-2 phi-2 jina-es jina-de gigachat jina-v1-en jina-v2-es jina-v2-de jina-v2-code roberta-bpe mpt olmo jais "
-    "exaone4 a.x-4.0 mellum",
+    "youtu",
+    (r"""[가-힣ㄱ-ㆎ]+|[！…“”‘’—：；，、-〿︰-﹏]+|[ㄅ-ㄯ]+|[一-龥぀-ゟ゠-ヿ]+""", YOUTU),
+    True,
+)
+_add("falcon", (r"[\p{P}\$\+<=>\^~\|`]+", GPT2_SPLIT, r"[0-9][0-9][0-9]"))
+_add("starcoder refact command-r smollm codeshell exaone minerva-7b mellum2", (r"\p{N}", GPT2_SPLIT))
+_add(
+    "gpt-2 phi-2 jina-es jina-de gigachat jina-v2-es jina-v2-de a.x-4.0 mellum modern-bert jina-v1-en jina-v2-code "
+    "roberta-bpe mpt olmo jais exaone4 trillion granite-docling",
     ("gpt2",),
 )
-_add("qwen2 deepseek-r1-qwen stablelm2 megrez kormo", (QWEN2,))
-_add("tekken", (TEKKEN,), True)
+_add("qwen2 deepseek-r1-qwen kormo f2llmv2 megrez stablelm2 hunyuan solar-open grok-2", (QWEN2,))
+_add("qwen35", (QWEN35,))
 _add("poro-chat bloom gpt3-finnish", (BLOOM,))
 _add("viking", (BLOOM, r"\p{N}"))
-_add("default", (r"[\p{P}\$\+<=>\^~\|]+", GPT2_SPLIT, r"\p{N}+", r"[0-9][0-9][0-9]"))
+_add("tekken", (TEKKEN,), True)
+_add("chameleon", CHAMELEON)
+_add("exaone-moe", (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]?"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+""",
+))
+_add("gpt-4o llama4 kanana2 talkie minimax-m2", (O200K_PATTERN,))
+_add("granite-embed-multi-97m", (O200K_PATTERN,), True)
+_add("tiny_aya cohere2moe", (r"\d{1,3}(?=(?:\d{3})*\b)", O200K_PATTERN))
+_add("superbpe", (r"\p{N}+", r"(?=(\d{3})+(?!\d))"))
+_add("bailingmoe bailingmoe2 llada-moe", (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""",
+))
+_add("seed-coder", (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+|\s+(?!\S)|\s+""",
+))
+_add("ufakzeka", (r"""[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",))
+_add("kimi-k2", (KIMI_K2,))
+_add("afmoe", (DIGITS_BY_THREE, AFMOE_ASIAN, DEEPSEEK3_WORDS))
+_add("laguna", (r"[^\n]+|[\n]+", QWEN2))
 
 KNOWN_PRE_NAMES: tuple[str, ...] = tuple(sorted(_TABLE))
+
+
+class UnknownPreTokenizerError(VocabularyError):
+    """A ``tokenizer.ggml.pre`` name whose split rule bpeinspect does not know."""
 
 
 def rule_for_pre(name: str | None, source: str = "") -> tuple[SplitRule, bool]:
     """``(split rule, ignore_merges)`` for a ``tokenizer.ggml.pre`` name.
 
-    An unknown or missing name gives a warning and GPT-2's rule.
+    No name (``None`` or empty) is llama.cpp's ``default``; an unknown one raises
+    :class:`UnknownPreTokenizerError`, naming it and how to choose a split rule.
     """
-    entry = _TABLE.get(name or "")
-    if entry is None:
-        warnings.warn(
-            f"{source + ': ' if source else ''}unknown pre-tokenizer {name!r}; using GPT-2's split rule",
-            stacklevel=2,
+    where = f"{source}: " if source else ""
+    key = name or "default"
+    if key in NOT_BYTE_LEVEL:
+        raise VocabularyError(
+            f"{where}the pre-tokenizer {key!r} works on raw UTF-8 tokens (SentencePiece-style BPE), "
+            "not on byte-level ones; this file is not byte-level BPE"
         )
-        return PRESETS["r50k"], False
+    entry = _TABLE.get(key)
+    if entry is None:
+        raise UnknownPreTokenizerError(
+            f"{where}unknown pre-tokenizer {name!r} (tokenizer.ggml.pre): bpeinspect does not know its split rule. "
+            "Choose one to load the file anyway: bpeinspect-cli --pattern NAME|REGEX (a preset such as "
+            f"{', '.join(sorted(PRESETS))}, or the model's own regex), or load_path(path, pattern=...)"
+        )
     regexes, ignore_merges = entry
     if regexes == ("gpt2",):
         return PRESETS["r50k"], ignore_merges
     if len(regexes) == 1:
         for preset in PRESETS.values():
-            if preset.pattern == regexes[0]:
+            if preset.pattern == regexes[0] and preset.fast is not None:
                 return preset, ignore_merges
-    return SplitRule(tuple(Split(r) for r in regexes), name=name or ""), ignore_merges
+    return SplitRule(tuple(Split(r) for r in regexes), name=key), ignore_merges

@@ -87,6 +87,7 @@ def to_dict(tok: Tokenizer) -> dict:
         "source": tok.source,
         "pattern": rule_to_dict(tok.split_rule),
         "special_tokens": dict(tok.special_tokens),
+        "added_tokens": dict(tok.added_tokens),
         "rule": "ranks" if tok.uses_rank_rule else "pairs",
         "ignore_merges": tok.ignore_merges,
         "tokens": tokens,
@@ -119,11 +120,13 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         expect(b not in ranks, path, f"token {i} repeats token {ranks.get(b)}")
         ranks[b] = i
     specials = obj.get("special_tokens") or {}
-    expect(
-        isinstance(specials, dict) and all(isinstance(k, str) and type(v) is int for k, v in specials.items()),
-        path,
-        "'special_tokens' must map text to ids",
-    )
+    added = obj.get("added_tokens") or {}
+    for key, table in (("special_tokens", specials), ("added_tokens", added)):
+        expect(
+            isinstance(table, dict) and all(isinstance(k, str) and type(v) is int for k, v in table.items()),
+            path,
+            f"'{key}' must map text to ids",
+        )
     rule_kind = obj.get("rule")
     expect(rule_kind in ("pairs", "ranks"), path, "'rule' must be 'pairs' or 'ranks'")
     merges = None
@@ -148,6 +151,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         ranks,
         pattern=rule,
         special_tokens=specials,
+        added_tokens=added,
         merges=merges,
         ignore_merges=bool(obj.get("ignore_merges", False)),
         name=name or Path(path).name.split(".")[0],

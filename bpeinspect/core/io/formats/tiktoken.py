@@ -1,8 +1,9 @@
 """tiktoken's ``.tiktoken`` rank files: one ``base64(token) rank`` pair per line.
 
-The file holds neither the split pattern nor the special tokens. OpenAI's published files
-are recognised by their sha256 and get their real settings; any other file takes them from
-the caller, defaulting to the cl100k pattern and no special tokens.
+The file holds neither the split pattern nor the special tokens. Known files (OpenAI's, Llama
+3 and 4, Qwen, Whisper: :mod:`.known_ranks`) are recognised by their sha256 and get their real
+settings; any other file takes them from the caller, defaulting to the cl100k pattern and no
+special tokens, which the tokenizer reports in ``assumed``.
 
 >>> import tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "r50k.tiktoken"
@@ -18,30 +19,17 @@ import base64
 import hashlib
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from bpeinspect.core.io.atomic import atomic_open
-from bpeinspect.core.io.builtins import BUILTINS, parse_tiktoken_ranks
+from bpeinspect.core.io.builtins import parse_tiktoken_ranks
 from bpeinspect.core.io.formats._common import build_tokenizer, read_bytes_limited
-from bpeinspect.core.split.rules import PRESETS, SplitRule
+from bpeinspect.core.io.formats.known_ranks import KNOWN
+from bpeinspect.core.normalize import Unicode
+from bpeinspect.core.split.rules import PRESETS, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
 DEFAULT_PATTERN = "cl100k"
-
-
-@dataclass(frozen=True)
-class KnownFile:
-    name: str
-    pattern: str
-    special_tokens: dict[str, int]
-
-
-KNOWN: dict[str, KnownFile] = {spec.sha256: KnownFile(spec.name, spec.pattern, spec.special_tokens) for spec in BUILTINS.values()}
-# p50k_base (tiktoken_ext/openai_public.py): GPT-2's pattern, 50281 ids, one special token.
-KNOWN["94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"] = KnownFile(
-    "p50k_base", "r50k", {"<|endoftext|>": 50256}
-)
 
 
 def looks_like(head: bytes) -> bool:
@@ -72,19 +60,46 @@ def load(
     digest = hashlib.sha256(data).hexdigest()
     known = KNOWN.get(digest)
     ranks = parse_tiktoken_ranks(data, str(path))
+    inferred: dict[str, str] = {}
+    assumed: dict[str, str] = {}
     if known is not None:
-        rule: str | SplitRule | None = PRESETS[known.pattern] if pattern is None else pattern
-        specials = dict(known.special_tokens) if special_tokens is None else dict(special_tokens)
+        how = f"{known.description}, recognised by the file's sha256"
+        rule: str | SplitRule | None = resolve_rule(PRESETS.get(known.pattern, known.pattern)) if pattern is None else pattern
+        specials = known.special_tokens(len(ranks)) if special_tokens is None else dict(special_tokens)
+        for key, given in (("pattern", pattern), ("special_tokens", special_tokens)):
+            if given is None:
+                inferred[key] = how
+            else:
+                assumed[key] = "chosen by the user"
+        if known.normalizer:
+            inferred["normalizer"] = f"{known.normalizer} ({how})"
         source = f"{path} (tiktoken rank file, {known.name})"
         default_name = known.name
     else:
         rule = PRESETS[DEFAULT_PATTERN] if pattern is None else pattern
         specials = dict(special_tokens or {})
+        if pattern is None:
+            assumed["pattern"] = (
+                "cl100k_base's split rule, a default: the file does not store one and is not a known file "
+                "(choose another with --pattern)"
+            )
+        if special_tokens is None:
+            assumed["special_tokens"] = "none: the file does not store them (add some with --special-token)"
         source = f"{path} (tiktoken rank file)"
         default_name = _stem(path)
-    return build_tokenizer(
-        path, Tokenizer, ranks, pattern=rule, special_tokens=specials, name=name or default_name, source=source
+    tok = build_tokenizer(
+        path,
+        Tokenizer,
+        ranks,
+        pattern=rule,
+        special_tokens=specials,
+        name=name or default_name,
+        source=source,
+        assumed=assumed,
+        inferred=inferred,
+        normalizer=Unicode(known.normalizer) if known is not None and known.normalizer else None,
     )
+    return tok
 
 
 def dumps(tok: Tokenizer) -> bytes:

@@ -84,21 +84,47 @@ def test_multi_gigabyte_file_opens_from_its_metadata(gpt2_meta, tmp_path):
     assert tok.encode("hello world") == [31373, 995]
 
 
-def test_control_and_user_defined_tokens_are_special(gpt2_meta, tmp_path):
+def test_control_tokens_are_special_and_user_defined_ones_added(gpt2_meta, tmp_path):
     extra = {"<tool>": gguf.TokenType.USER_DEFINED, "<ctl>": gguf.TokenType.CONTROL, "<spare>": gguf.TokenType.NORMAL}
     path = write_gguf(tmp_path / "types.gguf", gpt2_meta, extra_types={50256: gguf.TokenType.CONTROL},
                       extra_tokens=extra)
     tok = load_path(path)
-    assert tok.special_tokens == {"<|endoftext|>": 50256, "<tool>": 50257, "<ctl>": 50258}
+    assert tok.special_tokens == {"<|endoftext|>": 50256, "<ctl>": 50258}
+    assert tok.added_tokens == {"<tool>": 50257}
     assert tok.token_id(b"<spare>") == 50259
     assert tok.encode("a<tool>b", allowed_special="all") == [64, 50257, 65]
+    # llama.cpp matches user-defined tokens even with special parsing off
+    assert tok.encode("a<tool>b") == tok.encode_ordinary("a<tool>b") == [64, 50257, 65]
+    assert tok.encode("a<ctl>b", disallowed_special=()) != [64, 50258, 65]
 
 
-def test_unknown_pre_warns_and_uses_gpt2_rule(gpt2_meta, tmp_path):
+def test_unknown_pre_is_refused_naming_it_and_loads_with_a_chosen_rule(gpt2_meta, tmp_path):
     path = write_gguf(tmp_path / "odd.gguf", gpt2_meta, pre="no-such-pre")
-    with pytest.warns(UserWarning, match="no-such-pre"):
-        tok = load_path(path)
-    assert tok.split_rule.name == "r50k"
+    with pytest.raises(VocabularyError, match="no-such-pre") as err:
+        load_path(path)
+    assert str(path) in str(err.value) and "--pattern" in str(err.value)
+    tok = load_path(path, pattern="gpt4")
+    assert tok.split_rule.name == "gpt4" and "pattern" in tok.assumed
+
+
+def test_missing_pre_is_llama_cpps_default(gpt2_meta, tmp_path):
+    meta = {k: v for k, v in gpt2_meta.items() if k != "tokenizer.ggml.pre"}
+    tok = load_path(write_gguf(tmp_path / "nopre.gguf", meta, pre=None))
+    assert tok.split_rule.name == "default" and "default" in tok.assumed["pattern"]
+    # llama.cpp's default: punctuation runs, then GPT-2's split, digit runs, then digits by three
+    assert tok.split_rule.pieces("a, b!! 12345") == ["a", ",", " b", "!!", " ", "123", "45"]
+
+
+def test_not_byte_level_pre_is_refused(gpt2_meta, tmp_path):
+    with pytest.raises(VocabularyError, match="not byte-level"):
+        load_path(write_gguf(tmp_path / "ws.gguf", gpt2_meta, pre="whitespace"))
+
+
+def test_empty_matches_cut_as_in_hugging_face():
+    rule, _ = rule_for_pre("superbpe")
+    assert rule.pieces("x 1234567 ab") == ["x ", "1", "234", "567", " ab"]
+    rule, _ = rule_for_pre("afmoe")
+    assert [p for p in rule.pieces("1234567") if p] == ["1", "234", "567"]
 
 
 def test_non_bpe_gguf_is_refused(gpt2_meta, tmp_path):
@@ -180,3 +206,11 @@ def test_huge_claimed_counts_are_refused(tmp_path):
     )
     with pytest.raises(VocabularyError, match="more than the file"):
         load_path(p)
+
+
+def test_type_codes_match_the_gguf_package():
+    assert gguf_format.GGUF_MAGIC == gguf.GGUF_MAGIC
+    assert {t.name: int(t) for t in gguf_format.GGUFValueType} == {
+        t.name: int(t) for t in gguf.GGUFValueType if t.name in gguf_format.GGUFValueType.__members__
+    }
+    assert {t.name: int(t) for t in gguf_format.TokenType} == {t.name: int(t) for t in gguf.TokenType}

@@ -103,9 +103,18 @@ def test_trained_hf_tokenizer_loads_with_identical_encodings(corpus, tmp_path, k
 def test_added_tokens_special_and_not(corpus, tmp_path):
     hf, path = _train(corpus, tmp_path, PRE_TOKENIZERS["llama3-split"](), added=["foo bar", "<tag>"])
     tok = load_path(path)
-    assert {"<|end|>", "foo bar", "<tag>"} <= set(tok.special_tokens)
+    assert "<|end|>" in tok.special_tokens and not {"foo bar", "<tag>"} & set(tok.special_tokens)
+    assert {"foo bar", "<tag>"} == set(tok.added_tokens)
     texts = ["say foo bar<tag> now <|end|>", "foo barfoo bar", *corpus[1:60]]
     assert_same(tok, hf, texts)
+    # added tokens that are not special are matched in ordinary encoding too; specials are not
+    ordinary = tok.encode_ordinary("say foo bar<tag> now <|end|>")
+    assert tok.added_tokens["foo bar"] in ordinary and tok.added_tokens["<tag>"] in ordinary
+    assert tok.special_tokens["<|end|>"] not in ordinary
+    assert [tok.token_kind(tok.token_id(s)) for s in ("<|end|>", "<tag>")] == ["special", "added"]
+    # written back, the two kinds stay apart
+    back = load_path(save(tok, tmp_path / "back.hf.json"))
+    assert (back.special_tokens, back.added_tokens) == (tok.special_tokens, tok.added_tokens)
 
 
 def test_merges_as_strings_and_pairs_give_the_same_tokenizer(corpus, tmp_path):

@@ -8,11 +8,18 @@ from bpeinspect.core import PRESETS, load_tokenizer
 from bpeinspect.core.io.formats import load_path, save, tiktoken
 
 
-def test_known_hashes_cover_the_openai_files():
+def test_known_hashes_cover_the_openai_and_open_model_files():
     names = {k.name for k in tiktoken.KNOWN.values()}
-    assert names == {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}
+    assert names == {
+        "r50k_base", "p50k_base", "cl100k_base", "o200k_base", "llama3", "llama4", "qwen", "qwen3.5",
+        "whisper-multilingual",
+    }
     p50k = tiktoken.KNOWN["94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"]
-    assert p50k.pattern == "r50k" and p50k.special_tokens == {"<|endoftext|>": 50256}
+    assert p50k.pattern == "r50k" and p50k.special_tokens(50281) == {"<|endoftext|>": 50256}
+    llama4 = next(k for k in tiktoken.KNOWN.values() if k.name == "llama4").special_tokens(200000)
+    assert len(llama4) == len(set(llama4.values())) == 2048 and llama4["<|eot|>"] == 200008
+    whisper = next(k for k in tiktoken.KNOWN.values() if k.name == "whisper-multilingual").special_tokens(50257)
+    assert whisper["<|startoftranscript|>"] == 50258 and whisper["<|0.00|>"] == 50364 and len(whisper) == 1608
 
 
 def test_known_cl100k_file_gets_its_pattern_and_specials(tmp_path):
@@ -31,6 +38,7 @@ def test_unknown_file_defaults_and_overrides(tmp_path):
     tok = load_path(p)
     assert tok.name == "mine" and tok.special_tokens == {}
     assert tok.split_rule is PRESETS[tiktoken.DEFAULT_PATTERN]
+    assert "cl100k" in tok.assumed["pattern"] and "special_tokens" in tok.assumed
     assert tok.encode("abc abc") == [257, 32, 257]
     tok2 = load_path(p, pattern=None, special_tokens={"<eos>": 258}, name="x")
     assert tok2.name == "x" and tok2.special_tokens == {"<eos>": 258}
@@ -47,3 +55,17 @@ def test_bad_lines_name_the_line(tmp_path):
     p.write_bytes(b"YQ== 0\n")
     with pytest.raises(ValueError, match="single bytes"):
         load_path(p)
+
+
+def test_known_file_says_what_was_inferred(tmp_path):
+    tok = load_path(save(load_tokenizer("cl100k_base"), tmp_path / "a.tiktoken"))
+    assert not tok.assumed and "sha256" in tok.inferred["pattern"]
+
+
+def test_empty_token_line_is_the_empty_token(tmp_path):
+    # Whisper's multilingual.tiktoken writes an empty token as "=" (tiktoken accepts it)
+    p = tmp_path / "w.tiktoken"
+    lines = [__import__("base64").b64encode(bytes([b])) + f" {b}".encode() for b in range(256)]
+    p.write_bytes(b"\n".join([*lines, b"= 256", b"YWI= 257"]) + b"\n")
+    tok = load_path(p)
+    assert tok.token_bytes(256) == b"" and tok.encode("ab") == [257] and tok.decode([256, 97]) == "a"

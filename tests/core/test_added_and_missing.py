@@ -1,0 +1,84 @@
+"""Added tokens that are not special, and byte-level vocabularies without every single byte
+(issue 14 items 1 and 2), checked against Hugging Face ``tokenizers`` on the shared repro files."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.encoding import ADDED, SPECIAL, build_encoding
+from bpeinspect.core.tokenizer import Tokenizer
+from tests.paths import SHARED
+
+REPROS = SHARED / "vocabs" / "repros"
+tokenizers = pytest.importorskip("tokenizers")
+
+TEXTS = ["hi there", "hi there  x", "a\x03b \x00\x7f  \t\n", "  indented\n    more   \n", "é 🎉 日本 x\x03\x03y"]
+
+
+@pytest.mark.parametrize("name", ["no-invalid-utf8-bytes", "nonspecial-added"])
+def test_repros_match_hugging_face(name: str) -> None:
+    path = REPROS / f"{name}.tokenizer.json"
+    tok = load_tokenizer(path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    for text in TEXTS:
+        assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids, repr(text)
+
+
+def test_the_issue_examples() -> None:
+    assert load_tokenizer(REPROS / "no-invalid-utf8-bytes.tokenizer.json").encode("hi there") == [243, 32, 116, 104, 101, 114, 101]
+    added = load_tokenizer(REPROS / "nonspecial-added.tokenizer.json")
+    assert added.encode("hi there  x") == [256, 32, 116, 104, 101, 114, 101, 257, 120]
+
+
+def _falcon_like(pattern: str | None = "gpt2") -> Tokenizer:
+    ranks = {bytes([b]): b for b in range(256) if b not in (0x03, 0xC0, 0xFF)}
+    ranks[b"ab"] = 300
+    return Tokenizer(ranks, pattern=pattern, special_tokens={"<s>": 400}, added_tokens={"  ": 401})
+
+
+def test_missing_bytes_are_listed_and_dropped() -> None:
+    tok = _falcon_like(pattern=None)
+    assert tok.missing_bytes == (0x03, 0xC0, 0xFF)
+    # the dropped byte's neighbours become adjacent and merge, as in Hugging Face
+    assert tok.encode("a\x03b") == [300]
+    assert tok.decode(tok.encode("x\x03y")) == "xy"
+    assert tok.dropped_bytes("a\x03b\x03") == [(1, 2), (3, 4)]
+
+
+def test_offsets_skip_dropped_bytes() -> None:
+    tok = _falcon_like()
+    text = "é\x03z ab\x03 q  r"
+    enc = tok.encode_with_offsets(text)
+    assert enc.ids == tok.encode(text)
+    assert enc.dropped == [(1, 2), (6, 7)]
+    for t in enc:
+        assert text.encode()[t.byte_span[0] : t.byte_span[1]] == t.text_bytes
+        if not t.splits_char:
+            assert text[t.char_span[0] : t.char_span[1]].encode() == t.text_bytes
+    slow = build_encoding(tok, text, tok._segments(text, frozenset(tok.special_tokens)))
+    assert (slow.ids, list(slow.byte_starts), slow.dropped) == (enc.ids, list(enc.byte_starts), enc.dropped)
+
+
+def test_added_and_special_are_kept_apart() -> None:
+    tok = _falcon_like()
+    assert tok.encode("x  y<s>", disallowed_special=()) == [120, 401, 121, 60, 115, 62]
+    assert tok.encode("x  y<s>", allowed_special="all") == [120, 401, 121, 400]
+    assert (tok.is_added(401), tok.is_special(401), tok.is_special(400), tok.token_kind(120)) == (True, False, True, "normal")
+    text = "x  y<s>"
+    for enc in (tok.encode_with_offsets(text), build_encoding(tok, text, tok._segments(text, frozenset({"<s>"})))):
+        assert [enc.flags[i] & (ADDED | SPECIAL) for i in range(len(enc))] == [0, ADDED, 0, SPECIAL]
+        assert enc.is_added(1) and not enc.is_special(1) and enc.is_special(3)
+
+
+def test_too_many_missing_bytes_is_not_byte_level() -> None:
+    with pytest.raises(ValueError, match="not a byte-level vocabulary"):
+        Tokenizer({bytes([b]): b for b in range(100)})
+
+
+def test_many_added_tokens_are_found_fast() -> None:
+    added = {f"<unused{i}>": 1000 + i for i in range(6000)}
+    tok = Tokenizer({bytes([b]): b for b in range(256)}, pattern="gpt2", added_tokens=added)
+    text = "hello <unused12> world <unused5999><unused1>x " * 2000
+    ids = tok.encode(text)
+    assert ids.count(1012) == ids.count(1000 + 5999) == ids.count(1001) == 2000

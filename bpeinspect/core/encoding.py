@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from bpeinspect.core.errors import Cancelled
@@ -134,6 +135,40 @@ def _find(starts: array, ends: array, pos: int) -> int | None:
     while i > 0 and starts[i - 1] == starts[i]:
         i -= 1
     return i
+
+
+def tiled_ids(
+    segments: list[tuple[str, int | None]],
+    find: Callable[[str], list[str]],
+    lookup: Callable[[str], Sequence[int]],
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[list[int], list[int]]:
+    """The ids of ``segments`` (text, or a cut-out token's id) and the length of every
+    pre-token in code points: ``find`` splits text into pre-tokens, ``lookup`` maps one to ids."""
+    ids: list[int] = []
+    piece_lens: list[int] = []
+    for segment, cut in segments:
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        if cut is not None:
+            ids.append(cut)
+            piece_lens.append(len(segment))
+        else:
+            pieces = find(segment)
+            ids.extend(chain.from_iterable(map(lookup, pieces)))  # the per-piece loop stays in C
+            piece_lens.extend(map(len, pieces))
+    return ids, piece_lens
+
+
+def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
+    """Byte length of every id below ``n_vocab`` (0 for ids ``decoder`` does not have)."""
+    import numpy as np  # see encoding_from_ids
+
+    lens = np.zeros(n_vocab, dtype=np.int64)
+    lens[np.fromiter(decoder.keys(), dtype=np.int64, count=len(decoder))] = np.fromiter(
+        map(len, decoder.values()), dtype=np.int64, count=len(decoder)
+    )
+    return lens
 
 
 def encoding_from_ids(

@@ -278,7 +278,7 @@ def test_every_tokenizer_command_takes_pattern_and_special_tokens(command, tmp_p
     if command == "encode":
         assert out.split() == ["256", "258", "257"]
     if command == "info":
-        assert "chosen by the user" in out and "258  '<|end|>'" in out
+        assert "chosen by the user" in out and "258  <|end|>" in out
 
 
 def test_a_default_pattern_is_a_visible_warning(tmp_path, capsys):

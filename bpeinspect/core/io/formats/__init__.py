@@ -90,7 +90,7 @@ def _hf_folder(folder: Path) -> Path | None:
 
 # In detection order: a file is the first format that recognises its head, else (for JSON)
 # the first that recognises its parsed content; a folder is the first that finds its files.
-# save() picks the first saveable format whose patterns match the target's name.
+# save() picks the saveable format whose pattern matches the target's name most specifically.
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
@@ -324,7 +324,7 @@ def with_settings(
 
 def format_for_path(path: str | os.PathLike[str]) -> str:
     """The format :func:`save` writes for ``path``, from its name: an existing folder is
-    GPT-2's pair, otherwise the first saveable format whose patterns match.
+    GPT-2's pair, otherwise the saveable format with the most specific matching pattern.
 
     >>> [format_for_path(n) for n in ("a.tiktoken", "tokenizer.json", "a.model", "encoder.json", "a.json")]
     ['tiktoken', 'huggingface', 'minbpe', 'gpt2', 'native']
@@ -332,9 +332,10 @@ def format_for_path(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     if p.is_dir():
         return "gpt2"
-    for f in saveable():
-        if f.matches(p.name):
-            return f.name
+    # the most specific pattern wins: "tokenizer.json" over "*.json"
+    found = [(len(pat), -k, f) for k, f in enumerate(saveable()) for pat in f.patterns if fnmatch.fnmatchcase(p.name.lower(), pat)]
+    if found:
+        return max(found, key=lambda x: x[:2])[2].name
     for f in FORMATS.values():
         if f.matches(p.name):
             raise VocabularyError(f"{p}: writing a {f.description} is not supported")

@@ -40,20 +40,11 @@ def atomic_path(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iterat
     >>> p.read_text()
     'x,y'
     """
-    target = Path(path)
-    fd, tmp = _temp_beside(target, suffix)
-    os.close(fd)
-    try:
+    with _replacing(Path(path), suffix) as (fd, tmp):
+        os.close(fd)
         yield tmp
         if not tmp.exists() or tmp.stat().st_size == 0:
-            raise OSError(f"{target}: nothing was written")
-        _finish(tmp, target)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(_folder(target))
+            raise OSError(f"{path}: nothing was written")
 
 
 @contextlib.contextmanager
@@ -69,11 +60,19 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | 
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', not {mode!r}")
-    target = Path(path)
-    fd, tmp = _temp_beside(target, ".tmp")
+    with _replacing(Path(path), ".tmp") as (fd, _tmp), os.fdopen(
+        fd, mode, encoding=encoding, newline="" if "b" not in mode else None
+    ) as f:
+        yield f
+
+
+@contextlib.contextmanager
+def _replacing(target: Path, suffix: str) -> Iterator[tuple[int, Path]]:
+    """A temporary file beside ``target`` (its descriptor and path) that replaces ``target``
+    when the block ends cleanly and is removed when it does not."""
+    fd, tmp = _temp_beside(target, suffix)
     try:
-        with os.fdopen(fd, mode, encoding=encoding, newline="" if "b" not in mode else None) as f:
-            yield f
+        yield fd, tmp
         _finish(tmp, target)
         os.replace(tmp, target)
     except BaseException:

@@ -50,15 +50,9 @@ def welcome_text() -> str:
 
 def build_window(args: argparse.Namespace):
     """The main window, opening the tokenizers and text that ``args`` name."""
-    from bpeinspect.gui.panels.languages_menu import install_languages_panel
-    from bpeinspect.gui.panels.specs import install_panels
-    from bpeinspect.gui.training.menu import install_training_panel
     from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow()
-    install_panels(win)
-    install_training_panel(win)  # Tokenizers ▸ Train a tokenizer… (Ctrl+T)
-    install_languages_panel(win)  # View ▸ Languages… (Ctrl+L)
+    win = MainWindow()  # with the docked panels of bpeinspect.gui.panels.specs.PANELS
     size = args.size or ("1400x860" if args.screenshot else None)  # screenshots ignore the saved size
     try:
         if size:

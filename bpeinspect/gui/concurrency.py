@@ -239,10 +239,12 @@ class Jobs(QObject):
     """A widget's workers, one per key: a new job under a key supersedes the one before.
 
     ``busyChanged(bool)`` says when the first job starts and the last one's thread is free
-    (superseded jobs count until then: they may still read what they were given).
+    (superseded jobs count until then: they may still read what they were given);
+    ``ended(key)`` follows the ``finished`` of every job.
     """
 
     busyChanged = Signal(bool)
+    ended = Signal(object)  # the key
 
     def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
         super().__init__(parent)
@@ -313,8 +315,9 @@ class Jobs(QObject):
         latest = self._latest.get(key)
         if latest is not None and latest.serial == serial:
             del self._latest[key]
-        if not self._running:
-            with contextlib.suppress(RuntimeError):  # the owner is being destroyed
+        with contextlib.suppress(RuntimeError):  # the owner is being destroyed
+            self.ended.emit(key)
+            if not self._running:
                 self.busyChanged.emit(False)
 
 

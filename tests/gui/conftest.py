@@ -5,6 +5,7 @@ from PySide6.QtCore import QSettings
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.gui.app import configure_process
+from bpeinspect.gui.concurrency import Worker
 
 configure_process()  # what the app does at start: tests of responsiveness need it
 
@@ -14,11 +15,10 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 
-@pytest.fixture
-def window(qtbot, settings):
+def _window(qtbot, settings, panels):
     from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow(settings=settings)
+    win = MainWindow(settings=settings, panels=panels)
     qtbot.addWidget(win)
     win.show()
     yield win
@@ -27,6 +27,21 @@ def window(qtbot, settings):
         qtbot.waitUntil(lambda: not win.jobs.is_busy(), timeout=30000)
     except Exception as exc:
         raise AssertionError(f"jobs still running at teardown: {win.jobs.running_keys()}") from exc
+    Worker.shutdown()  # the panels' jobs
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    """A main window without panels (the panel tests use ``panel_window``)."""
+    yield from _window(qtbot, settings, ())
+
+
+@pytest.fixture
+def panel_window(qtbot, settings):
+    """A main window with every panel of bpeinspect.gui.panels.specs.PANELS."""
+    from bpeinspect.gui.panels.specs import PANELS
+
+    yield from _window(qtbot, settings, PANELS)
 
 
 @pytest.fixture(scope="session")
@@ -35,4 +50,7 @@ def cl100k():
 
 
 def wait_idle(qtbot, win, timeout: int = 30000) -> None:
-    qtbot.waitUntil(win.is_idle, timeout=timeout)
+    """Wait for the window's ``idle`` signal (unless it is idle already)."""
+    if not win.is_idle():
+        with qtbot.waitSignal(win.idle, timeout=timeout):
+            pass

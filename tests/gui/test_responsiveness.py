@@ -147,7 +147,7 @@ def test_encoding_5mb_does_not_stall(qtbot, small_window):
         window.set_text(text)  # the encode starts on the next event-loop turn, inside the probe
         with StallProbe() as probe:
             wait_idle(qtbot, window, timeout=120000)
-        pane = next(iter(window.panes.values()))
+        pane = window.panes.panes()[0]
         assert len(pane.view.enc.ids) == len(pane.tok.encode_ordinary(text))
         assert probe.ticks > 20
         probes.append(probe)

@@ -49,7 +49,7 @@ def text_of_size(n_bytes: int) -> str:
 def window(qtbot, tmp_path):
     from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), panels=())
     qtbot.addWidget(win)
     win.show()
     win.open_tokenizer("cl100k_base")
@@ -61,7 +61,7 @@ def window(qtbot, tmp_path):
 
 
 def pane_of(win):
-    return next(iter(win.panes.values()))
+    return win.panes.panes()[0]
 
 
 def test_50mb_paste_is_refused_without_freezing(qtbot, window):
@@ -86,7 +86,7 @@ def test_50mb_paste_is_refused_without_freezing(qtbot, window):
     view.paste()
     qtbot.waitUntil(window.is_idle, timeout=30000)
     assert window.text() == "before the paste and after it"
-    assert list(window.results[id(pane_of(window).tok)].enc.ids) == load_tokenizer("cl100k_base").encode(
+    assert list(window.registry.result(pane_of(window).tok).enc.ids) == load_tokenizer("cl100k_base").encode(
         window.text(), allowed_special="all"
     )
 
@@ -108,7 +108,7 @@ def test_a_paste_under_the_limit_goes_in(qtbot, window):
     qtbot.waitUntil(window.is_idle, timeout=120000)
     assert window.text() == "before the paste " + text
     assert window.message.text() == ""
-    enc = window.results[id(pane_of(window).tok)].enc
+    enc = window.registry.result(pane_of(window).tok).enc
     assert len(enc.ids) == len(load_tokenizer("cl100k_base").encode_ordinary(window.text()))
 
 

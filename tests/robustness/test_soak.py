@@ -75,7 +75,7 @@ def test_core_open_encode_close(vocab_files):
 def test_window_open_encode_close(qtbot, tmp_path, vocab_files):
     from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), panels=())
     qtbot.addWidget(win)
     win.show()
     refs: list[weakref.ref] = []
@@ -86,14 +86,14 @@ def test_window_open_encode_close(qtbot, tmp_path, vocab_files):
             win.open_tokenizer(spec)
         win.set_text(document(i))
         qtbot.waitUntil(win.is_idle, timeout=60000)
-        assert len(win.panes) == len(paths) + 1
+        assert len(win.panes.panes()) == len(paths) + 1
         for tok in win.registry.tokenizers():
             win.select_token(tok, 10)
-            r = win.results[id(tok)]
+            r = win.registry.result(tok)
             assert len(r.enc.ids) > 1000
             if win.registry.spec_of(tok) != "r50k_base":
                 refs.append(weakref.ref(tok))
-        cursor = next(iter(win.panes.values())).view.textCursor()
+        cursor = win.panes.panes()[0].view.textCursor()
         cursor.insertText(" an edit ")  # the incremental path too
         qtbot.waitUntil(win.is_idle, timeout=60000)
         for tok in win.registry.tokenizers():
@@ -115,4 +115,4 @@ def test_window_open_encode_close(qtbot, tmp_path, vocab_files):
     assert growth < GROWTH_BOUND, f"memory grew {growth / 1e6:.1f} MB over {CYCLES} cycles"
     alive = [r() for r in refs if r() is not None]
     assert not alive, f"{len(alive)} closed tokenizers are still referenced: {alive[:3]}"
-    assert not win.panes and not win.results
+    assert not win.panes.panes() and not win.registry.entries()

@@ -1,17 +1,27 @@
-"""Token colours: the same id always gets the same colour, in light and dark themes.
+"""Every colour of the app, for the light and the dark theme.
 
-Colours come from a fixed list of well-separated hues picked by a hash of the token id, so a
-token keeps its colour in every view and every run. Neighbours that happen to share a colour
-are still told apart: the overlay leaves a gap and draws an edge between every two tokens.
+Token colours (:class:`TokenPalette`): the same id always gets the same colour, from a fixed
+list of well-separated hues picked by a hash of the token id, so a token keeps its colour in
+every view and every run. Neighbours that happen to share a colour are still told apart: the
+overlay leaves a gap and draws an edge between every two tokens.
+
+Everything else (:class:`UiColors`): messages, warnings, the compare view, the replay chips,
+the plots, and the dark theme's window palette. Widgets ask :func:`app_colors` when they
+draw or style themselves, and again when the application palette changes, so a switch of
+theme reaches them all.
 
 >>> p = TokenPalette("default", dark=False)
 >>> p.background(42) == p.background(42)
+True
+>>> colors(dark=True).error_text != colors(dark=False).error_text
 True
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 # Tints for light backgrounds (text stays black on them)
 _DEFAULT_LIGHT = [
@@ -77,3 +87,106 @@ class TokenPalette:
 
     def text_color(self) -> QColor:
         return QColor("#111111") if not self.dark else QColor("#eeeeee")
+
+
+@dataclass(frozen=True)
+class UiColors:
+    """The colours of one theme, as ``#rrggbb`` names (what style sheets, HTML and pyqtgraph take)."""
+
+    dark: bool
+    error_text: str  # error messages, failed patterns, problem files
+    error_bg: str
+    info_text: str  # the message bar's notes
+    info_bg: str
+    note_text: str  # a remark beside a result (the replay's notes)
+    warn_text: str  # vocabulary rows flagged unreachable or unused
+    warn_bg: str
+    compare_bg: tuple[str, str]  # alternating token backgrounds of the compare view
+    compare_split: str  # tokens that split a character
+    compare_special: str
+    compare_diff: str  # a boundary the reference lacks
+    chips: tuple[str, ...]  # the replay's token chips
+    chip_merged: str
+    chip_next: str
+    chip_border: str
+    chip_text: str
+    chip_rank: str
+    code_bg: str  # inline token text in rich-text labels
+    preview: tuple[str, str]  # alternating pre-tokens of the split preview
+    plot_bg: str
+    plot_text: str
+    plot_axis: str
+    plot_guide: str  # dashed guide lines (sizes asked for, the premium baseline)
+    plot_legend_bg: str
+    series: tuple[str, ...]  # one colour per tokenizer in the languages plot
+    count_curve: str  # the training plots
+    bpt_curve: str
+
+
+_LIGHT = UiColors(
+    dark=False,
+    error_text="#a01414", error_bg="#fde2e1", info_text="#0d3b66", info_bg="#e3f1fd",
+    note_text="#92400e", warn_text="#a01414", warn_bg="#ffe4e1",
+    compare_bg=("#dbe9ff", "#fff1c9"), compare_split="#ffc98a", compare_special="#e3c8ff", compare_diff="#d00000",
+    chips=("#dbeafe", "#fef3c7", "#dcfce7", "#fce7f3", "#e0e7ff"), chip_merged="#86efac", chip_next="#f97316",
+    chip_border="#94a3b8", chip_text="#111827", chip_rank="#166534", code_bg="#e5e7eb",
+    preview=("#d6e6fb", "#fde2cc"),
+    plot_bg="#ffffff", plot_text="#333333", plot_axis="#888888", plot_guide="#999999", plot_legend_bg="#ffffff",
+    series=("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f"),
+    count_curve="#3d7bd9", bpt_curve="#d9653d",
+)  # fmt: skip
+_DARK = UiColors(
+    dark=True,
+    error_text="#ff8a80", error_bg="#4a1c1c", info_text="#b3d4f5", info_bg="#1c3147",
+    note_text="#f5b971", warn_text="#ff8a80", warn_bg="#4a2424",
+    compare_bg=("#27406a", "#5a4a1e"), compare_split="#7a4a14", compare_special="#4f2f73", compare_diff="#ff6b6b",
+    chips=("#1e3a5f", "#4d3b12", "#1d4a2c", "#4f1f3a", "#2b3168"), chip_merged="#2f7a45", chip_next="#fb923c",
+    chip_border="#64748b", chip_text="#f1f5f9", chip_rank="#86efac", code_bg="#3a3f47",
+    preview=("#27406a", "#5a3a22"),
+    plot_bg="#1e1e1e", plot_text="#dddddd", plot_axis="#999999", plot_guide="#777777", plot_legend_bg="#2b2b2b",
+    series=("#6b9bd1", "#f5a55a", "#7cc26f", "#ef7f81", "#8fd0cb", "#c99bbd", "#f0d86a", "#c19a7f"),
+    count_curve="#6ea4ff", bpt_curve="#ff9a6e",
+)  # fmt: skip
+
+# the dark theme's window palette (the light theme keeps the style's own)
+_DARK_WINDOW = {
+    QPalette.ColorRole.Window: "#2b2b2b",
+    QPalette.ColorRole.WindowText: "#e6e6e6",
+    QPalette.ColorRole.Base: "#1e1e1e",
+    QPalette.ColorRole.AlternateBase: "#2b2b2b",
+    QPalette.ColorRole.Text: "#e6e6e6",
+    QPalette.ColorRole.Button: "#353535",
+    QPalette.ColorRole.ButtonText: "#e6e6e6",
+    QPalette.ColorRole.Highlight: "#3d7bd9",
+    QPalette.ColorRole.HighlightedText: "#ffffff",
+    QPalette.ColorRole.ToolTipBase: "#353535",
+    QPalette.ColorRole.ToolTipText: "#e6e6e6",
+    QPalette.ColorRole.PlaceholderText: "#9a9a9a",
+}
+
+# an exported HTML page is read on its own, on a white page, whatever the theme
+EXPORT_SPECIAL = "#ee3333"
+EXPORT_SPLIT = "#777777"
+
+
+def colors(dark: bool) -> UiColors:
+    """The colours of the light or the dark theme."""
+    return _DARK if dark else _LIGHT
+
+
+def is_dark(palette: QPalette) -> bool:
+    """True if ``palette`` draws light text on a dark window."""
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def app_colors() -> UiColors:
+    """The colours of the theme the application shows now."""
+    return colors(is_dark(QGuiApplication.palette()))
+
+
+def dark_window_palette() -> QPalette:
+    """The application palette of the dark theme."""
+    pal = QPalette()
+    for role, name in _DARK_WINDOW.items():
+        pal.setColor(role, QColor(name))
+    return pal

@@ -20,7 +20,7 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
@@ -33,6 +33,7 @@ RENDER_LIMIT = (
     8_000  # characters drawn per section (setHtml of 4 × 8k chars ≈ 70 ms on the GUI thread); counts cover all
 )
 MARK = "\u2502"  # the red bar drawn at a differing boundary
+TEXT_DEBOUNCE_MS = 300
 _BG = ("#dbe9ff", "#fff1c9")
 _SPLIT_BG = "#ffc98a"
 _SPECIAL_BG = "#e3c8ff"
@@ -147,17 +148,34 @@ class _Section(QWidget):
 
 
 class CompareView(QWidget):
-    """Side-by-side segmentations of one text; computes only while :attr:`active` (its dock shown)."""
+    """Side-by-side segmentations of one text; computes only while :attr:`active` (its tab shown).
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    With a ``text_source`` (and the signal ``text_changed`` that says it changed), the view
+    reads the text itself, 300 ms after the last change and only while it is shown: a hidden
+    compare tab neither reads (~40 ms for 5 MB) nor encodes, and catches up when shown.
+    """
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        text_source: Callable[[], str] | None = None,
+        text_changed: SignalInstance | None = None,
+    ) -> None:
         super().__init__(parent)
         self.toks: list[Tokenizer] = []
         self.names: list[str] = []
-        self.text = ""
+        self.text = text_source() if text_source is not None else ""
         self.result: CompareResult | None = None
         self.jobs = Jobs(self)
         self._dirty = True
-        self.active = True
+        self.active = True  # a docked view is told when its tab is shown or hidden (set_active)
+        self._text_source = text_source
+        self._stale = False  # the text changed while hidden
+        self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
+        self.debounce.timeout.connect(self._pull_text)
+        if text_changed is not None:
+            text_changed.connect(self.debounce.start)
         lay = QVBoxLayout(self)
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -257,47 +275,16 @@ class CompareView(QWidget):
     def set_active(self, active: bool) -> None:
         """Hidden (a background tab), the view only notes what changed; shown, it catches up."""
         self.active = active
+        if active and self._stale and self._text_source is not None:
+            self._stale = False
+            self.text, self._dirty = self._text_source(), True
         if active and self._dirty:
             self._refresh()
 
-
-def install_compare(win):
-    """Dock a :class:`CompareView` in ``win`` that follows its tokenizers and (debounced) text.
-
-    Returns ``(view, dock)``; the caller tabifies the dock.
-    """
-    view = CompareView()
-    dock = win.add_panel("Compare", view, Qt.DockWidgetArea.RightDockWidgetArea)
-    reg = win.registry
-    view.active = False  # until its tab is brought forward
-    stale = [False]  # text changed while hidden: read it (~40 ms for 5 MB) only when shown
-
-    def pull_text() -> None:
-        if view.active:
-            view.set_text(win.text())
+    def _pull_text(self) -> None:
+        if self._text_source is None:
+            return
+        if self.active:
+            self.set_text(self._text_source())
         else:
-            stale[0] = True
-
-    def on_visible(visible: bool) -> None:
-        if visible and stale[0]:
-            stale[0] = False
-            view.text, view._dirty = win.text(), True
-        view.set_active(visible)
-
-    dock.visibilityChanged.connect(on_visible)
-
-    def follow_tokenizers(*_: object) -> None:
-        toks = reg.tokenizers()
-        view.set_tokenizers(toks, [reg.spec_of(t) for t in toks])
-
-    reg.added.connect(follow_tokenizers)
-    reg.removed.connect(follow_tokenizers)
-    timer = QTimer(view)
-    timer.setSingleShot(True)
-    timer.setInterval(300)
-    timer.timeout.connect(pull_text)
-    win.document.contentsChanged.connect(timer.start)
-    view.debounce_ = timer
-    follow_tokenizers()
-    view.text = win.text()
-    return view, dock
+            self._stale = True

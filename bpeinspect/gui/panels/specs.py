@@ -1,107 +1,186 @@
-"""Dock the inspection views into the main window and keep them following the text.
+"""The panels the main window docks, as a registry of :class:`PanelSpec`\\ s.
 
-Clicking a token in the overlay shows its merge tree and its row in the vocabulary; clicking
-gives its pre-token to the merge replay; the current tokenizer of the picker is the one the
-views show. A token picked inside one view is shown by the others too.
+The window reads :data:`PANELS` (see :class:`~bpeinspect.gui.window.docks.Any`): it
+makes each dock (the lazy ones, and pyqtgraph with them, the first time they are shown), adds
+the menu entries that show them, and tabs them together. Each spec's ``make`` builds its view
+and ties it to the window through the window's public API: its registry model, its text and
+its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, vocabulary,
+replay) also follow each other through an :class:`Inspector`.
+
+>>> [spec.key for spec in PANELS]
+['tree', 'replay', 'vocab', 'compare', 'languages', 'training']
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.gui.panels.compare import install_compare
+from bpeinspect.gui.panels.compare import CompareView
 from bpeinspect.gui.panels.merge_tree import MergeTreeBrowser
 from bpeinspect.gui.panels.replay import ReplayWidget
 from bpeinspect.gui.panels.vocabulary import VocabBrowser
+from bpeinspect.gui.registry import follow_rows, specs_of, tokenizers_of
 
-DOCK_WIDTH = 460
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
+RIGHT, BOTTOM = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
 
 
-class Panels:
-    """The docked views of one main window and the wiring between them."""
+@dataclass(frozen=True)
+class PanelSpec:
+    """One dockable panel: how to make it, where it docks, and the menu entry that shows it."""
 
-    def __init__(self, win) -> None:
-        self.win = win
-        self.tree = MergeTreeBrowser()
-        self.vocab = VocabBrowser()
-        self.replay = ReplayWidget()
-        self.views: list[QWidget] = [self.tree, self.vocab, self.replay]
-        self.shown: dict[int, Tokenizer | None] = {id(v): None for v in self.views}
-        area = Qt.DockWidgetArea.RightDockWidgetArea
-        self.docks: dict[str, QDockWidget] = {
-            "tree": win.add_panel("Merge tree", self.tree, area),
-            "replay": win.add_panel("Merge replay", self.replay, area),
-            "vocab": win.add_panel("Vocabulary", self.vocab, area),
-        }
-        win.tabifyDockWidget(self.docks["tree"], self.docks["replay"])
-        win.tabifyDockWidget(self.docks["replay"], self.docks["vocab"])
-        # the compare view (gui.compare) follows the registry and the text by itself
-        self.compare, self.docks["compare"] = install_compare(win)
-        win.tabifyDockWidget(self.docks["vocab"], self.docks["compare"])
-        self.docks["tree"].raise_()
-        # after the first layout pass, or Qt ignores the size
-        QTimer.singleShot(0, lambda: win.resizeDocks([self.docks["tree"]], [DOCK_WIDTH], Qt.Orientation.Horizontal))
-        self._user_picked = False  # until then the views show EXAMPLE_PIECE
+    key: str
+    title: str
+    make: Callable[[Any], QWidget]
+    area: Qt.DockWidgetArea = RIGHT
+    tab_with: str | None = None  # tabbed behind this panel's dock
+    menu: str | None = None  # the menu (an ActionRegistry key) of a "show" entry
+    action: str = ""
+    shortcut: str | None = None
+    lazy: bool = False  # made the first time it is shown
+    floating_size: tuple[int, int] | None = None  # first shown floating, this big
+    shown: Callable[[QWidget, Any], None] | None = None  # called each time it is shown from the menu
+    docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
+
+
+class Inspector(QObject):
+    """Keeps the token views on the current tokenizer and on the token or pre-token picked."""
+
+    TOKEN_VIEWS = ("tree", "vocab")  # show a picked token
+    PIECE_VIEWS = ("replay",)  # replay a picked pre-token
+    EXAMPLE_VIEWS = ("tree", "replay")  # show EXAMPLE_PIECE until something is picked
+
+    def __init__(self, window: Any, docks: dict[str, QDockWidget]) -> None:
+        super().__init__(window)
+        self.window, self.docks = window, docks
+        self.views: dict[str, QWidget] = {}
+        self.shown: dict[str, Tokenizer | None] = {}
+        self.user_picked = False
+        win = window
         win.registry.currentChanged.connect(self._follow)
         win.tokenActivated.connect(self._on_token)
         win.pieceActivated.connect(self._on_piece)
-        for view in self.views:
-            view.tokenActivated.connect(lambda tid, src=view: self._on_view_token(src, tid))
-        self._follow(win.registry.current())
 
-    def _set(self, view: QWidget, tok: Tokenizer | None) -> None:
-        if tok is not None and self.shown[id(view)] is not tok:
-            self.shown[id(view)] = tok
-            view.set_tokenizer(tok)
+    def attach(self, key: str, view: QWidget) -> None:
+        self.views[key] = view
+        self.shown[key] = None
+        view.tokenActivated.connect(lambda tid, src=key: self._on_view_token(src, tid))
+        tok = self.window.registry.current()
+        self._set(key, tok)
+        if tok is not None and not self.user_picked and key in self.EXAMPLE_VIEWS:
+            view.show_piece(EXAMPLE_PIECE)
+
+    def _set(self, key: str, tok: Tokenizer | None) -> None:
+        if tok is not None and self.shown[key] is not tok:
+            self.shown[key] = tok
+            self.views[key].set_tokenizer(tok)
 
     def _follow(self, tok: Tokenizer | None) -> None:
-        for view in self.views:
-            self._set(view, tok)
-        if tok is not None and not self._user_picked:
-            self.tree.show_piece(EXAMPLE_PIECE)
-            self.replay.show_piece(EXAMPLE_PIECE)
+        for key in self.views:
+            self._set(key, tok)
+            if tok is not None and not self.user_picked and key in self.EXAMPLE_VIEWS:
+                self.views[key].show_piece(EXAMPLE_PIECE)
 
     def _on_token(self, tok: Tokenizer, token_id: int) -> None:
-        self._user_picked = True
-        for view in (self.tree, self.vocab):
-            self._set(view, tok)
-            view.show_token(token_id)
-        if not self.docks["vocab"].isVisible() or self.docks["replay"].isVisible():
-            self.docks["tree"].raise_()
+        self.user_picked = True
+        for key in self.TOKEN_VIEWS:
+            if key in self.views:
+                self._set(key, tok)
+                self.views[key].show_token(token_id)
+        docks = self.docks
+        if "tree" in docks and ("vocab" not in docks or not docks["vocab"].isVisible()
+                                or ("replay" in docks and docks["replay"].isVisible())):  # fmt: skip
+            docks["tree"].raise_()
 
     def _on_piece(self, tok: Tokenizer, piece: str) -> None:
-        self._user_picked = True
-        self._set(self.replay, tok)
-        self.replay.show_piece(piece)
+        self.user_picked = True
+        for key in self.PIECE_VIEWS:
+            if key in self.views:
+                self._set(key, tok)
+                self.views[key].show_piece(piece)
 
-    def _on_view_token(self, source: QWidget, token_id: int) -> None:
-        for view in (self.tree, self.vocab):
-            if view is not source:
-                view.show_token(token_id)
-
-
-    def is_idle(self) -> bool:
-        """True when no view has work running."""
-        return not any(view.busy for view in self.views) and not self.compare.busy
+    def _on_view_token(self, source: str, token_id: int) -> None:
+        for key in self.TOKEN_VIEWS:
+            if key != source and key in self.views:
+                self.views[key].show_token(token_id)
 
 
-def install_panels(win) -> Panels:
-    """Create the docked views for ``win`` (kept on it as ``win.panels_``)."""
-    win.panels_ = Panels(win)
-    return win.panels_
+# -- the panels --------------------------------------------------------------------------------------
 
 
-def add_menu_action(win, menu_title: str, text: str, shortcut: str, slot) -> None:
-    """Append ``text`` (with ``shortcut``) to the window's menu titled ``menu_title``."""
-    for action in win.menuBar().actions():
-        if action.menu() is not None and action.text().replace("&", "") == menu_title:
-            menu = action.menu()
-            menu.addSeparator()
-            act = menu.addAction(text)
-            act.setShortcut(shortcut)
-            act.triggered.connect(lambda _checked=False: slot())
-            return
+def _make_tree(host: Any) -> QWidget:
+    view = MergeTreeBrowser()
+    host.inspector.attach("tree", view)
+    return view
+
+
+def _make_replay(host: Any) -> QWidget:
+    view = ReplayWidget()
+    host.inspector.attach("replay", view)
+    return view
+
+
+def _make_vocab(host: Any) -> QWidget:
+    view = VocabBrowser()
+    host.inspector.attach("vocab", view)
+    return view
+
+
+def _make_compare(host: Any) -> QWidget:
+    win = host.window
+    view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged)
+    view.active = False  # until its tab is brought forward
+    reg = win.registry
+    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
+    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+    return view
+
+
+def _make_languages(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.languages import LanguagesView
+
+    win = host.window
+    view = LanguagesView()
+
+    def open_sample(sample: Any) -> None:
+        if sample.text is not None:
+            win.set_text(sample.text)
+        elif sample.path is not None:
+            win.open_text_file(str(sample.path))
+
+    view.sampleActivated.connect(open_sample)
+    view.failed.connect(win.show_error)
+    follow_rows(win.registry, lambda: _languages_follow(view, host))
+    return view
+
+
+def _languages_follow(view: QWidget, host: Any) -> None:
+    toks = tokenizers_of(host.window.registry)
+    if toks and host.docks["languages"].isVisible():
+        view.set_tokenizers(toks)
+
+
+def _make_training(host: Any) -> QWidget:
+    from bpeinspect.gui.training.workspace import TrainingWorkspace
+
+    return TrainingWorkspace(host.window.registry)
+
+
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("tree", "Merge tree", _make_tree),
+    PanelSpec("replay", "Merge replay", _make_replay, tab_with="tree"),
+    PanelSpec("vocab", "Vocabulary", _make_vocab, tab_with="replay"),
+    PanelSpec("compare", "Compare", _make_compare, tab_with="vocab",
+              docked=lambda view, dock: dock.visibilityChanged.connect(view.set_active)),
+    PanelSpec("languages", "Languages", _make_languages, BOTTOM, menu="view", action="Languages…",
+              shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow),
+    PanelSpec("training", "Training", _make_training, BOTTOM, menu="tokenizers", action="Train a tokenizer…",
+              shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800)),
+)  # fmt: skip

@@ -510,6 +510,10 @@ class VocabBrowser(QWidget):
             parts.append(f"{len(ix.unreachable):,} unreachable")
         if ix.unused is not None:
             parts.append(f"{len(ix.unused):,} unused in the corpus")
+        missing = getattr(ix.tok, "missing_bytes", ())
+        if missing:  # single bytes without a token: dropped from text when encoding
+            shown = " ".join(f"{b:02x}" for b in missing[:8]) + (" …" if len(missing) > 8 else "")
+            parts.append(f"no token for {len(missing)} single byte{'s' if len(missing) != 1 else ''} ({shown})")
         name = ix.tok.name or "tokenizer"
         self._set_status(f"{name}: " + " · ".join(parts))
 

@@ -38,11 +38,11 @@ from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
+from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots
 from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
-from bpeinspect.gui.window.panes import MessageBar
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {

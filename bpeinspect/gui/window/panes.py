@@ -1,60 +1,27 @@
-"""Small widgets of the main window: a tokenizer's pane and the in-window message bar.
+"""The tokenizer panes: one :class:`TokenizerPane` per open tokenizer, stacked in a :class:`PaneStack`.
 
->>> pane = TokenizerPane(tok, document)   # doctest: +SKIP
+Every pane shows the same document under its own tokenizer. The stack follows the registry:
+a pane comes in at its tokenizer's row and goes with it, the current one is highlighted, and
+scrolling one scrolls them all.
+
+>>> stack = PaneStack(registry, document, appearance)   # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.io.provenance import badges as provenance_badges
+from bpeinspect.core.live import EncodeResult
 from bpeinspect.core.normalize import badge
 from bpeinspect.gui.overlay.token_view import TokenView
+from bpeinspect.gui.registry import TokenizerRegistry
+from bpeinspect.gui.window.theme import Appearance
 
-
-class MessageBar(QFrame):
-    """A dismissable message at the top of the window (errors never open a modal box)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("messageBar")
-        self.label = QLabel()
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.clicked.connect(self.clear)
-        self._lines: list[str] = []
-        self._has_error = False
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(8, 4, 4, 4)
-        lay.addWidget(self.label, 1)
-        lay.addWidget(close)
-        self.hide()
-
-    def show_message(self, text: str, *, error: bool = True) -> None:
-        """Show ``text``; messages pile up (the last five) until the bar is closed, and the bar
-        stays red while it holds an error."""
-        self._has_error = self._has_error or error
-        bg, fg = ("#fde2e1", "#7a1010") if self._has_error else ("#e3f1fd", "#0d3b66")
-        self.setStyleSheet(
-            f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
-        )
-        self._lines = [*self._lines, text][-5:]
-        self.label.setText("\n".join(self._lines))
-        self.show()
-
-    def clear(self) -> None:
-        self._lines = []
-        self._has_error = False
-        self.hide()
-
-    def text(self) -> str:
-        return self.label.text() if self.isVisible() else ""
+PLACEHOLDER = "Open a tokenizer: Tokenizers ▸ built-ins, or File ▸ Open tokenizer…"
 
 
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
@@ -122,7 +89,115 @@ class TokenizerPane(QWidget):
             text += f" · {diff:+.1f}% vs {reference[0]}"
         self.count.setText(text)
 
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.view and event.type() == event.Type.FocusIn:
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.view and event.type() == QEvent.Type.FocusIn:
             self.focused.emit(self.tok)
         return False
+
+
+class PaneStack(QSplitter):
+    """The panes, top to bottom in the registry's order (a placeholder while there are none)."""
+
+    tokenClicked = Signal(object, int)  # (Tokenizer, token index in its encoding)
+
+    def __init__(self, registry: TokenizerRegistry, document: QTextDocument, appearance: Appearance) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self.setChildrenCollapsible(False)
+        self.registry, self.document, self.appearance = registry, document, appearance
+        self.read_only = False
+        self.placeholder = QLabel(PLACEHOLDER)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.addWidget(self.placeholder)
+        registry.added.connect(self._add)
+        registry.removed.connect(self._remove)
+        registry.currentChanged.connect(self._highlight)
+        appearance.changed.connect(self._restyle)
+
+    def panes(self) -> list[TokenizerPane]:
+        return [w for w in (self.widget(i) for i in range(self.count())) if isinstance(w, TokenizerPane)]
+
+    def pane_of(self, tok: Tokenizer) -> TokenizerPane | None:
+        return next((p for p in self.panes() if p.tok is tok), None)
+
+    def set_read_only(self, on: bool) -> None:
+        """Read-only while a big text goes in."""
+        self.read_only = on
+        for pane in self.panes():
+            pane.view.setReadOnly(on)
+
+    def show_partial(self, tok: Tokenizer, enc: Encoding, total_chars: int) -> None:
+        """The first chunk of a long text is encoded: colour the top while the rest runs."""
+        pane = self.pane_of(tok)
+        if pane is not None:
+            pane.view.set_encoding(tok, enc)
+            pane.count.setText(f"  encoding… ({len(enc.text):,} of {total_chars:,} characters so far)")
+
+    def show_result(self, tok: Tokenizer, result: EncodeResult) -> None:
+        pane = self.pane_of(tok)
+        if pane is not None:
+            pane.view.set_encoding(tok, result.enc, changed=result.changed)
+            self.refresh_counts()
+
+    def refresh_counts(self) -> None:
+        """Token counts in every pane header, the lower ones compared with the top pane's."""
+        panes = self.panes()
+        top = self.registry.result(panes[0].tok) if panes else None
+        for i, pane in enumerate(panes):
+            r = self.registry.result(pane.tok)
+            if r is None:
+                continue
+            reference = None
+            if top is not None and i > 0 and top.enc.text == r.enc.text:
+                reference = (top.tok.name, len(top.enc.ids))
+            pane.set_count(len(r.enc.ids), len(r.enc.text), reference)
+
+    def select_token(self, tok: Tokenizer, index: int) -> None:
+        """Outline token ``index`` of ``tok``'s pane (scrolled to) and the same place in the others."""
+        result = self.registry.result(tok)
+        if result is None:
+            return
+        pos = result.enc.utf16_starts[index]
+        for pane in self.panes():
+            other = self.registry.result(pane.tok)
+            if other is not None:
+                j = index if pane.tok is tok else other.enc.token_at_utf16(pos)
+                pane.view.select_token(j, scroll=pane.tok is tok)
+
+    # -- following the registry ---------------------------------------------------------------------
+
+    def _add(self, tok: Tokenizer) -> None:
+        if self.placeholder.parent() is not None:
+            self.placeholder.setParent(None)
+        pane = TokenizerPane(tok, self.document)
+        pane.view.setReadOnly(self.read_only)
+        self.appearance.style_view(pane.view)
+        pane.view.tokenClicked.connect(lambda i, p=pane: self.tokenClicked.emit(p.tok, i))
+        pane.closeRequested.connect(self.registry.remove)
+        pane.view.zoomRequested.connect(self.appearance.zoom)
+        pane.focused.connect(self.registry.set_current)
+        pane.view.verticalScrollBar().valueChanged.connect(lambda v, p=pane: self._sync_scroll(p, v))
+        row = self.registry.row_of(tok)
+        self.insertWidget(len(self.panes()) if row is None else row, pane)
+        pane.set_current(tok is self.registry.current())
+
+    def _remove(self, tok: Tokenizer) -> None:
+        pane = self.pane_of(tok)
+        if pane is not None:
+            pane.setParent(None)
+            pane.deleteLater()
+        if not self.panes():
+            self.addWidget(self.placeholder)
+        self.refresh_counts()
+
+    def _highlight(self, tok: Tokenizer | None) -> None:
+        for pane in self.panes():
+            pane.set_current(tok is not None and pane.tok is tok)
+
+    def _restyle(self) -> None:
+        for pane in self.panes():
+            self.appearance.style_view(pane.view)
+
+    def _sync_scroll(self, source: TokenizerPane, value: int) -> None:
+        for pane in self.panes():
+            if pane is not source and pane.view.verticalScrollBar().value() != value:
+                pane.view.verticalScrollBar().setValue(value)

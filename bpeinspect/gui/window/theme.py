@@ -1,58 +1,133 @@
-"""How the main window looks: layers, palette, dark theme, text size (a MainWindow mixin).
+"""How the text looks: overlay layers, token palette, light/dark theme and text size.
 
->>> win.set_palette("colour-blind safe"); win.set_dark(True); win.zoom(1)  # doctest: +SKIP
+One :class:`Appearance` per window holds these and says ``changed`` when any of them
+changes; the panes and the ids view restyle themselves from it (:meth:`Appearance.style_view`).
+The theme is ``"system"`` (follow the desktop), ``"light"`` or ``"dark"``; a dark theme sets
+the application palette, which every widget hears as a palette change.
+
+>>> look = Appearance(document); look.set_palette("colour-blind safe"); look.zoom(1)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor
+from dataclasses import fields
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from bpeinspect.gui.overlay.palette import TokenPalette
+from bpeinspect.gui.overlay.palette import PALETTES, TokenPalette, dark_window_palette, is_dark
+from bpeinspect.gui.overlay.token_view import Layers, TokenView
 
+THEMES = ("system", "light", "dark")
+LAYERS = tuple(f.name for f in fields(Layers))
+FONT_RANGE = (6.0, 48.0)  # points
 IDS_SCALE = 1.5  # see Appearance._apply_font
 IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
 
 
-class Appearance:
-    """Layer toggles, token palette, light/dark theme and zoom (mixed into MainWindow)."""
+def system_is_dark() -> bool:
+    """True if the desktop asks for a dark colour scheme (Qt 6.5+ knows; otherwise light)."""
+    hints = QGuiApplication.styleHints()
+    scheme = getattr(hints, "colorScheme", None)
+    return scheme is not None and scheme() == Qt.ColorScheme.Dark
 
-    def set_palette(self, name: str) -> None:
-        self.palette_name = name
-        self._apply_palette()
 
-    def set_dark(self, dark: bool) -> None:
-        self.dark = dark
-        app = QApplication.instance()
-        if dark:
-            pal = QPalette()
-            for role, color in (
-                (QPalette.ColorRole.Window, "#2b2b2b"),
-                (QPalette.ColorRole.WindowText, "#e6e6e6"),
-                (QPalette.ColorRole.Base, "#1e1e1e"),
-                (QPalette.ColorRole.AlternateBase, "#2b2b2b"),
-                (QPalette.ColorRole.Text, "#e6e6e6"),
-                (QPalette.ColorRole.Button, "#353535"),
-                (QPalette.ColorRole.ButtonText, "#e6e6e6"),
-                (QPalette.ColorRole.Highlight, "#3d7bd9"),
-                (QPalette.ColorRole.HighlightedText, "#ffffff"),
-                (QPalette.ColorRole.ToolTipBase, "#353535"),
-                (QPalette.ColorRole.ToolTipText, "#e6e6e6"),
-            ):
-                pal.setColor(role, QColor(color))
-            app.setPalette(pal)
-        else:
-            app.setPalette(app.style().standardPalette())
-        self._apply_palette()
+def default_text_size() -> float:
+    return QApplication.font().pointSizeF() + 2
 
-    def zoom(self, step: int) -> None:
-        """Text size one point up (1), down (-1) or back to the default (0), in every pane."""
-        base = QApplication.font().pointSizeF() + 2
-        self.text_size = base if step == 0 else max(6.0, min(48.0, self.text_size + step))
+
+class Appearance(QObject):
+    """The look of one window's text views."""
+
+    changed = Signal()  # layers, palette, theme or text size
+    themeChanged = Signal(str)  # "system", "light" or "dark"
+
+    def __init__(self, document: QTextDocument, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.layers = Layers()
+        self.palette_name = PALETTES[0]
+        self.theme = "system"
+        self.dark = is_dark(QGuiApplication.palette())  # another window may have set a theme
+        self.token_palette = TokenPalette(dark=self.dark)
+        self.text_size = default_text_size()
+        self._ids_font_applied = False
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):
+            hints.colorSchemeChanged.connect(self.follow_system)
         self._apply_font()
 
+    # -- changes ----------------------------------------------------------------------------------
+
+    def set_layer(self, name: str, on: bool) -> None:
+        if getattr(self.layers, name) != on:
+            setattr(self.layers, name, on)
+            if name == "ids":
+                self._apply_font()
+            self.changed.emit()
+
+    def set_palette(self, name: str) -> None:
+        if name not in PALETTES:
+            raise ValueError(f"unknown palette {name!r}; expected one of {', '.join(PALETTES)}")
+        self.palette_name = name
+        self.token_palette = TokenPalette(name, dark=self.dark)
+        self.changed.emit()
+
+    def set_theme(self, theme: str) -> None:
+        """``"system"``, ``"light"`` or ``"dark"``."""
+        if theme not in THEMES:
+            raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {theme!r}")
+        self.theme = theme
+        self._set_dark(system_is_dark() if theme == "system" else theme == "dark")
+        self.themeChanged.emit(theme)
+
+    def follow_system(self, *_args: object) -> None:
+        """The desktop's colour scheme changed: follow it unless the theme is set."""
+        if self.theme == "system":
+            self._set_dark(system_is_dark())
+            self.themeChanged.emit(self.theme)
+
+    def zoom(self, step: int) -> None:
+        """Text size one point up (1), down (-1) or back to the default (0)."""
+        self.set_text_size(default_text_size() if step == 0 else self.text_size + step)
+
+    def set_text_size(self, size: float) -> None:
+        self.text_size = min(max(size, FONT_RANGE[0]), FONT_RANGE[1])
+        self._apply_font()
+        self.changed.emit()
+
+    # -- applying ---------------------------------------------------------------------------------
+
+    def style_view(self, view: TokenView) -> None:
+        """Give ``view`` the layers, token colours and font."""
+        view.set_layers(self.layers)
+        view.set_token_palette(self.token_palette)
+        view.setFont(self.document.defaultFont())
+        view.mergeCurrentCharFormat(self._char_format())
+        view.text_scale = 2 / 3 if self.layers.ids else 1.0
+        view.viewport().update()
+
+    def _set_dark(self, dark: bool) -> None:
+        app = QApplication.instance()
+        if dark != self.dark and isinstance(app, QApplication):
+            app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
+        self.dark = dark
+        self.token_palette = TokenPalette(self.palette_name, dark=dark)
+        self.changed.emit()
+
+    def _char_format(self) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        ids = self.layers.ids
+        fmt.setVerticalAlignment(
+            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
+        )
+        if ids:
+            fmt.setSuperScriptBaseline(IDS_RAISE)
+        return fmt
+
     def _apply_font(self) -> None:
-        """Set the text size; with inline ids the lines get room below the text for them.
+        """Set the document's font; with inline ids the lines get room below the text for them.
 
         QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
         document font is made ``IDS_SCALE`` times larger and all text set as superscript,
@@ -61,33 +136,8 @@ class Appearance:
         ids = self.layers.ids
         font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
         self.document.setDefaultFont(font)
-        fmt = QTextCharFormat()
-        fmt.setVerticalAlignment(
-            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
-        )
-        if ids:
-            fmt.setSuperScriptBaseline(IDS_RAISE)
         if ids or self._ids_font_applied:
             cur = QTextCursor(self.document)
             cur.select(QTextCursor.SelectionType.Document)
-            cur.mergeCharFormat(fmt)
+            cur.mergeCharFormat(self._char_format())
             self._ids_font_applied = ids
-        for pane in self.panes.values():
-            pane.view.setFont(font)
-            pane.view.mergeCurrentCharFormat(fmt)
-            pane.view.text_scale = 2 / 3 if ids else 1.0
-            pane.view.viewport().update()
-
-    def _set_layer(self, name: str, on: bool) -> None:
-        setattr(self.layers, name, on)
-        for pane in self.panes.values():
-            pane.view.set_layers(self.layers)
-        if name == "ids":
-            self._apply_font()
-
-    def _apply_palette(self) -> None:
-        self.token_palette = TokenPalette(self.palette_name, dark=self.dark)
-        for pane in self.panes.values():
-            pane.view.set_token_palette(self.token_palette)
-        self.ids_view.palette_ = self.token_palette
-        self.ids_view.viewport().update()

@@ -26,8 +26,8 @@ def _view(qtbot, tokenizers, text):
     qtbot.addWidget(view)
     view.show()
     view.set_tokenizers(tokenizers)
-    view.set_text(text)
-    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    with qtbot.waitSignal(view.jobs.busyChanged, timeout=20000, check_params_cb=lambda busy: not busy):
+        view.set_text(text)
     return view
 
 
@@ -113,11 +113,10 @@ def test_long_text_is_counted_whole_and_drawn_in_part(qtbot, toks):
     Worker.shutdown()
 
 
-def test_panel_follows_the_registry_and_text(qtbot, window):
-    from bpeinspect.gui.panels.specs import install_panels
-
-    panels = install_panels(window)
-    view = panels.compare
+def test_panel_follows_the_registry_and_text(qtbot, panel_window):
+    window = panel_window
+    panels = window.panels
+    view = panels.views["compare"]
     qtbot.wait(100)  # raising works once the dock area is laid out
     panels.docks["compare"].raise_()
     qtbot.waitUntil(lambda: view.active, timeout=5000)
@@ -137,23 +136,23 @@ def test_panel_follows_the_registry_and_text(qtbot, window):
     Worker.shutdown()
 
 
-def test_compare_dock_is_not_raised_at_start(qtbot, window):
-    from bpeinspect.gui.panels.specs import install_panels
-
-    panels = install_panels(window)
+def test_compare_dock_is_not_raised_at_start(qtbot, panel_window):
+    window = panel_window
+    panels = window.panels
+    compare = panels.views["compare"]
     qtbot.wait(100)
-    assert not panels.compare.active and panels.compare.visibleRegion().isEmpty()
-    assert not panels.tree.visibleRegion().isEmpty()
+    assert not compare.active and compare.visibleRegion().isEmpty()
+    assert not panels.views["tree"].visibleRegion().isEmpty()
     # hidden, it does no work; brought forward, it compares the current text
     window.open_tokenizer("r50k_base")
     window.open_tokenizer("o200k_base")
     qtbot.waitUntil(lambda: len(window.registry) == 2, timeout=30000)
     window.document.setPlainText("日本語 hidden edit")
     qtbot.wait(400)
-    assert not panels.compare.rows and not panels.compare.busy
+    assert not compare.rows and not compare.busy
     panels.docks["compare"].raise_()
-    qtbot.waitUntil(lambda: len(panels.compare.rows) == 2, timeout=10000)
-    assert panels.compare.text == "日本語 hidden edit"
-    assert panels.compare.rows[1].tokens == len(window.registry.tokenizers()[1].encode("日本語 hidden edit"))
+    qtbot.waitUntil(lambda: len(compare.rows) == 2, timeout=10000)
+    assert compare.text == "日本語 hidden edit"
+    assert compare.rows[1].tokens == len(window.registry.tokenizers()[1].encode("日本語 hidden edit"))
     assert panels.docks["compare"] in window.tabifiedDockWidgets(panels.docks["tree"])
     Worker.shutdown()

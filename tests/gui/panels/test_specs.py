@@ -2,32 +2,49 @@
 
 from __future__ import annotations
 
-from bpeinspect.gui.concurrency import Worker
-from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, install_panels
+from types import SimpleNamespace
+
+from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, PANELS
 from tests.gui.conftest import wait_idle
 
 
 def _panels(qtbot, window):
-    panels = install_panels(window)
     window.open_tokenizer("cl100k_base")
     window.set_text("Hello tokenization world")
-    qtbot.waitUntil(lambda: len(window.registry) == 1, timeout=30000)
     wait_idle(qtbot, window)
-    return panels
+    views = window.panels.views
+    return SimpleNamespace(tree=views["tree"], vocab=views["vocab"], replay=views["replay"])
 
 
-def test_views_follow_the_current_tokenizer_and_show_an_example(qtbot, window):
+def _wait_replay(qtbot, replay):
+    if replay.busy:
+        with qtbot.waitSignal(replay.jobs.busyChanged, timeout=10000):
+            pass
+
+
+def test_the_window_docks_what_the_registry_lists(panel_window):
+    host = panel_window.panels
+    eager = [spec.key for spec in PANELS if not spec.lazy]
+    assert list(host.docks) == eager and list(host.views) == eager
+    titles = [a.text() for a in panel_window.actions.menu("view/panels").actions()]
+    assert titles == [spec.title for spec in PANELS if not spec.lazy]
+    assert panel_window.actions["panels.languages"].shortcut().toString() == "Ctrl+L"
+    assert panel_window.actions.menu("tokenizers").actions()[-1].text() == "Train a tokenizer…"
+
+
+def test_views_follow_the_current_tokenizer_and_show_an_example(qtbot, panel_window):
+    window = panel_window
     panels = _panels(qtbot, window)
     tok = window.registry.current()
     assert panels.tree.tok is tok and panels.vocab.index_.tok is tok
     ids = tok.encode_piece(EXAMPLE_PIECE)
     assert [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())] == ids
-    qtbot.waitUntil(lambda: not panels.replay.busy, timeout=10000)
+    _wait_replay(qtbot, panels.replay)
     assert panels.replay.trace is not None and panels.replay.trace.piece == EXAMPLE_PIECE.encode()
-    Worker.shutdown()
 
 
-def test_clicking_a_token_shows_its_tree_and_row(qtbot, window):
+def test_clicking_a_token_shows_its_tree_and_row(qtbot, panel_window):
+    window = panel_window
     panels = _panels(qtbot, window)
     tok = window.registry.current()
     world = tok.encode(" world")[0]
@@ -39,7 +56,6 @@ def test_clicking_a_token_shows_its_tree_and_row(qtbot, window):
     assert selected and panels.vocab.model.token_id(selected[0].row()) == world
     # a pre-token click goes to the replay
     window.pieceActivated.emit(tok, " world")
-    qtbot.waitUntil(lambda: not panels.replay.busy, timeout=10000)
+    _wait_replay(qtbot, panels.replay)
     assert panels.replay.trace.piece == b" world"
     assert list(panels.replay.trace.result) == [world]
-    Worker.shutdown()

@@ -257,3 +257,13 @@ def test_show_token_in_another_order_sorts_in_worker(qtbot) -> None:
     assert lens == sorted(lens, reverse=True)
     w.show_token(10**9)  # unknown ids are ignored
     assert w.table.currentIndex().data(TOKEN_ID_ROLE) == target
+
+
+def test_status_names_single_bytes_without_a_token(qtbot) -> None:
+    ranks = {bytes([b]): b for b in range(256) if b not in (0x03, 0xC0)}
+    tok = Tokenizer(ranks, pattern="gpt2", added_tokens={"  ": 300}, name="falconish")
+    w = _browser(qtbot, tok)
+    _idle(qtbot, w)
+    assert "no token for 2 single bytes (03 c0)" in w.status.text()
+    # added tokens that are not special have their own kind
+    assert w.index_.kind(300) == "added"

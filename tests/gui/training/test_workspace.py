@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt
 from bpeinspect.core import train_tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.gui.registry import TokenizerRegistry
-from bpeinspect.gui.training.menu import install_training_panel
 from bpeinspect.gui.training.workspace import TrainingWorkspace
 from tests.gui.conftest import wait_idle
 from tests.gui.test_responsiveness import MAX_STALL, StallProbe
@@ -459,24 +458,24 @@ def test_save_error_is_a_message(qtbot, ws, registry, tmp_path):
 # -- in the main window -------------------------------------------------------------------------
 
 
-def test_results_show_in_the_main_window_overlay(qtbot, window, tmp_path):
-    show = install_training_panel(window)
+def test_results_show_in_the_main_window_overlay(qtbot, panel_window, tmp_path):
+    window = panel_window
     train_action = next(a for a in window.menuBar().actions() if a.text() == "&Tokenizers").menu().actions()[-1]
     assert train_action.text() == "Train a tokenizer…"
     train_action.trigger()
-    ws = show()
+    ws = window.panels.view("training")
     try:
-        assert any(a.text() == "Training" for a in window.panels_menu.actions())
+        assert any(a.text() == "Training" for a in window.actions.menu("view/panels").actions())
         assert ws.isVisible() and ws.registry is window.registry
         add_corpus(qtbot, ws, TAYLOR)
         ws.form.sizes_edit.setText("300, 1k")
         window.set_text("Taylor Alison Swift is an American singer-songwriter.")
         train(qtbot, ws)
         wait_idle(qtbot, window)
-        assert len(window.panes) == 2  # stacked, one pane per size
-        counts = {r.tok.name: len(r.enc.ids) for r in window.results.values()}
+        assert len(window.panes.panes()) == 2  # stacked, one pane per size
+        counts = {e.tok.name: len(e.result.enc.ids) for e in window.registry.entries()}
         assert counts["taylorswift-300"] > counts["taylorswift-1k"]  # a bigger vocabulary, fewer tokens
-        assert [window.stack.widget(i).tok.name for i in range(2)] == ["taylorswift-300", "taylorswift-1k"]
+        assert [p.tok.name for p in window.panes.panes()] == ["taylorswift-300", "taylorswift-1k"]
         window.resize(1000, 600)
         out = Path(SHOTS) if SHOTS else tmp_path
         out.mkdir(parents=True, exist_ok=True)

@@ -18,15 +18,13 @@ def test_stacked_tokenizers_encode_the_text(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("Hello wörld 🎉\nzweite Zeile")
     wait_idle(qtbot, window)
-    assert [p.tok.name for p in (window.stack.widget(i) for i in range(window.stack.count()))] == [
-        "o200k_base",
-        "cl100k_base",
-    ]
-    for pane in window.panes.values():
+    assert [p.tok.name for p in window.panes.panes()] == ["o200k_base", "cl100k_base"]
+    assert [window.toolbar.picker.itemText(i) for i in range(2)] == ["o200k_base", "cl100k_base"]
+    for pane in window.panes.panes():
         assert pane.view.enc.ids == pane.tok.encode(window.text(), allowed_special="all")
         assert f"{len(pane.view.enc.ids):,} tokens" in pane.count.text()
     assert window.registry.current().name == "o200k_base"
-    lower = window.stack.widget(1)
+    lower = window.panes.panes()[1]
     assert "% vs o200k_base" in lower.count.text()
     status = window.status_label.text()
     assert "tokens" in status and "bytes/token" in status and "chars/token" in status and "ms" in status
@@ -36,7 +34,7 @@ def test_typing_reencodes_incrementally_and_exactly(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("first line\n" * 3000)
     wait_idle(qtbot, window)
-    pane = next(iter(window.panes.values()))
+    pane = window.panes.panes()[0]
     cur = QTextCursor(window.document)
     cur.setPosition(15000)
     for ch in "typed text, 日本 😀":
@@ -48,7 +46,7 @@ def test_typing_reencodes_incrementally_and_exactly(qtbot, window):
     full = pane.tok.encode_with_offsets(text)
     assert pane.view.enc.ids == full.ids
     assert list(pane.view.enc.utf16_starts) == list(full.utf16_starts)
-    assert window.last_result.mode == "incremental"
+    assert window.encoder.last.mode == "incremental"
 
 
 def test_bad_tokenizer_file_is_a_message_and_keeps_the_text(qtbot, window, tmp_path):
@@ -88,10 +86,10 @@ def test_click_selects_everywhere_and_emits_signals(qtbot, window):
     window.tokenActivated.connect(lambda t, i: tokens.append((t, i)))
     window.pieceActivated.connect(lambda t, p: pieces.append((t, p)))
     window.select_token(o200k, 1)
-    enc = window.results[id(o200k)].enc
+    enc = window.registry.result(o200k).enc
     assert tokens == [(o200k, enc.ids[1])]
     assert pieces == [(o200k, " tokenizer")]
-    r50k_pane = window.panes[id(window.registry.find("r50k_base"))]
+    r50k_pane = window.panes.pane_of(window.registry.find("r50k_base"))
     sel = r50k_pane.view.selected
     assert (
         sel is not None
@@ -119,7 +117,7 @@ def test_registry_signals_and_close(qtbot, window):
     tok = window.registry.current()
     assert added == [tok] and tok.name == "r50k_base"
     window.registry.remove(tok)
-    assert removed == [tok] and window.registry.current() is None and not window.panes
+    assert removed == [tok] and window.registry.current() is None and not window.panes.panes()
 
 
 def test_export_html_and_png(qtbot, window, tmp_path):
@@ -127,7 +125,7 @@ def test_export_html_and_png(qtbot, window, tmp_path):
     window.set_text("a <b> & 🎉")
     wait_idle(qtbot, window)
     html_path = tmp_path / "o.html"
-    window.export_html(str(html_path))
+    window.files.export_html(str(html_path))
     qtbot.waitUntil(lambda: html_path.exists() and not window.jobs.is_busy(), timeout=5000)
     page = html_path.read_text(encoding="utf-8")
     assert (
@@ -139,7 +137,7 @@ def test_export_html_and_png(qtbot, window, tmp_path):
         and "�" not in page
     )
     png = tmp_path / "o.png"
-    assert window.export_png(str(png))
+    assert window.files.export_png(str(png))
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -148,37 +146,39 @@ def test_add_panel_docks_a_widget(window):
     dock = window.add_panel("Vocabulary", label, Qt.DockWidgetArea.LeftDockWidgetArea)
     assert dock.widget() is label
     assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-    assert dock.toggleViewAction() in window.panels_menu.actions()
+    assert dock.toggleViewAction() in window.actions.menu("view/panels").actions()
 
 
 def test_layers_palette_zoom_dark(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("x y\tz")
     wait_idle(qtbot, window)
-    window.layer_actions["ids"].setChecked(True)
-    window.layer_actions["boundaries"].setChecked(True)
-    pane = next(iter(window.panes.values()))
+    window.actions["view.layer.ids"].setChecked(True)
+    window.actions["view.layer.boundaries"].setChecked(True)
+    pane = window.panes.panes()[0]
     assert pane.view.layers.ids and pane.view.layers.boundaries
-    size = window.text_size
-    window.zoom(1)
-    assert window.text_size == size + 1
+    size = window.appearance.text_size
+    window.actions["view.zoom_in"].trigger()
+    assert window.appearance.text_size == size + 1
     assert window.document.defaultFont().pointSizeF() == pytest.approx((size + 1) * 1.5)  # inline ids: room below
-    window.layer_actions["ids"].setChecked(False)
+    window.actions["view.layer.ids"].setChecked(False)
     assert window.document.defaultFont().pointSizeF() == pytest.approx(size + 1)
-    window.set_palette("colour-blind safe")
-    window.set_dark(True)
+    window.actions["view.palette.colour-blind safe"].trigger()
+    window.actions["view.dark"].setChecked(True)
     assert pane.view.palette_.dark and pane.view.palette_.name == "colour-blind safe"
-    window.set_dark(False)
+    assert window.ids_view.palette_ is pane.view.palette_
+    window.actions["view.dark"].setChecked(False)
+    assert not pane.view.palette_.dark
     assert not window.grab().isNull()
 
 
 def test_recent_tokenizers_are_remembered(settings):
-    from bpeinspect.gui.registry import recent_tokenizers, remember_tokenizer
+    from bpeinspect.gui.window.settings import Preferences
 
-    remember_tokenizer("/a", settings)
-    remember_tokenizer("/b", settings)
-    remember_tokenizer("/a", settings)
-    assert recent_tokenizers(settings) == ["/a", "/b"]
+    prefs = Preferences(settings)
+    for path in ("/a", "/b", "/a"):
+        prefs.remember_tokenizer(path)
+    assert prefs.recent_tokenizers() == ["/a", "/b"]
 
 
 def test_same_tokenizer_twice_opens_once(qtbot, window):
@@ -193,7 +193,7 @@ def test_cached_text_matches_what_qt_holds(window):
     tricky = "a\r\nb\rc\u2029d\u2028e\u00a0f\x00g\x0ch\ufeffi 😀\t\n"
     window.set_text(tricky)
     cached = window.text()
-    window._text_cache = None
+    window.live._text_cache = None
     assert window.text() == cached
 
 
@@ -201,17 +201,17 @@ def test_inline_ids_make_room_and_keep_text_size(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("hello world\nsecond line")
     wait_idle(qtbot, window)
-    pane = next(iter(window.panes.values()))
+    pane = window.panes.panes()[0]
     block = window.document.firstBlock()
     plain_height = block.layout().lineAt(0).height()
     plain_x = block.layout().lineAt(0).cursorToX(5)[0]
-    window.layer_actions["ids"].setChecked(True)
+    window.actions["view.layer.ids"].setChecked(True)
     qtbot.wait(10)
     line = window.document.firstBlock().layout().lineAt(0)
     assert line.height() > plain_height * 1.3  # room below the text for the ids
     assert abs(line.cursorToX(5)[0] - plain_x) < 1.0  # the text itself is not bigger
     assert not pane.view.viewport().grab().isNull()
-    window.layer_actions["ids"].setChecked(False)
+    window.actions["view.layer.ids"].setChecked(False)
     qtbot.wait(10)
     assert abs(window.document.firstBlock().layout().lineAt(0).height() - plain_height) < 0.5
     assert window.text() == "hello world\nsecond line"
@@ -241,32 +241,36 @@ def test_picker_lists_open_tokenizers_and_switches_current(qtbot, window):
     window.open_tokenizer("r50k_base")
     window.set_text("picker")
     wait_idle(qtbot, window)
-    names = [window.picker.itemText(i) for i in range(window.picker.count())]
-    assert sorted(names) == ["o200k_base", "r50k_base"]
+    picker = window.toolbar.picker
+    assert picker.model() is window.registry
+    names = [picker.itemText(i) for i in range(picker.count())]
+    assert names == ["o200k_base", "r50k_base"] and picker.currentText() == "o200k_base"
     r50k = window.registry.find("r50k_base")
-    window._on_picker(names.index("r50k_base"))
-    assert window.registry.current() is r50k
+    picker.activated.emit(names.index("r50k_base"))  # what a click on the entry does
+    assert window.registry.current() is r50k and picker.currentText() == "r50k_base"
     assert "r50k_base" in window.ids_title.text()
-    window._fill_add_menu()
-    labels = [a.text() for a in window.add_menu.actions()]
+    window.registry.remove(r50k)  # the picker goes back to the one left
+    assert picker.count() == 1 and picker.currentText() == "o200k_base"
+    window.toolbar.add_menu.aboutToShow.emit()
+    labels = [a.text() for a in window.toolbar.add_menu.actions()]
     assert any(t.startswith("cl100k_base") for t in labels) and "Open tokenizer file…" in labels
 
 
 def test_big_text_goes_in_slices_and_ends_exact(qtbot, window):
     from bpeinspect.gui.overlay.token_view import document_text
-    from bpeinspect.gui.window.main_window import FEED_SLICE
+    from bpeinspect.gui.window.document import FEED_SLICE
 
     window.open_tokenizer("cl100k_base")
     wait_idle(qtbot, window)
     line = "line with 😀 and \r\n windows ending\rold mac\u2029para\n"
     text = line * (3 * FEED_SLICE // len(line))
     window.set_text(text)
-    assert window._feeding is not None  # not all in at once
-    assert next(iter(window.panes.values())).view.isReadOnly()
+    assert window.live.is_feeding()  # not all in at once
+    assert window.panes.panes()[0].view.isReadOnly()
     wait_idle(qtbot, window)
     assert window.text() == document_text(window.document)
-    assert not next(iter(window.panes.values())).view.isReadOnly()
-    pane = next(iter(window.panes.values()))
+    assert not window.panes.panes()[0].view.isReadOnly()
+    pane = window.panes.panes()[0]
     assert pane.view.enc.ids == pane.tok.encode(document_text(window.document), allowed_special="all")
     window.set_text("small again")  # a new text stops a feed in progress
     assert window.text() == "small again"
@@ -282,7 +286,7 @@ def test_panes_badge_a_default_split_rule_and_missing_bytes(qtbot, window, tmp_p
     window.set_text("a\x03b")
     window.open_tokenizer(str(odd))
     wait_idle(qtbot, window)
-    (pane,) = window.panes.values()
+    (pane,) = window.panes.panes()
     tags = {tag.text(): tag.toolTip() for tag in pane.provenance}
     assert set(tags) == {"default split", "1 byte missing"}
     assert "cl100k" in tags["default split"] and "03" in tags["1 byte missing"]

@@ -12,9 +12,11 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, qVersion
 from PySide6.QtWidgets import QLabel
 
 from bpeinspect import __version__
-from bpeinspect.gui.window import settings as settings_mod
+from bpeinspect.gui.overlay.palette import PALETTES
+from bpeinspect.gui.window import theme as theme_mod
+from bpeinspect.gui.window.about import AboutDialog
 from bpeinspect.gui.window.main_window import MainWindow
-from bpeinspect.gui.window.settings import RECENT_TEXTS_LIMIT, AboutDialog, Preferences
+from bpeinspect.gui.window.settings import RECENT_LIMIT, Preferences
 from tests.gui.conftest import wait_idle
 
 
@@ -23,7 +25,7 @@ def ini(tmp_path) -> QSettings:
 
 
 def make_window(qtbot, settings: QSettings) -> MainWindow:
-    win = MainWindow(settings=settings)
+    win = MainWindow(settings=settings, panels=())
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)
@@ -46,19 +48,18 @@ def test_everything_survives_a_restart(qtbot, tmp_path):
     win.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
     win.main_split.setSizes([500, 90])
     split_before = win.main_split.sizes()
-    win.prefs.set_theme("dark")
-    win.set_palette(next(p for p in settings_mod_palettes() if p != win.palette_name))
-    palette = win.palette_name
-    win.layer_actions["boundaries"].setChecked(True)
-    win.layer_actions["colors"].setChecked(False)
+    win.set_theme("dark")
+    palette = next(p for p in PALETTES if p != win.appearance.palette_name)
+    win.actions[f"view.palette.{palette}"].trigger()
+    win.actions["view.layer.boundaries"].setChecked(True)
+    win.actions["view.layer.colors"].setChecked(False)
     win.open_tokenizer("gpt2")
     win.open_text_file(str(text_file))
     wait_idle(qtbot, win)
     assert win.text() == "hello world, again"
     base = win.document.defaultFont().pointSizeF()
-    win.zoom(1)
-    win.zoom(1)
-    win.zoom(1)
+    for _ in range(3):
+        win.actions["view.zoom_in"].trigger()
     assert win.document.defaultFont().pointSizeF() == base + 3
     size_before = (win.width(), win.height())
     close(qtbot, win)
@@ -68,35 +69,30 @@ def test_everything_survives_a_restart(qtbot, tmp_path):
     qtbot.waitUntil(lambda: win2.dockWidgetArea(dock2) == Qt.DockWidgetArea.LeftDockWidgetArea, timeout=5000)
     assert (win2.width(), win2.height()) == size_before
     assert win2.main_split.sizes() == split_before
-    assert win2.dark and win2.dark_action.isChecked()
-    assert win2.prefs.theme_actions["dark"].isChecked()
-    assert win2.palette_name == palette
-    assert win2.layers.boundaries and not win2.layers.colors
-    assert win2.layer_actions["boundaries"].isChecked() and not win2.layer_actions["colors"].isChecked()
-    assert win2.prefs.prefs.recent_texts() == [str(text_file)]
-    win2.prefs._fill_recent_texts()
-    assert [a.text() for a in win2.prefs.recent_texts_menu.actions()] == [str(text_file)]
-    # the window resets the text size when its first pane opens; the saved size wins
+    look = win2.appearance
+    assert look.dark and win2.actions["view.dark"].isChecked()
+    assert win2.actions["view.theme.dark"].isChecked() and not win2.actions["view.theme.system"].isChecked()
+    assert look.palette_name == palette
+    assert look.layers.boundaries and not look.layers.colors
+    assert win2.actions["view.layer.boundaries"].isChecked() and not win2.actions["view.layer.colors"].isChecked()
+    assert win2.prefs.recent_texts() == [str(text_file)]
+    recent = win2.actions.menu("file/recent_texts")
+    recent.aboutToShow.emit()
+    assert [a.text() for a in recent.actions()] == [str(text_file)]
     win2.open_tokenizer("gpt2")
     wait_idle(qtbot, win2)
     assert win2.document.defaultFont().pointSizeF() == base + 3
-    assert next(iter(win2.panes.values())).view.font().pointSizeF() == base + 3
+    assert win2.panes.panes()[0].view.font().pointSizeF() == base + 3
     # recent text opens from the menu
-    win2.prefs.recent_texts_menu.actions()[0].trigger()
+    recent.actions()[0].trigger()
     qtbot.waitUntil(lambda: win2.text() == "hello world, again", timeout=10000)
     close(qtbot, win2)
-    win2.set_dark(False)  # the palette is application-wide: leave it light for other tests
-
-
-def settings_mod_palettes():
-    from bpeinspect.gui.overlay.palette import PALETTES
-
-    return list(PALETTES)
+    win2.set_theme("light")  # the palette is application-wide: leave it light for other tests
 
 
 def test_font_size_is_kept_when_no_tokenizer_is_open(qtbot, tmp_path):
     win = make_window(qtbot, ini(tmp_path))
-    win.prefs.set_font_size(17.0)
+    win.appearance.set_text_size(17.0)
     close(qtbot, win)
     assert Preferences(ini(tmp_path)).font_size == 17.0
     win2 = make_window(qtbot, ini(tmp_path))
@@ -109,26 +105,28 @@ def test_font_size_is_kept_when_no_tokenizer_is_open(qtbot, tmp_path):
 def test_dark_theme_toggle_is_an_override_and_system_is_followed(qtbot, tmp_path, monkeypatch):
     win = make_window(qtbot, ini(tmp_path))
     try:
-        assert win.prefs.prefs.theme == "system"
-        win.dark_action.setChecked(True)  # the window's own View ▸ Dark theme
-        assert win.prefs.prefs.theme == "dark" and win.prefs.theme_actions["dark"].isChecked()
-        win.dark_action.setChecked(False)
-        assert win.prefs.prefs.theme == "light" and not win.dark
+        look, dark_action = win.appearance, win.actions["view.dark"]
+        assert win.prefs.theme == "system"
+        dark_action.setChecked(True)  # View ▸ Dark theme
+        assert win.prefs.theme == "dark" and win.actions["view.theme.dark"].isChecked()
+        dark_action.setChecked(False)
+        assert win.prefs.theme == "light" and not look.dark and win.actions["view.theme.light"].isChecked()
 
-        win.prefs.set_theme("system")
-        monkeypatch.setattr(settings_mod, "system_is_dark", lambda: True)
-        win.prefs._on_system_scheme()  # what QStyleHints.colorSchemeChanged calls
-        assert win.dark and win.dark_action.isChecked() and win.prefs.prefs.theme == "system"
-        monkeypatch.setattr(settings_mod, "system_is_dark", lambda: False)
-        win.prefs._on_system_scheme()
-        assert not win.dark and win.prefs.prefs.theme == "system"
+        win.actions["view.theme.system"].trigger()
+        assert win.prefs.theme == "system"
+        monkeypatch.setattr(theme_mod, "system_is_dark", lambda: True)
+        look.follow_system()  # what QStyleHints.colorSchemeChanged calls
+        assert look.dark and dark_action.isChecked() and win.prefs.theme == "system"
+        monkeypatch.setattr(theme_mod, "system_is_dark", lambda: False)
+        look.follow_system()
+        assert not look.dark and win.prefs.theme == "system"
 
-        win.prefs.set_theme("light")  # an override ignores the desktop
-        monkeypatch.setattr(settings_mod, "system_is_dark", lambda: True)
-        win.prefs._on_system_scheme()
-        assert not win.dark
+        win.set_theme("light")  # an override ignores the desktop
+        monkeypatch.setattr(theme_mod, "system_is_dark", lambda: True)
+        look.follow_system()
+        assert not look.dark
     finally:
-        win.set_dark(False)
+        win.set_theme("light")
         close(qtbot, win)
 
 
@@ -145,9 +143,9 @@ def test_damaged_settings_fall_back_to_defaults(qtbot, tmp_path):
     s.setValue("recent_texts", 42)
     s.sync()
     win = make_window(qtbot, ini(tmp_path))
-    p = win.prefs.prefs
+    p = win.prefs
     assert p.theme == "system" and p.font_size is None and p.recent_texts() == []
-    assert not win.dark and win.palette_name in settings_mod_palettes()
+    assert not win.appearance.dark and win.appearance.palette_name in PALETTES
     assert (win.width(), win.height()) == (1400, 860)
     close(qtbot, win)
 
@@ -164,12 +162,12 @@ def test_out_of_range_and_invalid_values_are_refused(tmp_path):
 
 def test_recent_texts_newest_first_deduplicated_and_capped(tmp_path):
     p = Preferences(ini(tmp_path))
-    for i in range(RECENT_TEXTS_LIMIT + 5):
+    for i in range(RECENT_LIMIT + 5):
         p.remember_text(f"/t/{i}.txt")
     p.remember_text("/t/3.txt")
     got = p.recent_texts()
-    assert len(got) == RECENT_TEXTS_LIMIT and got[0] == "/t/3.txt" and got.count("/t/3.txt") == 1
-    assert got[1] == f"/t/{RECENT_TEXTS_LIMIT + 4}.txt"
+    assert len(got) == RECENT_LIMIT and got[0] == "/t/3.txt" and got.count("/t/3.txt") == 1
+    assert got[1] == f"/t/{RECENT_LIMIT + 4}.txt"
     p.settings.setValue("recent_tokenizers", ["/v/a.tiktoken"])
     assert p.recent_tokenizers() == ["/v/a.tiktoken"]
     p.clear_recent()
@@ -178,9 +176,10 @@ def test_recent_texts_newest_first_deduplicated_and_capped(tmp_path):
 
 def test_about_shows_the_versions(qtbot, tmp_path):
     win = make_window(qtbot, ini(tmp_path))
-    assert win.prefs.about_action.shortcut().toString()  # F1 (HelpContents) on every platform here
-    win.prefs.about_action.trigger()
-    about = win.prefs.about
+    about_action = win.actions["help.about"]
+    assert about_action.shortcut().toString()  # F1 (HelpContents) on every platform here
+    about_action.trigger()
+    about = win.about
     assert isinstance(about, AboutDialog) and about.isVisible()
     shown = about.label.text()
     for version in (__version__, qVersion(), platform.python_version()):
@@ -193,8 +192,13 @@ def test_menus_hold_the_new_entries(qtbot, tmp_path):
     win = make_window(qtbot, ini(tmp_path))
     titles = [a.text() for a in win.menuBar().actions()]
     assert titles[-1] == "&Help"
-    file_menu = win.recent_menu.parentWidget()
-    assert win.prefs.recent_texts_menu.menuAction() in file_menu.actions()
-    view_menu = win.panels_menu.parentWidget()
-    assert win.prefs.theme_menu.menuAction() in view_menu.actions()
+    a = win.actions
+    file_menu = a.menu("file")
+    assert [act.menu() for act in file_menu.actions() if act.menu()] == [
+        a.menu("file/recent_texts"),
+        a.menu("file/recent_tokenizers"),
+    ]
+    view_entries = [act.menu().title() if act.menu() else act.text() for act in a.menu("view").actions()]
+    assert view_entries.index("Theme") == view_entries.index("Panels") - 1
+    assert {"Token colours", "Palette", "Dark theme", "Zoom in", "Reset zoom"} <= set(view_entries)
     close(qtbot, win)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from bpeinspect.core.io.builtins import resources_dir
-from bpeinspect.gui.panels.languages_menu import install_languages_panel
 from tests.gui.conftest import wait_idle
 
 
-def test_languages_panel_follows_the_open_tokenizers(qtbot, window):
-    show = install_languages_panel(window)
+def test_languages_panel_follows_the_open_tokenizers(qtbot, panel_window):
+    window = panel_window
+    assert window.panels.view("languages") is None  # made (with pyqtgraph) on first use
     window.open_tokenizer("r50k_base")
-    qtbot.waitUntil(lambda: len(window.registry) == 1, timeout=30000)
     wait_idle(qtbot, window)
-    view = show()
+    window.actions["panels.languages"].trigger()
+    view = window.panels.view("languages")
+    assert window.panels.docks["languages"].isVisible()
     tables = []
     view.statsReady.connect(tables.append)
     qtbot.waitUntil(lambda: bool(tables), timeout=60000)

@@ -1,0 +1,68 @@
+"""The window's docked panels, made from the :class:`~bpeinspect.gui.panels.specs.PanelSpec` registry.
+
+>>> host = PanelHost(window, PANELS); host.show("languages")   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from bpeinspect.gui.panels.specs import Inspector, PanelSpec
+from bpeinspect.gui.window.actions import ActionSpec
+
+DOCK_WIDTH = 460
+
+
+class PanelHost(QObject):
+    """The docked panels of one main window (``window``: its public API)."""
+
+    def __init__(self, window: Any, specs: Sequence[PanelSpec]) -> None:
+        super().__init__(window)
+        self.window = window
+        self.specs = {spec.key: spec for spec in specs}
+        self.views: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self.inspector = Inspector(window, self.docks)
+        for spec in specs:
+            if spec.menu is not None:
+                window.actions.separator(spec.menu)
+                window.actions.add(
+                    ActionSpec(f"panels.{spec.key}", spec.menu, spec.action, spec.shortcut), lambda k=spec.key: self.show(k)
+                )
+            if not spec.lazy:
+                self._make(spec)
+        if "tree" in self.docks:
+            self.docks["tree"].raise_()
+            # after the first layout pass, or Qt ignores the size
+            QTimer.singleShot(0, lambda: window.resizeDocks([self.docks["tree"]], [DOCK_WIDTH], Qt.Orientation.Horizontal))
+
+    def view(self, key: str) -> QWidget | None:
+        return self.views.get(key)
+
+    def show(self, key: str) -> QWidget:
+        """Make the panel if it is not made yet, show it and bring it to the front; returns its view."""
+        spec = self.specs[key]
+        view = self.views.get(key) or self._make(spec)
+        dock = self.docks[key]
+        dock.show()
+        dock.raise_()
+        if spec.shown is not None:
+            spec.shown(view, self)
+        return view
+
+    def _make(self, spec: PanelSpec) -> QWidget:
+        view = spec.make(self)
+        dock = self.window.add_panel(spec.title, view, spec.area)
+        self.views[spec.key], self.docks[spec.key] = view, dock
+        if spec.tab_with in self.docks:
+            self.window.tabifyDockWidget(self.docks[spec.tab_with], dock)
+        if spec.docked is not None:
+            spec.docked(view, dock)
+        if spec.floating_size is not None:
+            dock.setFloating(True)
+            dock.resize(*spec.floating_size)
+        return view

@@ -1,0 +1,77 @@
+"""The tokenizer bar: the picker (a combo box on the registry model), "Add ▾" and the layer toggles.
+
+>>> bar = TokenizerBar(registry, prefs, open_tokenizer, ask_open_tokenizer)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton
+
+from bpeinspect.core import BUILTINS
+from bpeinspect.gui.registry import TokenizerRegistry
+from bpeinspect.gui.window.settings import Preferences
+
+
+class TokenizerBar(QToolBar):
+    """Which tokenizer is current (its ids are listed below and the panels follow it), and more to open."""
+
+    def __init__(
+        self,
+        registry: TokenizerRegistry,
+        prefs: Preferences,
+        open_tokenizer: Callable[[str], None],
+        ask_open_tokenizer: Callable[[], None],
+    ) -> None:
+        super().__init__("Tokenizers")
+        self.setObjectName("tokenizerBar")
+        self.setMovable(False)
+        self.registry, self.prefs = registry, prefs
+        self._open, self._ask = open_tokenizer, ask_open_tokenizer
+        self.addWidget(QLabel(" Tokenizer: "))
+        self.picker = QComboBox()
+        self.picker.setModel(registry)
+        self.picker.setMinimumContentsLength(14)
+        self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
+        self.picker.activated.connect(self._on_picked)
+        self.addWidget(self.picker)
+        add = QToolButton(text="Add ▾")
+        add.setToolTip("Open another tokenizer: built-ins, recent files, or a vocabulary file")
+        add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_menu = QMenu(add)
+        self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        add.setMenu(self.add_menu)
+        self.addWidget(add)
+        self.addSeparator()
+        # the combo box moves its own index when rows come and go: keep it on the current one
+        for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved):
+            signal.connect(self._sync)
+
+    def _on_picked(self, row: int) -> None:
+        toks = self.registry.tokenizers()
+        if 0 <= row < len(toks):
+            self.registry.set_current(toks[row])
+
+    def _sync(self, *_args: object) -> None:
+        row = self.registry.current_row()
+        if self.picker.currentIndex() != row:
+            blocked = self.picker.blockSignals(True)
+            self.picker.setCurrentIndex(row)
+            self.picker.blockSignals(blocked)
+
+    def _fill_add_menu(self) -> None:
+        m = self.add_menu
+        m.clear()
+        for name, spec in BUILTINS.items():
+            act = m.addAction(f"{name} — {spec.description}")
+            act.setEnabled(self.registry.find(name) is None)
+            act.triggered.connect(lambda _=False, n=name: self._open(n))
+        recent = self.prefs.recent_tokenizers()
+        if recent:
+            m.addSeparator()
+            for path in recent:
+                m.addAction(Path(path).name).triggered.connect(lambda _=False, p=path: self._open(p))
+        m.addSeparator()
+        m.addAction("Open tokenizer file…").triggered.connect(self._ask)

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
 from bpeinspect.core.io.builtins import BUILTINS, resources_dir  # noqa: E402
-from bpeinspect.gui.app import welcome_text  # noqa: E402
+from bpeinspect.gui.app import configure_process, welcome_text  # noqa: E402
 from bpeinspect.gui.window.main_window import MainWindow  # noqa: E402
 
 
@@ -88,7 +88,8 @@ def main() -> None:
     ap.add_argument("--keys", type=int, default=60, help="keystrokes to time")
     args = ap.parse_args()
     app = QApplication.instance() or QApplication([])
-    win = MainWindow(settings=QSettings(str(Path("/tmp") / "bpeinspect-bench.ini"), QSettings.Format.IniFormat))
+    configure_process()  # as the app does
+    win = MainWindow(settings=QSettings(str(Path("/tmp") / "bpeinspect-bench.ini"), QSettings.Format.IniFormat), panels=())
     win.resize(1100, 800)
     win.show()
     for name in ("o200k_base", "cl100k_base"):
@@ -98,23 +99,17 @@ def main() -> None:
     big = document(1 << 20)
     probe = Probe()
     first_colour: list[float] = []
-    on_partial = win._on_partial
-
-    def record_partial(tok, enc) -> None:
-        first_colour.append(time.perf_counter())
-        on_partial(tok, enc)
-
-    win._on_partial = record_partial
+    win.encoder.partial.connect(lambda tok, enc: first_colour.append(time.perf_counter()))
     t0 = time.perf_counter()
     win.set_text(big)
     set_text = time.perf_counter() - t0
     probe.timer.start()
     wait_idle(app, win)
-    for pane in win.panes.values():
+    for pane in win.panes.panes():
         pane.view.viewport().repaint()
     opened = time.perf_counter() - t0
     probe.timer.stop()
-    counts = {p.tok.name: len(p.view.enc.ids) for p in win.panes.values()}
+    counts = {p.tok.name: len(p.view.enc.ids) for p in win.panes.panes()}
     top = (min(first_colour) - t0) * 1000 if first_colour else float("nan")
     print(
         f"open 1 MB ({len(big):,} chars, tokens {counts}): top of the text coloured after {top:.0f} ms, "
@@ -125,14 +120,14 @@ def main() -> None:
     )
 
     paints = []
-    pane = next(iter(win.panes.values()))
+    pane = win.panes.panes()[0]
     sb = pane.view.verticalScrollBar()
     for step in range(40):
         sb.setValue(step * sb.maximum() // 40)
         t = time.perf_counter()
-        for p in win.panes.values():
+        for p in win.panes.panes():
             p.view.viewport().repaint()
-        paints.append((time.perf_counter() - t) / len(win.panes))
+        paints.append((time.perf_counter() - t) / len(win.panes.panes()))
     print(
         f"scroll: full-viewport repaint per pane median {statistics.median(paints) * 1000:.1f} ms, "
         f"max {max(paints) * 1000:.1f} ms (1100x800 window, two panes)"
@@ -149,11 +144,11 @@ def main() -> None:
         cur.insertText("x" if k % 7 else " ")
         wait_idle(app, win)  # includes the repaints Qt and the views asked for
         keys.append(time.perf_counter() - t)
-    modes = {r.mode for r in win.results.values()}
+    modes = {e.result.mode for e in win.registry.entries()}
     text = win.text()
     full = []
     ref = []
-    tok = next(p.tok for p in win.panes.values() if p.tok.name == "o200k_base")
+    tok = win.registry.find("o200k_base")
     enc_ref = reference(tok)
     for _ in range(5):
         t = time.perf_counter()

@@ -56,10 +56,12 @@ def child(paths: list[Path], vocab: int):
 def workspace_runner():
     from PySide6.QtWidgets import QApplication
 
+    from bpeinspect.gui.app import configure_process
     from bpeinspect.gui.registry import TokenizerRegistry
     from bpeinspect.gui.training.workspace import TrainingWorkspace
 
     app = QApplication.instance() or QApplication([])
+    configure_process()  # as the app does
 
     def run(paths: list[Path], vocab: int):
         reg = TokenizerRegistry()

@@ -95,19 +95,22 @@ def display_bytes(piece: str, kind: int) -> bytes:
     return piece.replace(SPACE, " ").encode("utf-8", "surrogatepass")
 
 
-def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str]) -> SplitRule:
+def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str], newline_words: bool = False) -> SplitRule:
     """Pre-tokens that merging never crosses: cut before a ``▁`` that follows another character,
     unless some piece holds that character right before a ``▁``; user-defined pieces stand alone."""
     # every character that some piece holds right before a ▁, found in one pass over all pieces
     joined = "\uffff".join(mergeable)
     before = set(re.findall(f"([^{SPACE}\uffff]){SPACE}", joined))
     s = regex.escape(SPACE)
+    nl = "\\n" if newline_words else ""
     if before:
         cls = "".join(regex.escape(c) for c in sorted(before))
-        glue = f"(?:[^{s}]|(?<=[{cls}]){s}+)"
+        glue = f"(?:[^{s}{nl}]|(?<=[{cls}]){s}+)"
     else:
-        glue = f"[^{s}]"
+        glue = f"[^{s}{nl}]"
     alts = [f"{glue}+", f"{s}+{glue}*"]
+    if newline_words:  # llama.cpp's gemma4 words: runs of newlines apart from the rest
+        alts.insert(0, "\\n+")
     if frozen:
         ud = "|".join(regex.escape(f) for f in sorted(frozen, key=lambda x: (-len(x), x)))
         alts = [ud] + [a.replace(glue, f"(?:(?!{ud}){glue})") for a in alts]
@@ -146,6 +149,7 @@ class SentencePieceBPE(Tokenizer):
         normalizer: Normalizer | None = None,
         first_normalizer: Normalizer | None = None,
         special_tokens: Mapping[str, int] | None = None,
+        added_tokens: Mapping[str, int] | None = None,
         byte_fallback: bool = True,
         unk_id: int | None = None,
         fuse_unk: bool = False,
@@ -154,6 +158,7 @@ class SentencePieceBPE(Tokenizer):
         ignore_merges: bool = False,
         user_defined_in_text: bool = True,
         split_before_space: bool = False,
+        newline_words: bool = False,
         name: str = "",
         source: str = "",
     ) -> None:
@@ -173,6 +178,8 @@ class SentencePieceBPE(Tokenizer):
         self.normalizer = first_normalizer if first_normalizer is not None else normalizer
         self._rest_normalizer = normalizer
         self.special_tokens = dict(special_tokens or {})
+        # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
+        self.added_tokens = dict(added_tokens or {})
         self.byte_fallback = byte_fallback
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk
@@ -188,7 +195,7 @@ class SentencePieceBPE(Tokenizer):
         for i in [i for i in present if kinds[i] == BYTE or i in specials]:
             p = P[i]
             self._decoder[i] = p.encode("utf-8", "surrogatepass") if i in specials else display_bytes(p, BYTE)  # type: ignore[union-attr,arg-type]
-        for s, i in self.special_tokens.items():
+        for s, i in (*self.special_tokens.items(), *self.added_tokens.items()):
             if i not in self._decoder:
                 self._decoder[i] = s.encode("utf-8")
         # piece text -> id: llama.cpp's token_to_id keeps the last listing, the others the first
@@ -248,7 +255,8 @@ class SentencePieceBPE(Tokenizer):
         if split_before_space:  # Metaspace(split=true): every ▁ starts a word
             self.split_rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
         else:
-            self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen))
+            self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
+        self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
         self._findall = regex.compile(self.split_rule.splits[0].pattern).findall
         self._cache = _Cache(self._encode_normalized_piece)
@@ -362,7 +370,7 @@ class SentencePieceBPE(Tokenizer):
 
     def _encode_pairs(self, piece: str) -> list[int]:
         get = self._piece_id.get
-        if self.ignore_merges:
+        if self.ignore_merges or (self._newline_words and not piece.strip("\n")):
             t = get(piece)
             if t is not None:
                 return [t]
@@ -438,10 +446,10 @@ class SentencePieceBPE(Tokenizer):
     ) -> Encoding:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        segments = self._split_specials(text, allowed) if allowed else [(text, False)]
+        segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
         firsts, pos = [], 0
-        for seg, special in segments:
-            if not special:
+        for seg, cut in segments:
+            if cut is None:
                 firsts.append(pos == 0)  # only a segment that starts the text is "first"
             pos += len(seg)
         first = iter(firsts)
@@ -462,7 +470,7 @@ class SentencePieceBPE(Tokenizer):
         out = {}
         for i in self._decoder:
             p = self._piece(i)
-            if i in self._special_ids or p is None:
+            if i in self._special_ids or i in self._added_ids or p is None:
                 out[i] = len(self._decoder[i])
             elif self.kinds[i] == BYTE and byte_of_piece(p) is not None:
                 out[i] = 1

@@ -1,6 +1,12 @@
-"""A dismissable message strip at the top of a window or panel (errors never open a modal box).
+"""Messages in the window's own colours: a dismissable strip (errors never open a modal box)
+and a label whose text takes a tone of the theme.
 
->>> bar = MessageBar(); bar.show_message("Could not open x.tiktoken", error=True)  # doctest: +SKIP
+>>> bar = MessageBar(); bar.show_message("Could not open x.tiktoken", error=True); bar.text()
+'Could not open x.tiktoken'
+>>> bar.clear(); bar.text()
+''
+>>> label = ToneLabel("Part of: not computed", tone="error"); "color" in label.styleSheet()
+True
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 from bpeinspect.gui.overlay.palette import app_colors
 
 MAX_LINES = 5
+TONES = {"error": "error_text", "note": "note_text", "muted": ""}  # tone -> field of UiColors ("": the palette's mid)
 
 
 class MessageBar(QFrame):
@@ -54,11 +61,36 @@ class MessageBar(QFrame):
     def _style(self) -> None:
         c = app_colors()
         bg, fg = (c.error_bg, c.error_text) if self._has_error else (c.info_bg, c.info_text)
-        self.setStyleSheet(
-            f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
-        )
+        sheet = f"#messageBar {{ background:{bg}; border:1px solid {fg}; border-radius:4px }} QLabel {{ color:{fg} }}"
+        if sheet != self.styleSheet():  # a new style sheet sends another palette change
+            self.setStyleSheet(sheet)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.ApplicationPaletteChange and self._lines:
+        # a change of theme reaches every widget as a palette change
+        if event.type() == QEvent.Type.PaletteChange and self._lines:
             self._style()
+        super().changeEvent(event)
+
+
+class ToneLabel(QLabel):
+    """A label in a tone of the theme (``"error"``, ``"note"``, ``"muted"``, or ``None`` for the usual text)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None, *, tone: str | None = None) -> None:
+        super().__init__(text, parent)
+        self.tone: str | None = None
+        self.set_tone(tone)
+
+    def set_tone(self, tone: str | None) -> None:
+        if tone is not None and tone not in TONES:
+            raise ValueError(f"tone must be one of {', '.join(TONES)} or None, not {tone!r}")
+        self.tone = tone
+        field = TONES.get(tone or "")
+        color = "palette(mid)" if field == "" else getattr(app_colors(), field) if field else None
+        sheet = "" if color is None else f"color: {color}"
+        if sheet != self.styleSheet():  # a new style sheet sends another palette change
+            self.setStyleSheet(sheet)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and self.tone is not None:
+            self.set_tone(self.tone)
         super().changeEvent(event)

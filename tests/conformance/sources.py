@@ -218,13 +218,23 @@ VOCABS: list[Vocab] = [
     _gguf("aquila", "Aquila (no pre-tokenizer: llama.cpp's default)", "loads", oracle="none"),
     # SentencePiece-style BPE with byte fallback (issue 14 item 8)
     Vocab("gemma3", "Gemma 3", GEMMA3_NPM, NPM_JSON, "hf"),
-    Vocab("llama2-json", "Llama 2", LLAMA2_NPM, NPM_JSON, "hf"),
+    # lenml's "llama2" file holds Mistral 7B v0.1's vocabulary (the same pieces as tokenizer.model.v1),
+    # in the legacy Llama 2 layout (Prepend + Replace normalizer, Strip decoder)
+    Vocab("llama2-json", "Llama 2 layout (Mistral 7B v0.1 vocabulary)", LLAMA2_NPM, NPM_JSON, "hf"),
     Vocab("gemini-json", "Gemini (lenml)", GEMINI_NPM, NPM_JSON, "hf"),
     Vocab(
         "mistral-v1-model",
         "Mistral v1 tokenizer.model",
         MISTRAL,
         "mistral_common/data/tokenizer.model.v1",
+        "sentencepiece",
+        specials="none",
+    ),
+    Vocab(
+        "mistral-v2-model",
+        "Mistral v2 (240216)",
+        MISTRAL,
+        "mistral_common/data/mistral_instruct_tokenizer_240216.model.v2",
         "sentencepiece",
         specials="none",
     ),
@@ -247,6 +257,7 @@ VOCABS: list[Vocab] = [
     _gguf("llama-spm", "Llama 2 (GGUF, SentencePiece)"),
     _gguf("phi-3", "Phi-3 (GGUF, SentencePiece)"),
     _gguf("baichuan", "Baichuan (GGUF, SentencePiece)", oracle="none", status="loads"),
+    _gguf("gemma-4", "Gemma 4 (GGUF 'gemma4': merges over ▁ pieces)"),
     # not BPE: refused, naming what they are (issue 14 item 9)
     _gguf("bert-bge", "BGE (BERT WordPiece)", "refused", oracle="none", refusal="WordPiece"),
     _gguf("nomic-bert-moe", "Nomic BERT MoE (Unigram)", "refused", oracle="none", refusal="Unigram"),

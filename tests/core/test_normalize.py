@@ -133,3 +133,16 @@ def test_strip_accents_and_regex_replace():
     assert StripAccents().normalize(unicodedata.normalize("NFD", "café")) == "cafe"
     norm = Replace(r"\s+", " ", is_regex=True)
     assert norm.normalize_aligned("a \t b") == ("a b", [0, 1, 4], [1, 4, 5])
+
+
+def test_a_normalizer_is_saved_only_where_it_can_be_stored(tmp_path):
+    from bpeinspect.core import VocabularyError
+    from bpeinspect.core.io.formats import save
+
+    tok = load_path(SHARED / "vocabs" / "repros" / "nfc.tokenizer.json")
+    with pytest.raises(VocabularyError, match="normalizer"):
+        save(tok, tmp_path / "x.tiktoken")
+    out = save(tok, tmp_path / "again.hf.json")
+    again = load_path(out)
+    assert again.normalizer == tok.normalizer
+    assert again.encode("cafe\u0301") == tok.encode("cafe\u0301")

@@ -214,3 +214,31 @@ def test_score_ties_go_to_the_leftmost_pair():
                            unk_id=0)
     assert tok.encode_ordinary("abc") == [4, 3]
     assert tok.encode_ordinary("xbc") == [0, 5]
+
+
+def test_sentencepiece_tokenizers_are_not_written_as_byte_level_files(spm_model, tmp_path):
+    from bpeinspect.core import VocabularyError
+    from bpeinspect.core.io.formats import save
+
+    tok = load_path(spm_model[0])
+    for name in ("x.tiktoken", "tokenizer.json", "x.json"):
+        with pytest.raises(VocabularyError, match="SentencePiece"):
+            save(tok, tmp_path / name)
+
+
+def test_added_tokens_that_are_not_special_are_always_cut_out(tmp_path):
+    path, _ = _hf_sp_json(tmp_path, *GEMMA)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    new = max(obj["model"]["vocab"].values()) + 1
+    obj["model"]["vocab"]["\n\n"] = new
+    obj["added_tokens"].append({"id": new, "content": "\n\n", "single_word": False, "lstrip": False,
+                                "rstrip": False, "normalized": False, "special": False})
+    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    tok = load_path(path)
+    assert tok.added_tokens == {"\n\n": new}
+    for text in ("a\n\nb", "x\n\n\n\ny </s>", "\n\n"):
+        assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
+        enc = tok.encode_with_offsets(text, allowed_special=())
+        assert new in enc.ids and enc.ids == tok.encode(text, disallowed_special=())
+        assert tok.is_added(new) and not tok.is_special(new)

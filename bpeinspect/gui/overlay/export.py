@@ -13,7 +13,7 @@ import html
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.core.text import hex_bytes
-from bpeinspect.gui.overlay.palette import TokenPalette
+from bpeinspect.gui.overlay.palette import EXPORT_SPECIAL, EXPORT_SPLIT, TokenPalette
 
 
 def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPalette | None = None) -> str:
@@ -22,8 +22,8 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bpeinspect overlay</title><style>",
         "body{font-family:sans-serif;margin:2em} pre{white-space:pre-wrap;font-size:15px;line-height:1.7}",
-        "pre span{border-radius:3px;margin-right:1px;padding:1px 0} .sp{outline:2px solid #e33}",
-        ".split{border-bottom:2px dashed #777}",
+        f"pre span{{border-radius:3px;margin-right:1px;padding:1px 0}} .sp{{outline:2px solid {EXPORT_SPECIAL}}}",
+        f".split{{border-bottom:2px dashed {EXPORT_SPLIT}}}",
         "</style></head><body>",
     ]
     for tok, enc in encodings:

@@ -20,13 +20,15 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, QTimer, SignalInstance
+from PySide6.QtCore import QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.overlay.palette import UiColors, app_colors
+from bpeinspect.gui.overlay.palette import colors as ui_colors
 
 MAX_TOKENIZERS = 4
 RENDER_LIMIT = (
@@ -34,10 +36,6 @@ RENDER_LIMIT = (
 )
 MARK = "\u2502"  # the red bar drawn at a differing boundary
 TEXT_DEBOUNCE_MS = 300
-_BG = ("#dbe9ff", "#fff1c9")
-_SPLIT_BG = "#ffc98a"
-_SPECIAL_BG = "#e3c8ff"
-_DIFF = "#d00000"
 
 
 @dataclass
@@ -81,6 +79,7 @@ def compare(
     names: Sequence[str] | None = None,
     *,
     render_limit: int = RENDER_LIMIT,
+    colors: UiColors | None = None,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> CompareResult:
@@ -97,12 +96,12 @@ def compare(
     for i, enc in enumerate(encs):
         diff = bounds[0] - others if i == 0 else bounds[i] - bounds[0]
         row = CompareRow(names[i], len(enc), len(text), bounds[i], diff, agreement(bounds[0], bounds[i]))
-        _render(row, enc, text, render_limit)
+        _render(row, enc, text, render_limit, colors or ui_colors(dark=False))
         result.rows.append(row)
     return result
 
 
-def _render(row: CompareRow, enc: Encoding, text: str, limit: int) -> None:
+def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors) -> None:
     out: list[str] = []
     pos = 0
     diff = row.differing
@@ -113,18 +112,18 @@ def _render(row: CompareRow, enc: Encoding, text: str, limit: int) -> None:
         if cs > pos:  # text no token covers (a split rule that skips it)
             out.append(html.escape(text[pos:cs]))
         if enc.byte_starts[a] in diff:
-            out.append(f'<span style="color:{_DIFF}; font-weight:bold">{MARK}</span>')
+            out.append(f'<span style="color:{c.compare_diff}; font-weight:bold">{MARK}</span>')
             row.markers += 1
         chunk = html.escape(text[cs:ce])
         if enc.is_special(a):
-            style = f"background-color:{_SPECIAL_BG}; font-weight:bold"
+            style = f"background-color:{c.compare_special}; font-weight:bold"
         elif a != b or enc.splits_char(a):
-            style = f"background-color:{_SPLIT_BG}"
+            style = f"background-color:{c.compare_split}"
             if any(enc.byte_ends[k] in diff for k in range(a, b)):
-                style += f"; color:{_DIFF}; text-decoration:underline"
+                style += f"; color:{c.compare_diff}; text-decoration:underline"
                 row.split_marked += 1
         else:
-            style = f"background-color:{_BG[n % 2]}"
+            style = f"background-color:{c.compare_bg[n % 2]}"
         out.append(f'<span style="{style}">{chunk}</span>')
         pos = ce
     row.html = '<pre style="white-space:pre-wrap; margin:0">' + "".join(out) + "</pre>"
@@ -172,6 +171,7 @@ class CompareView(QWidget):
         self.active = True  # a docked view is told when its tab is shown or hidden (set_active)
         self._text_source = text_source
         self._stale = False  # the text changed while hidden
+        self._dark = False  # the theme of the sections drawn
         self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
         self.debounce.timeout.connect(self._pull_text)
         if text_changed is not None:
@@ -242,7 +242,8 @@ class CompareView(QWidget):
         self._say("Comparing…")
         self.jobs.submit(
             "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
-            on_returned=self._on_done, on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
+            colors=self._theme(), on_returned=self._on_done,
+            on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
         )  # fmt: skip
 
     def _say(self, msg: str) -> None:
@@ -259,14 +260,15 @@ class CompareView(QWidget):
             )
             self.note.show()
         first = result.rows[0].name
+        diff = app_colors().compare_diff
         for i, (row, sec) in enumerate(zip(result.rows, self.sections, strict=False)):
             head = f"<b>{html.escape(row.name)}</b> — {row.tokens:,} tokens · {row.tokens_per_char:.3f} tokens/char · "
             if i == 0:
-                head += f"reference · <span style='color:{_DIFF}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} no other has"
+                head += f"reference · <span style='color:{diff}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} no other has"
             else:
                 head += (
                     f"boundary F1 vs {html.escape(first)}: {row.agreement.f1:.3f} · "
-                    f"<span style='color:{_DIFF}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
+                    f"<span style='color:{diff}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
                 )
             sec.header.setText(head)
             sec.browser.setHtml(row.html)
@@ -280,6 +282,16 @@ class CompareView(QWidget):
             self.text, self._dirty = self._text_source(), True
         if active and self._dirty:
             self._refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and self.result is not None and self._dark != app_colors().dark:
+            self._refresh()  # drawn again in the new theme's colours
+        super().changeEvent(event)
+
+    def _theme(self) -> UiColors:
+        c = app_colors()
+        self._dark = c.dark
+        return c
 
     def _pull_text(self) -> None:
         if self._text_source is None:

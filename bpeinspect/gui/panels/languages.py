@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QCursor, QImage, QPaintDevice, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
@@ -36,8 +36,8 @@ from bpeinspect.core.analysis.samples import LANGUAGES, Sample, code_samples, lo
 from bpeinspect.core.analysis.stats import StatsTable, TextStats, compute_stats
 from bpeinspect.core.io.atomic import atomic_path
 from bpeinspect.gui.concurrency import Jobs, describe_error
-
-PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f")
+from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.palette import app_colors
 
 # key -> (menu text, axis label, value of a row)
 METRICS: dict[str, tuple[str, str, Callable[[TextStats], float]]] = {
@@ -121,23 +121,19 @@ class LanguagesView(QWidget):
         top.addStretch(1)
         for w in (self.progress, self.cancel_button, self.png_button, self.svg_button, self.csv_button):
             top.addWidget(w)
-        self.status = QLabel()
+        self.status = ToneLabel()
         self.status.setWordWrap(True)
 
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget()
         self.plot.setMinimumHeight(220)
         self.plot.setToolTip("Hover a bar for its numbers; click it to open the sample")
         item = self.plot.getPlotItem()
         item.showGrid(y=True, alpha=0.25)
         item.setMenuEnabled(False)
         item.getViewBox().setMouseEnabled(x=True, y=False)
-        self.legend = item.addLegend(
-            offset=(60, 10), labelTextColor="k", labelTextSize="10pt", brush=pg.mkBrush(255, 255, 255, 220)
-        )
-        for ax in ("left", "bottom"):
-            item.getAxis(ax).setTextPen("k")
-            item.getAxis(ax).setPen("k")
-        self.baseline_line = pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine))
+        self.legend = item.addLegend(offset=(60, 10), labelTextSize="10pt")
+        self.baseline_line = pg.InfiniteLine(pos=1.0, angle=0)
+        self._apply_theme()
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
@@ -233,7 +229,7 @@ class LanguagesView(QWidget):
             on_aborted=lambda: self._set_running(False),
         )  # fmt: skip
         self.status.setText(f"Counting {len(samples)} samples × {len(pairs)} tokenizers…")
-        self.status.setStyleSheet("")
+        self.status.set_tone(None)
         self._set_running(True)
 
     def cancel(self) -> None:
@@ -263,7 +259,7 @@ class LanguagesView(QWidget):
 
     def _show_error(self, message: str) -> None:
         self.status.setText(message)
-        self.status.setStyleSheet("color: #b00020")
+        self.status.set_tone("error")
         self.failed.emit(message)
 
     # -- drawing --------------------------------------------------------------------------------
@@ -271,7 +267,27 @@ class LanguagesView(QWidget):
     def _metric(self) -> str:
         return self.metric_box.currentData()
 
+    def _apply_theme(self) -> None:
+        """The plot's background, text, axes and guide line in the theme's colours."""
+        c = app_colors()
+        self._dark = c.dark
+        item = self.plot.getPlotItem()
+        self.plot.setBackground(c.plot_bg)
+        self.legend.setBrush(pg.mkBrush(QColor(c.plot_legend_bg)))
+        self.legend.setLabelTextColor(c.plot_text)
+        for ax in ("left", "bottom"):
+            item.getAxis(ax).setTextPen(c.plot_text)
+            item.getAxis(ax).setPen(c.plot_axis)
+        self.baseline_line.setPen(pg.mkPen(c.plot_guide, style=Qt.PenStyle.DashLine))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and app_colors().dark != self._dark:
+            self._apply_theme()
+            self._redraw()
+        super().changeEvent(event)
+
     def _redraw(self) -> None:
+        c = app_colors()
         item = self.plot.getPlotItem()
         for b in self._bars:
             item.removeItem(b)
@@ -294,16 +310,16 @@ class LanguagesView(QWidget):
             xs = [i - 0.4 + width * (k + 0.5) for i in range(len(self._order))]
             hs = [value(table.get(label, src)) for src in self._order]
             bar = pg.BarGraphItem(
-                x=xs, height=hs, width=width * 0.92, brush=PALETTE[k % len(PALETTE)], pen=pg.mkPen(None), name=label
+                x=xs, height=hs, width=width * 0.92, brush=c.series[k % len(c.series)], pen=pg.mkPen(None), name=label
             )
             item.addItem(bar)  # named items join the legend by themselves
             self._bars.append(bar)
         if key == "premium":
             item.addItem(self.baseline_line)
         item.getAxis("bottom").setTicks([[(i, src) for i, src in enumerate(self._order)]])
-        item.setLabel("left", axis_label, color="k")
-        item.setLabel("bottom", "sample", color="k")
-        item.setTitle(f"{METRICS[key][0]} per sample", color="k")
+        item.setLabel("left", axis_label, color=c.plot_text)
+        item.setLabel("bottom", "sample", color=c.plot_text)
+        item.setTitle(f"{METRICS[key][0]} per sample", color=c.plot_text)
         top = max((h for b in self._bars for h in b.opts["height"]), default=1.0)
         item.setXRange(-0.6, len(self._order) - 0.4, padding=0)
         item.setYRange(0, top * 1.12, padding=0)
@@ -421,7 +437,7 @@ class LanguagesView(QWidget):
 
         def write(tmp: Path) -> None:
             image = QImage(self.plot.viewport().size() * scale, QImage.Format.Format_ARGB32)
-            image.fill(QColor("white"))
+            image.fill(QColor(app_colors().plot_bg))
             self._render_scene(image)
             if not image.save(str(tmp), "PNG"):
                 raise OSError("could not write the PNG")

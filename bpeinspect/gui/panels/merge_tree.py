@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.text import display_bytes, hex_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.message_bar import ToneLabel
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -238,8 +239,7 @@ class MergeTreeBrowser(QWidget):
         self.entry.returnPressed.connect(self._on_entry)
         self.title = QLabel()
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message = QLabel()
-        self.message.setStyleSheet("color: #a01414;")
+        self.message = ToneLabel(tone="error")
         self.down_view = self._make_view(self.down)
         self.up_view = self._make_view(self.up)
         self.up_label = QLabel("Part of")

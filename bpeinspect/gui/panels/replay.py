@@ -19,6 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QRectF,
@@ -48,12 +49,11 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, Trace, trace
 from bpeinspect.core.text import display_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.palette import app_colors
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length
 _Index = QModelIndex | QPersistentModelIndex
-_CHIP_COLORS = [QColor("#dbeafe"), QColor("#fef3c7"), QColor("#dcfce7"), QColor("#fce7f3"), QColor("#e0e7ff")]
-_MERGED = QColor("#86efac")
-_NEXT = QColor("#f97316")
 
 
 def parts_at(tr: Trace, step: int) -> tuple[int, ...]:
@@ -176,27 +176,28 @@ class PartsView(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        c = app_colors()
         self._rects = rects = self._layout(self.width())
         small = QFont(self.font())
         small.setPointSizeF(self.font().pointSizeF() * 0.7)
         for i, (r, text) in enumerate(zip(rects, self.labels)):
-            fill = _MERGED if i == self.merged else _CHIP_COLORS[self.ids[i] % len(_CHIP_COLORS)]
-            pen = QPen(QColor("#94a3b8"), 1)
+            fill = QColor(c.chip_merged if i == self.merged else c.chips[self.ids[i] % len(c.chips)])
+            pen = QPen(QColor(c.chip_border), 1)
             if self.next_pair is not None and i in (self.next_pair, self.next_pair + 1):
-                pen = QPen(_NEXT, 2.5)
+                pen = QPen(QColor(c.chip_next), 2.5)
             p.setPen(pen)
             p.setBrush(fill)
             p.drawRoundedRect(r, 5, 5)
-            p.setPen(QColor("#111827"))
+            p.setPen(QColor(c.chip_text))
             p.setFont(self.font())
             p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
             p.setFont(small)
             if i == self.merged and self.merged_rank is not None:
-                p.setPen(QColor("#166534"))
+                p.setPen(QColor(c.chip_rank))
                 p.drawText(QRectF(r.x(), r.y() - 18, max(r.width(), 90), 16), Qt.AlignmentFlag.AlignLeft,
                            f"rank {self.merged_rank}")  # fmt: skip
             if self.next_pair == i and self.next_rank is not None and i != self.merged:
-                p.setPen(_NEXT)
+                p.setPen(QColor(c.chip_next))
                 p.drawText(QRectF(r.x(), r.bottom() + 2, 140, 16), Qt.AlignmentFlag.AlignLeft,
                            f"next: rank {self.next_rank}")  # fmt: skip
         p.end()
@@ -237,9 +238,8 @@ class ReplayWidget(QWidget):
         self.step_label = QLabel()
         self.step_label.setWordWrap(True)
         self.step_label.setTextFormat(Qt.TextFormat.RichText)
-        self.note = QLabel()
+        self.note = ToneLabel(tone="note")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #92400e;")
         self.parts_view = PartsView()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -291,6 +291,11 @@ class ReplayWidget(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.table.doubleClicked.connect(self._on_double)
         self._show_step(0)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # a change of theme, among others
+            self._show_step(self.step())  # the step's chips in the new theme's colours
+        super().changeEvent(event)
 
     # -- public API ------------------------------------------------------------------------------
 
@@ -473,7 +478,7 @@ class ReplayWidget(QWidget):
 
 
 def _chip(tok: Tokenizer, tid: int) -> str:
-    return f"<code style='background:#e5e7eb'>{_html(display_bytes(tok.token_bytes(tid)))}</code>"
+    return f"<code style='background:{app_colors().code_bg}'>{_html(display_bytes(tok.token_bytes(tid)))}</code>"
 
 
 def _html(text: str) -> str:

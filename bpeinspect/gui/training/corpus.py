@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core.train.setup import CorpusEntry, summarize_path
 from bpeinspect.gui.concurrency import Jobs
+from bpeinspect.gui.overlay.palette import app_colors
 
 COLUMNS = ("File or folder", "Files", "Size", "Scripts")
 
@@ -199,7 +200,7 @@ class CorpusList(QWidget):
             tip.append(f"⚠ {entry.problem}")
             item.setText(3, f"⚠ {entry.problem}")
             for col in range(len(COLUMNS)):
-                item.setForeground(col, QColor("#a11"))
+                item.setForeground(col, QColor(app_colors().error_text))
         for col in range(len(COLUMNS)):
             item.setToolTip(col, "\n".join(tip))
         self._refresh_total()

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import PRESETS, PatternError
 from bpeinspect.core.text import display_text
 from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens, preview_split
+from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.palette import app_colors
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.worker import TrainingPlan
 
@@ -31,7 +33,6 @@ SAMPLE_TEXT = "Hello world! It's 2026: naïve café, 12345 — Привет, 日
 CUSTOM = "custom"
 NO_SPLIT = "none"
 TIE_BREAKS = {"first-seen": "first seen (minbpe)", "hf": "smaller ids (Hugging Face)"}
-PREVIEW_COLORS = ("#d6e6fb", "#fde2cc")
 PREVIEW_TIMEOUT = 0.05  # seconds: the preview runs on the GUI thread
 MAX_PREVIEW_PIECES = 200
 
@@ -77,7 +78,7 @@ class TrainingForm(QWidget):
         # room for four lines: a word-wrapped label in a form does not always grow to fit
         self.preview.setMinimumHeight(4 * self.preview.fontMetrics().lineSpacing() + 4)
         self.preview.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.pattern_message = QLabel()
+        self.pattern_message = ToneLabel()
         self.pattern_message.setWordWrap(True)
         self.specials_edit = QLineEdit()
         self.specials_edit.setPlaceholderText("e.g. <|endoftext|>, <|pad|>")
@@ -155,23 +156,21 @@ class TrainingForm(QWidget):
             pieces = preview_split(self.pattern(), self.sample_text(), timeout=PREVIEW_TIMEOUT)
         except PatternError as exc:
             self.preview.setText("")
-            self.pattern_message.setStyleSheet("color: #b00020")
+            self.pattern_message.set_tone("error")
             self.pattern_message.setText(f"⚠ {str(exc)[:1].upper()}{str(exc)[1:]}")
             self.changed.emit()
             return False
+        preview = app_colors().preview
         spans = [
-            f'<span style="background:{PREVIEW_COLORS[i % 2]}">{_visible(p)}</span>'
+            f'<span style="background:{preview[i % 2]}">{_visible(p)}</span>'
             for i, p in enumerate(pieces[:MAX_PREVIEW_PIECES])
         ]
         more = f" … (+{len(pieces) - MAX_PREVIEW_PIECES})" if len(pieces) > MAX_PREVIEW_PIECES else ""
         self.preview.setText("".join(spans) + more)
-        self.pattern_message.setStyleSheet("color: palette(mid)")
+        self.pattern_message.set_tone("muted")
         self.pattern_message.setText(f"{len(pieces)} pre-tokens; merges never cross their edges")
         self.changed.emit()
         return True
-
-    def pattern_ok(self) -> bool:
-        return not self.pattern_message.text().startswith("⚠")
 
     # -- the plan ---------------------------------------------------------------------------------
 

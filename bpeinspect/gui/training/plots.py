@@ -16,16 +16,15 @@ from collections.abc import Iterable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from bpeinspect.core import TrainedMerge
+from bpeinspect.gui.overlay.palette import UiColors, app_colors
 
 REDRAW_MS = 250
 X_START = 1024  # merges the x axes show at first
 MAX_POINTS = 1000  # bins of the merge-count curve (about two points each)
-COUNT_PEN = "#3d7bd9"
-BPT_PEN = "#d9653d"
 
 
 class _Growing:
@@ -74,18 +73,22 @@ def peaks(x: np.ndarray, y: np.ndarray, bins: int = MAX_POINTS) -> tuple[np.ndar
     return xs, ys
 
 
-def _plot(title: str, left: str, bottom: str) -> pg.PlotWidget:
-    w = pg.PlotWidget(background="w")
-    w.setTitle(title, color="#333", size="10pt")
+def _plot(left: str, bottom: str) -> pg.PlotWidget:
+    w = pg.PlotWidget()
     w.setLabel("left", left)
     w.setLabel("bottom", bottom)
     # no grid: pyqtgraph draws grid lines through its axes, which made each redraw 4x dearer
     w.setMenuEnabled(False)
     w.setMinimumHeight(150)
-    for axis in ("left", "bottom"):
-        w.getAxis(axis).setTextPen("#333")
-        w.getAxis(axis).setPen("#888")
     return w
+
+
+def _color_plot(w: pg.PlotWidget, title: str, c: UiColors) -> None:
+    w.setBackground(c.plot_bg)
+    w.setTitle(title, color=c.plot_text, size="10pt")
+    for axis in ("left", "bottom"):
+        w.getAxis(axis).setTextPen(c.plot_text)
+        w.getAxis(axis).setPen(c.plot_axis)
 
 
 class TrainingPlots(QWidget):
@@ -93,11 +96,11 @@ class TrainingPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.counts_plot = _plot("Count of each merge", "count", "merge #")
+        self.counts_plot = _plot("count", "merge #")
         self.counts_plot.setLogMode(x=False, y=True)
-        self.counts_curve = self.counts_plot.plot(pen=pg.mkPen(COUNT_PEN, width=1.5))
-        self.bpt_plot = _plot("Corpus bytes per token", "bytes / token", "vocabulary size")
-        self.bpt_curve = self.bpt_plot.plot(pen=pg.mkPen(BPT_PEN, width=2))
+        self.counts_curve = self.counts_plot.plot()
+        self.bpt_plot = _plot("bytes / token", "vocabulary size")
+        self.bpt_curve = self.bpt_plot.plot()
         for plot in (self.counts_plot, self.bpt_plot):
             plot.disableAutoRange()
             plot.setMouseEnabled(x=False, y=False)
@@ -108,6 +111,7 @@ class TrainingPlots(QWidget):
         self._base = 256
         self._bpt_top = 0.0
         self.size_lines: list[pg.InfiniteLine] = []
+        self._apply_theme()
         self.merge_index = _Growing()
         self.merge_count = _Growing()
         self.vocab = _Growing()
@@ -116,6 +120,22 @@ class TrainingPlots(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.counts_plot, 1)
         lay.addWidget(self.bpt_plot, 1)
+
+    def _apply_theme(self) -> None:
+        c = app_colors()
+        self._dark = c.dark
+        _color_plot(self.counts_plot, "Count of each merge", c)
+        _color_plot(self.bpt_plot, "Corpus bytes per token", c)
+        self.counts_curve.setPen(pg.mkPen(c.count_curve, width=1.5))
+        self.bpt_curve.setPen(pg.mkPen(c.bpt_curve, width=2))
+        for line in self.size_lines:
+            line.setPen(pg.mkPen(c.plot_guide, style=Qt.PenStyle.DashLine))
+            line.label.setColor(c.plot_text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and app_colors().dark != self._dark:
+            self._apply_theme()
+        super().changeEvent(event)
 
     def reset(self, sizes: Iterable[int] = (), n_specials: int = 0) -> None:
         """Clear the curves; mark the vocabulary sizes asked for on the bytes-per-token plot."""
@@ -135,9 +155,10 @@ class TrainingPlots(QWidget):
         for line in self.size_lines:
             self.bpt_plot.removeItem(line)
         self.size_lines = []
+        c = app_colors()
         for size in sizes:
-            line = pg.InfiniteLine(size, angle=90, pen=pg.mkPen("#999", style=pg.QtCore.Qt.PenStyle.DashLine),
-                                   label=f"{size:,}", labelOpts={"position": 0.92, "color": "#666"})  # fmt: skip
+            line = pg.InfiniteLine(size, angle=90, pen=pg.mkPen(c.plot_guide, style=Qt.PenStyle.DashLine),
+                                   label=f"{size:,}", labelOpts={"position": 0.92, "color": c.plot_text})  # fmt: skip
             self.bpt_plot.addItem(line)
             self.size_lines.append(line)
 

@@ -38,7 +38,7 @@ from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
-from bpeinspect.gui.message_bar import MessageBar
+from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots
@@ -123,16 +123,14 @@ class TrainingWorkspace(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("")
-        self.rate_label = QLabel()
-        self.rate_label.setStyleSheet("color: palette(mid)")
+        self.rate_label = ToneLabel(tone="muted")
         self.merge_label = QLabel("—")
         big = mono
         big.setPointSizeF(mono.pointSizeF() * 1.35)
         self.merge_label.setFont(big)
         self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
-        self.merge_info = QLabel()
-        self.merge_info.setStyleSheet("color: palette(mid)")
+        self.merge_info = ToneLabel(tone="muted")
         self.plots = TrainingPlots()
         self.plots.reset([])
         self.run_box = run_box = QGroupBox("Run")

@@ -43,7 +43,7 @@ from bpeinspect.gui.window.docks import PanelHost
 from bpeinspect.gui.window.document import LiveDocument, read_text_file
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
-from bpeinspect.gui.window.panes import PaneStack, TokenizerPane
+from bpeinspect.gui.window.panes import PaneStack
 from bpeinspect.gui.window.settings import SCHEMA, Preferences, WindowState
 from bpeinspect.gui.window.theme import LAYERS, Appearance
 from bpeinspect.gui.window.toolbar import TokenizerBar
@@ -316,10 +316,6 @@ class MainWindow(QMainWindow):
     def _check_idle(self, *_args: object) -> None:
         if self.is_idle():
             self.idle.emit()
-
-    def current_pane(self) -> TokenizerPane | None:
-        tok = self.registry.current()
-        return None if tok is None else self.panes.pane_of(tok)
 
     def copy_ids_list(self) -> None:
         QGuiApplication.clipboard().setText(ids_as_list(self._current_ids()))

@@ -355,6 +355,16 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
         raise VocabularyError(f"{p}: cannot write the {kind} format")
     if not p.parent.exists():
         raise VocabularyError(f"{p}: the folder {p.parent} does not exist")
+    if not tok.byte_level:
+        raise VocabularyError(
+            f"{p}: {tok.name or 'this tokenizer'} is SentencePiece-style BPE (characters, ▁, byte fallback); "
+            "bpeinspect writes byte-level formats only, so keep its original file"
+        )
+    if tok.normalizer is not None and kind != "huggingface":
+        raise VocabularyError(
+            f"{p}: the {FORMATS[kind]} format cannot store the normalizer ({tok.normalizer.describe()}); "
+            "save it as a tokenizer.json"
+        )
     try:
         record.save(tok, p)
     except OSError as exc:

@@ -219,10 +219,10 @@ def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tok
 def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule | None = None) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
     expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
-    if model == "llama":
-        from bpeinspect.core.io.formats.sentencepiece import from_gguf
+    if model in ("llama", "gemma4"):
+        from bpeinspect.core.io.formats.sentencepiece import from_gguf, from_gguf_gemma4
 
-        return from_gguf(meta, path)
+        return from_gguf(meta, path) if model == "llama" else from_gguf_gemma4(meta, path)
     if model != "gpt2":
         kind = {
             "bert": "WordPiece (bert), not BPE",

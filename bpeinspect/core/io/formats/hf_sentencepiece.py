@@ -7,9 +7,10 @@ load as a :class:`~bpeinspect.core.sentencepiece.SentencePieceBPE` of the ``hugg
 flavour: the file's merges in their order, byte fallback per character, encodings identical
 to ``tokenizers``.
 
-Added tokens are cut out of the raw text first (as ``tokenizers`` does for tokens with
-``normalized: false``, which all of these files use); the normalizer then runs on each
-segment between them, so a ``Prepend`` puts a ``▁`` after every special token, as in
+Special and added tokens are cut out of the raw text first (as ``tokenizers`` does for tokens
+with ``normalized: false``, which all of these files use; added tokens that are not special,
+like Gemma's runs of newlines, always, special ones when allowed); the normalizer then runs
+on each segment between them, so a ``Prepend`` puts a ``▁`` after every special token, as in
 Hugging Face's legacy Llama files.
 """
 
@@ -74,7 +75,7 @@ def check_bpe_options(model: dict, path: Path | str) -> None:
         raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
 
 
-def from_dict(obj: dict, path: Path | str, added: dict[str, int]) -> SentencePieceBPE:
+def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict[str, int]) -> SentencePieceBPE:
     model = obj["model"]
     check_bpe_options(model, path)
     vocab = model.get("vocab")
@@ -117,15 +118,15 @@ def from_dict(obj: dict, path: Path | str, added: dict[str, int]) -> SentencePie
         pieces[i] = text
         if byte_of_piece(text) is not None:
             kinds[i] = BYTE
-    specials = dict(added)
-    for content, i in added.items():
+    for content, i in (*specials.items(), *added.items()):
         if i >= n:
             pieces.extend([None] * (i + 1 - n))
             kinds.extend([CONTROL] * (i + 1 - n))
             n = i + 1
         if pieces[i] is None:
             pieces[i] = content
-        kinds[i] = CONTROL
+        if content in specials:
+            kinds[i] = CONTROL
     merges = _merges(model.get("merges"), vocab, path)
     unk = model.get("unk_token")
     unk_id = vocab.get(unk) if isinstance(unk, str) else None
@@ -147,6 +148,7 @@ def from_dict(obj: dict, path: Path | str, added: dict[str, int]) -> SentencePie
             normalizer=sequence(rest_steps),
             first_normalizer=sequence(first_steps),
             special_tokens=specials,
+            added_tokens=added,
             byte_fallback=bool(model.get("byte_fallback")),
             unk_id=unk_id,
             fuse_unk=bool(model.get("fuse_unk")),

@@ -91,9 +91,8 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         what = _NON_BPE.get(kind, kind or "of unknown type")
         raise UnsupportedTokenizerError(f"{path}: the model is {what}, not BPE; bpeinspect opens BPE tokenizers only")
     if hf_sentencepiece.is_sentencepiece_style(obj):
-        # SentencePiece-style models keep every added token with the specials (see hf_sentencepiece)
         specials, added = _added_tokens(obj.get("added_tokens"), path)
-        return hf_sentencepiece.from_dict(obj, path, {**specials, **added})
+        return hf_sentencepiece.from_dict(obj, path, specials, added)
     _check_model_options(model, path)
     normalizer = _normalizer(obj.get("normalizer"), path)
     rule = split_rule_from_pre_tokenizer(obj.get("pre_tokenizer"), path)

@@ -295,6 +295,62 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
         raise VocabularyError(f"{path}: {exc}") from None
 
 
+def _gguf_vocab(
+    meta: dict[str, Any], path: Path
+) -> tuple[list[str], list[int], dict[str, int], dict[str, int], str]:
+    """Pieces, their types, the special ones (control, unknown), the added ones (user-defined,
+    which llama.cpp always cuts out of the text) and the model's name."""
+    tokens = meta.get("tokenizer.ggml.tokens")
+    expect(isinstance(tokens, list) and tokens, path, "tokenizer.ggml.tokens is missing or not a list of strings")
+    types = meta.get("tokenizer.ggml.token_type")
+    expect(types is None or len(types) == len(tokens), path, "token_type does not match the tokens")
+    pieces = [t.decode("utf-8", "replace") for t in tokens]
+    kinds = [k if k in _PIECE_TYPES else NORMAL for k in types] if types is not None else [NORMAL] * len(pieces)
+    specials: dict[str, int] = {}
+    added: dict[str, int] = {}
+    for i, (p, k) in enumerate(zip(pieces, kinds)):
+        if k in (CONTROL, UNKNOWN, USER_DEFINED) and p and p not in specials and p not in added:
+            (added if k == USER_DEFINED else specials)[p] = i
+    name = meta.get("general.name")
+    name = name.decode("utf-8", "replace") if isinstance(name, bytes) else Path(path).stem
+    return pieces, kinds, specials, added, name
+
+
+def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
+    """A tokenizer from GGUF metadata with ``tokenizer.ggml.model = gemma4`` (llama.cpp's BPE over
+    ``▁`` pieces): the file's merges in order, spaces as ``▁`` and no prefix, runs of newlines
+    apart (looked up whole), ``<0xXX>`` tokens for what no token covers."""
+    pieces, kinds, specials, added, name = _gguf_vocab(meta, path)
+    merges_raw = meta.get("tokenizer.ggml.merges")
+    expect(isinstance(merges_raw, list), path, "tokenizer.ggml.merges is missing or not a list of strings")
+    index = {p: i for i, p in enumerate(pieces)}  # llama.cpp's token_to_id: the last listing wins
+    merges = []
+    for raw in merges_raw:
+        m = raw.decode("utf-8", "replace")
+        cut = m.find(" ", 1)
+        a, b = (m[:cut], m[cut + 1 :]) if cut > 0 else ("", "")
+        ia, ib = index.get(a), index.get(b)
+        # a merge whose parts or result are no tokens can never apply to token symbols
+        if ia is not None and ib is not None and (a + b) in index:
+            merges.append((ia, ib))
+    try:
+        return SentencePieceBPE(
+            pieces,
+            kinds,
+            merges=merges,
+            normalizer=Replace(" ", "▁"),
+            special_tokens=specials,
+            added_tokens=added,
+            byte_fallback=True,
+            flavour="llama.cpp",
+            newline_words=True,
+            name=name,
+            source=f"{path} (GGUF, SentencePiece-style BPE with merges 'gemma4')",
+        )
+    except ValueError as exc:
+        raise VocabularyError(f"{path}: {exc}") from None
+
+
 def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     """A tokenizer from GGUF metadata with ``tokenizer.ggml.model = llama`` (llama.cpp's SPM).
 
@@ -304,26 +360,13 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     """
     from array import array
 
-    tokens = meta.get("tokenizer.ggml.tokens")
-    expect(isinstance(tokens, list) and tokens, path, "tokenizer.ggml.tokens is missing or not a list of strings")
+    pieces, kinds, specials, added, name = _gguf_vocab(meta, path)
     scores = meta.get("tokenizer.ggml.scores")
-    expect(isinstance(scores, array) and len(scores) == len(tokens), path,
+    expect(isinstance(scores, array) and len(scores) == len(pieces), path,
            "tokenizer.ggml.scores is missing or does not match the tokens (llama.cpp's SentencePiece needs them)")
-    types = meta.get("tokenizer.ggml.token_type")
-    if types is None:
-        types = array("i", [NORMAL] * len(tokens))
-    expect(isinstance(types, array) and len(types) == len(tokens), path, "token_type does not match the tokens")
-    pieces = [t.decode("utf-8", "replace") for t in tokens]
-    kinds = [k if k in _PIECE_TYPES else NORMAL for k in types]
-    specials: dict[str, int] = {}
-    for i, (p, k) in enumerate(zip(pieces, kinds)):
-        if k in (CONTROL, UNKNOWN, USER_DEFINED) and p and p not in specials:
-            specials[p] = i
     prefix = meta.get("tokenizer.ggml.add_space_prefix", True)
     steps = [Prepend(" ") if prefix else None, Replace(" ", "▁")]
     unk = meta.get("tokenizer.ggml.unknown_token_id")
-    name = meta.get("general.name")
-    name = name.decode("utf-8", "replace") if isinstance(name, bytes) else Path(path).stem
     try:
         return SentencePieceBPE(
             pieces,
@@ -331,6 +374,7 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
             scores=list(scores),
             normalizer=sequence(steps),
             special_tokens=specials,
+            added_tokens=added,
             byte_fallback=True,
             unk_id=unk if isinstance(unk, int) and 0 <= unk < len(pieces) else None,
             flavour="llama.cpp",

@@ -37,8 +37,7 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
-from bpeinspect.core import Cancelled, Encoding, Tokenizer, load_tokenizer
-from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core import Cancelled
 
 PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one worker
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
@@ -324,27 +323,3 @@ class Jobs(QObject):
 def all_idle() -> bool:
     """True when no worker anywhere is running (what ``--screenshot`` waits for)."""
     return Worker.running_count() == 0
-
-
-def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = None) -> bool:
-    """Drop an encoding's big lists a slice at a time (one ``del`` of a million-item list
-    frees it all in one C call, holding the interpreter for tens of milliseconds).
-
-    With ``budget``, stop after that many slices; returns True while something is left."""
-    for name in ("ids", "piece_spans"):
-        items = getattr(enc, name)
-        while items:
-            if budget is not None:
-                if budget <= 0:
-                    return True
-                budget -= 1
-            del items[-step:]
-    return False
-
-
-def load_quietly(spec: str) -> Tokenizer:
-    """``load_tokenizer(spec)`` with the cyclic GC held off (see :func:`quiet_gc`): parsing a
-    200k-token vocabulary allocates enough to set off full collections, each a pause of the
-    whole process."""
-    with quiet_gc():
-        return load_tokenizer(spec)

@@ -49,6 +49,13 @@ def cl100k():
     return load_tokenizer("cl100k_base")
 
 
+def wait_jobs(qtbot, jobs, timeout: int = 30000) -> None:
+    """Wait until no job of ``jobs`` (a gui.concurrency.Jobs) runs, on its ``busyChanged`` signal."""
+    if jobs.is_busy():
+        with qtbot.waitSignal(jobs.busyChanged, timeout=timeout, check_params_cb=lambda busy: not busy):
+            pass
+
+
 def wait_idle(qtbot, win, timeout: int = 30000) -> None:
     """Wait for the window's ``idle`` signal (unless it is idle already)."""
     if not win.is_idle():

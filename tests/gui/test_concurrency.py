@@ -192,7 +192,7 @@ def test_shutdown_cancels_every_job_in_every_pool(qtbot):
 
 
 def test_release_encoding_empties_lists(cl100k):
-    from bpeinspect.gui.concurrency import release_encoding
+    from bpeinspect.gui.window.encoder import release_encoding
 
     enc = cl100k.encode_with_offsets("some text " * 10_000)
     n = len(enc.ids)

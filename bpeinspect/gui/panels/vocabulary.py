@@ -70,8 +70,8 @@ class VocabBrowser(QWidget):
         self.model = VocabTableModel(self)
         self.model.sortRequested.connect(self._on_sort)
         self._build()
-        self._debounce = QTimer(self, singleShot=True, interval=250)
-        self._debounce.timeout.connect(self.run_query)
+        self.debounce = QTimer(self, singleShot=True, interval=250)
+        self.debounce.timeout.connect(self.run_query)
 
     def _build(self) -> None:
         self.search = QLineEdit(placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]), clearButtonEnabled=True)
@@ -177,7 +177,7 @@ class VocabBrowser(QWidget):
                 self._reset_filters()
             finally:
                 self._quiet = False
-            self._debounce.stop()
+            self.debounce.stop()
             try:
                 self.index_.tok.token_bytes(token_id)
             except ValueError:  # not a token of this vocabulary
@@ -295,7 +295,7 @@ class VocabBrowser(QWidget):
 
     def _schedule(self) -> None:
         if not self._quiet:
-            self._debounce.start()
+            self.debounce.start()
 
     def _on_sort(self, column: int, order: Qt.SortOrder) -> None:
         key = COLUMNS[column][1]

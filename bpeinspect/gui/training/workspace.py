@@ -66,6 +66,7 @@ class TrainingWorkspace(QWidget):
     progressed = Signal(object)  # TrainingProgress, after the view showed it
     trainingFinished = Signal(object)  # TrainingOutcome, after the tokenizers joined the registry
     trainingFailed = Signal(str)
+    runningChanged = Signal(bool)  # a run started, or its worker ended (after trainingFinished/Failed)
 
     in_process = False  # train in a thread of this process instead of a child process
 
@@ -239,6 +240,7 @@ class TrainingWorkspace(QWidget):
         self.form.set_editable(False)
         self._refresh_buttons()
         self.trainingStarted.emit(plan)
+        self.runningChanged.emit(True)
         worker.start(self._pool)
 
     def cancel(self) -> None:
@@ -352,6 +354,7 @@ class TrainingWorkspace(QWidget):
                 self.progress.setFormat("")
             self.form.set_editable(True)
             self._refresh_buttons()
+            self.runningChanged.emit(False)
 
     # -- results --------------------------------------------------------------------------------
 

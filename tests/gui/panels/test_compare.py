@@ -8,6 +8,7 @@ from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.stats import boundary_agreement
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, CompareView
+from tests.gui.conftest import wait_jobs
 
 TEXT = (
     "Tokenizers disagree about    indentation:\n    def f(x):\n        return x**2\n"
@@ -81,7 +82,8 @@ def test_split_characters_render_without_replacement_chars(qtbot, toks):
     assert view.rows[0].split_marked > 0  # gpt2 splits CJK characters where o200k does not
     view.set_tokenizers([*toks, load_tokenizer("r50k_base")])
     view.resize(720, 620)
-    qtbot.waitUntil(lambda: not view.busy and len(view.rows) == 4, timeout=20000)
+    wait_jobs(qtbot, view.jobs, 20000)
+    assert len(view.rows) == 4
     view.grab().save("/tmp/compare_view.png")
     Worker.shutdown()
 
@@ -99,7 +101,7 @@ def test_messages_for_too_few_tokenizers_empty_text_and_too_many(qtbot, toks):
     assert "text" in view.message.text() and not view.busy
     view.set_tokenizers([*toks, toks[0], toks[1]])
     view.set_text("hello there")
-    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    wait_jobs(qtbot, view.jobs, 20000)
     assert len(view.rows) == 4 and "first 4 of 5" in view.note.text()
     Worker.shutdown()
 

@@ -21,6 +21,7 @@ from bpeinspect.gui.panels.merge_tree import (
     MergeTreeBrowser,
     MergeTreeModel,
 )
+from tests.gui.conftest import wait_jobs
 from tests.paths import SHARED
 
 
@@ -154,7 +155,7 @@ def test_browser_links_in_worker_and_shows_both_directions(qtbot) -> None:
     assert w.busy  # compute_all runs in the pool; the down tree is there already
     assert w.down.roots() == [tid] and w.down_view.isExpanded(w.down.index(0, 0))
     assert "linking" in w.up_label.text()
-    qtbot.waitUntil(lambda: not w.busy, timeout=60_000)
+    wait_jobs(qtbot, w.jobs, 60_000)
     assert w.up.ready
     kids = tok.merge_graph.children(tid)
     assert w.up_label.text() == f"Part of {len(kids):,} token{'s' if len(kids) != 1 else ''}"
@@ -178,7 +179,7 @@ def test_browser_cancel_and_restart(qtbot) -> None:
 
 def test_browser_piece_entry_and_activation(qtbot, trained: Tokenizer) -> None:
     w = _browser(qtbot, trained)
-    qtbot.waitUntil(lambda: not w.busy, timeout=10_000)
+    wait_jobs(qtbot, w.jobs, 10_000)
     w.entry.setText(" Swiftly")
     w.entry.returnPressed.emit()
     assert w.down.roots() == trained.encode_piece(" Swiftly")

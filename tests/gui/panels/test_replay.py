@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt, QThreadPool
 from bpeinspect.core import Tokenizer, load_tokenizer, trace
 from bpeinspect.core.text import display_bytes
 from bpeinspect.gui.panels.replay import MAX_PIECE_BYTES, ReplayWidget, StepsModel, parts_at
+from tests.gui.conftest import wait_jobs
 from tests.paths import SHARED
 
 PIECES = [" unbelievably", "hello", " Здравствуйте", " 東京都", "🤗🤗", "    ", "\n\n", "'s", "12345", " x" * 40]
@@ -38,7 +39,8 @@ def _widget(qtbot, tok: Tokenizer) -> ReplayWidget:
 
 
 def _replayed(qtbot, w: ReplayWidget) -> None:
-    qtbot.waitUntil(lambda: not w.busy and w.trace is not None, timeout=20_000)
+    wait_jobs(qtbot, w.jobs, 20_000)
+    assert w.trace is not None
 
 
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base", "trained"])
@@ -120,10 +122,12 @@ def test_typed_text_is_split_into_pre_tokens(qtbot) -> None:
     assert w.pieces.isVisibleTo(w)
     assert w.trace == trace(tok, pieces[0])
     w.pieces.setCurrentIndex(1)
-    qtbot.waitUntil(lambda: not w.busy and w.trace.piece == pieces[1].encode(), timeout=10_000)
+    wait_jobs(qtbot, w.jobs, 10_000)
+    assert w.trace.piece == pieces[1].encode()
     assert w.trace == trace(tok, pieces[1])
     w.set_tokenizer(load_tokenizer("gpt2"))  # replays the same text with the new tokenizer
-    qtbot.waitUntil(lambda: not w.busy and w.steps.tok is not tok, timeout=10_000)
+    wait_jobs(qtbot, w.jobs, 10_000)
+    assert w.steps.tok is not tok
     assert w.trace == trace(load_tokenizer("gpt2"), pieces[0])
 
 

@@ -23,6 +23,7 @@ from bpeinspect.gui.panels.vocabulary import (
     VocabBrowser,
     VocabTableModel,
 )
+from tests.gui.conftest import wait_jobs
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +41,11 @@ def small() -> Tokenizer:
 
 
 def _idle(qtbot, w: VocabBrowser, timeout: int = 20_000) -> None:
-    qtbot.waitUntil(lambda: not w.busy and not w._debounce.isActive(), timeout=timeout)
+    """Wait for the typed search to start (the debounce) and for every job to end."""
+    if w.debounce.isActive():
+        with qtbot.waitSignal(w.debounce.timeout, timeout=timeout):
+            pass
+    wait_jobs(qtbot, w.jobs, timeout)
 
 
 def _browser(qtbot, tok: Tokenizer) -> VocabBrowser:
@@ -149,8 +154,8 @@ def test_unreachable_filter_scans_in_worker(qtbot) -> None:
     tok = load_tokenizer("o200k_base")
     w = _browser(qtbot, tok)
     w.show_which.setCurrentIndex(w.show_which.findData("unreachable"))
-    qtbot.waitUntil(lambda: w.index_.unreachable is not None and not w.busy, timeout=30_000)
-    _idle(qtbot, w)
+    _idle(qtbot, w, 30_000)  # the scan, then the search it starts
+    assert w.index_.unreachable is not None
     assert w.model.rows() == sorted(w.index_.unreachable)
     assert tok.token_id(b"\n//") in w.model.rows()
     row = w.model.row_of(tok.token_id(b"\n//"))
@@ -164,8 +169,8 @@ def test_unused_needs_a_corpus(qtbot, small: Tokenizer) -> None:
     _idle(qtbot, w)
     assert "corpus" in w.status.text()
     w.set_corpus(["ab ab abc", " ab"])
-    qtbot.waitUntil(lambda: w.index_.unused is not None and not w.busy, timeout=10_000)
-    _idle(qtbot, w)
+    _idle(qtbot, w, 10_000)
+    assert w.index_.unused is not None
     used = set(small.encode_ordinary("ab ab abc")) | set(small.encode_ordinary(" ab"))
     assert w.model.rows() == [i for i in small.ids() if i not in used and not small.is_special(i)]
 

@@ -17,7 +17,7 @@ from bpeinspect.core import train_tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.workspace import TrainingWorkspace
-from tests.gui.conftest import wait_idle
+from tests.gui.conftest import wait_idle, wait_jobs
 from tests.gui.test_responsiveness import MAX_STALL, StallProbe
 from tests.paths import SHARED
 
@@ -63,12 +63,20 @@ def ws(qtbot, registry):
     w.show()
     yield w
     w.shutdown()
-    qtbot.waitUntil(lambda: not w.is_running() and not w.saver.is_busy(), timeout=30000)
+    wait_stopped(qtbot, w)
+    wait_jobs(qtbot, w.saver)
 
 
 def add_corpus(qtbot, ws: TrainingWorkspace, *paths) -> None:
     ws.form.corpus.add_paths([str(p) for p in paths])
-    qtbot.waitUntil(lambda: not ws.form.corpus.is_summarizing(), timeout=30000)
+    wait_jobs(qtbot, ws.form.corpus.jobs)
+
+
+def wait_stopped(qtbot, ws: TrainingWorkspace, timeout: int = 30000) -> None:
+    """Wait for the run's worker to end (``runningChanged(False)``)."""
+    if ws.is_running():
+        with qtbot.waitSignal(ws.runningChanged, timeout=timeout, check_params_cb=lambda running: not running):
+            pass
 
 
 def train(qtbot, ws: TrainingWorkspace, timeout: int = 60000):
@@ -77,7 +85,7 @@ def train(qtbot, ws: TrainingWorkspace, timeout: int = 60000):
     ws.progressed.connect(reports.append)
     with qtbot.waitSignal(ws.trainingFinished, timeout=timeout) as blocker:
         qtbot.mouseClick(ws.train_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=timeout)
+    wait_stopped(qtbot, ws, timeout)
     ws.progressed.disconnect(reports.append)
     return blocker.args[0], reports
 
@@ -210,7 +218,7 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     with qtbot.waitSignal(ws.trainingFinished, timeout=120000) as blocker:
         qtbot.mouseClick(ws.train_button, Qt.MouseButton.LeftButton)
     outcome = blocker.args[0]
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     ws.progressed.disconnect(on_report)
     assert outcome.stopped and seen[-1].stopped
     assert 400 <= outcome.merges < 20480 - 256
@@ -231,7 +239,7 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     # resume: the run goes on from where it stopped, to the same result as one whole run
     with qtbot.waitSignal(ws.trainingFinished, timeout=120000) as blocker:
         qtbot.mouseClick(ws.resume_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     final = blocker.args[0]
     assert not final.stopped
     full = registry.current()
@@ -252,7 +260,7 @@ def test_a_crashed_training_process_is_a_message(qtbot, ws, registry, big_corpus
     ws.progressed.connect(kill)
     with qtbot.waitSignal(ws.trainingFailed, timeout=60000) as blocker:
         ws.start()
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     assert "the training process ended unexpectedly" in blocker.args[0]
     assert "Training failed" in ws.message.text() and len(registry) == 0
     assert ws.train_button.isEnabled()
@@ -264,7 +272,7 @@ def test_cancel_while_reading_the_corpus_keeps_nothing(qtbot, ws, registry, big_
     ws.trainingStarted.connect(lambda plan: ws.cancel())  # before the first report
     with qtbot.waitSignal(ws.trainingFinished, timeout=60000) as blocker:
         ws.start()
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     assert blocker.args[0].stopped and blocker.args[0].tokenizers == []
     assert len(registry) == 0 and "nothing to keep" in ws.phase_label.text()
     assert ws.progress.maximum() > 0  # not left spinning
@@ -335,7 +343,7 @@ def test_non_utf8_file_seen_in_the_summary(qtbot, ws, registry, tmp_path):
     assert "latin1.txt: not UTF-8 text (byte 0xe9 at offset 3)" in msg
     ws.form.corpus.remove_path(bad.resolve())
     assert ws.start()  # without it, training goes ahead
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=60000)
+    wait_stopped(qtbot, ws, 60000)
 
 
 def test_non_utf8_past_the_sample_fails_cleanly(qtbot, ws, registry, tmp_path):
@@ -345,7 +353,7 @@ def test_non_utf8_past_the_sample_fails_cleanly(qtbot, ws, registry, tmp_path):
     assert ws.form.corpus.problems() == []  # the summary only samples the start
     with qtbot.waitSignal(ws.trainingFailed, timeout=60000) as blocker:
         ws.start()
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     assert "late.txt: not UTF-8 text (byte 0xff at offset 110000" in blocker.args[0]
     assert "Training failed" in ws.message.text() and len(registry) == 0
     assert ws.train_button.isEnabled() and ws.form.sizes_edit.isEnabled()
@@ -357,7 +365,7 @@ def test_empty_corpus_files(qtbot, ws, registry, tmp_path):
     add_corpus(qtbot, ws, empty)
     with qtbot.waitSignal(ws.trainingFailed, timeout=30000) as blocker:
         ws.start()
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     assert "the corpus is empty" in blocker.args[0] and len(registry) == 0
 
 
@@ -381,7 +389,7 @@ def test_corpus_from_a_drop(qtbot, ws, tmp_path, target):
     event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     widget.dropEvent(event)
     assert event.isAccepted()
-    qtbot.waitUntil(lambda: not ws.form.corpus.is_summarizing(), timeout=30000)
+    wait_jobs(qtbot, ws.form.corpus.jobs)
     assert ws.form.corpus.paths() == [(tmp_path / "a.txt").resolve(), TAYLOR.resolve()]
     assert ws.form.default_name() == "a+1"
 
@@ -399,7 +407,7 @@ def test_save_dialog_picks_the_format_and_suffix(qtbot, ws, registry, tmp_path, 
         target = tmp_path / f"out-{fmt}"  # no suffix: the dialog's filter adds it
         monkeypatch.setattr(training.QFileDialog, "getSaveFileName", lambda *a, t=target, lab=label: (str(t), lab))
         qtbot.mouseClick(ws.save_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+        wait_jobs(qtbot, ws.saver, 30000)
         written = target.with_name(target.name + suffix)
         assert written.is_file(), (fmt, ws.message.text())
         assert formats.detect_format(written) == fmt
@@ -428,7 +436,7 @@ def test_save_in_every_format(qtbot, ws, registry, tmp_path):
     }
     for fmt, path in targets.items():
         ws.save_tokenizer(tok, path, fmt)
-        qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+        wait_jobs(qtbot, ws.saver, 30000)
         assert f"Saved {tok.name} to" in ws.message.text(), (fmt, ws.message.text())
         assert ("Note:" in ws.message.text().splitlines()[-1]) == (fmt == "tiktoken")  # ranks only
         ws.message.clear()
@@ -450,7 +458,7 @@ def test_save_error_is_a_message(qtbot, ws, registry, tmp_path):
     ws.form.sizes_edit.setText("300")
     train(qtbot, ws)
     ws.save_tokenizer(registry.current(), tmp_path / "no" / "such" / "dir.json", "native")
-    qtbot.waitUntil(lambda: not ws.saver.is_busy(), timeout=30000)
+    wait_jobs(qtbot, ws.saver, 30000)
     assert "Could not save" in ws.message.text()
     assert not (tmp_path / "no").exists()
 
@@ -528,7 +536,7 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
     ws.progressed.connect(reports.append)
     with WhereProbe(ws) as probe, qtbot.waitSignal(ws.trainingFinished, timeout=120000):
         assert ws.start()
-    qtbot.waitUntil(lambda: not ws.is_running(), timeout=30000)
+    wait_stopped(qtbot, ws, 30000)
     assert len(reports) > 10 and reports[-1].merges_done == 16384 - 256
     assert probe.ticks > 100
     what = f"{probe.max_gap * 1000:.0f} ms {probe.where}, the GUI thread busy {probe.busy * 1000:.0f} ms of it"

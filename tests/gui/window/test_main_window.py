@@ -10,7 +10,7 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QLabel
 
 from bpeinspect.core import load_tokenizer
-from tests.gui.conftest import wait_idle
+from tests.gui.conftest import wait_idle, wait_jobs
 
 
 def test_stacked_tokenizers_encode_the_text(qtbot, window):
@@ -126,7 +126,8 @@ def test_export_html_and_png(qtbot, window, tmp_path):
     wait_idle(qtbot, window)
     html_path = tmp_path / "o.html"
     window.files.export_html(str(html_path))
-    qtbot.waitUntil(lambda: html_path.exists() and not window.jobs.is_busy(), timeout=5000)
+    wait_jobs(qtbot, window.jobs, 5000)
+    assert html_path.exists()
     page = html_path.read_text(encoding="utf-8")
     assert (
         "&lt;" in page

@@ -24,10 +24,11 @@ from dataclasses import asdict, dataclass, field
 from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
-from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, last_safe_cut
-from bpeinspect.core.tokenizer import Tokenizer, fix_surrogates
+from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]

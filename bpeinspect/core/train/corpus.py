@@ -19,15 +19,12 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from bpeinspect.core.errors import CorpusError
 from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, last_safe_cut, resolve_rule
 
 __all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
 
 BLOCK_BYTES = 1 << 20
-
-
-class CorpusError(ValueError):
-    """A corpus file or folder that cannot be read as UTF-8 text."""
 
 
 def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:

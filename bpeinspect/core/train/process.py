@@ -25,6 +25,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
+from bpeinspect.core.errors import TrainingProcessError
 from bpeinspect.core.pool import can_spawn, python_command
 from bpeinspect.core.split.rules import PatternError, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -37,8 +38,6 @@ CHILD_NICENESS = 5
 _ERRORS: dict[str, type[Exception]] = {"CorpusError": CorpusError, "PatternError": PatternError, "ValueError": ValueError}
 
 
-class TrainingProcessError(RuntimeError):
-    """The training process failed in a way that is not the input's fault."""
 
 
 class ProcessTrainingRun:

@@ -3,7 +3,7 @@
 The window is put together from parts, each with one job: a :class:`LiveDocument` (the text),
 the :class:`TokenizerRegistry` (the open tokenizers, the picker's model), an :class:`Encoder`
 (keeps their encodings current), an :class:`Appearance` (layers, palette, theme, text size),
-a :class:`PaneStack`, an :class:`ActionRegistry` (menus by key), :class:`FileCommands`, and a
+a :class:`PaneStack`, an :class:`ActionRegistry` (``commands``: actions and menus by key), :class:`FileCommands`, and a
 :class:`PanelHost` that docks the panels of :data:`~bpeinspect.gui.panels.specs.PANELS`.
 What it remembers goes through :class:`Preferences`.
 
@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.files = FileCommands(self)
-        self.actions = ActionRegistry(self)
+        self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
         self._build_ui()
         self._build_menus()
@@ -115,7 +115,7 @@ class MainWindow(QMainWindow):
         self.addToolBar(self.toolbar)
 
     def _build_menus(self) -> None:
-        a, f, look = self.actions, self.files, self.appearance
+        a, f, look = self.commands, self.files, self.appearance
         a.add(ActionSpec("file.open_text", "file", "Open text…", QKeySequence.StandardKey.Open), f.ask_open_text)
         a.add(ActionSpec("file.open_tokenizer", "file", "Open tokenizer…", "Ctrl+Shift+O"), f.ask_open_tokenizer)
         a.menu("file/recent_texts").aboutToShow.connect(self._fill_recent_texts)
@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
             if state.palette in PALETTES:
                 self.appearance.set_palette(state.palette)
             for name, on in state.layers.items():
-                self.actions[f"view.layer.{name}"].setChecked(on)  # its slot sets the layer
+                self.commands[f"view.layer.{name}"].setChecked(on)  # its slot sets the layer
         if prefs.font_size is not None:
             self.appearance.set_text_size(prefs.font_size)
         self.set_theme(prefs.theme, remember=False)
@@ -213,7 +213,7 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         if not self.restoreDockWidget(dock):  # where it was last time (the state restored at start)
             self.addDockWidget(area, dock)
-        self.actions.add_action(f"view.panels.{title}", "view/panels", dock.toggleViewAction())
+        self.commands.add_action(f"view.panels.{title}", "view/panels", dock.toggleViewAction())
         return dock
 
     def text(self) -> str:
@@ -330,8 +330,8 @@ class MainWindow(QMainWindow):
             self.select_token(tok, index)
 
     def _show_theme(self, theme: str) -> None:
-        self.actions.set_checked(f"view.theme.{theme}", True)
-        self.actions.set_checked("view.dark", self.appearance.dark)
+        self.commands.set_checked(f"view.theme.{theme}", True)
+        self.commands.set_checked("view.dark", self.appearance.dark)
 
     def _fill_recent_texts(self) -> None:
         self._fill_recent("file/recent_texts", self.prefs.recent_texts(), self.open_text_file)
@@ -340,7 +340,7 @@ class MainWindow(QMainWindow):
         self._fill_recent("file/recent_tokenizers", self.prefs.recent_tokenizers(), self.open_tokenizer)
 
     def _fill_recent(self, key: str, paths: list[str], open_: object) -> None:
-        menu = self.actions.menu(key)
+        menu = self.commands.menu(key)
         menu.clear()
         if not paths:
             menu.addAction("(none yet)").setEnabled(False)

@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from bpeinspect.cli.common import align_table
 from bpeinspect.core.analysis.corpus import REGIONS, Corpus, load_corpus, udhr_corpus
 from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary
 
@@ -102,7 +103,6 @@ def report(args: argparse.Namespace, stats: CorpusStats) -> int:
 
 def format_rows(stats: CorpusStats) -> str:
     """An aligned table, one line per language and tokenizer."""
-    from bpeinspect.cli.stats import align_table  # stats imports this module
     head = ["code", "language", "script", "tokenizer", "tokens", "bytes", "chars", "premium"]
     body = []
     for t, s in stats.rows():
@@ -120,7 +120,6 @@ def format_summary(stats: CorpusStats, summaries: list[FairnessSummary], *, csv_
 
     With ``csv_out``: one CSV row per tokenizer, the languages as ``code:premium`` lists.
     """
-    from bpeinspect.cli.stats import align_table  # stats imports this module
     if csv_out:
         lines = ["tokenizer,languages,median,p90,max,over_2,over_4,most_costly,least_costly"]
         for s in summaries:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
+from bpeinspect.cli.common import align_table
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
@@ -165,22 +166,6 @@ def format_table(rows: list[TextStats], *, baseline: str | None = None) -> str:
     if baseline is not None:
         out += f"premium = tokens / tokens of {baseline} under the same tokenizer\n"
     return out
-
-
-def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
-    """Rows of cells in columns: the first ``left`` columns flush left, the rest flush right.
-
-    >>> print(align_table(["a", "n"], [["xy", "1"], ["z", "10"]], left=1), end="")
-    a    n
-    xy   1
-    z   10
-    """
-    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
-    lines = []
-    for row in [head, *body]:
-        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines) + "\n"
 
 
 def _progress_printer():

@@ -6,22 +6,37 @@
 'hello world'
 """
 
-from bpeinspect.core.encoding import Cancelled, Encoding, TokenInfo
-from bpeinspect.core.io.builtins import BUILTINS, VocabularyError, load_builtin, load_tokenizer
+from bpeinspect.core.encoding import Encoding, TokenInfo
+from bpeinspect.core.errors import (
+    Cancelled,
+    CorpusError,
+    DisallowedSpecialError,
+    PatternError,
+    QueryError,
+    SampleError,
+    UnknownTokenError,
+    UnsupportedTokenizerError,
+    VocabularyError,
+)
+from bpeinspect.core.io.builtins import BUILTINS, load_builtin
+from bpeinspect.core.io.load import load_tokenizer
 from bpeinspect.core.merges import MergeGraph, MergeNode, MergeStep, Trace, trace
-from bpeinspect.core.split.rules import PRESETS, PatternError, Split, SplitRule, resolve_rule
-from bpeinspect.core.tokenizer import DisallowedSpecialError, Tokenizer, TrainingInfo, UnknownTokenError
+from bpeinspect.core.split.rules import PRESETS, Split, SplitRule, resolve_rule
+from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 
 __all__ = [
     "BUILTINS",
     "PRESETS",
     "Cancelled",
+    "CorpusError",
     "DisallowedSpecialError",
     "Encoding",
     "MergeGraph",
     "MergeNode",
     "MergeStep",
     "PatternError",
+    "QueryError",
+    "SampleError",
     "Split",
     "SplitRule",
     "TokenInfo",
@@ -29,6 +44,7 @@ __all__ = [
     "Trace",
     "TrainingInfo",
     "UnknownTokenError",
+    "UnsupportedTokenizerError",
     "VocabularyError",
     "load_builtin",
     "load_tokenizer",

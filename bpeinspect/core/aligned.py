@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bpeinspect.core.encoding import ADDED, SPECIAL, SPLITS_END, SPLITS_START, Cancelled, Encoding
+from bpeinspect.core.encoding import ADDED, SPECIAL, SPLITS_END, SPLITS_START, Encoding
+from bpeinspect.core.errors import Cancelled
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer

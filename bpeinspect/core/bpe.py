@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping
+from itertools import islice
 
 _INF = 1 << 62
 LARGE_PIECE = 96  # bytes; above this the heap version wins
@@ -262,3 +263,38 @@ def make_piece_encoder(
         return pair_encode([byte_ids[b] for b in kept], pair_merges)  # type: ignore[index]
 
     return encode_dropping
+
+
+class PieceCache(dict):
+    """Pre-token text -> token ids (a tuple); a miss runs BPE and remembers the result.
+
+    ``whole`` maps the text of every token that is its own encoding to its id: those
+    pre-tokens (most of them) never reach BPE. The cache starts as a copy of it.
+    """
+
+    def __init__(self, encode_piece: Callable[[bytes], list[int]], whole: Mapping[bytes, int] | None) -> None:
+        super().__init__()
+        self._encode_piece = encode_piece
+        self._whole = whole
+        self._seeded = False  # seeded at the first miss, so that opening a vocabulary stays cheap
+
+    def reset(self) -> None:
+        self.clear()
+        self._seeded = True
+        if self._whole:
+            # Texts of tokens that are not valid UTF-8 become keys with lone surrogates, which
+            # no pre-token has (they are replaced before encoding). In slices: one C-level
+            # update of 200k entries would hold the GIL (and a GUI thread) for ~50 ms.
+            items = iter(self._whole.items())
+            while chunk := list(islice(items, 8192)):
+                self.update([(b.decode("utf-8", "surrogateescape"), (i,)) for b, i in chunk])
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        if not self._seeded:
+            self.reset()
+            if piece in self:
+                return self[piece]
+        ids = tuple(self._encode_piece(piece.encode("utf-8")))
+        if len(piece) < 256:  # huge one-off pieces would only bloat the cache
+            self[piece] = ids
+        return ids

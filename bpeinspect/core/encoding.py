@@ -15,23 +15,25 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
+
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.text import utf16_len
 
 if TYPE_CHECKING:
     import numpy as np
 
     from bpeinspect.core.tokenizer import Tokenizer
 
+# bits of Encoding.flags, one byte per token
 SPECIAL = 1
 SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
+SPLITS_CHAR = SPLITS_START | SPLITS_END
 ADDED = 8  # an added token that is not special (matched before BPE in any encoding)
-
-
-class Cancelled(Exception):
-    """Raised when a ``should_stop`` callback asked a long computation to stop."""
 
 
 class TokenInfo(NamedTuple):
@@ -85,7 +87,7 @@ class Encoding:
             (self.utf16_starts[i], self.utf16_ends[i]),
             self.pieces_of[i],
             bool(f & SPECIAL),
-            bool(f & (SPLITS_START | SPLITS_END)),
+            bool(f & SPLITS_CHAR),
         )
 
     def is_special(self, i: int) -> bool:
@@ -96,7 +98,7 @@ class Encoding:
         return bool(self.flags[i] & ADDED)
 
     def splits_char(self, i: int) -> bool:
-        return bool(self.flags[i] & (SPLITS_START | SPLITS_END))
+        return bool(self.flags[i] & SPLITS_CHAR)
 
     @property
     def n_bytes(self) -> int:
@@ -133,6 +135,40 @@ def _find(starts: array, ends: array, pos: int) -> int | None:
     while i > 0 and starts[i - 1] == starts[i]:
         i -= 1
     return i
+
+
+def tiled_ids(
+    segments: list[tuple[str, int | None]],
+    find: Callable[[str], list[str]],
+    lookup: Callable[[str], Sequence[int]],
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[list[int], list[int]]:
+    """The ids of ``segments`` (text, or a cut-out token's id) and the length of every
+    pre-token in code points: ``find`` splits text into pre-tokens, ``lookup`` maps one to ids."""
+    ids: list[int] = []
+    piece_lens: list[int] = []
+    for segment, cut in segments:
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        if cut is not None:
+            ids.append(cut)
+            piece_lens.append(len(segment))
+        else:
+            pieces = find(segment)
+            ids.extend(chain.from_iterable(map(lookup, pieces)))  # the per-piece loop stays in C
+            piece_lens.extend(map(len, pieces))
+    return ids, piece_lens
+
+
+def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
+    """Byte length of every id below ``n_vocab`` (0 for ids ``decoder`` does not have)."""
+    import numpy as np  # see encoding_from_ids
+
+    lens = np.zeros(n_vocab, dtype=np.int64)
+    lens[np.fromiter(decoder.keys(), dtype=np.int64, count=len(decoder))] = np.fromiter(
+        map(len, decoder.values()), dtype=np.int64, count=len(decoder)
+    )
+    return lens
 
 
 def encoding_from_ids(
@@ -227,7 +263,7 @@ def build_encoding(
     for segment, cut in segments:
         if cut is not None:
             nb = len(segment.encode("utf-8"))
-            nu = _utf16_len(segment)
+            nu = utf16_len(segment)
             ids.append(cut)
             bs.append(bpos), be.append(bpos + nb), cs.append(cpos), ce.append(cpos + len(segment))
             us.append(upos), ue.append(upos + nu)
@@ -243,7 +279,7 @@ def build_encoding(
                 gap = segment[last:a]
                 cpos += len(gap)
                 bpos += len(gap.encode("utf-8"))
-                upos += _utf16_len(gap)
+                upos += utf16_len(gap)
             last = b
             checked += 1
             if should_stop is not None and not checked & 1023 and should_stop():
@@ -257,7 +293,7 @@ def build_encoding(
                 _add_dropping_piece(enc, tok, piece, piece_ids, pidx=pidx, gaps=gaps, bpos=bpos, cpos=cpos, upos=upos)
                 bpos += len(piece.encode("utf-8"))
                 cpos += len(piece)
-                upos += _utf16_len(piece)
+                upos += utf16_len(piece)
                 continue
             if piece.isascii():
                 off = 0
@@ -304,7 +340,7 @@ def build_encoding(
             gap = segment[last:]
             cpos += len(gap)
             bpos += len(gap.encode("utf-8"))
-            upos += _utf16_len(gap)
+            upos += utf16_len(gap)
     return enc
 
 
@@ -346,8 +382,3 @@ def _add_dropping_piece(
         off = b1
     enc.dropped.extend((cpos + a, cpos + b) for a, b in gaps)
 
-
-def _utf16_len(s: str) -> int:
-    if s.isascii():
-        return len(s)
-    return len(s) + sum(1 for ch in s if ord(ch) >= 0x10000)

@@ -48,9 +48,11 @@ from typing import Literal
 
 import numpy as np
 
-from bpeinspect.core.encoding import Cancelled, Encoding
+from bpeinspect.core.encoding import Encoding
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.text import utf16_len
 from bpeinspect.core.tokenizer import Tokenizer
 
 # "\n" followed by a character that is non-space under every definition of \s in play, other
@@ -167,10 +169,6 @@ def _append_shifted(dst: array, src: array, lo: int, hi: int, delta: int) -> Non
     dst.frombytes(a.tobytes())
 
 
-def _utf16_len(s: str) -> int:
-    return len(s.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def encode_chunked(
     tok: Tokenizer,
     text: str,
@@ -207,7 +205,7 @@ def encode_chunked(
             del enc
             piece = text[a:b]
             bpos += len(piece.encode("utf-8", "surrogatepass"))
-            upos += _utf16_len(piece)
+            upos += utf16_len(piece)
             a = b
     except _NoSync:
         return tok.encode_with_offsets(text, should_stop=should_stop)
@@ -282,7 +280,7 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
         tb = bisect.bisect_left(old.pieces_of, pb)
         mid = new_text[a:b]
         byte_b = byte_a + len(mid.encode("utf-8", "surrogatepass"))
-        u16_b = u16_a + _utf16_len(mid)
+        u16_b = u16_a + utf16_len(mid)
         parts.append((old, tb, len(old.ids), delta, byte_b - old.byte_starts[tb], u16_b - old.utf16_starts[tb]))
     else:
         pb, tb = len(spans), len(old.ids)

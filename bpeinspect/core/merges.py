@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core.bpe import rank_bounds
-from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.text import fix_surrogates
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer
@@ -233,8 +234,6 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
     (5, 4, True)
     """
     if isinstance(piece, str):
-        from bpeinspect.core.tokenizer import fix_surrogates
-
         piece = fix_surrogates(piece).encode("utf-8")
     parts = tok.initial_parts(piece)
     tr = Trace(piece=piece, initial=tuple(parts))

@@ -28,8 +28,6 @@ from typing import Any
 
 import regex
 
-Alignment = tuple[list[int] | None, list[int] | None]
-
 # Rust's char::is_whitespace (the White_Space property), which HF's Strip uses
 _WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _CHUNKS = regex.compile(r"\S+|\s+")

@@ -43,7 +43,8 @@ from bpeinspect.core.bpe import pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.normalize import Normalizer, Stateless
 from bpeinspect.core.split.rules import SplitRule
-from bpeinspect.core.tokenizer import Tokenizer, fix_surrogates
+from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.tokenizer import Tokenizer
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 KIND_NAMES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",

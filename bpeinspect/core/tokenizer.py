@@ -11,86 +11,29 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-import regex
-
-from bpeinspect.core.bpe import PairMerges, make_piece_encoder
-from bpeinspect.core.encoding import Cancelled, Encoding, build_encoding, encoding_from_ids
+from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder
+from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids, tiled_ids, token_lengths
+from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
+from bpeinspect.core.merges import MergeGraph
 from bpeinspect.core.normalize import Normalizer
+from bpeinspect.core.specials import check_disallowed, cut_at, missing_regex
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
+from bpeinspect.core.text import fix_surrogates
 
 if TYPE_CHECKING:
     import numpy as np
 
-_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
 _SLICE = 1 << 20  # characters; texts over four slices are split a slice at a time
 # More single bytes than this without a token: not a byte-level vocabulary (real ones miss <= 28).
 _MAX_MISSING_BYTES = 64
-
-
-class _PieceCache(dict):
-    """Pre-token text -> token ids (a tuple); a miss runs BPE and remembers the result.
-
-    ``whole`` maps the text of every token that is its own encoding to its id: those
-    pre-tokens (most of them) never reach BPE. The cache starts as a copy of it.
-    """
-
-    def __init__(self, encode_piece: Callable[[bytes], list[int]], whole: Mapping[bytes, int] | None) -> None:
-        super().__init__()
-        self._encode_piece = encode_piece
-        self._whole = whole
-        self._seeded = False  # seeded at the first miss, so that opening a vocabulary stays cheap
-
-    def reset(self) -> None:
-        self.clear()
-        self._seeded = True
-        if self._whole:
-            # Texts of tokens that are not valid UTF-8 become keys with lone surrogates, which
-            # no pre-token has (they are replaced before encoding). In slices: one C-level
-            # update of 200k entries would hold the GIL (and a GUI thread) for ~50 ms.
-            items = iter(self._whole.items())
-            while chunk := list(islice(items, 8192)):
-                self.update([(b.decode("utf-8", "surrogateescape"), (i,)) for b, i in chunk])
-
-    def __missing__(self, piece: str) -> tuple[int, ...]:
-        if not self._seeded:
-            self.reset()
-            if piece in self:
-                return self[piece]
-        ids = tuple(self._encode_piece(piece.encode("utf-8")))
-        if len(piece) < 256:  # huge one-off pieces would only bloat the cache
-            self[piece] = ids
-        return ids
-
-
-class DisallowedSpecialError(ValueError):
-    """Text contains a special token that the caller did not allow."""
-
-
-class UnknownTokenError(ValueError, KeyError):
-    """A token id that is not in the vocabulary."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
-
-
-def fix_surrogates(text: str) -> str:
-    """tiktoken's fix-up: lone surrogates become U+FFFD, surrogate pairs become one character.
-
-    Python strings may hold surrogates that UTF-8 cannot encode; tiktoken round-trips the
-    text through UTF-16 so that encoding never fails, and we do the same to stay identical.
-    """
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return text
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 @dataclass
@@ -212,7 +155,7 @@ class Tokenizer:
         )
         # with the rank rule (or ignore_merges) a pre-token that is a token is that token
         whole = self._ranks if merges is None or ignore_merges else None
-        self._cache = _PieceCache(self._encode_piece, whole)
+        self._cache = PieceCache(self._encode_piece, whole)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 
     # -- construction -------------------------------------------------------------------------
@@ -316,7 +259,7 @@ class Tokenizer:
         """
         if not self.missing_bytes:
             return []
-        return [m.span() for m in _missing_regex(self.missing_bytes).finditer(text)]
+        return [m.span() for m in missing_regex(self.missing_bytes).finditer(text)]
 
     def ids(self) -> list[int]:
         """Every id in the vocabulary, ascending."""
@@ -343,9 +286,8 @@ class Tokenizer:
         return self.merge_graph.merge_list()
 
     @functools.cached_property
-    def merge_graph(self):  # -> MergeGraph (imported lazily: merges imports us)
-        from bpeinspect.core.merges import MergeGraph
-
+    def merge_graph(self) -> MergeGraph:
+        """How every token is built from two others (see :class:`MergeGraph`)."""
         return MergeGraph(self)
 
     def merge_rank(self, left: int, right: int) -> int | None:
@@ -419,34 +361,14 @@ class Tokenizer:
             disallowed = frozenset(disallowed_special)
         if not disallowed:
             return
-        m = _special_regex(tuple(sorted(disallowed))).search(text)
-        if m is not None:
-            raise DisallowedSpecialError(
-                f"Encountered text corresponding to disallowed special token {m.group()!r}.\n"
-                "If you want this text to be encoded as a special token, pass it to `allowed_special`, "
-                f"e.g. `allowed_special={{{m.group()!r}, ...}}`.\n"
-                "If you want this text to be encoded as normal text, disable the check for this token "
-                "by passing `disallowed_special=(enc.special_tokens_set - {" + repr(m.group()) + "})`.\n"
-                "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
-            )
+        check_disallowed(text, disallowed)
 
     def _segments(self, text: str, allowed: frozenset[str]) -> list[tuple[str, int | None]]:
         """``text`` cut into ``(segment, id)`` at the ``allowed`` special tokens and every added
         token (their id), with ``None`` for the text between them; the longest match wins."""
-        words = allowed | self.added_tokens.keys() if self.added_tokens else allowed
-        if not words:
-            return [(text, None)] if text else []
-        ids = self.special_tokens if not self.added_tokens else {**self.added_tokens, **self.special_tokens}
-        out: list[tuple[str, int | None]] = []
-        pos = 0
-        for m in _literal_regex(frozenset(words)).finditer(text):
-            if m.start() > pos:
-                out.append((text[pos : m.start()], None))
-            out.append((m.group(), ids[m.group()]))
-            pos = m.end()
-        if pos < len(text):
-            out.append((text[pos:], None))
-        return out
+        if not self.added_tokens:
+            return cut_at(text, allowed, self.special_tokens)
+        return cut_at(text, allowed | self.added_tokens.keys(), {**self.added_tokens, **self.special_tokens})
 
     def _split_specials(self, text: str, allowed: frozenset[str]) -> list[tuple[str, bool]]:
         """``text`` cut into ``(segment, is_cut_token)`` (special or added); see :meth:`_segments`."""
@@ -526,20 +448,8 @@ class Tokenizer:
             # the rule drops or glues text, or bytes without a token are dropped: token by token
             return build_encoding(self, text, segments, should_stop=should_stop)
         # the pre-tokens tile the text: ids through the pre-token cache, offsets in arrays
-        ids: list[int] = []
-        piece_lens: list[int] = []
         find = rule.fast.findall if rule.fast is not None else rule.pieces
-        lookup = self._cache.__getitem__
-        for segment, cut in segments:
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            if cut is not None:
-                ids.append(cut)
-                piece_lens.append(len(segment))
-            else:
-                pieces = find(segment)
-                ids.extend(chain.from_iterable(map(lookup, pieces)))
-                piece_lens.extend(map(len, pieces))
+        ids, piece_lens = tiled_ids(segments, find, self._cache.__getitem__, should_stop)
         return encoding_from_ids(
             text,
             ids,
@@ -552,15 +462,7 @@ class Tokenizer:
 
     @functools.cached_property
     def _token_lengths(self) -> np.ndarray:
-        """Byte length of every id (0 for ids the vocabulary does not have)."""
-        import numpy as np  # see encoding_from_ids
-
-        dec = self._decoder
-        lens = np.zeros(self.n_vocab, dtype=np.int64)
-        lens[np.fromiter(dec.keys(), dtype=np.int64, count=len(dec))] = np.fromiter(
-            map(len, dec.values()), dtype=np.int64, count=len(dec)
-        )
-        return lens
+        return token_lengths(self._decoder, self.n_vocab)
 
     # -- decoding ---------------------------------------------------------------------------------
 
@@ -580,61 +482,6 @@ class Tokenizer:
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         return [self.token_bytes(i) for i in ids]
-
-
-@functools.lru_cache(maxsize=256)
-def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
-    # Longest first, so that "<|a|>x" wins over its prefix "<|a|>" at the same position.
-    ordered = sorted(tokens, key=lambda s: (-len(s), s))
-    return regex.compile("|".join(regex.escape(s) for s in ordered) if ordered else r"(?!)")
-
-
-@functools.lru_cache(maxsize=32)
-def _literal_regex(words: frozenset[str]) -> re.Pattern[str]:
-    """A regex finding ``words`` leftmost-longest, shaped as a trie: a flat alternation of
-    Gemma's 6,000 added tokens scans a megabyte in ~40 s, the trie in ~0.1 s.
-
-    >>> [m.group() for m in _literal_regex(frozenset({"<a>", "<a>x", "  "})).finditer("<a>x <a>   ")]
-    ['<a>x', '<a>', '  ']
-    """
-    trie: dict = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-    return re.compile(_trie_pattern(trie) or r"(?!)") if words else re.compile(r"(?!)")
-
-
-def _trie_pattern(node: dict) -> str:
-    alts, leaves = [], []
-    for ch in sorted(k for k in node if k):
-        sub = _trie_pattern(node[ch])
-        (alts.append(re.escape(ch) + sub) if sub else leaves.append(re.escape(ch)))
-    if leaves:
-        alts.append(leaves[0] if len(leaves) == 1 else "[" + "".join(leaves) + "]")
-    if not alts:
-        return ""
-    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-    # greedy: a longer word through this node is tried before the word that ends here
-    return "(?:" + body + ")?" if "" in node else body
-
-
-@functools.lru_cache(maxsize=32)
-def _missing_regex(missing: tuple[int, ...]) -> re.Pattern[str]:
-    """Characters whose UTF-8 holds one of the ``missing`` bytes (0xC0, 0xC1 and 0xF5-0xFF
-    never occur in UTF-8; any other byte above 0x7F is found by trying every character)."""
-    parts = [re.escape(chr(b)) for b in missing if b < 0x80]
-    other = {b for b in missing if 0x80 <= b < 0xC0 or 0xC2 <= b < 0xF5}
-    if other:
-        chars = (chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
-        parts += [re.escape(c) for c in chars if other.intersection(c.encode("utf-8"))]
-    return re.compile(f"[{''.join(parts)}]" if parts else r"(?!)")
-
-
-def pretokenize(tok: Tokenizer, text: str) -> list[str]:
-    """The pre-tokens of ``text`` under ``tok``'s split rule (special tokens not recognised)."""
-    return tok.pre_tokens(text)
 
 
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.cli import commands as cli
+from bpeinspect.cli.common import ProgressBar
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io.formats import load_path
 
@@ -141,11 +142,13 @@ def test_encode_color_output(text_file, capsys):
 def test_tree_by_text_and_id(capsys):
     assert cli.main(["tree", "-t", "gpt2", " hello"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("23748 ' hello'")
-    assert any("└── 78 'o'" in line for line in out)
+    assert out[0].startswith("23748 ␣hello")
+    assert any("└── 78 o" in line for line in out)
     leaves = [line for line in out if "(rank" not in line]
     assert len(leaves) == len(" hello")  # every byte at the bottom
     assert cli.main(["tree", "-t", "gpt2", "23748"]) == 0
+    assert capsys.readouterr().out.splitlines() == out
+    assert cli.main(["tree", "-t", "gpt2", "␣hello"]) == 0
     assert capsys.readouterr().out.splitlines() == out
 
 
@@ -187,7 +190,7 @@ def test_convert_with_pattern_for_unknown_tiktoken(tmp_path, capsys):
 
 def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):
     """The command's plumbing (arguments, progress, saving by suffix) with a stand-in for the
-    trainer being written on the ``train`` branch; the real trainer is tested below once merged."""
+    trainer; the real trainer is tested below."""
     calls = {}
 
     def train_tokenizer(texts, vocab_size, *, pattern, special_tokens, tie_break, progress, should_stop):
@@ -199,7 +202,9 @@ def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):
             progress(types.SimpleNamespace(phase="merging", fraction=(i + 1) / 3, merges_done=i + 1, merges_total=3))
         return Tokenizer.from_merges([(104, 105)], pattern=pattern, special_tokens={s: 257 for s in special_tokens})
 
-    monkeypatch.setitem(sys.modules, "bpeinspect.core.train.run", types.SimpleNamespace(train_tokenizer=train_tokenizer))
+    from bpeinspect.cli import train as cli_train
+
+    monkeypatch.setattr(cli_train, "train_tokenizer", train_tokenizer)
     src = tmp_path / "a.txt"
     src.write_text("hi hi hi", encoding="utf-8")
     out = tmp_path / "t.model"
@@ -231,13 +236,13 @@ def test_progress_bar_draws_on_a_terminal():
     import io
 
     buf = io.StringIO()
-    bar = cli.ProgressBar("training", stream=buf, force=True)
+    bar = ProgressBar("training", stream=buf, force=True)
     for i in range(0, 11):
         bar(i, 10)
     bar.close()
     assert "100%" in buf.getvalue() and buf.getvalue().endswith("\n") and "\r" in buf.getvalue()
     buf = io.StringIO()
-    bar = cli.ProgressBar("training", stream=buf, force=True)
+    bar = ProgressBar("training", stream=buf, force=True)
     bar(types.SimpleNamespace(phase="counting", fraction=1.0, merges_done=0, merges_total=8))
     bar(types.SimpleNamespace(phase="merging", fraction=0.5, merges_done=4, merges_total=8))
     bar.close()
@@ -273,7 +278,7 @@ def test_every_tokenizer_command_takes_pattern_and_special_tokens(command, tmp_p
     if command == "encode":
         assert out.split() == ["256", "258", "257"]
     if command == "info":
-        assert "chosen by the user" in out and "258  '<|end|>'" in out
+        assert "chosen by the user" in out and "258  <|end|>" in out
 
 
 def test_a_default_pattern_is_a_visible_warning(tmp_path, capsys):

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from tests.conformance.conftest import vocab_file
 from tests.conformance.corpus import conformance_texts
 from tests.conformance.fetch import RegistryUnreachable, extract_member

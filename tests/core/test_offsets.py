@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
 from bpeinspect.core.encoding import build_encoding
-from bpeinspect.core.tokenizer import fix_surrogates
+from bpeinspect.core.text import fix_surrogates
 from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
 from tests.core.test_live import SAMPLE, assert_same
 

@@ -13,8 +13,8 @@ import unicodedata
 import pytest
 
 from bpeinspect.core import trace
+from bpeinspect.core.errors import UnsupportedTokenizerError
 from bpeinspect.core.io.formats import detect_format, load_path
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError
 from bpeinspect.core.io.formats.sentencepiece import parse_model
 from bpeinspect.core.normalize import badge
 from bpeinspect.core.sentencepiece import SentencePieceBPE

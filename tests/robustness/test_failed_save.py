@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import train_tokenizer
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.discover import add_recent, recent_files
 from bpeinspect.core.io.formats import load_path, save
 from bpeinspect.core.train.counts import read_counts_tsv, write_counts_tsv
@@ -178,12 +178,12 @@ def test_counts_table_and_recent_list(tmp_path, monkeypatch, how):
 
 @pytest.mark.parametrize("how", ["write", "replace-first", "interrupt"])
 def test_gui_text_save_and_export(tmp_path, monkeypatch, how):
-    from bpeinspect.gui.overlay.export import write_atomic
+    from bpeinspect.core.io.atomic import atomic_write  # what the window saves texts and exports with
 
     target = tmp_path / "notes.txt"
     target.write_bytes(b"the good text\n")
     expect = inject(monkeypatch, how)
     with pytest.raises(expect):
-        write_atomic(target, b"new text " * 1000)
+        atomic_write(target, b"new text " * 1000)
     monkeypatch.undo()
     assert snapshot(tmp_path) == {"notes.txt": b"the good text\n"}

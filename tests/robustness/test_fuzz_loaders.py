@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.formats import detect_format, gguf, gpt2, huggingface, load_path, minbpe, native, tiktoken
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
 from bpeinspect.core.train.counts import CountsFileError, read_counts_tsv, write_counts_tsv

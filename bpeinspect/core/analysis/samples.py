@@ -18,12 +18,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bpeinspect.core.errors import SampleError
 from bpeinspect.core.io.builtins import resources_dir
-
-
-class SampleError(ValueError):
-    """A sample file or folder that cannot be used (missing, empty, not UTF-8)."""
-
 
 # code -> (English name, script); used for labels and to pick the bundled language files
 LANGUAGES: dict[str, tuple[str, str]] = {

@@ -24,8 +24,9 @@ from dataclasses import asdict, dataclass, field
 from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
-from bpeinspect.core.encoding import Cancelled
-from bpeinspect.core.tokenizer import Tokenizer, fix_surrogates
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]

@@ -1,13 +1,13 @@
-"""Token metadata and vocabulary queries: visible text, scripts, search, unreachable tokens.
+"""Token metadata and vocabulary queries: scripts, kinds, search, unreachable tokens.
 
 Everything here is Qt-free and works on any :class:`~bpeinspect.core.Tokenizer`; the
 vocabulary browser shows what this module computes.
 
 >>> from bpeinspect.core import load_tokenizer
 >>> tok = load_tokenizer("gpt2")
->>> display_token(tok.token_bytes(198)), display_token(b" \\xe4\\xb8")
-('↵', '␣\\\\xe4\\\\xb8')
 >>> index = VocabIndex(tok)
+>>> index.display(198), index.display(10310)
+('↵', '<e4 b8>')
 >>> index.search(TokenQuery(text="hello", mode="text", max_len=5))
 [31373]
 """
@@ -23,73 +23,14 @@ from typing import TYPE_CHECKING, Literal
 
 import regex
 
-from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.errors import Cancelled, QueryError
+from bpeinspect.core.text import display_bytes, parse_display
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None] | None
 ShouldStop = Callable[[], bool] | None
-
-
-class QueryError(ValueError):
-    """A search the user typed that cannot be run (bad regex, bad hex, bad id range)."""
-
-
-# -- visible text -------------------------------------------------------------------------------
-
-# Whitespace gets symbols a reader recognises at a glance; other C0 controls get U+2400 control
-# pictures. Every symbol maps back to exactly one byte (see parse_visible).
-_SYMBOLS: dict[str, str] = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\x7f": "␡"}
-for _c in range(0x20):
-    _SYMBOLS.setdefault(chr(_c), chr(0x2400 + _c))
-_UNSYMBOLS = {v: k for k, v in _SYMBOLS.items()}
-_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cn"}
-
-
-def _visible_char(ch: str) -> str:
-    sym = _SYMBOLS.get(ch)
-    if sym is not None:
-        return sym
-    if unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
-        return f"⟨U+{ord(ch):04X}⟩"
-    return ch
-
-
-def display_token(token: bytes) -> str:
-    """``token`` as one line of visible text: whitespace and controls as symbols, invisible
-    code points as ``⟨U+XXXX⟩``, and bytes that are not whole UTF-8 characters as ``\\xNN``.
-
-    >>> display_token(b"\\tif x:\\n")
-    '⇥if␣x:↵'
-    >>> display_token(b"\\xe2\\x80\\x8b\\xf0\\x9f")
-    '⟨U+200B⟩\\\\xf0\\\\x9f'
-    """
-    text = token.decode("utf-8", errors="backslashreplace")
-    return "".join([_visible_char(ch) for ch in text])
-
-
-def parse_visible(text: str) -> bytes:
-    """The bytes a user means by ``text`` typed with the symbols of :func:`display_token`.
-
-    >>> parse_visible("␣the↵")
-    b' the\\n'
-    """
-    return "".join(_UNSYMBOLS.get(ch, ch) for ch in text).encode("utf-8", errors="surrogatepass")
-
-
-def hex_bytes(token: bytes) -> str:
-    """Space-separated lower-case hex: ``hex_bytes(b"hi")`` is ``'68 69'``."""
-    return token.hex(" ")
-
-
-def is_partial_utf8(token: bytes) -> bool:
-    """True if ``token`` is not a whole sequence of UTF-8 characters."""
-    try:
-        token.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
 
 
 # -- scripts and kinds --------------------------------------------------------------------------
@@ -374,7 +315,7 @@ class VocabIndex:
     def display(self, token_id: int) -> str:
         s = self._display.get(token_id)
         if s is None:
-            s = display_token(self.tok.token_bytes(token_id))
+            s = display_bytes(self.tok.token_bytes(token_id))
             self._display[token_id] = s
         return s
 
@@ -494,7 +435,7 @@ class VocabIndex:
                     raise QueryError("the regex takes too long on one token; simplify it") from None
 
             return search_regex
-        needle = parse_hex(q.text) if q.mode == "hex" else parse_visible(q.text)
+        needle = parse_hex(q.text) if q.mode == "hex" else parse_display(q.text)
         if q.mode == "text" and q.ignore_case:
             folded = needle.decode("utf-8", errors="replace").casefold()
             return lambda b: folded in b.decode("utf-8", errors="replace").casefold()

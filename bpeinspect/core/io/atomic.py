@@ -1,9 +1,11 @@
 """Atomic file writes: a reader sees the old file or the new one, never half of either.
 
-Every saver writes through :func:`atomic_write`: the data goes to a temporary file in the
-target's folder (so the final rename cannot cross file systems), is flushed and fsynced,
-and then replaces the target with ``os.replace``. If anything fails, the temporary file is
-removed and the old file is untouched.
+Every file bpeinspect writes goes through here. The data goes to a temporary file in the
+target's folder (so the final rename cannot cross file systems), which is fsynced, given
+the target's permissions (an existing file keeps its mode, a new one gets the usual
+``0o666 & ~umask``, typically 0644), and renamed over the target with ``os.replace``; then
+the folder is fsynced so the rename itself survives a crash. If anything fails, the
+temporary file is removed and the old file is untouched.
 
 >>> import tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
@@ -16,10 +18,33 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary path beside ``path`` for a writer that wants a file name (an image
+    exporter); on a clean exit the file written there replaces ``path``.
+
+    ``suffix`` ends the temporary name (exporters that pick the format by the name need
+    the target's). Writing nothing is an error: the target is left as it was.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> with atomic_path(p, suffix=".csv") as tmp:
+    ...     _ = tmp.write_text("x,y")
+    >>> p.read_text()
+    'x,y'
+    """
+    with _replacing(Path(path), suffix) as (fd, tmp):
+        os.close(fd)
+        yield tmp
+        if not tmp.exists() or tmp.stat().st_size == 0:
+            raise OSError(f"{path}: nothing was written")
 
 
 @contextlib.contextmanager
@@ -35,23 +60,26 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | 
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', not {mode!r}")
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    with _replacing(Path(path), ".tmp") as (fd, _tmp), os.fdopen(
+        fd, mode, encoding=encoding, newline="" if "b" not in mode else None
+    ) as f:
+        yield f
+
+
+@contextlib.contextmanager
+def _replacing(target: Path, suffix: str) -> Iterator[tuple[int, Path]]:
+    """A temporary file beside ``target`` (its descriptor and path) that replaces ``target``
+    when the block ends cleanly and is removed when it does not."""
+    fd, tmp = _temp_beside(target, suffix)
     try:
-        with os.fdopen(fd, mode, encoding=encoding, newline="" if "b" not in mode else None) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            # Keep an existing file's permissions; a new one gets the usual umask-based mode.
-            os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else _default_mode())
+        yield fd, tmp
+        _finish(tmp, target)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(folder)
+    _fsync_dir(_folder(target))
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8") -> None:
@@ -73,13 +101,15 @@ def atomic_write_many(files: dict[str | os.PathLike[str], bytes | str], encoding
     >>> (d / "a").read_bytes(), (d / "b").read_text()
     (b'1', '2')
     """
-    # Added for issue 9 (robustness): two atomic_write calls in a row left a new encoder.json
-    # beside the old vocab.bpe when the second one failed.
     staged: list[tuple[Path, Path]] = []  # (temporary with the new content, target)
     try:
         for path, data in files.items():
             target = Path(path)
-            staged.append((_write_temp(target, data.encode(encoding) if isinstance(data, str) else data), target))
+            fd, tmp = _temp_beside(target, ".tmp")
+            staged.append((tmp, target))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data.encode(encoding) if isinstance(data, str) else data)
+            _finish(tmp, target)
         replaced: list[tuple[Path, Path | None]] = []  # (target, hard link to its old content)
         try:
             for tmp, target in staged:
@@ -109,26 +139,41 @@ def atomic_write_many(files: dict[str | os.PathLike[str], bytes | str], encoding
         for tmp, _target in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)  # only those never renamed are still there
-    for folder in {target.parent for _tmp, target in staged}:
+    for folder in {_folder(target) for _tmp, target in staged}:
         _fsync_dir(folder)
 
 
-def _write_temp(target: Path, payload: bytes) -> Path:
-    """``payload`` in a synced temporary file beside ``target`` (which it does not touch)."""
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+def _folder(target: Path) -> Path:
+    return target.parent if str(target.parent) else Path(".")
+
+
+def _temp_beside(target: Path, suffix: str) -> tuple[int, Path]:
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=_folder(target))
+    return fd, Path(tmp)
+
+
+def _finish(tmp: Path, target: Path) -> None:
+    """Make ``tmp``'s content durable and give it the mode ``target`` has or a new file gets
+    (mkstemp's 0600 would surprise whoever shares the file)."""
+    fd = os.open(tmp, os.O_RDONLY)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else _default_mode())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return Path(tmp)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+
+
+def _umask() -> int:
+    # /proc tells without changing it; os.umask can only be read by setting it, which for a
+    # moment would give files other threads create meanwhile the wrong mode
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def _keep_old(target: Path) -> Path | None:
@@ -143,17 +188,9 @@ def _keep_old(target: Path) -> Path | None:
         except FileExistsError:
             continue
         except OSError:  # no hard links here (some network and FAT file systems): copy instead
-            import shutil
-
             shutil.copy2(target, link)
             return link
     raise OSError(f"{target}: cannot keep a copy of the old file")
-
-
-def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -1,10 +1,10 @@
-"""Built-in vocabularies and :func:`load_tokenizer`.
+"""The built-in vocabularies.
 
 The three OpenAI vocabularies ship inside the package (gzipped ``.tiktoken`` rank files) and
 are checked against the sha256 that tiktoken publishes for them, so a fresh install works
 offline and a damaged install is reported instead of silently mis-encoding.
 
->>> load_tokenizer("gpt2").n_vocab
+>>> load_builtin("gpt2").n_vocab
 50257
 """
 
@@ -14,16 +14,12 @@ import base64
 import functools
 import gzip
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
-
-
-class VocabularyError(ValueError):
-    """A vocabulary file that is missing, damaged or of the wrong kind."""
 
 
 @dataclass(frozen=True)
@@ -141,21 +137,3 @@ def load_builtin(name: str) -> Tokenizer:
     )
 
 
-def builtin_names() -> list[str]:
-    return list(BUILTINS)
-
-
-def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
-    """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
-    ``"o200k_base"``) or a path to a vocabulary file or folder."""
-    if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
-        return load_builtin(ALIASES.get(spec, spec))
-    path = Path(spec)
-    if path.exists():
-        try:
-            from bpeinspect.core.io.formats import load_path  # noqa: PLC0415 (formats are optional until issue 4 lands)
-        except ImportError:
-            raise VocabularyError(f"{path}: loading vocabulary files is not supported yet") from None
-        return load_path(path)
-    known = ", ".join(list(BUILTINS) + list(ALIASES))
-    raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")

@@ -177,11 +177,6 @@ class FastSplitter:
         found = self._findall(tt)
         return found if tt is text else originals(text, found)
 
-    def pieces_translated(self, text: str) -> tuple[str, list[str]]:
-        """``(translated text, its pieces)``, for callers that slice the original themselves."""
-        tt = self.translate(text)
-        return tt, self._findall(tt)
-
 
 # -- the direct engine ----------------------------------------------------------------------
 
@@ -299,7 +294,3 @@ class TiktokenSplitter(FastSplitter):
             for k in range(bisect.bisect_right(bounds, a) - 1, bisect.bisect_left(bounds, b)):
                 found[k] = text[bounds[k] : bounds[k + 1]]
         return found
-
-    def pieces_translated(self, text: str) -> tuple[str, list[str]]:
-        tt = self.translate(text)
-        return tt, self._findall(tt)

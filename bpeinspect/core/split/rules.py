@@ -12,20 +12,16 @@ the second cuts each piece again, and so on.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 import regex
 
+from bpeinspect.core.errors import PatternError
 from bpeinspect.core.split import fast as _fastsplit
 
 Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
 BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
-
-
-class PatternError(ValueError):
-    """A split pattern that does not compile."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -174,9 +170,6 @@ class SplitRule:
         if not self.splits:
             return [text] if text else []
         return [text[a:b] for a, b in self.spans(text)]
-
-    def iter_pieces(self, text: str) -> Iterator[str]:
-        yield from self.pieces(text)
 
     def describe(self) -> str:
         """A short human-readable form of the rule."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import regex
 
+from bpeinspect.core.errors import CorpusError
 from bpeinspect.core.split.rules import SAFE_CUT, SplitRule, resolve_rule
 from bpeinspect.core.train.counts import cuttable
 
@@ -28,10 +29,6 @@ __all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
 
 BLOCK_BYTES = 1 << 20
 _LAST_SAFE_CUT = regex.compile("(?r)" + SAFE_CUT.pattern)
-
-
-class CorpusError(ValueError):
-    """A corpus file or folder that cannot be read as UTF-8 text."""
 
 
 def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -29,7 +29,6 @@ import functools
 import itertools
 import os
 import re
-import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -38,8 +37,10 @@ from pathlib import Path
 
 import regex
 
+from bpeinspect.core.errors import CountsFileError
+from bpeinspect.core.io.atomic import atomic_open
 from bpeinspect.core.split.rules import PRESETS, SplitRule, cut_text, resolve_rule
-from bpeinspect.core.tokenizer import fix_surrogates
+from bpeinspect.core.text import fix_surrogates
 
 __all__ = [
     "CountingProgress",
@@ -55,10 +56,6 @@ __all__ = [
 # Work is shipped to other processes in batches of about this many characters; below twice
 # this much text counting stays in this process (starting workers costs ~0.1 s each).
 BATCH_CHARS = 1 << 19
-
-
-class CountsFileError(ValueError):
-    """A pre-token count file that cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -292,7 +289,7 @@ def unescape_pretoken(field: str) -> bytes:
 
 
 def write_counts_tsv(counts: dict[bytes, int], path: str | os.PathLike[str], *, comment: str = "") -> None:
-    """Write the count table to ``path`` atomically (a temporary file renamed into place).
+    """Write the count table to ``path`` atomically (see :mod:`bpeinspect.core.io.atomic`).
 
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "counts.tsv")
@@ -300,21 +297,11 @@ def write_counts_tsv(counts: dict[bytes, int], path: str | os.PathLike[str], *, 
     >>> read_counts_tsv(p)
     {b'hi': 3, b'\\tx': 1}
     """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write("# bpeinspect pre-token counts: count<TAB>escaped pre-token\n")
-            if comment:
-                f.write("# " + comment.replace("\n", " ") + "\n")
-            f.writelines(f"{n}\t{escape_pretoken(tok)}\n" for tok, n in counts.items())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        f.write("# bpeinspect pre-token counts: count<TAB>escaped pre-token\n")
+        if comment:
+            f.write("# " + comment.replace("\n", " ") + "\n")
+        f.writelines(f"{n}\t{escape_pretoken(tok)}\n" for tok, n in counts.items())
 
 
 def read_counts_tsv(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> dict[bytes, int]:

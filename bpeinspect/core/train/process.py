@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from bpeinspect.core.errors import TrainingProcessError
 from bpeinspect.core.split.rules import PatternError, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
@@ -35,10 +36,6 @@ __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
 CHILD_NICENESS = 5
 _ERRORS: dict[str, type[Exception]] = {"CorpusError": CorpusError, "PatternError": PatternError, "ValueError": ValueError}
-
-
-class TrainingProcessError(RuntimeError):
-    """The training process failed in a way that is not the input's fault."""
 
 
 def can_spawn() -> bool:

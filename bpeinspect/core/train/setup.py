@@ -17,7 +17,8 @@ from pathlib import Path
 
 import regex
 
-from bpeinspect.core.split.rules import PRESETS, PatternError, compile_pattern, resolve_rule
+from bpeinspect.core.split.rules import PatternError, compile_pattern, resolve_rule
+from bpeinspect.core.text import display_bytes
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 from bpeinspect.core.train.corpus import CorpusError, corpus_files
 from bpeinspect.core.train.run import TrainedMerge
@@ -25,7 +26,6 @@ from bpeinspect.core.train.run import TrainedMerge
 __all__ = [
     "CorpusEntry",
     "SCRIPTS",
-    "describe_bytes",
     "detect_scripts",
     "format_merge",
     "merges_tokenizer",
@@ -148,7 +148,7 @@ def preview_split(pattern: str | None, text: str, timeout: float = 0.25) -> list
     >>> preview_split("(", "x")
     Traceback (most recent call last):
     ...
-    bpeinspect.core.split.rules.PatternError: the split pattern does not compile: missing ) at position 1
+    bpeinspect.core.errors.PatternError: the split pattern does not compile: missing ) at position 1
     """
     rule = resolve_rule(pattern)
     if not rule.splits or rule.fast is not None or len(rule.splits) != 1 or rule.pattern is None:
@@ -206,41 +206,13 @@ def parse_sizes(text: str) -> list[int]:
     return sorted(sizes)
 
 
-def describe_bytes(token: bytes) -> str:
-    """A token's bytes shown readably: spaces as ␣, newlines and tabs as \\n and \\t, other
-    control characters as \\xNN, and bytes that are not whole UTF-8 characters as <NN>.
-
-    >>> describe_bytes(b" the\\n"), describe_bytes("é".encode()[:1] + b"a")
-    ('␣the\\\\n', '<c3>a')
-    """
-    out: list[str] = []
-    text = token.decode("utf-8", "surrogateescape")
-    for ch in text:
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:
-            out.append(f"<{o - 0xDC00:02x}>")
-        elif ch == " ":
-            out.append("␣")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
-            out.append(f"\\x{o:02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def format_merge(left: bytes, right: bytes) -> str:
     """A merge as ``[a][b] → [ab]``.
 
     >>> format_merge(b" t", b"he")
     '[␣t][he] → [␣the]'
     """
-    return f"[{describe_bytes(left)}][{describe_bytes(right)}] → [{describe_bytes(left + right)}]"
+    return f"[{display_bytes(left)}][{display_bytes(right)}] → [{display_bytes(left + right)}]"
 
 
 def prefix_tokenizer(
@@ -312,6 +284,3 @@ def merges_tokenizer(
     return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
 
 
-def preset_names() -> list[str]:
-    """The preset split patterns, in menu order."""
-    return list(PRESETS)

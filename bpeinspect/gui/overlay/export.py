@@ -9,13 +9,11 @@ True
 from __future__ import annotations
 
 import html
-import os
-import tempfile
-from pathlib import Path
 
 from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.encoding import SPECIAL
+from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.overlay.palette import EXPORT_SPECIAL, EXPORT_SPLIT, TokenPalette
-from bpeinspect.gui.overlay.token_text import describe_bytes
 
 
 def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPalette | None = None) -> str:
@@ -45,8 +43,8 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
             groups_end = ce
             ids = enc.ids[i : j + 1]
             bts = b"".join(tok.token_bytes(x) for x in ids)
-            title = f"id {', '.join(map(str, ids))} · bytes {describe_bytes(bts)}"
-            cls = "sp" if enc.flags[i] & 1 else ("split" if j > i else "")
+            title = f"id {', '.join(map(str, ids))} · bytes {hex_bytes(bts)}"
+            cls = "sp" if enc.flags[i] & SPECIAL else ("split" if j > i else "")
             color = pal.background(t).name()
             parts.append(
                 f"<span class='{cls}' style='background:{color}' title='{html.escape(title, quote=True)}'>"
@@ -56,15 +54,3 @@ def overlay_html(encodings: list[tuple[Tokenizer, Encoding]], palette: TokenPale
     parts.append("</body></html>")
     return "".join(parts)
 
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file, so a failure leaves no half file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -15,6 +15,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
+from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.gui.overlay.palette import TokenPalette
 
 
@@ -113,7 +114,7 @@ class IdsView(QAbstractScrollArea):
                 if i >= len(self.ids):
                     break
                 rect = QRectF(2 + c * w, r * h, w - 2, h - 2)
-                special = self.special[i] & 1
+                special = self.special[i] & SPECIAL
                 p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(pal.special.lighter(150) if special else pal.background(self.ids[i]))
                 p.drawRoundedRect(rect, 3, 3)

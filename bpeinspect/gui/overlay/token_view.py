@@ -19,11 +19,13 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticT
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
+from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around, token_tooltip
 
-GLYPHS = {" ": "·", "\t": "→", "\u00a0": "⍽", "\u3000": "□"}
-NEWLINE_GLYPH = "↵"
+GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
+NEWLINE_GLYPH = SYMBOLS["\n"]
 
 
 @dataclass
@@ -78,7 +80,7 @@ class TokenView(QPlainTextEdit):
 
         Worked out on demand from the neighbours, so a new encoding needs no table."""
         enc = self.enc
-        if enc is None or not enc.flags[i] & 6:
+        if enc is None or not enc.flags[i] & SPLITS_CHAR:
             return None
         return group_around(enc, i)
 
@@ -287,7 +289,7 @@ class TokenView(QPlainTextEdit):
         blen = lg.blen
         s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
         frac = None
-        if enc.flags[i] & 6:
+        if enc.flags[i] & SPLITS_CHAR:
             group = self.group_of(i)
             if group is not None and group[0] != group[1]:
                 frac = byte_fractions(enc, i, group[0])
@@ -345,7 +347,7 @@ class TokenView(QPlainTextEdit):
         edge = QPen(pal.edge, 1.0)
         previous = None
         for i, segs in segments:
-            special = enc.flags[i] & 1
+            special = enc.flags[i] & SPECIAL
             color = pal.special if special and self.layers.specials else pal.background(enc.ids[i])
             if special and self.layers.specials:
                 color = QColor(color)
@@ -365,7 +367,7 @@ class TokenView(QPlainTextEdit):
         for i, segs in segments:
             if not segs:
                 continue
-            group = self.group_of(i) if enc.flags[i] & 6 else None
+            group = self.group_of(i) if enc.flags[i] & SPLITS_CHAR else None
             if group is not None and group[0] != group[1] and i == group[0]:
                 # tokens that share a character: a dashed frame round the whole group
                 rects = [r for j in range(group[0], group[1] + 1) for r in by_index.get(j, [])]
@@ -375,7 +377,7 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.split_char, 1.2, Qt.PenStyle.DashLine))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawRoundedRect(frame.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
-            if enc.flags[i] & 1 and layers.specials:
+            if enc.flags[i] & SPECIAL and layers.specials:
                 p.setPen(QPen(pal.special, 1.6))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 for r in segs:

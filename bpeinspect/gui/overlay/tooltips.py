@@ -13,9 +13,11 @@ import html
 import re
 
 from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.gui.overlay.token_text import describe_bytes, token_label
+from bpeinspect.core.encoding import SPLITS_CHAR
+from bpeinspect.core.text import display_bytes, hex_bytes
 
-_SPLIT_FLAGS = re.compile(rb"[\x02-\x07]")  # SPLITS_START | SPLITS_END, with or without SPECIAL
+# every flag byte with a split bit set, whatever other bits it has
+_SPLIT_FLAGS = re.compile(b"[" + b"".join(re.escape(bytes([f])) for f in range(256) if f & SPLITS_CHAR) + b"]")
 
 
 def split_groups(enc: Encoding) -> list[tuple[int, int]]:
@@ -68,8 +70,8 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
     info = enc.token(i)
     rows = [
         ("id", f"<b>{info.id}</b>"),
-        ("text", f"<code>{html.escape(token_label(info.text_bytes))}</code>"),
-        ("bytes", f"<code>{describe_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
+        ("text", f"<code>{html.escape(display_bytes(info.text_bytes))}</code>"),
+        ("bytes", f"<code>{hex_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
     ]
     if info.special:
         rows.append(("kind", "<b>special token</b>"))
@@ -88,8 +90,8 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
             rows.append(
                 (
                     "parents",
-                    f"{a} <code>{html.escape(token_label(tok.token_bytes(a)))}</code> + "
-                    f"{b} <code>{html.escape(token_label(tok.token_bytes(b)))}</code>",
+                    f"{a} <code>{html.escape(display_bytes(tok.token_bytes(a)))}</code> + "
+                    f"{b} <code>{html.escape(display_bytes(tok.token_bytes(b)))}</code>",
                 )
             )
     rows.append(("chars", f"{info.char_span[0]}–{info.char_span[1]}  (bytes {info.byte_span[0]}–{info.byte_span[1]})"))
@@ -99,7 +101,7 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
             (
                 "note",
                 f"tokens {group[0]}–{group[1]} share the character(s) "
-                f"<code>{html.escape(chars)}</code>; this one holds bytes {describe_bytes(info.text_bytes)}",
+                f"<code>{html.escape(chars)}</code>; this one holds bytes {hex_bytes(info.text_bytes)}",
             )
         )
     body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)

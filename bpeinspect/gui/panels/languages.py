@@ -8,7 +8,6 @@ numbers (the table exports as CSV, the plot as PNG or SVG).
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, code_samples, load_samples
 from bpeinspect.core.analysis.stats import StatsTable, TextStats, compute_stats
+from bpeinspect.core.io.atomic import atomic_path
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
@@ -429,7 +429,8 @@ class LanguagesView(QWidget):
         table = self.stats()
         if table is None:
             raise ValueError("nothing measured yet")
-        _atomic_write(Path(path), lambda tmp: tmp.write_text(table.to_csv(), encoding="utf-8"))
+        with atomic_path(path, suffix=Path(path).suffix) as tmp:
+            tmp.write_text(table.to_csv(), encoding="utf-8")
 
     def export_png(self, path: str | os.PathLike[str], scale: int = 2) -> None:
         """Write the plot as a PNG image (``scale`` × its size on screen), atomically."""
@@ -441,7 +442,8 @@ class LanguagesView(QWidget):
             if not image.save(str(tmp), "PNG"):
                 raise OSError("could not write the PNG")
 
-        _atomic_write(Path(path), write)
+        with atomic_path(path, suffix=Path(path).suffix) as tmp:
+            write(tmp)
 
     def export_svg(self, path: str | os.PathLike[str]) -> None:
         """Write the plot as an SVG image, atomically."""
@@ -457,7 +459,8 @@ class LanguagesView(QWidget):
             gen.setDescription("bpeinspect: tokens across languages")
             self._render_scene(gen)
 
-        _atomic_write(Path(path), write)
+        with atomic_path(path, suffix=Path(path).suffix) as tmp:
+            write(tmp)
 
     def _render_scene(self, device: QPaintDevice) -> None:
         # The scene drawn into the device's whole area: a vector zoom, so text stays in proportion.
@@ -474,19 +477,3 @@ class LanguagesView(QWidget):
         self.cancel()
         super().closeEvent(event)
 
-
-def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
-    """Write through a temporary file beside ``path`` (same suffix, for exporters) and rename it."""
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        write(tmp)
-        if not tmp.exists() or tmp.stat().st_size == 0:
-            raise OSError("nothing was written")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would surprise whoever shares the file
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.vocab import display_token, hex_bytes
+from bpeinspect.core.text import display_bytes, hex_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 
@@ -193,7 +193,7 @@ class MergeTreeModel(QAbstractItemModel):
         g = tok.merge_graph
         if role == Qt.ItemDataRole.DisplayRole:
             if col == COL_TOKEN:
-                return display_token(tok.token_bytes(tid))
+                return display_bytes(tok.token_bytes(tid))
             if col == COL_ID:
                 return str(tid)
             if col == COL_RANK:
@@ -203,7 +203,7 @@ class MergeTreeModel(QAbstractItemModel):
                 p = g.parents(tid)
                 if p is None:
                     return tok.leaf_label(tid)
-                return f"{display_token(tok.token_bytes(p[0]))} + {display_token(tok.token_bytes(p[1]))}"
+                return f"{display_bytes(tok.token_bytes(p[0]))} + {display_bytes(tok.token_bytes(p[1]))}"
             if col == COL_BYTES:
                 h = hex_bytes(tok.token_bytes(tid))
                 return h if len(h) <= 48 else h[:45] + "…"
@@ -315,7 +315,7 @@ class MergeTreeBrowser(QWidget):
             self._error(str(exc))
             return
         self.message.hide()
-        self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(display_token(bts))}</code> &nbsp;{len(bts)} bytes")
+        self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(display_bytes(bts))}</code> &nbsp;{len(bts)} bytes")
         self._show_down([token_id])
         self.up.set_roots([token_id])
         self._expand(self.up_view, self.up, depth=1)
@@ -329,7 +329,7 @@ class MergeTreeBrowser(QWidget):
         ids = tok.encode_piece(text)
         self.message.hide()
         self.title.setText(
-            f"pre-token <code>{_html(display_token(text.encode('utf-8', 'surrogatepass')))}</code> → {len(ids)} "
+            f"pre-token <code>{_html(display_bytes(text.encode('utf-8', 'surrogatepass')))}</code> → {len(ids)} "
             f"token{'s' if len(ids) != 1 else ''}"
         )
         self._show_down(ids)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex
+from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.vocabulary_model import (
@@ -73,7 +74,7 @@ class VocabBrowser(QWidget):
         self.debounce.timeout.connect(self.run_query)
 
     def _build(self) -> None:
-        self.search = QLineEdit(placeholderText="Search tokens (␣ for space, ↵ for newline)…", clearButtonEnabled=True)
+        self.search = QLineEdit(placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]), clearButtonEnabled=True)
         self.mode = QComboBox()
         for label, key in self.MODES:
             self.mode.addItem(label, key)

@@ -17,7 +17,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase
 
-from bpeinspect.core.analysis.vocab import VocabIndex, hex_bytes
+from bpeinspect.core.analysis.vocab import VocabIndex
+from bpeinspect.core.text import LEGEND, hex_bytes
 from bpeinspect.gui.overlay.palette import app_colors
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -27,7 +28,7 @@ _Index = QModelIndex | QPersistentModelIndex
 COLUMNS: list[tuple[str, str | None, str]] = [
     ("ID", "id", "token id"),
     ("Rank", "rank", "merge rank of the merge that makes the token"),
-    ("Token", "token", "the token's text; ␣ space, ↵ newline, ⇥ tab, \\xNN a byte of a split character"),
+    ("Token", "token", f"the token's text; {LEGEND}"),
     ("Bytes", "token", "the token's bytes in hex"),
     ("Len", "length", "length in bytes"),
     ("Script", "script", "scripts of the token's letters (Common: none; bytes: no whole character)"),

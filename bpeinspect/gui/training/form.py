@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import PRESETS, PatternError
+from bpeinspect.core.text import display_text
 from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens, preview_split
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
@@ -37,7 +38,7 @@ MAX_PREVIEW_PIECES = 200
 
 
 def _visible(piece: str) -> str:
-    return html.escape(piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥").replace("\r", "␍"))
+    return html.escape(display_text(piece))
 
 
 class TrainingForm(QWidget):

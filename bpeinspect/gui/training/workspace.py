@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer, TrainingProgress
+from bpeinspect.core.io.formats import saveable
+from bpeinspect.core.text import LEGEND
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
@@ -42,13 +44,10 @@ from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots
 from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
 
-# Save dialog filters -> format names of bpeinspect.core.io.formats.save
+# Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {
-    "bpeinspect JSON, with the training settings and history (*.json)": ("native", ".json"),
-    "tiktoken rank file (*.tiktoken)": ("tiktoken", ".tiktoken"),
-    "Hugging Face tokenizer.json (*.json)": ("huggingface", ".json"),
-    "minbpe .model and .vocab (*.model)": ("minbpe", ".model"),
-    "GPT-2 encoder.json and vocab.bpe (a folder)": ("gpt2", ""),
+    f"{f.description} ({f'*{f.suffix}' if f.suffix else 'a folder'})": (f.name, f.suffix)
+    for f in sorted(saveable(), key=lambda f: f.name != "native")
 }
 
 
@@ -131,7 +130,7 @@ class TrainingWorkspace(QWidget):
         big.setPointSizeF(mono.pointSizeF() * 1.35)
         self.merge_label.setFont(big)
         self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.merge_label.setToolTip("The latest merge: [left][right] → [new token], ␣ is a space, <NN> a byte of a split character")
+        self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
         self.merge_info = ToneLabel(tone="muted")
         self.plots = TrainingPlots()
         self.plots.reset([])

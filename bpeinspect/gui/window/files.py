@@ -11,10 +11,11 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
-from bpeinspect.gui.overlay.export import overlay_html, write_atomic
+from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
+from bpeinspect.gui.overlay.export import overlay_html
 
-VOCAB_SUFFIXES = {".tiktoken", ".model", ".gguf", ".bpe", ".vocab", ".json", ".gz"}
-VOCAB_FILTER = "Vocabularies (*.tiktoken *.json *.model *.gguf *.vocab *.bpe);;All files (*)"
+VOCAB_FILTER = f"Vocabularies ({' '.join(open_patterns())});;All files (*)"
 
 
 class FileCommands(QObject):
@@ -40,7 +41,7 @@ class FileCommands(QObject):
         path, _ = QFileDialog.getSaveFileName(self.window, "Save text as", "", "Text (*.txt)")
         if path:
             try:
-                write_atomic(path, self.window.text().encode("utf-8"))
+                atomic_write(path, self.window.text())
             except (OSError, ValueError) as exc:
                 self.window.show_error(f"Could not save {path}: {exc}")
 
@@ -63,7 +64,7 @@ class FileCommands(QObject):
         palette = win.appearance.token_palette
         win.jobs.submit(
             "export-html",
-            lambda: write_atomic(path, overlay_html(pairs, palette).encode("utf-8")),
+            lambda: atomic_write(path, overlay_html(pairs, palette)),
             on_returned=lambda _: win.show_message(f"Exported the overlay to {path}"),
             on_errored=lambda exc: win.show_error(f"Could not export {path}: {exc}"),
         )
@@ -80,7 +81,7 @@ class FileCommands(QObject):
     def open_dropped(self, paths: list[str]) -> None:
         """Vocabulary files and folders open as tokenizers, anything else as the text."""
         for path in paths:
-            if Path(path).is_dir() or Path(path).suffix.lower() in VOCAB_SUFFIXES:
+            if Path(path).is_dir() or is_vocabulary_name(Path(path).name):
                 self.window.open_tokenizer(path)
             else:
                 self.window.open_text_file(path)

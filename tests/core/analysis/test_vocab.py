@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections import Counter
 
 import pytest
@@ -17,10 +16,8 @@ from bpeinspect.core.analysis.vocab import (
     TokenQuery,
     Unreachable,
     VocabIndex,
-    display_token,
     parse_hex,
     parse_ids,
-    parse_visible,
     token_counts,
     token_kind,
     token_scripts,
@@ -44,39 +41,6 @@ def trained() -> Tokenizer:
 @pytest.fixture(scope="module")
 def corpus() -> str:
     return (SHARED / "corpora" / "taylorswift.txt").read_text(encoding="utf-8")
-
-
-# -- display --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("token", "shown"),
-    [
-        (b" hello", "␣hello"),
-        (b"\n\n", "↵↵"),
-        (b"\t\r\n", "⇥␍↵"),
-        (b"\x00\x1b\x7f", "␀␛␡"),
-        (b"\xe4\xb8", "\\xe4\\xb8"),
-        (b" \xe4\xb8\xad", "␣中"),
-        ("\u00a0x\u200b".encode(), "⟨U+00A0⟩x⟨U+200B⟩"),
-        (b"<|endoftext|>", "<|endoftext|>"),
-    ],
-)
-def test_display_token(token: bytes, shown: str) -> None:
-    assert display_token(token) == shown
-
-
-@pytest.mark.parametrize("name", BUILTINS)
-def test_display_is_visible_and_reversible(name: str) -> None:
-    """No token of a real vocabulary shows as blank or invisible, and typed symbols map back."""
-    tok = load_tokenizer(name)
-    for i in tok.ids():
-        bts = tok.token_bytes(i)
-        shown = display_token(bts)
-        assert shown and shown.strip() == shown
-        assert not any(unicodedata.category(c) in {"Cc", "Cf", "Zs", "Zl", "Zp"} for c in shown), (i, shown)
-        if "\\x" not in shown and "⟨U+" not in shown and "\\" not in bts.decode("utf-8", "replace"):
-            assert parse_visible(shown) == bts, i
 
 
 def test_scripts_and_kinds() -> None:

@@ -50,3 +50,48 @@ def test_saver_failure_midway_keeps_the_old_file(tmp_path, monkeypatch):
 def test_rejects_append_mode(tmp_path):
     with pytest.raises(ValueError, match="whole files"), atomic_open(tmp_path / "x", "a"):
         pass
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def test_new_files_get_the_umask_mode_not_0600(tmp_path, umask_022):
+    from bpeinspect.core.io.atomic import atomic_path, atomic_write_many
+    from bpeinspect.core.train.counts import write_counts_tsv
+
+    atomic_write(tmp_path / "a", b"x")
+    with atomic_path(tmp_path / "b.png", suffix=".png") as tmp:
+        tmp.write_bytes(b"png")
+    atomic_write_many({tmp_path / "c": b"1", tmp_path / "d": b"2"})
+    write_counts_tsv({b"hi": 1}, tmp_path / "e.tsv")
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert modes == dict.fromkeys(["a", "b.png", "c", "d", "e.tsv"], 0o644)
+
+
+@pytest.mark.parametrize("fail", ["raise", "write nothing"])
+def test_atomic_path_leaves_no_temporary_file_when_the_writer_fails(tmp_path, fail):
+    from bpeinspect.core.io.atomic import atomic_path
+
+    p = tmp_path / "plot.svg"
+    p.write_text("old")
+    with pytest.raises((RuntimeError, OSError)), atomic_path(p, suffix=".svg") as tmp:
+        assert tmp.parent == tmp_path and tmp.name.endswith(".svg")
+        if fail == "raise":
+            tmp.write_text("half")
+            raise RuntimeError("exporter failed")
+    assert p.read_text() == "old"
+    assert os.listdir(tmp_path) == ["plot.svg"]
+
+
+def test_write_many_leaves_no_temporary_file_when_one_write_fails(tmp_path):
+    from bpeinspect.core.io.atomic import atomic_write_many
+
+    (tmp_path / "a").write_text("old a")
+    with pytest.raises(TypeError):
+        atomic_write_many({tmp_path / "a": b"new a", tmp_path / "b": 12345})  # type: ignore[dict-item]
+    assert (tmp_path / "a").read_text() == "old a"
+    assert os.listdir(tmp_path) == ["a"]

@@ -7,7 +7,6 @@ import pytest
 from bpeinspect.core import PRESETS, PatternError, TrainingRun, train_tokenizer
 from bpeinspect.core.train.corpus import CorpusError
 from bpeinspect.core.train.setup import (
-    describe_bytes,
     detect_scripts,
     format_merge,
     parse_sizes,
@@ -102,11 +101,9 @@ def test_parse_sizes_and_specials():
     assert parse_special_tokens(" <|a|>\n<|b|>, <|a|> ") == ["<|a|>", "<|b|>"]
 
 
-def test_describe_bytes():
-    assert describe_bytes(b" a\n\tb\r\x00") == "␣a\\n\\tb\\r\\x00"
-    assert describe_bytes("日".encode()[:2]) == "<e6><97>"
-    assert describe_bytes(b"\xe6\x97\xa5") == "日"
-    assert format_merge(b"\n", b"\n") == "[\\n][\\n] → [\\n\\n]"
+def test_format_merge():
+    assert format_merge(b"\n", b"\n") == "[↵][↵] → [↵↵]"
+    assert format_merge(b" \xe6", b"\x97") == "[␣<e6>][<97>] → [␣<e6 97>]"
 
 
 @pytest.mark.parametrize("tie_break", ["first-seen", "hf"])

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt, QThreadPool
 
 from bpeinspect.core import MergeNode, Tokenizer, load_tokenizer
-from bpeinspect.core.analysis.vocab import display_token
+from bpeinspect.core.text import display_bytes
 from bpeinspect.gui.panels.merge_tree import (
     BATCH,
     COL_ID,
@@ -87,7 +87,7 @@ def test_down_tree_is_lazy_and_labelled() -> None:
     assert [model.index(r, 0, root).data(TOKEN_ID_ROLE) for r in range(2)] == [left, right]
     assert root.data() == "␣unbelievable"
     assert root.siblingAtColumn(COL_ID).data() == str(tid)
-    assert root.siblingAtColumn(COL_MERGE).data() == f"{display_token(tok.token_bytes(left))} + {display_token(tok.token_bytes(right))}"
+    assert root.siblingAtColumn(COL_MERGE).data() == f"{display_bytes(tok.token_bytes(left))} + {display_bytes(tok.token_bytes(right))}"
     ix = root
     for _ in range(3):  # " unbelievable" -> " unbelie" -> " un" -> " "
         _fetch_all(model, ix)

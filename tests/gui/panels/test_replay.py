@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt, QThreadPool
 
 from bpeinspect.core import Tokenizer, load_tokenizer, trace
-from bpeinspect.core.analysis.vocab import display_token
+from bpeinspect.core.text import display_bytes
 from bpeinspect.gui.panels.replay import MAX_PIECE_BYTES, ReplayWidget, StepsModel, parts_at
 from tests.gui.conftest import wait_jobs
 from tests.paths import SHARED
@@ -56,13 +56,13 @@ def test_steps_equal_trace(qtbot, name: str, trained: Tokenizer) -> None:
         assert w.steps.rowCount() == n and w.slider.maximum() == n and w.step() == n
         for k, s in enumerate(want.steps):
             assert w.steps.index(k, 1).data() == str(s.rank)
-            assert w.steps.index(k, 4).data() == f"{display_token(tok.token_bytes(s.result))}  ({s.result})"
+            assert w.steps.index(k, 4).data() == f"{display_bytes(tok.token_bytes(s.result))}  ({s.result})"
         for k in (0, n // 2, n):
             w.set_step(k)
             parts = parts_at(want, k)
             pv = w.parts_view
             assert pv.ids == list(parts)
-            assert pv.labels == [display_token(tok.token_bytes(i)) for i in parts]
+            assert pv.labels == [display_bytes(tok.token_bytes(i)) for i in parts]
             if k:
                 s = want.steps[k - 1]
                 assert pv.merged == s.position and pv.merged_rank == s.rank

@@ -9,7 +9,8 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt, QThreadPool
 
 from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.analysis.vocab import TokenQuery, VocabIndex, display_token
+from bpeinspect.core.analysis.vocab import TokenQuery, VocabIndex
+from bpeinspect.core.text import display_bytes
 from bpeinspect.gui.panels.vocabulary import (
     COL_BYTES,
     COL_FLAGS,
@@ -103,7 +104,7 @@ def test_opening_o200k_is_immediate(qtbot) -> None:
     elapsed = time.perf_counter() - start
     assert not w.busy  # nothing was sent to a worker to open the table
     assert w.model.rowCount() == len(tok)
-    assert w.table.model().data(w.model.index(12000, COL_TOKEN)) == display_token(tok.token_bytes(12000))
+    assert w.table.model().data(w.model.index(12000, COL_TOKEN)) == display_bytes(tok.token_bytes(12000))
     assert elapsed < 5  # generous: the point is no per-token work up front (measured ~0.03 s)
 
 

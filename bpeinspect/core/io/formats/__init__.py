@@ -1,5 +1,8 @@
 """Vocabulary file formats: recognise a file by its content, load it, save to any format.
 
+Each format is one :class:`Format` record in :data:`FORMATS`; everything else here (and the
+CLI's and GUI's lists of formats) is derived from those records.
+
 >>> from bpeinspect.core import load_tokenizer
 >>> import tempfile
 >>> out = Path(tempfile.mkdtemp()) / "gpt2.tiktoken"
@@ -10,45 +13,205 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, parse_json, read_bytes_limited
+from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
 
 __all__ = [
-    "FORMATS", "FORMAT_KEEPS", "UnsupportedTokenizerError", "detect_format", "format_for_path", "load_path", "save", "with_settings"
+    "FORMATS",
+    "Format",
+    "UnsupportedTokenizerError",
+    "detect_format",
+    "format_for_path",
+    "is_vocabulary_name",
+    "load_path",
+    "open_patterns",
+    "save",
+    "saveable",
+    "with_settings",
 ]
 
-# format name -> human description (the keys are what detect_format/format_for_path return)
-FORMATS: dict[str, str] = {
-    "tiktoken": "tiktoken rank file (.tiktoken)",
-    "huggingface": "Hugging Face tokenizer.json",
-    "gpt2": "GPT-2 encoder.json + vocab.bpe",
-    "minbpe": "minbpe .model (+ .vocab)",
-    "gguf": "GGUF model file (read only)",
-    "tekken": "Mistral Tekken tekken_*.json (read only)",
-    "sentencepiece": "SentencePiece .model (BPE, read only)",
-    "native": "bpeinspect JSON (.bpeinspect.json)",
+_HEAD = 4096  # bytes of a file its format is judged by
+
+
+@dataclass(frozen=True)
+class Format:
+    """One vocabulary file format: how to recognise, load and save it.
+
+    Every table of formats (detection order, loaders, savers, the names :func:`save` picks a
+    format by, the CLI's choices, the GUI's file-dialog filters) is derived from
+    :data:`FORMATS`, the records below.
+    """
+
+    name: str
+    description: str  # one line: what the file is
+    keeps: str  # what of a tokenizer the file holds
+    patterns: tuple[str, ...]  # file names it goes by (lower-case globs), the name save() writes first
+    suffix: str  # what a save dialog adds to a bare name ("" for GPT-2's folder of two files)
+    load: Callable[..., Tokenizer]
+    save: Callable[[Tokenizer, Path], None] | None = None
+    looks_like: Callable[[Path, bytes], bool] | None = None  # from the first 4 KB of the file
+    looks_like_json: Callable[[Any], bool] | None = None  # from the parsed JSON
+    from_json: Callable[[Any, Path], Tokenizer] | None = None  # built from JSON detection parsed already
+    settings: tuple[str, ...] = ()  # of pattern/special_tokens, those load() applies itself
+    in_folder: Callable[[Path], Path | None] | None = None  # the path to load for a folder
+    written: Callable[[Path], Path] = Path  # the path save() reports for a target name
+    also_opens: tuple[str, ...] = ()  # other names it is found under, never written as
+
+    def matches(self, name: str) -> bool:
+        """True if a file called ``name`` goes by one of this format's patterns."""
+        return any(fnmatch.fnmatchcase(name.lower(), pat) for pat in self.patterns)
+
+    def opens(self, name: str) -> bool:
+        """True if a file called ``name`` may be of this format."""
+        return self.matches(name) or any(fnmatch.fnmatchcase(name.lower(), pat) for pat in self.also_opens)
+
+
+def _json_head(head: bytes) -> bool:
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+
+
+def _gpt2_folder(folder: Path) -> Path | None:
+    return folder if (folder / gpt2.ENCODER).is_file() and (folder / gpt2.MERGES).is_file() else None
+
+
+def _hf_folder(folder: Path) -> Path | None:
+    return folder / "tokenizer.json" if (folder / "tokenizer.json").is_file() else None
+
+
+# In detection order: a file is the first format that recognises its head, else (for JSON)
+# the first that recognises its parsed content; a folder is the first that finds its files.
+# save() picks the saveable format whose pattern matches the target's name most specifically.
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "gguf",
+            "GGUF model file",
+            "tokens, merges, token types (control = special, user-defined = added), pre-tokenizer name",
+            ("*.gguf",),
+            ".gguf",
+            gguf.load,
+            looks_like=lambda path, head: gguf.looks_like(head),
+            settings=("pattern",),
+        ),
+        Format(
+            "sentencepiece",
+            "SentencePiece BPE .model",
+            "pieces with scores and types (normal, control, user-defined, byte), normalizer rule, dummy prefix and "
+            "whitespace settings; merges are recovered from the scores",
+            ("*.model",),
+            ".model",
+            sentencepiece.load,
+            looks_like=lambda path, head: sentencepiece.looks_like(head),
+        ),
+        Format(
+            "minbpe",
+            "minbpe .model and .vocab",
+            "merges, split pattern, special tokens (the .vocab beside it is for reading)",
+            ("*.model", "*.vocab"),
+            ".model",
+            minbpe.load,
+            minbpe.save,
+            looks_like=lambda path, head: minbpe.looks_like(head)
+            or (path.suffix == ".vocab" and path.with_suffix(".model").is_file()),
+            written=lambda path: path.with_suffix(".model"),
+        ),
+        Format(
+            "gpt2",
+            "GPT-2 encoder.json and vocab.bpe",
+            "vocabulary, merges, special tokens in the encoder (GPT-2's split rule is implied)",
+            (gpt2.ENCODER, gpt2.MERGES),
+            "",
+            gpt2.load,
+            gpt2.save,
+            looks_like=lambda path, head: gpt2.looks_like_merges(head),
+            looks_like_json=gpt2.looks_like_encoder,
+            in_folder=_gpt2_folder,
+            also_opens=("*.bpe", "*.json"),
+        ),
+        Format(
+            "tiktoken",
+            "tiktoken rank file",
+            "ranks only (no split rule, special tokens or normalizer: known files get theirs by sha256)",
+            ("*.tiktoken", "*.tiktoken.gz"),
+            ".tiktoken",
+            tiktoken.load,
+            tiktoken.save,
+            looks_like=lambda path, head: head[:2] == b"\x1f\x8b" or tiktoken.looks_like(head),
+            settings=("pattern", "special_tokens"),
+        ),
+        Format(
+            "native",
+            "bpeinspect JSON",
+            "everything, including training settings and merge counts",
+            ("*.bpeinspect.json", "*.json"),
+            ".json",
+            native.load,
+            native.save,
+            looks_like=lambda path, head: _json_head(head)
+            and (b'"format": "bpeinspect"' in head or b'"format":"bpeinspect"' in head),
+            looks_like_json=native.looks_like,
+            from_json=native.from_dict,
+        ),
+        Format(
+            "huggingface",
+            "Hugging Face tokenizer.json",
+            "vocabulary, merges, special and added tokens, pre-tokenizer (split rule), normalizer",
+            ("tokenizer.json", "*.hf.json", "*-tokenizer.json"),
+            ".json",
+            huggingface.load,
+            huggingface.save,
+            looks_like_json=huggingface.looks_like,
+            from_json=huggingface.from_dict,
+            in_folder=_hf_folder,
+        ),
+        Format(
+            "tekken",
+            "Mistral Tekken tekken_*.json",
+            "ranks, split pattern, special tokens (ids shifted by their count)",
+            ("tekken*.json",),
+            ".json",
+            tekken.load,
+            looks_like_json=tekken.looks_like,
+            from_json=tekken.from_dict,
+        ),
+    )
 }
-# what each format stores; anything else a tokenizer has was inferred or assumed (Tokenizer.inferred/.assumed)
-FORMAT_KEEPS: dict[str, str] = {
-    "tiktoken": "ranks only (no split rule, special tokens or normalizer: known files get theirs by sha256)",
-    "huggingface": "vocabulary, merges, special and added tokens, pre-tokenizer (split rule), normalizer",
-    "gpt2": "vocabulary, merges, special tokens in the encoder (GPT-2's split rule is implied)",
-    "minbpe": "merges, split pattern, special tokens",
-    "gguf": "tokens, merges, token types (control = special, user-defined = added), pre-tokenizer name",
-    "tekken": "ranks, split pattern, special tokens (ids shifted by their count)",
-    "sentencepiece": "pieces with scores and types (normal, control, user-defined, byte), normalizer rule, "
-    "dummy prefix and whitespace settings; merges are recovered from the scores",
-    "native": "everything, including training settings and merge counts",
-}
-_HEAD = 4096
+
+
+def saveable() -> list[Format]:
+    """The formats :func:`save` can write, in :data:`FORMATS` order."""
+    return [f for f in FORMATS.values() if f.save is not None]
+
+
+def open_patterns() -> list[str]:
+    """The file-name globs vocabulary files go by, none covered by another (an open
+    dialog's filter).
+
+    >>> open_patterns()
+    ['*.bpe', '*.gguf', '*.json', '*.model', '*.tiktoken', '*.tiktoken.gz', '*.vocab']
+    """
+    globs = {pat if "*" in pat else "*" + Path(pat).suffix for f in FORMATS.values() for pat in f.patterns + f.also_opens}
+    return sorted(g for g in globs if not any(h != g and fnmatch.fnmatchcase(g, h) for h in globs))
+
+
+def is_vocabulary_name(name: str) -> bool:
+    """True if a file called ``name`` may hold a vocabulary (judged by the name alone).
+
+    >>> is_vocabulary_name("o200k_base.tiktoken"), is_vocabulary_name("notes.txt")
+    (True, False)
+    """
+    return any(f.opens(name) for f in FORMATS.values())
 
 
 def _head(path: Path) -> bytes:
@@ -68,65 +231,31 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
     Raises :class:`VocabularyError` if it is none of :data:`FORMATS`.
     """
-    return _detect(Path(path))[0]
+    return _detect(Path(path))[0].name
 
 
-def _detect(path: Path) -> tuple[str, Any]:
+def _detect(path: Path) -> tuple[Format, Any]:
     """The format of ``path`` and, for a JSON file, its parsed content (parsed only once)."""
     if path.is_dir():
-        if (path / gpt2.ENCODER).is_file() and (path / gpt2.MERGES).is_file():
-            return "gpt2", None
-        if (path / "tokenizer.json").is_file():
-            return "huggingface", None
+        for f in FORMATS.values():
+            if f.in_folder is not None and f.in_folder(path) is not None:
+                return f, None
         raise VocabularyError(f"{path}: the folder holds no tokenizer.json and no encoder.json + vocab.bpe")
     head = _head(path)
     if not head:
         raise VocabularyError(f"{path}: the file is empty")
-    if gguf.looks_like(head):
-        return "gguf", None
-    if minbpe.looks_like(head):
-        return "minbpe", None
-    if sentencepiece.looks_like(head):
-        return "sentencepiece", None
-    if gpt2.looks_like_merges(head):
-        return "gpt2", None
-    if path.suffix == ".vocab" and path.with_suffix(".model").is_file():
-        return "minbpe", None
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-        return _parse_json_vocab(path)
-    if head[:2] == b"\x1f\x8b" or tiktoken.looks_like(head):
-        return "tiktoken", None
-    raise VocabularyError(f"{path}: not a vocabulary file bpeinspect knows ({', '.join(FORMATS.values())})")
-
-
-def _parse_json_vocab(path: Path) -> tuple[str, Any]:
-    """The format of a JSON vocabulary and its parsed content (so it is parsed only once)."""
-    obj = parse_json(read_bytes_limited(path), path)
-    for kind, looks in (
-        ("native", native.looks_like),
-        ("huggingface", huggingface.looks_like),
-        ("tekken", tekken.looks_like),
-        ("gpt2", gpt2.looks_like_encoder),
-    ):
-        if looks(obj):
-            return kind, obj
-    raise VocabularyError(f"{path}: a JSON file, but not a tokenizer.json, Tekken, encoder.json or bpeinspect file")
-
-
-# JSON formats built straight from the parsed object
-_FROM_JSON = {"native": native.from_dict, "huggingface": huggingface.from_dict, "tekken": tekken.from_dict}
-
-
-_LOADERS = {
-    "tiktoken": tiktoken.load,
-    "huggingface": huggingface.load,
-    "gpt2": gpt2.load,
-    "minbpe": minbpe.load,
-    "gguf": gguf.load,
-    "sentencepiece": sentencepiece.load,
-    "native": native.load,
-    "tekken": tekken.load,
-}
+    for f in FORMATS.values():
+        if f.looks_like is not None and f.looks_like(path, head):
+            return f, None
+    if _json_head(head):
+        obj = parse_json(read_bytes_limited(path), path)
+        for f in FORMATS.values():
+            if f.looks_like_json is not None and f.looks_like_json(obj):
+                return f, obj
+        *first, last = [f.description for f in FORMATS.values() if f.looks_like_json is not None]
+        raise VocabularyError(f"{path}: a JSON file, but not a {', '.join(first)} or {last}")
+    known = ", ".join(f.description for f in FORMATS.values())
+    raise VocabularyError(f"{path}: not a vocabulary file bpeinspect knows ({known})")
 
 
 def load_path(
@@ -144,25 +273,22 @@ def load_path(
     format they replace what the file says.
     """
     path = Path(path)
-    kind, obj = _detect(path)
-    if path.is_dir() and kind == "huggingface":
-        path = path / "tokenizer.json"
+    fmt, obj = _detect(path)
+    if path.is_dir() and fmt.in_folder is not None:
+        path = fmt.in_folder(path) or path
+    given = {"pattern": pattern, "special_tokens": special_tokens}
     try:
-        if kind == "tiktoken":
-            return tiktoken.load(path, pattern=pattern, special_tokens=special_tokens, name=name)
-        if kind == "gguf":
-            tok = gguf.load(path, pattern=pattern)
-            pattern = None
-        elif obj is not None and kind in _FROM_JSON:
-            tok = _FROM_JSON[kind](obj, path)
+        if obj is not None and fmt.from_json is not None:
+            tok = fmt.from_json(obj, path)
         else:
-            tok = _LOADERS[kind](path)
-        if pattern is not None or special_tokens is not None:
-            tok = with_settings(tok, pattern=pattern, special_tokens=special_tokens)
+            tok = fmt.load(path, **{k: v for k, v in given.items() if k in fmt.settings}, name=name)
+        rest = {k: v for k, v in given.items() if k not in fmt.settings and v is not None}
+        if rest:
+            tok = with_settings(tok, **rest)
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError, OverflowError) as exc:
         # The parsers check what they read; this net keeps the promise of a VocabularyError
         # for any structure they did not foresee.
-        raise VocabularyError(f"{path}: malformed {FORMATS[kind]} ({type(exc).__name__}: {exc})") from None
+        raise VocabularyError(f"{path}: malformed {fmt.description} ({type(exc).__name__}: {exc})") from None
     if name:
         tok.name = name
     return tok
@@ -197,39 +323,24 @@ def with_settings(
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:
-    """The format :func:`save` writes for ``path``, from its name.
+    """The format :func:`save` writes for ``path``, from its name: an existing folder is
+    GPT-2's pair, otherwise the saveable format with the most specific matching pattern.
 
-    ``*.tiktoken`` -> tiktoken; ``tokenizer.json`` or ``*.hf.json`` -> huggingface;
-    ``*.model``/``*.vocab`` -> minbpe; ``encoder.json``/``vocab.bpe`` or an existing folder
-    -> gpt2; any other ``*.json`` -> native.
+    >>> [format_for_path(n) for n in ("a.tiktoken", "tokenizer.json", "a.model", "encoder.json", "a.json")]
+    ['tiktoken', 'huggingface', 'minbpe', 'gpt2', 'native']
     """
     p = Path(path)
-    name = p.name.lower()
-    if p.is_dir() or name in (gpt2.ENCODER, gpt2.MERGES):
+    if p.is_dir():
         return "gpt2"
-    if name.endswith(".tiktoken"):
-        return "tiktoken"
-    if name == "tokenizer.json" or name.endswith(".hf.json") or name.endswith("-tokenizer.json"):
-        return "huggingface"
-    if name.endswith((".model", ".vocab")):
-        return "minbpe"
-    if name.endswith(".json"):
-        return "native"
-    if name.endswith(".gguf"):
-        raise VocabularyError(f"{p}: writing GGUF files is not supported (they hold a whole model)")
-    raise VocabularyError(
-        f"{p}: cannot tell the format from the name; use .tiktoken, tokenizer.json, .model, .json "
-        "(bpeinspect's own) or a folder / encoder.json (GPT-2's)"
-    )
-
-
-_SAVERS: dict[str, Any] = {
-    "tiktoken": tiktoken.save,
-    "huggingface": huggingface.save,
-    "gpt2": gpt2.save,
-    "minbpe": minbpe.save,
-    "native": native.save,
-}
+    # the most specific pattern wins: "tokenizer.json" over "*.json"
+    found = [(len(pat), -k, f) for k, f in enumerate(saveable()) for pat in f.patterns if fnmatch.fnmatchcase(p.name.lower(), pat)]
+    if found:
+        return max(found, key=lambda x: x[:2])[2].name
+    for f in FORMATS.values():
+        if f.matches(p.name):
+            raise VocabularyError(f"{p}: writing a {f.description} is not supported")
+    names = ", ".join(f"{f.patterns[0]} ({f.name})" for f in saveable())
+    raise VocabularyError(f"{p}: cannot tell the format from the name; use one of {names} or a folder")
 
 
 def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
@@ -239,7 +350,8 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
     """
     p = Path(path)
     kind = fmt or format_for_path(p)
-    if kind not in _SAVERS:
+    record = FORMATS.get(kind)
+    if record is None or record.save is None:
         raise VocabularyError(f"{p}: cannot write the {kind} format")
     if not p.parent.exists():
         raise VocabularyError(f"{p}: the folder {p.parent} does not exist")
@@ -254,7 +366,7 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
             "save it as a tokenizer.json"
         )
     try:
-        _SAVERS[kind](tok, p)
+        record.save(tok, p)
     except OSError as exc:
         raise VocabularyError(f"{p}: cannot write it: {exc.strerror or exc}") from None
-    return p.with_suffix(".model") if kind == "minbpe" else p
+    return record.written(p)

@@ -9,15 +9,11 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PatternError, compile_pattern
 
 # The largest real vocabulary files are tens of MB (a 256k-token tokenizer.json is ~35 MB).
 MAX_TEXT_FILE = 256 << 20
-
-
-class UnsupportedTokenizerError(VocabularyError):
-    """A well-formed file describing a tokenizer that bpeinspect cannot represent exactly."""
 
 
 def read_bytes_limited(path: Path, limit: int = MAX_TEXT_FILE) -> bytes:
@@ -117,10 +113,6 @@ def bytes_to_unicode() -> dict[int, str]:
 
 
 @functools.cache
-def unicode_to_bytes() -> dict[str, int]:
-    return {c: b for b, c in bytes_to_unicode().items()}
-
-
 @functools.cache
 def _charmap() -> Any:
     # A C-level encoding table: GPT-2's alphabet back to bytes in one call per token.

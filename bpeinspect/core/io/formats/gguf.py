@@ -23,8 +23,8 @@ from operator import add, itemgetter, methodcaller
 from pathlib import Path
 from typing import IO, Any
 
-from bpeinspect.core.io.builtins import VocabularyError
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, build_tokenizer, expect, tokens_to_bytes
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.formats._common import build_tokenizer, expect, tokens_to_bytes
 from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer

@@ -21,7 +21,7 @@ not know is refused (llama.cpp refuses it too), unless the caller chooses a spli
 
 from __future__ import annotations
 
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import (
     LLAMA3_PATTERN,
     O200K_PATTERN,

@@ -17,8 +17,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write_many
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,
@@ -138,5 +138,5 @@ def save(tok: Tokenizer, path: Path) -> None:
     for s, i in tok.special_tokens.items():
         encoder[s] = i
     lines = ["#version: 0.2"] + [f"{bytes_to_token(dec[a])} {bytes_to_token(dec[b])}" for a, b in tok.merges]
-    # both or neither (issue 9): a new encoder.json beside an old vocab.bpe is a broken pair
+    # both or neither: a new encoder.json beside an old vocab.bpe is a broken pair
     atomic_write_many({folder / ENCODER: json.dumps(encoder, ensure_ascii=False), folder / MERGES: "\n".join(lines) + "\n"})

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.core.io.builtins import VocabularyError
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, expect
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.formats._common import expect
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE, byte_of_piece
 

@@ -15,7 +15,8 @@ Added tokens with ``"special": true`` become the tokenizer's special tokens (Hug
 always cuts them out of the text, which is ``encode(text, allowed_special="all")`` here); those
 with ``"special": false`` become its added tokens, matched before BPE in every encoding.
 
->>> tok = load(Path("tokenizer.json"), data=dumps(load_demo()))
+>>> demo = Tokenizer.from_merges([(104, 101), (108, 108), (256, 257), (258, 111)], pattern="r50k")
+>>> tok = load(Path("tokenizer.json"), data=dumps(demo))
 >>> tok.encode("hello hello")
 [259, 32, 259]
 """
@@ -30,11 +31,10 @@ from typing import Any
 
 import regex
 
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats import hf_sentencepiece
 from bpeinspect.core.io.formats._common import (
-    UnsupportedTokenizerError,
     build_tokenizer,
     bytes_to_token,
     expect,
@@ -67,7 +67,7 @@ def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
     try:
         return from_dict(obj, path)
     except (TypeError, AttributeError, KeyError, IndexError) as exc:
-        # a value of the wrong JSON type somewhere the checks above do not look (issue 9's fuzzing)
+        # a value of the wrong JSON type somewhere the checks above do not look (found by fuzzing)
         raise VocabularyError(f"{path}: a malformed tokenizer.json ({type(exc).__name__}: {exc})") from None
 
 
@@ -406,12 +406,3 @@ def save(tok: Tokenizer, path: Path) -> None:
     """Write ``tok`` as a ``tokenizer.json`` (atomically)."""
     atomic_write(path, dumps(tok))
 
-
-def load_demo() -> Tokenizer:
-    """A tiny pair-rule tokenizer (for examples): 'h'+'e', 'l'+'l', 'he'+'ll', 'hell'+'o'."""
-    ranks = {bytes([b]): b for b in range(256)}
-    words = [b"he", b"ll", b"hell", b"hello"]
-    for n, w in enumerate(words):
-        ranks[w] = 256 + n
-    merges = [(104, 101), (108, 108), (256, 257), (258, 111)]
-    return Tokenizer(ranks, pattern=PRESETS["r50k"], merges=merges, name="demo")

@@ -24,8 +24,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write_many
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, decode_text, expect, read_bytes_limited
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -125,7 +125,7 @@ def save(tok: Tokenizer, path: Path) -> None:
     lines = [MAGIC, pattern, str(len(tok.special_tokens))]
     lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
     lines += [f"{a} {b}" for a, b in merges]
-    # both or neither (issue 9)
+    # both or neither: a new .model beside an old .vocab would disagree
     atomic_write_many({model_path: "\n".join(lines) + "\n", model_path.with_suffix(".vocab"): vocab_text(tok)})
 
 

@@ -26,8 +26,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
-from bpeinspect.core.io.builtins import VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, expect, parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import BEHAVIORS, PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from bpeinspect.core.io.builtins import VocabularyError
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError, expect, read_bytes_limited
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.formats._common import expect, read_bytes_limited
 from bpeinspect.core.normalize import Prepend, Replace, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SentencePieceBPE, SqueezeSpaces
 

@@ -17,7 +17,7 @@ import binascii
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.core.io.builtins import VocabularyError
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, expect, parse_json, read_bytes_limited
 from bpeinspect.core.tokenizer import Tokenizer
 

@@ -12,9 +12,9 @@ import pytest
 gguf = pytest.importorskip("gguf")
 
 from bpeinspect.core import VocabularyError  # noqa: E402
+from bpeinspect.core.errors import UnsupportedTokenizerError  # noqa: E402
 from bpeinspect.core.io.formats import gguf as gguf_format  # noqa: E402
 from bpeinspect.core.io.formats import load_path  # noqa: E402
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError  # noqa: E402
 from bpeinspect.core.io.formats.gguf_pre import KNOWN_PRE_NAMES, QWEN2, rule_for_pre  # noqa: E402
 
 

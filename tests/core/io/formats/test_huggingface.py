@@ -11,8 +11,8 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers  # noqa: E402
 
 from bpeinspect.core import VocabularyError, load_tokenizer  # noqa: E402
+from bpeinspect.core.errors import UnsupportedTokenizerError  # noqa: E402
 from bpeinspect.core.io.formats import huggingface, load_path, save  # noqa: E402
-from bpeinspect.core.io.formats._common import UnsupportedTokenizerError  # noqa: E402
 
 TRAIN_SIZE = 700
 

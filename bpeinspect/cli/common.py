@@ -1,0 +1,86 @@
+"""What the CLI's commands share: errors, reading input, tables, progress (loading a tokenizer with
+the user's settings is :mod:`.vocab_options`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from bpeinspect.core.io.formats import saveable
+
+PROG = "bpeinspect-cli"
+# what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
+SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable())
+
+
+class CliError(Exception):
+    """An error reported as one line on stderr with exit status 2."""
+
+
+def read_text(file: str) -> str:
+    data = sys.stdin.buffer.read() if file == "-" else _read_file(file)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{'standard input' if file == '-' else file}: not UTF-8 text (bad byte at {exc.start})") from None
+
+
+def _read_file(file: str) -> bytes:
+    try:
+        with open(file, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise CliError(f"{file}: {exc.strerror or exc}") from None
+
+
+def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
+    """Rows of cells in columns: the first ``left`` columns flush left, the rest flush right.
+
+    >>> print(align_table(["a", "n"], [["xy", "1"], ["z", "10"]], left=1), end="")
+    a    n
+    xy   1
+    z   10
+    """
+    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    lines = []
+    for row in [head, *body]:
+        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr (only drawn when stderr is a terminal, unless forced)."""
+
+    def __init__(self, label: str, stream: Any = None, force: bool = False) -> None:
+        self.label, self.stream = label, stream or sys.stderr
+        self.enabled = force or (hasattr(self.stream, "isatty") and self.stream.isatty())
+        self.last: Any = None
+
+    def __call__(self, report: Any, total: float | None = None) -> None:
+        """Take a trainer's report (with ``fraction``, ``phase``, ``merges_done``/``merges_total``)
+        or plain numbers ``(done, total)``."""
+        phase = getattr(report, "phase", None)
+        if hasattr(report, "fraction"):
+            frac = report.fraction if phase != "counting" else 0.0
+            done, total = getattr(report, "merges_done", None), getattr(report, "merges_total", None)
+        else:
+            done = report
+            frac = report if total is None else (report / total if total else 1.0)
+        frac = min(max(float(frac), 0.0), 1.0)
+        pct = int(frac * 100)
+        key = (phase, pct)
+        if key == self.last:
+            return
+        self.last = key
+        if self.enabled:
+            filled = int(frac * 30)
+            detail = "" if total is None else f" {done}/{total} merges" if phase else f" {done}/{total}"
+            label = f"{self.label} ({phase})" if phase == "counting" else self.label
+            self.stream.write(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {pct:3d}%{detail}\x1b[K")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.last is not None:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,153 @@
+"""``list``, ``tree`` and ``info``: which tokenizers there are, and what one holds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from bpeinspect.cli.common import CliError
+from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.core import Tokenizer
+from bpeinspect.core.io.formats import FORMATS, detect_format
+from bpeinspect.core.text import display_bytes, display_text, parse_display
+
+
+def add_list(sub: Any) -> None:
+    p = sub.add_parser("list", help="list the tokenizers bpeinspect can find", description="List built-in tokenizers, "
+                       "those in tiktoken's and Hugging Face's caches, and recently opened files.")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--no-caches", action="store_true", help="skip scanning the tiktoken and Hugging Face caches")
+    p.set_defaults(func=cmd_list)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from bpeinspect.core.io.discover import discover
+
+    entries = discover(include_caches=not args.no_caches)
+    if args.json:
+        print(json.dumps([asdict(e) for e in entries], indent=1, ensure_ascii=False))
+        return 0
+    rows = [(e.name, e.source, "?" if e.vocab_size is None else str(e.vocab_size), e.spec) for e in entries]
+    widths = [max(len(r[i]) for r in [("NAME", "SOURCE", "VOCAB", "SPEC"), *rows]) for i in range(3)]
+    for r in [("NAME", "SOURCE", "VOCAB", "SPEC"), *rows]:
+        print(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}")
+    return 0
+
+
+def add_tree(sub: Any) -> None:
+    p = sub.add_parser("tree", help="draw the merge tree of a token", description="Draw how a token is built from "
+                       "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space).")
+    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
+    p.add_argument("token", metavar="TOKEN", help="token id, or its text (e.g. ' hello')")
+    add_vocab_options(p)
+    p.set_defaults(func=cmd_tree)
+
+
+def resolve_token(tok: Tokenizer, token: str) -> int:
+    if token.lstrip("-").isdigit():
+        i = int(token)
+        tok.token_bytes(i)  # raises UnknownTokenError
+        return i
+    i = tok.token_id(token)
+    if i is None:  # written in the notation the CLI prints, e.g. "␣hello"
+        i = tok.token_id(parse_display(token))
+    if i is None:
+        raise CliError(f"{token!r} is not a token of {tok.name or 'this tokenizer'}")
+    return i
+
+
+def tree_lines(node: Any) -> list[str]:
+    """The merge tree drawn with box characters, one node per line."""
+
+    def label(n: Any) -> str:
+        rank = "" if n.rank is None else f"  (rank {n.rank})"
+        mark = "" if n.buildable else "  [no merge makes it]"
+        return f"{n.id} {display_bytes(n.token)}{rank}{mark}"
+
+    lines = [label(node)]
+
+    def walk(n: Any, prefix: str) -> None:
+        kids = [k for k in (n.left, n.right) if k is not None]
+        for j, k in enumerate(kids):
+            last = j == len(kids) - 1
+            lines.append(prefix + ("└── " if last else "├── ") + label(k))
+            walk(k, prefix + ("    " if last else "│   "))
+
+    walk(node, "")
+    return lines
+
+
+def cmd_tree(args: argparse.Namespace) -> int:
+    tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
+    i = resolve_token(tok, args.token)
+    print("\n".join(tree_lines(tok.merge_graph.tree(i))))
+    return 0
+
+
+def add_info(sub: Any) -> None:
+    p = sub.add_parser("info", help="describe a tokenizer", description="Vocabulary size, special tokens, split "
+                       "rule, source and a histogram of token lengths in bytes.")
+    p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
+    add_vocab_options(p)
+    p.set_defaults(func=cmd_info)
+
+
+def length_histogram(tok: Tokenizer) -> dict[int, int]:
+    hist: dict[int, int] = {}
+    for b in tok.mergeable_ranks:
+        hist[len(b)] = hist.get(len(b), 0) + 1
+    return dict(sorted(hist.items()))
+
+
+def _print_tokens(table: dict[str, int], limit: int = 30) -> None:
+    listed = sorted(table.items(), key=lambda x: x[1])
+    for s, i in listed[:limit]:
+        print(f"  {i:>8}  {display_text(s)}")
+    if len(listed) > limit:
+        print(f"  ... and {len(listed) - limit} more")
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
+    print(f"name:           {tok.name}")
+    print(f"source:         {tok.source}")
+    if Path(args.spec).exists():
+        fmt = FORMATS[detect_format(args.spec)]
+        print(f"file format:    {fmt.description}")
+        print(f"the file keeps: {fmt.keeps}")
+    for key, why in tok.inferred.items():
+        print(f"inferred:       {key.replace('_', ' ')}: {why}")
+    for key, why in tok.assumed.items():
+        print(f"ASSUMED:        {key.replace('_', ' ')}: {why}")
+    print(
+        f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special, "
+        f"{len(tok.added_tokens)} added)"
+    )
+    rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
+    describe_model = getattr(tok, "describe_model", None)
+    if describe_model is not None:
+        rule = describe_model()
+    print(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")
+    print(f"normalizer:     {tok.normalizer.describe() if tok.normalizer is not None else 'none'}")
+    if tok.training is not None:
+        print(f"training:       {json.dumps(tok.training.settings, default=str)}")
+    print("special tokens:" + ("" if tok.special_tokens else " none"))
+    _print_tokens(tok.special_tokens)
+    if tok.added_tokens:
+        print("added tokens (not special, matched before BPE in any encoding):")
+        _print_tokens(tok.added_tokens)
+    missing = " ".join(f"{b:02x}" for b in tok.missing_bytes)
+    print(f"missing bytes:  {missing + ' (dropped from text, as Hugging Face and llama.cpp do)' if missing else 'none'}")
+    print(f"split rule:     {tok.split_rule.name or '(custom)'}")
+    for line in tok.split_rule.describe().splitlines():
+        print(f"  {line}")
+    print("token lengths (bytes):")
+    hist = length_histogram(tok)
+    top = max(hist.values())
+    for n, c in hist.items():
+        print(f"  {n:>4}  {c:>7}  {'#' * max(1, round(40 * c / top))}")
+    return 0

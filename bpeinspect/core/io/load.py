@@ -1,0 +1,30 @@
+"""The one way in: a tokenizer from a built-in name or from a file or folder of any format.
+
+>>> load_tokenizer("gpt2").n_vocab
+50257
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.io.builtins import ALIASES, BUILTINS, load_builtin
+from bpeinspect.core.tokenizer import Tokenizer
+
+
+def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
+    """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
+    ``"o200k_base"``) or a path to a vocabulary file or folder."""
+    if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
+        return load_builtin(ALIASES.get(spec, spec))
+    path = Path(spec)
+    if path.exists():
+        # imported here: the format modules (and the gguf package) cost ~0.1 s to import,
+        # which a start-up that only needs a built-in vocabulary should not pay
+        from bpeinspect.core.io.formats import load_path
+
+        return load_path(path)
+    known = ", ".join(list(BUILTINS) + list(ALIASES))
+    raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")

@@ -1,0 +1,99 @@
+"""Finding special and added tokens, and characters with a byte no token holds, in text.
+
+Special and added tokens are cut out of the text before it is split into pre-tokens; the
+longest token wins where several start at one position.
+
+>>> cut_at("a<|x|>b<|x|>y", frozenset({"<|x|>", "<|x|>y"}), {"<|x|>": 7, "<|x|>y": 8})
+[('a', None), ('<|x|>', 7), ('b', None), ('<|x|>y', 8)]
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Collection, Mapping
+
+import regex
+
+from bpeinspect.core.errors import DisallowedSpecialError
+
+
+def cut_at(text: str, words: Collection[str], ids: Mapping[str, int]) -> list[tuple[str, int | None]]:
+    """``text`` cut into ``(segment, id)`` at every occurrence of ``words`` (with its id from
+    ``ids``), ``None`` for the text between them; the longest match wins."""
+    if not words:
+        return [(text, None)] if text else []
+    out: list[tuple[str, int | None]] = []
+    pos = 0
+    for m in literal_regex(frozenset(words)).finditer(text):
+        if m.start() > pos:
+            out.append((text[pos : m.start()], None))
+        out.append((m.group(), ids[m.group()]))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], None))
+    return out
+
+
+def check_disallowed(text: str, disallowed: Collection[str]) -> None:
+    """Raise tiktoken's :class:`DisallowedSpecialError` if ``text`` holds one of ``disallowed``."""
+    m = _special_regex(tuple(sorted(disallowed))).search(text)
+    if m is not None:
+        raise DisallowedSpecialError(
+            f"Encountered text corresponding to disallowed special token {m.group()!r}.\n"
+            "If you want this text to be encoded as a special token, pass it to `allowed_special`, "
+            f"e.g. `allowed_special={{{m.group()!r}, ...}}`.\n"
+            "If you want this text to be encoded as normal text, disable the check for this token "
+            "by passing `disallowed_special=(enc.special_tokens_set - {" + repr(m.group()) + "})`.\n"
+            "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+        )
+
+
+@functools.lru_cache(maxsize=256)
+def _special_regex(tokens: tuple[str, ...]) -> regex.Pattern[str]:
+    # Longest first, so that "<|a|>x" wins over its prefix "<|a|>" at the same position.
+    ordered = sorted(tokens, key=lambda s: (-len(s), s))
+    return regex.compile("|".join(regex.escape(s) for s in ordered) if ordered else r"(?!)")
+
+
+@functools.lru_cache(maxsize=32)
+def literal_regex(words: frozenset[str]) -> re.Pattern[str]:
+    """A regex finding ``words`` leftmost-longest, shaped as a trie: a flat alternation of
+    Gemma's 6,000 added tokens scans a megabyte in ~40 s, the trie in ~0.1 s.
+
+    >>> [m.group() for m in literal_regex(frozenset({"<a>", "<a>x", "  "})).finditer("<a>x <a>   ")]
+    ['<a>x', '<a>', '  ']
+    """
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return re.compile(_trie_pattern(trie) or r"(?!)") if words else re.compile(r"(?!)")
+
+
+def _trie_pattern(node: dict) -> str:
+    alts, leaves = [], []
+    for ch in sorted(k for k in node if k):
+        sub = _trie_pattern(node[ch])
+        (alts.append(re.escape(ch) + sub) if sub else leaves.append(re.escape(ch)))
+    if leaves:
+        alts.append(leaves[0] if len(leaves) == 1 else "[" + "".join(leaves) + "]")
+    if not alts:
+        return ""
+    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+    # greedy: a longer word through this node is tried before the word that ends here
+    return "(?:" + body + ")?" if "" in node else body
+
+
+@functools.lru_cache(maxsize=32)
+def missing_regex(missing: tuple[int, ...]) -> re.Pattern[str]:
+    """Characters whose UTF-8 holds one of the ``missing`` bytes (0xC0, 0xC1 and 0xF5-0xFF
+    never occur in UTF-8; any other byte above 0x7F is found by trying every character)."""
+    parts = [re.escape(chr(b)) for b in missing if b < 0x80]
+    other = {b for b in missing if 0x80 <= b < 0xC0 or 0xC2 <= b < 0xF5}
+    if other:
+        chars = (chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+        parts += [re.escape(c) for c in chars if other.intersection(c.encode("utf-8"))]
+    return re.compile(f"[{''.join(parts)}]" if parts else r"(?!)")

@@ -120,8 +120,8 @@ class Encoder(QObject):
         old = self.registry.result(result.tok)
         if result.tok not in self.registry:
             return
-        self.registry.set_result(result.tok, result, revision)
         self.last = result
+        self.registry.set_result(result.tok, result, revision)
         self.encoded.emit(result.tok, result)
         if old is not None and old.enc is not result.enc and len(old.enc.ids) > BIG_ENCODING:
             # freeing a million-token encoding at once takes tens of ms: a slice per turn instead

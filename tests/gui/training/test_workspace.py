@@ -474,7 +474,7 @@ def test_results_show_in_the_main_window_overlay(qtbot, panel_window, tmp_path):
     train_action.trigger()
     ws = window.panels.view("training")
     try:
-        assert any(a.text() == "Training" for a in window.actions.menu("view/panels").actions())
+        assert any(a.text() == "Training" for a in window.commands.menu("view/panels").actions())
         assert ws.isVisible() and ws.registry is window.registry
         add_corpus(qtbot, ws, TAYLOR)
         ws.form.sizes_edit.setText("300, 1k")

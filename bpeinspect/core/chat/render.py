@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from array import array
 import weakref
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any

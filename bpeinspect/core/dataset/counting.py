@@ -24,13 +24,14 @@ each on its own, as ordinary text (special-token text is text).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import os
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,7 @@ from bpeinspect.core.chat.template import ChatTemplate
 from bpeinspect.core.dataset.records import RecordReader, read_records
 from bpeinspect.core.dataset.shapes import Shape, conversation, field_texts, guess_shape
 from bpeinspect.core.errors import ChatTemplateError, DatasetError
+from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -67,7 +69,9 @@ class Target:
     label: str
     tokenizer: Tokenizer
     template: ChatTemplate | None | object = _DEFAULT
-    spec: str | None = None  # what it was opened from (where to look for its template)
+    # what opens the same tokenizer again (a built-in name or a path): where its template is
+    # looked for, and how a pool's process opens it; leave it unset if it was made otherwise
+    spec: str | None = None
 
     def chat_format(self) -> ChatFormat:
         template = self.template
@@ -201,20 +205,45 @@ def _nice(x: float) -> float:
 
 @dataclass
 class _Context:
-    """What counting a batch of records needs (sent once to each process of a pool)."""
+    """What counting a batch of records needs. Sent to a pool's children once per run, as the
+    specs the tokenizers were opened from and the templates: each child opens them itself."""
 
     shape: Shape
     tokenizers: list[Tokenizer]
     formats: list[ChatFormat]  # chat datasets: each target's format, and the same without a template
     plain: list[ChatFormat]
     add_generation_prompt: bool
+    specs: list[str | None]
 
     @classmethod
     def make(cls, shape: Shape, targets: Sequence[Target], add_generation_prompt: bool) -> _Context:
         chat = shape.kind == "chat"
         formats = [t.chat_format() for t in targets] if chat else []
         plain = [chat_format(t.tokenizer, None) for t in targets] if chat else []
-        return cls(shape, [t.tokenizer for t in targets], formats, plain, add_generation_prompt)
+        specs = [t.spec for t in targets]
+        return cls(shape, [t.tokenizer for t in targets], formats, plain, add_generation_prompt, specs)
+
+    @property
+    def shippable(self) -> bool:
+        return all(self.specs)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        templates = [f.template for f in self.formats]
+        return _rebuild_context, (self.shape, self.specs, templates, self.add_generation_prompt)
+
+
+@functools.lru_cache(maxsize=8)
+def _open(spec: str) -> Tokenizer:
+    from bpeinspect.core.io.load import load_tokenizer
+
+    return load_tokenizer(spec)
+
+
+def _rebuild_context(shape: Shape, specs: list[str], templates: list[ChatTemplate | None], gen: bool) -> _Context:
+    targets = [Target(spec, _open(spec), template, spec) for spec, template in zip(specs, templates)]
+    if shape.kind != "chat":
+        targets = [Target(t.label, t.tokenizer, None, t.spec) for t in targets]
+    return _Context.make(shape, targets, gen)
 
 
 @dataclass
@@ -300,10 +329,10 @@ def _merge(into: TokenizerTotals, part: TokenizerTotals) -> None:
 
 
 class _InProcess:
-    """The pool interface (``imap(fn, items, context=)``), in this process."""
+    """The pool's ``imap``, in this process."""
 
     @staticmethod
-    def imap(fn: Callable[[Any, Any], Any], items: Any, *, context: Any = None) -> Iterator[Any]:
+    def imap(fn: Callable[[Any, Any], Any], items: Any, *, context: Any = None) -> Generator[Any, None, None]:
         return (fn(context, item) for item in items)
 
 
@@ -316,7 +345,7 @@ def count_dataset(
     longest: int = 25,
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
-    pool: Any = None,
+    processes: int | None = 1,
 ) -> DatasetStats:
     """Count every record of the dataset at ``path`` under each of ``targets``.
 
@@ -325,8 +354,9 @@ def count_dataset(
     says what to count. ``progress(done, total)`` counts bytes of the file; when
     ``should_stop()`` turns true the counting stops and what was counted comes back with
     ``stopped`` set. ``longest`` records (by the first target's count) are kept to be opened.
-    ``pool`` (anything with ``imap(fn, items, context=)``, e.g. a process pool) counts batches
-    of records in parallel; the default counts them here.
+    ``processes`` > 1 (``None``: one per CPU) counts batches of records in a
+    :class:`~bpeinspect.core.pool.ProcessPool`, when every target says the ``spec`` that opens
+    its tokenizer again in another process; otherwise, and with ``processes=1``, here.
     """
     if not targets:
         raise DatasetError("no tokenizer to count with")
@@ -363,6 +393,9 @@ def count_dataset(
             yield batch
         stats.stopped = True
 
+    pool = ProcessPool(processes) if ctx.shippable else None
+    if pool is not None and pool.processes < 2:
+        pool = None
     results = (pool or _InProcess()).imap(_count_batch, batches(), context=ctx)
     try:
         for result in results:
@@ -384,9 +417,9 @@ def count_dataset(
                 stats.stopped = True
                 break
     finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+        results.close()
+        if pool is not None:
+            pool.close()
     stats.longest = [item[2] for item in sorted(heap, reverse=True)]
     stats.skipped += reader.skipped
     stats.problems = reader.problems + stats.problems

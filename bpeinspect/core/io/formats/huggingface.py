@@ -42,6 +42,7 @@ from bpeinspect.core.io.formats._common import (
     read_bytes_limited,
     tokens_to_bytes,
 )
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
 from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -133,7 +134,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
 
 def _name_for(path: Path | str) -> str:
     p = Path(path)
-    return p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem
+    return name_for(p, file_stem(p))
 
 
 def _check_model_options(model: dict, path: Path | str) -> None:

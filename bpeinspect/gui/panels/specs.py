@@ -25,7 +25,7 @@ from bpeinspect.gui.panels.compare import CompareView
 from bpeinspect.gui.panels.merge_tree import MergeTreeBrowser
 from bpeinspect.gui.panels.replay import ReplayWidget
 from bpeinspect.gui.panels.vocabulary import VocabBrowser
-from bpeinspect.gui.registry import follow_rows, specs_of, tokenizers_of
+from bpeinspect.gui.registry import follow_rows, reference_first
 
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
@@ -138,8 +138,16 @@ def _make_compare(host: Any) -> QWidget:
     view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged)
     view.active = False  # until its tab is brought forward
     reg = win.registry
-    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
-    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+
+    def follow() -> None:
+        toks, labels = reference_first(reg)
+        if toks != view.toks or labels != view.names:
+            view.set_tokenizers(toks, labels)
+
+    follow_rows(reg, follow)
+    reg.referenceChanged.connect(lambda _ref: follow())
+    reg.dataChanged.connect(lambda *_: follow())  # labels change when a namesake comes or goes
+    follow()
     return view
 
 
@@ -158,11 +166,12 @@ def _make_languages(host: Any) -> QWidget:
     view.sampleActivated.connect(open_sample)
     view.failed.connect(win.show_error)
     follow_rows(win.registry, lambda: _languages_follow(view, host))
+    win.registry.referenceChanged.connect(lambda _ref: _languages_follow(view, host))
     return view
 
 
 def _languages_follow(view: QWidget, host: Any) -> None:
-    toks = tokenizers_of(host.window.registry)
+    toks, _labels = reference_first(host.window.registry)  # the plot sorts by the reference
     if toks and host.docks["languages"].isVisible():
         view.set_tokenizers(toks)
 

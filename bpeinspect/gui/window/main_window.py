@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.files = FileCommands(self)
         self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
+        self.selection: tuple[Tokenizer, int, int] | None = None  # the token outlined: (tok, UTF-16 start, end)
         self._build_ui()
         self._build_menus()
         self._connect()
@@ -134,6 +135,10 @@ class MainWindow(QMainWindow):
         a.separator("tokenizers")
         a.add(ActionSpec("tokenizers.open", "tokenizers", "Open tokenizer file…"), f.ask_open_tokenizer)
         a.add(ActionSpec("tokenizers.close", "tokenizers", "Close current tokenizer", "Ctrl+W"), self.close_current)
+        a.add(ActionSpec("tokenizers.reference", "tokenizers", "Make current the reference", "Ctrl+R"),
+              self.pin_current)  # fmt: skip
+        a.add(ActionSpec("tokenizers.shown", "tokenizers", "Show current as a pane", checkable=True, checked=True),
+              self.show_current_pane)  # fmt: skip
         for name, text, key, on, on_bar in LAYER_ACTIONS:
             act = a.add(ActionSpec(f"view.layer.{name}", "view", text, key, checkable=True, checked=on),
                         lambda checked, n=name: look.set_layer(n, checked))  # fmt: skip
@@ -165,6 +170,10 @@ class MainWindow(QMainWindow):
         self.panes.tokenClicked.connect(self._on_token_clicked)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
+        self.document.contentsChange.connect(self._on_contents_change)
+        for signal in (self.registry.currentChanged, self.registry.shownChanged):
+            signal.connect(self._sync_tokenizer_actions)
+        self.registry.currentChanged.connect(self._select_in_ids)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
         for signal in (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved):
             signal.connect(self._check_idle)
@@ -267,6 +276,18 @@ class MainWindow(QMainWindow):
         if tok is not None:
             self.registry.remove(tok)
 
+    def pin_current(self) -> None:
+        """The current tokenizer becomes the reference the others are compared with."""
+        tok = self.registry.current()
+        if tok is not None:
+            self.registry.set_reference(tok)
+
+    def show_current_pane(self, shown: bool = True) -> None:
+        """Give the current tokenizer a pane in the overlay (or keep it in the picker only)."""
+        tok = self.registry.current()
+        if tok is not None:
+            self.registry.set_shown(tok, shown)
+
     def set_theme(self, theme: str, *, remember: bool = True) -> None:
         """``"system"``, ``"light"`` or ``"dark"`` (stored unless ``remember`` is false)."""
         if remember:
@@ -302,6 +323,7 @@ class MainWindow(QMainWindow):
         if r is None or not 0 <= index < len(r.enc.ids):
             return
         enc = r.enc
+        self.selection = (tok, enc.utf16_starts[index], enc.utf16_ends[index])
         self.panes.select_token(tok, index)
         self.ids.view.select(index if tok is self.registry.current() else None)
         a, b = enc.piece_spans[enc.pieces_of[index]]
@@ -328,6 +350,31 @@ class MainWindow(QMainWindow):
         tok = self.registry.current()
         if tok is not None:
             self.select_token(tok, index)
+
+    def clear_selection(self) -> None:
+        """No token outlined (in any pane, nor in the ids)."""
+        if self.selection is not None:
+            self.panes.select_token(self.selection[0], None)
+            self.ids.view.select(None)
+            self.selection = None
+
+    def _on_contents_change(self, position: int, _removed: int, _added: int) -> None:
+        # an edit at or before the selected token (a new text: position 0) moves the tokens
+        # under it: its index would outline another token
+        if self.selection is not None and position <= self.selection[2]:
+            self.clear_selection()
+
+    def _select_in_ids(self, tok: Tokenizer | None) -> None:
+        # the ids list the current tokenizer's tokens: outline the one at the selected place
+        r = self.registry.result(tok) if tok is not None else None
+        if self.selection is None or r is None or self.selection[0] not in self.registry:
+            self.ids.view.select(None)
+            return
+        self.ids.view.select(r.enc.token_at_utf16(self.selection[1]))
+
+    def _sync_tokenizer_actions(self, *_args: object) -> None:
+        tok = self.registry.current()
+        self.commands.set_checked("tokenizers.shown", tok is not None and self.registry.is_shown(tok))
 
     def _show_theme(self, theme: str) -> None:
         self.commands.set_checked(f"view.theme.{theme}", True)

@@ -64,7 +64,7 @@ class IdsBox(QWidget):
             self.view.set_ids([], None, self.appearance.token_palette)
             self.title.setText("Token ids")
             return
-        self.title.setText(f"Token ids — {tok.name} ({len(r.enc.ids):,})")
+        self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc.ids):,})")
         self.view.set_ids(r.enc.ids, r.enc.flags, self.appearance.token_palette, tok.n_vocab)
 
     def _on_data(self, first: object, _last: object, roles: list[int]) -> None:
@@ -77,7 +77,8 @@ class IdsBox(QWidget):
 
 
 class StatusLine(QLabel):
-    """Tokens, characters, bytes and their ratios for the current tokenizer, and the last encode's time."""
+    """Tokens, characters, bytes and their ratios for the current tokenizer, and how long its
+    own latest encode took (never another tokenizer's)."""
 
     def __init__(self, registry: TokenizerRegistry, encoder: Encoder, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -95,9 +96,7 @@ class StatusLine(QLabel):
         n, chars, nbytes = len(enc.ids), len(enc.text), enc.n_bytes
         bpt = nbytes / n if n else 0.0
         cpt = chars / n if n else 0.0
-        last = self.encoder.last
-        took = f"last encode {last.seconds * 1000:.1f} ms ({last.mode}, {last.tok.name})" if last else ""
         self.setText(
-            f"{tok.name}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
-            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token · {took}"
+            f"{self.registry.label(tok)}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
+            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token · encoded in {r.seconds * 1000:.1f} ms ({r.mode})"
         )

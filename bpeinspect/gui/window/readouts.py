@@ -76,6 +76,43 @@ class IdsBox(QWidget):
         self.view.viewport().update()
 
 
+class CountBadge(QWidget):
+    """The current tokenizer's token count, big, and the text's character count beside it."""
+
+    def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self.tokens = QLabel()
+        self.tokens.setObjectName("bigTokenCount")
+        font = self.tokens.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.tokens.setFont(font)
+        self.chars = QLabel()
+        self.chars.setObjectName("charCount")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 0, 8, 0)
+        lay.setSpacing(10)
+        lay.addWidget(self.tokens)
+        lay.addWidget(self.chars)
+        for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved, registry.dataChanged):
+            signal.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self, *_args: object) -> None:
+        tok = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        if r is None:
+            self.tokens.setText("—" if tok is None else "…")
+            self.chars.setText("")
+            self.setToolTip("")
+            return
+        n, chars = len(r.enc.ids), len(r.enc.text)
+        self.tokens.setText(f"{n:,} token{'s' if n != 1 else ''}")
+        self.chars.setText(f"{chars:,} character{'s' if chars != 1 else ''}")
+        self.setToolTip(f"{self.registry.label(tok)}: {n:,} tokens for {chars:,} characters (code points)")
+
+
 class StatusLine(QLabel):
     """Tokens, characters, bytes and their ratios for the current tokenizer, and how long its
     own latest encode took (never another tokenizer's)."""

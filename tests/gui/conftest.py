@@ -11,7 +11,8 @@ configure_process()  # what the app does at start: tests of responsiveness need 
 
 
 @pytest.fixture
-def settings(tmp_path):
+def settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPEINSPECT_CONFIG_DIR", str(tmp_path / "config"))  # the recent-files list
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 

@@ -11,6 +11,8 @@ tokenizer's row of the registry. Old million-token encodings are freed a slice p
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
@@ -24,16 +26,22 @@ BIG_ENCODING = 50_000  # tokens: an encoding this big is freed a slice at a time
 WARM_UP_TEXT = "Hello, world!"
 
 
-def load_quietly(spec: str) -> Tokenizer:
+def load_quietly(spec: str, **settings: Any) -> Tokenizer:
     """``load_tokenizer(spec)`` with the cyclic GC held off (see :func:`~bpeinspect.core.memory.quiet_gc`),
-    ready for its first encode.
+    ready for its first encode. ``settings`` (``pattern``, ``special_tokens``: what the file
+    does not say, chosen by the user) go to :func:`~bpeinspect.core.io.formats.load_with`.
 
     Parsing a 200k-token vocabulary allocates enough to set off full collections, each a pause
     of the whole process. The first encode of a tokenizer builds what it keeps for the next
     ones (its token lengths, numpy the first time: 0.3-0.5 s for o200k_base); a short encode
     here does that in the loading worker, not while the first text waits for its colours."""
     with quiet_gc():
-        tok = load_tokenizer(spec)
+        if settings:
+            from bpeinspect.core.io.formats import load_with
+
+            tok = load_with(spec, **settings)
+        else:
+            tok = load_tokenizer(spec)
         tok.encode_with_offsets(WARM_UP_TEXT)
         return tok
 

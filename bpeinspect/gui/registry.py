@@ -164,6 +164,21 @@ class TokenizerRegistry(QAbstractListModel):
             self.set_current(self._rows[0].tok if self._rows else None)
         self._announce_reference()
 
+    def replace(self, old: Tokenizer, new: Tokenizer) -> None:
+        """Put ``new`` in ``old``'s row (the same file with other settings): same place, same
+        pane visibility, current and reference if ``old`` was."""
+        entry = self.entry(old)
+        if entry is None or new in self:
+            return
+        was_current, was_pinned = self._current is old, self._pinned is old
+        self._expected[entry.spec] = entry.rank
+        self.remove(old)
+        self.add(new, entry.spec, shown=entry.shown)
+        if was_pinned:
+            self.set_reference(new)
+        if was_current:
+            self.set_current(new)
+
     def set_current(self, tok: Tokenizer | None) -> None:
         if tok is not None and tok not in self:
             raise ValueError(f"{tok!r} is not open")

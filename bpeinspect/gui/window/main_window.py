@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import BUILTINS, Tokenizer
 from bpeinspect.core.io.builtins import resources_dir
+from bpeinspect.core.io.formats.gguf_pre import UnknownPreTokenizerError
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.palette import PALETTES
@@ -41,15 +43,16 @@ from bpeinspect.gui.window.document import LiveDocument, read_text_file
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
 from bpeinspect.gui.window.panes import PaneStack
-from bpeinspect.gui.window.readouts import IdsBox, StatusLine
+from bpeinspect.gui.window.readouts import CountBadge, IdsBox, StatusLine
 from bpeinspect.gui.window.settings import SCHEMA, Preferences, WindowState
 from bpeinspect.gui.window.theme import LAYERS, Appearance
 from bpeinspect.gui.window.toolbar import TokenizerBar
+from bpeinspect.gui.window.vocab_settings import VocabSettings
 
 # (layer, menu text, shortcut, on at first, on the toolbar)
 LAYER_ACTIONS = (
     ("colors", "Token colours", "Ctrl+1", True, False),
-    ("whitespace", "Visible whitespace", "Ctrl+2", True, True),
+    ("whitespace", "Visible whitespace", "Ctrl+2", False, True),  # a calm first screen: off until asked for
     ("boundaries", "Pre-token boundaries", "Ctrl+3", False, True),
     ("ids", "Token ids inline", "Ctrl+4", False, True),
     ("specials", "Mark special tokens", "Ctrl+5", True, True),
@@ -64,6 +67,7 @@ class MainWindow(QMainWindow):
     pieceActivated = Signal(object, str)  # (Tokenizer, pre-token text)
     textFileOpened = Signal(str)  # path of a text file shown
     idle = Signal()  # something ended and is_idle() is true
+    selectionChanged = Signal()  # a token was outlined, or the outline went (see ``selection``)
 
     def __init__(self, settings: QSettings | None = None, panels: Sequence[PanelSpec] = PANELS) -> None:
         super().__init__()
@@ -80,9 +84,11 @@ class MainWindow(QMainWindow):
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.files = FileCommands(self)
+        self.vocab_settings = VocabSettings(self)
         self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
-        self.selection: tuple[Tokenizer, int, int] | None = None  # the token outlined: (tok, UTF-16 start, end)
+        # the token outlined: (its tokenizer, its UTF-16 start and end, its index)
+        self.selection: tuple[Tokenizer, int, int, int] | None = None
         self._build_ui()
         self._build_menus()
         self._connect()
@@ -135,6 +141,8 @@ class MainWindow(QMainWindow):
         a.separator("tokenizers")
         a.add(ActionSpec("tokenizers.open", "tokenizers", "Open tokenizer file…"), f.ask_open_tokenizer)
         a.add(ActionSpec("tokenizers.close", "tokenizers", "Close current tokenizer", "Ctrl+W"), self.close_current)
+        a.add(ActionSpec("tokenizers.settings", "tokenizers", "Split rule and special tokens…"),
+              lambda: self.vocab_settings.ask_for(self.registry.current()))  # fmt: skip
         a.add(ActionSpec("tokenizers.reference", "tokenizers", "Make current the reference", "Ctrl+R"),
               self.pin_current)  # fmt: skip
         a.add(ActionSpec("tokenizers.shown", "tokenizers", "Show current as a pane", checkable=True, checked=True),
@@ -145,6 +153,8 @@ class MainWindow(QMainWindow):
             look.set_layer(name, on)
             if on_bar:
                 self.toolbar.addAction(act)
+        self.count_badge = CountBadge(self.registry)
+        self.toolbar.add_right(self.count_badge)
         a.separator("view")
         for name in PALETTES:
             a.add(ActionSpec(f"view.palette.{name}", "view/palette", name), lambda n=name: look.set_palette(n))
@@ -168,6 +178,7 @@ class MainWindow(QMainWindow):
         self.encoder.partial.connect(lambda tok, enc: self.panes.show_partial(tok, enc, len(self.text())))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
+        self.panes.settingsRequested.connect(self.vocab_settings.ask_for)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
         self.document.contentsChange.connect(self._on_contents_change)
@@ -232,23 +243,28 @@ class MainWindow(QMainWindow):
         """Replace the text (a big one goes in a slice per event-loop turn)."""
         self.live.set_text(text)
 
-    def open_tokenizer(self, spec: str) -> None:
-        """Load a built-in name or a vocabulary path in a worker; errors go to the message bar."""
+    def open_tokenizer(self, spec: str, **settings: Any) -> None:
+        """Load a built-in name or a vocabulary path in a worker; errors go to the message bar.
+        ``settings`` (``pattern``, ``special_tokens``) are the user's choice for what the file
+        does not say; a file that names a pre-tokenizer bpeinspect does not know asks for them."""
         if self.registry.find(spec) is not None or spec in self.registry.loading():
             return
         self.registry.expect(spec)
 
         def done(tok: Tokenizer) -> None:
             if spec not in BUILTINS and Path(spec).exists():
-                self.prefs.remember_tokenizer(str(Path(spec).resolve()))
+                self.prefs.remember_tokenizer(str(Path(spec).resolve()), tok.name, tok.n_vocab)
             self.registry.add(tok, spec)
+            self.vocab_settings.tell_defaults(tok)
 
         def failed(exc: BaseException) -> None:
             self.registry.forget(spec)
             msg = str(exc)
             self.show_error(msg if spec in msg else f"Could not open tokenizer {spec}: {msg}")
+            if isinstance(exc, UnknownPreTokenizerError):
+                self.vocab_settings.ask_for_path(spec, msg)
 
-        self.jobs.submit(("load", spec), load_quietly, spec, on_returned=done, on_errored=failed)
+        self.jobs.submit(("load", spec), load_quietly, spec, **settings, on_returned=done, on_errored=failed)
 
     def open_text_file(self, path: str) -> None:
         """Read a text file in a worker and show it; errors keep the current text."""
@@ -323,12 +339,17 @@ class MainWindow(QMainWindow):
         if r is None or not 0 <= index < len(r.enc.ids):
             return
         enc = r.enc
-        self.selection = (tok, enc.utf16_starts[index], enc.utf16_ends[index])
+        self.selection = (tok, enc.utf16_starts[index], enc.utf16_ends[index], index)
         self.panes.select_token(tok, index)
-        self.ids.view.select(index if tok is self.registry.current() else None)
+        self.ids.view.select(self.selected_index(self.registry.current()))
+        self.selectionChanged.emit()
         a, b = enc.piece_spans[enc.pieces_of[index]]
+        piece = enc.text[a:b]
+        if tok.byte_level and tok.normalizer is not None:
+            # the span is the user's text; the encoder split and merged its normalized form (NFC...)
+            piece = tok.normalizer.normalize(piece)
         self.tokenActivated.emit(tok, enc.ids[index])
-        self.pieceActivated.emit(tok, enc.text[a:b])
+        self.pieceActivated.emit(tok, piece)
 
     # -- Qt events --------------------------------------------------------------------------------
 
@@ -357,6 +378,17 @@ class MainWindow(QMainWindow):
             self.panes.select_token(self.selection[0], None)
             self.ids.view.select(None)
             self.selection = None
+            self.selectionChanged.emit()
+
+    def selected_index(self, tok: Tokenizer | None) -> int | None:
+        """The index in ``tok``'s encoding of the token at the selected place (None: none)."""
+        r = self.registry.result(tok) if tok is not None else None
+        if self.selection is None or r is None:
+            return None
+        sel_tok, start, _end, index = self.selection
+        if sel_tok is tok:
+            return index if index < len(r.enc.ids) and r.enc.utf16_starts[index] == start else None
+        return r.enc.token_at_utf16(start)
 
     def _on_contents_change(self, position: int, _removed: int, _added: int) -> None:
         # an edit at or before the selected token (a new text: position 0) moves the tokens
@@ -366,11 +398,7 @@ class MainWindow(QMainWindow):
 
     def _select_in_ids(self, tok: Tokenizer | None) -> None:
         # the ids list the current tokenizer's tokens: outline the one at the selected place
-        r = self.registry.result(tok) if tok is not None else None
-        if self.selection is None or r is None or self.selection[0] not in self.registry:
-            self.ids.view.select(None)
-            return
-        self.ids.view.select(r.enc.token_at_utf16(self.selection[1]))
+        self.ids.view.select(self.selected_index(tok))
 
     def _sync_tokenizer_actions(self, *_args: object) -> None:
         tok = self.registry.current()

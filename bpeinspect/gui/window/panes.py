@@ -37,6 +37,7 @@ from bpeinspect.gui.window.theme import Appearance
 PLACEHOLDER = "Open a tokenizer: “Add tokenizer” above, Tokenizers ▸ built-ins, or File ▸ Open tokenizer…"
 MIN_VIEW_HEIGHT = 64  # px: a pane keeps about three lines; below that the stack scrolls
 QWIDGETSIZE_MAX = (1 << 24) - 1
+CHOOSABLE = ("default split", "assumed")  # provenance badges that open the split-rule settings
 
 
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
@@ -60,6 +61,7 @@ class TokenizerPane(QWidget):
     closeRequested = Signal(object)  # Tokenizer
     focused = Signal(object)  # Tokenizer
     pinRequested = Signal(object)  # Tokenizer: make it the reference
+    settingsRequested = Signal(object)  # Tokenizer: choose its split rule and special tokens
     collapsedChanged = Signal(bool)
 
     def __init__(self, tok: Tokenizer, document: QTextDocument, parent: QWidget | None = None) -> None:
@@ -79,6 +81,11 @@ class TokenizerPane(QWidget):
         self.badge = _normalizer_badge(tok)
         # a default split rule (unknown rank file, GGUF without a pre-tokenizer), missing bytes
         self.provenance = [_tag(text, tip, name="provenanceBadge") for text, tip in provenance_badges(tok)]
+        self.settings_badge = next((t for t in self.provenance if t.text() in CHOOSABLE), None)
+        if self.settings_badge is not None:  # a default the user may replace: click it
+            self.settings_badge.setCursor(Qt.CursorShape.PointingHandCursor)
+            self.settings_badge.setToolTip(self.settings_badge.toolTip() + "\nClick to choose the split rule and special tokens.")
+            self.settings_badge.installEventFilter(self)
         self.count = QLabel("encoding…")
         self.count.setObjectName("tokenCount")
         self.pin = QToolButton()
@@ -154,6 +161,9 @@ class TokenizerPane(QWidget):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if obj is self.view and event.type() == QEvent.Type.FocusIn:
             self.focused.emit(self.tok)
+        elif obj is self.settings_badge and event.type() == QEvent.Type.MouseButtonRelease:
+            self.settingsRequested.emit(self.tok)
+            return True
         return False
 
 
@@ -163,6 +173,7 @@ class PaneStack(QScrollArea):
     they cannot (each keeps a few lines), the stack scrolls instead of growing the window."""
 
     tokenClicked = Signal(object, int)  # (Tokenizer, token index in its encoding)
+    settingsRequested = Signal(object)  # Tokenizer
 
     def __init__(self, registry: TokenizerRegistry, document: QTextDocument, appearance: Appearance) -> None:
         super().__init__()
@@ -179,6 +190,7 @@ class PaneStack(QScrollArea):
         self.placeholder.setWordWrap(True)
         self.splitter.addWidget(self.placeholder)
         registry.added.connect(self._add)
+        registry.added.connect(lambda _tok: self._show_pins())  # a second row (maybe without a pane)
         registry.removed.connect(self._remove)
         registry.shownChanged.connect(self._on_shown)
         registry.currentChanged.connect(self._highlight)
@@ -253,6 +265,7 @@ class PaneStack(QScrollArea):
         pane.view.tokenClicked.connect(lambda i, p=pane: self.tokenClicked.emit(p.tok, i))
         pane.closeRequested.connect(self.registry.remove)
         pane.pinRequested.connect(self._pin)
+        pane.settingsRequested.connect(self.settingsRequested)
         pane.view.zoomRequested.connect(self.appearance.zoom)
         pane.focused.connect(self.registry.set_current)
         pane.view.verticalScrollBar().valueChanged.connect(lambda v, p=pane: self._sync_scroll(p, v))
@@ -266,6 +279,7 @@ class PaneStack(QScrollArea):
         result = self.registry.result(tok)
         if result is not None:
             pane.view.set_encoding(tok, result.enc)
+        self._show_pins()
         self.refresh_counts()
 
     def _remove(self, tok: Tokenizer) -> None:
@@ -275,6 +289,7 @@ class PaneStack(QScrollArea):
             pane.deleteLater()
         if not self.panes() and self.placeholder.parent() is None:
             self.splitter.addWidget(self.placeholder)
+        self._show_pins()
         self.refresh_counts()
 
     def _on_shown(self, tok: Tokenizer, shown: bool) -> None:
@@ -292,6 +307,12 @@ class PaneStack(QScrollArea):
         for pane in self.panes():
             pane.set_reference(pane.tok is ref)
         self.refresh_counts()
+
+    def _show_pins(self) -> None:
+        # one tokenizer alone compares with nothing: no pin until there is a second
+        alone = len(self.registry) < 2
+        for pane in self.panes():
+            pane.pin.setVisible(not alone)
 
     def _on_data(self, first: object, last: object, roles: list[int]) -> None:
         if Qt.ItemDataRole.DisplayRole in roles:

@@ -123,3 +123,39 @@ def test_namesakes_are_told_apart_and_compare_shows_no_paths(qtbot, panel_window
     win.registry.remove(win.registry.find("gpt2"))
     win.registry.remove(win.registry.tokenizers()[1])  # the namesake goes: the plain name again
     assert win.toolbar.picker.itemText(0) == "gpt2" and compare.names == ["gpt2"]
+
+
+def test_replay_of_a_normalizing_tokenizer_replays_the_normalized_pre_token(qtbot, panel_window):
+    from bpeinspect.core import trace
+    from tests.paths import SHARED
+
+    win = panel_window
+    _open(qtbot, win, str(SHARED / "vocabs" / "repros" / "nfc.tokenizer.json"), text="cafe\u0301 x")
+    tok = win.registry.current()
+    enc = win.registry.result(tok).enc
+    pieces = []
+    win.pieceActivated.connect(lambda t, p: pieces.append(p))
+    win.select_token(tok, 3)  # the "é" made of e + U+0301
+    assert pieces == ["café"]  # NFC, as the encoder saw it (not "cafe\u0301")
+    replay = win.panels.view("replay")
+    qtbot.waitUntil(lambda: not replay.busy and replay.trace is not None, timeout=10000)
+    assert replay.trace.result == tuple(enc.ids[:5]) == trace(tok, "café").result
+
+
+def test_compare_colours_tokens_as_the_overlay_and_neighbours_differ():
+    import re
+
+    from bpeinspect.gui.overlay.palette import TokenPalette
+    from bpeinspect.gui.panels.compare import compare
+
+    text = "the the the tokenization of many words, 日本語 and more words here"
+    toks = [load_tokenizer("cl100k_base"), load_tokenizer("r50k_base")]
+    palette = TokenPalette()
+    result = compare(toks, text, palette=palette)
+    allowed = {c.name() for c in palette.colors}
+    for row in result.rows:
+        colours = re.findall(r"background-color:(#[0-9a-f]{6})", row.html)
+        plain = [c for c in colours if c in allowed]
+        assert len(plain) > 0.7 * len(colours)  # the overlay's colours, not two pale alternating ones
+        assert all(a != b for a, b in zip(colours, colours[1:], strict=False))  # every edge shows
+        assert len(set(plain)) > 4

@@ -60,6 +60,7 @@ class Shot:
     what: str  # one line for --list and the tour
     setup: Callable[[Any, Any], Any]  # (window, Env) -> the widget to grab (None: the window)
     needs: tuple[str, ...] = ()  # keys of REAL
+    dark: bool = False  # also made in the dark theme (every shot is with --all-dark)
 
 
 class Env:
@@ -187,21 +188,29 @@ def training(win: Any, env: Env) -> Any:
     return win.panels.docks["training"]
 
 
-def real_vocabularies(win: Any, env: Env) -> None:
-    import shutil
-
+def _unknown_rank_file(env: Env) -> str:
     from bpeinspect.core import load_tokenizer
     from bpeinspect.core.io.formats import save
 
-    unknown = env.scratch / "my-vocab" / "ranks.tiktoken"  # a rank file bpeinspect does not know
+    unknown = env.scratch / "my-vocab.tiktoken"  # a rank file bpeinspect does not know
     if not unknown.exists():
-        unknown.parent.mkdir(parents=True, exist_ok=True)
-        tok = load_tokenizer("cl100k_base")
-        save(tok, unknown)
+        save(load_tokenizer("cl100k_base"), unknown)
         data = unknown.read_bytes().splitlines(keepends=True)
         unknown.write_bytes(b"".join(data[:-1]))  # one token less: another sha256
-    del shutil
-    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), str(unknown))
+    return str(unknown)
+
+
+def real_vocabularies(win: Any, env: Env) -> None:
+    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), _unknown_rank_file(env))
+
+
+def split_settings(win: Any, env: Env) -> Any:
+    _open(win, env, _unknown_rank_file(env))
+    dialog = win.vocab_settings.ask_for(win.registry.current())
+    dialog.chooser.set_pattern("r50k")
+    dialog.specials_edit.setPlainText("<|endoftext|>\n<|fim_prefix|>=100258")
+    env.pause(0.3)
+    return dialog
 
 
 def korean(win: Any, env: Env) -> None:
@@ -212,16 +221,17 @@ def korean(win: Any, env: Env) -> None:
 
 
 SHOTS: tuple[Shot, ...] = (
-    Shot("first-screen", "the first screen: one tokenizer, the welcome text", first_screen),
-    Shot("window", "three tokenizers stacked on the same text, a token picked", stacked),
-    Shot("compare", "the compare view: boundaries against the reference (cl100k_base, pinned)", compare),
+    Shot("first-screen", "the first screen: one tokenizer, the welcome text", first_screen, dark=True),
+    Shot("window", "three tokenizers stacked on the same text, a token picked", stacked, dark=True),
+    Shot("compare", "the compare view: boundaries against the reference (cl100k_base, pinned)", compare, dark=True),
     Shot("vocabulary", "the vocabulary of o200k_base searched for 'token'", vocabulary),
     Shot("replay", "the merges of one pre-token, replayed", replay),
     Shot("merge-tree", "how ' tokenization' is built, and what it is part of", merge_tree),
     Shot("languages", "token counts of 27 languages under three tokenizers", languages),
     Shot("training", "a tokenizer trained on the bundled samples", training),
     Shot("real-vocabularies", "o200k_base, Qwen3, Gemma 3, Falcon and an unknown rank file", real_vocabularies,
-         needs=("Qwen3", "Gemma 3", "Falcon")),  # fmt: skip
+         needs=("Qwen3", "Gemma 3", "Falcon"), dark=True),
+    Shot("split-settings", "choosing the split rule and special tokens of an unknown rank file", split_settings),
     Shot("korean", "the Korean fable under GPT-2, GPT-4 and GPT-4o", korean),
 )
 
@@ -243,6 +253,8 @@ def make(shot: Shot, dark: bool, out: Path, env: Env) -> Path:
     path = out / f"{shot.name}{'-dark' if dark else ''}.png"
     if not target.grab().save(str(path), "PNG"):
         raise OSError(f"could not write {path}")
+    if target is not win:
+        target.close()
     win.jobs.cancel_all()
     win.close()
     win.deleteLater()
@@ -253,7 +265,9 @@ def make(shot: Shot, dark: bool, out: Path, env: Env) -> Path:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=OUT, help=f"folder for the PNGs (default {OUT})")
-    p.add_argument("--theme", choices=("light", "dark", "both"), default="both")
+    p.add_argument("--theme", choices=("light", "dark", "both"), default="both",
+                   help="both: every shot light, and the main ones (or all, with --all-dark) dark too")
+    p.add_argument("--all-dark", action="store_true", help="make every shot in the dark theme too")
     p.add_argument("--only", default="", help="comma-separated shot names")
     p.add_argument("--list", action="store_true", help="list the shots and exit")
     args = p.parse_args(argv)
@@ -286,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"skip {shot.name}: {', '.join(missing)} not in {CACHE} (run pytest tests/conformance)")
                 continue
             for dark in themes:
+                if dark and args.theme == "both" and not (shot.dark or args.all_dark):
+                    continue
                 started = time.monotonic()
                 path = make(shot, dark, args.out, env)
                 print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  "

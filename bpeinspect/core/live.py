@@ -51,6 +51,7 @@ import numpy as np
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.specials import literal_regex
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.text import utf16_len
 from bpeinspect.core.tokenizer import Tokenizer
@@ -76,8 +77,8 @@ def supports_cutting(tok: Tokenizer) -> bool:
         return False
     if not rule.splits or not any(rule == p for p in PRESETS.values()):
         return False
-    # a special token holding a newline could straddle a cut
-    return not any("\n" in s for s in tok.special_tokens)
+    # a special or added token holding a newline could straddle a cut
+    return not any("\n" in s for s in (*tok.special_tokens, *tok.added_tokens))
 
 
 def _is_hard(text: str, pos: int) -> bool:
@@ -105,7 +106,9 @@ def hard_boundary_after(text: str, pos: int) -> int:
 
 def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
     """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
-    stop = b + 1 if b < len(text) else b  # the regex looks one character past b
+    # the regex looks one character past b, unless a special or added token starts there: the
+    # text before it is then cut off and split on its own
+    stop = b + 1 if b < len(text) and not _cut_token_at(tok, text, b) else b
     enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
     if enc.text != text[a:stop]:
         raise _NoSync("surrogates changed the text")
@@ -123,6 +126,11 @@ def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Calla
     out.flags = enc.flags[:n]
     out.piece_spans = enc.piece_spans[:k]
     return out
+
+
+def _cut_token_at(tok: Tokenizer, text: str, pos: int) -> bool:
+    words = frozenset(tok.special_tokens).union(tok.added_tokens)
+    return bool(words) and literal_regex(words).match(text, pos) is not None
 
 
 _SLICE = 1 << 15  # tokens copied per step: small C calls let other threads run in between

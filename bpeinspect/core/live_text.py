@@ -245,14 +245,16 @@ def encode_segment(
 
 
 class Part(NamedTuple):
-    """One segment's encoding and where it lies in the whole (its first token, code point
-    and UTF-16 unit); ``index`` is the segment's."""
+    """One segment's encoding and where it lies in the whole (its first token, code point,
+    UTF-16 unit and byte: exact once the parts before it are encoded); ``index`` is the
+    segment's."""
 
     enc: Encoding
-    index: int
-    token: int
-    char: int
-    u16: int
+    index: int = 0
+    token: int = 0
+    char: int = 0
+    u16: int = 0
+    byte: int = 0
 
 
 class LiveEncoding:
@@ -277,6 +279,7 @@ class LiveEncoding:
         self._cache_key: tuple[int, int] | None = None
         self._version = 0
         self._token_starts: list[int] = [0]
+        self._byte_starts: list[int] = [0]
         self._n_bytes = self._n_chars = 0
         self._full: Encoding | None = None
 
@@ -309,9 +312,13 @@ class LiveEncoding:
         self.whole, self.whole_version = enc, version
         self._version += 1
 
+    def apply(self, change: Change) -> list[Encoding]:
+        """Follow ``change`` of the text: drop the encodings of the segments it replaced and
+        return them (for the caller to free a few at a time)."""
+        return self.forget(change.old)
+
     def forget(self, segments: Iterable[Segment]) -> list[Encoding]:
-        """Drop the encodings of ``segments`` (replaced by an edit); returns them, for the
-        caller to free a few at a time."""
+        """Drop the encodings of ``segments``; returns them."""
         dropped = []
         for s in segments:
             self._heads.pop(s, None)
@@ -346,7 +353,8 @@ class LiveEncoding:
             self._full = None
             encs = [self._parts.get(s) for s in self.source.segments] if self.cutting else [self.whole]
             self._token_starts = [0, *itertools.accumulate(len(e.ids) if e is not None else 0 for e in encs)]
-            self._n_bytes = sum(e.n_bytes for e in encs if e is not None)
+            self._byte_starts = [0, *itertools.accumulate(e.n_bytes if e is not None else 0 for e in encs)]
+            self._n_bytes = self._byte_starts[-1]
             self._n_chars = sum(len(e.text) for e in encs if e is not None)
 
     def __len__(self) -> int:
@@ -361,11 +369,12 @@ class LiveEncoding:
         """Segment ``k``'s encoding (``None`` until it is encoded)."""
         self._refresh()
         if not self.cutting:
-            return Part(self.whole, 0, 0, 0, 0) if self.whole is not None and k == 0 else None
+            return Part(self.whole) if self.whole is not None and k == 0 else None
         enc = self._parts.get(self.source.segments[k])
         if enc is None:
             return None
-        return Part(enc, k, self._token_starts[k], self.source.char_starts()[k], self.source.u16_starts()[k])
+        src = self.source
+        return Part(enc, k, self._token_starts[k], src.char_starts()[k], src.u16_starts()[k], self._byte_starts[k])
 
     def n_parts(self) -> int:
         return len(self.source.segments) if self.cutting else 1

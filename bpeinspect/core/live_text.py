@@ -22,7 +22,7 @@ brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
 >>> for seg, head in live.pending():
 ...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
 >>> change = text.replace(4, 3, "2")                # "two" -> "2", in UTF-16 units
->>> _ = live.forget(change.old)
+>>> _ = live.apply(change)
 >>> [seg.text for seg, _ in live.pending()]        # only the edited segment
 ['one\\n2\\n']
 >>> for seg, head in live.pending():
@@ -34,28 +34,38 @@ True
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.live import _HARD, _encode_window, _join, _NoSync, hard_boundary_after, supports_cutting
+from bpeinspect.core.live import (
+    _HARD,
+    _encode_window,
+    _join,
+    _NoSync,
+    hard_boundary_after,
+    reencode_edit,
+    supports_cutting,
+)
 from bpeinspect.core.text import utf16_len
 from bpeinspect.core.tokenizer import Tokenizer
 
-TARGET = 1 << 13  # code points per segment (encoded in ~1-2 ms); segments grow to 2x before they are cut
+TARGET = 1 << 12  # code points per segment (encoded in about a millisecond); segments grow to 2x before they are cut
 
 
 class Segment:
     """A piece of the text. Never changed: an edit makes new segments (``alive`` turns false
     on the ones it replaced), so a segment can key its encodings in any thread."""
 
-    __slots__ = ("alive", "text", "u16")
+    __slots__ = ("alive", "k", "text", "u16")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.u16 = utf16_len(text)  # its length in UTF-16 units (Qt's positions)
         self.alive = True
+        self.k = 0  # its index in the text's list of segments (while alive)
 
     def char_at_u16(self, u: int) -> int:
         """The code point index at UTF-16 offset ``u`` of this segment."""
@@ -68,11 +78,14 @@ class Segment:
 
 
 class Change(NamedTuple):
-    """``old`` (the segments at ``first``…) were replaced by ``new``."""
+    """``old`` (the segments at ``first``…) were replaced by ``new``; when one segment
+    became one, ``edit`` is ``(start, old_end, new_end)``: ``old[0].text[start:old_end]``
+    became ``new[0].text[start:new_end]``."""
 
     first: int
     old: list[Segment]
     new: list[Segment]
+    edit: tuple[int, int, int] | None = None
 
 
 def _joint(left: str, right: str) -> bool:
@@ -107,6 +120,8 @@ class LiveText:
     def __init__(self, text: str = "", *, target: int = TARGET) -> None:
         self.target = target
         self.segments: list[Segment] = [Segment(t) for t in cut(text, target)]
+        for k, seg in enumerate(self.segments):
+            seg.k = k
         self.version = 0
         self.n_chars = len(text)
         self._starts: list[int] | None = None
@@ -184,6 +199,7 @@ class LiveText:
             raise ValueError(f"edit {pos}+{removed} outside a text of {total} UTF-16 units")
         if n == 0:
             return self._splice(0, 0, [Segment(t) for t in cut(added, self.target)])
+        edit = None
         if removed == 0 and pos == total:
             lo = hi = n  # appended: no segment is touched yet
             text = added
@@ -194,6 +210,8 @@ class LiveText:
             head = segs[lo].text[: segs[lo].char_at_u16(pos - starts[lo])]
             tail = segs[last].text[segs[last].char_at_u16(end - starts[last]) :]
             text = head + added + tail
+            if lo == last:
+                edit = (lo, len(head), len(segs[lo].text) - len(tail), len(head) + len(added))
         while True:  # make both ends of the new text hard boundaries again
             before = segs[lo - 1].text if lo > 0 else None
             after = segs[hi].text if hi < n else None
@@ -208,17 +226,35 @@ class LiveText:
                 text, hi = text + after, hi + 1
             else:
                 break
-        return self._splice(lo, hi, [Segment(t) for t in cut(text, self.target)])
+        pieces = cut(text, self.target)
+        if edit is not None and (edit[0], len(pieces)) != (lo, 1) or hi != lo + 1:
+            edit = None  # neighbours joined in, or it was cut in two
+        return self._splice(lo, hi, [Segment(t) for t in pieces], edit[1:] if edit else None)
 
-    def _splice(self, lo: int, hi: int, new: list[Segment]) -> Change:
-        old = self.segments[lo:hi]
-        self.segments[lo:hi] = new
+    def _splice(self, lo: int, hi: int, new: list[Segment], edit: tuple[int, int, int] | None = None) -> Change:
+        segs = self.segments
+        old = segs[lo:hi]
+        segs[lo:hi] = new
         for seg in old:
             seg.alive = False
+        for k in range(lo, len(segs) if len(new) != len(old) else lo + len(new)):
+            segs[k].k = k
         self.n_chars += sum(len(s.text) for s in new) - sum(len(s.text) for s in old)
         self.version += 1
-        self._starts = self._char_starts = self._text = None
-        return Change(lo, old, new)
+        self._starts = _splice_starts(self._starts, lo, hi, [s.u16 for s in new])
+        self._char_starts = _splice_starts(self._char_starts, lo, hi, [len(s.text) for s in new])
+        self._text = None
+        return Change(lo, old, new, edit)
+
+
+def _splice_starts(starts: list[int] | None, lo: int, hi: int, lengths: list[int]) -> list[int] | None:
+    """Running sums ``starts`` after segments ``lo:hi`` became ones of ``lengths``."""
+    if starts is None:
+        return None
+    mid = list(itertools.accumulate(lengths, initial=starts[lo]))
+    delta = mid[-1] - starts[hi]
+    tail = starts[hi + 1 :]
+    return starts[:lo] + mid + ([x + delta for x in tail] if delta else tail)
 
 
 class NotCuttable(ValueError):
@@ -232,13 +268,23 @@ def lookahead(tok: Tokenizer) -> int:
 
 
 def encode_segment(
-    tok: Tokenizer, text: str, head: str = "", *, should_stop: Callable[[], bool] | None = None
+    tok: Tokenizer,
+    text: str,
+    head: str = "",
+    *,
+    previous: tuple[Encoding, tuple[int, int, int]] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Encoding:
     """The encoding of segment ``text`` as it is encoded inside the whole text, where ``head``
-    follows it (the next :func:`lookahead` characters; ``""``: nothing does)."""
-    if not head:
-        return tok.encode_with_offsets(text, should_stop=should_stop)
+    follows it (the next :func:`lookahead` characters; ``""``: nothing does).
+
+    ``previous``: the encoding of the segment before an edit, and the edit (see
+    :attr:`Change.edit`): only the lines around the edit are encoded again."""
     try:
+        if previous is not None:
+            return reencode_edit(tok, previous[0], text, *previous[1], should_stop=should_stop, follow=head)
+        if not head:
+            return tok.encode_with_offsets(text, should_stop=should_stop)
         return _encode_window(tok, text + head, 0, len(text), should_stop)
     except _NoSync as exc:
         raise NotCuttable(str(exc)) from None
@@ -262,80 +308,106 @@ class LiveEncoding:
 
     :meth:`pending` lists the segments still to encode, each with the text after it that its
     encoding may depend on (a segment whose neighbour's start changed is encoded again);
-    :meth:`put` stores an encoding; :meth:`forget` drops the encodings of segments an edit
-    replaced. A tokenizer that cannot be cut (``cutting`` false) has one encoding of the
-    whole text, set with :meth:`put_whole`. Reading works whatever is encoded so far.
+    :meth:`put` stores an encoding; :meth:`apply` follows a change of the text (it must see
+    every change, in order). A tokenizer that cannot be cut (``cutting`` false) has one
+    encoding of the whole text, set with :meth:`put_whole`. Reading works whatever is
+    encoded so far.
     """
 
     def __init__(self, tok: Tokenizer, source: LiveText) -> None:
         self.tok = tok
         self.source = source
         self.cutting = supports_cutting(tok)
-        self._parts: dict[Segment, Encoding] = {}
-        self._heads: dict[Segment, str] = {}  # the text after each segment when it was encoded
         self.lookahead = lookahead(tok)
+        n = len(source.segments)
+        # one entry per segment of the source, in its order
+        self._encs: list[Encoding | None] = [None] * n
+        self._heads: list[str | None] = [None] * n  # the text after the segment when it was encoded
+        self._ntok: list[int] = [0] * n
+        self._nbytes: list[int] = [0] * n
+        self._nchars: list[int] = [0] * n
+        self._stale: list[Segment] = []  # segments whose following text changed
         self.whole: Encoding | None = None
         self.whole_version = -1  # the text version ``whole`` encodes
-        self._cache_key: tuple[int, int] | None = None
-        self._version = 0
-        self._token_starts: list[int] = [0]
-        self._byte_starts: list[int] = [0]
-        self._n_bytes = self._n_chars = 0
+        self._starts: tuple[list[int], list[int], int] | None = None  # running sums of tokens and bytes; chars
         self._full: Encoding | None = None
 
     # -- bringing it up to date -------------------------------------------------------------------
+
+    def _head(self, k: int) -> str:
+        segs = self.source.segments
+        return segs[k + 1].text[: self.lookahead] if k + 1 < len(segs) else ""
 
     def pending(self) -> list[tuple[Segment, str]]:
         """The segments to encode, in order, each with the text after it to encode it with."""
         if not self.cutting:
             return []
-        segs, heads, n = self.source.segments, self._heads, self.lookahead
-        out = []
-        for k, s in enumerate(segs):
-            head = segs[k + 1].text[:n] if k + 1 < len(segs) else ""
-            if heads.get(s) != head:
-                out.append((s, head))
-        return out
+        if len(self._encs) != len(self.source.segments):  # a change was missed: start over
+            self._reset()
+        segs, heads = self.source.segments, self._heads
+        todo = []
+        k = -1
+        with contextlib.suppress(ValueError):  # list.index scans in C: few Python steps when little is pending
+            while True:
+                k = heads.index(None, k + 1)
+                todo.append(k)
+        if self._stale:
+            stale = {seg.k for seg in self._stale if seg.alive}
+            stale = {k for k in stale if self._heads[k] is not None and self._heads[k] != self._head(k)}
+            self._stale = [segs[k] for k in stale]
+            todo = sorted(set(todo) | stale)
+        return [(segs[k], self._head(k)) for k in todo]
 
     def put(self, seg: Segment, enc: Encoding, head: str) -> bool:
         """Keep ``enc``, the encoding of ``seg`` followed by ``head``; False if ``seg`` was
         replaced meanwhile."""
-        if not seg.alive or not self.cutting:
+        if not seg.alive or not self.cutting or len(self._encs) != len(self.source.segments):
             return False
-        self._parts[seg] = enc
-        self._heads[seg] = head
-        self._version += 1
+        k = seg.k
+        self._encs[k], self._heads[k] = enc, head
+        self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
+        self._changed()
         return True
 
     def put_whole(self, enc: Encoding, version: int) -> None:
         """The encoding of the whole text as it was at ``version``."""
         self.whole, self.whole_version = enc, version
-        self._version += 1
+        self._changed()
 
     def apply(self, change: Change) -> list[Encoding]:
         """Follow ``change`` of the text: drop the encodings of the segments it replaced and
         return them (for the caller to free a few at a time)."""
-        return self.forget(change.old)
-
-    def forget(self, segments: Iterable[Segment]) -> list[Encoding]:
-        """Drop the encodings of ``segments``; returns them."""
-        dropped = []
-        for s in segments:
-            self._heads.pop(s, None)
-            if (e := self._parts.pop(s, None)) is not None:
-                dropped.append(e)
-        if dropped:
-            self._version += 1
+        if not self.cutting:
+            return []
+        lo, hi, n = change.first, change.first + len(change.old), len(change.new)
+        dropped = [e for e in self._encs[lo:hi] if e is not None]
+        self._encs[lo:hi] = [None] * n
+        self._heads[lo:hi] = [None] * n
+        self._ntok[lo:hi] = [0] * n
+        self._nbytes[lo:hi] = [0] * n
+        self._nchars[lo:hi] = [0] * n
+        if lo > 0:
+            self._stale.append(self.source.segments[lo - 1])
+        self._changed()
         return dropped
 
     def stop_cutting(self) -> list[Encoding]:
         """Encode the whole text from now on (a segment could not be encoded on its own)."""
+        dropped = [e for e in self._encs if e is not None]
         self.cutting = False
-        dropped = list(self._parts.values())
-        self._parts.clear()
-        self._heads.clear()
-        self._version += 1
+        self._reset()
         return dropped
+
+    def _reset(self) -> None:
+        n = len(self.source.segments)
+        self._encs, self._heads = [None] * n, [None] * n
+        self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
+        self._stale = []
+        self._changed()
+
+    def _changed(self) -> None:
+        self._starts = None
+        self._full = None
 
     @property
     def complete(self) -> bool:
@@ -346,38 +418,39 @@ class LiveEncoding:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def _refresh(self) -> None:
-        key = (self.source.version, self._version)
-        if key != self._cache_key:
-            self._cache_key = key
-            self._full = None
-            encs = [self._parts.get(s) for s in self.source.segments] if self.cutting else [self.whole]
-            self._token_starts = [0, *itertools.accumulate(len(e.ids) if e is not None else 0 for e in encs)]
-            self._byte_starts = [0, *itertools.accumulate(e.n_bytes if e is not None else 0 for e in encs)]
-            self._n_bytes = self._byte_starts[-1]
-            self._n_chars = sum(len(e.text) for e in encs if e is not None)
+    def _sums(self) -> tuple[list[int], list[int], int]:
+        if self._starts is None:
+            if self.cutting:
+                ntok, nbytes, nchars = self._ntok, self._nbytes, sum(self._nchars)
+            else:
+                w = self.whole
+                ntok, nbytes, nchars = [len(w.ids) if w else 0], [w.n_bytes if w else 0], len(w.text) if w else 0
+            tokens = list(itertools.accumulate(ntok, initial=0))
+            self._starts = tokens, list(itertools.accumulate(nbytes, initial=0)), nchars
+        return self._starts
 
     def __len__(self) -> int:
         """Tokens encoded so far."""
-        self._refresh()
-        return self._token_starts[-1]
+        return self._sums()[0][-1]
 
     def __bool__(self) -> bool:
         return True
 
     def part(self, k: int) -> Part | None:
         """Segment ``k``'s encoding (``None`` until it is encoded)."""
-        self._refresh()
         if not self.cutting:
             return Part(self.whole) if self.whole is not None and k == 0 else None
-        enc = self._parts.get(self.source.segments[k])
+        if not 0 <= k < len(self._encs):
+            return None
+        enc = self._encs[k]
         if enc is None:
             return None
+        tokens, nbytes, _ = self._sums()
         src = self.source
-        return Part(enc, k, self._token_starts[k], src.char_starts()[k], src.u16_starts()[k], self._byte_starts[k])
+        return Part(enc, k, tokens[k], src.char_starts()[k], src.u16_starts()[k], nbytes[k])
 
     def n_parts(self) -> int:
-        return len(self.source.segments) if self.cutting else 1
+        return len(self._encs) if self.cutting else 1
 
     def part_at_u16(self, pos: int) -> Part | None:
         """The encoded part holding UTF-16 position ``pos``."""
@@ -389,11 +462,11 @@ class LiveEncoding:
 
     def part_of_token(self, i: int) -> Part | None:
         """The part holding token ``i`` (counted over the whole encoding)."""
-        self._refresh()
-        if not 0 <= i < self._token_starts[-1]:
+        starts = self._sums()[0]
+        if not 0 <= i < starts[-1]:
             return None
         # the last segment starting at or before i: empty and pending ones share their start
-        return self.part(bisect.bisect_right(self._token_starts, i) - 1)
+        return self.part(bisect.bisect_right(starts, i) - 1)
 
     def parts(self) -> Iterator[Part]:
         """Every encoded part, in order."""
@@ -450,19 +523,16 @@ class LiveEncoding:
     @property
     def n_bytes(self) -> int:
         """UTF-8 bytes the tokens encoded so far cover."""
-        self._refresh()
-        return self._n_bytes
+        return self._sums()[1][-1]
 
     @property
     def n_chars(self) -> int:
         """Code points of the text encoded so far."""
-        self._refresh()
-        return self._n_chars
+        return self._sums()[2]
 
     def encoding(self) -> Encoding:
         """One :class:`Encoding` of the whole text (joined once per change: time and memory
         grow with the text, so a window asks for it off its GUI thread)."""
-        self._refresh()
         if self._full is not None:
             return self._full
         if not self.cutting:

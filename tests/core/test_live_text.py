@@ -15,9 +15,14 @@ from bpeinspect.core.text import utf16_len
 from .test_live import ALPHABET, SAMPLE, assert_same
 
 
-def encode_pending(live: LiveEncoding) -> None:
+def encode_pending(live: LiveEncoding, change=None, dropped=()) -> None:
+    """Encode what is pending; an edited segment from its encoding before (checked against a fresh encode)."""
     for seg, head in live.pending():
-        assert live.put(seg, encode_segment(live.tok, seg.text, head), head)
+        enc = encode_segment(live.tok, seg.text, head)
+        if change is not None and change.edit is not None and dropped and seg is change.new[0]:
+            again = encode_segment(live.tok, seg.text, head, previous=(dropped[0], change.edit))
+            assert_same(again, enc)
+        assert live.put(seg, enc, head)
 
 
 def check_segments(text: LiveText) -> None:
@@ -68,13 +73,13 @@ def test_random_edits_follow_the_text_and_encode_exactly(tok):
             continue  # inside a surrogate pair: Qt never edits there
         mirror = before + added + after
         change = text.replace(pos, removed, added)
-        live.forget(change.old)
+        dropped = live.apply(change)
         assert text.text() == mirror
         check_segments(text)
         # only the replaced segments need encoding again, and the one before them
         before = [text.segments[change.first - 1]] if change.first else []
         assert {id(s) for s, _ in live.pending()} <= {id(s) for s in change.new + before}
-        encode_pending(live)
+        encode_pending(live, change, dropped)
         assert live.complete
     assert_same(live.encoding(), tok.encode_with_offsets(mirror))
 
@@ -101,7 +106,7 @@ def test_edits_encode_as_one_full_encode(base, edits):
         u = utf16_len(mirror[:pos])
         change = text.replace(u, utf16_len(mirror[pos : pos + removed]), added)
         mirror = mirror[:pos] + added + mirror[pos + removed :]
-        live.forget(change.old)
+        live.apply(change)
         encode_pending(live)
         check_segments(text)
     assert text.text() == mirror

@@ -63,6 +63,39 @@ def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = No
     return False
 
 
+def differing_span(old: Encoding | None, new: Encoding) -> tuple[int, int] | None:
+    """The UTF-16 range of ``new`` (a segment's encoding after an edit) whose tokens differ
+    from ``old`` (its encoding before): tokens the same from either end look the same.
+    ``None`` if nothing differs; all of ``new`` without ``old``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("cl100k_base")
+    >>> differing_span(tok.encode_with_offsets("one two three"), tok.encode_with_offsets("one twos three"))
+    (3, 8)
+    """
+    end = new.utf16_ends[-1] if new.ids else 0
+    if old is None:
+        return 0, end
+    a, b = old.ids, new.ids
+    n = min(len(a), len(b))
+    lo, hi = 0, n  # the common prefix, by bisection: slice comparisons run in C
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
+    p = lo
+    lo, hi = 0, n - p
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[len(a) - mid :] == b[len(b) - mid :] else (lo, mid - 1)
+    last = len(b) - lo - 1  # the last token of new that differs
+    if last < p:
+        if len(a) == len(b):
+            return None
+        at = new.utf16_starts[p] if p < len(b) else end
+        return at, at  # tokens went: the line they were on
+    return new.utf16_starts[p], new.utf16_ends[last]
+
+
 def _encode_batch(tok: Tokenizer, batch: list[tuple[Segment, str]], should_stop):
     """Encode segments in a worker, yielding ``(segment, head, encoding)`` one at a time;
     segments an edit replaced meanwhile are skipped."""
@@ -89,6 +122,8 @@ class Encoder(QObject):
         self.focus = 0  # UTF-16 position the panes show: segments near it are encoded first
         self.lives: dict[Tokenizer, LiveEncoding] = {}
         self._batches: dict[Tokenizer, set[Segment]] = {}  # segments a worker is encoding
+        # an edited segment, its encoding before the edit, and the edit (see live_text.Change)
+        self._before: dict[Tokenizer, tuple[Segment, list[Encoding], tuple[int, int, int]]] = {}
         self._shown: dict[Tokenizer, list[Segment]] = {}  # segments encoded since they were last shown
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self.encode_all)
@@ -115,10 +150,21 @@ class Encoder(QObject):
     # -- following the text -----------------------------------------------------------------------
 
     def _on_change(self, change: Change) -> None:
-        for live in self.lives.values():
-            self._bury(live.apply(change))
-        if self.doc.is_feeding():
-            self._timer.start()  # colour what is in as it comes
+        one = change.edit is not None and not self.doc.is_feeding()  # a keystroke in one segment
+        for tok, live in self.lives.items():
+            dropped = live.apply(change)
+            if one and dropped:
+                # the old encoding is where the new one starts from; what differs is all
+                # that needs repainting
+                self._bury(self._before.pop(tok, (None, [], None))[1])
+                self._before[tok] = (change.new[0], dropped, change.edit)
+            else:
+                self._bury(dropped)
+        if one and len(change.new[0].text) <= HERE_LIMIT:
+            # encoded before Qt paints the edit: one repaint shows the text and its tokens
+            self.encode_all()
+        else:
+            self._timer.start()  # on the next turn: several edits at once are encoded once
 
     def _add(self, tok: Tokenizer) -> None:
         self.lives[tok] = LiveEncoding(tok, self.doc.live_text)
@@ -128,6 +174,7 @@ class Encoder(QObject):
         self.jobs.cancel(("encode", id(tok)))
         self._batches.pop(tok, None)
         self._shown.pop(tok, None)
+        self._bury(self._before.pop(tok, (None, [], None))[1])
         live = self.lives.pop(tok, None)
         if live is not None:
             self._bury(live.stop_cutting() + ([live.whole] if live.whole is not None else []))
@@ -151,7 +198,7 @@ class Encoder(QObject):
             return
         todo = live.pending()
         if not todo:
-            if not self.doc.is_feeding():
+            if not self.doc.is_feeding() and entry.revision != self.doc.revision:
                 self._done(tok, live, None)
             return
         running = self._batches.get(tok)
@@ -164,9 +211,20 @@ class Encoder(QObject):
     def _encode_here(self, tok: Tokenizer, live: LiveEncoding, todo: list[tuple[Segment, str]]) -> None:
         """A keystroke's segment or two: encoded right away, a few ms."""
         t0 = time.perf_counter()
+        before_seg, before, edit = self._before.pop(tok, (None, [], None))
+        lo = hi = None
         try:
             for seg, head in todo:
-                live.put(seg, encode_segment(tok, seg.text, head), head)
+                part = live.part(seg.k)
+                edited = seg is before_seg and part is None
+                old = part.enc if part is not None else before[0] if edited else None
+                enc = encode_segment(tok, seg.text, head, previous=(old, edit) if edited else None)
+                live.put(seg, enc, head)
+                span = differing_span(old, enc)
+                if span is not None:
+                    base = self.doc.live_text.u16_starts()[seg.k]
+                    lo = base + span[0] if lo is None else min(lo, base + span[0])
+                    hi = base + span[1] if hi is None else max(hi, base + span[1])
         except NotCuttable:
             self._bury(live.stop_cutting())
             self._encode_whole(tok, live)
@@ -174,18 +232,18 @@ class Encoder(QObject):
         except (ValueError, RecursionError, BufferError) as exc:
             self._fail(tok, exc)
             return
-        segments = [s for s, _ in todo]
+        finally:
+            self._bury(before)
         if live.complete and not self.doc.is_feeding():
-            self._done(tok, live, self._span_of(segments), seconds=time.perf_counter() - t0)
+            self._done(tok, live, (lo, hi) if lo is not None else (0, 0), seconds=time.perf_counter() - t0)
         else:
-            self._note_shown(tok, segments)
+            self._note_shown(tok, [s for s, _ in todo])
 
     def _start_batch(self, tok: Tokenizer, live: LiveEncoding, todo: list[tuple[Segment, str]]) -> None:
         """Hand a worker the segments nearest to what the panes show, up to :data:`BATCH` code points."""
         segs = self.doc.live_text.segments
         at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
-        index = {id(s): k for k, s in enumerate(segs)}
-        todo.sort(key=lambda item: (index[id(item[0])] < at, index[id(item[0])]))  # from the focus on, then the rest
+        todo.sort(key=lambda item: (item[0].k < at, item[0].k))  # from the focus on, then the rest
         batch, size = [], 0
         for item in todo:
             batch.append(item)
@@ -268,16 +326,10 @@ class Encoder(QObject):
 
     def _span_of(self, segments: list[Segment]) -> tuple[int, int] | None:
         """The UTF-16 range the (live) ``segments`` cover together."""
-        text = self.doc.live_text
-        if len(segments) == 1:
-            seg = segments[0]
-            ks = [text.segments.index(seg)] if seg.alive else []
-        else:
-            wanted = {id(s) for s in segments if s.alive}
-            ks = [k for k, s in enumerate(text.segments) if id(s) in wanted]
+        ks = [s.k for s in segments if s.alive]
         if not ks:
             return None
-        starts = text.u16_starts()
+        starts = self.doc.live_text.u16_starts()
         return starts[min(ks)], starts[max(ks) + 1]
 
     def _note_shown(self, tok: Tokenizer, segments: list[Segment]) -> None:

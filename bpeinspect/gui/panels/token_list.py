@@ -2,7 +2,8 @@
 web playgrounds show it, copyable as text, ids or JSON pairs.
 
 The model reads the encoding when a row is drawn, so a million tokens cost no more than a
-screenful. Copying takes the selected rows, or all of them when none are selected.
+screenful; the window's encoding is kept per segment of the text
+(:class:`~bpeinspect.core.live_text.LiveEncoding`) and is read a part at a time, never joined. Copying takes the selected rows, or all of them when none are selected.
 
 >>> from bpeinspect.core import load_tokenizer
 >>> tok = load_tokenizer("cl100k_base"); enc = tok.encode_with_offsets("hi 🎉")
@@ -84,10 +85,22 @@ class TokenListModel(QAbstractTableModel):
         self.endResetModel()
 
     def ids(self) -> list[int]:
-        return list(self.enc.ids) if self.enc is not None else []
+        enc = self.enc
+        if enc is None:
+            return []
+        between = getattr(enc, "ids_between", None)  # a LiveEncoding: read, not joined
+        return between(0, len(enc))[0] if between is not None else list(enc.ids)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() or self.enc is None else len(self.enc.ids)
+        return 0 if parent.isValid() or self.enc is None else len(self.enc)
+
+    def _part(self, r: int) -> tuple[Encoding, int]:
+        """The encoding holding token ``r`` and its index there (a segment's, for a LiveEncoding)."""
+        part_of = getattr(self.enc, "part_of_token", None)
+        if part_of is None:
+            return self.enc, r  # type: ignore[return-value]
+        p = part_of(r)
+        return p.enc, r - p.token
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
@@ -104,7 +117,10 @@ class TokenListModel(QAbstractTableModel):
         if enc is None or tok is None or not index.isValid():
             return None
         r, col = index.row(), index.column()
-        tid = enc.ids[r]
+        if r >= len(enc):
+            return None
+        part, j = self._part(r)
+        tid = part.ids[j]
         if role == Qt.ItemDataRole.DisplayRole:
             if col == COL_INDEX:
                 return str(r)
@@ -113,11 +129,11 @@ class TokenListModel(QAbstractTableModel):
             if col == COL_TOKEN:
                 return token_text(tok, tid)
             if col == COL_BYTES:
-                return str(enc.byte_ends[r] - enc.byte_starts[r])
+                return str(part.byte_ends[j] - part.byte_starts[j])
         if role == Qt.ItemDataRole.TextAlignmentRole and col != COL_TOKEN:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and col == COL_TOKEN:
-            return self._special if enc.is_special(r) else self._mono
+            return self._special if part.is_special(j) else self._mono
         if role == Qt.ItemDataRole.ToolTipRole:
             kind = tok.token_kind(tid)
             return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
@@ -172,7 +188,7 @@ class TokenList(QWidget):
     def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None, label: str = "") -> None:
         keep = self.selected_rows()
         self.model.set_encoding(tok, enc)
-        n = len(enc.ids) if enc is not None else 0
+        n = len(enc) if enc is not None else 0
         self.title.setText(f"Tokens — {label or (tok.name if tok else '')} ({n:,})" if tok is not None else "Tokens")
         if len(keep) == 1 and keep[0] < n:
             self.select(keep[0], scroll=False)
@@ -199,15 +215,15 @@ class TokenList(QWidget):
 
     def copy_text(self) -> None:
         if self.model.tok is not None:
-            QGuiApplication.clipboard().setText(as_text(self.model.tok, self.model.enc.ids, self._rows()))
+            QGuiApplication.clipboard().setText(as_text(self.model.tok, self.model.ids(), self._rows()))
 
     def copy_ids(self) -> None:
         if self.model.enc is not None:
-            QGuiApplication.clipboard().setText(as_ids(self.model.enc.ids, self._rows()))
+            QGuiApplication.clipboard().setText(as_ids(self.model.ids(), self._rows()))
 
     def copy_pairs(self) -> None:
         if self.model.tok is not None:
-            QGuiApplication.clipboard().setText(as_pairs(self.model.tok, self.model.enc.ids, self._rows()))
+            QGuiApplication.clipboard().setText(as_pairs(self.model.tok, self.model.ids(), self._rows()))
 
 
 __all__ = ["COLUMNS", "TokenList", "TokenListModel", "as_ids", "as_pairs", "as_text"]

@@ -39,7 +39,7 @@ from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.about import AboutDialog
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 from bpeinspect.gui.window.docks import PanelHost
-from bpeinspect.gui.window.document import LiveDocument, read_text_file
+from bpeinspect.gui.window.document import LiveDocument, normalize_newlines, read_text_file
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
 from bpeinspect.gui.window.panes import PaneStack
@@ -83,6 +83,8 @@ class MainWindow(QMainWindow):
         self.appearance = Appearance(self.document, self)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
+        self.panes.insert_text = self.live.insert_text
+        self.live.below_view = self.panes.below_view
         self.files = FileCommands(self)
         self.vocab_settings = VocabSettings(self)
         self.commands = ActionRegistry(self)
@@ -175,7 +177,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.live.feedingChanged.connect(self.panes.set_read_only)
         self.encoder.encoded.connect(self.panes.show_result)
-        self.encoder.partial.connect(lambda tok, enc: self.panes.show_partial(tok, enc, len(self.text())))
+        self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
         self.panes.settingsRequested.connect(self.vocab_settings.ask_for)
@@ -272,18 +274,23 @@ class MainWindow(QMainWindow):
             self.show_error(why)
             return
 
-        def done(text: str) -> None:
-            self.set_text(text)
+        def read(path: str) -> tuple[str, bool]:
+            text = read_text_file(path)
+            return normalize_newlines(text), "\r" in text
+
+        def done(result: tuple[str, bool]) -> None:
+            text, had_cr = result
+            self.live.set_text(text, normalized=True)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
             self.prefs.remember_text(path)
             self.textFileOpened.emit(path)
-            if "\r" in text:
+            if had_cr:
                 self.show_message(
                     "Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n."
                 )
 
         self.jobs.submit(
-            "open-text", read_text_file, path, on_returned=done,
+            "open-text", read, path, on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not open {path}: {exc}"),
         )  # fmt: skip
 
@@ -336,19 +343,18 @@ class MainWindow(QMainWindow):
     def select_token(self, tok: Tokenizer, index: int) -> None:
         """Select token ``index`` of ``tok``'s encoding in every view and tell other panels."""
         r = self.registry.result(tok)
-        if r is None or not 0 <= index < len(r.enc.ids):
+        if r is None or not 0 <= index < len(r.enc):
             return
         enc = r.enc
-        self.selection = (tok, enc.utf16_starts[index], enc.utf16_ends[index], index)
+        self.selection = (tok, *enc.utf16_span(index), index)
         self.panes.select_token(tok, index)
         self.ids.view.select(self.selected_index(self.registry.current()))
         self.selectionChanged.emit()
-        a, b = enc.piece_spans[enc.pieces_of[index]]
-        piece = enc.text[a:b]
+        piece = enc.piece_text(index)
         if tok.byte_level and tok.normalizer is not None:
             # the span is the user's text; the encoder split and merged its normalized form (NFC...)
             piece = tok.normalizer.normalize(piece)
-        self.tokenActivated.emit(tok, enc.ids[index])
+        self.tokenActivated.emit(tok, enc.id_at(index))
         self.pieceActivated.emit(tok, piece)
 
     # -- Qt events --------------------------------------------------------------------------------
@@ -387,7 +393,7 @@ class MainWindow(QMainWindow):
             return None
         sel_tok, start, _end, index = self.selection
         if sel_tok is tok:
-            return index if index < len(r.enc.ids) and r.enc.utf16_starts[index] == start else None
+            return index if index < len(r.enc) and r.enc.utf16_span(index)[0] == start else None
         return r.enc.token_at_utf16(start)
 
     def _on_contents_change(self, position: int, _removed: int, _added: int) -> None:

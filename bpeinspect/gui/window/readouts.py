@@ -49,7 +49,7 @@ class IdsBox(QWidget):
     def ids(self) -> list[int]:
         tok = self.registry.current()
         r = self.registry.result(tok) if tok is not None else None
-        return list(r.enc.ids) if r is not None else []
+        return r.enc.ids_between(0, len(r.enc))[0] if r is not None else []
 
     def copy_list(self) -> None:
         QGuiApplication.clipboard().setText(ids_as_list(self.ids()))
@@ -64,8 +64,8 @@ class IdsBox(QWidget):
             self.view.set_ids([], None, self.appearance.token_palette)
             self.title.setText("Token ids")
             return
-        self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc.ids):,})")
-        self.view.set_ids(r.enc.ids, r.enc.flags, self.appearance.token_palette, tok.n_vocab)
+        self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc):,})")
+        self.view.set_ids(r.enc, None, self.appearance.token_palette, tok.n_vocab)
 
     def _on_data(self, first: object, _last: object, roles: list[int]) -> None:
         if RESULT_ROLE in roles and first.row() == self.registry.current_row():
@@ -107,7 +107,7 @@ class CountBadge(QWidget):
             self.chars.setText("")
             self.setToolTip("")
             return
-        n, chars = len(r.enc.ids), len(r.enc.text)
+        n, chars = len(r.enc), r.enc.n_chars
         self.tokens.setText(f"{n:,} token{'s' if n != 1 else ''}")
         self.chars.setText(f"{chars:,} character{'s' if chars != 1 else ''}")
         self.setToolTip(f"{self.registry.label(tok)}: {n:,} tokens for {chars:,} characters (code points)")
@@ -130,10 +130,12 @@ class StatusLine(QLabel):
             self.setText("no tokenizer" if tok is None else f"{tok.name}: encoding…")
             return
         enc = r.enc
-        n, chars, nbytes = len(enc.ids), len(enc.text), enc.n_bytes
+        n, chars, nbytes = len(enc), enc.n_chars, enc.n_bytes
         bpt = nbytes / n if n else 0.0
         cpt = chars / n if n else 0.0
+        # a result shown as a worker finished has no time of its own (0): no time then
+        took = f" · encoded in {r.seconds * 1000:.1f} ms ({r.mode})" if r.seconds else ""
         self.setText(
             f"{self.registry.label(tok)}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
-            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token · encoded in {r.seconds * 1000:.1f} ms ({r.mode})"
+            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token{took}"
         )

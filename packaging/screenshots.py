@@ -133,6 +133,11 @@ def stacked(win: Any, env: Env) -> None:
     env.wait(win)
 
 
+def inline_ids(win: Any, env: Env) -> None:
+    win.commands["view.layer.ids"].setChecked(True)
+    _open(win, env, "o200k_base", "r50k_base")
+
+
 def compare(win: Any, env: Env) -> None:
     _open(win, env, "o200k_base", "cl100k_base", "r50k_base")
     win.registry.set_reference(win.registry.find("cl100k_base"))
@@ -223,6 +228,7 @@ def korean(win: Any, env: Env) -> None:
 SHOTS: tuple[Shot, ...] = (
     Shot("first-screen", "the first screen: one tokenizer, the welcome text", first_screen, dark=True),
     Shot("window", "three tokenizers stacked on the same text, a token picked", stacked, dark=True),
+    Shot("inline-ids", "token ids under the tokens (View ▸ Token ids inline)", inline_ids, dark=True),
     Shot("compare", "the compare view: boundaries against the reference (cl100k_base, pinned)", compare, dark=True),
     Shot("vocabulary", "the vocabulary of o200k_base searched for 'token'", vocabulary),
     Shot("replay", "the merges of one pre-token, replayed", replay),

@@ -100,6 +100,10 @@ class VocabBrowser(QWidget):
         for label, key in (("all tokens", "all"), ("no specials", "nospecial"), ("specials only", "special"),
                            ("unreachable", "unreachable"), ("unused in corpus", "unused")):  # fmt: skip
             self.show_which.addItem(label, key)
+        for combo in (self.script, self.kind, self.show_which):
+            # narrower than their longest item: the filters fit the dock's width
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(7)
         self.status = ToneLabel()
         self.progress = QProgressBar(maximumWidth=160, textVisible=False)
         self.progress.hide()
@@ -151,11 +155,11 @@ class VocabBrowser(QWidget):
         filters.addWidget(self.min_len)
         filters.addWidget(QLabel("to"))
         filters.addWidget(self.max_len)
-        filters.addWidget(self.script)
-        filters.addWidget(self.kind)
-        filters.addWidget(self.show_which)
         filters.addStretch(1)
         filters.addWidget(self.columns_button)
+        which = QHBoxLayout()  # a row of its own: the dock stays DOCK_WIDTH wide
+        for combo in (self.script, self.kind, self.show_which):
+            which.addWidget(combo, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(self.progress)
@@ -164,6 +168,7 @@ class VocabBrowser(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
         lay.addLayout(filters)
+        lay.addLayout(which)
         lay.addWidget(self.table, 1)
         lay.addLayout(bottom)
 

@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.jobs = Jobs(self)
         self.live = LiveDocument(self)
         self.document = self.live.document
-        self.appearance = Appearance(self.document, self)
+        self.appearance = Appearance(self.document, self, format_text=self.live.set_char_format)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.panes.insert_text = self.live.insert_text
@@ -196,6 +196,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         prefs = self.prefs
         state = prefs.load_window()
+        self.restored_docks = state is not None and state.docks is not None  # the docks' widths are the user's
         if state is not None:
             for value, restore in ((state.geometry, self.restoreGeometry), (state.docks, lambda v: self.restoreState(v, SCHEMA)),
                                    (state.split, self.main_split.restoreState)):  # fmt: skip

@@ -10,6 +10,7 @@ the application palette, which every widget hears as a palette change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
@@ -98,9 +99,18 @@ class Appearance(QObject):
     changed = Signal()  # layers, palette, theme or text size
     themeChanged = Signal(str)  # "system", "light" or "dark"
 
-    def __init__(self, document: QTextDocument, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        document: QTextDocument,
+        parent: QObject | None = None,
+        format_text: Callable[[QTextCharFormat], None] | None = None,
+    ) -> None:
+        """``format_text(fmt)`` formats all text *and text inserted later* (the window's
+        :meth:`~bpeinspect.gui.window.document.LiveDocument.set_char_format`); without it,
+        the text in ``document`` now is formatted."""
         super().__init__(parent)
         self.document = document
+        self.format_text = format_text
         self.layers = Layers()
         self.palette_name = PALETTES[0]
         self.theme = "system"
@@ -193,7 +203,11 @@ class Appearance(QObject):
         font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
         self.document.setDefaultFont(font)
         if ids or self._ids_font_applied:
-            cur = QTextCursor(self.document)
-            cur.select(QTextCursor.SelectionType.Document)
-            cur.mergeCharFormat(self._char_format())
+            # every text from now on too: a file opened, a paste, a restored text (issue 16 bug 1)
+            if self.format_text is not None:
+                self.format_text(self._char_format())
+            else:
+                cur = QTextCursor(self.document)
+                cur.select(QTextCursor.SelectionType.Document)
+                cur.mergeCharFormat(self._char_format())
             self._ids_font_applied = ids

@@ -27,3 +27,13 @@ def test_fits_a_dock_and_stays_scrolled_left(qtbot):
     w.columns_menu.actions()[COL_BYTES].trigger()  # the user asks for the bytes
     assert not table.isColumnHidden(COL_BYTES)
     assert not w.columns_menu.actions()[COL_ID].isEnabled()
+
+
+def test_the_docks_open_at_their_width_and_leave_the_text_the_room(qtbot, panel_window):
+    """A new window gives the side docks DOCK_WIDTH; the text panes get the rest (they got
+    only half of a 1400 px window)."""
+    win = panel_window
+    qtbot.waitExposed(win)
+    dock = win.panels.docks["tokens"]
+    qtbot.waitUntil(lambda: abs(dock.width() - DOCK_WIDTH) < 40, timeout=3000)
+    assert win.centralWidget().width() > win.width() - DOCK_WIDTH - 60

@@ -61,7 +61,7 @@ def clean_name(name: str | None) -> str | None:
         name = _PACKAGE_VERSION.sub("", name)
     words = [w for w in _WORDS.split(name) if w]
     kept = [w for w in words if w.lower() not in NOISE_WORDS]
-    if kept and len(kept) < len(words):
+    if kept and len(kept) < len(words) and len("".join(kept)) > 2:  # "my-vocab" stays itself, not "my"
         # rebuild with the separators that were there, minus the noise words
         parts = re.split(r"([-_.])", name)
         out: list[str] = []

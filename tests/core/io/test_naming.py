@@ -47,3 +47,11 @@ def test_gguf_general_name_unless_it_is_a_hash(tmp_path):
     assert load_path(SHARED / "vocabs" / "gpt2.gguf").name == "gpt-2"
     assert name_for(tmp_path / "ggml-vocab-gemma-4.gguf", "47b6801b24d15ff9bcd8c96dfaea0be9ed3a0301",
                     "ggml-vocab-gemma-4") == "gemma-4"  # fmt: skip
+
+
+def test_a_short_name_keeps_its_noise_word(tmp_path):
+    from bpeinspect.core.io.naming import clean_name
+
+    assert clean_name("my-vocab") == "my-vocab"  # not "my"
+    assert clean_name("ggml-vocab-gpt-2") == "gpt-2"
+    assert clean_name("qwen3-tokenizer") == "qwen3"

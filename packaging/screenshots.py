@@ -6,7 +6,8 @@
 
 Each shot opens a fresh main window (with settings of its own, not the user's), sets it up as
 a user would, waits until every job has finished and saves ``NAME.png`` (``NAME-dark.png``
-for the dark theme) into ``--out`` (default: packaging/screenshots). Real vocabularies come
+for the dark theme) into ``--out`` (default: docs/screenshots), at most ``--width`` px wide and,
+when Pillow is installed, with 256 colours (a third of the size; text stays sharp). Real vocabularies come
 from the conformance suite's cache (``BPEINSPECT_CONFORMANCE_CACHE``, default
 ``~/.cache/bpeinspect/conformance``; ``pytest tests/conformance`` fills it); shots that need
 one it lacks are skipped with a note.
@@ -25,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "packaging" / "screenshots"
+OUT = ROOT / "docs" / "screenshots"
+WIDTH = 1200  # px: wider shots are scaled down (the README and docs/TOUR.md show them at most this wide)
 SIZE = (1400, 860)
 CACHE = Path(os.environ.get("BPEINSPECT_CONFORMANCE_CACHE", Path.home() / ".cache" / "bpeinspect" / "conformance"))
 # conformance-cache files (relative to its files/ folder) under the names shown in the shots
@@ -238,11 +240,28 @@ SHOTS: tuple[Shot, ...] = (
     Shot("real-vocabularies", "o200k_base, Qwen3, Gemma 3, Falcon and an unknown rank file", real_vocabularies,
          needs=("Qwen3", "Gemma 3", "Falcon"), dark=True),
     Shot("split-settings", "choosing the split rule and special tokens of an unknown rank file", split_settings),
-    Shot("korean", "the Korean fable under GPT-2, GPT-4 and GPT-4o", korean),
+    Shot("korean", "the Korean fable under GPT-2, GPT-4 and GPT-4o", korean, dark=True),
 )
 
 
-def make(shot: Shot, dark: bool, out: Path, env: Env) -> Path:
+def save_small(image: Any, path: Path, width: int = WIDTH) -> None:
+    """Save a QImage/QPixmap as PNG, scaled down to ``width`` px and, with Pillow, to 256 colours."""
+    from PySide6.QtCore import Qt
+
+    if image.width() > width:
+        image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+    if not image.save(str(path), "PNG"):
+        raise OSError(f"could not write {path}")
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as im:
+        small = im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    small.save(path, optimize=True)
+
+
+def make(shot: Shot, dark: bool, out: Path, env: Env, width: int = WIDTH) -> Path:
     from PySide6.QtCore import QSettings
 
     from bpeinspect.gui.window.main_window import MainWindow
@@ -257,8 +276,7 @@ def make(shot: Shot, dark: bool, out: Path, env: Env) -> Path:
     env.wait(win)
     env.pause(0.3)
     path = out / f"{shot.name}{'-dark' if dark else ''}.png"
-    if not target.grab().save(str(path), "PNG"):
-        raise OSError(f"could not write {path}")
+    save_small(target.grab(), path, width)
     if target is not win:
         target.close()
     win.jobs.cancel_all()
@@ -275,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="both: every shot light, and the main ones (or all, with --all-dark) dark too")
     p.add_argument("--all-dark", action="store_true", help="make every shot in the dark theme too")
     p.add_argument("--only", default="", help="comma-separated shot names")
+    p.add_argument("--width", type=int, default=WIDTH, help=f"scale wider shots down to this (default {WIDTH} px)")
     p.add_argument("--list", action="store_true", help="list the shots and exit")
     args = p.parse_args(argv)
     if args.list:
@@ -309,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
                 if dark and args.theme == "both" and not (shot.dark or args.all_dark):
                     continue
                 started = time.monotonic()
-                path = make(shot, dark, args.out, env)
+                path = make(shot, dark, args.out, env, args.width)
                 print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  "
                       f"({time.monotonic() - started:.1f} s)")  # fmt: skip
     Worker.shutdown()

@@ -137,7 +137,10 @@ def stacked(win: Any, env: Env) -> None:
 
 def inline_ids(win: Any, env: Env) -> None:
     win.commands["view.layer.ids"].setChecked(True)
-    _open(win, env, "o200k_base", "r50k_base")
+    for _ in range(3):
+        win.commands["view.zoom_in"].trigger()
+    text = "Tokenizers see bytes: “tokenization” and “ tokenization”.\n中文：我能吞下玻璃而不伤身体。\nEmoji: 👋 🎉 👍🏽\n"
+    _open(win, env, "o200k_base", "r50k_base", text=text)
 
 
 def compare(win: Any, env: Env) -> None:

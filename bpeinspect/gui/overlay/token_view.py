@@ -439,6 +439,7 @@ class TokenView(QPlainTextEdit):
         small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
         by_index = dict(items)
         labels: list[tuple[QRectF, str]] = []  # (the token's first rectangle, its id)
+        fills: list[QColor] = []  # each label's token colour: an id that runs on is still its token's
         for i, segs in items:
             if not segs:
                 continue
@@ -463,6 +464,7 @@ class TokenView(QPlainTextEdit):
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
                 labels.append((segs[0], str(enc.ids[i])))
+                fills.append(pal.background(enc.ids[i]))
             if i + part.token == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)
@@ -472,7 +474,12 @@ class TokenView(QPlainTextEdit):
             p.setFont(small)
             p.setPen(pal.text_color())
             fm = QFontMetricsF(small)
-            for label in place_id_labels(fm, labels):
+            for label, fill in zip(place_id_labels(fm, labels), fills, strict=True):
+                # on its token's colour: an id that runs on under the next token still reads as its own
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(fill)
+                p.drawRoundedRect(label.box.adjusted(-1, 0, 1, 0), 2, 2)
+                p.setPen(pal.text_color())
                 p.save()
                 p.translate(label.box.topLeft())
                 p.scale(label.squeeze, 1.0)
@@ -525,6 +532,7 @@ class TokenView(QPlainTextEdit):
 
 
 MIN_SQUEEZE = 0.7  # an id is drawn this narrow at least (then it is wider than its token)
+LABEL_GAP = 3.0  # px between two ids
 
 
 @dataclass
@@ -547,7 +555,7 @@ def place_id_labels(fm: QFontMetricsF, items: list[tuple[QRectF, str]]) -> list[
         top = rect.bottom() - fm.height()
         left = rect.left() + 1
         if prev is not None and out and abs(rect.top() - prev.top()) < 0.5 and rect.left() >= prev.left():
-            left = max(left, out[-1].box.right() + 1)  # same line, left to right: after the one before
+            left = max(left, out[-1].box.right() + LABEL_GAP)  # same line, left to right: after the one before
         out.append(IdLabel(text, QRectF(left, top, width * squeeze, fm.height()), squeeze))
         prev = rect
     return out

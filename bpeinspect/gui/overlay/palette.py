@@ -164,6 +164,13 @@ _DARK_WINDOW = {
     QPalette.ColorRole.PlaceholderText: "#9a9a9a",
 }
 
+_DARK_DISABLED = {
+    QPalette.ColorRole.WindowText: "#7f7f7f",
+    QPalette.ColorRole.Text: "#7f7f7f",
+    QPalette.ColorRole.ButtonText: "#7f7f7f",
+    QPalette.ColorRole.Button: "#2f2f2f",
+}
+
 # an exported HTML page is read on its own, on a white page, whatever the theme
 EXPORT_SPECIAL = "#ee3333"
 EXPORT_SPLIT = "#777777"
@@ -189,4 +196,6 @@ def dark_window_palette() -> QPalette:
     pal = QPalette()
     for role, name in _DARK_WINDOW.items():
         pal.setColor(role, QColor(name))
+    for role, name in _DARK_DISABLED.items():  # else a disabled button looks as clickable as the others
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(name))
     return pal

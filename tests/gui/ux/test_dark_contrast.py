@@ -66,3 +66,21 @@ def test_placeholders_and_dock_buttons_in_the_dark(qtbot, dark):
     for kind in (QStyle.StandardPixmap.SP_TitleBarCloseButton, QStyle.StandardPixmap.SP_TitleBarNormalButton):
         icon = style.standardIcon(kind).pixmap(16, 16).toImage()
         assert _most_contrast(icon, window_bg) >= 4.5, kind
+
+
+def test_disabled_controls_look_disabled_in_the_dark(qtbot, dark):
+    """The training's Cancel after a run looked as clickable as Train."""
+    from PySide6.QtWidgets import QPushButton
+
+    pal = QGuiApplication.palette()
+    for role in (QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
+        on = pal.color(QPalette.ColorGroup.Active, role)
+        off = pal.color(QPalette.ColorGroup.Disabled, role)
+        assert contrast(on, off) >= 1.8, role
+    enabled, disabled = QPushButton("Cancel"), QPushButton("Cancel", enabled=False)
+    for b in (enabled, disabled):
+        qtbot.addWidget(b)
+        b.resize(90, 30)
+        b.show()
+    bg = pal.color(QPalette.ColorRole.Button)
+    assert _most_contrast(enabled.grab().toImage(), bg) > _most_contrast(disabled.grab().toImage(), bg) * 1.5

@@ -254,7 +254,7 @@ class ReplayWidget(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         em = self.fontMetrics().horizontalAdvance("0")
-        for col, chars in ((0, 4), (1, 7), (2, 11), (3, 11), (4, 13)):  # the steps fit a dock (DOCK_WIDTH)
+        for col, chars in ((0, 3), (1, 6), (2, 9), (3, 9), (4, 10)):  # the steps fit a dock (DOCK_WIDTH)
             self.table.setColumnWidth(col, em * chars + 12)
         self._timer = QTimer(self, interval=700)
         self._timer.timeout.connect(self._tick)

@@ -66,3 +66,30 @@ def test_a_calm_first_screen(qtbot, panel_window):
     wait_idle(qtbot, win)
     assert all(p.pin.isVisible() for p in win.panes.panes())
     assert win.panels.views["tokens"].isVisible()  # the token list is the panel in front
+
+
+def test_a_keystroke_joins_no_whole_encoding(qtbot, panel_window, monkeypatch):
+    """The count, the status bar, the token list and the ids read the window's encoding a
+    segment at a time: a keystroke in a long text never joins the whole encoding (issue 17)."""
+    from bpeinspect.core.live_text import LiveEncoding
+
+    win = panel_window
+    win.panels.show("tokens")
+    win.open_tokenizer("o200k_base")
+    win.open_tokenizer("r50k_base")
+    win.set_text("The quick brown fox jumps over the lazy dog. 中文 🎉\n" * 2000)  # ~100k characters
+    wait_idle(qtbot, win)
+    o200k = win.registry.find("o200k_base")
+    win.select_token(o200k, 5)
+    joined = []
+    real = LiveEncoding.encoding
+    monkeypatch.setattr(LiveEncoding, "encoding", lambda self: joined.append(self.tok.name) or real(self))
+    cur = win.panes.panes()[0].view.textCursor()
+    cur.setPosition(60_000)
+    cur.insertText("x")
+    wait_idle(qtbot, win)
+    qtbot.wait(50)  # the timers that show what changed
+    r = win.registry.result(o200k)
+    assert win.count_badge.tokens.text() == f"{len(r.enc):,} tokens"
+    assert win.panels.view("tokens").model.rowCount() == len(r.enc)
+    assert joined == []

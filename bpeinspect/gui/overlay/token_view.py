@@ -437,6 +437,9 @@ class TokenView(QPlainTextEdit):
         enc, pal, layers = part.enc, self.palette_, self.layers
         small = self.glyph_font()
         small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
+        fm = QFontMetricsF(small)
+        gap = fm.horizontalAdvance("0")  # ids apart by a digit's width
+        id_ends: dict[int, float] = {}  # line top -> where the last id drawn on it ends
         by_index = dict(items)
         for i, segs in items:
             if not segs:
@@ -461,15 +464,20 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.boundary, 2))
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
-                # the id under the token; elided ("12…") where the token is narrower than it
+                # the id under the token, whole (never cut to "12…"), starting under the token
+                # after the id before it on the line; where there is no room left, it is left
+                # out (hovering shows it, and the ids strip)
                 r = segs[0]
-                p.setFont(small)
-                fm = QFontMetricsF(small)
-                label = fm.elidedText(str(enc.ids[i]), Qt.TextElideMode.ElideRight, max(r.width() - 3, 1))
-                if label:
-                    box = QRectF(r.left() + 1, r.bottom() - fm.height(), r.width() - 2, fm.height())
+                label = str(enc.ids[i])
+                width = fm.horizontalAdvance(label)
+                line = round(r.top())
+                x = max(r.left() + 1, id_ends.get(line, -1e9))
+                if x <= max(r.right() - 4, r.left() + 1):
+                    p.setFont(small)
                     p.setPen(pal.text_color())
+                    box = QRectF(x, r.bottom() - fm.height(), width + 1, fm.height())
                     p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
+                    id_ends[line] = x + width + gap
             if i + part.token == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)

@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
         self.jobs = Jobs(self)
         self.live = LiveDocument(self)
         self.document = self.live.document
-        self.appearance = Appearance(self.document, self)
+        self.appearance = Appearance(self.document, self, format_text=self.live.set_char_format)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.panes.insert_text = self.live.insert_text

@@ -78,7 +78,6 @@ def _plot(left: str, bottom: str) -> pg.PlotWidget:
     w.setLabel("left", left)
     w.setLabel("bottom", bottom)
     # no grid: pyqtgraph draws grid lines through its axes, which made each redraw 4x dearer
-    w.setMenuEnabled(False)
     w.setMinimumHeight(150)
     return w
 

@@ -80,10 +80,16 @@ def test_short_tokens_show_whole_ids_that_do_not_overlap(qtbot, window, monkeypa
 
     monkeypatch.setattr(QPainter, "drawText", record)
     view = window.panes.panes()[0].view
-    view.viewport().repaint()
+    labels: list = []
+
+    def painted() -> bool:  # once the new format is laid out
+        drawn.clear()
+        view.viewport().grab()  # paints it, shown or not
+        labels[:] = [d for d in drawn if d[3].isdigit() or "…" in d[3]]
+        return len(labels) >= 8
+
+    qtbot.waitUntil(painted, timeout=10000)
     ids = {str(i) for i in window.registry.result(window.registry.current()).enc.ids}
-    labels = [d for d in drawn if d[3].isdigit() or "…" in d[3]]
-    assert len(labels) >= 8
     assert all(label in ids for *_, label in labels)  # whole ids, never "12…"
     for (x1, y1, w1, _), (x2, y2, _, _) in zip(labels, labels[1:]):
         assert y1 != y2 or x2 >= x1 + w1  # one after the other on a line

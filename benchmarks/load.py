@@ -68,11 +68,11 @@ def _reference_loader(kind: str):
         from tiktoken.load import load_tiktoken_bpe
 
         def o200k(p: str) -> int:
-            from tiktoken_ext.openai_public import o200k_base
+            from tiktoken_ext import openai_public
 
-            settings = o200k_base()  # the pattern and specials; the ranks come from the file
-            settings["mergeable_ranks"] = load_tiktoken_bpe(p)
-            return tiktoken.Encoding(**settings).n_vocab
+            # tiktoken's own o200k_base settings, with the ranks read from the file (not fetched)
+            openai_public.load_tiktoken_bpe = lambda *_a, **_k: load_tiktoken_bpe(p)
+            return tiktoken.Encoding(**openai_public.o200k_base()).n_vocab
 
         return o200k
     if kind.startswith("tiktoken:"):

@@ -356,9 +356,8 @@ def missing_glyphs_message(chars: Iterable[str], limit: int = 4) -> str:
     if len(by_font) > limit:
         parts.append("…")
     n = len(chars)
-    what = "1 character has no glyph in any installed font and shows" if n == 1 else (
-        f"{n} characters have no glyph in any installed font and show")
-    return f"{what} as a code point box: " + "; ".join(parts)
+    what = "a character" if n == 1 else f"{n} characters"
+    return f"No installed font draws {what}, shown as code points: " + "; ".join(parts)
 
 
 class GlyphNotices(QObject):

@@ -21,7 +21,13 @@ from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
 from bpeinspect.core.text import SYMBOLS, utf16_len
-from bpeinspect.gui.overlay.glyphs import CodePointSpacer, coverage_for, missing_positions, paint_code_point
+from bpeinspect.gui.overlay.glyphs import (
+    CodePointSpacer,
+    box_width,
+    coverage_for,
+    missing_positions,
+    paint_code_point,
+)
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.overlay.tooltips import byte_fractions, dropped_tooltip, group_around, token_tooltip
 
@@ -498,8 +504,22 @@ class TokenView(QPlainTextEdit):
             if not spaced:  # widen the cells once this paint is over
                 QTimer.singleShot(0, self, self._attach_spacer)
                 spaced = True
-            for pos, n, ch in missing_positions(block.text(), missing):
-                cell = self._cell(block, geo, pos, pos + n, height)
+            layout = block.layout()
+            found = missing_positions(block.text(), missing)
+            for k, (pos, n, ch) in enumerate(found):
+                end = pos + n
+                if layout.isValidCursorPosition(pos) and layout.isValidCursorPosition(end):
+                    cell = self._cell(block, geo, pos, end, height)
+                else:  # a mark inside a cluster: its (widened) glyph lies at the cluster's end
+                    start = pos
+                    while start > 0 and not layout.isValidCursorPosition(start):
+                        start -= 1
+                    while end < block.length() - 1 and not layout.isValidCursorPosition(end):
+                        end += 1
+                    cluster = self._cell(block, geo, start, end, height)
+                    later = sum(1 for q, _n, _c in found[k + 1 :] if q < end)
+                    w = box_width(ch, font)
+                    cell = None if cluster is None else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
                 if cell is not None:
                     paint_code_point(p, cell, ch, color, font)
 
@@ -507,11 +527,13 @@ class TokenView(QPlainTextEdit):
         CodePointSpacer.ensure(self.document())
 
     def _paint_dropped(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
-        """Characters holding a byte that has no token: framed and struck through."""
+        """Characters holding a byte that has no token: tinted and framed (no token covers them)."""
         spans = self.dropped_spans()
         height = QFontMetricsF(self.glyph_font()).height()
         pen = QPen(self.palette_.dropped, 1.6)
-        p.setBrush(Qt.BrushStyle.NoBrush)
+        tint = QColor(self.palette_.dropped)
+        tint.setAlpha(50)
+        p.setBrush(tint)
         for block, geo in blocks:
             bpos, bend = block.position(), block.position() + block.length() - 1
             k = bisect.bisect_left(spans, (bpos, -1))
@@ -521,10 +543,8 @@ class TokenView(QPlainTextEdit):
                 cell = self._cell(block, geo, max(a, bpos) - bpos, min(b, bend) - bpos, height)
                 if cell is None:
                     continue
-                r = cell.adjusted(0.8, 0.8, -0.8, -0.8)
                 p.setPen(pen)
-                p.drawRect(r)
-                p.drawLine(r.bottomLeft(), r.topRight())
+                p.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
 
     def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
         key = (glyph, font.key())

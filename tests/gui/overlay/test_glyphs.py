@@ -140,7 +140,7 @@ def test_suggested_fonts_name_noto():
 
 def test_the_message_names_every_character_once(qapp):
     msg = missing_glyphs_message([PUA, "\U00011f00", PUA])
-    assert msg.startswith("2 characters have no glyph")
+    assert msg.startswith("No installed font draws 2 characters, shown as code points: ")
     assert "U+E000" in msg and "U+11F00" in msg
     assert "Noto Sans Kawi" in msg
 
@@ -174,3 +174,13 @@ def test_the_code_point_box_is_drawn(qtbot, qapp):
     p.end()
     dark = sum(1 for x in range(60) for y in range(30) if QColor(img.pixel(x, y)).lightness() < 128)
     assert dark > 30  # a frame and five digits
+
+
+def test_a_missing_combining_mark_gets_its_own_box(qtbot, o200k, monkeypatch):
+    kawi = "\U00011f00"  # KAWI SIGN CANDRABINDU: a mark, clustered with the character before it
+    view = make_view(qtbot, o200k, f"a:{kawi}b", restricted_font())
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    qtbot.wait(10)
+    calls = painted_code_points(qtbot, view, monkeypatch)
+    assert [ch for ch, _ in calls] == [kawi]
+    assert calls[0][1] >= box_width(kawi, view.glyph_font()) - 1

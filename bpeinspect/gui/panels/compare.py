@@ -27,6 +27,7 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
@@ -283,7 +284,7 @@ class CompareView(QWidget):
         """Draw the next section's text; a long one ends the event-loop turn (the rest follow on the next)."""
         while self._to_fill:
             sec, text = self._to_fill.pop(0)
-            sec.browser.setHtml(text)
+            sec.browser.setHtml(shown(text))  # characters no font draws as code points
             sec.show()
             if len(text) > SHORT_HTML and self._to_fill:
                 self._fill_timer.start()

@@ -55,14 +55,16 @@ EXAMPLE = (
 )
 NO_TEMPLATE = "no template (messages joined by newlines)"
 EDIT_DELAY_MS = 120  # edits within this are rendered once
+MAX_ROWS = 24  # a longer conversation (a dataset record) lists only its first messages as rows
 
 
 def render_and_encode(tok: Tokenizer, template: ChatTemplate | None, messages: list[dict[str, Any]],
-                      generation_prompt: bool) -> tuple[str, EncodedChat]:  # fmt: skip
-    """What the worker does for each change: the chat format's label and the encoded chat."""
+                      generation_prompt: bool) -> tuple[str, Tokenizer, EncodedChat]:  # fmt: skip
+    """What the worker does for each change: the chat format's label, the tokenizer that reads
+    the rendered text (with the template's control tokens) and the encoded chat."""
     fmt = chat_format(tok, template)
     rendered = render_chat(fmt, messages, add_generation_prompt=generation_prompt)
-    return fmt.label, encode_chat(fmt, rendered)
+    return fmt.label, fmt.tokenizer, encode_chat(fmt, rendered)
 
 
 class MessageRow(QFrame):
@@ -131,6 +133,7 @@ class ChatView(QWidget):
         self._note = ""  # said while nothing is wrong (e.g. that there is no template)
         self._timer = QTimer(self, singleShot=True, interval=EDIT_DELAY_MS)
         self._timer.timeout.connect(self.render)
+        self._rest: list[dict[str, Any]] = []  # messages of a long conversation past MAX_ROWS (no rows)
         self._build()
         self.set_messages(EXAMPLE)
 
@@ -167,6 +170,10 @@ class ChatView(QWidget):
         self.rows_layout = QVBoxLayout(self.rows_box)
         self.rows_layout.setContentsMargins(0, 0, 0, 0)
         self.rows_layout.setSpacing(4)
+        self.rest_label = QLabel("")
+        self.rest_label.setWordWrap(True)
+        self.rest_label.hide()
+        self.rows_layout.addWidget(self.rest_label)
         self.rows_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -216,13 +223,24 @@ class ChatView(QWidget):
         msgs = conversation_of(messages) if not isinstance(messages, (list, tuple)) else list(messages)
         for row in list(self._rows):
             self._remove(row, render=False)
-        for m in msgs or []:
-            content = m.get("content")
-            self.add_message(str(m.get("role", "user")), content if isinstance(content, str) else "", render=False)
+        given = [{"role": str(m.get("role", "user")), "content": c if isinstance(c := m.get("content"), str) else ""}
+                 for m in msgs or []]  # fmt: skip
+        self._rest = given[MAX_ROWS:]
+        for m in given[:MAX_ROWS]:
+            self.add_message(m["role"], m["content"], render=False)
+        self._show_rest()
         self._changed()
 
     def messages(self) -> list[dict[str, Any]]:
-        return [row.message() for row in self._rows]
+        return [row.message() for row in self._rows] + [dict(m) for m in self._rest]
+
+    def _show_rest(self) -> None:
+        n = len(self._rest)
+        self.rest_label.setText(f"… and {n:,} more message{'s' if n != 1 else ''}: counted and shown in the tokens "
+                                f"below, not listed here" if n else "")  # fmt: skip
+        self.rest_label.setVisible(bool(n))
+        self.add_button.setEnabled(not n)  # a new message would go after the ones not listed
+        self.add_button.setToolTip("Open a shorter conversation to add messages" if n else "Add a message at the end")
 
     def add_message(self, role: str | None = None, content: str = "", *, render: bool = True) -> MessageRow:
         if role is None:  # alternate after the last one
@@ -296,8 +314,8 @@ class ChatView(QWidget):
         self._say(f"The template refuses this conversation: {describe_error(exc)}", "error")
         self.failed.emit(describe_error(exc))
 
-    def _show(self, got: tuple[str, EncodedChat]) -> None:
-        label, e = got
+    def _show(self, got: tuple[str, Tokenizer, EncodedChat]) -> None:
+        label, reader, e = got
         self.result = e
         c = e.count
         self._say(self._note, "note" if self._note else None)
@@ -310,12 +328,8 @@ class ChatView(QWidget):
         view = self.token_view
         if view.text() != e.rendered.text:
             view.setPlainText(e.rendered.text)
-        view.set_encoding(self._reader(), e.encoding)
+        view.set_encoding(reader, e.encoding)
         self.rendered.emit(e)
-
-    def _reader(self) -> Tokenizer | None:
-        """The tokenizer that reads the rendered text (with the template's control tokens)."""
-        return chat_format(self.tok, self.template()).tokenizer if self.tok is not None else None
 
     def _say(self, text: str, tone: str | None) -> None:
         self.status.setText(text)

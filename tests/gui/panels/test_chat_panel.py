@@ -96,3 +96,37 @@ def test_the_panel_follows_the_current_tokenizer(qtbot, panel_window):
         settle(qtbot, view)
         assert view.tok is toks[name] and view.template_box.currentText() == label
         assert list(view.result.encoding.ids) == list(core(toks[name], view.messages()).encoding.ids)
+
+
+def test_a_long_conversation_lists_its_first_messages_and_counts_all(qtbot):
+    from bpeinspect.gui.panels.chat import MAX_ROWS
+
+    view = make(qtbot, "o200k_base")
+    long = [{"role": ("user", "assistant")[i % 2], "content": f"message {i}"} for i in range(MAX_ROWS + 30)]
+    view.set_messages(long)
+    settle(qtbot, view)
+    assert len(view.rows()) == MAX_ROWS and view.messages() == long
+    assert "30 more messages" in view.rest_label.text() and not view.add_button.isEnabled()
+    assert list(view.result.encoding.ids) == list(core(view.tok, long).encoding.ids)
+    view.set_messages(long[:3])
+    settle(qtbot, view)
+    assert len(view.rows()) == 3 and view.add_button.isEnabled() and not view.rest_label.isVisibleTo(view)
+
+
+def test_rendering_and_encoding_run_on_the_worker(qtbot, monkeypatch):
+    import threading
+
+    from bpeinspect.gui.panels import chat as chat_module
+
+    threads = []
+    real = chat_module.render_and_encode
+
+    def spy(*args):
+        threads.append(threading.current_thread())
+        return real(*args)
+
+    monkeypatch.setattr(chat_module, "render_and_encode", spy)
+    view = make(qtbot, "o200k_base")
+    view.rows()[0].editor.setPlainText("edited")
+    settle(qtbot, view)
+    assert threads and all(t is not threading.main_thread() for t in threads)

@@ -112,3 +112,16 @@ def test_a_clicked_record_opens_in_the_chat_panel(qtbot, panel_window, tmp_path)
         view.open_file(plain)
     view.open_record(0)
     assert win.text() == "p19\n\n" + "c19" * 19
+
+
+def test_a_dropped_dataset_opens_in_the_dataset_panel(qtbot, panel_window, tmp_path):
+    win = panel_window
+    win.open_tokenizer("gpt2")
+    wait_idle(qtbot, win)
+    path = tmp_path / "train.jsonl"
+    write(path, chats(10))
+    win.files.open_dropped([str(path)])
+    view = win.panels.views["dataset"]
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
+        pass
+    assert got.args[0].records == 10 and view.path == str(path)

@@ -34,7 +34,7 @@ from bpeinspect.gui.overlay.palette import colors as ui_colors
 MAX_TOKENIZERS = 4
 # characters drawn per section (setHtml and the first layout of 8k characters of token spans
 # take 40-100 ms on the GUI thread; the sections are filled one per event-loop turn); counts cover all
-RENDER_LIMIT = 4_000
+RENDER_LIMIT = 3_000
 SHORT_HTML = 20_000  # characters of HTML drawn in one go with the next section's
 MARK = "\u2502"  # the red bar drawn at a differing boundary
 TEXT_DEBOUNCE_MS = 300

@@ -105,9 +105,8 @@ class Appearance(QObject):
         parent: QObject | None = None,
         format_text: Callable[[QTextCharFormat], None] | None = None,
     ) -> None:
-        """``format_text(fmt)`` formats all text *and text inserted later* (the window's
-        :meth:`~bpeinspect.gui.window.document.LiveDocument.set_char_format`); without it,
-        the text in ``document`` now is formatted."""
+        """``format_text(fmt)``: formats the document's text, and all text that comes in later,
+        with ``fmt`` (``LiveDocument.set_char_format``); without it, only the text already there."""
         super().__init__(parent)
         self.document = document
         self.format_text = format_text
@@ -202,12 +201,11 @@ class Appearance(QObject):
         ids = self.layers.ids
         font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
         self.document.setDefaultFont(font)
-        if ids or self._ids_font_applied:
-            # every text from now on too: a file opened, a paste, a restored text (issue 16 bug 1)
-            if self.format_text is not None:
-                self.format_text(self._char_format())
-            else:
-                cur = QTextCursor(self.document)
-                cur.select(QTextCursor.SelectionType.Document)
-                cur.mergeCharFormat(self._char_format())
-            self._ids_font_applied = ids
+        if self.format_text is not None:
+            if ids != self._ids_font_applied:
+                self.format_text(self._char_format())  # new text too (a file, a paste): not 1.5x
+        elif ids or self._ids_font_applied:
+            cur = QTextCursor(self.document)
+            cur.select(QTextCursor.SelectionType.Document)
+            cur.mergeCharFormat(self._char_format())
+        self._ids_font_applied = ids

@@ -40,6 +40,7 @@ from bpeinspect.core.chat import (
     chat_format,
     conversation_of,
     encode_chat,
+    message_texts,
     render_chat,
     templates_for,
 )
@@ -75,6 +76,7 @@ class MessageRow(QFrame):
 
     def __init__(self, role: str, content: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.extra: dict[str, Any] = {}  # the message's other keys (a record's name, tool calls...)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.role_box = QComboBox()
         self.role_box.setEditable(True)  # any role a template knows ("ipython", "developer"...)
@@ -105,7 +107,7 @@ class MessageRow(QFrame):
         lay.addWidget(self.editor)
 
     def message(self) -> dict[str, Any]:
-        return {"role": self.role_box.currentText().strip() or "user", "content": self.editor.toPlainText()}
+        return {**self.extra, "role": self.role_box.currentText().strip() or "user", "content": self.editor.toPlainText()}
 
     def set_count(self, n: int | None, missing: bool = False) -> None:
         if n is None:
@@ -223,11 +225,13 @@ class ChatView(QWidget):
         msgs = conversation_of(messages) if not isinstance(messages, (list, tuple)) else list(messages)
         for row in list(self._rows):
             self._remove(row, render=False)
-        given = [{"role": str(m.get("role", "user")), "content": c if isinstance(c := m.get("content"), str) else ""}
-                 for m in msgs or []]  # fmt: skip
+        given = [dict(m) for m in msgs or []]
         self._rest = given[MAX_ROWS:]
         for m in given[:MAX_ROWS]:
-            self.add_message(m["role"], m["content"], render=False)
+            content = m.pop("content", None)
+            text = content if isinstance(content, str) else "\n".join(message_texts({"content": content}))
+            row = self.add_message(str(m.pop("role", "user")), text, render=False)
+            row.extra = m  # what else the message holds (name, tool calls...) goes to the template too
         self._show_rest()
         self._changed()
 

@@ -46,6 +46,7 @@ from bpeinspect.core.chat import (
 )
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
 from bpeinspect.gui.overlay.token_view import TokenView
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -183,6 +184,7 @@ class ChatView(QWidget):
 
         self.token_view = TokenView()
         self.token_view.setReadOnly(True)
+        self.token_view.set_token_palette(TokenPalette(dark=app_colors().dark))  # the window gives its own
         self.token_view.setToolTip("")
         counts = QVBoxLayout()
         counts.setSpacing(0)
@@ -278,7 +280,8 @@ class ChatView(QWidget):
         self.template_box.blockSignals(True)
         self.template_box.clear()
         for t in self.templates:
-            self.template_box.addItem(t.name or "chat template", t.origin)
+            name = t.name or "chat template"
+            self.template_box.addItem(name if not t.origin or t.origin.startswith("built in") else f"{name} ({t.origin})")
             self.template_box.setItemData(self.template_box.count() - 1, t.origin, Qt.ItemDataRole.ToolTipRole)
         self.template_box.addItem(NO_TEMPLATE)
         self.template_box.setCurrentIndex(0)

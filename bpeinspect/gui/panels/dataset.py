@@ -334,7 +334,7 @@ class DatasetView(QWidget):
                                     pen=pg.mkPen(color, width=2), name=t.label)  # fmt: skip
             item.addItem(curve)
             self._curves.append(curve)
-        item.setTitle(f"Tokens per record ({stats.records:,} records; the last bin holds the longest 1%)",
+        item.setTitle(f"Tokens per record ({stats.records:,} records; last bin: the longest 1%)",
                       color=c.plot_text)  # fmt: skip
         self._fill_totals(stats)
         self._fill_longest(stats)

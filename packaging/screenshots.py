@@ -182,6 +182,55 @@ def languages(win: Any, env: Env) -> Any:
     return win.panels.docks["languages"]
 
 
+def chat(win: Any, env: Env) -> Any:
+    _open(win, env, "cl100k_base", "o200k_base")
+    view = win.panels.show("chat")
+    view.set_messages([
+        {"role": "system", "content": "You are a helpful assistant. Answer briefly."},
+        {"role": "user", "content": "How do you say “tokenizer” in Chinese and in Japanese? 🤔"},
+        {"role": "assistant", "content": "Chinese: 分词器 (fēncíqì). Japanese: トークナイザー. 👍"},
+    ])  # fmt: skip
+    env.pause(0.5)
+    env.wait(win, also=lambda: not view.is_busy())
+    return win.panels.docks["chat"]
+
+
+def _chat_dataset(env: Env) -> Path:
+    """500 chats made of the bundled fable's sentences, in the 27 languages (a stand-in for a
+    fine-tuning set: the real one of the tests is not shipped)."""
+    import json
+    import re
+
+    from bpeinspect.core.analysis.samples import load_samples
+
+    path = env.scratch / "fable-chats.jsonl"
+    if path.exists():
+        return path
+    texts = [s.read() for s in load_samples()]
+    lines = []
+    for i in range(500):
+        sentences = [t.strip() for t in re.split(r"(?<=[.!?。！？።])\s*|\n+", texts[i % len(texts)]) if t.strip()]
+        k = (i // len(texts) * 3) % max(1, len(sentences) - 1)
+        question = sentences[k]
+        answer = " ".join(sentences[k + 1 : k + 2 + i % 5])
+        lines.append(json.dumps({"messages": [
+            {"role": "system", "content": "You retell fables."},
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": answer},
+        ]}, ensure_ascii=False))  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def dataset(win: Any, env: Env) -> Any:
+    _open(win, env, "o200k_base", "cl100k_base", "r50k_base")
+    view = win.panels.show("dataset")
+    view.open_file(_chat_dataset(env))
+    env.pause(0.5)
+    env.wait(win, also=lambda: not view.jobs.pending())
+    return win.panels.docks["dataset"]
+
+
 def training(win: Any, env: Env) -> Any:
     from bpeinspect.core.io.builtins import resources_dir
 
@@ -239,6 +288,8 @@ SHOTS: tuple[Shot, ...] = (
     Shot("replay", "the merges of one pre-token, replayed", replay),
     Shot("merge-tree", "how ' tokenization' is built, and what it is part of", merge_tree),
     Shot("languages", "token counts of 27 languages under three tokenizers", languages),
+    Shot("chat", "a conversation rendered with the model's chat template, counted per message", chat, dark=True),
+    Shot("dataset", "500 chats counted under three tokenizers: histogram, totals per role, longest records", dataset),
     Shot("training", "a tokenizer trained on the bundled samples", training),
     Shot("real-vocabularies", "o200k_base, Qwen3, Gemma 3, Falcon and an unknown rank file", real_vocabularies,
          needs=("Qwen3", "Gemma 3", "Falcon"), dark=True),

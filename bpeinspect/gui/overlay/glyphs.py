@@ -196,12 +196,14 @@ class CodePointSpacer(QSyntaxHighlighter):
     """Hides the empty box Qt draws for a missing character and widens its cell for the code point.
 
     Formats live in the layout, not in the document: the text, its undo history and what is
-    copied stay as they are. One per document (:meth:`ensure`); it follows the document's font.
+    copied stay as they are. One per document (:meth:`ensure`); the view that paints the code
+    points tells it when the document's font family changes (:meth:`follow`).
     """
 
     def __init__(self, document: QTextDocument) -> None:
-        super().__init__(document)
+        self.cov = coverage_for(document.defaultFont())  # looked up once, not per block
         self._formats: dict[str, QTextCharFormat] = {}
+        super().__init__(document)
 
     @classmethod
     def ensure(cls, document: QTextDocument) -> CodePointSpacer:
@@ -209,11 +211,15 @@ class CodePointSpacer(QSyntaxHighlighter):
         found = document.findChild(CodePointSpacer)
         return found if found is not None else cls(document)
 
-    def coverage(self) -> GlyphCoverage:
-        return coverage_for(self.document().defaultFont())
+    def follow(self, cov: GlyphCoverage) -> None:
+        """Lay the text out again for another font's coverage (a new family, not a new size)."""
+        if cov is not self.cov:
+            self.cov = cov
+            self._formats.clear()
+            self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:
-        cov = self.coverage()
+        cov = self.cov
         missing = cov.missing_in(text)
         if not missing:
             return

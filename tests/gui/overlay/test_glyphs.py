@@ -184,3 +184,17 @@ def test_a_missing_combining_mark_gets_its_own_box(qtbot, o200k, monkeypatch):
     calls = painted_code_points(qtbot, view, monkeypatch)
     assert [ch for ch, _ in calls] == [kawi]
     assert calls[0][1] >= box_width(kawi, view.glyph_font()) - 1
+
+
+def test_the_spacer_follows_a_new_font_family(qtbot, o200k):
+    view = make_view(qtbot, o200k, f"hi {CJK} {PUA}")
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    spacer = view.document().findChild(CodePointSpacer)
+    assert spacer.cov is coverage_for(view.document().defaultFont())
+    narrow = restricted_font()
+    view.document().setDefaultFont(narrow)
+    view.viewport().grab()
+    assert spacer.cov is coverage_for(narrow)
+    ranges = view.document().firstBlock().layout().formats()
+    covered = {k for r in ranges for k in range(r.start, r.start + r.length)}
+    assert covered == {3, 4, 6}  # the CJK characters are missing too now

@@ -97,3 +97,4 @@ def test_the_vocabulary_view_names_falcons_missing_bytes(qtbot):
     w.set_tokenizer(tok)
     wait_jobs(qtbot, w.jobs)
     assert f"no token for {len(tok.missing_bytes)} single bytes (03 04 05 0b" in w.status.text()
+    assert "03 04 05 0b 11 13 14 15 16 17 19 1c 1d 1e c0 c1 f2 f5" in w.status.toolTip()  # all of them

@@ -209,14 +209,27 @@ class CodePointSpacer(QSyntaxHighlighter):
     def ensure(cls, document: QTextDocument) -> CodePointSpacer:
         """The document's spacer, made (and the whole text laid out again) the first time."""
         found = document.findChild(CodePointSpacer)
-        return found if found is not None else cls(document)
+        if found is None:
+            found = cls(document)
+            found.relayout()  # now, quietly (Qt's own first pass, a turn later, is then skipped)
+        return found
+
+    def relayout(self) -> None:
+        """Format the whole text again without telling the document's listeners that it changed
+        (``contentsChanged`` would make the window encode the same text again)."""
+        doc = self.document()
+        was = doc.blockSignals(True)
+        try:
+            self.rehighlight()
+        finally:
+            doc.blockSignals(was)
 
     def follow(self, cov: GlyphCoverage) -> None:
         """Lay the text out again for another font's coverage (a new family, not a new size)."""
         if cov is not self.cov:
             self.cov = cov
             self._formats.clear()
-            self.rehighlight()
+            self.relayout()
 
     def highlightBlock(self, text: str) -> None:
         cov = self.cov

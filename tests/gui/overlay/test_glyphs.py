@@ -198,3 +198,17 @@ def test_the_spacer_follows_a_new_font_family(qtbot, o200k):
     ranges = view.document().firstBlock().layout().formats()
     covered = {k for r in ranges for k in range(r.start, r.start + r.length)}
     assert covered == {3, 4, 6}  # the CJK characters are missing too now
+
+
+def test_attaching_the_spacer_is_no_edit(qtbot, o200k):
+    view = make_view(qtbot, o200k, f"a{PUA}b\n" * 3)
+    doc = view.document()
+    heard = []
+    doc.contentsChanged.connect(lambda: heard.append("changed"))
+    doc.contentsChange.connect(lambda *a: heard.append(a))
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: doc.findChild(CodePointSpacer) is not None)
+    qtbot.wait(20)
+    assert heard == []  # the window would encode the text again
+    assert [(r.start, r.length) for r in doc.firstBlock().layout().formats()] == [(1, 1)]
+    assert not doc.isModified() and not doc.isUndoAvailable()

@@ -9,6 +9,7 @@ from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.overlay.tooltips import dropped_tooltip
 from tests.conformance.sources import VOCABS
+from tests.gui.overlay.test_token_view import make_view
 
 
 def no_byte_3() -> Tokenizer:
@@ -20,17 +21,6 @@ def falcon() -> Tokenizer:
     from tests.conformance.conftest import vocab_file
 
     return load_tokenizer(str(vocab_file(next(v for v in VOCABS if v.id == "gguf-falcon"))))
-
-
-def make_view(qtbot, tok, text) -> TokenView:
-    view = TokenView()
-    qtbot.addWidget(view)
-    view.resize(600, 160)
-    view.setPlainText(text)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_encoding(tok, tok.encode_with_offsets(view.text()))
-    return view
 
 
 def cell_of(view: TokenView, start: int, end: int) -> QRectF:

@@ -20,6 +20,7 @@ from bpeinspect.gui.overlay.glyphs import (
     shown,
 )
 from bpeinspect.gui.overlay.token_view import TokenView
+from tests.gui.overlay.test_token_view import make_view as make_token_view
 
 PUA = "\ue000"  # private use: no standard font has it
 UNASSIGNED = "\u0378"  # unassigned in the Greek block
@@ -42,17 +43,11 @@ def o200k():
 
 
 def make_view(qtbot, tok, text, font: QFont | None = None) -> TokenView:
-    view = TokenView()
-    qtbot.addWidget(view)
+    view = make_token_view(qtbot, tok, text)
     if font is not None:
         font.setPointSizeF(14)
         view.document().setDefaultFont(font)
         view.setFont(font)
-    view.resize(700, 200)
-    view.setPlainText(text)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_encoding(tok, tok.encode_with_offsets(view.text()))
     return view
 
 

@@ -337,9 +337,9 @@ def font_suggestion(ch: str, installed: set[str] | None = None) -> str:
         return f"a newer {family}" if have else family
 
     if _PRIVATE.match(ch):
-        return "private use: only the font made for it"
+        return "private use: only a font made for it"
     if _CONTROL.match(ch):
-        return "a control character: no font draws it"
+        return "control character: no font draws it"
     if _EMOJI.match(ch):
         return newer("Noto Color Emoji")
     if _CJK.match(ch):

@@ -148,6 +148,7 @@ def test_the_status_bar_says_it_once(qtbot, window):
         coverage_for(window.document.defaultFont()).missing_in(window.text())  # what painting asks
     assert "U+E123" in blocker.args[0]
     qtbot.waitUntil(lambda: "U+E123" in window.statusBar().currentMessage())
+    assert "U+E123" in window.statusBar().toolTip()
     with qtbot.assertNotEmitted(notices.found, wait=50):
         notices.report(["\ue123"])
 

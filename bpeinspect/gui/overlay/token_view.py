@@ -65,7 +65,7 @@ class TokenView(QPlainTextEdit):
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
-        self._dropped16: tuple[Encoding | None, list[tuple[int, int]]] = (None, [])
+        self._dropped16: dict[int, tuple[Encoding, list[tuple[int, int]]]] = {}  # id(enc) -> its dropped spans
         self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
         self.setMouseTracking(True)
@@ -172,22 +172,29 @@ class TokenView(QPlainTextEdit):
                 return min(hits)[1]
         return found
 
-    def dropped_spans(self) -> list[tuple[int, int]]:
-        """UTF-16 spans of the characters whose bytes have no token (dropped by the encoding)."""
-        enc = self.enc
-        if enc is None or not enc.dropped:
+    def _encoding_at(self, pos: int) -> tuple[Encoding, int] | None:
+        """The encoding that holds UTF-16 position ``pos``, and where its text starts."""
+        return None if self.enc is None else (self.enc, 0)
+
+    def dropped_spans(self, pos: int = 0) -> list[tuple[int, int]]:
+        """UTF-16 spans of the characters whose bytes have no token (dropped when encoding), in
+        the encoding that holds ``pos``."""
+        got = self._encoding_at(pos)
+        if got is None or not got[0].dropped:
             return []
-        if self._dropped16[0] is not enc:
-            self._dropped16 = (enc, [_utf16_span(enc, a, b) for a, b in enc.dropped])
-        return self._dropped16[1]
+        enc, base = got
+        cached = self._dropped16.get(id(enc))
+        if cached is None or cached[0] is not enc:
+            if len(self._dropped16) > 64:
+                self._dropped16.clear()
+            cached = self._dropped16[id(enc)] = (enc, [_utf16_span(enc, a, b) for a, b in enc.dropped])
+        return [(a + base, b + base) for a, b in cached[1]] if base else cached[1]
 
     def dropped_at_point(self, point: QPointF) -> tuple[int, int] | None:
         """The UTF-16 span of the dropped character(s) under a viewport point, if any."""
-        spans = self.dropped_spans()
-        if not spans:
-            return None
         pos = self._position_at(point)
-        if pos is None:
+        spans = self.dropped_spans(pos) if pos is not None else []
+        if not spans:
             return None
         k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
         return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None
@@ -289,7 +296,7 @@ class TokenView(QPlainTextEdit):
                 for block, geo in blocks:
                     self._paint_whitespace(p, block, geo)
             self._paint_code_points(p, blocks)
-            if has_tokens and enc.dropped:
+            if has_tokens:
                 self._paint_dropped(p, blocks)
             for segs in segments:
                 self._paint_marks(p, segs)
@@ -496,7 +503,10 @@ class TokenView(QPlainTextEdit):
         font = self.glyph_font()
         height = QFontMetricsF(font).height()
         color = self.palette_.text_color()
-        spaced = doc.findChild(CodePointSpacer) is not None
+        spacer = doc.findChild(CodePointSpacer)
+        if spacer is not None:
+            spacer.follow(cov)
+        spaced = spacer is not None
         for block, geo in blocks:
             missing = cov.missing_in(block.text())
             if not missing:
@@ -528,7 +538,6 @@ class TokenView(QPlainTextEdit):
 
     def _paint_dropped(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
         """Characters holding a byte that has no token: tinted and framed (no token covers them)."""
-        spans = self.dropped_spans()
         height = QFontMetricsF(self.glyph_font()).height()
         pen = QPen(self.palette_.dropped, 1.6)
         tint = QColor(self.palette_.dropped)
@@ -536,6 +545,7 @@ class TokenView(QPlainTextEdit):
         p.setBrush(tint)
         for block, geo in blocks:
             bpos, bend = block.position(), block.position() + block.length() - 1
+            spans = self.dropped_spans(bpos)
             k = bisect.bisect_left(spans, (bpos, -1))
             while k < len(spans) and spans[k][0] < bend:
                 a, b = spans[k]

@@ -17,6 +17,7 @@ from bpeinspect.core import PRESETS, PatternError
 from bpeinspect.core.text import display_text
 from bpeinspect.core.train.setup import preview_split
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors
 
 SAMPLE_TEXT = "Hello world! It's 2026: naïve café, 12345 — Привет, 日本語 😀\n    indented  code()"
@@ -27,7 +28,7 @@ MAX_PREVIEW_PIECES = 200
 
 
 def _visible(piece: str) -> str:
-    return html.escape(display_text(piece))
+    return html.escape(shown(display_text(piece)))  # characters no font draws as code points
 
 
 class PatternChooser(QObject):

@@ -124,7 +124,7 @@ class LanguagesView(QWidget):
         self.status = ToneLabel()
         self.status.setWordWrap(True)
 
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(enableMenu=False)  # its context menus cost half of making it
         self.plot.setMinimumHeight(220)
         self.plot.setToolTip("Hover a bar for its numbers; click it to open the sample")
         item = self.plot.getPlotItem()
@@ -253,7 +253,9 @@ class LanguagesView(QWidget):
         self._set_running(False)
         self._stats = table
         total = sum(r.bytes for r in table.rows) // max(1, len(table.tokenizers))
-        self.status.setText(f"{len(table.sources)} samples × {len(table.tokenizers)} tokenizers, {total:,} bytes each.")
+        self.status.setText(
+            f"{len(table.sources)} samples ({total:,} bytes in all) × {len(table.tokenizers)} tokenizers."
+        )
         self._redraw()
         self.statsReady.emit(self.stats())
 
@@ -347,11 +349,12 @@ class LanguagesView(QWidget):
             cells: list[object] = [src, lang[0], lang[1], first.bytes, first.chars]
             for label in labels:
                 r = table.get(label, src)
-                cells += [r.tokens, round(r.bytes_per_token, 2), round(r.premium, 2) if r.premium is not None else ""]
+                # one precision for each ratio (1.00, 1.70, 1.77; not 1, 1.7, 1.77)
+                cells += [r.tokens, f"{r.bytes_per_token:.2f}", f"{r.premium:.2f}" if r.premium is not None else ""]
             for col, v in enumerate(cells):
                 it = QTableWidgetItem()
                 it.setData(Qt.ItemDataRole.DisplayRole, v)
-                if not isinstance(v, str):
+                if col >= 3:  # the figures
                     it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(row, col, it)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

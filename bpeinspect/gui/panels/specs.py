@@ -8,7 +8,7 @@ its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, 
 replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
-['tree', 'replay', 'vocab', 'compare', 'languages', 'training']
+['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'training', 'chat', 'dataset']
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.gui.panels.compare import CompareView
 from bpeinspect.gui.panels.merge_tree import MergeTreeBrowser
 from bpeinspect.gui.panels.replay import ReplayWidget
+from bpeinspect.gui.panels.token_list import TokenList
 from bpeinspect.gui.panels.vocabulary import VocabBrowser
-from bpeinspect.gui.registry import follow_rows, specs_of, tokenizers_of
+from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first, specs_of, tokenizers_of
 
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
@@ -45,6 +46,7 @@ class PanelSpec:
     action: str = ""
     shortcut: str | None = None
     lazy: bool = False  # made the first time it is shown
+    module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph: ~1 s)
     floating_size: tuple[int, int] | None = None  # first shown floating, this big
     shown: Callable[[QWidget, Any], None] | None = None  # called each time it is shown from the menu
     docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
@@ -115,6 +117,32 @@ class Inspector(QObject):
 # -- the panels --------------------------------------------------------------------------------------
 
 
+def _make_tokens(host: Any) -> QWidget:
+    win = host.window
+    reg = win.registry
+    view = TokenList()
+
+    def refresh(*_args: object) -> None:
+        tok = reg.current()
+        r = reg.result(tok) if tok is not None else None
+        view.set_encoding(tok, r.enc if r is not None else None, reg.label(tok) if tok is not None else "")
+        follow_selection()
+
+    def follow_selection() -> None:
+        view.select(win.selected_index(reg.current()), scroll=True)
+
+    def on_data(first: Any, last: Any, roles: list[int]) -> None:
+        if RESULT_ROLE in roles and first.row() <= reg.current_row() <= last.row():
+            refresh()
+
+    reg.currentChanged.connect(refresh)
+    reg.dataChanged.connect(on_data)
+    win.selectionChanged.connect(follow_selection)
+    view.tokenClicked.connect(lambda i: win.select_token(reg.current(), i) if reg.current() is not None else None)
+    refresh()
+    return view
+
+
 def _make_tree(host: Any) -> QWidget:
     view = MergeTreeBrowser()
     host.inspector.attach("tree", view)
@@ -138,8 +166,18 @@ def _make_compare(host: Any) -> QWidget:
     view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged)
     view.active = False  # until its tab is brought forward
     reg = win.registry
-    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
-    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+
+    def follow() -> None:
+        toks, labels = reference_first(reg)
+        if toks != view.toks or labels != view.names:
+            view.set_tokenizers(toks, labels)
+
+    follow_rows(reg, follow)
+    view.set_token_palette(win.appearance.token_palette)
+    win.appearance.changed.connect(lambda: view.set_token_palette(win.appearance.token_palette))
+    reg.referenceChanged.connect(lambda _ref: follow())
+    reg.dataChanged.connect(lambda *_: follow())  # labels change when a namesake comes or goes
+    follow()
     return view
 
 
@@ -158,11 +196,12 @@ def _make_languages(host: Any) -> QWidget:
     view.sampleActivated.connect(open_sample)
     view.failed.connect(win.show_error)
     follow_rows(win.registry, lambda: _languages_follow(view, host))
+    win.registry.referenceChanged.connect(lambda _ref: _languages_follow(view, host))
     return view
 
 
 def _languages_follow(view: QWidget, host: Any) -> None:
-    toks = tokenizers_of(host.window.registry)
+    toks, _labels = reference_first(host.window.registry)  # the plot sorts by the reference
     if toks and host.docks["languages"].isVisible():
         view.set_tokenizers(toks)
 
@@ -173,14 +212,65 @@ def _make_training(host: Any) -> QWidget:
     return TrainingWorkspace(host.window.registry)
 
 
+def _make_chat(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.chat import ChatView
+
+    win = host.window
+    view = ChatView()
+    reg = win.registry
+    reg.currentChanged.connect(lambda tok: view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else ""))
+    tok = reg.current()
+    view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else "")
+    look = win.appearance
+
+    def style() -> None:  # the window's token colours and layers, not its font
+        view.token_view.set_layers(look.layers)
+        view.token_view.set_token_palette(look.token_palette)
+
+    look.changed.connect(style)
+    style()
+    view.token_view.tokenClicked.connect(lambda i: view.token_view.select_token(i, scroll=False))
+    return view
+
+
+def _make_dataset(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.dataset import DatasetView
+
+    win = host.window
+    view = DatasetView()
+    reg = win.registry
+    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
+    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+    view.failed.connect(win.show_error)
+    view.recordActivated.connect(lambda record, shape: _open_record(host, record, shape))
+    return view
+
+
+def _open_record(host: Any, record: Any, shape: Any) -> None:
+    """A chat record opens in the chat panel; any other in the text box (its fields' text)."""
+    from bpeinspect.core.dataset.shapes import conversation, field_texts
+
+    messages = conversation(record) if shape.kind == "chat" else None
+    if messages is not None:
+        host.show("chat").set_messages(messages)
+    else:
+        host.window.set_text("\n\n".join(field_texts(shape, record)))
+
+
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("tree", "Merge tree", _make_tree),
+    PanelSpec("tokens", "Tokens", _make_tokens),
+    PanelSpec("tree", "Merge tree", _make_tree, tab_with="tokens"),
     PanelSpec("replay", "Merge replay", _make_replay, tab_with="tree"),
     PanelSpec("vocab", "Vocabulary", _make_vocab, tab_with="replay"),
     PanelSpec("compare", "Compare", _make_compare, tab_with="vocab",
               docked=lambda view, dock: dock.visibilityChanged.connect(view.set_active)),
     PanelSpec("languages", "Languages", _make_languages, BOTTOM, menu="view", action="Languages…",
-              shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow),
+              shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow,
+              module="bpeinspect.gui.panels.languages"),
     PanelSpec("training", "Training", _make_training, BOTTOM, menu="tokenizers", action="Train a tokenizer…",
-              shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800)),
+              shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800), module="bpeinspect.gui.training.workspace"),
+    PanelSpec("chat", "Chat", _make_chat, RIGHT, menu="view", action="Chat…", shortcut="Ctrl+Shift+M", lazy=True,
+              floating_size=(760, 820), module="bpeinspect.gui.panels.chat"),
+    PanelSpec("dataset", "Dataset", _make_dataset, BOTTOM, menu="view", action="Dataset…", shortcut="Ctrl+Shift+J",
+              lazy=True, floating_size=(1200, 760), module="bpeinspect.gui.panels.dataset"),
 )  # fmt: skip

@@ -23,6 +23,7 @@ from typing import Any
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
 from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -31,12 +32,15 @@ __all__ = [
     "Format",
     "UnsupportedTokenizerError",
     "detect_format",
+    "first_free_id",
     "format_for_path",
     "is_vocabulary_name",
+    "load_with",
     "load_path",
     "open_patterns",
     "save",
     "saveable",
+    "special_tokens_from",
     "with_settings",
 ]
 
@@ -272,7 +276,15 @@ def load_path(
     need none) and GGUF files whose pre-tokenizer bpeinspect does not know. For any other
     format they replace what the file says.
     """
-    path = Path(path)
+    # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
+    # which set off full collections over and over: ~20 % of a large vocabulary's load.
+    with quiet_gc(freeze=False):
+        return _load_path(Path(path), pattern, special_tokens, name)
+
+
+def _load_path(
+    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+) -> Tokenizer:
     fmt, obj = _detect(path)
     if path.is_dir() and fmt.in_folder is not None:
         path = fmt.in_folder(path) or path
@@ -311,6 +323,7 @@ def with_settings(
         pattern=tok.split_rule if pattern is None else pattern,
         special_tokens=tok.special_tokens if special_tokens is None else special_tokens,
         added_tokens=tok.added_tokens,
+        added_options=tok.added_options,
         merges=None if tok.uses_rank_rule else tok.merges,
         ignore_merges=tok.ignore_merges,
         name=tok.name,
@@ -320,6 +333,44 @@ def with_settings(
         assumed=assumed,
         inferred=inferred,
     )
+
+
+def special_tokens_from(values: list[str] | None, n_vocab: int) -> dict[str, int] | None:
+    """``TEXT`` or ``TEXT=ID`` entries (the CLI's ``--special-token``, the app's settings) as a
+    special-token table; entries without an id take the ids after ``n_vocab``.
+
+    >>> special_tokens_from(["<|a|>", "<|b|>=7"], 100)
+    {'<|a|>': 100, '<|b|>': 7}
+    """
+    if values is None:
+        return None
+    out: dict[str, int] = {}
+    next_id = n_vocab
+    for v in values:
+        text, sep, num = v.rpartition("=")
+        if sep and text and num.isdigit():
+            out[text] = int(num)
+        else:
+            out[v] = next_id
+            next_id += 1
+    return out
+
+
+def load_with(
+    path: str | os.PathLike[str], *, pattern: str | SplitRule | None = None, special_tokens: list[str] | None = None
+) -> Tokenizer:
+    """:func:`load_path` with the user's settings: ``special_tokens`` as ``TEXT`` or ``TEXT=ID``
+    entries, those without an id taking the ids after the vocabulary."""
+    base = load_path(path, pattern=pattern)
+    if special_tokens is None:
+        return base
+    return with_settings(base, special_tokens=special_tokens_from(special_tokens, first_free_id(base)))
+
+
+def first_free_id(tok: Tokenizer) -> int:
+    """The id after the last token that is not special (where new special tokens go)."""
+    ids = [i for i in tok.ids() if not tok.is_special(i)]
+    return max(ids) + 1 if ids else 0
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:

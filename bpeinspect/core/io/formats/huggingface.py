@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from operator import add, itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +34,19 @@ from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.formats import hf_sentencepiece
 from bpeinspect.core.io.formats._common import (
+    MappedMerges,
     build_tokenizer,
     bytes_to_token,
     expect,
+    map_merges,
     parse_json,
     read_bytes_limited,
     token_to_bytes,
     tokens_to_bytes,
 )
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
+from bpeinspect.core.specials import PLAIN, AddedOptions
 from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -93,7 +96,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         raise UnsupportedTokenizerError(f"{path}: the model is {what}, not BPE; bpeinspect opens BPE tokenizers only")
     if hf_sentencepiece.is_sentencepiece_style(obj):
         specials, added = _added_tokens(obj.get("added_tokens"), path)
-        return hf_sentencepiece.from_dict(obj, path, specials, added)
+        return hf_sentencepiece.from_dict(obj, path, specials, added, added_options(obj.get("added_tokens")))
     _check_model_options(model, path)
     normalizer = _normalizer(obj.get("normalizer"), path)
     rule = split_rule_from_pre_tokenizer(obj.get("pre_tokenizer"), path)
@@ -124,6 +127,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         pattern=rule,
         special_tokens=specials,
         added_tokens=added,
+        added_options=added_options(obj.get("added_tokens")),
         merges=merges,
         merge_results=made,
         ignore_merges=ignore_merges,
@@ -153,7 +157,7 @@ def _keep_spelled_specials(ranks: dict[bytes, int], added: dict[str, int], vocab
 
 def _name_for(path: Path | str) -> str:
     p = Path(path)
-    return p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem
+    return name_for(p, file_stem(p))
 
 
 def _check_model_options(model: dict, path: Path | str) -> None:
@@ -244,17 +248,30 @@ def _added_tokens(items: Any, path: Path | str) -> tuple[dict[str, int], dict[st
         content, i = t.get("content"), t.get("id")
         expect(isinstance(content, str) and content, path, f"added token {t!r} has no content")
         expect(type(i) is int and i >= 0, path, f"added token {content!r} has a bad id {i!r}")
-        if any(t.get(k) for k in ("single_word", "lstrip", "rstrip")):
-            warnings.warn(
-                f"{path}: added token {content!r} uses single_word/lstrip/rstrip, which bpeinspect ignores",
-                stacklevel=3,
-            )
         expect(content not in out, path, f"added token {content!r} appears twice")
         out[content] = i
         if t.get("special") is False:
             plain.add(content)
     expect(len(set(out.values())) == len(out), path, "two added tokens share one id")
     return {s: i for s, i in out.items() if s not in plain}, {s: i for s, i in out.items() if s in plain}
+
+
+def added_options(items: Any) -> dict[str, AddedOptions]:
+    """The flags of the added tokens that have any: ``(lstrip, rstrip, single_word,
+    normalized)`` by token text (read after :func:`_added_tokens` has checked the list).
+    A token without ``normalized`` gets Hugging Face's default: true unless it is special."""
+    out: dict[str, AddedOptions] = {}
+    for t in items or ():
+        special = t.get("special", False) is not False
+        flags = (
+            bool(t.get("lstrip")),
+            bool(t.get("rstrip")),
+            bool(t.get("single_word")),
+            bool(t.get("normalized", not special)),
+        )
+        if flags != PLAIN:
+            out[t["content"]] = flags
+    return out
 
 
 def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dict[bytes, int], list[str]]:
@@ -278,8 +295,11 @@ def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dic
 
 def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:
     """The merges as id pairs, and the id each one makes."""
-    expect(isinstance(items, list), path, "model.merges must be a list")
-    found = _well_formed_merges(items, vocab)
+    if isinstance(items, MappedMerges):  # mapped while parsing
+        found: tuple[list[tuple[int, int]], list[int]] | None = (items.pairs, items.made)
+    else:
+        expect(isinstance(items, list), path, "model.merges must be a list")
+        found = map_merges(items, vocab)
     if found is None:  # something is wrong: find the first bad merge and say what
         found = _checked_merges(items, vocab, path)
     pairs, made = found
@@ -289,32 +309,6 @@ def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[t
         pairs = [p for p, k in zip(pairs, keep) if k]
         made = [m for m, k in zip(made, keep) if k]
     return pairs, made
-
-
-def _well_formed_merges(items: list, vocab: dict[str, int]) -> tuple[list[tuple[int, int]], list[int]] | None:
-    """The merges as id pairs (and what they make) when every one is well formed (the usual
-    case), else ``None``. Mapped in C (``map``/``zip``), not checked one by one: a 450k-merge
-    file in a fraction of the time of a Python loop."""
-    if not items:
-        return [], []
-    if all(map(str.__instancecheck__, items)):
-        parts = list(map(methodcaller("split", " "), items))
-    else:
-        parts = items
-    try:
-        if set(map(len, parts)) != {2}:  # TypeError: an entry has no length
-            return None
-        left, right = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
-        if not all(map(str.__instancecheck__, left)) or not all(map(str.__instancecheck__, right)):
-            return None
-        get = vocab.get
-        ia, ib = list(map(get, left)), list(map(get, right))
-        made = list(map(get, map(add, left, right)))
-    except (TypeError, ValueError):
-        return None
-    if None in made or None in ia or None in ib:
-        return None
-    return list(zip(ia, ib)), made  # type: ignore[return-value]
 
 
 def _checked_merges(items: list, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:
@@ -381,14 +375,15 @@ def to_dict(tok: Tokenizer) -> dict:
     merges = tok.merges
     dec = {i: b for b, i in ranks.items()}
     merge_strings = [[bytes_to_token(dec[a]), bytes_to_token(dec[b])] for a, b in merges]
+    flags = tok.added_options
     added = [
         {
             "id": i,
             "content": s,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
-            "normalized": False,
+            "single_word": flags.get(s, PLAIN)[2],
+            "lstrip": flags.get(s, PLAIN)[0],
+            "rstrip": flags.get(s, PLAIN)[1],
+            "normalized": flags.get(s, PLAIN)[3],
             "special": s in tok.special_tokens,
         }
         for s, i in sorted(cut.items(), key=lambda x: x[1])

@@ -1,36 +1,9 @@
-"""SentencePiece-style BPE with byte fallback (Llama 1/2, Mistral v1-v3, Gemma, Phi-3, Baichuan...).
+"""The :class:`SentencePieceBPE` tokenizer (see :mod:`bpeinspect.core.sentencepiece`)."""
 
-These models merge *characters*, not bytes: the text is normalized (spaces become ``▁``, a
-``▁`` is usually prepended), split into characters, and adjacent symbols merge while their
-concatenation is a piece. A character that ends up in no piece falls back to its UTF-8
-bytes, as the pieces ``<0x00>``..``<0xFF>``. Three libraries do this and each is matched
-exactly by one ``flavour``:
-
-* ``"sentencepiece"`` (``.model`` files): any adjacent pair whose concatenation is a normal,
-  user-defined or unused piece may merge; the highest score first, leftmost on ties.
-* ``"llama.cpp"`` (GGUF ``tokenizer.ggml.model = llama``): the same, over every token.
-* ``"huggingface"`` (``tokenizer.json`` BPE with ``byte_fallback``): only the file's merges,
-  in their order (the pair rule); a character without a token becomes byte tokens first.
-
-Token bytes are what the model's decoder prints: ``▁`` as a space, ``<0x41>`` as the byte
-0x41. Offsets point into the user's own text (:mod:`bpeinspect.core.aligned`).
-
-Speed: a merge can only join two symbols if some piece contains the two characters side by
-side. Pieces rarely hold ``▁`` after another character, so the normalized text is cut before
-each ``▁`` (unless the character before it is one that pieces do put before ``▁``), and the
-pre-tokens are cached as for byte-level tokenizers; the result is identical to merging the
-whole text at once.
-
->>> tok = SentencePieceBPE(["<unk>", "▁", "h", "i", "▁h", "▁hi"], [2, 1, 1, 1, 1, 1],
-...     scores=[0, -5, -6, -7, -1, -2], normalizer=None, byte_fallback=False, unk_id=0)
->>> tok.encode_ordinary("▁hi▁x")
-[5, 1, 0]
-"""
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate, chain
 from typing import Any, Literal
@@ -41,80 +14,25 @@ import regex
 from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import PieceCache, pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.normalize import Normalizer, Stateless
+from bpeinspect.core.normalize import Normalizer
+from bpeinspect.core.sentencepiece.boundaries import boundary_rule
+from bpeinspect.core.sentencepiece.pieces import (
+    BYTE,
+    KIND_NAMES,
+    NORMAL,
+    SPACE,
+    UNUSED,
+    USER_DEFINED,
+    Flavour,
+    byte_of_piece,
+    display_bytes,
+)
+from bpeinspect.core.specials import PLAIN, AddedOptions
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-KIND_NAMES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
-              UNUSED: "unused", BYTE: "byte"}
-SPACE = "▁"
-_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 _CACHE_LIMIT = 1 << 20
-Flavour = Literal["sentencepiece", "llama.cpp", "huggingface"]
-
-
-class SqueezeSpaces(Stateless):
-    """SentencePiece's ``remove_extra_whitespaces``: no leading or trailing spaces, runs become one."""
-
-    _RUN = regex.compile(r" {2,}")
-
-    def normalize(self, text: str) -> str:
-        return self._RUN.sub(" ", text.strip(" "))
-
-    def _aligned(self, text: str):
-        from bpeinspect.core.normalize import _pieces_aligned
-
-        a = len(text) - len(text.lstrip(" "))
-        b = max(a, len(text.rstrip(" ")))
-        found = [(0, a, "")] if a else []
-        found += [(m.start() + 1, m.end(), "") for m in self._RUN.finditer(text, a, b)]
-        if b < len(text):
-            found.append((b, len(text), ""))
-        if not found:
-            return text, None, None
-        return _pieces_aligned(text, found)
-
-    def describe(self) -> str:
-        return "remove extra spaces"
-
-
-def byte_of_piece(piece: str) -> int | None:
-    """The byte a ``<0xXX>`` piece stands for, else ``None``."""
-    m = _BYTE_PIECE.fullmatch(piece)
-    return int(m.group(1), 16) if m else None
-
-
-def display_bytes(piece: str, kind: int) -> bytes:
-    """What the decoder prints for a piece: ``▁`` as a space, a byte piece as its byte."""
-    if kind == BYTE:
-        b = byte_of_piece(piece)
-        if b is not None:
-            return bytes([b])
-    return piece.replace(SPACE, " ").encode("utf-8", "surrogatepass")
-
-
-def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str], newline_words: bool = False) -> SplitRule:
-    """Pre-tokens that merging never crosses: cut before a ``▁`` that follows another character,
-    unless some piece holds that character right before a ``▁``; user-defined pieces stand alone."""
-    # every character that some piece holds right before a ▁, found in one pass over all pieces
-    joined = "\uffff".join(mergeable)
-    before = set(re.findall(f"([^{SPACE}\uffff]){SPACE}", joined))
-    s = regex.escape(SPACE)
-    nl = "\\n" if newline_words else ""
-    if before:
-        cls = "".join(regex.escape(c) for c in sorted(before))
-        glue = f"(?:[^{s}{nl}]|(?<=[{cls}]){s}+)"
-    else:
-        glue = f"[^{s}{nl}]"
-    alts = [f"{glue}+", f"{s}+{glue}*"]
-    if newline_words:  # llama.cpp's gemma4 words: runs of newlines apart from the rest
-        alts.insert(0, "\\n+")
-    if frozen:
-        ud = "|".join(regex.escape(f) for f in sorted(frozen, key=lambda x: (-len(x), x)))
-        alts = [ud] + [a.replace(glue, f"(?:(?!{ud}){glue})") for a in alts]
-    return SplitRule.from_pattern("|".join(alts), name="sentencepiece ▁ boundaries")
 
 
 class SentencePieceBPE(Tokenizer):
@@ -134,10 +52,13 @@ class SentencePieceBPE(Tokenizer):
         *,
         scores: Sequence[float] | None = None,
         merges: Sequence[tuple[int, int]] | None = None,
+        merge_results: Sequence[int] | None = None,
         normalizer: Normalizer | None = None,
         first_normalizer: Normalizer | None = None,
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
+        added_options: Mapping[str, AddedOptions] | None = None,
+        added_normalizer: Normalizer | None = None,
         byte_fallback: bool = True,
         unk_id: int | None = None,
         fuse_unk: bool = False,
@@ -168,6 +89,9 @@ class SentencePieceBPE(Tokenizer):
         self.special_tokens = dict(special_tokens or {})
         # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
         self.added_tokens = dict(added_tokens or {})
+        # Hugging Face's lstrip/rstrip/single_word/normalized (see Tokenizer._segments)
+        self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
+        self.added_normalizer = added_normalizer
         self.byte_fallback = byte_fallback
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk
@@ -180,7 +104,9 @@ class SentencePieceBPE(Tokenizer):
         self._decoder: dict[int, bytes] = dict(
             zip(present, [P[i].replace(SPACE, " ").encode("utf-8", "surrogatepass") for i in present])  # type: ignore[union-attr]
         )
-        for i in [i for i in present if kinds[i] == BYTE or i in specials]:
+        kind_arr = np.array(kinds, dtype=np.int64)
+        byte_pieces = [i for i in np.nonzero(kind_arr == BYTE)[0].tolist() if P[i] is not None]
+        for i in byte_pieces + [i for i in specials if 0 <= i < n and P[i] is not None]:
             p = P[i]
             self._decoder[i] = p.encode("utf-8", "surrogatepass") if i in specials else display_bytes(p, BYTE)  # type: ignore[union-attr,arg-type]
         for s, i in (*self.special_tokens.items(), *self.added_tokens.items()):
@@ -192,18 +118,16 @@ class SentencePieceBPE(Tokenizer):
         self.n_vocab = max(self._decoder) + 1 if self._decoder else 0
         # byte fallback: byte -> id
         self._byte_ids: list[int | None] = [None] * 256
-        for i in present:
-            if kinds[i] == BYTE:
-                b = byte_of_piece(self.pieces[i])  # type: ignore[arg-type]
-                if b is not None and self._byte_ids[b] is None:
-                    self._byte_ids[b] = i
+        for i in byte_pieces:
+            b = byte_of_piece(self.pieces[i])  # type: ignore[arg-type]
+            if b is not None and self._byte_ids[b] is None:
+                self._byte_ids[b] = i
         if flavour == "llama.cpp":
             # llama.cpp falls back to the byte's own one-character token when <0xXX> is missing
             for b in range(128):
                 if self._byte_ids[b] is None:
                     self._byte_ids[b] = self._piece_id.get(chr(b))
         # which pieces merging may produce, and the frozen (user-defined) ones
-        kind_arr = np.array(kinds, dtype=np.int64)
         if flavour == "sentencepiece":
             # all pieces but the few control, unknown and byte ones (dict copy + pops: C speed)
             self._mergeable = dict(self._piece_id)
@@ -223,7 +147,12 @@ class SentencePieceBPE(Tokenizer):
             em = merges if isinstance(merges, list) else list(merges)
             P, get = self.pieces, self._piece_id.get
             try:
-                news = [get(P[a] + P[b]) for a, b in em]  # type: ignore[operator]
+                if merge_results is not None:  # the loader looked them up already
+                    news = list(merge_results)
+                    if len(news) != len(em):
+                        raise ValueError("merge_results does not match the merges")
+                else:
+                    news = [get(P[a] + P[b]) for a, b in em]  # type: ignore[operator]
             except (TypeError, IndexError):
                 news = [None if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
                         else get(P[a] + P[b]) for a, b in em]  # type: ignore[operator]
@@ -243,7 +172,7 @@ class SentencePieceBPE(Tokenizer):
         if split_before_space:  # Metaspace(split=true): every ▁ starts a word
             self.split_rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
         else:
-            self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
+            self.split_rule = boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
         self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
         self._findall = regex.compile(self.split_rule.splits[0].pattern).findall
@@ -299,7 +228,7 @@ class SentencePieceBPE(Tokenizer):
 
     @functools.cached_property
     def merge_graph(self):  # -> MergeGraph
-        from bpeinspect.core.sentencepiece_merges import SentencePieceMergeGraph
+        from bpeinspect.core.sentencepiece.merges import SentencePieceMergeGraph
 
         return SentencePieceMergeGraph(self)
 
@@ -487,15 +416,4 @@ class SentencePieceBPE(Tokenizer):
         return f"SentencePiece-style BPE ({self.flavour}), merges {self.merge_source}, {fb}"
 
 
-__all__ = [
-    "BYTE",
-    "CONTROL",
-    "NORMAL",
-    "UNKNOWN",
-    "UNUSED",
-    "USER_DEFINED",
-    "SentencePieceBPE",
-    "SqueezeSpaces",
-    "byte_of_piece",
-    "display_bytes",
-]
+__all__ = ["SentencePieceBPE"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
@@ -68,15 +68,30 @@ class LiveDocument(QObject):
         self._text_cache = (self.revision, text)
         return text
 
+    def set_right_to_left(self, rtl: bool) -> None:
+        """Lay the text out right to left (and right-aligned), or as Qt does by default."""
+        opt = self.document.defaultTextOption()
+        direction = Qt.LayoutDirection.RightToLeft if rtl else Qt.LayoutDirection.LayoutDirectionAuto
+        align = Qt.AlignmentFlag.AlignRight if rtl else Qt.AlignmentFlag.AlignLeft
+        if opt.textDirection() != direction or opt.alignment() != align:
+            opt.setTextDirection(direction)
+            opt.setAlignment(align)
+            self.document.setDefaultTextOption(opt)
+
+    def right_to_left(self) -> bool:
+        return self.document.defaultTextOption().textDirection() == Qt.LayoutDirection.RightToLeft
+
     def is_feeding(self) -> bool:
         return self._feeding is not None
 
-    def set_text(self, text: str) -> None:
+    def set_text(self, text: str, *, right_to_left: bool = False) -> None:
         """Replace the text (the document starts afresh, without undo history).
 
         A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
-        the loop for 100 ms or more); nothing is encoded until the last slice is in."""
+        the loop for 100 ms or more); nothing is encoded until the last slice is in.
+        ``right_to_left`` lays every line out from the right (Arabic, Hebrew, ...)."""
         self._stop_feeding()
+        self.set_right_to_left(right_to_left)
         if len(text) <= FEED_SLICE:
             self.document.setPlainText(text)
             # what QTextDocument makes of it: every line break becomes a block separator

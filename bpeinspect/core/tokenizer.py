@@ -111,7 +111,9 @@ class Tokenizer:
         self.assumed: dict[str, str] = dict(assumed or {})
         for kind, table in (("special", self.special_tokens), ("added", self.added_tokens)):
             for s, i in table.items():
-                if i in self._decoder:
+                # one id for a special token and the normal token of the same bytes, as Hugging
+                # Face's trainer makes it when a merge (or a byte) spells a special token's text
+                if i in self._decoder and self._decoder[i] != s.encode("utf-8"):
                     raise ValueError(f"{kind} token {s!r} has id {i}, which another token already has")
                 self._decoder[i] = s.encode("utf-8")
         missing = tuple(b for b in range(256) if bytes([b]) not in self._ranks)

@@ -197,7 +197,8 @@ def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     outcome, _ = train(qtbot, ws)
     assert outcome.exhausted and outcome.merges == len(train_tokenizer("abab cdcd abab", 1024).merges)
     assert [t.name for t in registry.tokenizers()] == ["small-258", f"small-{256 + outcome.merges}"]
-    assert "ran out of pairs" in ws.phase_label.text()
+    assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,024 asked for" in ws.phase_label.text()
+    assert registry.tokenizers()[-1].training.settings["ran_out_of_pairs"] is True  # the core says so
 
 
 # -- cancel and resume --------------------------------------------------------------------------

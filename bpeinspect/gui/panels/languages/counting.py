@@ -52,11 +52,13 @@ def count_each(
     *,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    processes: int | None = 1,
 ) -> Iterator[tuple[int, Counts]]:
     """Count ``corpus`` (and its baseline) under each tokenizer in turn; yields ``(index, counts)``.
 
     ``progress(done, total)`` runs over all the tokenizers together; ``should_stop`` is asked
-    between texts (:class:`~bpeinspect.core.Cancelled` ends the run).
+    between texts (:class:`~bpeinspect.core.Cancelled` ends the run). ``processes`` is
+    :func:`~bpeinspect.core.analysis.fairness.count_corpus`'s (``None``: a process per CPU).
     """
     n = len(pairs)
     for k, pair in enumerate(pairs):
@@ -66,18 +68,18 @@ def count_each(
                 progress(k * total + done, n * total)
 
         with quiet_gc():  # the pre-token caches grow by the hundred thousand: no full collections meanwhile
-            stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop)
+            stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop, processes=processes)
         yield k, {code: r for (_, code), r in stats.counts.items()}
 
 
-def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], *,
+def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None, *,
               progress: Callable[[int, int], None], should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
     """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
         corpus = load_source(source)
         yield "corpus", corpus
-    for k, counts in count_each(pairs, corpus, progress=progress, should_stop=should_stop):
+    for k, counts in count_each(pairs, corpus, progress=progress, should_stop=should_stop, processes=processes):
         yield "counts", k, counts
 
 

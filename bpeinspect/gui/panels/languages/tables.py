@@ -163,6 +163,22 @@ class LanguageModel(QAbstractTableModel):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._head)
 
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the rows by one column's raw values (empty cells last), in Python: a proxy's
+        sort would call back into Python twice per comparison (50 ms for 500 rows)."""
+        if not 0 <= column < len(self._head):
+            return
+
+        def key(i: int) -> tuple:
+            v = self._rows[i][column]
+            return (v is None, v.lower() if isinstance(v, str) else 0 if v is None else v)
+
+        order_ = sorted(range(len(self._rows)), key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutAboutToBeChanged.emit()
+        self._rows = [self._rows[i] for i in order_]
+        self._search = [self._search[i] for i in order_]
+        self.layoutChanged.emit()
+
     def matches(self, row: int, words: list[str]) -> bool:
         return all(w in self._search[row] for w in words)
 
@@ -198,12 +214,12 @@ class LanguageModel(QAbstractTableModel):
 
 
 class SearchProxy(QSortFilterProxyModel):
-    """Sorts by raw values and keeps the rows whose code, name, script or region hold every word searched."""
+    """Keeps the rows whose code, name, script or region hold every word searched; sorting is
+    the language model's own (:meth:`LanguageModel.sort`)."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
-        self.setSortRole(VALUE_ROLE)
 
     def set_search(self, text: str) -> None:
         self.beginFilterChange()
@@ -214,13 +230,8 @@ class SearchProxy(QSortFilterProxyModel):
         model = self.sourceModel()
         return not self._words or not isinstance(model, LanguageModel) or model.matches(row, self._words)
 
-    def lessThan(self, left: _Index, right: _Index) -> bool:
-        a, b = left.data(VALUE_ROLE), right.data(VALUE_ROLE)
-        if a is None or b is None:
-            return a is None and b is not None
-        if isinstance(a, str) or isinstance(b, str):
-            return str(a).lower() < str(b).lower()
-        return a < b
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)
 
 
 class TablePage(QWidget):
@@ -263,6 +274,9 @@ class TablePage(QWidget):
 
     def set_stats(self, stats: CorpusStats | None) -> None:
         self.model.set_stats(stats)
+        if self._searchable:  # the new rows in the order the header shows
+            header = self.table.horizontalHeader()
+            self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         self.table.resizeColumnsToContents()
         self._count()
 

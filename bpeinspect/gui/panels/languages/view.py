@@ -76,6 +76,7 @@ class LanguagesView(QWidget):
     loaded = Signal()  # the modules are in (pages are built from now on, one per event-loop turn)
     exported = Signal(str)  # the path written
     failed = Signal(str)
+    processes: int | None = None  # count_corpus's: a process per CPU (the core's pool)
 
     def __init__(self, parent: QWidget | None = None, *, source: str = "udhr") -> None:
         super().__init__(parent)
@@ -297,7 +298,7 @@ class LanguagesView(QWidget):
             self._assemble()
 
         self.jobs.submit(
-            "count", self._m["counting"].count_job, source, corpus, todo,
+            "count", self._m["counting"].count_job, source, corpus, todo, self.processes,
             on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: self._on_done(),
             on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
             on_aborted=lambda: self._set_running(False),

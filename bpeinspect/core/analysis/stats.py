@@ -25,6 +25,7 @@ from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
 from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.io.builtins import BUILTIN_SOURCE, BUILTINS, load_builtin
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, last_safe_cut
 from bpeinspect.core.text import fix_surrogates
@@ -315,6 +316,10 @@ class _Shipped:
 
     def __reduce__(self):
         t = self.tokenizer
+        if t.source.startswith(BUILTIN_SOURCE) and t.name in BUILTINS:
+            # the child reads the shipped file itself: pickling o200k's ranks would hold the
+            # interpreter for 50-100 ms in this process (a frozen window, if it is the GUI's)
+            return load_builtin, (t.name,)
         rule = t.split_rule.name if PRESETS.get(t.split_rule.name) == t.split_rule else t.split_rule
         merges = None if t.uses_rank_rule else t.merges
         parts = {"pattern": rule, "special_tokens": t.special_tokens, "merges": merges, "ignore_merges": t.ignore_merges}

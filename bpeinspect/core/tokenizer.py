@@ -155,9 +155,7 @@ class Tokenizer:
         self._encode_piece = make_piece_encoder(
             self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(missing)
         )
-        # with the rank rule (or ignore_merges) a pre-token that is a token is that token
-        whole = self._ranks if merges is None or ignore_merges else None
-        self._cache = PieceCache(self._encode_piece, whole)
+        self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 
     # -- construction -------------------------------------------------------------------------
@@ -382,7 +380,7 @@ class Tokenizer:
             text = self.normalizer.normalize(text)
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
-            cache.reset()
+            cache.clear()
         rule = self.split_rule
         if rule.fast is None:
             found = rule.pieces(text)
@@ -408,7 +406,7 @@ class Tokenizer:
         """
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
-            cache.reset()
+            cache.clear()
         return sum(map(len, map(cache.__getitem__, pieces)))
 
     def pre_tokens(self, text: str) -> list[str]:

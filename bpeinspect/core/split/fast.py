@@ -29,6 +29,7 @@ import re
 from itertools import accumulate, compress, count
 from operator import not_
 
+import numpy as np
 import regex
 
 from bpeinspect.core.split.unicode_tables import FOLDS, RANGES
@@ -284,9 +285,23 @@ class TiktokenSplitter(FastSplitter):
         parts.append(text[pos:])
         return "".join(parts), runs
 
+    def _translate_all(self, text: str) -> str:
+        # one translate of the whole text with a table of just the characters it holds (found
+        # by numpy over UTF-32): for texts where they are many (rows of emoji), which a run at
+        # a time would cost a few microseconds each
+        cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+        distinct = np.unique(cp[(cp >= 0x10000) | ((cp >= 0xD800) & (cp <= 0xDFFF))]).tolist()
+        table = self._table
+        return text.translate({c: table[c] for c in distinct})
+
     def findall(self, text: str) -> list[str]:
         if not _needs_reps(text):
             return self._findall(text)
+        if (len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)) * 32 > len(text):
+            # dense: translate everything, then every piece is a slice of the text
+            found = self._findall(self._translate_all(text))
+            bounds = list(accumulate(map(len, found), initial=0))
+            return list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
         tt, runs = self._translate_runs(text)
         found = self._findall(tt)
         # only the pieces that hold a replaced character are sliced out of the text again

@@ -23,7 +23,7 @@ def test_line_breaks_sit_where_right_to_left_lines_end(qtbot, cl100k):
     view.set_encoding(cl100k, cl100k.encode_with_offsets(view.text()))
     block = view.document().firstBlock()
     geo = view.blockBoundingGeometry(block).translated(view.contentOffset())
-    segments = dict(view._block_segments(block, geo))
+    segments = {i: view._segments(block, geo, i) for i in view._token_range(block)}
     enc = view.enc
     newline = next(i for i in segments if view.text()[enc.char_starts[i] : enc.char_ends[i]].endswith("\n"))
     words = [r for i, rects in segments.items() if i != newline for r in rects]

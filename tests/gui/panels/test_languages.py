@@ -218,3 +218,24 @@ def test_cancel_stops_counting(qtbot, toks):
     with qtbot.waitSignal(v.jobs.ended, timeout=60000):
         v.cancel()
     assert not v.is_running() and "Cancelled" in v.status.text()
+
+
+def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bpeinspect.core import pool
+    from bpeinspect.core.analysis import stats as analysis_stats
+    from bpeinspect.gui.panels.languages.counting import count_each
+
+    monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)  # the fable is small
+    started: list[int] = []
+    real = pool._Child.__init__
+
+    def init(self, *args):
+        started.append(1)
+        real(self, *args)
+
+    monkeypatch.setattr(pool._Child, "__init__", init)
+    pairs = [(n, load_tokenizer(n)) for n in ("r50k_base", "cl100k_base", "o200k_base")]
+    corpus = fable_corpus()
+    here = [c for _, c in count_each(pairs, corpus, processes=1)]
+    assert [c for _, c in count_each(pairs, corpus, processes=2)] == here
+    assert len(started) == 1

@@ -25,6 +25,7 @@ from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.samples import samples_dir
 from bpeinspect.core.analysis.stats import TextStats
 from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.pool import ProcessPool
 
 FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
 
@@ -61,15 +62,16 @@ def count_each(
     :func:`~bpeinspect.core.analysis.fairness.count_corpus`'s (``None``: a process per CPU).
     """
     n = len(pairs)
-    for k, pair in enumerate(pairs):
+    with ProcessPool(processes) as pool:  # its children start once for all the tokenizers
+        for k, pair in enumerate(pairs):
 
-        def part(done: int, total: int, k: int = k) -> None:
-            if progress is not None:
-                progress(k * total + done, n * total)
+            def part(done: int, total: int, k: int = k) -> None:
+                if progress is not None:
+                    progress(k * total + done, n * total)
 
-        with quiet_gc():  # the pre-token caches grow by the hundred thousand: no full collections meanwhile
-            stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop, processes=processes)
-        yield k, {code: r for (_, code), r in stats.counts.items()}
+            with quiet_gc():  # the pre-token caches grow by the hundred thousand: no full collections meanwhile
+                stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop, pool=pool)
+            yield k, {code: r for (_, code), r in stats.counts.items()}
 
 
 def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None, *,

@@ -158,6 +158,7 @@ def _make_languages(host: Any) -> QWidget:
             win.open_text_file(str(sample.path), right_to_left=rtl)
 
     view.languageActivated.connect(open_language)
+    view.addTokenizerRequested.connect(win.files.ask_open_tokenizer)
     view.failed.connect(win.show_error)
     follow_rows(win.registry, lambda: _languages_follow(view, host))
     return view

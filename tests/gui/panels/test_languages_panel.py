@@ -46,3 +46,24 @@ def test_a_language_opens_in_the_text_view_right_to_left_when_it_is_written_so(q
     view.page("summary").languageActivated.emit("fra")
     wait_idle(qtbot, window)
     assert window.text() == udhr.text("fra") and not window.live.right_to_left()
+
+
+def test_add_tokenizer_opens_a_vocabulary_that_joins_the_summary(qtbot, panel_window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from bpeinspect.core import train_tokenizer
+    from bpeinspect.core.io.formats import save
+
+    snapshot = tmp_path / "models--Org--Tiny-BPE" / "snapshots" / ("0123456789abcdef" * 3)[:40]
+    snapshot.mkdir(parents=True)
+    path = save(train_tokenizer(fable_corpus().text("en") * 3, 300, pattern="gpt4"), snapshot / "tokenizer.json")
+    window = panel_window
+    view = _open(qtbot, window, "r50k_base")
+    with qtbot.waitSignal(view.statsReady, timeout=60000):
+        view.set_source("fable")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2) as b:
+        view.add_button.click()
+    stats = b.args[0]
+    assert stats.tokenizers == ("r50k_base", "Tiny-BPE")  # named after its model, not "snapshots" or a hash
+    assert stats.summary("Tiny-BPE").languages == len(fable_corpus()) - 1

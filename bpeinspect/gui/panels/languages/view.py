@@ -76,6 +76,7 @@ class LanguagesView(QWidget):
     loaded = Signal()  # the modules are in (pages are built from now on, one per event-loop turn)
     exported = Signal(str)  # the path written
     failed = Signal(str)
+    addTokenizerRequested = Signal()  # "Add tokenizer…": the window asks for a vocabulary file and opens it
     processes: int | None = None  # count_corpus's: a process per CPU (the core's pool)
 
     def __init__(self, parent: QWidget | None = None, *, source: str = "udhr") -> None:
@@ -114,6 +115,12 @@ class LanguagesView(QWidget):
         self.focus_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.focus_box.setToolTip("The tokenizer the map colours by and the scripts are ordered by")
         self.focus_box.currentIndexChanged.connect(self._on_focus)
+        self.add_button = QPushButton("Add tokenizer…")
+        self.add_button.setToolTip(
+            "Open another vocabulary (tokenizer.json, .tiktoken, GGUF, …): every open tokenizer joins the "
+            "summary and the plots, e.g. Qwen3 or Gemma 3 beside the built-ins"
+        )
+        self.add_button.clicked.connect(self.addTokenizerRequested)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.cancel_button = QPushButton("Cancel")
@@ -130,6 +137,7 @@ class LanguagesView(QWidget):
         second = QHBoxLayout()
         second.addWidget(QLabel("Map and scripts under"))
         second.addWidget(self.focus_box)
+        second.addWidget(self.add_button)
         second.addWidget(self.status, 1)
         for w in (self.progress, self.cancel_button, *self.export_buttons.values()):
             second.addWidget(w)

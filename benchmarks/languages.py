@@ -32,6 +32,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from bpeinspect.core import load_tokenizer  # noqa: E402
 from bpeinspect.core.analysis.corpus import udhr_corpus  # noqa: E402
+from bpeinspect.core.io.builtins import BUILTINS, load_builtin  # noqa: E402
 from bpeinspect.gui.panels.languages.counting import count_each  # noqa: E402
 
 QWEN3 = (
@@ -55,9 +56,11 @@ def default_specs() -> list[str]:
 
 
 def fresh(specs: list[str]) -> list[tuple[str, object]]:
+    """Newly made tokenizers: ``load_tokenizer`` keeps one object per built-in, whose pre-token
+    cache a previous round would have filled."""
     pairs = []
     for i, spec in enumerate(specs):
-        tok = load_tokenizer(spec)
+        tok = load_builtin.__wrapped__(spec) if spec in BUILTINS else load_tokenizer(spec)
         tok.encode_ordinary("warm")  # the lazy tables, not the pre-token cache
         pairs.append((f"{i}:{tok.name}", tok))
     return pairs

@@ -73,6 +73,33 @@ def test_a_child_that_fails_hands_its_item_back() -> None:
             list(p.imap(_bad_item, range(10)))
 
 
+def _dies_in_children(parent: int, item: int) -> int:
+    if os.getpid() != parent and item % 7 == 3:
+        os._exit(1)  # the child dies with items in flight
+    return item * 2
+
+
+def test_a_child_has_its_next_item_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with one item at a time a child sat idle until this process finished an item of its own
+    most: list[int] = []
+    real = pool._Child.submit
+
+    def submit(self, *args):
+        real(self, *args)
+        most.append(len(self._slots))
+
+    monkeypatch.setattr(pool._Child, "submit", submit)
+    with ProcessPool(2) as p:
+        assert [i for i, _ in p.imap(_pid, range(300))] == list(range(300))
+    assert max(most) == pool._Child.DEPTH == 2
+
+
+def test_a_child_that_dies_hands_its_items_back() -> None:
+    with ProcessPool(3) as p:
+        assert list(p.imap(_dies_in_children, range(100), context=os.getpid())) == [2 * i for i in range(100)]
+        assert list(p.imap(_pid, range(20)))[-1][0] == 19  # and the pool goes on
+
+
 def test_one_item_or_one_process_stays_here(children_used: list[int]) -> None:
     with ProcessPool(4) as p:
         assert list(p.imap(_pid, [7])) == [(7, os.getpid())]

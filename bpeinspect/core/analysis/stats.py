@@ -42,7 +42,7 @@ _MARGIN_CHARS = 1 << 16
 _CHUNK_BYTES = 1 << 20
 # Below this much text per tokenizer a pool's children (each loading the tokenizer, ~0.5 s)
 # would cost more than they save: it is counted here. This process counts meanwhile, so a
-# child pays off from a few MB (the UDHR, 7 MB: 9.4 s against 19.7 s at load 5).
+# child pays off from a few MB (the UDHR is 7 MB; see benchmarks/languages.py).
 POOL_MIN_BYTES = 2 << 20
 # a tokenizer's ranks travel to a pool's children pickled this many at a time, the interpreter
 # let go in between (pickling o200k's or Gemma 3's in one go holds it 80-250 ms)

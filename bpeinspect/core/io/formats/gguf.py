@@ -134,10 +134,12 @@ class _Stream:
         return out
 
 
-def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str, Any]:
+def read_metadata(
+    f: IO[bytes], path: Path, size: int | None = None, wanted: frozenset[str] | set[str] = WANTED_ARRAYS
+) -> dict[str, Any]:
     """The key/value metadata of a GGUF stream, reading nothing past it.
 
-    Arrays of strings outside :data:`WANTED_ARRAYS` come back as ``None`` (skipped).
+    Arrays outside ``wanted`` (default :data:`WANTED_ARRAYS`) come back as ``None`` (skipped).
     """
     if size is None:
         size = os.fstat(f.fileno()).st_size
@@ -167,7 +169,7 @@ def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str
             if etype in _SCALARS:
                 width = struct.calcsize(_SCALARS[etype])
                 raw = s.take(count * width) if count <= size else s.take(-1)
-                if key not in WANTED_ARRAYS:
+                if key not in wanted:
                     return None
                 arr = array(_SCALARS[etype] if _SCALARS[etype] != "?" else "B")
                 expect(arr.itemsize == width, path, "unexpected integer width on this machine")
@@ -178,7 +180,7 @@ def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str
             if etype == GGUFValueType.STRING:
                 expect(count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds")
                 items = s.strings(count, struct.Struct(end + "Q").unpack_from)
-                return items if key in WANTED_ARRAYS else None
+                return items if key in wanted else None
             if etype == GGUFValueType.ARRAY:
                 expect(count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds")
                 for _ in range(count):

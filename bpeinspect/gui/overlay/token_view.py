@@ -12,10 +12,10 @@ page, copy and paste give the real text, and positions stay true.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -32,9 +32,16 @@ from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
 from bpeinspect.core.live_text import LiveEncoding, Part
-from bpeinspect.core.text import SYMBOLS
+from bpeinspect.core.text import SYMBOLS, utf16_len
+from bpeinspect.gui.overlay.glyphs import (
+    CodePointSpacer,
+    box_width,
+    coverage_for,
+    missing_positions,
+    paint_code_point,
+)
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around, token_tooltip
+from bpeinspect.gui.overlay.tooltips import byte_fractions, dropped_tooltip, group_around, token_tooltip
 
 GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
 NEWLINE_GLYPH = SYMBOLS["\n"]
@@ -67,6 +74,9 @@ class WholeEncoding:
 
     def part_at_u16(self, _pos: int) -> Part:
         return Part(self.whole)
+
+    def parts(self) -> Iterator[Part]:
+        yield Part(self.whole)
 
     def part_of_token(self, i: int) -> Part | None:
         return Part(self.whole) if 0 <= i < len(self.whole.ids) else None
@@ -221,6 +231,22 @@ class TokenView(QPlainTextEdit):
                 return p.token + min(hits)[1]
         return p.token + found
 
+    def dropped_spans(self) -> list[tuple[int, int]]:
+        """UTF-16 spans of the characters whose bytes have no token (dropped by the encoding)."""
+        if self.parts is None:
+            return []
+        return [span for p in self.parts.parts() for span in _dropped_in(p)]
+
+    def dropped_at_point(self, point: QPointF) -> tuple[int, int] | None:
+        """The UTF-16 span of the dropped character(s) under a viewport point, if any."""
+        if self.parts is None:
+            return None
+        pos = self._position_at(point)
+        p = self.parts.part_at_u16(pos) if pos is not None else None
+        spans = _dropped_in(p) if p is not None else []
+        k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None  # type: ignore[operator]
+
     def _position_at(self, point: QPointF) -> int | None:
         block = self.cursorForPosition(point.toPoint()).block()
         if not block.isValid():
@@ -249,7 +275,10 @@ class TokenView(QPlainTextEdit):
         if e.type() == QEvent.Type.ToolTip:
             i = self.token_at_point(QPointF(e.pos()))
             p = self.parts.part_of_token(i) if i is not None and self.parts is not None else None
-            if p is None or self.tok is None:
+            dropped = self.dropped_at_point(QPointF(e.pos())) if i is None else None
+            if dropped is not None and self.tok is not None:
+                QToolTip.showText(e.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
+            elif p is None or self.tok is None:
                 QToolTip.hideText()
             else:
                 j = i - p.token
@@ -322,6 +351,9 @@ class TokenView(QPlainTextEdit):
             if self.layers.whitespace:
                 for block, geo in blocks:
                     self._paint_whitespace(p, block, geo)
+            self._paint_code_points(p, blocks)
+            if self.parts is not None:
+                self._paint_dropped(p, blocks)
             for part, items in drawn:
                 self._paint_marks(p, part, items)
         finally:
@@ -438,6 +470,9 @@ class TokenView(QPlainTextEdit):
         enc, pal, layers = part.enc, self.palette_, self.layers
         small = self.glyph_font()
         small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
+        fm = QFontMetricsF(small)
+        gap = fm.horizontalAdvance("0")  # ids apart by a digit's width
+        id_ends: dict[int, float] = {}  # line top -> where the last id drawn on it ends
         by_index = dict(items)
         for i, segs in items:
             if not segs:
@@ -462,15 +497,20 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.boundary, 2))
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
-                # the id under the token; elided ("12…") where the token is narrower than it
+                # the id under the token, whole (never cut to "12…"), starting under the token
+                # after the id before it on the line; where there is no room left, it is left
+                # out (hovering shows it, and the ids strip)
                 r = segs[0]
-                p.setFont(small)
-                fm = QFontMetricsF(small)
-                label = fm.elidedText(str(enc.ids[i]), Qt.TextElideMode.ElideRight, max(r.width() - 3, 1))
-                if label:
-                    box = QRectF(r.left() + 1, r.bottom() - fm.height(), r.width() - 2, fm.height())
+                label = str(enc.ids[i])
+                width = fm.horizontalAdvance(label)
+                line = round(r.top())
+                x = max(r.left() + 1, id_ends.get(line, -1e9))
+                if x <= max(r.right() - 4, r.left() + 1):
+                    p.setFont(small)
                     p.setPen(pal.text_color())
+                    box = QRectF(x, r.bottom() - fm.height(), width + 1, fm.height())
                     p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
+                    id_ends[line] = x + width + gap
             if i + part.token == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)
@@ -513,6 +553,82 @@ class TokenView(QPlainTextEdit):
             top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
             p.drawStaticText(QPointF(geo.left() + x, top), st)
 
+    def _utf16_text(self, start: int, end: int) -> str:
+        cur = self.textCursor()
+        cur.setPosition(start)
+        cur.setPosition(end, cur.MoveMode.KeepAnchor)
+        return cur.selectedText()
+
+    def _cell(self, block: QTextBlock, geo: QRectF, start: int, end: int, height: float) -> QRectF | None:
+        """The box of the block's characters ``start:end`` (UTF-16, relative to the block)."""
+        layout = block.layout()
+        line = layout.lineForTextPosition(start)
+        if not line.isValid():
+            return None
+        x1 = line.cursorToX(start)[0]
+        x2 = line.cursorToX(min(end, line.textStart() + line.textLength()))[0]
+        lo, hi = min(x1, x2), max(x1, x2)
+        return QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 4.0), min(height, line.height()))
+
+    def _paint_code_points(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
+        """Characters no font draws, as their code point (their cells are widened by a
+        :class:`CodePointSpacer`, attached to the document the first time one is seen)."""
+        doc = self.document()
+        cov = coverage_for(doc.defaultFont())
+        font = self.glyph_font()
+        height = QFontMetricsF(font).height()
+        color = self.palette_.text_color()
+        spaced = doc.findChild(CodePointSpacer) is not None
+        for block, geo in blocks:
+            missing = cov.missing_in(block.text())
+            if not missing:
+                continue
+            if not spaced:  # widen the cells once this paint is over
+                QTimer.singleShot(0, self, self._attach_spacer)
+                spaced = True
+            layout = block.layout()
+            found = missing_positions(block.text(), missing)
+            for k, (pos, n, ch) in enumerate(found):
+                end = pos + n
+                if layout.isValidCursorPosition(pos) and layout.isValidCursorPosition(end):
+                    cell = self._cell(block, geo, pos, end, height)
+                else:  # a mark inside a cluster: its (widened) glyph lies at the cluster's end
+                    start = pos
+                    while start > 0 and not layout.isValidCursorPosition(start):
+                        start -= 1
+                    while end < block.length() - 1 and not layout.isValidCursorPosition(end):
+                        end += 1
+                    cluster = self._cell(block, geo, start, end, height)
+                    later = sum(1 for q, _n, _c in found[k + 1 :] if q < end)
+                    w = box_width(ch, font)
+                    cell = None if cluster is None else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
+                if cell is not None:
+                    paint_code_point(p, cell, ch, color, font)
+
+    def _attach_spacer(self) -> None:
+        CodePointSpacer.ensure(self.document())
+
+    def _paint_dropped(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
+        """Characters holding a byte that has no token: tinted and framed (no token covers them)."""
+        height = QFontMetricsF(self.glyph_font()).height()
+        pen = QPen(self.palette_.dropped, 1.6)
+        tint = QColor(self.palette_.dropped)
+        tint.setAlpha(50)
+        p.setBrush(tint)
+        for block, geo in blocks:
+            bpos, bend = block.position(), block.position() + block.length() - 1
+            part = self.parts.part_at_u16(bpos) if self.parts is not None else None
+            spans = _dropped_in(part) if part is not None else []
+            k = bisect.bisect_left(spans, (bpos, -1))
+            while k < len(spans) and spans[k][0] < bend:
+                a, b = spans[k]
+                k += 1
+                cell = self._cell(block, geo, max(a, bpos) - bpos, min(b, bend) - bpos, height)
+                if cell is None:
+                    continue
+                p.setPen(pen)
+                p.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
+
     def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
         key = (glyph, font.key())
         st = self._glyph_cache.get(key)
@@ -525,6 +641,21 @@ class TokenView(QPlainTextEdit):
 def _group(enc: Encoding, i: int) -> tuple[int, int] | None:
     """The run of tokens of ``enc`` sharing characters with token ``i`` (more than one), or None."""
     return group_around(enc, i) if enc.flags[i] & SPLITS_CHAR else None
+
+
+def _dropped_in(p: Part) -> list[tuple[int, int]]:
+    """UTF-16 spans, in the whole text, of the dropped characters of part ``p``."""
+    return [(p.u16 + a, p.u16 + b) for a, b in (_utf16_span(p.enc, s, e) for s, e in p.enc.dropped)]
+
+
+def _utf16_span(enc: Encoding, a: int, b: int) -> tuple[int, int]:
+    """Code point span ``a:b`` of ``enc.text`` in UTF-16 units, counted from the nearest token."""
+    j = bisect.bisect_right(enc.char_ends, a) - 1
+    c0, u0 = (enc.char_ends[j], enc.utf16_ends[j]) if j >= 0 else (0, 0)
+    if c0 > a:  # a token ends past it (tokens overlapping a split character): count from the start
+        c0, u0 = 0, 0
+    start = u0 + utf16_len(enc.text[c0:a])
+    return start, start + utf16_len(enc.text[a:b])
 
 
 class _LineGeometry:

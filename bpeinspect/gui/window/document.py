@@ -30,6 +30,7 @@ from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (~1-2 ms)
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
+FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 
 
 def read_text_file(path: str) -> str:
@@ -161,7 +162,9 @@ class LiveDocument(QObject):
         cur = QTextCursor(cursor)
         cur.beginEditBlock()
         cur.removeSelectedText()
-        end = slice_end(text, 0)
+        # the first slice goes in now, as one step to undo with what it replaces; a small one,
+        # since its segment is encoded right away, on this thread, for every tokenizer
+        end = slice_end(text, 0, FIRST_SLICE)
         cur.insertText(text[:end], self.char_format)
         cur.endEditBlock()
         if end < len(text):

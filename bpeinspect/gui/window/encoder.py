@@ -379,6 +379,8 @@ class Encoder(QObject):
     def _bury(self, encodings: list[Encoding]) -> None:
         """Free dropped encodings a slice per turn (a million tokens at once takes tens of ms)."""
         if encodings:
+            for enc in encodings:
+                enc.token_bytes_of = None  # nothing reads them now: let a closed tokenizer go at once
             self._graveyard.extend(encodings)
             self._free_timer.start()
 

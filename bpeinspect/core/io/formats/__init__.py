@@ -23,6 +23,7 @@ from typing import Any
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
 from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -272,7 +273,15 @@ def load_path(
     need none) and GGUF files whose pre-tokenizer bpeinspect does not know. For any other
     format they replace what the file says.
     """
-    path = Path(path)
+    # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
+    # which set off full collections over and over: ~20 % of a large vocabulary's load.
+    with quiet_gc(freeze=False):
+        return _load_path(Path(path), pattern, special_tokens, name)
+
+
+def _load_path(
+    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+) -> Tokenizer:
     fmt, obj = _detect(path)
     if path.is_dir() and fmt.in_folder is not None:
         path = fmt.in_folder(path) or path

@@ -72,7 +72,7 @@ class PlotPage(QWidget):
         self._steps: Iterator[None] | None = None
         self._stepper = QTimer(self, singleShot=True, interval=0)
         self._stepper.timeout.connect(self._step)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(enableMenu=False)  # its context menus cost half of making it
         self.item = item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.15)

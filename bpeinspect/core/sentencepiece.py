@@ -42,6 +42,7 @@ from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import PieceCache, pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.normalize import Normalizer, Stateless
+from bpeinspect.core.specials import PLAIN, AddedOptions
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
@@ -139,6 +140,8 @@ class SentencePieceBPE(Tokenizer):
         first_normalizer: Normalizer | None = None,
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
+        added_options: Mapping[str, AddedOptions] | None = None,
+        added_normalizer: Normalizer | None = None,
         byte_fallback: bool = True,
         unk_id: int | None = None,
         fuse_unk: bool = False,
@@ -169,6 +172,9 @@ class SentencePieceBPE(Tokenizer):
         self.special_tokens = dict(special_tokens or {})
         # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
         self.added_tokens = dict(added_tokens or {})
+        # Hugging Face's lstrip/rstrip/single_word/normalized (see Tokenizer._segments)
+        self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
+        self.added_normalizer = added_normalizer
         self.byte_fallback = byte_fallback
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk

@@ -239,3 +239,9 @@ def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytes
     here = [c for _, c in count_each(pairs, corpus, processes=1)]
     assert [c for _, c in count_each(pairs, corpus, processes=2)] == here
     assert len(started) == 1
+
+
+def test_the_status_says_how_much_text_was_counted(qtbot, view):
+    stats = view.corpus_stats()
+    size = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
+    assert size < 1e6 and f"({size / 1e3:.1f} KB in all)" in view.status.text()  # the fable: not "0.0 MB"

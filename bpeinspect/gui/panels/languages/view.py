@@ -379,7 +379,8 @@ class LanguagesView(QWidget):
         shown = len(view.corpus)
         size = sum(view.counts[view.tokenizers[0], t.code].bytes for t in view.corpus)
         texts = f"{shown} of {total} texts" if shown != total else f"{total} texts"
-        self.status.setText(f"{view.corpus.title}: {texts} ({size / 1e6:.1f} MB) under "
+        amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
+        self.status.setText(f"{view.corpus.title}: {texts} ({amount} in all) under "
                             f"{len(view.tokenizers)} tokenizer{'s' if len(view.tokenizers) != 1 else ''}.")  # fmt: skip
         self.status.set_tone(None)
 

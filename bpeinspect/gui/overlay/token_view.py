@@ -470,10 +470,9 @@ class TokenView(QPlainTextEdit):
         enc, pal, layers = part.enc, self.palette_, self.layers
         small = self.glyph_font()
         small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
-        fm = QFontMetricsF(small)
-        gap = fm.horizontalAdvance("0")  # ids apart by a digit's width
-        id_ends: dict[int, float] = {}  # line top -> where the last id drawn on it ends
         by_index = dict(items)
+        labels: list[tuple[QRectF, str]] = []  # (the token's first rectangle, its id)
+        fills: list[QColor] = []  # each label's token colour: an id that runs on is still its token's
         for i, segs in items:
             if not segs:
                 continue
@@ -497,25 +496,29 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.boundary, 2))
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
-                # the id under the token, whole (never cut to "12…"), starting under the token
-                # after the id before it on the line; where there is no room left, it is left
-                # out (hovering shows it, and the ids strip)
-                r = segs[0]
-                label = str(enc.ids[i])
-                width = fm.horizontalAdvance(label)
-                line = round(r.top())
-                x = max(r.left() + 1, id_ends.get(line, -1e9))
-                if x <= max(r.right() - 4, r.left() + 1):
-                    p.setFont(small)
-                    p.setPen(pal.text_color())
-                    box = QRectF(x, r.bottom() - fm.height(), width + 1, fm.height())
-                    p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
-                    id_ends[line] = x + width + gap
+                labels.append((segs[0], str(enc.ids[i])))
+                fills.append(pal.background(enc.ids[i]))
             if i + part.token == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 for r in segs:
                     p.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        if labels:
+            p.setFont(small)
+            p.setPen(pal.text_color())
+            fm = QFontMetricsF(small)
+            for label, fill in zip(place_id_labels(fm, labels), fills, strict=True):
+                # on its token's colour: an id that runs on under the next token still reads as its own
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(fill)
+                p.drawRoundedRect(label.box.adjusted(-1, 0, 1, 0), 2, 2)
+                p.setPen(pal.text_color())
+                p.save()
+                p.translate(label.box.topLeft())
+                p.scale(label.squeeze, 1.0)
+                p.drawText(QRectF(0, 0, label.box.width() / label.squeeze, label.box.height()),
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label.text)  # fmt: skip
+                p.restore()
 
     def _paint_whitespace(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
         layout = block.layout()
@@ -639,6 +642,36 @@ class TokenView(QPlainTextEdit):
             st = self._glyph_cache[key] = QStaticText(glyph)
             st.prepare(font=font)
         return st
+
+
+MIN_SQUEEZE = 0.7  # an id is drawn this narrow at least (then it is wider than its token)
+LABEL_GAP = 3.0  # px between two ids
+
+
+@dataclass
+class IdLabel:
+    text: str  # the whole id
+    box: QRectF  # where it is drawn
+    squeeze: float  # horizontal scale (1: none)
+
+
+def place_id_labels(fm: QFontMetricsF, items: list[tuple[QRectF, str]]) -> list[IdLabel]:
+    """Where each token's id goes, under the token's rectangle, whole (never "683…"): narrowed
+    down to :data:`MIN_SQUEEZE` to fit its token, else wider than the token; a label that would
+    run into the one before it on the line starts after it. ``items`` are in text order."""
+    out: list[IdLabel] = []
+    prev: QRectF | None = None  # the token rectangle of the label before
+    for rect, text in items:
+        width = fm.horizontalAdvance(text)
+        room = max(rect.width() - 2, 1.0)
+        squeeze = 1.0 if width <= room else max(room / width, MIN_SQUEEZE)
+        top = rect.bottom() - fm.height()
+        left = rect.left() + 1
+        if prev is not None and out and abs(rect.top() - prev.top()) < 0.5 and rect.left() >= prev.left():
+            left = max(left, out[-1].box.right() + LABEL_GAP)  # same line, left to right: after the one before
+        out.append(IdLabel(text, QRectF(left, top, width * squeeze, fm.height()), squeeze))
+        prev = rect
+    return out
 
 
 def _group(enc: Encoding, i: int) -> tuple[int, int] | None:

@@ -178,7 +178,7 @@ def languages(win: Any, env: Env) -> Any:
     _open(win, env, "r50k_base", "cl100k_base", "o200k_base")
     win.commands["panels.languages"].trigger()
     view = win.panels.view("languages")
-    env.wait(win, also=lambda: view.stats() is not None)
+    env.wait(win, also=lambda: view.corpus_stats() is not None and not view.is_running())
     return win.panels.docks["languages"]
 
 

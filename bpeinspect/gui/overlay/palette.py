@@ -120,6 +120,9 @@ class UiColors:
     plot_guide: str  # dashed guide lines (sizes asked for, the premium baseline)
     plot_legend_bg: str
     series: tuple[str, ...]  # one colour per tokenizer in the languages plot
+    plot_land: str  # the world map's coastlines
+    plot_point_edge: str  # the outline of a language's point on the map
+    premium_scale: tuple[str, ...]  # the map's premiums 1x, 2x, 4x, 8x, 16x (and beyond)
     count_curve: str  # the training plots
     bpt_curve: str
 
@@ -134,6 +137,8 @@ _LIGHT = UiColors(
     preview=("#d6e6fb", "#fde2cc"),
     plot_bg="#ffffff", plot_text="#333333", plot_axis="#888888", plot_guide="#999999", plot_legend_bg="#ffffff",
     series=("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f"),
+    plot_land="#9aa5b1", plot_point_edge="#404040",
+    premium_scale=("#2c7bb6", "#7fbfdc", "#f2e35c", "#f08a3c", "#c4161c"),
     count_curve="#3d7bd9", bpt_curve="#d9653d",
 )  # fmt: skip
 _DARK = UiColors(
@@ -146,6 +151,8 @@ _DARK = UiColors(
     preview=("#27406a", "#5a3a22"),
     plot_bg="#1e1e1e", plot_text="#dddddd", plot_axis="#999999", plot_guide="#777777", plot_legend_bg="#2b2b2b",
     series=("#6b9bd1", "#f5a55a", "#7cc26f", "#ef7f81", "#8fd0cb", "#c99bbd", "#f0d86a", "#c19a7f"),
+    plot_land="#5c6670", plot_point_edge="#101010",
+    premium_scale=("#4a9ad4", "#98d1e8", "#f5e86e", "#f59a4e", "#e8413a"),
     count_curve="#6ea4ff", bpt_curve="#ff9a6e",
 )  # fmt: skip
 

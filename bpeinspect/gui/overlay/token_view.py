@@ -434,11 +434,12 @@ class TokenView(QPlainTextEdit):
                 else:
                     f = (c0, c1)
                 a, b = s, e  # apply the fraction below
-            if last_line and e > blen:  # the token includes the line break
-                x2 = max(x1, x2) + lg.newline_width if s <= blen else x2
+            if last_line and e > blen:  # the token includes the line break (after the text's end, left in RTL)
+                nw = -lg.newline_width if lg.rtl else lg.newline_width
+                x2 = (min(x1, x2) if lg.rtl else max(x1, x2)) + nw if s <= blen else x2
                 if s >= blen:
-                    x1 = line.x() + line.naturalTextWidth()
-                    x2 = x1 + lg.newline_width
+                    x1 = lg.end_x(line)
+                    x2 = x1 + nw
             lo, hi = min(x1, x2), max(x1, x2)
             if f is not None and a == s and b == e:
                 f0, f1 = f
@@ -548,11 +549,12 @@ class TokenView(QPlainTextEdit):
             k += 2 if ord(ch) > 0xFFFF else 1
         if block.next().isValid():
             line = lines[-1]
-            right = line.x() + line.naturalTextWidth()
+            lg = _LineGeometry(block, self._newline_width())
             st = self._static_glyph(NEWLINE_GLYPH, font)
             size = st.size()
+            x = lg.end_x(line) - size.width() - 1 if lg.rtl else lg.end_x(line) + 1
             top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
-            p.drawStaticText(QPointF(geo.left() + right + 1, top), st)
+            p.drawStaticText(QPointF(geo.left() + x, top), st)
 
     def _utf16_text(self, start: int, end: int) -> str:
         cur = self.textCursor()
@@ -702,6 +704,7 @@ class _LineGeometry:
         self.ends = [ln.textStart() + ln.textLength() for ln in self.lines]
         self.blen = block.length() - 1
         self.ascii = block.text().isascii()
+        self.rtl = block.textDirection() == Qt.LayoutDirection.RightToLeft
         self.newline_width = newline_width
         self._x: dict[tuple[int, int], float] = {}
 
@@ -711,3 +714,9 @@ class _LineGeometry:
         if x is None:
             x = self._x[key] = line.cursorToX(pos)[0]
         return x
+
+    def end_x(self, line: QTextLine) -> float:
+        """Where the block's text ends on its last line: the right edge, or the left in right-to-left text."""
+        if self.rtl:
+            return self.x(line, self.blen) if self.blen else line.x() + line.width()
+        return line.x() + line.naturalTextWidth()

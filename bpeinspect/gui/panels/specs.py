@@ -187,13 +187,15 @@ def _make_languages(host: Any) -> QWidget:
     win = host.window
     view = LanguagesView()
 
-    def open_sample(sample: Any) -> None:
+    def open_language(text: Any) -> None:  # a CorpusText: shown right to left when its language is written so
+        sample, rtl = text.sample, text.language.direction == "rtl"
         if sample.text is not None:
-            win.set_text(sample.text)
+            win.set_text(sample.text, right_to_left=rtl)
         elif sample.path is not None:
-            win.open_text_file(str(sample.path))
+            win.open_text_file(str(sample.path), right_to_left=rtl)
 
-    view.sampleActivated.connect(open_sample)
+    view.languageActivated.connect(open_language)
+    view.addTokenizerRequested.connect(win.files.ask_open_tokenizer)
     view.failed.connect(win.show_error)
     follow_rows(win.registry, lambda: _languages_follow(view, host))
     win.registry.referenceChanged.connect(lambda _ref: _languages_follow(view, host))

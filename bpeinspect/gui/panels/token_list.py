@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.core.text import LEGEND, display_bytes
+from bpeinspect.core.text import LEGEND
+from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
 
 _Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "ID", "Token", "Bytes")

@@ -249,9 +249,9 @@ class MainWindow(QMainWindow):
     def text(self) -> str:
         return self.live.text()
 
-    def set_text(self, text: str) -> None:
-        """Replace the text (a big one goes in a slice per event-loop turn)."""
-        self.live.set_text(text)
+    def set_text(self, text: str, *, right_to_left: bool = False) -> None:
+        """Replace the text (a big one goes in a slice per event-loop turn), laid out right to left if asked."""
+        self.live.set_text(text, right_to_left=right_to_left)
 
     def open_tokenizer(self, spec: str, **settings: Any) -> None:
         """Load a built-in name or a vocabulary path in a worker; errors go to the message bar.
@@ -276,8 +276,8 @@ class MainWindow(QMainWindow):
 
         self.jobs.submit(("load", spec), load_quietly, spec, **settings, on_returned=done, on_errored=failed)
 
-    def open_text_file(self, path: str) -> None:
-        """Read a text file in a worker and show it; errors keep the current text."""
+    def open_text_file(self, path: str, *, right_to_left: bool = False) -> None:
+        """Read a text file in a worker and show it (right to left if asked); errors keep the current text."""
         if (why := file_too_big(path)) is not None:  # a 50 MB text would freeze the editor
             self.show_error(why)
             return
@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
 
         def done(result: tuple[str, bool]) -> None:
             text, had_cr = result
-            self.live.set_text(text, normalized=True)
+            self.live.set_text(text, normalized=True, right_to_left=right_to_left)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
             self.prefs.remember_text(path)
             self.textFileOpened.emit(path)

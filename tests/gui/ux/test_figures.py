@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from tests.gui.conftest import wait_idle
 
 
@@ -23,19 +25,21 @@ def test_status_bar_shows_only_the_current_tokenizers_figures(qtbot, window):
 
 def test_languages_says_what_its_figures_are(qtbot):
     from bpeinspect.core import load_tokenizer
-    from bpeinspect.core.analysis.samples import load_samples
     from bpeinspect.gui.panels.languages import LanguagesView
 
-    view = LanguagesView()
+    view = LanguagesView(source="fable")
     qtbot.addWidget(view)
-    with qtbot.waitSignal(view.statsReady, timeout=60000):
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as counted:
         view.set_tokenizers([load_tokenizer("r50k_base"), load_tokenizer("o200k_base")])
-    total = sum(len(s.read().encode("utf-8")) for s in load_samples())
+    stats = counted.args[0]
+    total = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
     status = view.status.text()
-    assert f"{total:,} bytes in all" in status and "each" not in status
-    view.set_metric("premium")
+    assert f"{total / 1e3:.1f} KB in all" in status and "each" not in status
     view.set_baseline("en")
-    heads = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
+    view.show_page("table")
+    qtbot.waitUntil(lambda: view.page("table") is not None and view.page("table").model.rowCount() > 0)
+    model = view.page("table").model
+    heads = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     premiums = [c for c, h in enumerate(heads) if h.endswith("premium")]
-    shown = [view.table.item(r, c).text() for r in range(view.table.rowCount()) for c in premiums]
-    assert shown and all(len(t.split(".")[1]) == 2 for t in shown if t)  # 1.00, 1.70, 1.77
+    shown = [model.index(r, c).data() for r in range(model.rowCount()) for c in premiums]
+    assert shown and all(len(t.rstrip("×").split(".")[1]) == 2 for t in shown if t)  # 1.00×, 1.70×, 1.77×

@@ -25,7 +25,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
+from bpeinspect.core.analysis.compare import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.overlay.glyphs import shown

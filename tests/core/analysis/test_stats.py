@@ -11,6 +11,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from bpeinspect.core import Cancelled, load_tokenizer
+from bpeinspect.core.analysis.compare import (
+    agreement,
+    boundary_agreement,
+    shared_tokens,
+    token_boundaries,
+    vocab_overlap,
+)
 from bpeinspect.core.analysis.samples import (
     LANGUAGES,
     Sample,
@@ -24,14 +31,9 @@ from bpeinspect.core.analysis.stats import (
     CSV_COLUMNS,
     StatsTable,
     TextStats,
-    agreement,
-    boundary_agreement,
     compute_stats,
     iter_counts,
-    shared_tokens,
     text_stats,
-    token_boundaries,
-    vocab_overlap,
 )
 from tests.paths import SHARED
 

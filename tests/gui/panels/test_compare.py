@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.analysis.stats import boundary_agreement
+from bpeinspect.core.analysis.compare import boundary_agreement
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, CompareView
 from tests.gui.conftest import wait_jobs

@@ -31,9 +31,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
 from bpeinspect.core.live_text import LiveEncoding, Part
-from bpeinspect.gui.overlay.glyphs import (
-    CodePointSpacer,
-)
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer
 from bpeinspect.gui.overlay.layout import (
     Layers,
     WholeEncoding,

@@ -6,13 +6,13 @@
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import QDockWidget, QWidget
 
+from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.specs import Inspector, PanelSpec
 from bpeinspect.gui.window.actions import ActionSpec
 
@@ -48,7 +48,8 @@ class PanelHost(QObject):
         modules = [spec.module for spec in specs if spec.lazy and spec.module]
         if modules:
             # imported while the user looks at the window, not when a panel is first opened
-            threading.Thread(target=_import_all, args=(modules,), name="panel imports", daemon=True).start()
+            # (a pool of its own: the loading workers keep the shared pool's threads)
+            Worker(_import_all, modules).start(QThreadPool(self))
         self._first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
         if self._first is not None:  # the first panel is in front (the token list)
             self._first.raise_()

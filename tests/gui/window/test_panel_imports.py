@@ -1,0 +1,28 @@
+"""The lazy panels' modules (pyqtgraph behind them) are imported by a worker when the window opens."""
+
+from __future__ import annotations
+
+import threading
+
+from bpeinspect.gui.concurrency import Worker
+from bpeinspect.gui.window import docks
+from tests.gui.conftest import _window
+
+
+def test_lazy_panel_modules_are_imported_off_the_gui_thread(qtbot, monkeypatch, settings):
+    from bpeinspect.gui.panels.specs import PANELS
+
+    seen: list[tuple[list[str], bool]] = []
+    real = docks._import_all
+
+    def spy(modules: list[str]) -> None:
+        seen.append((list(modules), threading.current_thread() is threading.main_thread()))
+        real(modules)
+
+    monkeypatch.setattr(docks, "_import_all", spy)
+    for _win in _window(qtbot, settings, PANELS):
+        qtbot.waitUntil(lambda: bool(seen) and Worker.running_count() == 0, timeout=20000)
+    modules, on_gui_thread = seen[0]
+    assert modules == [s.module for s in PANELS if s.lazy and s.module]
+    assert "bpeinspect.gui.panels.languages" in modules
+    assert not on_gui_thread

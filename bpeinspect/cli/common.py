@@ -4,6 +4,7 @@ the user's settings is :mod:`.vocab_options`)."""
 from __future__ import annotations
 
 import sys
+import unicodedata
 from typing import Any
 
 from bpeinspect.core.io.formats import saveable
@@ -41,12 +42,30 @@ def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
     xy   1
     z   10
     """
-    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    widths = [max(display_width(row[i]) for row in [head, *body]) for i in range(len(head))]
     lines = []
     for row in [head, *body]:
-        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        cells = []
+        for i, (c, w) in enumerate(zip(row, widths)):
+            pad = " " * (w - display_width(c))
+            cells.append(c + pad if i < left else pad + c)
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def display_width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: East Asian wide characters and emoji take two,
+    combining marks and zero-width characters none.
+
+    >>> display_width("Hello, 世界 🎉"), display_width("e\u0301")
+    (14, 1)
+    """
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
 
 
 class ProgressBar:

@@ -111,3 +111,14 @@ def test_stats_jsonl_table_and_field_choice(tmp_path, capsys):
     row = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert int(row["body"]) == sum(len(load_tokenizer("gpt2").encode("b" * i)) for i in range(10))
     assert main(["stats", "--field", "body", "-t", "gpt2", str(odd)]) != 0  # --field goes with --jsonl
+
+
+def test_chat_table_columns_line_up_with_wide_characters(tmp_path, capsys):
+    from bpeinspect.cli.common import display_width
+
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps([{"role": "user", "content": "Hello, 世界 🎉"}, {"role": "assistant", "content": "Hi."}]))
+    assert main(["chat", "-t", "o200k_base", str(path)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines()[1:] if line.rstrip()[-1:].isdigit()]
+    assert len(rows) >= 4  # two messages, the template, the total
+    assert len({display_width(line) for line in rows}) == 1, rows  # the tokens column ends in one place

@@ -60,24 +60,34 @@ def resolve_token(tok: Tokenizer, token: str) -> int:
     return i
 
 
-def tree_lines(node: Any) -> list[str]:
-    """The merge tree drawn with box characters, one node per line."""
+def tree_lines(node: Any, max_depth: int = 200) -> list[str]:
+    """The merge tree drawn with box characters, one node per line; levels below ``max_depth``
+    are summed up in one line (a chain of thousands of merges would draw megabytes)."""
 
     def label(n: Any) -> str:
         rank = "" if n.rank is None else f"  (rank {n.rank})"
         mark = "" if n.buildable else "  [no merge makes it]"
+        if getattr(n, "repeats", False):
+            mark += "  [made from itself: shown above]"
         return f"{n.id} {display_bytes(n.token)}{rank}{mark}"
 
     lines = [label(node)]
-
-    def walk(n: Any, prefix: str) -> None:
+    # entries: a line to print, or a node whose children to draw (with their prefix and depth)
+    stack: list[Any] = [(node, "", 0)]
+    while stack:
+        entry = stack.pop()
+        if isinstance(entry, str):
+            lines.append(entry)
+            continue
+        n, prefix, depth = entry
         kids = [k for k in (n.left, n.right) if k is not None]
-        for j, k in enumerate(kids):
+        if kids and depth >= max_depth:
+            lines.append(f"{prefix}└── … {n.depth()} more levels not drawn")
+            continue
+        for j in reversed(range(len(kids))):
             last = j == len(kids) - 1
-            lines.append(prefix + ("└── " if last else "├── ") + label(k))
-            walk(k, prefix + ("    " if last else "│   "))
-
-    walk(node, "")
+            stack.append((kids[j], prefix + ("    " if last else "│   "), depth + 1))
+            stack.append(prefix + ("└── " if last else "├── ") + label(kids[j]))
     return lines
 
 
@@ -115,7 +125,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
     print(f"name:           {tok.name}")
     print(f"source:         {tok.source}")
-    if Path(args.spec).exists():
+    if Path(args.spec).is_file() or Path(args.spec).is_dir():  # not a pipe: it was read already
         fmt = FORMATS[detect_format(args.spec)]
         print(f"file format:    {fmt.description}")
         print(f"the file keeps: {fmt.keeps}")

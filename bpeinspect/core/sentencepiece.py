@@ -42,6 +42,7 @@ from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.normalize import Normalizer, Stateless
+from bpeinspect.core.specials import check_tables
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
@@ -180,6 +181,7 @@ class SentencePieceBPE(Tokenizer):
         self.special_tokens = dict(special_tokens or {})
         # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
         self.added_tokens = dict(added_tokens or {})
+        check_tables((0, n - 1) if n else (), self.special_tokens, self.added_tokens)
         self.byte_fallback = byte_fallback
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk

@@ -22,7 +22,7 @@ from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.merges import MergeGraph
 from bpeinspect.core.normalize import Normalizer
-from bpeinspect.core.specials import check_disallowed, cut_at, missing_regex
+from bpeinspect.core.specials import check_disallowed, check_tables, cut_at, missing_regex
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
@@ -100,10 +100,11 @@ class Tokenizer:
             self.split_rule.fast.prepare()  # ~40 ms, once per process: not in the first encode
         self._ranks: dict[bytes, int] = dict(ranks)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.added_tokens: dict[str, int] = dict(added_tokens or {})
+        check_tables(self._ranks.values(), self.special_tokens, self.added_tokens)
         self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
-        self.added_tokens: dict[str, int] = dict(added_tokens or {})
         # What the file does not store, by setting ("pattern", "special_tokens", "normalizer"):
         # ``inferred`` was derived with certainty (e.g. a rank file recognised by its sha256),
         # ``assumed`` is a default that may be wrong (shown as a warning and a badge).

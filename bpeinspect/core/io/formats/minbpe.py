@@ -37,6 +37,11 @@ def looks_like(head: bytes) -> bool:
     return head.startswith(MAGIC.encode())
 
 
+def _number(word: str) -> bool:
+    # str.isdigit() is true for "²" and "٣", which int() refuses or reads as another number
+    return word.isascii() and word.isdigit() and len(word) < 20
+
+
 def _rule_for(pattern: str) -> SplitRule | None:
     if not pattern:
         return None
@@ -66,7 +71,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
     specials: dict[str, int] = {}
     for n in range(3, 3 + n_special):
         parts = lines[n].split()
-        expect(len(parts) == 2 and parts[1].isdigit(), path, f"line {n + 1} is not 'special-token id'")
+        expect(len(parts) == 2 and _number(parts[1]), path, f"line {n + 1} is not 'special-token id'")
         specials[parts[0]] = int(parts[1])
     merges: list[tuple[int, int]] = []
     for n in range(3 + n_special, len(lines)):
@@ -74,7 +79,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         if not line:
             continue
         parts = line.split()
-        expect(len(parts) == 2 and all(p.isdigit() for p in parts), path, f"line {n + 1} is not 'left-id right-id'")
+        expect(len(parts) == 2 and all(map(_number, parts)), path, f"line {n + 1} is not 'left-id right-id'")
         merges.append((int(parts[0]), int(parts[1])))
     rule = _rule_for(pattern)
     if rule is not None:

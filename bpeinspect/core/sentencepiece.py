@@ -43,7 +43,7 @@ from bpeinspect.core.bpe import pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.normalize import Normalizer, Stateless
 from bpeinspect.core.specials import check_tables
-from bpeinspect.core.split.rules import SplitRule
+from bpeinspect.core.split.rules import SplitRule, compile_pattern
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -260,7 +260,7 @@ class SentencePieceBPE(Tokenizer):
             self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
         self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
-        self._findall = regex.compile(self.split_rule.splits[0].pattern).findall
+        self._findall = compile_pattern(self.split_rule.splits[0].pattern).findall  # bounded in time
         self._cache = _Cache(self._encode_normalized_piece)
 
     # -- vocabulary -----------------------------------------------------------------------------

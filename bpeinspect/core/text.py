@@ -57,6 +57,42 @@ def display_text(text: str) -> str:
     return _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
 
 
+_LABEL_TABLE = {k: v for k, v in _TABLE.items() if k != ord(" ")}
+_LABEL_INVISIBLE = regex.compile(r"(?V1)[[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]--[ ]]")
+
+
+def display_label(text: str) -> str:
+    """A name, a path or a message on one line, safe to print on a terminal: control and
+    invisible characters in the notation of :func:`display_text` (an escape sequence in a
+    vocabulary's name cannot reach the terminal), ordinary spaces kept.
+
+    >>> display_label("my vocab\x1b]0;title\x07\u202e")
+    'my vocab␛]0;title␇⟨U+202E⟩'
+    """
+    out = text.translate(_LABEL_TABLE)
+    if out.isascii():
+        return out
+    return _LABEL_INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+
+
+_TERMINAL_TABLE = {k: v for k, v in _TABLE.items() if chr(k) not in " \t\n"}
+_TERMINAL_UNSAFE = regex.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def display_terminal(text: str) -> str:
+    """Text to print on a terminal as it is (decoded tokens, coloured text), except what a
+    terminal would act on: control characters other than newline and tab, and the marks
+    that reverse the order text is shown in, appear in the notation of :func:`display_text`.
+
+    >>> display_terminal("a\tb\n\x1b[2J\r\u202e")
+    'a\tb\n␛[2J␍⟨U+202E⟩'
+    """
+    out = text.translate(_TERMINAL_TABLE)
+    if out.isascii():
+        return out
+    return _TERMINAL_UNSAFE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+
+
 def display_bytes(data: bytes) -> str:
     """``data`` as :func:`display_text` shows it, with bytes that are not part of a whole UTF-8
     character as hex in angle brackets (never "�").

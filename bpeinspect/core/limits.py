@@ -9,6 +9,8 @@ The checks read these names at call time, so a test can lower them with ``monkey
 
 from __future__ import annotations
 
+from typing import Any
+
 # -- vocabulary files ----------------------------------------------------------------------------------
 MAX_IDS = 1 << 21  # every token id is below this (2,097,152), so no file holds more tokens
 MAX_TOKEN_BYTES = 1 << 16  # bytes of one token (the longest real ones are a few hundred)
@@ -42,3 +44,23 @@ def mb(n_bytes: int) -> str:
     ('256 MB', '1,500 bytes')
     """
     return f"{n_bytes >> 20:,} MB" if n_bytes >= 1 << 20 else f"{n_bytes:,} bytes"
+
+
+def read_at_most(f: Any, limit: int, chunk: int = 1 << 20) -> bytes:
+    """Up to ``limit + 1`` bytes of the binary stream ``f`` (one more than allowed tells the
+    caller it was too much), read in chunks: ``f.read(limit + 1)`` would set aside the whole
+    limit at once, and a pipe or ``/dev/zero`` has no size to ask for.
+
+    >>> import io
+    >>> len(read_at_most(io.BytesIO(b"x" * 10), 4, chunk=3)), len(read_at_most(io.BytesIO(b"xy"), 4))
+    (5, 2)
+    """
+    parts: list[bytes] = []
+    total = 0
+    while total <= limit:
+        part = f.read(min(chunk, limit + 1 - total))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+    return b"".join(parts)

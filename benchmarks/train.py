@@ -1,13 +1,14 @@
 """Training speed: bpeinspect against Hugging Face ``tokenizers`` (Rust) and against minbpe.
 
 1. ~10 MB of the running Python's standard library sources (each file one document), vocab
-   32,768, GPT-4 split: ``tokenizers``' BpeTrainer and ``train_tokenizer(tie_break="hf")``
+   32,768, the GPT-4 pattern given as a string, as users type it (``--preset`` passes the
+   preset's name instead): ``tokenizers``' BpeTrainer and ``train_tokenizer(tie_break="hf")``
    run in this process, interleaved round by round; the merges are checked to be identical
    and the median wall times compared. ``tie_break="first-seen"`` (minbpe's) is timed too.
 2. ``taylorswift.txt`` with minbpe's three reference settings: our time against the seconds
    minbpe took (from ``shared/reference/minbpe-taylorswift-merges.json``), merges checked.
 
-    python benchmarks/train.py [--rounds 3] [--mb 10] [--vocab 32768] [--skip-stdlib]
+    python benchmarks/train.py [--rounds 3] [--mb 10] [--vocab 32768] [--preset] [--skip-stdlib]
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def hf_train(docs: list[str], vocab: int, pattern: str) -> list[tuple[bytes, byt
     return [(bytes(byte_of[c] for c in a), bytes(byte_of[c] for c in b)) for a, b in pairs]
 
 
-def ours_train(docs: list[str], vocab: int, tie_break: str) -> tuple[list[tuple[bytes, bytes]], float]:
+def ours_train(docs: list[str], vocab: int, tie_break: str, pattern: str) -> tuple[list[tuple[bytes, bytes]], float]:
     """Our merges and the seconds spent counting (the rest of the wall time is merging)."""
     start = time.perf_counter()
     first_merge = [0.0]
@@ -83,14 +84,15 @@ def ours_train(docs: list[str], vocab: int, tie_break: str) -> tuple[list[tuple[
         if r.phase != "counting" and not first_merge[0]:
             first_merge[0] = time.perf_counter() - start
 
-    tok = train_tokenizer(docs, vocab, pattern="gpt4", tie_break=tie_break, progress=progress)
+    tok = train_tokenizer(docs, vocab, pattern=pattern, tie_break=tie_break, progress=progress)
     return [(tok.token_bytes(a), tok.token_bytes(b)) for a, b in tok.merges], first_merge[0]
 
 
-def bench_stdlib(rounds: int, megabytes: float, vocab: int) -> None:
+def bench_stdlib(rounds: int, megabytes: float, vocab: int, preset: bool) -> None:
     docs = stdlib_sources(megabytes)
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
-    print(f"corpus: {len(docs)} stdlib files of {sys.version.split()[0]}, {nbytes / 1e6:.2f} MB; vocab {vocab:,}; GPT-4 split")
+    given = "the preset name 'gpt4'" if preset else "the GPT-4 pattern as a string"
+    print(f"corpus: {len(docs)} stdlib files of {sys.version.split()[0]}, {nbytes / 1e6:.2f} MB; vocab {vocab:,}; {given}")
     times: dict[str, list[float]] = {"tokenizers (Rust)": [], "bpeinspect hf": [], "bpeinspect first-seen": []}
     counting: dict[str, list[float]] = {"bpeinspect hf": [], "bpeinspect first-seen": []}
     pattern = PRESETS["gpt4"].pattern
@@ -102,7 +104,7 @@ def bench_stdlib(rounds: int, megabytes: float, vocab: int) -> None:
                 merges = hf_train(docs, vocab, pattern)
                 expected = merges
             else:
-                merges, counted = ours_train(docs, vocab, label.split()[-1])
+                merges, counted = ours_train(docs, vocab, label.split()[-1], "gpt4" if preset else pattern)
                 counting[label].append(counted)
             spent.append(time.perf_counter() - t0)
             if label == "bpeinspect hf":
@@ -144,11 +146,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--mb", type=float, default=10.0, help="megabytes of stdlib sources")
     ap.add_argument("--vocab", type=int, default=32768)
+    ap.add_argument("--preset", action="store_true", help="give our trainer the preset name, not the pattern")
     ap.add_argument("--skip-stdlib", action="store_true")
     args = ap.parse_args()
     print(f"cpus: {os.cpu_count()}, load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.skip_stdlib:
-        bench_stdlib(args.rounds, args.mb, args.vocab)
+        bench_stdlib(args.rounds, args.mb, args.vocab, args.preset)
     bench_minbpe(max(args.rounds, 5))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

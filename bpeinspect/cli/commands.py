@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from bpeinspect import __version__
 from bpeinspect.cli import convert, encode, tokenizers, train
+from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli.common import PROG, CliError
 from bpeinspect.core.text import display_label
@@ -43,6 +44,7 @@ REGISTRARS: list[Callable[[Any], None]] = [
     tokenizers.add_tree,
     tokenizers.add_info,
     cli_stats.register,
+    cli_count.register,
 ]
 
 

@@ -1,6 +1,6 @@
 """``bpeinspect-cli stats``: token counts, compression and premiums for files under tokenizers.
 
-    bpeinspect-cli stats [-t SPEC]... [--baseline FILE] [--json|--csv] [--samples KIND] PATHS...
+    bpeinspect-cli stats [-t SPEC]... [--baseline FILE] [--json|--csv] [--samples KIND] [-j N] PATHS...
 
 A folder expands to the visible files directly inside it; ``-`` reads standard input.
 Wired into ``bpeinspect.cli.commands`` with ``cli_stats.register(subparsers)``.
@@ -56,6 +56,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="append",
         help="also measure the bundled samples: the fable in every language, or the code and data files",
     )
+    p.add_argument(
+        "-j", "--processes", type=int, metavar="N",
+        help="processes that count at once (default: one per CPU; 1: count in this process)",
+    )  # fmt: skip
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
     cli_corpus.add_arguments(p)
     add_vocab_options(p)
@@ -105,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
         baseline = next((s for s in samples if s.path is not None and s.path.resolve() == path.resolve()), None)
         baseline = baseline or Sample(str(path), path)
     tokenizers = _load(args, specs)
-    table = _measure(lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress))
+    table = _measure(
+        lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress, processes=args.processes)
+    )
     if table is None:
         return 130
     rows = sorted(table.rows, key=lambda r: (table.sources.index(r.source), specs.index(r.tokenizer)))
@@ -125,7 +131,7 @@ def _load(args: argparse.Namespace, specs: list[str]) -> list:
 def _run_corpus(args: argparse.Namespace, specs: list[str]) -> int:
     corpus = cli_corpus.select(args)
     tokenizers = _load(args, specs)
-    stats = _measure(lambda progress: count_corpus(tokenizers, corpus, progress=progress))
+    stats = _measure(lambda progress: count_corpus(tokenizers, corpus, progress=progress, processes=args.processes))
     if stats is None:
         return 130
     return cli_corpus.report(args, stats)

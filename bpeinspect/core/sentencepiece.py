@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate, chain
 from typing import Any, Literal
 
@@ -39,7 +39,7 @@ import numpy as np
 import regex
 
 from bpeinspect.core.aligned import build_aligned_encoding
-from bpeinspect.core.bpe import pair_encode, rank_bounds
+from bpeinspect.core.bpe import PieceCache, pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.normalize import Normalizer, Stateless
 from bpeinspect.core.specials import check_tables
@@ -116,18 +116,6 @@ def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str], newline_word
         ud = "|".join(regex.escape(f) for f in sorted(frozen, key=lambda x: (-len(x), x)))
         alts = [ud] + [a.replace(glue, f"(?:(?!{ud}){glue})") for a in alts]
     return SplitRule.from_pattern("|".join(alts), name="sentencepiece ▁ boundaries")
-
-
-class _Cache(dict):
-    def __init__(self, encode: Callable[[str], list[int]]) -> None:
-        super().__init__()
-        self._encode = encode
-
-    def __missing__(self, piece: str) -> tuple[int, ...]:
-        ids = tuple(self._encode(piece))
-        if len(piece) < 256:
-            self[piece] = ids
-        return ids
 
 
 class SentencePieceBPE(Tokenizer):
@@ -261,7 +249,7 @@ class SentencePieceBPE(Tokenizer):
         self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
         self._findall = compile_pattern(self.split_rule.splits[0].pattern).findall  # bounded in time
-        self._cache = _Cache(self._encode_normalized_piece)
+        self._cache = PieceCache(self._encode_normalized_piece, as_text=True)
 
     # -- vocabulary -----------------------------------------------------------------------------
 

@@ -112,7 +112,9 @@ class Tokenizer:
         self.assumed: dict[str, str] = dict(assumed or {})
         for kind, table in (("special", self.special_tokens), ("added", self.added_tokens)):
             for s, i in table.items():
-                if i in self._decoder:
+                # one id for a special token and the normal token of the same bytes, as Hugging
+                # Face's trainer makes it when a merge (or a byte) spells a special token's text
+                if i in self._decoder and self._decoder[i] != s.encode("utf-8"):
                     raise ValueError(f"{kind} token {s!r} has id {i}, which another token already has")
                 self._decoder[i] = s.encode("utf-8")
         missing = tuple(b for b in range(256) if bytes([b]) not in self._ranks)
@@ -154,9 +156,7 @@ class Tokenizer:
         self._encode_piece = make_piece_encoder(
             self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(missing)
         )
-        # with the rank rule (or ignore_merges) a pre-token that is a token is that token
-        whole = self._ranks if merges is None or ignore_merges else None
-        self._cache = PieceCache(self._encode_piece, whole)
+        self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 
     # -- construction -------------------------------------------------------------------------
@@ -381,7 +381,7 @@ class Tokenizer:
             text = self.normalizer.normalize(text)
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
-            cache.reset()
+            cache.clear()
         rule = self.split_rule
         if rule.fast is None:
             found = rule.pieces(text)
@@ -407,7 +407,7 @@ class Tokenizer:
         """
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
-            cache.reset()
+            cache.clear()
         return sum(map(len, map(cache.__getitem__, pieces)))
 
     def pre_tokens(self, text: str) -> list[str]:

@@ -1,7 +1,7 @@
 """The conformance corpus: the core tests' prose and edge cases plus what real vocabularies trip on.
 
 Many scripts, code with indentation in several languages, whitespace runs of every length,
-digit runs, emoji sequences, text in NFD and with compatibility characters (for normalizers),
+digit runs, long runs of one character or emoji sequence, emoji sequences, text in NFD and with compatibility characters (for normalizers),
 control characters (Falcon has no token for some), and the special and added tokens of the
 models in the suite written into ordinary text.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 
-from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
+from tests.core.corpus import ADVERSARIAL, LONG_RUNS, PROSE, code_samples
 
 CODE = [
     "function add(a, b) {\n  if (a === undefined) {\n    return b;\n  }\n  return a + b;\n}\n",
@@ -58,6 +58,6 @@ SPECIALS = [
 def conformance_texts() -> tuple[str, ...]:
     """Every text of the corpus, each encoded on its own."""
     nfd = [unicodedata.normalize("NFD", t) for t in PROSE + COMPAT]
-    texts = PROSE + ADVERSARIAL + CODE + WHITESPACE + DIGITS + EMOJI + COMPAT + CONTROL + SPECIALS + nfd
+    texts = PROSE + ADVERSARIAL + LONG_RUNS + CODE + WHITESPACE + DIGITS + EMOJI + COMPAT + CONTROL + SPECIALS + nfd
     texts += code_samples(60_000)
     return tuple(t for t in texts if t)

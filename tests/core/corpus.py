@@ -74,6 +74,27 @@ ADVERSARIAL = [
     "\t\t\tindented\n    \n        \n",
 ]
 
+# Long pre-tokens, which the level-wise merge and the long-piece cache handle: runs of one
+# character, rows of one emoji sequence, runs glued to words, runs that come back.
+_FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+LONG_RUNS = [
+    "x" * 3001,
+    " " * 777 + "x" + " " * 256,
+    "\n" * 513 + "y",
+    "\r\n" * 300,
+    "\t" * 401 + "tab",
+    "é" * 641,
+    "into" + "é" * 400 + " and" + "é" * 400,
+    "=" * 700 + "\n" + "-" * 701 + "\n" + "=" * 700,
+    "-=" * 300 + "+",
+    _FAMILY * 61,
+    "👍🏽" * 150 + "🏳️‍🌈" * 90,
+    "的" * 500 + "ー" * 300,
+    "ab" * 2000 + "a",
+    ("word " + "#" * 300 + "\n") * 3,
+    "0" * 1000 + "1" * 1001,
+]
+
 
 def code_samples(limit_bytes: int = 400_000) -> list[str]:
     """Python sources from the running interpreter's standard library."""
@@ -95,4 +116,4 @@ def taylorswift() -> str:
 
 
 def all_texts() -> list[str]:
-    return PROSE + ADVERSARIAL + code_samples() + [taylorswift()]
+    return PROSE + ADVERSARIAL + LONG_RUNS + code_samples() + [taylorswift()]

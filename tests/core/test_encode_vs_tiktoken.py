@@ -123,8 +123,15 @@ def test_hypothesis_arbitrary_unicode(text: str) -> None:
 
 def test_pathological_long_piece_is_exact(pair) -> None:
     ours, ref = pair
-    for text in ["x" * 100_000, "ab" * 20_000 + "c", "🎉" * 5000, " " * 50_000 + "x", "1" * 30_000]:
-        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+    texts = ["x" * 100_000, "ab" * 20_000 + "c", "🎉" * 5000, " " * 50_000 + "x", "1" * 30_000,
+             "\n" * 20_000, "é" * 20_000, "=" * 20_001, family * 2000, "的" * 10_000, "\t" * 9999 + "x",
+             "word" + "é" * 5000 + "word" + "ö" * 3000]
+    for text in texts + texts:  # the second time from the long-piece cache
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), text[:20]
+    # long runs between ordinary text, each coming back several times
+    mixed = "".join(f"line {i}: {t[: 300 + 97 * i]}\n" for i, t in enumerate(texts * 3))
+    assert ours.encode_ordinary(mixed) == ref.encode_ordinary(mixed)
 
 
 @pytest.mark.parametrize("slice_chars", [1, 5, 64, 256])

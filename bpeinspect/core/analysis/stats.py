@@ -25,6 +25,8 @@ from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
 from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, last_safe_cut
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -204,6 +206,7 @@ def compute_stats(
     progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
     chunk_bytes: int = _CHUNK_BYTES,
+    processes: int | None = 1,
 ) -> StatsTable:
     """Measure every tokenizer on every sample; the work for long texts (100 MB) streams.
 
@@ -211,6 +214,11 @@ def compute_stats(
     separate :class:`Sample`) whose token count divides each row's count for the premium.
     ``progress(done, total)`` counts bytes; ``should_stop()`` is checked between chunks and
     raises :class:`Cancelled`.
+
+    ``processes`` > 1 (``None``: one per CPU) counts in a
+    :class:`~bpeinspect.core.pool.ProcessPool`, each process a part of the text cut where the
+    built-in split patterns allow it (:func:`~bpeinspect.core.split.rules.cut_text`);
+    tokenizers with other split rules are measured here.
     """
     pairs = list(tokenizers.items()) if isinstance(tokenizers, Mapping) else list(tokenizers)
     base_sample: Sample | None
@@ -243,18 +251,85 @@ def compute_stats(
         *_, (tokens, chars, nbytes) = iter_counts(tok, feed())
         return TextStats(label, sample.name, tokens, nbytes, chars)
 
+    def measure_in_pool(label: str, tok: Tokenizer) -> dict[str, TextStats]:
+        nonlocal done
+        sizes = [[0, 0, 0] for _ in todo]  # tokens, bytes, chars
+
+        def parts() -> Iterator[tuple[int, str]]:
+            nonlocal done
+            for k, sample in enumerate(todo):
+                carry = ""
+                for text, n in iter_chunks(sample, chunk_bytes):
+                    if should_stop is not None and should_stop():
+                        raise Cancelled()
+                    sizes[k][1] += n
+                    sizes[k][2] += len(text)
+                    carry += text
+                    cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
+                    if cut:
+                        yield k, carry[:cut]
+                        carry = carry[cut:]
+                    done += n
+                    if progress is not None:
+                        progress(done, total)
+                if carry:
+                    yield k, carry
+
+        for k, tokens in pool.imap(_count_tokens, parts(), context=_Shipped(tok)):
+            sizes[k][0] += tokens
+        return {s.name: TextStats(label, s.name, *sizes[k]) for k, s in enumerate(todo)}
+
     rows: list[TextStats] = []
-    for label, tok in pairs:
-        measured = {s.name: measure(label, tok, s) for s in todo}
-        base_tokens = measured[base_sample.name].tokens if base_sample is not None else 0
-        for s in samples:
-            r = measured[s.name]
-            if base_sample is not None and base_tokens:
-                r = TextStats(r.tokenizer, r.source, r.tokens, r.bytes, r.chars, r.tokens / base_tokens)
-            rows.append(r)
+    pool = ProcessPool(processes)
+    try:
+        for label, tok in pairs:
+            if pool.processes > 1 and is_preset_pattern(tok.split_rule):
+                measured = measure_in_pool(label, tok)
+            else:
+                measured = {s.name: measure(label, tok, s) for s in todo}
+            rows.extend(_with_premiums(measured, samples, base_sample))
+    finally:
+        pool.close()
     if progress is not None:
         progress(total, total)
     return StatsTable(rows, base_sample.name if base_sample is not None else None)
+
+
+def _with_premiums(measured: dict[str, TextStats], samples: Sequence[Sample], base: Sample | None) -> list[TextStats]:
+    """The rows of ``samples``, with premiums against ``base`` if there is one."""
+    base_tokens = measured[base.name].tokens if base is not None else 0
+    rows = []
+    for s in samples:
+        r = measured[s.name]
+        if base is not None and base_tokens:
+            r = TextStats(r.tokenizer, r.source, r.tokens, r.bytes, r.chars, r.tokens / base_tokens)
+        rows.append(r)
+    return rows
+
+
+class _Shipped:
+    """A tokenizer as sent to a pool's child: pickled as what it is made of, built again there."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.tokenizer = tok
+
+    def __reduce__(self):
+        t = self.tokenizer
+        rule = t.split_rule.name if PRESETS.get(t.split_rule.name) == t.split_rule else t.split_rule
+        merges = None if t.uses_rank_rule else t.merges
+        parts = {"pattern": rule, "special_tokens": t.special_tokens, "merges": merges, "ignore_merges": t.ignore_merges}
+        return _rebuild, (t.mergeable_ranks, {**parts, "name": t.name})
+
+
+def _rebuild(ranks: dict[bytes, int], kwargs: dict) -> Tokenizer:
+    return Tokenizer(ranks, **kwargs)
+
+
+def _count_tokens(shipped: _Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:
+    """Pool task: ``(sample index, tokens in the text)``."""
+    tok = shipped.tokenizer if isinstance(shipped, _Shipped) else shipped
+    k, text = item
+    return k, tok.count_pieces(tok.split_rule.pieces(text))
 
 
 # -- agreement between two tokenizers -------------------------------------------------------

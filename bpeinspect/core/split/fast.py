@@ -29,6 +29,7 @@ import re
 from itertools import accumulate, compress, count
 from operator import not_
 
+import numpy as np
 import regex
 
 from bpeinspect.core.split.unicode_tables import FOLDS, RANGES
@@ -196,23 +197,24 @@ def _needs_reps(text: str) -> bool:
     return not text.isascii() and (_ASTRAL.search(text) is not None or _SURROGATE.search(text) is not None)
 
 
-def _bmp_body(names: tuple[str, ...], reps: str) -> str:
-    """A class body with the BMP ranges of Unicode classes ``names`` and representatives ``reps``."""
+def bmp_class_body(names: tuple[str, ...], reps: str = "") -> str:
+    """A class body with the BMP ranges of Unicode classes ``names`` (tiktoken's tables) and
+    representatives ``reps``."""
     ranges = sorted((a, min(b, 0xFFFF)) for name in names for a, b in RANGES[name] if a <= 0xFFFF)
     out = [re.escape(chr(a)) if a == b else re.escape(chr(a)) + "-" + re.escape(chr(b)) for a, b in ranges]
     return "".join(out) + reps
 
 
 _DIRECT_BODIES = {
-    r"\p{L}": _bmp_body(("Lu", "Lt", "Ll", "Lm", "Lo"), _D_REPS[UPPER] + _D_REPS[LOWER] + _D_REPS[OTHER_LETTER]),
-    r"\p{Lu}": _bmp_body(("Lu",), _D_REPS[UPPER]),
-    r"\p{Lt}": _bmp_body(("Lt",), _D_REPS[UPPER]),
-    r"\p{Ll}": _bmp_body(("Ll",), _D_REPS[LOWER]),
-    r"\p{Lm}": _bmp_body(("Lm",), _D_REPS[OTHER_LETTER]),
-    r"\p{Lo}": _bmp_body(("Lo",), _D_REPS[OTHER_LETTER]),
-    r"\p{M}": _bmp_body(("M",), _D_REPS[MARK]),
-    r"\p{N}": _bmp_body(("N",), _D_REPS[NUMBER]),
-    r"\s": _bmp_body(("WS",), _D_REPS[SPACE]),
+    r"\p{L}": bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo"), _D_REPS[UPPER] + _D_REPS[LOWER] + _D_REPS[OTHER_LETTER]),
+    r"\p{Lu}": bmp_class_body(("Lu",), _D_REPS[UPPER]),
+    r"\p{Lt}": bmp_class_body(("Lt",), _D_REPS[UPPER]),
+    r"\p{Ll}": bmp_class_body(("Ll",), _D_REPS[LOWER]),
+    r"\p{Lm}": bmp_class_body(("Lm",), _D_REPS[OTHER_LETTER]),
+    r"\p{Lo}": bmp_class_body(("Lo",), _D_REPS[OTHER_LETTER]),
+    r"\p{M}": bmp_class_body(("M",), _D_REPS[MARK]),
+    r"\p{N}": bmp_class_body(("N",), _D_REPS[NUMBER]),
+    r"\s": bmp_class_body(("WS",), _D_REPS[SPACE]),
 }
 
 
@@ -283,9 +285,23 @@ class TiktokenSplitter(FastSplitter):
         parts.append(text[pos:])
         return "".join(parts), runs
 
+    def _translate_all(self, text: str) -> str:
+        # one translate of the whole text with a table of just the characters it holds (found
+        # by numpy over UTF-32): for texts where they are many (rows of emoji), which a run at
+        # a time would cost a few microseconds each
+        cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+        distinct = np.unique(cp[(cp >= 0x10000) | ((cp >= 0xD800) & (cp <= 0xDFFF))]).tolist()
+        table = self._table
+        return text.translate({c: table[c] for c in distinct})
+
     def findall(self, text: str) -> list[str]:
         if not _needs_reps(text):
             return self._findall(text)
+        if (len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)) * 32 > len(text):
+            # dense: translate everything, then every piece is a slice of the text
+            found = self._findall(self._translate_all(text))
+            bounds = list(accumulate(map(len, found), initial=0))
+            return list(map(text.__getitem__, map(slice, bounds, bounds[1:])))
         tt, runs = self._translate_runs(text)
         found = self._findall(tt)
         # only the pieces that hold a replaced character are sliced out of the text again

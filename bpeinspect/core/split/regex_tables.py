@@ -1,9 +1,11 @@
-"""minbpe's split patterns run fast, with the ``regex`` module's own Unicode tables.
+"""The built-in split patterns run fast, with the ``regex`` module's own Unicode tables.
 
-``_fastsplit`` replaces every non-ASCII character by a representative of its class and runs
-the standard ``re`` module on the copy; its classes come from tiktoken's tables. minbpe runs
-its patterns with the ``regex`` module, whose tables are newer, so for those patterns we ask
-the ``regex`` module itself which class a character is in (once per distinct character).
+``FastSplitter`` replaces every non-ASCII character by a representative of its class and runs
+the standard ``re`` module on the copy; its classes come from tiktoken's tables (which are also
+Hugging Face ``tokenizers``' tables: Unicode 15.1). minbpe runs its patterns with the installed
+``regex`` module, whose tables are newer (Unicode 17 in ``regex`` 2025.x and later), so for
+minbpe's results we ask the ``regex`` module itself which class a character is in (once per
+distinct character).
 """
 
 from __future__ import annotations
@@ -13,12 +15,17 @@ from itertools import accumulate
 
 import regex
 
-from bpeinspect.core.split.fast import LOWER, NUMBER, OTHER, SPACE, FastSplitter
+from bpeinspect.core.split.fast import FOLDED_S, LOWER, MARK, NUMBER, OTHER, OTHER_LETTER, SPACE, UPPER, FastSplitter
 
-_LETTER = regex.compile(r"\p{L}")
-_NUMBER = regex.compile(r"\p{N}")
-_SPACE = regex.compile(r"\s")
-_FOLDS_TO_ASCII = regex.compile(r"(?i)[a-z]")
+_CLASSES = [
+    (regex.compile(r"[\p{Lu}\p{Lt}]"), UPPER),
+    (regex.compile(r"\p{Ll}"), LOWER),
+    (regex.compile(r"[\p{Lm}\p{Lo}]"), OTHER_LETTER),
+    (regex.compile(r"\p{M}"), MARK),
+    (regex.compile(r"\p{N}"), NUMBER),
+    (regex.compile(r"\s"), SPACE),
+]
+_FOLDS_TO_S = regex.compile(r"(?i)s")
 _NON_ASCII_RUN = regex.compile(r"[^\x00-\x7f]+")
 
 
@@ -31,24 +38,17 @@ class _RegexTable(dict):
 
     def __missing__(self, cp: int) -> str:
         ch = chr(cp)
-        if self._fold and _FOLDS_TO_ASCII.match(ch):
-            # e.g. LATIN SMALL LETTER LONG S, which (?i) matches as "s"
-            rep = next(c for c in "abcdefghijklmnopqrstuvwxyz" if regex.match(f"(?i){c}", ch))
-        elif _LETTER.match(ch):
-            rep = LOWER
-        elif _NUMBER.match(ch):
-            rep = NUMBER
-        elif _SPACE.match(ch):
-            rep = SPACE
-        else:
-            rep = OTHER
+        rep = next((r for rx, r in _CLASSES if rx.match(ch)), OTHER)
+        if self._fold and rep == LOWER and _FOLDS_TO_S.match(ch):
+            rep = FOLDED_S  # LATIN SMALL LETTER LONG S, which (?i) matches as "s" (the only one)
         self[cp] = rep
         return rep
 
 
 class RegexTablesSplitter(FastSplitter):
-    """``regex.findall(pattern, text)`` for patterns that only ask ``\\p{L}``, ``\\p{N}`` and
-    ``\\s`` of non-ASCII characters (minbpe's GPT-2 and GPT-4 patterns).
+    """``regex.findall(pattern, text)`` for the built-in patterns (which ask a character only
+    for the classes of :data:`~bpeinspect.core.split.fast._CLASS_BODIES`, with ``\\p{Lu}`` and
+    ``\\p{Lt}``, ``\\p{Lm}`` and ``\\p{Lo}`` always together), with the ``regex`` module's tables.
 
     >>> from bpeinspect.core.split.rules import GPT4_PATTERN
     >>> RegexTablesSplitter(GPT4_PATTERN).findall("Ünïcode 12345 ſ's")

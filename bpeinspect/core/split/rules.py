@@ -222,8 +222,12 @@ def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
 
 # Cutting a long text at these points splits it exactly as a whole for every preset: a
 # pre-token never joins a letter or digit to the newline after it, and no preset looks
-# behind. (Custom patterns might, so they are never cut.)
-SAFE_CUT = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+# behind. (Custom patterns might, so they are never cut.) The letters and digits are those of
+# tiktoken's tables (Unicode 15.1, also Hugging Face's), which the ``regex`` module's newer
+# tables include: a character assigned since (U+058B, say) is no letter to tiktoken, whose
+# pattern then takes the newline after it into its piece, so it is never a cut point.
+SAFE_CUT = regex.compile("(?<=[" + _fastsplit.bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo", "N")) + "])\n")
+_LAST_SAFE_CUT = regex.compile("(?r)" + SAFE_CUT.pattern)
 
 
 def cut_text(text: str, size: int) -> list[str]:
@@ -248,6 +252,16 @@ def cut_text(text: str, size: int) -> list[str]:
     return out
 
 
+def last_safe_cut(text: str, start: int = 0) -> int:
+    """The position of the last cut point (see :func:`cut_text`) at or after ``start``, or 0.
+
+    >>> last_safe_cut("ab\\ncd\\nef"), last_safe_cut("ab cd")
+    (5, 0)
+    """
+    m = _LAST_SAFE_CUT.search(text, start)
+    return m.start() if m else 0
+
+
 PRESETS: dict[str, SplitRule] = {
     "r50k": _preset("r50k", R50K_PATTERN, fast=True),
     "cl100k": _preset("cl100k", CL100K_PATTERN, fast=True),
@@ -258,6 +272,13 @@ PRESETS: dict[str, SplitRule] = {
 }
 PRESET_ALIASES = {"p50k": "r50k", "cl100k_base": "cl100k", "o200k_base": "o200k", "r50k_base": "r50k", "llama-bpe": "llama3"}
 NO_SPLIT = SplitRule((), name="none")
+_PRESET_PATTERNS = frozenset(rule.pattern for rule in PRESETS.values())
+
+
+def is_preset_pattern(rule: SplitRule) -> bool:
+    """Whether ``rule`` is one of the built-in patterns, however it was given (a name or the
+    pattern itself): such rules split fast and long texts may be cut (:func:`cut_text`)."""
+    return rule.pattern is not None and rule.pattern in _PRESET_PATTERNS
 
 
 def resolve_rule(pattern: str | SplitRule | None) -> SplitRule:

@@ -19,16 +19,12 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import regex
-
 from bpeinspect.core.errors import CorpusError
-from bpeinspect.core.split.rules import SAFE_CUT, SplitRule, resolve_rule
-from bpeinspect.core.train.counts import cuttable
+from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, last_safe_cut, resolve_rule
 
 __all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
 
 BLOCK_BYTES = 1 << 20
-_LAST_SAFE_CUT = regex.compile("(?r)" + SAFE_CUT.pattern)
 
 
 def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -74,7 +70,7 @@ def iter_corpus(
     Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8.
     """
     rule = resolve_rule(pattern)
-    can_cut = cuttable(rule)
+    can_cut = is_preset_pattern(rule)
     for path in corpus_files(paths):
         yield from _read_file(path, block_bytes if can_cut else None)
 
@@ -110,8 +106,7 @@ def _read_file(path: Path, block_bytes: int | None) -> Iterator[str]:
                     yield carry
                 return
             # Hand out everything up to the last safe cut; keep the rest for the next block.
-            m = _LAST_SAFE_CUT.search(carry, max(0, len(carry) - len(text) - 1))
-            cut = m.start() if m else 0
+            cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
             if cut:
                 yield carry[:cut]
                 carry = carry[cut:]

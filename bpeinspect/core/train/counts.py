@@ -13,9 +13,12 @@ The table keeps the order in which pre-tokens were first seen; minbpe's tie-brea
 
 TSV format, one pre-token a line: ``count<TAB>pre-token``. The pre-token is its UTF-8 text
 with ``\\`` written ``\\\\``, tab ``\\t``, newline ``\\n``, carriage return ``\\r``, other
-control characters and DEL as ``\\xHH``, and any byte that is not part of valid UTF-8 as
-``\\xHH``. Lines starting with ``#`` are comments; a pre-token listed twice has its counts
-added (so several shards can simply be concatenated).
+control characters and DEL as ``\\xHH``, any byte that is not part of valid UTF-8 as
+``\\xHH``, and the C1 controls (U+0080-U+009F) and the line and paragraph separators
+(U+2028, U+2029) as ``\\uHHHH``, so that no reader that splits lines the way
+``str.splitlines`` does (at U+0085, U+2028, U+2029 too) ever breaks a line. Lines starting
+with ``#`` are comments; a pre-token listed twice has its counts added (so several shards can
+simply be concatenated); a count of 0 is text that is not in the corpus, and is skipped.
 
 >>> escape_pretoken(b"a\\tb\\n\\xff")
 'a\\\\tb\\\\n\\\\xff'
@@ -26,11 +29,10 @@ b'a\\tb\\n\\xff'
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import re
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,13 +41,23 @@ import regex
 
 from bpeinspect.core.errors import CountsFileError
 from bpeinspect.core.io.atomic import atomic_open
-from bpeinspect.core.split.rules import PRESETS, SplitRule, cut_text, resolve_rule
+from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.split.fast import TiktokenSplitter
+from bpeinspect.core.split.rules import (
+    PRESETS,
+    SplitRule,
+    compile_pattern,
+    cut_text,
+    is_preset_pattern,
+    resolve_rule,
+)
 from bpeinspect.core.text import fix_surrogates
 
 __all__ = [
     "CountingProgress",
     "CountsFileError",
     "count_pretokens",
+    "counting_splitter",
     "escape_pretoken",
     "iter_count_pretokens",
     "read_counts_tsv",
@@ -54,7 +66,7 @@ __all__ = [
 ]
 
 # Work is shipped to other processes in batches of about this many characters; below twice
-# this much text counting stays in this process (starting workers costs ~0.1 s each).
+# this much text counting stays in this process (starting a child costs ~0.1 s).
 BATCH_CHARS = 1 << 19
 
 
@@ -68,30 +80,72 @@ class CountingProgress:
     elapsed: float
 
 
-# -- splitting fast ---------------------------------------------------------------------------
+# -- splitting --------------------------------------------------------------------------------
 
-def _splitter(rule: SplitRule) -> Callable[[str], list[str]]:
-    """A ``findall`` for ``rule``, exact but faster than ``rule.pieces`` where we can be."""
-    if rule.fast is not None:
-        return rule.fast.findall
+def counting_splitter(pattern: str | SplitRule | None = "gpt4", tie_break: str = "first-seen") -> Callable[[str], list[str]]:
+    """The pre-tokens training counts in one document, as the trainer it follows makes them.
+
+    * ``"first-seen"`` (minbpe): ``regex.findall(pattern, text)`` with the installed ``regex``
+      module, exactly as minbpe's ``RegexTokenizer`` does: text between matches is dropped,
+      and with one capture group the group is what counts.
+    * ``"hf"`` (Hugging Face): the pattern's ``Split`` with the ``isolated`` behaviour, so the
+      text between matches becomes pieces too, and the built-in patterns run with Hugging
+      Face's Unicode tables (15.1, the same as tiktoken's), not the ``regex`` module's.
+
+    Both are fast for the built-in patterns however they are given (a preset name or the
+    pattern itself). Count documents with this in any job (a Spark or Ray map, say) and the
+    table is the one local counting makes.
+
+    >>> counting_splitter(r"\\p{L}+")("ab  cd!")
+    ['ab', 'cd']
+    >>> counting_splitter(r"\\p{L}+", "hf")("ab  cd!")
+    ['ab', '  ', 'cd', '!']
+    """
+    return _counting_splitter(resolve_rule(pattern), tie_break)
+
+
+@functools.lru_cache(maxsize=16)
+def _counting_splitter(rule: SplitRule, tie_break: str) -> Callable[[str], list[str]]:
     if not rule.splits:
         return lambda text: [text] if text else []
-    if rule.name in ("gpt4", "gpt2") and rule.pattern == PRESETS[rule.name].pattern:
+    pattern = rule.pattern
+    if pattern is None:  # several steps (from a tokenizer.json): Hugging Face's semantics
+        return rule.pieces
+    if is_preset_pattern(rule):
+        if tie_break == "hf":
+            if isinstance(rule.fast, TiktokenSplitter):
+                return rule.fast.findall
+            return TiktokenSplitter(pattern).findall
         from bpeinspect.core.split.regex_tables import RegexTablesSplitter
 
-        return RegexTablesSplitter(rule.pattern).findall
-    return rule.pieces
+        return RegexTablesSplitter(pattern).findall
+    if tie_break == "hf":
+        return rule.pieces
+    check_counting_pattern(rule, tie_break)
+    findall = compile_pattern(pattern).findall
+    return lambda text: [p for p in findall(text) if p]
 
 
-def cuttable(rule: SplitRule) -> bool:
-    return bool(rule.name) and rule.name in PRESETS and rule.splits == PRESETS[rule.name].splits
+def check_counting_pattern(rule: SplitRule, tie_break: str) -> None:
+    """Raise ``ValueError`` for a pattern minbpe cannot train with: with several capture groups,
+    ``regex.findall`` returns tuples, which minbpe's training fails on."""
+    if tie_break == "hf" or rule.pattern is None or is_preset_pattern(rule):
+        return
+    groups = compile_pattern(rule.pattern).groups
+    if groups > 1:
+        raise ValueError(
+            f"the pattern has {groups} capture groups: minbpe's regex.findall then gives tuples, which it cannot "
+            "train on; make them non-capturing, (?:...), or use tie_break='hf'"
+        )
 
 
 # -- counting ---------------------------------------------------------------------------------
 
-def count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
-    """Worker: the pieces of ``texts`` counted, in first-seen order (runs in other processes)."""
-    findall = _worker_splitter(pattern)
+def count_batch(context: tuple[str | SplitRule | None, str], texts: list[str]) -> Counter[str]:
+    """Pool task: the pieces of ``texts`` counted, in first-seen order; ``context`` is
+    ``(rule or preset name, tie_break)``."""
+    spec, tie_break = context
+    findall = counting_splitter(spec, tie_break)
     counts: Counter[str] = Counter()
     update = counts.update
     for t in texts:
@@ -99,23 +153,14 @@ def count_batch(pattern: str | None, texts: list[str]) -> dict[str, int]:
     return counts
 
 
-@functools.lru_cache(maxsize=4)
-def _worker_splitter(pattern: str | None) -> Callable[[str], list[str]]:
-    return _splitter(resolve_rule(pattern))
-
-
-def _rule_spec(rule: SplitRule) -> str | None:
-    """What to send a worker so it can rebuild ``rule``."""
-    if rule.name in PRESETS and PRESETS[rule.name] == rule:
-        return rule.name
-    if rule.pattern is None:
-        raise ValueError("multi-step split rules cannot be counted in other processes")
-    return rule.pattern
+def _rule_spec(rule: SplitRule) -> str | SplitRule:
+    """What to send a child so it can rebuild ``rule`` (a preset by its name)."""
+    return rule.name if rule.name in PRESETS and PRESETS[rule.name] == rule else rule
 
 
 def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterator[list[str]]:
     """Texts grouped into batches of about ``BATCH_CHARS``; long texts are cut when that is exact."""
-    can_cut = cuttable(rule)
+    can_cut = is_preset_pattern(rule)
     batch: list[str] = []
     size = 0
     for t in texts:
@@ -135,103 +180,58 @@ def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterato
         yield batch
 
 
-def _can_spawn() -> bool:
-    import sys
-
-    return not getattr(sys, "frozen", False) and bool(sys.executable)
-
-
 def iter_count_pretokens(
     texts: str | Iterable[str],
     pattern: str | SplitRule | None = "gpt4",
     *,
+    tie_break: str = "first-seen",
     processes: int | None = None,
     interval: float = 0.1,
 ) -> Iterator[CountingProgress | dict[bytes, int]]:
     """Count pre-tokens, yielding :class:`CountingProgress` reports and, last, the table.
 
-    Stop early by no longer iterating. ``processes`` is how many processes may count
-    (default: one per CPU, at most 8); corpora under a few megabytes are counted here.
+    Pre-tokens are what :func:`counting_splitter` makes for ``tie_break``. Stop early by no
+    longer iterating. ``processes`` is how many processes may count (a
+    :class:`~bpeinspect.core.pool.ProcessPool`; default: one per CPU, at most 8); corpora
+    under a megabyte are counted here.
 
     >>> *reports, table = iter_count_pretokens(["a b", "a b"])
     >>> table
     {b'a': 2, b' b': 2}
     """
     rule = resolve_rule(pattern)
+    check_counting_pattern(rule, tie_break)
     if isinstance(texts, str):
         texts = [texts]
     elif isinstance(texts, (bytes, bytearray)):
         raise TypeError("the corpus must be text (str), not bytes: decode it first")
-    if processes is None:
-        processes = min(os.cpu_count() or 1, 8)
     start = time.perf_counter()
     stats = [0, 0]  # documents, bytes
     total: Counter[str] = Counter()
     last = start
     batches = _batches(texts, rule, stats)
-    first = next(batches, None)
-    second = next(batches, None) if first is not None else None
-    workers: list = []
-    if second is not None and processes > 1 and rule.splits and _can_spawn():
-        try:
-            from bpeinspect.core.train.count_worker import Worker
-
-            spec = _rule_spec(rule)
-            workers = [Worker(spec) for _ in range(processes - 1)]
-        except ValueError:  # a multi-step rule: count it here
-            pass
-    findall = _splitter(rule)
-    # Each batch goes to an idle worker, or else is counted here, so nobody waits for a
-    # worker still starting up. Results are merged in batch order ([worker, counts] slots,
-    # oldest first), so the table keeps the corpus's first-seen order.
-    pending: deque[list] = deque()
-    done = False
-    try:
-        for batch in itertools.chain([b for b in (first, second) if b is not None], batches):
-            idle = next((w for w in workers if not w.busy), None)
-            if idle is not None:
-                idle.wait()
-                slot = [idle, None]
-                pending.append(slot)
-                idle.send(batch, slot)
-            elif not pending:  # nothing is due first: count straight into the total
-                for t in batch:
-                    total.update(findall(t))
+    if not rule.splits:
+        processes = 1  # nothing to split: counting is a dict update
+    with ProcessPool(processes) as pool:
+        # results come in batch order, so the table keeps the corpus's first-seen order
+        for counts in pool.imap(count_batch, batches, context=(_rule_spec(rule), tie_break)):
+            if total:
+                total.update(counts)
             else:
-                counts: Counter[str] = Counter()
-                for t in batch:
-                    counts.update(findall(t))
-                pending.append([None, counts])
-            while pending and pending[0][1] is not None:
-                _merge(pending.popleft()[1], total, findall)
+                total = counts
             now = time.perf_counter()
             if now - last >= interval:
                 last = now
                 yield CountingProgress(stats[0], stats[1], len(total), now - start)
-        for w in workers:
-            w.wait()
-        while pending:
-            _merge(pending.popleft()[1], total, findall)
-        done = True
-    finally:
-        for w in workers:
-            w.close(abandoned=not done)
     yield CountingProgress(stats[0], stats[1], len(total), time.perf_counter() - start)
     yield {k.encode("utf-8"): v for k, v in total.items()}
-
-
-def _merge(counts: dict[str, int] | list[str], total: Counter[str], findall: Callable[[str], list[str]]) -> None:
-    if isinstance(counts, list):  # a worker failed on this batch: count it here
-        for t in counts:
-            total.update(findall(t))
-    else:
-        total.update(counts)
 
 
 def count_pretokens(
     texts: str | Iterable[str],
     pattern: str | SplitRule | None = "gpt4",
     *,
+    tie_break: str = "first-seen",
     processes: int | None = None,
 ) -> dict[bytes, int]:
     """Each distinct pre-token of ``texts`` (one document, or an iterable of documents, each
@@ -241,7 +241,7 @@ def count_pretokens(
     {b'ab ab': 1, b'ab': 1}
     """
     result: dict[bytes, int] = {}
-    for item in iter_count_pretokens(texts, pattern, processes=processes):
+    for item in iter_count_pretokens(texts, pattern, tie_break=tie_break, processes=processes):
         if isinstance(item, dict):
             result = item
     return result
@@ -251,7 +251,8 @@ def count_pretokens(
 
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _NEEDS_ESCAPE = re.compile(r"[\x00-\x1f\x7f\\]")
-_UNESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{2}|[\\tnr])|\\")
+_NEEDS_U_ESCAPE = re.compile("[\x80-\x9f\u2028\u2029]")
+_UNESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[\\tnr])|\\")
 _UNESCAPED = {b"\\": b"\\", b"t": b"\t", b"n": b"\n", b"r": b"\r"}
 
 
@@ -266,6 +267,8 @@ def escape_pretoken(token: bytes) -> str:
     if _NEEDS_ESCAPE.search(text):
         text = _NEEDS_ESCAPE.sub(_escape_char, text)
     if not text.isascii():
+        if _NEEDS_U_ESCAPE.search(text):
+            text = _NEEDS_U_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
         # Bytes that are not UTF-8 came through as lone surrogates U+DC80..U+DCFF.
         text = regex.sub(r"[\udc80-\udcff]", lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text)
     return text
@@ -283,6 +286,8 @@ def unescape_pretoken(field: str) -> bytes:
             raise ValueError(f"a backslash that starts no escape in {field!r} (write \\\\ for a backslash)")
         if len(g) == 3:
             return bytes([int(g[1:], 16)])
+        if len(g) == 5:
+            return chr(int(g[1:], 16)).encode("utf-8", "surrogatepass")
         return _UNESCAPED[g]
 
     return _UNESCAPE.sub(repl, data)
@@ -339,7 +344,8 @@ def read_counts_tsv(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[s
                     tok = unescape_pretoken(field)
                     if not tok:
                         raise ValueError("the pre-token is empty")
-                    total[tok] = get(tok, 0) + int(n)
+                    if n.strip("0"):  # a count of 0: text that is not in the corpus
+                        total[tok] = get(tok, 0) + int(n)
             except UnicodeDecodeError as exc:
                 raise CountsFileError(f"{path}: not UTF-8 text (byte {exc.start} of a line)") from None
             except ValueError as exc:

@@ -29,6 +29,8 @@ ids are ordered by the byte-level alphabet's characters; in "hf" mode our intern
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 from operator import add
 
@@ -41,16 +43,72 @@ LONG_WORD = 512  # pre-tokens longer than this (in bytes) are cut into segments
 SEGMENT = 64
 
 
-def _byte_level_order() -> list[int]:
-    """Bytes in the order of GPT-2's byte-to-unicode characters (Hugging Face's alphabet ids)."""
+def _byte_level_chars() -> dict[str, int]:
+    """GPT-2's byte-level alphabet: character -> byte."""
     printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
     others = [b for b in range(256) if b not in printable]
-    char = {b: b for b in printable} | {b: 256 + i for i, b in enumerate(others)}
-    return sorted(range(256), key=char.__getitem__)
+    return {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
 
 
-HF_BYTE_ORDER = _byte_level_order()  # internal id -> byte, "hf" mode
-_HF_RANK = bytes(HF_BYTE_ORDER.index(b) for b in range(256))  # byte -> internal id
+BYTE_LEVEL_CHARS = _byte_level_chars()
+HF_BYTE_ORDER = [BYTE_LEVEL_CHARS[c] for c in sorted(BYTE_LEVEL_CHARS)]  # Hugging Face's alphabet order
+
+
+@dataclass(frozen=True)
+class HFVocabulary:
+    """The ids Hugging Face's ``BpeTrainer`` starts with: the special tokens get ``0..k-1`` in
+    their order, then each byte-level character in code point order the next free id. A special
+    token whose text is a byte-level string (``"ab"``, ``"a"``) *is* that string in the trainer's
+    vocabulary: the byte, or a merge that makes those bytes later, takes the special's id.
+
+    >>> v = HFVocabulary.of(["a", "<|x|>", "▁y"])
+    >>> v.byte_ids[ord("a")], v.byte_ids[ord("!")], v.size
+    (0, 3, 258)
+    """
+
+    byte_ids: tuple[int, ...]  # byte -> id
+    token_bytes: tuple[bytes, ...]  # id -> bytes (a special's UTF-8 text for a special-only id)
+    known: dict  # bytes that are tokens, or would take a special's id when made -> id
+    size: int  # len(token_bytes): the next new token's id
+
+    @classmethod
+    def of(cls, specials: Sequence[str]) -> HFVocabulary:
+        token_bytes: list[bytes] = []
+        known: dict[bytes, int] = {}
+        for i, s in enumerate(specials):
+            as_bytes = hf_special_bytes(s)
+            token_bytes.append(s.encode("utf-8") if as_bytes is None else as_bytes)
+            if as_bytes is not None:
+                known.setdefault(as_bytes, i)
+        byte_ids = [0] * 256
+        for b in HF_BYTE_ORDER:
+            t = bytes([b])
+            i = known.get(t)
+            if i is None:
+                i = known[t] = len(token_bytes)
+                token_bytes.append(t)
+            byte_ids[b] = i
+        return cls(tuple(byte_ids), tuple(token_bytes), known, len(token_bytes))
+
+
+def hf_special_bytes(special: str) -> bytes | None:
+    """The token bytes a special token's text names in Hugging Face's byte-level vocabulary
+    (``None`` if it names none). Raises ``ValueError`` if those differ from its own UTF-8 bytes:
+    Hugging Face would then give a byte sequence and a different text one id.
+
+    >>> hf_special_bytes("<|endoftext|>"), hf_special_bytes("a b")
+    (b'<|endoftext|>', None)
+    """
+    try:
+        as_bytes = bytes(BYTE_LEVEL_CHARS[c] for c in special)
+    except KeyError:
+        return None
+    if as_bytes != special.encode("utf-8"):
+        raise ValueError(
+            f"special token {special!r} is also how Hugging Face writes the bytes {as_bytes!r} in its vocabulary, "
+            "so with tie_break='hf' both would get one id; choose another text, or use tie_break='first-seen'"
+        )
+    return as_bytes
 
 
 class MergeEngine:
@@ -58,14 +116,29 @@ class MergeEngine:
 
     ``table`` maps pre-token bytes to counts in first-seen order. ``step()`` performs one
     merge and returns ``(left, right, new, count)`` in internal ids, or ``None`` when no pair
-    is left. Internal ids: bytes are ``0..255`` (permuted in "hf" mode, see
-    :data:`HF_BYTE_ORDER`), merged tokens ``256, 257, ...``.
+    is left. Internal ids: with "first-seen", bytes are ``0..255`` and merged tokens ``256,
+    257, ...``; with "hf" they are Hugging Face's own (:class:`HFVocabulary`: the special
+    tokens first, the bytes in its alphabet's order, a merge that makes existing bytes keeps
+    their id), so its tie-break, the smaller pair of ids, is the pair itself.
     """
 
-    def __init__(self, table: dict[bytes, int], tie_break: str) -> None:
+    def __init__(self, table: dict[bytes, int], tie_break: str, special_tokens: Sequence[str] = ()) -> None:
         self.hf = tie_break == "hf"
-        self.token_bytes: list[bytes] = [bytes([b]) for b in (HF_BYTE_ORDER if self.hf else range(256))]
-        self.known: dict[bytes, int] = {t: i for i, t in enumerate(self.token_bytes)}  # "hf": ids are reused
+        if self.hf:
+            vocab = HFVocabulary.of(special_tokens)
+            self.token_bytes: list[bytes] = list(vocab.token_bytes)
+            self.known: dict[bytes, int] = dict(vocab.known)  # made bytes that exist keep their id
+            ids = vocab.byte_ids
+            if max(ids) < 256:
+                rank = bytes(ids)
+                to_word = lambda key: key.translate(rank).decode("latin-1")  # noqa: E731
+            else:
+                chars = [chr(i) for i in ids]
+                to_word = lambda key: key.decode("latin-1").translate(chars)  # noqa: E731
+        else:
+            self.token_bytes = [bytes([b]) for b in range(256)]
+            self.known = {}
+            to_word = lambda key: key.decode("latin-1")  # noqa: E731
         words: list[str] = []
         counts: list[int] = []
         # Long words are cut into segments so that a merge touches only the segments that
@@ -81,7 +154,7 @@ class MergeEngine:
             tokens += n * c
             if n < 2:  # a single byte holds no pair; it only counts as a token
                 continue
-            w = (key.translate(_HF_RANK) if self.hf else key).decode("latin-1")
+            w = to_word(key)
             if n <= LONG_WORD:
                 words.append(w)
                 counts.append(c)
@@ -128,7 +201,7 @@ class MergeEngine:
                 ((((-n) * nw + where[q][0]) << _PAIR_BITS) + (ord(q[0]) << ID_BITS) + ord(q[1])) for q, n in pc.items()
             ]
         heapify(self.heap)
-        self.next_id = 256
+        self.next_id = len(self.token_bytes)
 
     def _key(self, q: str, n: int) -> int:
         low = (ord(q[0]) << ID_BITS) | ord(q[1])
@@ -201,7 +274,8 @@ class MergeEngine:
             new = self.next_id
             self.next_id += 1
             self.token_bytes.append(made)
-            self.known.setdefault(made, new)
+            if self.hf:
+                self.known[made] = new
         if new > MAX_ID:
             raise ValueError(f"too many tokens for the trainer (at most {MAX_ID + 1})")
         A, B, X = q[0], q[1], chr(new)

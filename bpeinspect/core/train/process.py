@@ -2,8 +2,9 @@
 
 A GUI that trains in one of its own threads shares the interpreter lock with it: every
 redraw of the window then waits on the trainer, and the window stutters. Here the merges
-are learned in ``python -m bpeinspect.core.train.process``; this process only reads its
-reports from a pipe (which does not hold the lock) and builds the tokenizer at the end.
+are learned in a child Python (started with a safe import path, see
+:func:`~bpeinspect.core.pool.python_command`); this process only reads its reports from a
+pipe (which does not hold the lock) and builds the tokenizer at the end.
 
 >>> run = ProcessTrainingRun(["to be or not to be"], 260, pattern="gpt4")  # doctest: +SKIP
 >>> reports = list(run.reports()); run.tokenizer().merges               # doctest: +SKIP
@@ -23,14 +24,13 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 
 from bpeinspect.core.errors import TrainingProcessError
+from bpeinspect.core.pool import can_spawn, python_command
 from bpeinspect.core.split.rules import PatternError, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
-from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun
-from bpeinspect.core.train.setup import merges_tokenizer
+from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
@@ -38,9 +38,6 @@ CHILD_NICENESS = 5
 _ERRORS: dict[str, type[Exception]] = {"CorpusError": CorpusError, "PatternError": PatternError, "ValueError": ValueError}
 
 
-def can_spawn() -> bool:
-    """Whether a child Python can be started (not in a frozen app)."""
-    return not getattr(sys, "frozen", False) and bool(sys.executable)
 
 
 class ProcessTrainingRun:
@@ -83,14 +80,9 @@ class ProcessTrainingRun:
     # -- the child ----------------------------------------------------------------------------------
 
     def _start(self) -> subprocess.Popen:
-        package_root = str(Path(__file__).resolve().parents[3])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        cmd, env = python_command("from bpeinspect.core.train.process import child_main; child_main()")
         self._stderr = tempfile.TemporaryFile()  # a file, so a chatty child never blocks on it
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bpeinspect.core.train.process"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env,
-        )  # fmt: skip
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
         pickle.dump(self._args, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         proc.stdin.flush()
         return proc
@@ -206,11 +198,12 @@ class ProcessTrainingRun:
             "distinct_pretokens": s.get("distinct_pretokens", 0),
             "merges": len(self.merges),
             "finished": self.finished,
+            "ran_out_of_pairs": s.get("ran_out_of_pairs", False),
             "seconds": s.get("seconds", 0.0),
         }
         return merges_tokenizer(
             self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
-            name=f"trained-{self.vocab_size}",
+            name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
         )  # fmt: skip
 
 
@@ -259,7 +252,7 @@ def _child_main() -> None:
             for report in run.reports(stop.is_set):
                 send(("report", report))
             settings = run.tokenizer().training.settings
-            keep = ("documents", "corpus_bytes", "distinct_pretokens", "seconds")
+            keep = ("documents", "corpus_bytes", "distinct_pretokens", "ran_out_of_pairs", "seconds")
             send(("state", {"finished": run.finished, **{k: settings[k] for k in keep}}))
             if run.finished:
                 return
@@ -273,7 +266,8 @@ def _child_main() -> None:
         send(("error", kind or "TrainingProcessError", str(exc) or type(exc).__name__))
 
 
-if __name__ == "__main__":
+def child_main() -> None:
+    """The child process's entry point."""
     _child_main()
     sys.stdout.flush()
     # Freeing the merge engine's millions of objects one by one takes a second or more and

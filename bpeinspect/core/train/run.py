@@ -13,8 +13,15 @@ Two tie-breaks for pairs with equal counts:
   partly merged corpus comes first. Given the same text and pattern, the merges are
   minbpe's, id for id. (Several documents count as minbpe's chunks of each, in order.)
 * ``"hf"`` is Hugging Face ``tokenizers``' ``BpeTrainer`` (with the byte-level alphabet as
-  its initial alphabet and ``min_frequency=0``): the pair of smaller ids, its byte ids
-  being ordered by the byte-level alphabet's characters.
+  its initial alphabet and ``min_frequency=0``): the pair of smaller ids. The ids are its
+  own: the special tokens ``0..k-1``, the bytes in the order of the byte-level alphabet's
+  characters, then the merges, so a saved ``tokenizer.json`` is the one it would write.
+
+The two also cut the corpus as their trainers do: ``"first-seen"`` with ``regex.findall``
+(text between matches is dropped, the installed ``regex`` module's Unicode tables), ``"hf"``
+with an isolated ``Split`` (see :func:`~bpeinspect.core.train.counts.counting_splitter`).
+A corpus that runs out of pairs stops early with fewer tokens, as Hugging Face does (minbpe
+fails): the last report and the tokenizer's settings say so (``ran_out_of_pairs``).
 
 For a GUI worker, :class:`TrainingRun` is the same training as a generator of reports:
 
@@ -32,12 +39,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
-from bpeinspect.core.train.counts import CountingProgress, iter_count_pretokens
-from bpeinspect.core.train.engine import HF_BYTE_ORDER, MAX_ID, MergeEngine
+from bpeinspect.core.train.counts import CountingProgress, check_counting_pattern, iter_count_pretokens
+from bpeinspect.core.train.engine import MAX_ID, HFVocabulary, MergeEngine
 
-__all__ = ["TieBreak", "TrainedMerge", "TrainingProgress", "TrainingRun", "train_tokenizer"]
+__all__ = [
+    "TieBreak",
+    "TrainedMerge",
+    "TrainingProgress",
+    "TrainingRun",
+    "initial_token_bytes",
+    "merges_tokenizer",
+    "train_tokenizer",
+]
 
 TieBreak = Literal["first-seen", "hf"]
 TIE_BREAKS = ("first-seen", "hf")
@@ -72,6 +88,7 @@ class TrainingProgress:
     corpus_bytes: int  # UTF-8 bytes of the corpus (read so far, while counting)
     distinct_pretokens: int
     stopped: bool = False
+    exhausted: bool = False  # no pair was left before the vocabulary was full (see ``done``)
 
     @property
     def fraction(self) -> float:
@@ -127,13 +144,16 @@ class TrainingRun:
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
         self.tie_break: TieBreak = tie_break
+        check_counting_pattern(self._rule, tie_break)
+        initial = HFVocabulary.of(self.special_tokens).size if tie_break == "hf" else 256 + len(self.special_tokens)
         needed = 256 + len(self.special_tokens) + 1
         if vocab_size < needed:
             what = f"256 bytes and {len(self.special_tokens)} special tokens" if self.special_tokens else "256 bytes"
             raise ValueError(f"vocab_size {vocab_size} is too small: {what} leave no room for a merge (need >= {needed})")
         if vocab_size > MAX_ID + 1:
             raise ValueError(f"vocab_size {vocab_size} is too large (at most {MAX_ID + 1})")
-        self.merges_total = vocab_size - 256 - len(self.special_tokens)
+        # new tokens to make (Hugging Face may make more merges: one that makes a special's text adds none)
+        self.merges_total = vocab_size - initial
         self._texts = texts
         self._processes = processes
         self.interval = interval
@@ -141,9 +161,10 @@ class TrainingRun:
         self.merges: list[TrainedMerge] = []
         self.documents = 0
         self.finished = False  # no more merges to make (target reached or no pair left)
+        self.exhausted = False  # no pair was left before the target
         self._engine: MergeEngine | None = None
-        self._public: dict[int, int] = {}  # internal id -> public id
-        self._by_bytes: dict[bytes, int] = {}  # public token bytes -> public id
+        self._public: dict[int, int] = {}  # "first-seen": internal id of a merge -> public id
+        self._by_bytes: dict[bytes, int] = {}  # "first-seen": public token bytes -> public id
         self._seconds = 0.0
 
     @classmethod
@@ -152,7 +173,7 @@ class TrainingRun:
         texts. ``pattern`` should be the one the table was counted with: it becomes the
         tokenizer's split rule."""
         run = cls((), vocab_size, **kwargs)
-        run.counts = dict(counts)
+        run.counts = _checked_counts(counts)
         return run
 
     # -- running ----------------------------------------------------------------------------------
@@ -172,7 +193,10 @@ class TrainingRun:
             self.finished = True
             self.counts = {}
             table = None
-            for item in iter_count_pretokens(self._texts, self._rule, processes=self._processes, interval=self.interval):
+            items = iter_count_pretokens(
+                self._texts, self._rule, tie_break=self.tie_break, processes=self._processes, interval=self.interval
+            )
+            for item in items:
                 if isinstance(item, CountingProgress):
                     self.documents = item.documents
                     now = time.perf_counter()
@@ -189,8 +213,11 @@ class TrainingRun:
             self._texts = ()
             self.counts = table or {}
             self.finished = False
+        # The engine allocates millions of small objects and holds no reference cycles: the
+        # cyclic collector, which would walk them over and over (a fifth of the time), waits.
         if self._engine is None and not self.finished:
-            self._start_engine()
+            with quiet_gc():
+                self._start_engine()
         engine = self._engine
         merges = self.merges
         reported = len(merges)
@@ -199,23 +226,28 @@ class TrainingRun:
         stopped = False
         interval = self.interval
         perf = time.perf_counter
-        while engine is not None and not self.finished:
-            if should_stop is not None and should_stop():
-                stopped = True
+        while engine is not None and not self.finished and not stopped:
+            report = None
+            with quiet_gc():  # not while the consumer has the report
+                while True:
+                    if should_stop is not None and should_stop():
+                        stopped = True
+                        break
+                    if not self._step(engine):
+                        break
+                    now = perf()
+                    if now - last >= interval or len(merges) == 1:
+                        if now > t_rate:
+                            rate = (len(merges) - n_rate) / (now - t_rate)
+                        new = tuple(merges[reported:])
+                        reported = len(merges)
+                        self._seconds = base + now - start
+                        report = self._report("merging", new, rate, self._seconds)
+                        break
+            if report is None:
                 break
-            if not self._step(engine):
-                break
-            now = perf()
-            if now - last >= interval or len(merges) == 1:
-                if now > t_rate:
-                    rate = (len(merges) - n_rate) / (now - t_rate)
-                last = now
-                new = tuple(merges[reported:])
-                reported = len(merges)
-                self._seconds = base + now - start
-                yield self._report("merging", new, rate, self._seconds)
-                # the consumer may have spent time; do not count it
-                last = perf()
+            yield report
+            last = perf()  # the consumer may have spent time; do not count it
         end = perf()
         if end > t_rate and len(merges) > n_rate:
             rate = (len(merges) - n_rate) / (end - t_rate)
@@ -225,33 +257,40 @@ class TrainingRun:
     def _start_engine(self) -> None:
         if not self.counts or not any(self.counts.values()):
             raise ValueError("the corpus is empty: there is no text to learn merges from")
-        self._engine = MergeEngine(self.counts, self.tie_break)
-        self._public = {i: b for i, b in enumerate(HF_BYTE_ORDER if self.tie_break == "hf" else range(256))}
+        self._engine = MergeEngine(self.counts, self.tie_break, self.special_tokens)
         self._by_bytes = {bytes([b]): b for b in range(256)}
 
     def _step(self, engine: MergeEngine) -> bool:
         """One merge; false when the target is reached or no pair is left."""
-        if self._made() >= self.merges_total:
+        if self._reached(engine):
             self.finished = True
             return False
         made = engine.step()
         if made is None:
-            self.finished = True
+            self.finished = self.exhausted = True
             return False
         a, b, new, count = made
         token = engine.token_bytes[new]
-        pub = self._by_bytes.get(token)
-        if pub is None:  # else a merge re-made a token; it keeps its id
-            pub = self._by_bytes[token] = len(self._by_bytes)
-        self._public[new] = pub
-        self.merges.append(TrainedMerge(len(self.merges), self._public[a], self._public[b], pub, count, token))
-        if self._made() >= self.merges_total:
+        if self.tie_break == "hf":  # the engine's ids are Hugging Face's
+            self.merges.append(TrainedMerge(len(self.merges), a, b, new, count, token))
+        else:
+            pub = self._by_bytes.get(token)
+            if pub is None:  # else a merge re-made a token; it keeps its id
+                pub = self._by_bytes[token] = len(self._by_bytes)
+            self._public[new] = pub
+            self.merges.append(TrainedMerge(len(self.merges), self._pub(a), self._pub(b), pub, count, token))
+        if self._reached(engine):
             self.finished = True
         return True
 
-    def _made(self) -> int:
+    def _pub(self, internal: int) -> int:
+        return internal if internal < 256 else self._public[internal]
+
+    def _reached(self, engine: MergeEngine) -> bool:
         # minbpe makes a fixed number of merges; Hugging Face grows the vocabulary to its size
-        return len(self._by_bytes) - 256 if self.tie_break == "hf" else len(self.merges)
+        if self.tie_break == "hf":
+            return engine.next_id >= self.vocab_size
+        return len(self.merges) >= self.merges_total
 
     def _report(
         self, phase, new: tuple[TrainedMerge, ...], rate: float, elapsed: float, stopped: bool = False
@@ -261,6 +300,7 @@ class TrainingRun:
         return TrainingProgress(
             phase, len(self.merges), self.merges_total, self.merges[-1] if self.merges else None, new, rate, bpt,
             elapsed, self.documents, engine.corpus_bytes if engine else 0, len(self.counts or ()), stopped,
+            self.exhausted and phase == "done",
         )  # fmt: skip
 
     # -- the result ----------------------------------------------------------------------------
@@ -268,13 +308,11 @@ class TrainingRun:
     def tokenizer(self) -> Tokenizer:
         """The tokenizer learned so far (all merges once the run is finished).
 
-        Ids 0-255 are the bytes, merge ``i`` makes id ``256 + i`` and the special tokens
-        follow. (Should a merge make a token that exists already, which minbpe and Hugging
-        Face allow, it keeps the existing id and later ids move down by one.)
+        With ``"first-seen"`` (minbpe's ids) ids 0-255 are the bytes, merge ``i`` makes id
+        ``256 + i`` and the special tokens follow; should a merge make a token that exists
+        already, which minbpe allows, it keeps the existing id and later ids move down by
+        one. With ``"hf"`` the ids are Hugging Face's (see the module docstring).
         """
-        pairs = [(m.left, m.right) for m in self.merges]
-        n_tokens = len(self._by_bytes) if self._by_bytes else 256
-        specials = {s: n_tokens + i for i, s in enumerate(self.special_tokens)}
         settings = {
             "trainer": "bpeinspect",
             "vocab_size": self.vocab_size,
@@ -287,17 +325,78 @@ class TrainingRun:
             "distinct_pretokens": len(self.counts or ()),
             "merges": len(self.merges),
             "finished": self.finished,
+            "ran_out_of_pairs": self.exhausted,
             "seconds": round(self._seconds, 3),
         }
-        info = TrainingInfo(settings=settings, counts=[m.count for m in self.merges])
-        name = f"trained-{self.vocab_size}"
-        if n_tokens == 256 + len(self.merges):
-            return Tokenizer.from_merges(
-                pairs, pattern=self._rule, special_tokens=specials, training=info, name=name, source="trained"
-            )
-        ranks = {t: i for t, i in self._by_bytes.items()}
-        return Tokenizer(ranks, pattern=self._rule, special_tokens=specials, merges=pairs, training=info, name=name,
-                         source="trained")  # fmt: skip
+        with quiet_gc():
+            return merges_tokenizer(
+                self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
+                name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
+            )  # fmt: skip
+
+
+def merges_tokenizer(
+    merges: Sequence[TrainedMerge],
+    *,
+    pattern,
+    special_tokens: Sequence[str] = (),
+    settings: dict | None = None,
+    name: str = "",
+    tie_break: str = "first-seen",
+) -> Tokenizer:
+    """The tokenizer that ``merges`` (all the merges of a run, in order) make, with the special
+    tokens and ``settings`` and the merge counts as its :class:`TrainingInfo`: what
+    :meth:`TrainingRun.tokenizer` returns.
+
+    >>> run = TrainingRun("aaab", 258, pattern=None); _ = list(run.reports())
+    >>> merges_tokenizer(run.merges, pattern=None).merges == run.tokenizer().merges
+    True
+    """
+    rule = pattern if isinstance(pattern, SplitRule) else resolve_rule(pattern)
+    pairs = [(m.left, m.right) for m in merges]
+    info = TrainingInfo(settings=dict(settings or {}), counts=[m.count for m in merges])
+    kwargs = {"training": info, "name": name or "trained", "source": "trained"}
+    if tie_break == "hf":
+        vocab = HFVocabulary.of(special_tokens)
+        ranks = {bytes([b]): i for b, i in enumerate(vocab.byte_ids)}
+        for m in merges:
+            ranks.setdefault(m.token, m.id)
+        specials = {s: i for i, s in enumerate(special_tokens)}
+        return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+    n = max((m.id for m in merges), default=255) + 1
+    specials = {s: n + i for i, s in enumerate(special_tokens)}
+    if n == 256 + len(merges):
+        return Tokenizer.from_merges(pairs, pattern=rule, special_tokens=specials, **kwargs)
+    ranks = {bytes([b]): b for b in range(256)}
+    for m in merges:
+        ranks.setdefault(m.token, m.id)
+    return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+
+
+def initial_token_bytes(tie_break: str, special_tokens: Sequence[str] = ()) -> dict[int, bytes]:
+    """Id -> bytes of the tokens a run starts with (the bytes; with ``"hf"`` the special tokens
+    too, which come first).
+
+    >>> initial_token_bytes("hf", ["<s>"])[0], initial_token_bytes("hf", ["<s>"])[1]
+    (b'<s>', b'!')
+    """
+    if tie_break == "hf":
+        return dict(enumerate(HFVocabulary.of(special_tokens).token_bytes))
+    return {i: bytes([i]) for i in range(256)}
+
+
+def _checked_counts(counts: dict[bytes, int]) -> dict[bytes, int]:
+    """A count table without its zero counts (text that is not in the corpus: minbpe never
+    sees it); anything but non-negative integer counts of non-empty bytes is refused."""
+    out: dict[bytes, int] = {}
+    for key, n in counts.items():
+        if not isinstance(key, bytes) or not key:
+            raise ValueError(f"a pre-token must be non-empty bytes, not {key!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"the count of {key!r} must be a non-negative integer, not {n!r}")
+        if n:
+            out[key] = n
+    return out
 
 
 def _check_specials(special_tokens: Iterable[str] | None) -> list[str]:

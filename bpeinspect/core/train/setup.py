@@ -19,9 +19,10 @@ import regex
 
 from bpeinspect.core.split.rules import PatternError, compile_pattern, resolve_rule
 from bpeinspect.core.text import display_bytes
-from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
+from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, corpus_files
-from bpeinspect.core.train.run import TrainedMerge
+from bpeinspect.core.train.engine import HFVocabulary
+from bpeinspect.core.train.run import TrainedMerge, merges_tokenizer
 
 __all__ = [
     "CorpusEntry",
@@ -231,56 +232,26 @@ def prefix_tokenizer(
 
     The cut follows the trainer: minbpe's tie-break (``"first-seen"``) makes a fixed number of
     merges, Hugging Face's (``"hf"``) grows the vocabulary to its size (the two differ only when
-    a merge re-makes an existing token, which keeps that token's id). ``settings`` are stored
-    in its :class:`TrainingInfo` with ``vocab_size`` and ``merges`` updated.
+    a merge re-makes an existing token, or a special token's text, which keeps that id).
+    ``settings`` are stored in its :class:`TrainingInfo` with ``vocab_size`` and ``merges`` updated.
     """
     rule = pattern if hasattr(pattern, "splits") else resolve_rule(pattern)
     n_tokens = vocab_size - len(special_tokens)
     if n_tokens <= 256:
         raise ValueError(f"vocab_size {vocab_size} leaves no room for a merge")
     taken: list[TrainedMerge] = []
-    if tie_break == "hf":
+    if tie_break == "hf":  # Hugging Face's loop: merge while the vocabulary is smaller than its size
+        size = HFVocabulary.of(special_tokens).size
         for m in merges:
-            if m.id >= n_tokens:
+            if size >= vocab_size:
                 break
             taken.append(m)
-            if m.id == n_tokens - 1:
-                break
+            if m.id == size:
+                size += 1
     else:
         taken = list(merges[: n_tokens - 256])
     settings = {**(settings or {}), "vocab_size": vocab_size, "merges": len(taken)}
     return merges_tokenizer(taken, pattern=rule, special_tokens=special_tokens, settings=settings,
-                            name=name or f"trained-{vocab_size}")  # fmt: skip
-
-
-def merges_tokenizer(
-    merges: Sequence[TrainedMerge],
-    *,
-    pattern,
-    special_tokens: Sequence[str] = (),
-    settings: dict | None = None,
-    name: str = "",
-) -> Tokenizer:
-    """The tokenizer that ``merges`` (all the merges of a run, in order) make, with the special
-    tokens after them and ``settings`` and the merge counts as its :class:`TrainingInfo`:
-    what :meth:`TrainingRun.tokenizer` returns.
-
-    >>> from bpeinspect.core import TrainingRun
-    >>> run = TrainingRun("aaab", 258, pattern=None); _ = list(run.reports())
-    >>> merges_tokenizer(run.merges, pattern=None).merges == run.tokenizer().merges
-    True
-    """
-    rule = pattern if hasattr(pattern, "splits") else resolve_rule(pattern)
-    pairs = [(m.left, m.right) for m in merges]
-    n = max((m.id for m in merges), default=255) + 1
-    specials = {s: n + i for i, s in enumerate(special_tokens)}
-    info = TrainingInfo(settings=dict(settings or {}), counts=[m.count for m in merges])
-    kwargs = {"training": info, "name": name or "trained", "source": "trained"}
-    if n == 256 + len(merges):
-        return Tokenizer.from_merges(pairs, pattern=rule, special_tokens=specials, **kwargs)
-    ranks = {bytes([b]): b for b in range(256)}
-    for m in merges:
-        ranks.setdefault(m.token, m.id)
-    return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+                            name=name or f"trained-{vocab_size}", tie_break=tie_break)  # fmt: skip
 
 

@@ -134,7 +134,7 @@ class TrainingJob:
         t0 = time.perf_counter()
         run, plan = self.run_, self.plan
         stopped = bool(last is not None and last.stopped)
-        exhausted = run.finished and not stopped and len(run.merges) < run.merges_total
+        exhausted = bool(last is not None and last.exhausted)  # the corpus ran out of pairs
         toks: list[Tokenizer] = []
         if run.merges:
             full = run.tokenizer()
@@ -159,8 +159,8 @@ class TrainingJob:
         """Whether the merges so far hold the whole vocabulary of ``size`` tokens."""
         run, n_specials = self.run_, len(self.plan.special_tokens)
         if self.plan.tie_break == "hf":
-            # new tokens take ids in order, so the largest id tells how far the vocabulary grew
-            return max((m.id for m in run.merges), default=255) >= size - n_specials - 1
+            # Hugging Face's ids (specials included) are dense: the largest tells the vocabulary's size
+            return max((m.id for m in run.merges), default=0) >= size - 1
         return len(run.merges) >= size - 256 - n_specials
 
     def _history_to(self, size: int) -> dict[str, list[float]]:

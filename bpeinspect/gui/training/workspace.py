@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
+from bpeinspect.core.train.run import initial_token_bytes
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
@@ -225,7 +226,7 @@ class TrainingWorkspace(QWidget):
         if fresh:
             self._delivered = set()
             self.plots.reset(plan.sizes, len(plan.special_tokens))
-            self._token_bytes = {i: bytes([i]) for i in range(256)}
+            self._token_bytes = initial_token_bytes(plan.tie_break, plan.special_tokens)
             self.merge_label.setText("—")
             self.merge_info.setText("")
             self.rate_label.setText("")
@@ -334,7 +335,8 @@ class TrainingWorkspace(QWidget):
         elif outcome.exhausted:
             self.phase_label.setText(
                 f"The corpus ran out of pairs after {outcome.merges:,} merges ({secs}): "
-                f"{outcome.tokenizers[-1].n_vocab:,} tokens. Made: {names}."
+                f"{outcome.tokenizers[-1].n_vocab:,} tokens, fewer than the {max(job.plan.sizes):,} asked for. "
+                f"Made: {names}."
             )
         else:
             self.phase_label.setText(f"Done: {outcome.merges:,} merges in {secs}. Made: {names}.")

@@ -29,8 +29,8 @@ class PanelHost(QObject):
         self.inspector = Inspector(window, self.docks)
         for spec in specs:
             if spec.menu is not None:
-                window.actions.separator(spec.menu)
-                window.actions.add(
+                window.commands.separator(spec.menu)
+                window.commands.add(
                     ActionSpec(f"panels.{spec.key}", spec.menu, spec.action, spec.shortcut), lambda k=spec.key: self.show(k)
                 )
             if not spec.lazy:

@@ -3,7 +3,7 @@
 The window is put together from parts, each with one job: a :class:`LiveDocument` (the text),
 the :class:`TokenizerRegistry` (the open tokenizers, the picker's model), an :class:`Encoder`
 (keeps their encodings current), an :class:`Appearance` (layers, palette, theme, text size),
-a :class:`PaneStack`, an :class:`ActionRegistry` (menus by key), :class:`FileCommands`, and a
+a :class:`PaneStack`, an :class:`ActionRegistry` (``commands``: actions and menus by key), :class:`FileCommands`, and a
 :class:`PanelHost` that docks the panels of :data:`~bpeinspect.gui.panels.specs.PANELS`.
 What it remembers goes through :class:`Preferences`.
 
@@ -16,14 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -32,7 +30,6 @@ from bpeinspect.core import BUILTINS, Tokenizer
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
-from bpeinspect.gui.overlay.ids_view import IdsView, ids_as_json, ids_as_list
 from bpeinspect.gui.overlay.palette import PALETTES
 from bpeinspect.gui.overlay.paste_guard import file_too_big
 from bpeinspect.gui.panels.specs import PANELS, PanelSpec
@@ -44,6 +41,7 @@ from bpeinspect.gui.window.document import LiveDocument, read_text_file
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
 from bpeinspect.gui.window.panes import PaneStack
+from bpeinspect.gui.window.readouts import IdsBox, StatusLine
 from bpeinspect.gui.window.settings import SCHEMA, Preferences, WindowState
 from bpeinspect.gui.window.theme import LAYERS, Appearance
 from bpeinspect.gui.window.toolbar import TokenizerBar
@@ -82,7 +80,7 @@ class MainWindow(QMainWindow):
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.files = FileCommands(self)
-        self.actions = ActionRegistry(self)
+        self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
         self._build_ui()
         self._build_menus()
@@ -96,25 +94,10 @@ class MainWindow(QMainWindow):
 
     def _build_ui(self) -> None:
         self.message = MessageBar()
-        self.ids_view = IdsView()
-        self.ids_title = QLabel("Token ids")
-        copy_list = QToolButton(text="Copy list")
-        copy_list.clicked.connect(self.copy_ids_list)
-        copy_json = QToolButton(text="Copy JSON")
-        copy_json.clicked.connect(self.copy_ids_json)
-        ids_box = QWidget()
-        head = QHBoxLayout()
-        head.setContentsMargins(6, 0, 6, 0)
-        head.addWidget(self.ids_title, 1)
-        head.addWidget(copy_list)
-        head.addWidget(copy_json)
-        lay = QVBoxLayout(ids_box)
-        lay.setContentsMargins(0, 4, 0, 0)
-        lay.addLayout(head)
-        lay.addWidget(self.ids_view, 1)
+        self.ids = IdsBox(self.registry, self.appearance)
         self.main_split = QSplitter(Qt.Orientation.Vertical)
         self.main_split.addWidget(self.panes)
-        self.main_split.addWidget(ids_box)
+        self.main_split.addWidget(self.ids)
         self.main_split.setStretchFactor(0, 4)
         self.main_split.setStretchFactor(1, 1)
         self.main_split.setSizes([640, 140])
@@ -124,15 +107,15 @@ class MainWindow(QMainWindow):
         clay.addWidget(self.message)
         clay.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
-        self.status_label = QLabel()
-        self.statusBar().addWidget(self.status_label, 1)
+        self.status_line = StatusLine(self.registry, self.encoder)
+        self.statusBar().addWidget(self.status_line, 1)
         self.busy_label = QLabel()
         self.statusBar().addPermanentWidget(self.busy_label)
         self.toolbar = TokenizerBar(self.registry, self.prefs, self.open_tokenizer, self.files.ask_open_tokenizer)
         self.addToolBar(self.toolbar)
 
     def _build_menus(self) -> None:
-        a, f, look = self.actions, self.files, self.appearance
+        a, f, look = self.commands, self.files, self.appearance
         a.add(ActionSpec("file.open_text", "file", "Open text…", QKeySequence.StandardKey.Open), f.ask_open_text)
         a.add(ActionSpec("file.open_tokenizer", "file", "Open tokenizer…", "Ctrl+Shift+O"), f.ask_open_tokenizer)
         a.menu("file/recent_texts").aboutToShow.connect(self._fill_recent_texts)
@@ -143,8 +126,8 @@ class MainWindow(QMainWindow):
         a.add(ActionSpec("file.export_png", "file", "Export overlay as PNG…", "Ctrl+Shift+E"), f.ask_export_png)
         a.separator("file")
         a.add(ActionSpec("file.quit", "file", "Quit", QKeySequence.StandardKey.Quit), self.close)
-        a.add(ActionSpec("edit.copy_ids", "edit", "Copy token ids as list", "Ctrl+Shift+C"), self.copy_ids_list)
-        a.add(ActionSpec("edit.copy_ids_json", "edit", "Copy token ids as JSON", "Ctrl+Alt+C"), self.copy_ids_json)
+        a.add(ActionSpec("edit.copy_ids", "edit", "Copy token ids as list", "Ctrl+Shift+C"), self.ids.copy_list)
+        a.add(ActionSpec("edit.copy_ids_json", "edit", "Copy token ids as JSON", "Ctrl+Alt+C"), self.ids.copy_json)
         for i, (name, spec) in enumerate(BUILTINS.items()):
             a.add(ActionSpec(f"tokenizers.add.{name}", "tokenizers", f"Add {name} ({spec.description})",
                              f"Alt+{i + 1}"), lambda n=name: self.open_tokenizer(n))  # fmt: skip
@@ -176,15 +159,11 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         self.live.feedingChanged.connect(self.panes.set_read_only)
-        self.encoder.encoded.connect(self._on_encoded)
+        self.encoder.encoded.connect(self.panes.show_result)
         self.encoder.partial.connect(lambda tok, enc: self.panes.show_partial(tok, enc, len(self.text())))
         self.encoder.failed.connect(self.show_error)
-        self.registry.added.connect(lambda _tok: self._refresh_status())
-        self.registry.removed.connect(lambda _tok: self._refresh_status())
-        self.registry.currentChanged.connect(self._on_current_changed)
         self.panes.tokenClicked.connect(self._on_token_clicked)
-        self.ids_view.tokenClicked.connect(self._on_ids_clicked)
-        self.appearance.changed.connect(self._restyle_ids)
+        self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
         for signal in (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved):
@@ -203,7 +182,7 @@ class MainWindow(QMainWindow):
             if state.palette in PALETTES:
                 self.appearance.set_palette(state.palette)
             for name, on in state.layers.items():
-                self.actions[f"view.layer.{name}"].setChecked(on)  # its slot sets the layer
+                self.commands[f"view.layer.{name}"].setChecked(on)  # its slot sets the layer
         if prefs.font_size is not None:
             self.appearance.set_text_size(prefs.font_size)
         self.set_theme(prefs.theme, remember=False)
@@ -234,7 +213,7 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         if not self.restoreDockWidget(dock):  # where it was last time (the state restored at start)
             self.addDockWidget(area, dock)
-        self.actions.add_action(f"view.panels.{title}", "view/panels", dock.toggleViewAction())
+        self.commands.add_action(f"view.panels.{title}", "view/panels", dock.toggleViewAction())
         return dock
 
     def text(self) -> str:
@@ -317,12 +296,6 @@ class MainWindow(QMainWindow):
         if self.is_idle():
             self.idle.emit()
 
-    def copy_ids_list(self) -> None:
-        QGuiApplication.clipboard().setText(ids_as_list(self._current_ids()))
-
-    def copy_ids_json(self) -> None:
-        QGuiApplication.clipboard().setText(ids_as_json(self._current_ids()))
-
     def select_token(self, tok: Tokenizer, index: int) -> None:
         """Select token ``index`` of ``tok``'s encoding in every view and tell other panels."""
         r = self.registry.result(tok)
@@ -330,7 +303,7 @@ class MainWindow(QMainWindow):
             return
         enc = r.enc
         self.panes.select_token(tok, index)
-        self.ids_view.select(index if tok is self.registry.current() else None)
+        self.ids.view.select(index if tok is self.registry.current() else None)
         a, b = enc.piece_spans[enc.pieces_of[index]]
         self.tokenActivated.emit(tok, enc.ids[index])
         self.pieceActivated.emit(tok, enc.text[a:b])
@@ -347,16 +320,6 @@ class MainWindow(QMainWindow):
 
     # -- reacting -----------------------------------------------------------------------------------
 
-    def _on_encoded(self, tok: Tokenizer, result: object) -> None:
-        self.panes.show_result(tok, result)
-        if tok is self.registry.current():
-            self._refresh_ids()
-        self._refresh_status()
-
-    def _on_current_changed(self, _tok: Tokenizer | None) -> None:
-        self._refresh_ids()
-        self._refresh_status()
-
     def _on_token_clicked(self, tok: Tokenizer, index: int) -> None:
         self.registry.set_current(tok)
         self.select_token(tok, index)
@@ -367,12 +330,8 @@ class MainWindow(QMainWindow):
             self.select_token(tok, index)
 
     def _show_theme(self, theme: str) -> None:
-        self.actions.set_checked(f"view.theme.{theme}", True)
-        self.actions.set_checked("view.dark", self.appearance.dark)
-
-    def _restyle_ids(self) -> None:
-        self.ids_view.palette_ = self.appearance.token_palette
-        self.ids_view.viewport().update()
+        self.commands.set_checked(f"view.theme.{theme}", True)
+        self.commands.set_checked("view.dark", self.appearance.dark)
 
     def _fill_recent_texts(self) -> None:
         self._fill_recent("file/recent_texts", self.prefs.recent_texts(), self.open_text_file)
@@ -381,41 +340,9 @@ class MainWindow(QMainWindow):
         self._fill_recent("file/recent_tokenizers", self.prefs.recent_tokenizers(), self.open_tokenizer)
 
     def _fill_recent(self, key: str, paths: list[str], open_: object) -> None:
-        menu = self.actions.menu(key)
+        menu = self.commands.menu(key)
         menu.clear()
         if not paths:
             menu.addAction("(none yet)").setEnabled(False)
         for p in paths:
             menu.addAction(p).triggered.connect(lambda _=False, p=p: open_(p))
-
-    def _current_ids(self) -> list[int]:
-        tok = self.registry.current()
-        r = self.registry.result(tok) if tok is not None else None
-        return list(r.enc.ids) if r is not None else []
-
-    def _refresh_ids(self) -> None:
-        tok = self.registry.current()
-        r = self.registry.result(tok) if tok is not None else None
-        if r is None:
-            self.ids_view.set_ids([], None, self.appearance.token_palette)
-            self.ids_title.setText("Token ids")
-            return
-        self.ids_title.setText(f"Token ids — {tok.name} ({len(r.enc.ids):,})")
-        self.ids_view.set_ids(r.enc.ids, r.enc.flags, self.appearance.token_palette, tok.n_vocab)
-
-    def _refresh_status(self) -> None:
-        tok = self.registry.current()
-        r = self.registry.result(tok) if tok is not None else None
-        if r is None:
-            self.status_label.setText("no tokenizer" if tok is None else f"{tok.name}: encoding…")
-            return
-        enc = r.enc
-        n, chars, nbytes = len(enc.ids), len(enc.text), enc.n_bytes
-        bpt = nbytes / n if n else 0.0
-        cpt = chars / n if n else 0.0
-        last = self.encoder.last
-        took = f"last encode {last.seconds * 1000:.1f} ms ({last.mode}, {last.tok.name})" if last else ""
-        self.status_label.setText(
-            f"{tok.name}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
-            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token · {took}"
-        )

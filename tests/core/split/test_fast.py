@@ -83,15 +83,21 @@ def test_astral_characters_and_lone_surrogates_split_like_the_regex_module(name:
         assert rule.fast.findall(text) == compiled.findall(text), text
 
 
-def test_whole_tokens_are_seeded_and_survive_a_cache_reset(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pre_token_cache_stays_bounded_and_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bpeinspect.core import bpe
     from bpeinspect.core import tokenizer as tokmod
 
     tok = load_tokenizer("cl100k_base")
     cache = tok._cache
-    assert cache[" hello"] == (tok.token_id(b" hello"),)
+    assert cache[" hello"] == (tok.token_id(b" hello"),)  # a whole token: one lookup on its miss
     text = "Pre-tokens that are whole tokens never reach BPE; the rest do: antidisestablishmentarianism."
     want = tok.encode(text)
     monkeypatch.setattr(tokmod, "_CACHE_LIMIT", 10)
-    assert tok.encode(text) == want  # the cache was over the limit: it is reset to the seeds
-    assert " hello" in cache and " antidisestablishmentarianism" in cache
-    assert len(cache) < tok.n_vocab + 40
+    assert tok.encode(text) == want  # the cache was over the limit: it starts again
+    assert len(cache) < 40
+    # long pre-tokens are kept apart, the most recent within a budget of characters
+    monkeypatch.setattr(bpe, "LONG_BUDGET", 3000)
+    runs = [" " * 1000 + "x", "=" * 1200, "\n" * 1100]
+    want = [tok.encode(r) for r in runs]
+    assert [tok.encode(r) for r in runs] == want
+    assert sum(map(len, cache._long)) <= 3000 and "=" * 1200 in cache._long and " " * 1000 not in cache._long

@@ -10,11 +10,12 @@ import regex
 
 from bpeinspect.core import TrainingRun, train_tokenizer
 from bpeinspect.core.split.regex_tables import RegexTablesSplitter
-from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.split.rules import GPT4_PATTERN, PRESETS, is_preset_pattern, resolve_rule
 from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
 from bpeinspect.core.train.counts import (
     CountsFileError,
     count_pretokens,
+    counting_splitter,
     cut_text,
     escape_pretoken,
     iter_count_pretokens,
@@ -26,7 +27,7 @@ from tests.core.corpus import ADVERSARIAL, PROSE, all_texts, code_samples, taylo
 
 # -- splitting -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["gpt4", "gpt2"])
+@pytest.mark.parametrize("name", sorted(PRESETS))
 def test_regex_tables_splitter_equals_the_regex_module(name: str) -> None:
     pattern = PRESETS[name].pattern
     splitter = RegexTablesSplitter(pattern)
@@ -35,7 +36,7 @@ def test_regex_tables_splitter_equals_the_regex_module(name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["gpt4", "gpt2"])
+@pytest.mark.parametrize("name", sorted(PRESETS))
 def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
     pattern = PRESETS[name].pattern
     splitter = RegexTablesSplitter(pattern)
@@ -51,11 +52,24 @@ def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_cutting_long_texts_splits_them_as_a_whole(name: str) -> None:
     rule = PRESETS[name]
-    texts = all_texts() + ["\n".join(PROSE + ADVERSARIAL)]
+    texts = all_texts() + ["\n".join(PROSE + ADVERSARIAL), NEW_IN_UNICODE_17]
     for text in texts:
         parts = cut_text(text, 40)
         assert "".join(parts) == text
         assert [p for part in parts for p in rule.pieces(part)] == rule.pieces(text)
+
+
+# Letters and marks new in Unicode 16 and 17 (and U+0295, a letter moved from Ll to Lo), before newlines.
+NEW_IN_UNICODE_17 = "".join(f"{w} x{c}\n{c}\n1{c}\n" for w in ("ab", "A") for c in "\ua7ce\ua7cf\u058b\u0295\u05c8\U000323b0\u1acf")
+
+
+def test_no_cut_after_a_character_tiktoken_does_not_know() -> None:
+    # U+058B is a letter to the regex module (Unicode 17) but not to tiktoken and Hugging Face
+    # (15.1), whose patterns take the newline after it into the same piece
+    text = "word\u058b\nnext " * 100
+    assert cut_text(text, 10) == [text]
+    for name in ("cl100k", "o200k"):
+        assert "\u058b\n" in PRESETS[name].pieces(text)
 
 
 def test_cut_text_sizes() -> None:
@@ -93,6 +107,41 @@ def test_counting_in_processes_equals_counting_here(monkeypatch: pytest.MonkeyPa
     assert list(parallel) == list(here)  # same first-seen order
     custom = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
     assert count_pretokens(texts, custom, processes=3) == count_pretokens(texts, custom, processes=1)
+
+
+@pytest.mark.parametrize("tie_break", ["first-seen", "hf"])
+@pytest.mark.parametrize(
+    "pattern", ["gpt4", GPT4_PATTERN, "o200k", r"\p{L}+", r"(\p{L}\p{L})\p{L}*", r"(?m)^\p{L}+|\d", None]
+)
+def test_counting_document_by_document_anywhere_equals_counting_here(pattern, tie_break) -> None:
+    # the README's recipe for counting elsewhere (a Spark or Ray map over documents, then a sum)
+    texts = [*PROSE, *ADVERSARIAL, NEW_IN_UNICODE_17, "ab    cd  12"]
+    split = counting_splitter(pattern, tie_break)
+    anywhere: dict[bytes, int] = {}
+    for doc in texts:
+        for piece in split(doc):
+            anywhere[piece.encode("utf-8")] = anywhere.get(piece.encode("utf-8"), 0) + 1
+    assert list(anywhere.items()) == list(count_pretokens(texts, pattern, tie_break=tie_break).items())
+
+
+def test_counting_follows_the_trainer() -> None:
+    # minbpe's regex.findall drops what lies between matches; Hugging Face keeps it as pieces
+    assert count_pretokens("ab    cd!", r"\p{L}+") == {b"ab": 1, b"cd": 1}
+    assert count_pretokens("ab    cd!", r"\p{L}+", tie_break="hf") == {b"ab": 1, b"    ": 1, b"cd": 1, b"!": 1}
+    assert count_pretokens("xyc xyd", r"(\p{L}\p{L})\p{L}*") == {b"xy": 2}
+    # and the Unicode tables: U+058B is a letter to the regex module, unassigned to Hugging Face
+    assert count_pretokens("a\u058bb", "o200k") == {"a\u058bb".encode(): 1}
+    assert count_pretokens("a\u058bb", "o200k", tie_break="hf") == {b"a": 1, "\u058bb".encode(): 1}
+
+
+def test_a_preset_pattern_given_as_a_string_splits_fast() -> None:
+    from bpeinspect.core.split.fast import TiktokenSplitter
+    from bpeinspect.core.split.regex_tables import RegexTablesSplitter
+
+    for pattern in [PRESETS[name].pattern for name in PRESETS]:
+        assert isinstance(counting_splitter(pattern, "hf").__self__, TiktokenSplitter)
+        assert isinstance(counting_splitter(pattern, "first-seen").__self__, RegexTablesSplitter)
+        assert is_preset_pattern(resolve_rule(pattern))
 
 
 def test_a_worker_that_dies_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,6 +197,25 @@ def test_tsv_round_trip(tmp_path: Path) -> None:
     back = read_counts_tsv(path)
     assert back == counts and list(back) == list(counts)
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_tsv_lines_survive_any_line_splitting(tmp_path: Path) -> None:
+    # str.splitlines also breaks at U+0085, U+2028 and U+2029 (and \v \f \x1c-\x1e)
+    counts = {"a\u0085b".encode(): 1, "c\u2028d".encode(): 2, "e\u2029f".encode(): 3, b"\x0b\x0c\x1c\x1d\x1e": 4,
+              "\u0080\u009f ok \u00a0".encode(): 5}  # fmt: skip
+    path = tmp_path / "counts.tsv"
+    write_counts_tsv(counts, path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + len(counts)
+    assert [unescape_pretoken(line.split("\t")[1]) for line in lines[1:]] == list(counts)
+    assert read_counts_tsv(path) == counts
+    assert escape_pretoken("a\u2028b".encode()) == "a\\u2028b"
+
+
+def test_tsv_zero_counts_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    path.write_text("0\tba\n1\tabba\n00\tzz\n", encoding="utf-8")
+    assert read_counts_tsv(path) == {b"abba": 1}
 
 
 def test_tsv_shards_add_up(tmp_path: Path) -> None:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 import regex
 
-from bpeinspect.core import train_tokenizer
+from bpeinspect.core import TrainingRun, train_tokenizer
 from bpeinspect.core.split.rules import PRESETS
 from tests.core.corpus import ADVERSARIAL, PROSE, SHARED, taylorswift
 
 REFERENCE = SHARED / "reference" / "minbpe-taylorswift-merges.json"
+REFERENCE_DIR = Path(__file__).parent / "reference"
 SETTINGS = {  # reference entry -> our pattern
     "taylorswift_regex_gpt4_1024": "gpt4",
     "taylorswift_regex_gpt2_512": "gpt2",
@@ -135,3 +137,60 @@ def test_tiny_segments_change_nothing(monkeypatch: pytest.MonkeyPatch, seed: int
     assert got.training.counts == expected.training.counts
     if tie_break == "first-seen":
         assert got.merges == minbpe_train(texts, 256 + 70, None)[0]
+
+
+# -- minbpe's own merges for the edge cases of issue 20 -----------------------------------------
+# (tests/core/train/reference/README.md says how the references were made)
+
+EDGE_CASES = [
+    *json.loads((SHARED / "reference" / "minbpe-edge-cases.json").read_text(encoding="utf-8"))["cases"],
+    *json.loads((REFERENCE_DIR / "minbpe-exactness.json").read_text(encoding="utf-8"))["cases"],
+]
+
+
+@pytest.mark.parametrize("case", [c for c in EDGE_CASES if c.get("merges") is not None], ids=lambda c: c["name"])
+def test_reproduces_minbpe_on_edge_cases(case: dict) -> None:
+    # gaps between matches are dropped and a capture group is what counts (regex.findall), and
+    # characters new in Unicode 16 and 17 are what the installed regex module says they are
+    tok = train_tokenizer(case["text"], case["vocab_size"], pattern=case["pattern"])
+    got = [[a, b, 256 + i] for i, (a, b) in enumerate(tok.merges)]
+    assert got == case["merges"]
+
+
+def test_reference_cases_are_the_issues_repros() -> None:
+    names = {c["name"] for c in EDGE_CASES}
+    assert {"gap-letters", "capture-group", "unicode17-o200k", "counts-abba-basic", "exhausted-basic"} <= names
+    assert train_tokenizer("ab    ", 257, pattern=r"\p{L}+").merges == [(97, 98)]
+    assert train_tokenizer("a\u058bb", 257, pattern="o200k").merges == [(97, 214)]
+
+
+def test_zero_counts_are_not_in_the_corpus() -> None:
+    # a count table line with 0 is text minbpe never sees: {"ba": 0, "abba": 1} is the text "abba"
+    ref = next(c for c in EDGE_CASES if c["name"] == "counts-abba-basic")
+    run = TrainingRun.from_counts({b"ba": 0, b"abba": 1}, ref["vocab_size"], pattern=None)
+    list(run.reports())
+    assert [[a, b, 256 + i] for i, (a, b) in enumerate(run.tokenizer().merges)] == ref["merges"]
+    assert run.counts == {b"abba": 1}
+    for bad in ({b"ab": -1}, {b"ab": 1.5}, {b"": 2}, {"ab": 2}):
+        with pytest.raises(ValueError):
+            TrainingRun.from_counts(bad, 300, pattern=None)
+
+
+@pytest.mark.parametrize("case", [c for c in EDGE_CASES if c.get("error")], ids=lambda c: c["name"])
+def test_running_out_of_pairs_is_reported(case: dict) -> None:
+    # minbpe fails (max() of no pairs); we stop with fewer tokens, as Hugging Face does, and say so
+    assert case["error"].startswith("ValueError")
+    run = TrainingRun(case["text"], case["vocab_size"], pattern=case["pattern"])
+    reports = list(run.reports())
+    tok = run.tokenizer()
+    assert reports[-1].phase == "done" and reports[-1].exhausted and not reports[-1].stopped
+    assert run.exhausted and tok.training.settings["ran_out_of_pairs"] is True
+    assert len(tok) < case["vocab_size"]
+    full = train_tokenizer("ab ab ab", 257, pattern=None)
+    assert full.training.settings["ran_out_of_pairs"] is False
+
+
+def test_several_capture_groups_are_refused_for_minbpe_only() -> None:
+    with pytest.raises(ValueError, match="2 capture groups"):
+        TrainingRun("ab cd", 300, pattern=r"(\p{L})(\p{L})")
+    TrainingRun("ab cd", 300, pattern=r"(\p{L})(\p{L})", tie_break="hf")  # Hugging Face splits on whole matches

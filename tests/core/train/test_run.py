@@ -6,6 +6,7 @@ import pytest
 
 from bpeinspect.core import PatternError, Tokenizer, TrainingProgress, TrainingRun, train_tokenizer
 from bpeinspect.core.merges import iter_tree
+from bpeinspect.core.train.engine import HFVocabulary
 from tests.core.corpus import ADVERSARIAL, PROSE, code_samples, taylorswift
 
 TEXTS = PROSE + ADVERSARIAL + code_samples(60_000)
@@ -16,27 +17,37 @@ def trained(request: pytest.FixtureRequest) -> Tokenizer:
     return train_tokenizer(TEXTS, 1500, pattern="gpt4", tie_break=request.param, special_tokens=["<|endoftext|>"])
 
 
+def _layout(tok: Tokenizer) -> tuple[list[int], int]:
+    """Byte -> id, and the first merge's id: minbpe's (bytes, merges, then specials) or
+    Hugging Face's (specials first, bytes in its alphabet's order, then merges)."""
+    if tok.training.settings["tie_break"] == "hf":
+        return list(HFVocabulary.of(["<|endoftext|>"]).byte_ids), 257
+    return list(range(256)), 256
+
+
 def test_ids_are_bytes_then_merges_then_specials(trained: Tokenizer) -> None:
+    byte_ids, first = _layout(trained)
     assert len(trained) == trained.n_vocab == 1500
-    assert [trained.token_bytes(i) for i in range(256)] == [bytes([i]) for i in range(256)]
+    assert [trained.token_bytes(byte_ids[b]) for b in range(256)] == [bytes([b]) for b in range(256)]
     for i, (a, b) in enumerate(trained.merges):
-        assert max(a, b) < 256 + i  # built only from tokens that existed before
-        assert trained.token_bytes(256 + i) == trained.token_bytes(a) + trained.token_bytes(b)
-        assert trained.merge_result(a, b) == 256 + i
+        assert max(a, b) < first + i  # built only from tokens that existed before
+        assert trained.token_bytes(first + i) == trained.token_bytes(a) + trained.token_bytes(b)
+        assert trained.merge_result(a, b) == first + i
         assert trained.merge_rank(a, b) == i
-    assert trained.special_tokens == {"<|endoftext|>": 1499}
+    assert trained.special_tokens == {"<|endoftext|>": 1499 if first == 256 else 0}
     assert trained.split_rule.name == "gpt4"
 
 
 def test_round_trip_and_merge_trees(trained: Tokenizer) -> None:
+    _, first = _layout(trained)
     for text in TEXTS:
         assert trained.decode(trained.encode(text, disallowed_special=())) == text
     graph = trained.merge_graph
     assert graph.unbuildable() == []
-    for token_id in range(256, len(trained.merges) + 256, 37):
+    for token_id in range(first, len(trained.merges) + first, 37):
         node = graph.tree(token_id)
         assert node.token == trained.token_bytes(token_id)
-        assert (node.left.id, node.right.id) == trained.merges[token_id - 256]
+        assert (node.left.id, node.right.id) == trained.merges[token_id - first]
         leaves = [n.token for _, n in iter_tree(node) if n.left is None]
         assert b"".join(leaves) == node.token
 
@@ -251,7 +262,7 @@ def test_a_merge_that_remakes_a_token_keeps_its_id(monkeypatch: pytest.MonkeyPat
     from bpeinspect.core.train import run as train_module
 
     class Remaking:
-        def __init__(self, table: dict, tie_break: str) -> None:
+        def __init__(self, *args) -> None:
             a, b, c = ord("a"), ord("b"), ord("c")
             self.token_bytes = [bytes([i]) for i in range(256)] + [b"ab", b"bc", b"abc", b"abc", b"abcabc"]
             self.plan = [(a, b, 256, 9), (b, c, 257, 8), (256, c, 258, 7), (a, 257, 259, 6), (259, 258, 260, 5)]

@@ -126,21 +126,30 @@ def test_prefixes_equal_trainings_to_the_smaller_sizes(tie_break, specials, tayl
 def test_prefixes_with_a_re_made_token(tie_break, monkeypatch):
     # minbpe and Hugging Face may make the same bytes twice ("a"+"bc" after "ab"+"c"); the
     # trainer's core tests fake such an engine, and so do we: the cut must follow the
-    # trainer (a number of merges for minbpe, a number of tokens for Hugging Face).
+    # trainer (a number of merges for minbpe, a number of tokens for Hugging Face, whose
+    # engine gives the re-made token its existing id).
     from bpeinspect.core.train import run as train_module
     from bpeinspect.core.train.engine import HF_BYTE_ORDER
 
     order = list(HF_BYTE_ORDER) if tie_break == "hf" else list(range(256))  # engine id -> byte
     a, b, c = (order.index(ord(ch)) for ch in "abc")
+    again = 258 if tie_break == "hf" else 259
 
     class Remaking:
-        def __init__(self, table: dict, tie_break: str) -> None:
+        def __init__(self, *args) -> None:
             self.token_bytes = [bytes([i]) for i in order] + [b"ab", b"bc", b"abc", b"abc", b"abcabc"]
-            self.plan = [(a, b, 256, 9), (b, c, 257, 8), (256, c, 258, 7), (a, 257, 259, 6), (259, 258, 260, 5)]
-            self.corpus_bytes, self.tokens = 30, 10
+            self.plan = [(a, b, 256, 9), (b, c, 257, 8), (256, c, 258, 7), (a, 257, again, 6), (again, 258, 260, 5)]
+            if tie_break == "hf":
+                self.token_bytes = [*self.token_bytes[:259], b"abcabc"]
+                self.plan[-1] = (258, 258, 259, 5)
+            self.corpus_bytes, self.tokens, self.next_id = 30, 10, 256
 
         def step(self):
-            return self.plan.pop(0) if self.plan else None
+            if not self.plan:
+                return None
+            made = self.plan.pop(0)
+            self.next_id = max(self.next_id, made[2] + 1)
+            return made
 
     monkeypatch.setattr(train_module, "MergeEngine", Remaking)
 

@@ -11,7 +11,7 @@ def test_languages_panel_follows_the_open_tokenizers(qtbot, panel_window):
     assert window.panels.view("languages") is None  # made (with pyqtgraph) on first use
     window.open_tokenizer("r50k_base")
     wait_idle(qtbot, window)
-    window.actions["panels.languages"].trigger()
+    window.commands["panels.languages"].trigger()
     view = window.panels.view("languages")
     assert window.panels.docks["languages"].isVisible()
     tables = []

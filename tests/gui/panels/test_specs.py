@@ -26,10 +26,10 @@ def test_the_window_docks_what_the_registry_lists(panel_window):
     host = panel_window.panels
     eager = [spec.key for spec in PANELS if not spec.lazy]
     assert list(host.docks) == eager and list(host.views) == eager
-    titles = [a.text() for a in panel_window.actions.menu("view/panels").actions()]
+    titles = [a.text() for a in panel_window.commands.menu("view/panels").actions()]
     assert titles == [spec.title for spec in PANELS if not spec.lazy]
-    assert panel_window.actions["panels.languages"].shortcut().toString() == "Ctrl+L"
-    assert panel_window.actions.menu("tokenizers").actions()[-1].text() == "Train a tokenizer…"
+    assert panel_window.commands["panels.languages"].shortcut().toString() == "Ctrl+L"
+    assert panel_window.commands.menu("tokenizers").actions()[-1].text() == "Train a tokenizer…"
 
 
 def test_views_follow_the_current_tokenizer_and_show_an_example(qtbot, panel_window):

@@ -197,7 +197,8 @@ def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     outcome, _ = train(qtbot, ws)
     assert outcome.exhausted and outcome.merges == len(train_tokenizer("abab cdcd abab", 1024).merges)
     assert [t.name for t in registry.tokenizers()] == ["small-258", f"small-{256 + outcome.merges}"]
-    assert "ran out of pairs" in ws.phase_label.text()
+    assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,024 asked for" in ws.phase_label.text()
+    assert registry.tokenizers()[-1].training.settings["ran_out_of_pairs"] is True  # the core says so
 
 
 # -- cancel and resume --------------------------------------------------------------------------
@@ -473,7 +474,7 @@ def test_results_show_in_the_main_window_overlay(qtbot, panel_window, tmp_path):
     train_action.trigger()
     ws = window.panels.view("training")
     try:
-        assert any(a.text() == "Training" for a in window.actions.menu("view/panels").actions())
+        assert any(a.text() == "Training" for a in window.commands.menu("view/panels").actions())
         assert ws.isVisible() and ws.registry is window.registry
         add_corpus(qtbot, ws, TAYLOR)
         ws.form.sizes_edit.setText("300, 1k")

@@ -26,7 +26,7 @@ def test_stacked_tokenizers_encode_the_text(qtbot, window):
     assert window.registry.current().name == "o200k_base"
     lower = window.panes.panes()[1]
     assert "% vs o200k_base" in lower.count.text()
-    status = window.status_label.text()
+    status = window.status_line.text()
     assert "tokens" in status and "bytes/token" in status and "chars/token" in status and "ms" in status
 
 
@@ -95,16 +95,16 @@ def test_click_selects_everywhere_and_emits_signals(qtbot, window):
         sel is not None
         and r50k_pane.view.enc.utf16_starts[sel] <= enc.utf16_starts[1] < r50k_pane.view.enc.utf16_ends[sel]
     )
-    assert window.ids_view.selected == 1
+    assert window.ids.view.selected == 1
 
 
 def test_copy_ids(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("hello world")
     wait_idle(qtbot, window)
-    window.copy_ids_json()
+    window.ids.copy_json()
     assert json.loads(QGuiApplication.clipboard().text()) == [15339, 1917]
-    window.copy_ids_list()
+    window.ids.copy_list()
     assert QGuiApplication.clipboard().text() == "15339, 1917"
 
 
@@ -147,28 +147,28 @@ def test_add_panel_docks_a_widget(window):
     dock = window.add_panel("Vocabulary", label, Qt.DockWidgetArea.LeftDockWidgetArea)
     assert dock.widget() is label
     assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-    assert dock.toggleViewAction() in window.actions.menu("view/panels").actions()
+    assert dock.toggleViewAction() in window.commands.menu("view/panels").actions()
 
 
 def test_layers_palette_zoom_dark(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("x y\tz")
     wait_idle(qtbot, window)
-    window.actions["view.layer.ids"].setChecked(True)
-    window.actions["view.layer.boundaries"].setChecked(True)
+    window.commands["view.layer.ids"].setChecked(True)
+    window.commands["view.layer.boundaries"].setChecked(True)
     pane = window.panes.panes()[0]
     assert pane.view.layers.ids and pane.view.layers.boundaries
     size = window.appearance.text_size
-    window.actions["view.zoom_in"].trigger()
+    window.commands["view.zoom_in"].trigger()
     assert window.appearance.text_size == size + 1
     assert window.document.defaultFont().pointSizeF() == pytest.approx((size + 1) * 1.5)  # inline ids: room below
-    window.actions["view.layer.ids"].setChecked(False)
+    window.commands["view.layer.ids"].setChecked(False)
     assert window.document.defaultFont().pointSizeF() == pytest.approx(size + 1)
-    window.actions["view.palette.colour-blind safe"].trigger()
-    window.actions["view.dark"].setChecked(True)
+    window.commands["view.palette.colour-blind safe"].trigger()
+    window.commands["view.dark"].setChecked(True)
     assert pane.view.palette_.dark and pane.view.palette_.name == "colour-blind safe"
-    assert window.ids_view.palette_ is pane.view.palette_
-    window.actions["view.dark"].setChecked(False)
+    assert window.ids.view.palette_ is pane.view.palette_
+    window.commands["view.dark"].setChecked(False)
     assert not pane.view.palette_.dark
     assert not window.grab().isNull()
 
@@ -206,13 +206,13 @@ def test_inline_ids_make_room_and_keep_text_size(qtbot, window):
     block = window.document.firstBlock()
     plain_height = block.layout().lineAt(0).height()
     plain_x = block.layout().lineAt(0).cursorToX(5)[0]
-    window.actions["view.layer.ids"].setChecked(True)
+    window.commands["view.layer.ids"].setChecked(True)
     qtbot.wait(10)
     line = window.document.firstBlock().layout().lineAt(0)
     assert line.height() > plain_height * 1.3  # room below the text for the ids
     assert abs(line.cursorToX(5)[0] - plain_x) < 1.0  # the text itself is not bigger
     assert not pane.view.viewport().grab().isNull()
-    window.actions["view.layer.ids"].setChecked(False)
+    window.commands["view.layer.ids"].setChecked(False)
     qtbot.wait(10)
     assert abs(window.document.firstBlock().layout().lineAt(0).height() - plain_height) < 0.5
     assert window.text() == "hello world\nsecond line"
@@ -249,7 +249,7 @@ def test_picker_lists_open_tokenizers_and_switches_current(qtbot, window):
     r50k = window.registry.find("r50k_base")
     picker.activated.emit(names.index("r50k_base"))  # what a click on the entry does
     assert window.registry.current() is r50k and picker.currentText() == "r50k_base"
-    assert "r50k_base" in window.ids_title.text()
+    assert "r50k_base" in window.ids.title.text()
     window.registry.remove(r50k)  # the picker goes back to the one left
     assert picker.count() == 1 and picker.currentText() == "o200k_base"
     window.toolbar.add_menu.aboutToShow.emit()

@@ -50,16 +50,16 @@ def test_everything_survives_a_restart(qtbot, tmp_path):
     split_before = win.main_split.sizes()
     win.set_theme("dark")
     palette = next(p for p in PALETTES if p != win.appearance.palette_name)
-    win.actions[f"view.palette.{palette}"].trigger()
-    win.actions["view.layer.boundaries"].setChecked(True)
-    win.actions["view.layer.colors"].setChecked(False)
+    win.commands[f"view.palette.{palette}"].trigger()
+    win.commands["view.layer.boundaries"].setChecked(True)
+    win.commands["view.layer.colors"].setChecked(False)
     win.open_tokenizer("gpt2")
     win.open_text_file(str(text_file))
     wait_idle(qtbot, win)
     assert win.text() == "hello world, again"
     base = win.document.defaultFont().pointSizeF()
     for _ in range(3):
-        win.actions["view.zoom_in"].trigger()
+        win.commands["view.zoom_in"].trigger()
     assert win.document.defaultFont().pointSizeF() == base + 3
     size_before = (win.width(), win.height())
     close(qtbot, win)
@@ -70,13 +70,13 @@ def test_everything_survives_a_restart(qtbot, tmp_path):
     assert (win2.width(), win2.height()) == size_before
     assert win2.main_split.sizes() == split_before
     look = win2.appearance
-    assert look.dark and win2.actions["view.dark"].isChecked()
-    assert win2.actions["view.theme.dark"].isChecked() and not win2.actions["view.theme.system"].isChecked()
+    assert look.dark and win2.commands["view.dark"].isChecked()
+    assert win2.commands["view.theme.dark"].isChecked() and not win2.commands["view.theme.system"].isChecked()
     assert look.palette_name == palette
     assert look.layers.boundaries and not look.layers.colors
-    assert win2.actions["view.layer.boundaries"].isChecked() and not win2.actions["view.layer.colors"].isChecked()
+    assert win2.commands["view.layer.boundaries"].isChecked() and not win2.commands["view.layer.colors"].isChecked()
     assert win2.prefs.recent_texts() == [str(text_file)]
-    recent = win2.actions.menu("file/recent_texts")
+    recent = win2.commands.menu("file/recent_texts")
     recent.aboutToShow.emit()
     assert [a.text() for a in recent.actions()] == [str(text_file)]
     win2.open_tokenizer("gpt2")
@@ -105,14 +105,14 @@ def test_font_size_is_kept_when_no_tokenizer_is_open(qtbot, tmp_path):
 def test_dark_theme_toggle_is_an_override_and_system_is_followed(qtbot, tmp_path, monkeypatch):
     win = make_window(qtbot, ini(tmp_path))
     try:
-        look, dark_action = win.appearance, win.actions["view.dark"]
+        look, dark_action = win.appearance, win.commands["view.dark"]
         assert win.prefs.theme == "system"
         dark_action.setChecked(True)  # View ▸ Dark theme
-        assert win.prefs.theme == "dark" and win.actions["view.theme.dark"].isChecked()
+        assert win.prefs.theme == "dark" and win.commands["view.theme.dark"].isChecked()
         dark_action.setChecked(False)
-        assert win.prefs.theme == "light" and not look.dark and win.actions["view.theme.light"].isChecked()
+        assert win.prefs.theme == "light" and not look.dark and win.commands["view.theme.light"].isChecked()
 
-        win.actions["view.theme.system"].trigger()
+        win.commands["view.theme.system"].trigger()
         assert win.prefs.theme == "system"
         monkeypatch.setattr(theme_mod, "system_is_dark", lambda: True)
         look.follow_system()  # what QStyleHints.colorSchemeChanged calls
@@ -176,7 +176,7 @@ def test_recent_texts_newest_first_deduplicated_and_capped(tmp_path):
 
 def test_about_shows_the_versions(qtbot, tmp_path):
     win = make_window(qtbot, ini(tmp_path))
-    about_action = win.actions["help.about"]
+    about_action = win.commands["help.about"]
     assert about_action.shortcut().toString()  # F1 (HelpContents) on every platform here
     about_action.trigger()
     about = win.about
@@ -192,7 +192,7 @@ def test_menus_hold_the_new_entries(qtbot, tmp_path):
     win = make_window(qtbot, ini(tmp_path))
     titles = [a.text() for a in win.menuBar().actions()]
     assert titles[-1] == "&Help"
-    a = win.actions
+    a = win.commands
     file_menu = a.menu("file")
     assert [act.menu() for act in file_menu.actions() if act.menu()] == [
         a.menu("file/recent_texts"),

@@ -40,6 +40,7 @@ from bpeinspect.core.io.formats._common import (
     expect,
     parse_json,
     read_bytes_limited,
+    token_to_bytes,
     tokens_to_bytes,
 )
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
@@ -113,6 +114,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         if other is not None and other != i:
             raise VocabularyError(f"{path}: added token {content!r} has id {i} but the vocabulary gives it {other}")
     merges, made = _merges(model.get("merges"), vocab, path)
+    _keep_spelled_specials(ranks, {**specials, **added}, vocab, made)
     model["merges"] = None  # the parsed strings are the largest part of a big file: free them now
     ignore_merges = bool(model.get("ignore_merges", False))
     return build_tokenizer(
@@ -129,6 +131,24 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         source=f"{path} (Hugging Face tokenizer.json)",
         normalizer=normalizer,
     )
+
+
+def _keep_spelled_specials(ranks: dict[bytes, int], added: dict[str, int], vocab: dict, made: list[int]) -> None:
+    """Hugging Face's trainer gives a special token's id to a byte, or to a merge, that spells
+    the special's text (bpeinspect's ``tie_break="hf"`` does too): such an entry is a normal
+    token as well, so it goes back into ``ranks``."""
+    spelled = {}
+    for content, i in added.items():
+        if vocab.get(content) == i:
+            b = token_to_bytes(content)
+            if b is not None and b == content.encode("utf-8") and b not in ranks:
+                spelled[content] = (b, i)
+    if not spelled:
+        return
+    made_ids = set(made)
+    for b, i in spelled.values():
+        if len(b) == 1 or i in made_ids:
+            ranks[b] = i
 
 
 def _name_for(path: Path | str) -> str:

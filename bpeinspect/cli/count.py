@@ -1,0 +1,58 @@
+"""``bpeinspect-cli count``: the pre-token count table of a corpus, for training elsewhere.
+
+    bpeinspect-cli count [--pattern NAME|REGEX] [--tie-break first-seen|hf] [-j N | --dask [SCHEDULER]] -o OUT FILES...
+
+Writes the table ``TrainingRun.from_counts(read_counts_tsv(OUT), ...)`` trains on (see
+``bpeinspect.core.train.counts`` for the format). Locally the counting runs on every core;
+with ``--dask`` it runs on a Dask cluster (a scheduler address) or Dask's local processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bpeinspect.core.train.corpus import corpus_files, iter_corpus
+from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``count`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "count",
+        help="count the pre-tokens of text files into a table to train on",
+        description="Count each distinct pre-token of the UTF-8 text files (folders: every file in them) and "
+        "write the count<TAB>pre-token table that TrainingRun.from_counts trains on.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files or folders")
+    p.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX",
+                   help="split rule to train with: a preset name or a regex (default: gpt4)")  # fmt: skip
+    p.add_argument("--tie-break", choices=("first-seen", "hf"), default="first-seen",
+                   help="the trainer the table is for: minbpe's regex.findall keeps only the matches, "
+                   "Hugging Face's split also the text between them")  # fmt: skip
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("-j", "--processes", type=int, metavar="N", help="local processes (default: one per CPU)")
+    where.add_argument("--dask", nargs="?", const="", metavar="SCHEDULER",
+                       help="count on Dask: a scheduler address (tcp://host:8786) or a local scheduler "
+                       "(processes, threads, synchronous); without one, $DASK_SCHEDULER_ADDRESS or local processes")  # fmt: skip
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the table (TSV)")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    files = corpus_files(args.files)
+    if args.dask is not None:
+        from bpeinspect.core.train.distributed import count_with_dask
+
+        table = count_with_dask(files, args.pattern, tie_break=args.tie_break, scheduler=args.dask or None)
+        where = f"on Dask ({args.dask or 'default scheduler'})"
+    else:
+        table = count_pretokens(iter_corpus(files, args.pattern), args.pattern, tie_break=args.tie_break,
+                                processes=args.processes)  # fmt: skip
+        where = "here"
+    comment = f"pattern={args.pattern!r} tie_break={args.tie_break} files={len(files)}"
+    write_counts_tsv(table, args.output, comment=comment)
+    print(f"wrote {args.output}: {len(table):,} distinct pre-tokens, {sum(table.values()):,} in all, "
+          f"counted {where}", file=sys.stderr)  # fmt: skip
+    return 0

@@ -1,0 +1,263 @@
+"""Corpus work on every core: one small pool of child processes, for training and statistics.
+
+>>> with ProcessPool(2) as pool:
+...     list(pool.imap(_demo_square, range(4), context=10))
+[10, 11, 14, 19]
+
+:meth:`ProcessPool.imap` runs ``fn(context, item)`` for each item and yields the results in
+the items' order. This process works too: an item goes to an idle child, or else is done
+here, so nobody waits for a child that is still starting up, and a pool of ``n`` processes
+is ``n - 1`` children plus this one. ``context`` (a tokenizer, a split pattern) is sent to
+each child once per call. A child that fails or dies hands its item back, and the item is
+done here (so its exception, if it has one, is raised here, with its own type).
+
+Children are plain subprocesses, not ``multiprocessing``: they need no
+``if __name__ == "__main__"`` guard in the caller's script, are safe to start from a thread
+(the GUI trains in one) and work the same on every platform. They are started with a safe
+import path (``python -P``, ``PYTHONSAFEPATH=1``): the current folder is never searched, so a
+``regex.py`` or ``tokenizers.py`` lying there is not imported instead of the real module.
+Functions and contexts travel by pickle, so ``fn`` must be importable (a module-level function).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, islice
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["ProcessPool", "can_spawn", "default_processes", "python_command"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_FAILED = object()  # a result slot whose item must be done here
+_PENDING = object()  # a result slot still waiting for its child
+
+
+def can_spawn() -> bool:
+    """Whether child Pythons can be started (not in a frozen app)."""
+    return not getattr(sys, "frozen", False) and bool(sys.executable)
+
+
+def default_processes() -> int:
+    """One process per CPU this process may use, at most 8."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
+
+
+def python_command(code: str) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that run ``code`` in a child Python with a safe import path.
+
+    ``-P`` (and ``PYTHONSAFEPATH=1``, inherited by any process the child starts) keep the
+    current folder and the script's folder off ``sys.path``; this package's own root is put
+    on ``PYTHONPATH`` so that an uninstalled checkout works too.
+    """
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONSAFEPATH"] = "1"
+    return [sys.executable, "-P", "-c", code], env
+
+
+class _Child:
+    """One child process with at most one item in flight. A thread writes the item and reads
+    the result back, so this process keeps working meanwhile (and the pipes never deadlock)."""
+
+    def __init__(self, niceness: int) -> None:
+        cmd, env = python_command(f"from bpeinspect.core.pool import _child_main; _child_main({int(niceness)})")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.alive = True
+        self.job = -1  # the job whose context the child holds
+        self._thread: threading.Thread | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def submit(self, job: int, context_bytes: bytes, fn: Callable, item: Any, slot: list) -> None:
+        """Run ``fn(context, item)`` in the child; the result lands in ``slot[1]``."""
+        self.wait()
+        send_context = self.job != job
+        self.job = job
+        message = ("ctx", job, context_bytes) if send_context else None
+        self._thread = threading.Thread(target=self._run, args=(message, job, fn, item, slot), daemon=True)
+        self._thread.start()
+
+    def _run(self, message, job: int, fn: Callable, item: Any, slot: list) -> None:
+        result: Any = _FAILED
+        if self.alive:
+            try:
+                out = self.proc.stdin
+                if message is not None:
+                    pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(("task", job, fn, item), out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.flush()
+                ok, value = pickle.load(self.proc.stdout)
+                if ok:
+                    result = value
+            except (EOFError, OSError, pickle.PickleError, AttributeError, ImportError):
+                self.alive = False
+        slot[1] = result
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def close(self, abandoned: bool) -> None:
+        if abandoned and self.busy:
+            self.proc.kill()  # busy with an item nobody will read
+        self.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class ProcessPool:
+    """``processes`` processes in all (default :func:`default_processes`): this one and
+    ``processes - 1`` children, started on the first call that has two items or more.
+
+    Close it (or use it as a context manager) to end the children. ``niceness`` lowers the
+    children's priority (background work in an interactive app).
+    """
+
+    def __init__(self, processes: int | None = None, *, niceness: int = 0) -> None:
+        self.processes = default_processes() if processes is None else max(1, int(processes))
+        self.niceness = niceness
+        self._children: list[_Child] = []
+        self._job = 0
+        self._abandoned = False
+
+    def __enter__(self) -> ProcessPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        if not self._children and self.processes > 1 and can_spawn():
+            self._children = [_Child(self.niceness) for _ in range(self.processes - 1)]
+
+    def imap(self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None) -> Iterator[R]:
+        """``fn(context, item)`` for every item, in order (see the module docstring).
+
+        Stop early by closing the iterator: children busy with items nobody will read are
+        ended, and the pool starts new ones when it is used again.
+        """
+        self._job += 1
+        job = self._job
+        it = iter(items)
+        head = list(islice(it, 2))
+        if len(head) < 2:
+            for item in head:
+                yield fn(context, item)
+            return
+        self._start()
+        children = [c for c in self._children if c.alive]
+        context_bytes = pickle.dumps(context, protocol=pickle.HIGHEST_PROTOCOL) if children else b""
+        pending: deque[list] = deque()  # [item, result], oldest first
+        done = False
+        try:
+            for item in chain(head, it):
+                idle = next((c for c in children if c.alive and not c.busy), None)
+                if idle is not None:
+                    slot: list = [item, _PENDING]
+                    pending.append(slot)
+                    idle.submit(job, context_bytes, fn, item, slot)
+                elif not pending:  # nothing is due first
+                    yield fn(context, item)
+                else:
+                    pending.append([item, fn(context, item)])
+                while pending and pending[0][1] is not _PENDING:
+                    yield self._result(pending.popleft(), fn, context)
+            for c in children:
+                c.wait()
+            while pending:
+                yield self._result(pending.popleft(), fn, context)
+            done = True
+        finally:
+            if not done:
+                self._abandon()
+
+    @staticmethod
+    def _result(slot: list, fn: Callable, context: Any) -> Any:
+        item, result = slot
+        return fn(context, item) if result is _FAILED else result
+
+    def _abandon(self) -> None:
+        children, self._children = self._children, []
+        for c in children:
+            c.close(abandoned=True)
+
+    def close(self) -> None:
+        """End the children."""
+        children, self._children = self._children, []
+        for c in children:
+            c.close(abandoned=False)
+
+    def __del__(self) -> None:
+        try:
+            self._abandon()
+        except Exception:  # noqa: S110 (interpreter shutdown)
+            pass
+
+
+def _child_main(niceness: int = 0) -> None:
+    """The child: read ``("ctx", job, pickled context)`` and ``("task", job, fn, item)``
+    messages from stdin, answer each task with ``(True, result)`` or ``(False, error text)``."""
+    if niceness and hasattr(os, "nice"):
+        try:
+            os.nice(niceness)
+        except OSError:
+            pass
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    contexts: dict[int, Any] = {}
+    while True:
+        try:
+            msg = pickle.load(stdin)
+        except EOFError:
+            return
+        kind, job = msg[0], msg[1]
+        if kind == "ctx":
+            contexts.clear()  # one job at a time
+            try:
+                contexts[job] = pickle.loads(msg[2])
+            except Exception as exc:
+                contexts[job] = _Broken(exc)
+            continue
+        fn, item = msg[2], msg[3]
+        try:
+            context = contexts[job]
+            if isinstance(context, _Broken):
+                raise context.exc
+            answer = (True, fn(context, item))
+        except Exception as exc:  # handed back: the parent does the item itself
+            answer = (False, f"{type(exc).__name__}: {exc}")
+        pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+        stdout.flush()
+
+
+class _Broken:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _demo_square(offset: int, x: int) -> int:
+    return offset + x * x

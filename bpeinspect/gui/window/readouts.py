@@ -1,0 +1,103 @@
+"""What the window reads out about the current tokenizer: its token ids, and the status line.
+
+Both follow the registry (the current tokenizer and its latest encoding) by themselves.
+
+>>> ids = IdsBox(registry, appearance); status = StatusLine(registry, encoder)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from bpeinspect.core import Tokenizer
+from bpeinspect.gui.overlay.ids_view import IdsView, ids_as_json, ids_as_list
+from bpeinspect.gui.registry import RESULT_ROLE, TokenizerRegistry
+from bpeinspect.gui.window.encoder import Encoder
+from bpeinspect.gui.window.theme import Appearance
+
+
+class IdsBox(QWidget):
+    """The current tokenizer's ids as coloured cells, with "Copy list" and "Copy JSON"."""
+
+    tokenClicked = Signal(int)  # token index in the current encoding
+
+    def __init__(self, registry: TokenizerRegistry, appearance: Appearance, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.registry, self.appearance = registry, appearance
+        self.view = IdsView()
+        self.view.tokenClicked.connect(self.tokenClicked)
+        self.title = QLabel("Token ids")
+        copy_list = QToolButton(text="Copy list")
+        copy_list.clicked.connect(self.copy_list)
+        copy_json = QToolButton(text="Copy JSON")
+        copy_json.clicked.connect(self.copy_json)
+        head = QHBoxLayout()
+        head.setContentsMargins(6, 0, 6, 0)
+        head.addWidget(self.title, 1)
+        head.addWidget(copy_list)
+        head.addWidget(copy_json)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
+        lay.addLayout(head)
+        lay.addWidget(self.view, 1)
+        registry.currentChanged.connect(self.refresh)
+        registry.dataChanged.connect(self._on_data)
+        appearance.changed.connect(self._restyle)
+
+    def ids(self) -> list[int]:
+        tok = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        return list(r.enc.ids) if r is not None else []
+
+    def copy_list(self) -> None:
+        QGuiApplication.clipboard().setText(ids_as_list(self.ids()))
+
+    def copy_json(self) -> None:
+        QGuiApplication.clipboard().setText(ids_as_json(self.ids()))
+
+    def refresh(self, *_args: object) -> None:
+        tok = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        if r is None:
+            self.view.set_ids([], None, self.appearance.token_palette)
+            self.title.setText("Token ids")
+            return
+        self.title.setText(f"Token ids — {tok.name} ({len(r.enc.ids):,})")
+        self.view.set_ids(r.enc.ids, r.enc.flags, self.appearance.token_palette, tok.n_vocab)
+
+    def _on_data(self, first: object, _last: object, roles: list[int]) -> None:
+        if RESULT_ROLE in roles and first.row() == self.registry.current_row():
+            self.refresh()
+
+    def _restyle(self) -> None:
+        self.view.palette_ = self.appearance.token_palette
+        self.view.viewport().update()
+
+
+class StatusLine(QLabel):
+    """Tokens, characters, bytes and their ratios for the current tokenizer, and the last encode's time."""
+
+    def __init__(self, registry: TokenizerRegistry, encoder: Encoder, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.registry, self.encoder = registry, encoder
+        for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved, registry.dataChanged):
+            signal.connect(self.refresh)
+
+    def refresh(self, *_args: object) -> None:
+        tok: Tokenizer | None = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        if r is None:
+            self.setText("no tokenizer" if tok is None else f"{tok.name}: encoding…")
+            return
+        enc = r.enc
+        n, chars, nbytes = len(enc.ids), len(enc.text), enc.n_bytes
+        bpt = nbytes / n if n else 0.0
+        cpt = chars / n if n else 0.0
+        last = self.encoder.last
+        took = f"last encode {last.seconds * 1000:.1f} ms ({last.mode}, {last.tok.name})" if last else ""
+        self.setText(
+            f"{tok.name}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
+            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token · {took}"
+        )

@@ -1,0 +1,156 @@
+"""The process pool for corpus work: order, fallbacks, a safe import path, and its two users."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from bpeinspect.core import load_tokenizer, pool
+from bpeinspect.core.analysis.samples import Sample
+from bpeinspect.core.analysis.stats import compute_stats
+from bpeinspect.core.encoding import Cancelled
+from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.train import counts as pretoken_counts
+from bpeinspect.core.train.counts import count_pretokens
+from tests.core.corpus import PROSE, code_samples, taylorswift
+
+
+def _pid(context: object, item: int) -> tuple[int, int]:
+    return item, os.getpid()
+
+
+def _fails_in_children(parent: int, item: int) -> int:
+    if os.getpid() != parent:
+        raise RuntimeError("only the parent can do this")
+    return -item
+
+
+def _bad_item(context: object, item: int) -> int:
+    if item == 3:
+        raise KeyError("three")
+    return item
+
+
+def _sys_path(context: object, item: int) -> list[str]:
+    return list(sys.path)
+
+
+@pytest.fixture
+def children_used(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many items children were given (the pool's own accounting, spied on)."""
+    given: list[int] = []
+    real = pool._Child.submit
+
+    def submit(self, *args):
+        given.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(pool._Child, "submit", submit)
+    return given
+
+
+def test_results_come_in_order_from_this_process_and_children() -> None:
+    with ProcessPool(3) as p:
+        out = list(p.imap(_pid, range(200)))
+    assert [i for i, _ in out] == list(range(200))
+    assert os.getpid() in {pid for _, pid in out}
+    assert len({pid for _, pid in out}) > 1
+
+
+def test_a_child_that_fails_hands_its_item_back() -> None:
+    with ProcessPool(2) as p:
+        assert list(p.imap(_fails_in_children, range(50), context=os.getpid())) == [-i for i in range(50)]
+        with pytest.raises(KeyError, match="three"):  # done here again, so it raises with its own type
+            list(p.imap(_bad_item, range(10)))
+
+
+def test_one_item_or_one_process_stays_here(children_used: list[int]) -> None:
+    with ProcessPool(4) as p:
+        assert list(p.imap(_pid, [7])) == [(7, os.getpid())]
+    with ProcessPool(1) as p:
+        assert {pid for _, pid in p.imap(_pid, range(20))} == {os.getpid()}
+    assert children_used == []
+
+
+def test_stopping_early_ends_busy_children() -> None:
+    p = ProcessPool(2)
+    it = p.imap(_pid, range(1000))
+    next(it)
+    procs = [c.proc for c in p._children]
+    it.close()
+    assert all(proc.poll() is not None for proc in procs)
+    assert list(p.imap(_pid, range(5)))[-1][0] == 4  # the pool starts new children when used again
+    p.close()
+
+
+@pytest.fixture
+def shadowing_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder holds a regex.py (and a bpeinspect/ package) that record their import."""
+    marker = tmp_path / "imported.txt"
+    (tmp_path / "regex.py").write_text(
+        f"open({str(marker)!r}, 'a').write('regex.py imported\\n')\nraise ImportError('the shadow regex.py')\n"
+    )
+    (tmp_path / "bpeinspect").mkdir()
+    (tmp_path / "bpeinspect" / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('bpeinspect/ imported\\n')\n")
+    monkeypatch.chdir(tmp_path)
+    return marker
+
+
+def test_children_never_import_from_the_current_folder(shadowing_folder: Path, children_used: list[int]) -> None:
+    with ProcessPool(2) as p:
+        paths = [path for path in p.imap(_sys_path, range(20)) if path != sys.path]
+    assert paths, "no child ran"
+    assert all(os.getcwd() not in path and "" not in path for path in paths)
+    assert not shadowing_folder.exists()
+
+
+def test_training_counts_never_import_from_the_current_folder(
+    shadowing_folder: Path, children_used: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pretoken_counts, "BATCH_CHARS", 20_000)
+    texts = [taylorswift()] * 2 + PROSE
+    assert count_pretokens(texts, "gpt4", processes=2) == count_pretokens(texts, "gpt4", processes=1)
+    assert children_used
+    assert not shadowing_folder.exists()
+
+
+def test_stats_never_import_from_the_current_folder(shadowing_folder: Path, children_used: list[int]) -> None:
+    toks = {"o200k_base": load_tokenizer("o200k_base")}
+    sample = Sample("taylor", text=taylorswift() * 2)
+    here = compute_stats(toks, [sample], chunk_bytes=40_000)
+    parallel = compute_stats(toks, [sample], chunk_bytes=40_000, processes=2)
+    assert parallel.rows == here.rows
+    assert children_used
+    assert not shadowing_folder.exists()
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
+def test_stats_in_a_pool_equal_stats_here(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "code.py"
+    path.write_text("\n".join(code_samples(300_000)) + "\nend\u058b\nword", encoding="utf-8")
+    samples = [Sample("code", path), Sample("taylor", text=taylorswift()), Sample("tiny", text="x")]
+    toks = {name: load_tokenizer(name), "gpt4-trained": _trained()}
+    for chunk in (7_000, 1 << 20):
+        here = compute_stats(toks, samples, baseline="taylor", chunk_bytes=chunk)
+        assert compute_stats(toks, samples, baseline="taylor", chunk_bytes=chunk, processes=3).rows == here.rows
+
+
+def test_stats_in_a_pool_can_be_cancelled(tmp_path: Path) -> None:
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 3
+
+    with pytest.raises(Cancelled):
+        compute_stats({"r": load_tokenizer("r50k_base")}, [Sample("t", text=taylorswift() * 3)], chunk_bytes=20_000,
+                      processes=2, should_stop=stop)  # fmt: skip
+
+
+def _trained():
+    from bpeinspect.core import train_tokenizer
+
+    return train_tokenizer(PROSE, 400, pattern="gpt4", special_tokens=["<|x|>"])

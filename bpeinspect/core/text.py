@@ -66,7 +66,7 @@ def display_label(text: str) -> str:
     invisible characters in the notation of :func:`display_text` (an escape sequence in a
     vocabulary's name cannot reach the terminal), ordinary spaces kept.
 
-    >>> display_label("my vocab\x1b]0;title\x07\u202e")
+    >>> display_label("my vocab\\x1b]0;title\\x07\\u202e")
     'my vocab␛]0;title␇⟨U+202E⟩'
     """
     out = text.translate(_LABEL_TABLE)
@@ -84,8 +84,8 @@ def display_terminal(text: str) -> str:
     terminal would act on: control characters other than newline and tab, and the marks
     that reverse the order text is shown in, appear in the notation of :func:`display_text`.
 
-    >>> display_terminal("a\tb\n\x1b[2J\r\u202e")
-    'a\tb\n␛[2J␍⟨U+202E⟩'
+    >>> display_terminal("a\\tb\\n\\x1b[2J\\r\\u202e")
+    'a\\tb\\n␛[2J␍⟨U+202E⟩'
     """
     out = text.translate(_TERMINAL_TABLE)
     if out.isascii():

@@ -9,9 +9,12 @@ interleaved round by round in this one run:
 * training's counting phase (``count_pretokens``, GPT-4 pattern given as a string).
 
 The counts are checked to be identical before any time is printed. Beside each wall time the
-script prints the CPU seconds this process and its children spent (``getrusage``): on a
-machine that others load, wall-time ratios say little, while ``1p CPU / max(this, children)``
-is the speed-up an idle machine would show (if the children's work was evenly shared).
+script prints the CPU seconds this process and its children spent (``getrusage``). On a
+machine that others load, wall-time ratios say little (the processes get what the scheduler
+leaves them); the CPU times give two estimates of an idle machine's speed-up: the one-process
+CPU time over the pool's CPU time shared evenly by its processes ("even"), and over the
+busiest process's CPU time as this run shared it ("as run"; under load the child, starved,
+takes fewer items, so this one is pessimistic).
 
     python benchmarks/corpus.py [--mb 100] [--rounds 3] [--tokenizer o200k_base] [--skip-counting]
 """
@@ -106,9 +109,11 @@ def main() -> None:
                 med = statistics.median(times[n])
                 here = statistics.median(c[0] for c in cpus[job][n])
                 kids = statistics.median(c[1] for c in cpus[job][n])
-                share = max(here, kids / max(n - 1, 1))  # the busiest process's CPU time
+                even = (here + kids) / n
+                busiest = max(here, kids / max(n - 1, 1))
                 print(f"    {n} process{'es' if n > 1 else '  '} {med:7.2f} s  {size / 1e6 / med:6.1f} MB/s  {base / med:5.2f}x"
-                      f"   CPU here {here:6.2f} s, children {kids:6.2f} s: idle-machine estimate {one_cpu / share:5.2f}x")
+                      f"   CPU here {here:6.2f} s, children {kids:6.2f} s; idle-machine estimate "
+                      f"{one_cpu / even:4.2f}x even, {one_cpu / busiest:4.2f}x as run")
     print(f"load average after: {load()}")
 
 

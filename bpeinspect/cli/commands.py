@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from bpeinspect import __version__
-from bpeinspect.cli import convert, encode, tokenizers, train
+from bpeinspect.cli import chat, convert, encode, tokenizers, train
 from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli.common import PROG, CliError
@@ -45,6 +45,7 @@ REGISTRARS: list[Callable[[Any], None]] = [
     tokenizers.add_info,
     cli_stats.register,
     cli_count.register,
+    chat.register,
 ]
 
 

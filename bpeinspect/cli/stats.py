@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
+from bpeinspect.cli import dataset_stats as cli_dataset
 from bpeinspect.cli.common import align_table, json_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
@@ -62,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
     cli_corpus.add_arguments(p)
+    cli_dataset.add_arguments(p)
     add_vocab_options(p)
     p.set_defaults(func=run)
     return p
@@ -94,6 +96,12 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
 def run(args: argparse.Namespace) -> int:
     """Measure, then print a table, JSON or CSV; returns the exit status."""
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    if args.jsonl is not None:
+        if args.paths or args.samples or args.corpus is not None:
+            raise ValueError("--jsonl counts one dataset file: give no PATHS, --samples or --corpus with it")
+        return cli_dataset.run(args, specs, _measure)
+    if cli_dataset.uses_dataset_options(args):
+        raise ValueError("--field, --template, --generation-prompt and --longest go with --jsonl")
     if args.corpus is not None:
         if args.paths or args.samples:
             raise ValueError("--corpus measures a corpus: give no PATHS or --samples with it")

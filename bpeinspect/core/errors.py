@@ -58,10 +58,20 @@ class QueryError(ValueError):
     """A search the user typed that cannot be run (bad regex, bad hex, bad id range)."""
 
 
+class ChatTemplateError(ValueError):
+    """A chat template that does not compile, or that refuses the messages it is given."""
+
+
+class DatasetError(ValueError):
+    """A dataset file (JSON Lines or JSON records) that cannot be read, or a record of no known shape."""
+
+
 __all__ = [
     "Cancelled",
+    "ChatTemplateError",
     "CorpusError",
     "CountsFileError",
+    "DatasetError",
     "DisallowedSpecialError",
     "PatternError",
     "QueryError",

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -464,6 +465,41 @@ class Tokenizer:
     @functools.cached_property
     def _token_lengths(self) -> np.ndarray:
         return token_lengths(self._decoder, self.n_vocab)
+
+    @property
+    def token_byte_lengths(self) -> np.ndarray:
+        """How many bytes each token id stands for (0 for an unused id), as one array indexed by id.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> tok = load_tokenizer("r50k_base")
+        >>> [int(n) for n in tok.token_byte_lengths[tok.encode("hello world")]]
+        [5, 6]
+        """
+        return self._token_lengths
+
+    def with_special_tokens(self, extra: Mapping[str, int]) -> Tokenizer:
+        """This tokenizer with more special tokens, sharing its vocabulary and pre-token cache
+        (a chat format's control tokens that the vocabulary file does not list).
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> chat = load_tokenizer("cl100k_base").with_special_tokens({"<|im_start|>": 100264})
+        >>> chat.encode("<|im_start|>hi", allowed_special="all")
+        [100264, 6151]
+        """
+        twin = copy.copy(self)
+        decoder = dict(self._decoder)
+        for s, i in extra.items():
+            if self.special_tokens.get(s) == i:
+                continue
+            if i in decoder or s in self.special_tokens or s in self.added_tokens:
+                raise ValueError(f"special token {s!r} (id {i}) clashes with a token the vocabulary has")
+            decoder[i] = s.encode("utf-8")
+        twin._decoder = decoder
+        twin.special_tokens = {**self.special_tokens, **extra}
+        twin.n_vocab = max(decoder) + 1 if decoder else 0
+        for derived in ("_special_ids", "_token_lengths", "merge_graph"):
+            twin.__dict__.pop(derived, None)
+        return twin
 
     # -- decoding ---------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import load_tokenizer, pool
+from bpeinspect.core.analysis import stats as analysis_stats
 from bpeinspect.core.analysis.samples import Sample
 from bpeinspect.core.analysis.stats import compute_stats
 from bpeinspect.core.encoding import Cancelled
@@ -36,6 +37,11 @@ def _bad_item(context: object, item: int) -> int:
 
 def _sys_path(context: object, item: int) -> list[str]:
     return list(sys.path)
+
+
+@pytest.fixture(autouse=True)
+def small_texts_use_the_pool_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)
 
 
 @pytest.fixture
@@ -154,3 +160,21 @@ def _trained():
     from bpeinspect.core import train_tokenizer
 
     return train_tokenizer(PROSE, 400, pattern="gpt4", special_tokens=["<|x|>"])
+
+
+def test_small_corpora_are_counted_here(monkeypatch: pytest.MonkeyPatch, children_used: list[int]) -> None:
+    monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 1 << 20)
+    compute_stats({"r": load_tokenizer("r50k_base")}, [Sample("t", text=taylorswift())], chunk_bytes=20_000, processes=2)
+    assert children_used == []
+
+
+def test_the_training_process_never_imports_from_the_current_folder(shadowing_folder: Path, tmp_path: Path) -> None:
+    from bpeinspect.core.train.process import ProcessTrainingRun
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(PROSE), encoding="utf-8")
+    run = ProcessTrainingRun([corpus], 300, pattern="gpt4")
+    list(run.reports())
+    run.close()
+    assert len(run.merges) == 300 - 256
+    assert not shadowing_folder.exists()

@@ -37,6 +37,9 @@ ShouldStop = Callable[[], bool]
 # before the end of what has been read, so no split-regex match can see the cut.
 _MARGIN_CHARS = 1 << 16
 _CHUNK_BYTES = 1 << 20
+# Below this much text per tokenizer a pool's children (each loading the tokenizer, ~0.5 s)
+# would cost more than they save: it is counted here.
+POOL_MIN_BYTES = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,8 @@ def compute_stats(
     ``processes`` > 1 (``None``: one per CPU) counts in a
     :class:`~bpeinspect.core.pool.ProcessPool`, each process a part of the text cut where the
     built-in split patterns allow it (:func:`~bpeinspect.core.split.rules.cut_text`);
-    tokenizers with other split rules are measured here.
+    tokenizers with other split rules, and samples under :data:`POOL_MIN_BYTES` in all, are
+    measured here.
     """
     pairs = list(tokenizers.items()) if isinstance(tokenizers, Mapping) else list(tokenizers)
     base_sample: Sample | None
@@ -283,7 +287,7 @@ def compute_stats(
     pool = ProcessPool(processes)
     try:
         for label, tok in pairs:
-            if pool.processes > 1 and is_preset_pattern(tok.split_rule):
+            if pool.processes > 1 and is_preset_pattern(tok.split_rule) and total >= POOL_MIN_BYTES * len(pairs):
                 measured = measure_in_pool(label, tok)
             else:
                 measured = {s.name: measure(label, tok, s) for s in todo}

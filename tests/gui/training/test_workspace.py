@@ -199,6 +199,7 @@ def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     assert [t.name for t in registry.tokenizers()] == ["small-258", f"small-{256 + outcome.merges}"]
     assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,024 asked for" in ws.phase_label.text()
     assert registry.tokenizers()[-1].training.settings["ran_out_of_pairs"] is True  # the core says so
+    shoot(ws, tmp_path, "training-out-of-pairs.png")
 
 
 # -- cancel and resume --------------------------------------------------------------------------

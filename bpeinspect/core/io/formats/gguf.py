@@ -140,10 +140,12 @@ class _Stream:
         return out
 
 
-def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str, Any]:
+def read_metadata(
+    f: IO[bytes], path: Path, size: int | None = None, wanted: frozenset[str] | set[str] = WANTED_ARRAYS
+) -> dict[str, Any]:
     """The key/value metadata of a GGUF stream, reading nothing past it.
 
-    Arrays of strings outside :data:`WANTED_ARRAYS` come back as ``None`` (skipped).
+    Arrays outside ``wanted`` (default :data:`WANTED_ARRAYS`) come back as ``None`` (skipped).
     """
     if size is None:
         size = os.fstat(f.fileno()).st_size
@@ -185,7 +187,7 @@ def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str
                     s.ensure(-1)  # refused: claims more than the file holds
                 cap(count, key)
                 raw = s.take(count * width)
-                if key not in WANTED_ARRAYS:
+                if key not in wanted:
                     return None
                 arr = array(_SCALARS[etype] if _SCALARS[etype] != "?" else "B")
                 expect(arr.itemsize == width, path, "unexpected integer width on this machine")
@@ -196,8 +198,8 @@ def read_metadata(f: IO[bytes], path: Path, size: int | None = None) -> dict[str
             if etype == GGUFValueType.STRING:
                 expect(count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds")
                 cap(count, key)
-                items = s.strings(count, struct.Struct(end + "Q").unpack_from, keep=key in WANTED_ARRAYS)
-                return items if key in WANTED_ARRAYS else None
+                items = s.strings(count, struct.Struct(end + "Q").unpack_from, keep=key in wanted)
+                return items if key in wanted else None
             if etype == GGUFValueType.ARRAY:
                 expect(count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds")
                 cap(count, key)

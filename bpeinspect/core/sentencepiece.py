@@ -135,6 +135,7 @@ class SentencePieceBPE(Tokenizer):
         *,
         scores: Sequence[float] | None = None,
         merges: Sequence[tuple[int, int]] | None = None,
+        merge_results: Sequence[int] | None = None,
         normalizer: Normalizer | None = None,
         first_normalizer: Normalizer | None = None,
         special_tokens: Mapping[str, int] | None = None,
@@ -182,7 +183,9 @@ class SentencePieceBPE(Tokenizer):
         self._decoder: dict[int, bytes] = dict(
             zip(present, [P[i].replace(SPACE, " ").encode("utf-8", "surrogatepass") for i in present])  # type: ignore[union-attr]
         )
-        for i in [i for i in present if kinds[i] == BYTE or i in specials]:
+        kind_arr = np.array(kinds, dtype=np.int64)
+        byte_pieces = [i for i in np.nonzero(kind_arr == BYTE)[0].tolist() if P[i] is not None]
+        for i in byte_pieces + [i for i in specials if 0 <= i < n and P[i] is not None]:
             p = P[i]
             self._decoder[i] = p.encode("utf-8", "surrogatepass") if i in specials else display_bytes(p, BYTE)  # type: ignore[union-attr,arg-type]
         for s, i in (*self.special_tokens.items(), *self.added_tokens.items()):
@@ -194,18 +197,16 @@ class SentencePieceBPE(Tokenizer):
         self.n_vocab = max(self._decoder) + 1 if self._decoder else 0
         # byte fallback: byte -> id
         self._byte_ids: list[int | None] = [None] * 256
-        for i in present:
-            if kinds[i] == BYTE:
-                b = byte_of_piece(self.pieces[i])  # type: ignore[arg-type]
-                if b is not None and self._byte_ids[b] is None:
-                    self._byte_ids[b] = i
+        for i in byte_pieces:
+            b = byte_of_piece(self.pieces[i])  # type: ignore[arg-type]
+            if b is not None and self._byte_ids[b] is None:
+                self._byte_ids[b] = i
         if flavour == "llama.cpp":
             # llama.cpp falls back to the byte's own one-character token when <0xXX> is missing
             for b in range(128):
                 if self._byte_ids[b] is None:
                     self._byte_ids[b] = self._piece_id.get(chr(b))
         # which pieces merging may produce, and the frozen (user-defined) ones
-        kind_arr = np.array(kinds, dtype=np.int64)
         if flavour == "sentencepiece":
             # all pieces but the few control, unknown and byte ones (dict copy + pops: C speed)
             self._mergeable = dict(self._piece_id)
@@ -225,7 +226,12 @@ class SentencePieceBPE(Tokenizer):
             em = merges if isinstance(merges, list) else list(merges)
             P, get = self.pieces, self._piece_id.get
             try:
-                news = [get(P[a] + P[b]) for a, b in em]  # type: ignore[operator]
+                if merge_results is not None:  # the loader looked them up already
+                    news = list(merge_results)
+                    if len(news) != len(em):
+                        raise ValueError("merge_results does not match the merges")
+                else:
+                    news = [get(P[a] + P[b]) for a, b in em]  # type: ignore[operator]
             except (TypeError, IndexError):
                 news = [None if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
                         else get(P[a] + P[b]) for a, b in em]  # type: ignore[operator]

@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("bpeinspect")
     app.setOrganizationName("bpeinspect")
+    from bpeinspect.gui.overlay.glyphs import prefer_noto
+
+    app.setFont(prefer_noto(app.font()))  # installed Noto fonts before Qt's own fallback
     from bpeinspect.core.io.builtins import resources_dir
 
     icon = resources_dir() / "icons" / "bpeinspect.svg"

@@ -80,6 +80,7 @@ class TokenPalette:
         self.selection = QColor("#e8175d") if not dark else QColor("#ffd400")
         self.glyph = QColor(0, 0, 0, 110) if not dark else QColor(255, 255, 255, 110)
         self.boundary = QColor("#3050c0") if not dark else QColor("#8fb0ff")
+        self.dropped = QColor("#d84315") if not dark else QColor("#ff9e66")  # text with a byte no token holds
 
     def background(self, token_id: int) -> QColor:
         """The colour of ``token_id``."""

@@ -14,15 +14,22 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText, QTextBlock, QTextLine
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
-from bpeinspect.core.text import SYMBOLS
+from bpeinspect.core.text import SYMBOLS, utf16_len
+from bpeinspect.gui.overlay.glyphs import (
+    CodePointSpacer,
+    box_width,
+    coverage_for,
+    missing_positions,
+    paint_code_point,
+)
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around, token_tooltip
+from bpeinspect.gui.overlay.tooltips import byte_fractions, dropped_tooltip, group_around, token_tooltip
 
 GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
 NEWLINE_GLYPH = SYMBOLS["\n"]
@@ -58,6 +65,7 @@ class TokenView(QPlainTextEdit):
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
+        self._dropped16: tuple[Encoding | None, list[tuple[int, int]]] = (None, [])
         self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
         self.setMouseTracking(True)
@@ -164,6 +172,26 @@ class TokenView(QPlainTextEdit):
                 return min(hits)[1]
         return found
 
+    def dropped_spans(self) -> list[tuple[int, int]]:
+        """UTF-16 spans of the characters whose bytes have no token (dropped by the encoding)."""
+        enc = self.enc
+        if enc is None or not enc.dropped:
+            return []
+        if self._dropped16[0] is not enc:
+            self._dropped16 = (enc, [_utf16_span(enc, a, b) for a, b in enc.dropped])
+        return self._dropped16[1]
+
+    def dropped_at_point(self, point: QPointF) -> tuple[int, int] | None:
+        """The UTF-16 span of the dropped character(s) under a viewport point, if any."""
+        spans = self.dropped_spans()
+        if not spans:
+            return None
+        pos = self._position_at(point)
+        if pos is None:
+            return None
+        k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None
+
     def _position_at(self, point: QPointF) -> int | None:
         block = self.cursorForPosition(point.toPoint()).block()
         if not block.isValid():
@@ -191,7 +219,10 @@ class TokenView(QPlainTextEdit):
     def event(self, e: QEvent) -> bool:
         if e.type() == QEvent.Type.ToolTip:
             i = self.token_at_point(QPointF(e.pos()))
-            if i is None or self.tok is None or self.enc is None:
+            dropped = self.dropped_at_point(QPointF(e.pos())) if i is None else None
+            if dropped is not None and self.tok is not None:
+                QToolTip.showText(e.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
+            elif i is None or self.tok is None or self.enc is None:
                 QToolTip.hideText()
             else:
                 QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self.group_of(i)), self)
@@ -257,6 +288,9 @@ class TokenView(QPlainTextEdit):
             if self.layers.whitespace:
                 for block, geo in blocks:
                     self._paint_whitespace(p, block, geo)
+            self._paint_code_points(p, blocks)
+            if has_tokens and enc.dropped:
+                self._paint_dropped(p, blocks)
             for segs in segments:
                 self._paint_marks(p, segs)
         finally:
@@ -437,6 +471,81 @@ class TokenView(QPlainTextEdit):
             top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
             p.drawStaticText(QPointF(geo.left() + right + 1, top), st)
 
+    def _utf16_text(self, start: int, end: int) -> str:
+        cur = self.textCursor()
+        cur.setPosition(start)
+        cur.setPosition(end, cur.MoveMode.KeepAnchor)
+        return cur.selectedText()
+
+    def _cell(self, block: QTextBlock, geo: QRectF, start: int, end: int, height: float) -> QRectF | None:
+        """The box of the block's characters ``start:end`` (UTF-16, relative to the block)."""
+        layout = block.layout()
+        line = layout.lineForTextPosition(start)
+        if not line.isValid():
+            return None
+        x1 = line.cursorToX(start)[0]
+        x2 = line.cursorToX(min(end, line.textStart() + line.textLength()))[0]
+        lo, hi = min(x1, x2), max(x1, x2)
+        return QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 4.0), min(height, line.height()))
+
+    def _paint_code_points(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
+        """Characters no font draws, as their code point (their cells are widened by a
+        :class:`CodePointSpacer`, attached to the document the first time one is seen)."""
+        doc = self.document()
+        cov = coverage_for(doc.defaultFont())
+        font = self.glyph_font()
+        height = QFontMetricsF(font).height()
+        color = self.palette_.text_color()
+        spaced = doc.findChild(CodePointSpacer) is not None
+        for block, geo in blocks:
+            missing = cov.missing_in(block.text())
+            if not missing:
+                continue
+            if not spaced:  # widen the cells once this paint is over
+                QTimer.singleShot(0, self, self._attach_spacer)
+                spaced = True
+            layout = block.layout()
+            found = missing_positions(block.text(), missing)
+            for k, (pos, n, ch) in enumerate(found):
+                end = pos + n
+                if layout.isValidCursorPosition(pos) and layout.isValidCursorPosition(end):
+                    cell = self._cell(block, geo, pos, end, height)
+                else:  # a mark inside a cluster: its (widened) glyph lies at the cluster's end
+                    start = pos
+                    while start > 0 and not layout.isValidCursorPosition(start):
+                        start -= 1
+                    while end < block.length() - 1 and not layout.isValidCursorPosition(end):
+                        end += 1
+                    cluster = self._cell(block, geo, start, end, height)
+                    later = sum(1 for q, _n, _c in found[k + 1 :] if q < end)
+                    w = box_width(ch, font)
+                    cell = None if cluster is None else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
+                if cell is not None:
+                    paint_code_point(p, cell, ch, color, font)
+
+    def _attach_spacer(self) -> None:
+        CodePointSpacer.ensure(self.document())
+
+    def _paint_dropped(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
+        """Characters holding a byte that has no token: tinted and framed (no token covers them)."""
+        spans = self.dropped_spans()
+        height = QFontMetricsF(self.glyph_font()).height()
+        pen = QPen(self.palette_.dropped, 1.6)
+        tint = QColor(self.palette_.dropped)
+        tint.setAlpha(50)
+        p.setBrush(tint)
+        for block, geo in blocks:
+            bpos, bend = block.position(), block.position() + block.length() - 1
+            k = bisect.bisect_left(spans, (bpos, -1))
+            while k < len(spans) and spans[k][0] < bend:
+                a, b = spans[k]
+                k += 1
+                cell = self._cell(block, geo, max(a, bpos) - bpos, min(b, bend) - bpos, height)
+                if cell is None:
+                    continue
+                p.setPen(pen)
+                p.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
+
     def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
         key = (glyph, font.key())
         st = self._glyph_cache.get(key)
@@ -444,6 +553,16 @@ class TokenView(QPlainTextEdit):
             st = self._glyph_cache[key] = QStaticText(glyph)
             st.prepare(font=font)
         return st
+
+
+def _utf16_span(enc: Encoding, a: int, b: int) -> tuple[int, int]:
+    """Code point span ``a:b`` of ``enc.text`` in UTF-16 units, counted from the nearest token."""
+    j = bisect.bisect_right(enc.char_ends, a) - 1
+    c0, u0 = (enc.char_ends[j], enc.utf16_ends[j]) if j >= 0 else (0, 0)
+    if c0 > a:  # a token ends past it (tokens overlapping a split character): count from the start
+        c0, u0 = 0, 0
+    start = u0 + utf16_len(enc.text[c0:a])
+    return start, start + utf16_len(enc.text[a:b])
 
 
 class _LineGeometry:

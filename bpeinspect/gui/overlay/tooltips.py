@@ -14,7 +14,8 @@ import re
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPLITS_CHAR
-from bpeinspect.core.text import display_bytes, hex_bytes
+from bpeinspect.core.text import hex_bytes
+from bpeinspect.gui.overlay.glyphs import display_bytes, shown
 
 # every flag byte with a split bit set, whatever other bits it has
 _SPLIT_FLAGS = re.compile(b"[" + b"".join(re.escape(bytes([f])) for f in range(256) if f & SPLITS_CHAR) + b"]")
@@ -101,8 +102,23 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
             (
                 "note",
                 f"tokens {group[0]}–{group[1]} share the character(s) "
-                f"<code>{html.escape(chars)}</code>; this one holds bytes {hex_bytes(info.text_bytes)}",
+                f"<code>{html.escape(shown(chars))}</code>; this one holds bytes {hex_bytes(info.text_bytes)}",
             )
         )
     body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)
     return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + 1} of {len(enc.ids)}</i>"
+
+
+def dropped_tooltip(tok: Tokenizer, chars: str) -> str:
+    """Rich-text tooltip for characters the encoding drops: which of their bytes have no token."""
+    data = chars.encode("utf-8", "surrogatepass")
+    missing = set(tok.missing_bytes)
+    lost = sorted({b for b in data if b in missing})
+    listed = " ".join(f"{b:02x}" for b in lost)
+    cps = " ".join(f"U+{ord(c):04X}" for c in chars)
+    name = html.escape(tok.name or "this tokenizer")
+    return (
+        f"<b>dropped</b>: <code>{html.escape(display_bytes(data))}</code> ({cps}, bytes <code>{hex_bytes(data)}</code>)"
+        f"<br>{name} has no token for the single byte{'s' if len(lost) != 1 else ''} <code>{listed}</code>, "
+        "so no token holds this text: it is dropped when encoding, as Hugging Face tokenizers and llama.cpp drop it."
+    )

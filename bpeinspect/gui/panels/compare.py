@@ -27,6 +27,7 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
@@ -271,7 +272,7 @@ class CompareView(QWidget):
                     f"<span style='color:{diff}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
                 )
             sec.header.setText(head)
-            sec.browser.setHtml(row.html)
+            sec.browser.setHtml(shown(row.html))  # characters no font draws as code points
             sec.show()
 
     def set_active(self, active: bool) -> None:

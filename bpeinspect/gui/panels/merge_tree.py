@@ -35,9 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.text import display_bytes, hex_bytes
+from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore

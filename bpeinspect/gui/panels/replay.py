@@ -47,9 +47,9 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer, Trace, trace
-from bpeinspect.core.text import display_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
 from bpeinspect.gui.overlay.palette import app_colors
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length

@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QFontDatabase
 
 from bpeinspect.core.analysis.vocab import VocabIndex
 from bpeinspect.core.text import LEGEND, hex_bytes
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -117,7 +118,7 @@ class VocabTableModel(QAbstractTableModel):
         tid = self._rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(ix, tid, col)
+            return shown(self._text(ix, tid, col))  # characters no font draws as code points
         if role == TOKEN_ID_ROLE:
             return tid
         if role == Qt.ItemDataRole.FontRole and col in _MONO_COLUMNS:
@@ -127,7 +128,7 @@ class VocabTableModel(QAbstractTableModel):
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and col in (COL_TOKEN, COL_BYTES, COL_FLAGS, COL_PARENTS):
-            return self._tooltip(ix, tid, col)
+            return shown(self._tooltip(ix, tid, col))
         if role == Qt.ItemDataRole.BackgroundRole and self._warn(ix, tid):
             return QColor(app_colors().warn_bg)
         if role == Qt.ItemDataRole.ForegroundRole and col == COL_FLAGS:

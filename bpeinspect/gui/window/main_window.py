@@ -30,6 +30,7 @@ from bpeinspect.core import BUILTINS, Tokenizer
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
+from bpeinspect.gui.overlay.glyphs import glyph_notices
 from bpeinspect.gui.overlay.palette import PALETTES
 from bpeinspect.gui.overlay.paste_guard import file_too_big
 from bpeinspect.gui.panels.specs import PANELS, PanelSpec
@@ -165,9 +166,14 @@ class MainWindow(QMainWindow):
         self.panes.tokenClicked.connect(self._on_token_clicked)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
+        glyph_notices().found.connect(self.show_glyph_notice)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
         for signal in (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved):
             signal.connect(self._check_idle)
+
+    def show_glyph_notice(self, message: str) -> None:
+        """Characters no installed font draws were found (said once per character)."""
+        self.statusBar().showMessage(message, 30_000)
 
     # -- what is remembered -----------------------------------------------------------------------
 

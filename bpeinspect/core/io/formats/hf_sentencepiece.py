@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import expect
+from bpeinspect.core.io.formats._common import MappedMerges, expect, map_merges
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
-from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE, byte_of_piece
+from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE
 
 
 class PrependUnlessPresent(Prepend):
@@ -108,16 +108,8 @@ def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict
             raise UnsupportedTokenizerError(
                 f"{path}: the pre-tokenizer {kind} is not supported with a SentencePiece-style BPE model"
             )
-    n = max(vocab.values()) + 1 if vocab else 0
-    expect(n <= 4_000_000, path, "ids run implausibly high")
-    pieces: list[str | None] = [None] * n
-    kinds = [NORMAL] * n
-    for text, i in vocab.items():
-        expect(type(i) is int and i >= 0, path, f"token {text!r} has a bad id {i!r}")
-        expect(pieces[i] is None, path, f"two tokens share id {i}")
-        pieces[i] = text
-        if byte_of_piece(text) is not None:
-            kinds[i] = BYTE
+    pieces, kinds = _pieces(vocab, path)
+    n = len(pieces)
     for content, i in (*specials.items(), *added.items()):
         if i >= n:
             pieces.extend([None] * (i + 1 - n))
@@ -127,7 +119,8 @@ def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict
             pieces[i] = content
         if content in specials:
             kinds[i] = CONTROL
-    merges = _merges(model.get("merges"), vocab, path)
+    merges, made = _merges(model.get("merges"), vocab, path)
+    model["merges"] = None  # the parsed strings are the largest part of a big file: free them now
     unk = model.get("unk_token")
     unk_id = vocab.get(unk) if isinstance(unk, str) else None
     decoders = _types(obj.get("decoder"), "decoders")
@@ -145,6 +138,7 @@ def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict
             pieces,
             kinds,
             merges=merges,
+            merge_results=made,
             normalizer=sequence(rest_steps),
             first_normalizer=sequence(first_steps),
             special_tokens=specials,
@@ -163,19 +157,52 @@ def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict
         raise VocabularyError(f"{path}: {exc}") from None
 
 
-def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> list[tuple[int, int]]:
+# every spelling of a byte piece that byte_of_piece reads (hex digits in either case)
+_HEX = "0123456789abcdefABCDEF"
+_BYTE_SPELLINGS = [f"<0x{a}{b}>" for a in _HEX for b in _HEX]
+
+
+def _pieces(vocab: dict[str, Any], path: Path | str) -> tuple[list[str | None], list[int]]:
+    """Piece text by id (``None`` where no id is given) and the kinds (byte pieces found by
+    looking up their few spellings, not by testing every piece): checked in bulk."""
+    ids = list(vocab.values())
+    if not all([type(i) is int for i in ids]) or min(ids) < 0:
+        text, i = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
+        raise VocabularyError(f"{path}: token {text!r} has a bad id {i!r}")
+    n = max(ids) + 1
+    expect(n <= 4_000_000, path, "ids run implausibly high")
+    if ids == list(range(n)):  # the usual layout: listed in id order
+        pieces: list[str | None] = list(vocab)
+    else:
+        by_id = dict(zip(ids, vocab))
+        if len(by_id) != len(ids):
+            seen: set[int] = set()
+            dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+            raise VocabularyError(f"{path}: two tokens share id {dup}")
+        pieces = list(map(by_id.get, range(n)))
+    kinds = [NORMAL] * n
+    for spelling in _BYTE_SPELLINGS:
+        i = vocab.get(spelling)
+        if i is not None:
+            kinds[i] = BYTE
+    return pieces, kinds
+
+
+def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:
+    """The merges as id pairs and the id each one makes (Hugging Face refuses a merge whose
+    result is not in the vocabulary, and so does this)."""
+    if isinstance(items, MappedMerges):  # mapped while parsing
+        return items.pairs, items.made
     expect(isinstance(items, list), path, "model.merges must be a list")
+    found = map_merges(items, vocab)
+    if found is not None:
+        return found
     get = vocab.get
-    parts = [m.split(" ") for m in items] if all(type(m) is str for m in items) else items
-    try:
-        pairs = [(get(a), get(b)) for a, b in parts]
-        ok = all([a is not None and b is not None for a, b in pairs])
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:  # find the first bad one and say what is wrong with it
-        for n, pr in enumerate(parts):
-            expect(isinstance(pr, list) and len(pr) == 2 and all(isinstance(x, str) for x in pr), path,
-                   f"merge {n} ({items[n]!r}) is not 'left right' or [left, right]")
-            expect(get(pr[0]) is not None and get(pr[1]) is not None, path,
-                   f"merge {n} ({items[n]!r}) uses a token not in the vocabulary")
-    return pairs  # type: ignore[return-value]
+    for n, m in enumerate(items):  # find the first bad one and say what is wrong with it
+        pr = m.split(" ") if isinstance(m, str) else m
+        expect(isinstance(pr, list) and len(pr) == 2 and all(isinstance(x, str) for x in pr), path,
+               f"merge {n} ({m!r}) is not 'left right' or [left, right]")
+        expect(get(pr[0]) is not None and get(pr[1]) is not None, path,
+               f"merge {n} ({m!r}) uses a token not in the vocabulary")
+        expect(get(pr[0] + pr[1]) is not None, path, f"merge {n} ({m!r}) makes a token that is not in the vocabulary")
+    raise VocabularyError(f"{path}: the merges are malformed")

@@ -1,0 +1,414 @@
+"""Characters no installed font can draw: found, shown as their code point, and named once.
+
+An inspector must never hide a character. Qt draws a character that no font has as an empty
+box (or nothing), so a CJK text on a machine without CJK fonts, a new emoji or a private-use
+character would look like any other. Here:
+
+* :class:`GlyphCoverage` finds such characters the way Qt draws them, fallback fonts
+  included: a character is missing when shaping it with the view's font (and every fallback
+  Qt would try) gives glyph index 0. Each code point is shaped once (about 40–70 µs) and
+  remembered, so painting a page only looks characters up in a set.
+* :class:`CodePointSpacer` (a syntax highlighter that writes nothing into the text) hides
+  the empty box and widens its cell so the overlay can draw the code point there
+  (:func:`paint_code_point`: a small ``1F525`` box). It is attached to a document only once
+  a missing character has been seen, so plain texts cost nothing.
+* :func:`shown` and :func:`display_bytes` do the same for lists and labels: a character no
+  font draws reads ``⟨U+1F525⟩``, the notation the app already uses for invisible characters.
+* :func:`glyph_notices` says once, for the status bar, which fonts would draw the characters
+  found (:func:`font_suggestion`), naming Noto fonts; :func:`prefer_noto` puts the installed
+  Noto fonts first in the text font's fallback list.
+
+>>> cov = coverage_for(QFont("DejaVu Sans"))     # doctest: +SKIP
+>>> cov.missing_in("a\\ue000b")                  # doctest: +SKIP
+{'\\ue000'}
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+import regex
+from PySide6.QtCore import QLocale, QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QFontMetricsF,
+    QPainter,
+    QPen,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextDocument,
+    QTextLayout,
+)
+
+from bpeinspect.core import text as core_text
+
+# printable ASCII is in every text font; line breaks and tabs are laid out, not drawn
+_ALWAYS_DRAWN = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset("\t\n\r\u2028\u2029")
+# the app's own notation (core.text.SYMBOLS, ⟨U+…⟩, <e4 bd>) is never rewritten into itself
+_NOTATION = frozenset(core_text.SYMBOLS.values()) | frozenset("⟨⟩<>")
+LABEL_SCALE = 0.7  # the code point's digits, relative to the text (the inline ids' size)
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Bopomofo}]")
+_EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]")
+_PRIVATE = regex.compile(r"\p{Co}")
+_UNASSIGNED = regex.compile(r"\p{Cn}")
+_CONTROL = regex.compile(r"\p{Cc}")
+_NAME_STOP = {"LETTER", "SIGN", "DIGIT", "SYLLABLE", "CHARACTER", "VOWEL", "CONSONANT", "MARK", "NUMBER", "PUNCTUATION",
+              "SYMBOL", "LIGATURE", "LOGOGRAM", "IDEOGRAPH", "HIEROGLYPH", "FRACTION", "NUMERAL", "TONE", "CAPITAL",
+              "SMALL", "FILLER", "SEPARATOR", "VOICED", "HEAD", "SUBJOINED"}  # fmt: skip
+
+
+def code_point_label(ch: str) -> str:
+    """``"1F525"``: the hex digits drawn in a code point box (at least four)."""
+    return f"{ord(ch):04X}"
+
+
+def label_font(font: QFont) -> QFont:
+    """The font of a code point box's digits, for text drawn in ``font``."""
+    small = QFont(font)
+    small.setFamilies(["DejaVu Sans Mono", "Noto Sans Mono", "monospace"])  # digits that read apart
+    small.setStyleHint(QFont.StyleHint.Monospace)
+    small.setPointSizeF(max(5.0, font.pointSizeF() * LABEL_SCALE))
+    return small
+
+
+def box_width(ch: str, font: QFont) -> float:
+    """How wide the code point box of ``ch`` is next to text in ``font`` (margins included)."""
+    return QFontMetricsF(label_font(font)).horizontalAdvance(code_point_label(ch)) + 6
+
+
+class GlyphCoverage:
+    """Which characters one font (with Qt's font fallback) cannot draw; remembered per character."""
+
+    def __init__(self, font: QFont) -> None:
+        self.font = QFont(font)
+        self.font.setPointSizeF(max(font.pointSizeF(), 12.0))  # a size to measure boxes at
+        self.known: set[str] = set(_ALWAYS_DRAWN)  # every character looked at so far
+        self.missing: dict[str, float] = {}  # missing character -> letter spacing (percent) its box needs
+
+    def missing_in(self, text: str) -> set[str]:
+        """The characters of ``text`` no font draws (shaping only characters not seen before)."""
+        if text.isascii() and text.isprintable():
+            return set()
+        chars = set(text)
+        new = chars - self.known
+        if new:
+            found = [ch for ch in new if self._probe(ch)]
+            self.known |= new
+            if found:
+                glyph_notices().report(found)
+        return chars & self.missing.keys() if self.missing else set()
+
+    def is_missing(self, ch: str) -> bool:
+        if ch not in self.known:
+            self.missing_in(ch)
+        return ch in self.missing
+
+    def _probe(self, ch: str) -> bool:
+        layout = QTextLayout(ch, self.font)
+        layout.beginLayout()
+        line = layout.createLine()
+        layout.endLayout()
+        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()):
+            return False
+        advance = line.naturalTextWidth()
+        need = box_width(ch, self.font)
+        self.missing[ch] = 100.0 * need / advance if advance > 0 else 100.0
+        return True
+
+
+_COVERAGE: dict[tuple, GlyphCoverage] = {}
+
+
+def _font_key(font: QFont) -> tuple:
+    return tuple(font.families()) or (font.family(),), font.styleStrategy(), font.bold(), font.italic()
+
+
+def coverage_for(font: QFont) -> GlyphCoverage:
+    """The (shared) coverage of ``font``; fonts that differ only in size share one."""
+    key = _font_key(font)
+    cov = _COVERAGE.get(key)
+    if cov is None:
+        cov = _COVERAGE[key] = GlyphCoverage(font)
+    return cov
+
+
+def missing_positions(text: str, missing: set[str]) -> list[tuple[int, int, str]]:
+    """``(utf16_start, utf16_length, char)`` of every character of ``text`` in ``missing``."""
+    out = []
+    k = 0
+    for ch in text:
+        n = 2 if ord(ch) > 0xFFFF else 1
+        if ch in missing:
+            out.append((k, n, ch))
+        k += n
+    return out
+
+
+# -- lists and labels ------------------------------------------------------------------------------
+
+
+def shown(text: str, font: QFont | None = None) -> str:
+    """``text`` with every character no font draws written ``⟨U+1F525⟩`` (``font``: the app's)."""
+    if text.isascii():
+        return text
+    from PySide6.QtWidgets import QApplication
+
+    if QApplication.instance() is None:
+        return text
+    missing = coverage_for(font if font is not None else QApplication.font()).missing_in(text) - _NOTATION
+    if not missing:
+        return text
+    return "".join(f"⟨U+{ord(ch):04X}⟩" if ch in missing else ch for ch in text)
+
+
+def display_bytes(data: bytes) -> str:
+    """:func:`bpeinspect.core.text.display_bytes`, with characters no font draws as code points."""
+    return shown(core_text.display_bytes(data))
+
+
+# -- painting --------------------------------------------------------------------------------------
+
+
+def paint_code_point(p: QPainter, rect: QRectF, ch: str, color: QColor, font: QFont) -> None:
+    """A small box holding ``ch``'s code point in hex, drawn inside ``rect``."""
+    small = label_font(font)
+    fm = QFontMetricsF(small)
+    label = code_point_label(ch)
+    w = min(rect.width() - 2, fm.horizontalAdvance(label) + 4)
+    h = min(rect.height() - 2, fm.height() + 2)
+    box = QRectF(rect.center().x() - w / 2, rect.center().y() - h / 2, w, h)
+    frame = QColor(color)
+    frame.setAlpha(150)
+    p.save()
+    p.setPen(QPen(frame, 1.0))
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawRoundedRect(box, 2, 2)
+    p.setPen(color)
+    p.setFont(small)
+    p.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
+    p.restore()
+
+
+class CodePointSpacer(QSyntaxHighlighter):
+    """Hides the empty box Qt draws for a missing character and widens its cell for the code point.
+
+    Formats live in the layout, not in the document: the text, its undo history and what is
+    copied stay as they are. One per document (:meth:`ensure`); it follows the document's font.
+    """
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._formats: dict[str, QTextCharFormat] = {}
+
+    @classmethod
+    def ensure(cls, document: QTextDocument) -> CodePointSpacer:
+        """The document's spacer, made (and the whole text laid out again) the first time."""
+        found = document.findChild(CodePointSpacer)
+        return found if found is not None else cls(document)
+
+    def coverage(self) -> GlyphCoverage:
+        return coverage_for(self.document().defaultFont())
+
+    def highlightBlock(self, text: str) -> None:
+        cov = self.coverage()
+        missing = cov.missing_in(text)
+        if not missing:
+            return
+        for pos, n, ch in missing_positions(text, missing):
+            self.setFormat(pos, n, self._format(ch, cov))
+
+    def _format(self, ch: str, cov: GlyphCoverage) -> QTextCharFormat:
+        fmt = self._formats.get(ch)
+        if fmt is None:
+            fmt = self._formats[ch] = QTextCharFormat()
+            fmt.setForeground(QColor(Qt.GlobalColor.transparent))  # the overlay draws the code point instead
+            spacing = cov.missing.get(ch, 100.0)
+            if spacing > 100.0:
+                fmt.setFontLetterSpacingType(QFont.SpacingType.PercentageSpacing)
+                fmt.setFontLetterSpacing(spacing)
+        return fmt
+
+
+# -- saying which fonts would draw it ---------------------------------------------------------------
+
+
+def installed_families() -> set[str]:
+    return set(QFontDatabase.families())
+
+
+def _script_of(ch: str) -> str | None:
+    """The script ``ch`` is written in, from its Unicode name (``KAWI LETTER A`` -> ``Kawi``)."""
+    name = unicodedata.name(ch, "")
+    words: list[str] = []
+    for w in name.split():
+        if w in _NAME_STOP or any(c.isdigit() for c in w):
+            break
+        words.append(w)
+    while words:
+        candidate = " ".join(words).title()
+        try:
+            if regex.match(rf"\p{{Script={candidate.replace(' ', '_')}}}", ch):
+                return candidate
+        except regex.error:
+            pass
+        words.pop()
+    # a character newer than Python's Unicode tables: ask the regex module's (newer) ones
+    for script in _regex_scripts():
+        if regex.match(rf"\p{{Script={script}}}", ch):
+            return _spaced(script, name)
+    return None
+
+
+def _spaced(script: str, name: str) -> str:
+    """``EGYPTIANHIEROGLYPHS`` spaced as the character's name spaces it: ``Egyptian Hieroglyphs``."""
+    out: list[str] = []
+    rest = script
+    for w in name.split():
+        if not rest:
+            break
+        if not rest.startswith(w):
+            break
+        out.append(w)
+        rest = rest[len(w) :]
+    if rest and out and len(rest) <= 2:  # EGYPTIAN HIEROGLYPH + S
+        out[-1] += rest
+        rest = ""
+    return " ".join(out + ([rest] if rest else [])).title()
+
+
+def _regex_scripts() -> list[str]:
+    """The script names the regex module knows (its longest alias of each), or none."""
+    try:
+        from regex import _regex_core
+
+        values = _regex_core.PROPERTIES["SCRIPT"][1]
+    except (ImportError, KeyError, IndexError, AttributeError):
+        return []
+    longest: dict[int, str] = {}
+    for name, value in values.items():
+        if len(name) > len(longest.get(value, "")):
+            longest[value] = name
+    return [n for n in longest.values() if n not in ("UNKNOWN", "COMMON", "INHERITED")]
+
+
+def cjk_family() -> str:
+    """The Noto CJK font for the user's language (Japanese forms unless Chinese or Korean)."""
+    loc = QLocale()
+    lang, territory = loc.language(), loc.territory()
+    if lang == QLocale.Language.Korean:
+        return "Noto Sans CJK KR"
+    if lang == QLocale.Language.Chinese:
+        if territory == QLocale.Country.HongKong:
+            return "Noto Sans CJK HK"
+        if territory in (QLocale.Country.Taiwan, QLocale.Country.Macau):
+            return "Noto Sans CJK TC"
+        return "Noto Sans CJK SC"
+    return "Noto Sans CJK JP"
+
+
+def font_suggestion(ch: str, installed: set[str] | None = None) -> str:
+    """Which fonts would draw ``ch`` (Noto first), or why none does."""
+    families = installed if installed is not None else installed_families()
+
+    def newer(family: str) -> str:
+        have = any(f == family or f.startswith(family + " ") for f in families)
+        return f"a newer {family}" if have else family
+
+    if _PRIVATE.match(ch):
+        return "private use: only the font made for it"
+    if _CONTROL.match(ch):
+        return "a control character: no font draws it"
+    if _EMOJI.match(ch):
+        return newer("Noto Color Emoji")
+    if _CJK.match(ch):
+        have = any(f.startswith("Noto Sans CJK") for f in families)
+        return "a CJK font with more characters than Noto Sans CJK" if have else "Noto Sans CJK"
+    if _UNASSIGNED.match(ch):
+        return "unassigned in Unicode: no font draws it"
+    if unicodedata.name(ch, "").startswith("MATHEMATICAL") or unicodedata.category(ch) == "Sm":
+        return newer("Noto Sans Math")
+    script = _script_of(ch)
+    if script is None or script in ("Common", "Inherited"):
+        return newer("Noto Sans Symbols 2")
+    return newer(f"Noto Sans {script}")
+
+
+def describe(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return f"U+{ord(ch):04X}" + (f" {name}" if name else "")
+
+
+def missing_glyphs_message(chars: Iterable[str], limit: int = 4) -> str:
+    """One status line: the characters no installed font draws and which fonts would."""
+    chars = sorted(set(chars))
+    installed = installed_families()
+    by_font: dict[str, list[str]] = {}
+    for ch in chars:
+        by_font.setdefault(font_suggestion(ch, installed), []).append(ch)
+    parts = []
+    for hint, group in list(by_font.items())[:limit]:
+        shown_cps = ", ".join(describe(ch) if len(group) == 1 else f"U+{ord(ch):04X}" for ch in group[:3])
+        more = f" and {len(group) - 3} more" if len(group) > 3 else ""
+        parts.append(f"{shown_cps}{more} ({hint})")
+    if len(by_font) > limit:
+        parts.append("…")
+    n = len(chars)
+    what = "a character" if n == 1 else f"{n} characters"
+    return f"No installed font draws {what}, shown as code points: " + "; ".join(parts)
+
+
+class GlyphNotices(QObject):
+    """Collects characters found missing and says so once (coalesced per event-loop turn)."""
+
+    found = Signal(str)  # a status-bar message
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reported: set[str] = set()
+        self._pending: list[str] = []
+
+    def report(self, chars: Iterable[str]) -> None:
+        new = [ch for ch in chars if ch not in self.reported]
+        if not new:
+            return
+        self.reported.update(new)
+        if not self._pending:
+            QTimer.singleShot(0, self._flush)
+        self._pending.extend(new)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending:
+            self.found.emit(missing_glyphs_message(pending))
+
+
+_NOTICES: list[GlyphNotices] = []
+
+
+def glyph_notices() -> GlyphNotices:
+    """The app's one :class:`GlyphNotices`."""
+    if not _NOTICES:
+        _NOTICES.append(GlyphNotices())
+    return _NOTICES[0]
+
+
+# -- preferring Noto -------------------------------------------------------------------------------
+
+
+def noto_fallbacks(installed: set[str] | None = None) -> list[str]:
+    """Installed Noto fonts to try, in order, for what the main font lacks."""
+    families = installed if installed is not None else installed_families()
+    wanted = ["Noto Sans", "Noto Sans Symbols", "Noto Sans Symbols 2", "Noto Sans Math", cjk_family(),
+              "Noto Color Emoji"]  # fmt: skip
+    return [f for f in wanted if f in families]
+
+
+def prefer_noto(font: QFont, installed: set[str] | None = None) -> QFont:
+    """``font`` with the installed Noto fonts after its own family (Qt's fallback comes after)."""
+    out = QFont(font)
+    own = list(font.families()) or [font.family()]
+    out.setFamilies(own + [f for f in noto_fallbacks(installed) if f not in own])
+    return out

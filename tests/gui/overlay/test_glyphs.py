@@ -1,0 +1,186 @@
+"""Characters no font draws are shown as their code point, never as an empty box (issue 16 bug 10)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QColor, QFont, QFontDatabase
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.gui.overlay import glyphs, token_view
+from bpeinspect.gui.overlay.glyphs import (
+    CodePointSpacer,
+    box_width,
+    coverage_for,
+    display_bytes,
+    font_suggestion,
+    glyph_notices,
+    missing_glyphs_message,
+    missing_positions,
+    prefer_noto,
+    shown,
+)
+from bpeinspect.gui.overlay.token_view import TokenView
+
+PUA = "\ue000"  # private use: no standard font has it
+UNASSIGNED = "\u0378"  # unassigned in the Greek block
+CJK = "世界"
+
+
+def restricted_font() -> QFont:
+    """One font and no fallback: a machine with only that font installed."""
+    family = next((f for f in ("DejaVu Sans", "Noto Sans") if f in QFontDatabase.families()), None)
+    if family is None:
+        pytest.skip("neither DejaVu Sans nor Noto Sans is installed")
+    font = QFont(family)
+    font.setStyleStrategy(QFont.StyleStrategy.NoFontMerging)
+    return font
+
+
+@pytest.fixture
+def o200k():
+    return load_tokenizer("o200k_base")
+
+
+def make_view(qtbot, tok, text, font: QFont | None = None) -> TokenView:
+    view = TokenView()
+    qtbot.addWidget(view)
+    if font is not None:
+        font.setPointSizeF(14)
+        view.document().setDefaultFont(font)
+        view.setFont(font)
+    view.resize(700, 200)
+    view.setPlainText(text)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_encoding(tok, tok.encode_with_offsets(view.text()))
+    return view
+
+
+def painted_code_points(qtbot, view, monkeypatch) -> list[tuple[str, float]]:
+    """The characters the view paints as code point boxes, with the widths of their cells."""
+    calls: list[tuple[str, float]] = []
+    real = glyphs.paint_code_point
+
+    def spy(p, rect, ch, color, font):
+        calls.append((ch, rect.width()))
+        real(p, rect, ch, color, font)
+
+    monkeypatch.setattr(token_view, "paint_code_point", spy)
+    view.viewport().grab()  # paints now
+    return calls
+
+
+def test_private_use_and_unassigned_code_points_are_missing(qapp):
+    cov = coverage_for(QFont())
+    assert cov.missing_in(f"a{PUA}b{UNASSIGNED} c") == {PUA, UNASSIGNED}
+    assert not cov.is_missing("a") and not cov.is_missing("é")
+    assert cov.missing_in("plain ascii\ttext") == set()
+
+
+def test_a_restricted_font_set_misses_what_its_font_lacks(qapp):
+    cov = coverage_for(restricted_font())
+    assert cov.missing_in(f"abc {CJK}") == set(CJK)
+    if "Noto Sans CJK JP" in QFontDatabase.families():  # with fallback, an installed CJK font draws it
+        assert coverage_for(QFont("Noto Sans")).missing_in(CJK) == set()
+
+
+def test_positions_count_utf16_units():
+    assert missing_positions(f"😀{PUA}x\U000f0000", {PUA, "\U000f0000"}) == [(2, 1, PUA), (4, 2, "\U000f0000")]
+
+
+def test_the_overlay_draws_missing_characters_as_code_points(qtbot, o200k, monkeypatch):
+    view = make_view(qtbot, o200k, f"a{PUA}b {UNASSIGNED}\n")
+    calls = painted_code_points(qtbot, view, monkeypatch)
+    assert {ch for ch, _ in calls} == {PUA, UNASSIGNED}
+    # the spacer widens their cells so the digits fit, and hides Qt's empty box
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    qtbot.wait(10)
+    calls = painted_code_points(qtbot, view, monkeypatch)
+    font = view.document().defaultFont()
+    for ch, width in calls:
+        assert width >= box_width(ch, font) - 1, (ch, width)
+    block = view.document().firstBlock()
+    ranges = block.layout().formats()
+    assert [(r.start, r.length) for r in ranges] == [(1, 1), (4, 1)]
+    assert all(r.format.foreground().color().alpha() == 0 for r in ranges)
+    assert view.text() == f"a{PUA}b {UNASSIGNED}\n"  # nothing written into the text
+
+
+def test_a_restricted_font_set_draws_cjk_as_code_points(qtbot, o200k, monkeypatch):
+    view = make_view(qtbot, o200k, f"hi {CJK}", restricted_font())
+    assert {ch for ch, _ in painted_code_points(qtbot, view, monkeypatch)} == set(CJK)
+
+
+def test_plain_text_attaches_no_spacer(qtbot, o200k, monkeypatch):
+    view = make_view(qtbot, o200k, "plain text, Ωmega, 😀\n")
+    assert painted_code_points(qtbot, view, monkeypatch) == []
+    qtbot.wait(10)
+    assert view.document().findChild(CodePointSpacer) is None
+
+
+def test_lists_show_code_points(qapp):
+    assert shown(f"x{PUA}y") == "x⟨U+E000⟩y"
+    assert shown("x⟨U+0378⟩␣") == "x⟨U+0378⟩␣"  # the notation itself stays
+    font = restricted_font()
+    assert shown(CJK, font) == "⟨U+4E16⟩⟨U+754C⟩"
+    assert display_bytes(b" a") == "␣a"
+    assert display_bytes("日".encode()[:2]) == "<e6 97>"
+
+
+def test_suggested_fonts_name_noto():
+    have = {"Noto Sans", "Noto Color Emoji"}
+    assert font_suggestion("\U0001fae9", have) == "a newer Noto Color Emoji"
+    assert font_suggestion("\U0001f525", set()) == "Noto Color Emoji"
+    assert font_suggestion("世", set()) == "Noto Sans CJK"
+    assert font_suggestion("\U00011f00", have) == "Noto Sans Kawi"  # newer than Python's Unicode tables
+    assert font_suggestion("ༀ", have) == "Noto Sans Tibetan"
+    assert font_suggestion(PUA, have).startswith("private use")
+    assert "unassigned" in font_suggestion(UNASSIGNED, have)
+
+
+def test_the_message_names_every_character_once(qapp):
+    msg = missing_glyphs_message([PUA, "\U00011f00", PUA])
+    assert msg.startswith("No installed font draws 2 characters, shown as code points: ")
+    assert "U+E000" in msg and "U+11F00" in msg
+    assert "Noto Sans Kawi" in msg
+
+
+def test_the_status_bar_says_it_once(qtbot, window):
+    notices = glyph_notices()
+    notices.reported.discard("\ue123")
+    with qtbot.waitSignal(notices.found, timeout=5000) as blocker:
+        window.set_text("private \ue123 use")
+        coverage_for(window.document.defaultFont()).missing_in(window.text())  # what painting asks
+    assert "U+E123" in blocker.args[0]
+    qtbot.waitUntil(lambda: "U+E123" in window.statusBar().currentMessage())
+    with qtbot.assertNotEmitted(notices.found, wait=50):
+        notices.report(["\ue123"])
+
+
+def test_prefer_noto_puts_installed_noto_fonts_after_the_own_family():
+    font = prefer_noto(QFont("Foo Sans"), {"Noto Sans", "Noto Color Emoji", "Noto Sans Math", "Bar"})
+    assert font.families() == ["Foo Sans", "Noto Sans", "Noto Sans Math", "Noto Color Emoji"]
+    assert prefer_noto(QFont("Foo Sans"), set()).families() == ["Foo Sans"]
+
+
+def test_the_code_point_box_is_drawn(qtbot, qapp):
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    img = QImage(60, 30, QImage.Format.Format_ARGB32)
+    img.fill(QColor("white"))
+    p = QPainter(img)
+    glyphs.paint_code_point(p, QRectF(0, 0, 60, 30), "\U0001f525", QColor("black"), QFont("Noto Sans", 14))
+    p.end()
+    dark = sum(1 for x in range(60) for y in range(30) if QColor(img.pixel(x, y)).lightness() < 128)
+    assert dark > 30  # a frame and five digits
+
+
+def test_a_missing_combining_mark_gets_its_own_box(qtbot, o200k, monkeypatch):
+    kawi = "\U00011f00"  # KAWI SIGN CANDRABINDU: a mark, clustered with the character before it
+    view = make_view(qtbot, o200k, f"a:{kawi}b", restricted_font())
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    qtbot.wait(10)
+    calls = painted_code_points(qtbot, view, monkeypatch)
+    assert [ch for ch, _ in calls] == [kawi]
+    assert calls[0][1] >= box_width(kawi, view.glyph_font()) - 1

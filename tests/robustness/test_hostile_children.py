@@ -3,7 +3,7 @@
 The pool's children (counting for training, statistics) are covered in
 ``tests/core/test_pool.py``; here the other children: the GUI's training process (a
 :class:`ProcessTrainingRun`, started by :meth:`TrainingPlan.make_run`) and the command line's
-``train`` on a corpus large enough to count in several processes, run as a user runs it.
+``train`` and ``count`` on a corpus large enough for several processes, run as a user runs them.
 The old children started with ``python -m``, which puts the current folder first on the
 import path, so a ``regex.py`` there ran.
 """
@@ -61,18 +61,21 @@ def test_1_the_training_process_never_imports_from_the_current_folder(shadowing_
     assert not shadowing_folder.exists(), shadowing_folder.read_text()
 
 
-def test_1_cli_train_on_a_large_corpus_never_imports_from_the_current_folder(shadowing_folder, tmp_path):
+@pytest.mark.parametrize("command", ["train", "count"])  # stats' pool: tests/core/test_pool.py
+def test_1_cli_commands_on_a_large_corpus_never_import_from_the_current_folder(shadowing_folder, tmp_path, command):
     big = corpus(tmp_path, 1_500_000)  # over 2 x BATCH_CHARS: counted in several processes
-    out = tmp_path / "out.json"
+    out = tmp_path / "out.tsv"
+    args = {
+        "train": ["train", str(big), "--vocab-size", "300", "-o", str(tmp_path / "out.json")],
+        "count": ["count", str(big), "-j", "2", "-o", str(out)],
+    }[command]
     # as the installed bpeinspect-cli script runs: its own folder, not the current one, on the path
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
     env.pop("PYTHONSAFEPATH", None)
     code = "import sys; from bpeinspect.cli.commands import main; sys.exit(main())"
     done = subprocess.run(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); {code}", "train", str(big),
-         "--vocab-size", "300", "-o", str(out)],
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); {code}", *args],
         check=False, capture_output=True, text=True, env=env, timeout=150,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert out.exists()
     assert not shadowing_folder.exists(), shadowing_folder.read_text()

@@ -8,7 +8,7 @@ its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, 
 replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
-['tree', 'replay', 'vocab', 'compare', 'languages', 'training']
+['tree', 'replay', 'vocab', 'compare', 'languages', 'training', 'chat', 'dataset']
 """
 
 from __future__ import annotations
@@ -173,6 +173,51 @@ def _make_training(host: Any) -> QWidget:
     return TrainingWorkspace(host.window.registry)
 
 
+def _make_chat(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.chat import ChatView
+
+    win = host.window
+    view = ChatView()
+    reg = win.registry
+    reg.currentChanged.connect(lambda tok: view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else ""))
+    tok = reg.current()
+    view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else "")
+    look = win.appearance
+
+    def style() -> None:  # the window's token colours and layers, not its font
+        view.token_view.set_layers(look.layers)
+        view.token_view.set_token_palette(look.token_palette)
+
+    look.changed.connect(style)
+    style()
+    view.token_view.tokenClicked.connect(lambda i: view.token_view.select_token(i, scroll=False))
+    return view
+
+
+def _make_dataset(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.dataset import DatasetView
+
+    win = host.window
+    view = DatasetView()
+    reg = win.registry
+    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
+    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+    view.failed.connect(win.show_error)
+    view.recordActivated.connect(lambda record, shape: _open_record(host, record, shape))
+    return view
+
+
+def _open_record(host: Any, record: Any, shape: Any) -> None:
+    """A chat record opens in the chat panel; any other in the text box (its fields' text)."""
+    from bpeinspect.core.dataset.shapes import conversation, field_texts
+
+    messages = conversation(record) if shape.kind == "chat" else None
+    if messages is not None:
+        host.show("chat").set_messages(messages)
+    else:
+        host.window.set_text("\n\n".join(field_texts(shape, record)))
+
+
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("tree", "Merge tree", _make_tree),
     PanelSpec("replay", "Merge replay", _make_replay, tab_with="tree"),
@@ -183,4 +228,8 @@ PANELS: tuple[PanelSpec, ...] = (
               shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow),
     PanelSpec("training", "Training", _make_training, BOTTOM, menu="tokenizers", action="Train a tokenizer…",
               shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800)),
+    PanelSpec("chat", "Chat", _make_chat, RIGHT, menu="view", action="Chat…", shortcut="Ctrl+Shift+M", lazy=True,
+              floating_size=(760, 820)),
+    PanelSpec("dataset", "Dataset", _make_dataset, BOTTOM, menu="view", action="Dataset…", shortcut="Ctrl+Shift+J",
+              lazy=True, floating_size=(1200, 760)),
 )  # fmt: skip

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from bpeinspect.core.dataset import is_dataset_name
 from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
 from bpeinspect.gui.overlay.export import overlay_html
@@ -79,9 +80,12 @@ class FileCommands(QObject):
     # -- drops --------------------------------------------------------------------------------------
 
     def open_dropped(self, paths: list[str]) -> None:
-        """Vocabulary files and folders open as tokenizers, anything else as the text."""
+        """Vocabulary files and folders open as tokenizers, datasets (``.jsonl``, ``.json``) in the
+        dataset panel, anything else as the text."""
         for path in paths:
             if Path(path).is_dir() or is_vocabulary_name(Path(path).name):
                 self.window.open_tokenizer(path)
+            elif is_dataset_name(Path(path).name) and "dataset" in self.window.panels.specs:
+                self.window.panels.show("dataset").open_file(path)
             else:
                 self.window.open_text_file(path)

@@ -1,0 +1,387 @@
+"""Dataset mode: the tokens of a whole fine-tuning set (``.jsonl`` or ``.json`` records) under
+every open tokenizer.
+
+Opening a file looks at its first records on the worker and names their shape (chat messages,
+prompt/completion, prompt/response, text...); when none fits, a list of the records' text
+fields lets the user pick what to count. The counting streams on the worker (in a process pool
+for big files) with a progress bar and Cancel. Then: tokens per record as a histogram (one
+curve per tokenizer), the totals per role or field with the chat template's tokens (once per
+record), and the longest records, which open in the chat panel or the text box when clicked.
+
+>>> view = DatasetView(); view.set_tokenizers([tok], ["o200k_base"])   # doctest: +SKIP
+>>> view.open_file("train.jsonl")                                      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpeinspect.core import Tokenizer
+from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, Shape, Target, count_dataset, fields_shape
+from bpeinspect.core.dataset.counting import peek_shape
+from bpeinspect.core.io.builtins import ALIASES, BUILTINS
+from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.palette import app_colors
+
+LONGEST = 50  # records listed
+POOL_FROM_BYTES = 8 << 20  # files this big are counted on every core
+FILTER = "Datasets (*.jsonl *.json *.ndjson *.jsonlines);;All files (*)"
+
+
+def peek(path: str) -> Any:
+    """The shape guess of the file's first records (what :meth:`DatasetView.open_file` asks first)."""
+    reader, guess = peek_shape(path)
+    close = getattr(reader, "close", None)
+    if close is not None:
+        close()
+    return guess
+
+
+def _reopenable(spec: str) -> str | None:
+    """``spec`` if another process can open the same tokenizer from it (a built-in or a file)."""
+    return spec if spec in BUILTINS or spec in ALIASES or (spec and os.path.exists(spec)) else None
+
+
+def _labels(toks: Sequence[Tokenizer], specs: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for i, (t, s) in enumerate(zip(toks, specs)):
+        base = t.name or Path(s).name or f"tokenizer {i + 1}"
+        label, n = base, 2
+        while label in out:
+            label, n = f"{base} ({n})", n + 1
+        out.append(label)
+    return out
+
+
+class DatasetView(QWidget):
+    """The dataset panel (see the module docstring)."""
+
+    recordActivated = Signal(object, object)  # the record (JSON data), the Shape it was counted as
+    statsReady = Signal(object)  # the DatasetStats of each finished (or cancelled) run
+    failed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path: str | None = None
+        self.shape: Shape | None = None
+        self.stats: DatasetStats | None = None
+        self._toks: list[Tokenizer] = []
+        self._specs: list[str] = []
+        self._curves: list[pg.PlotDataItem] = []
+        self._counting: Any = None  # the counting Worker
+        self.jobs = Jobs(self)
+        self._build()
+        self._set_running(False)
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.open_button = QPushButton("Open dataset…")
+        self.open_button.setToolTip("A .jsonl or .json file of records: chat messages, prompt/completion, "
+                                    "prompt/response, text…")  # fmt: skip
+        self.open_button.clicked.connect(self._ask_open)
+        self.file_label = QLabel("No dataset open.")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        top = QHBoxLayout()
+        top.addWidget(self.open_button)
+        top.addWidget(self.file_label, 1)
+        top.addWidget(self.progress)
+        top.addWidget(self.cancel_button)
+        self.status = ToneLabel()
+        self.status.setWordWrap(True)
+
+        self.fields_box = QWidget()  # shown when the shape is unclear
+        self.fields_list = QListWidget()
+        self.fields_list.setMaximumHeight(110)
+        self.fields_list.itemChanged.connect(self._fields_picked)
+        self.count_button = QPushButton("Count these fields")
+        self.count_button.clicked.connect(self._count_fields)
+        flay = QHBoxLayout(self.fields_box)
+        flay.setContentsMargins(0, 0, 0, 0)
+        flay.addWidget(QLabel("Fields to count:"), 0, Qt.AlignmentFlag.AlignTop)
+        flay.addWidget(self.fields_list, 1)
+        flay.addWidget(self.count_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.fields_box.hide()
+
+        self.plot = pg.PlotWidget()
+        self.plot.setMinimumHeight(180)
+        item = self.plot.getPlotItem()
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.setMenuEnabled(False)
+        self.legend = item.addLegend(offset=(-10, 10), labelTextSize="10pt")
+        self._apply_theme()
+
+        self.totals = QTableWidget()
+        self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.totals.verticalHeader().setVisible(False)
+        self.longest = QTableWidget()
+        self.longest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.longest.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.longest.verticalHeader().setVisible(False)
+        self.longest.setToolTip("Click a record to open it")
+        self.longest.cellClicked.connect(lambda row, _col: self.open_record(row))
+        tables = QWidget()
+        tlay = QVBoxLayout(tables)
+        tlay.setContentsMargins(0, 0, 0, 0)
+        tlay.addWidget(QLabel("Totals"))
+        tlay.addWidget(self.totals, 1)
+        tlay.addWidget(QLabel("Longest records (click one to open it)"))
+        tlay.addWidget(self.longest, 2)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(tables)
+        split.setSizes([500, 600])
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.status)
+        lay.addWidget(self.fields_box)
+        lay.addWidget(split, 1)
+
+    # -- public API ------------------------------------------------------------------------------
+
+    def set_tokenizers(self, toks: Sequence[Tokenizer], specs: Sequence[str]) -> None:
+        """Count with these (in this order); an open dataset is counted again."""
+        if list(toks) == self._toks and list(specs) == self._specs:
+            return
+        self._toks, self._specs = list(toks), list(specs)
+        if self.path is not None and self.shape is not None:
+            self.start()
+
+    def open_file(self, path: str | os.PathLike[str]) -> None:
+        """Look at the file's records (on the worker), then count them or ask for fields."""
+        self.cancel(quiet=True)
+        self.path, self.shape, self.stats = str(path), None, None
+        self.file_label.setText(str(path))
+        self.fields_box.hide()
+        self._say("Reading the first records…", None)
+        self.jobs.submit("peek", peek, self.path, on_returned=self._peeked, on_errored=self._failed)
+
+    def count_fields(self, fields: Sequence[str]) -> None:
+        """Count the text of these fields of each record."""
+        if fields:
+            self.shape = fields_shape(*fields)
+            self.fields_box.hide()
+            self.start()
+
+    def start(self) -> None:
+        """Count the open dataset with every tokenizer (an older run is cancelled)."""
+        self.cancel(quiet=True)
+        if self.path is None or self.shape is None:
+            return
+        if not self._toks:
+            self._say("Open a tokenizer to count with.", "note")
+            return
+        targets = [Target(label, tok, spec=_reopenable(spec))
+                   for label, tok, spec in zip(_labels(self._toks, self._specs), self._toks, self._specs)]  # fmt: skip
+        try:
+            big = os.path.getsize(self.path) >= POOL_FROM_BYTES
+        except OSError:
+            big = False
+        self._counting = self.jobs.submit("count", count_dataset, self.path, targets, shape=self.shape, longest=LONGEST,
+                         processes=None if big else 1, on_progress=self._on_progress, on_returned=self._done,
+                         on_errored=self._failed, on_aborted=lambda: self._set_running(False))  # fmt: skip
+        self._say(f"Counting {self.shape.label} with {len(targets)} tokenizer{'s' if len(targets) > 1 else ''}…", None)
+        self._set_running(True)
+
+    def cancel(self, quiet: bool = False) -> None:
+        """Stop counting; what was counted so far is shown (marked as stopped early)."""
+        if self.jobs.pending("count") and not quiet and self._counting is not None:
+            self._counting.cancel()  # not detached: it stops at the next batch and returns what it has
+            self.cancel_button.setEnabled(False)
+            self._say("Stopping…", None)
+            return
+        self.jobs.cancel_all()
+        self._set_running(False)
+
+    def is_running(self) -> bool:
+        return self.jobs.pending()
+
+    def histogram(self) -> dict[str, tuple[list[float], list[float]]]:
+        """What the plot shows: tokenizer label -> (bin edges, records per bin)."""
+        return {c.name(): (list(c.xData), list(c.yData)) for c in self._curves}
+
+    def open_record(self, row: int) -> None:
+        """Open the ``row``-th longest record (as if clicked)."""
+        if self.stats is not None and 0 <= row < len(self.stats.longest):
+            self.recordActivated.emit(self.stats.longest[row].record, self.stats.shape)
+
+    # -- the worker's answers ----------------------------------------------------------------------
+
+    def _peeked(self, guess: Any) -> None:
+        if guess.shape is not None:
+            self.shape = guess.shape
+            self.start()
+            return
+        if not guess.looked_at:
+            self._say(f"{self.path} holds no records.", "error")
+            return
+        self._say(f"The records are not chat messages, prompt/completion, prompt/response or text (only "
+                  f"{guess.fitting} of the first {guess.looked_at} fit one shape): pick the fields to count.",
+                  "note")  # fmt: skip
+        self.fields_list.blockSignals(True)
+        self.fields_list.clear()
+        for name in guess.fields:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked)
+            self.fields_list.addItem(item)
+        self.fields_list.blockSignals(False)
+        self.count_button.setEnabled(False)
+        self.fields_box.show()
+
+    def _picked(self) -> list[str]:
+        items = (self.fields_list.item(i) for i in range(self.fields_list.count()))
+        return [it.text() for it in items if it.checkState() == Qt.CheckState.Checked]
+
+    def _fields_picked(self, _item: QListWidgetItem) -> None:
+        self.count_button.setEnabled(bool(self._picked()))
+
+    def _count_fields(self) -> None:
+        self.count_fields(self._picked())
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total:
+            self.progress.setValue(int(1000 * done / total))
+
+    def _done(self, stats: DatasetStats) -> None:
+        self._set_running(False)
+        self.stats = stats
+        kind = stats.shape.label
+        note = f"{stats.records:,} records of {kind}" + (f", {stats.skipped:,} skipped" if stats.skipped else "")
+        note += f" in {stats.seconds:.1f} s" + (" — stopped early: the counts cover the records read" if stats.stopped else "")
+        if stats.truncated:
+            note += f"; {stats.truncated}"
+        self._say(note + ".", "note" if stats.stopped or stats.truncated else None)
+        self._draw(stats)
+        self.statsReady.emit(stats)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._set_running(False)
+        self._say(describe_error(exc), "error")
+        self.failed.emit(describe_error(exc))
+
+    # -- drawing ---------------------------------------------------------------------------------
+
+    def _set_running(self, running: bool) -> None:
+        self.progress.setVisible(running)
+        self.cancel_button.setVisible(running)
+        self.cancel_button.setEnabled(running)
+        if running:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+
+    def _say(self, text: str, tone: str | None) -> None:
+        self.status.setText(text)
+        self.status.set_tone(tone)
+
+    def _apply_theme(self) -> None:
+        c = app_colors()
+        self._dark = c.dark
+        item = self.plot.getPlotItem()
+        self.plot.setBackground(c.plot_bg)
+        self.legend.setBrush(pg.mkBrush(QColor(c.plot_legend_bg)))
+        self.legend.setLabelTextColor(c.plot_text)
+        for ax in ("left", "bottom"):
+            item.getAxis(ax).setTextPen(c.plot_text)
+            item.getAxis(ax).setPen(c.plot_axis)
+        item.setLabel("left", "records", color=c.plot_text)
+        item.setLabel("bottom", "tokens per record", color=c.plot_text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and app_colors().dark != self._dark:
+            self._apply_theme()
+            if self.stats is not None:
+                self._draw(self.stats)
+        super().changeEvent(event)
+
+    def _draw(self, stats: DatasetStats) -> None:
+        c = app_colors()
+        item = self.plot.getPlotItem()
+        for curve in self._curves:
+            item.removeItem(curve)
+        self._curves = []
+        self.legend.clear()
+        edges, counts = stats.histogram()
+        for k, (t, n) in enumerate(zip(stats.tokenizers, counts)):
+            color = QColor(c.series[k % len(c.series)])
+            fill = QColor(color)
+            fill.setAlpha(60)
+            curve = pg.PlotDataItem(edges, n, stepMode="center", fillLevel=0, brush=fill,
+                                    pen=pg.mkPen(color, width=2), name=t.label)  # fmt: skip
+            item.addItem(curve)
+            self._curves.append(curve)
+        item.setTitle(f"Tokens per record ({stats.records:,} records; the last bin holds the longest 1%)",
+                      color=c.plot_text)  # fmt: skip
+        self._fill_totals(stats)
+        self._fill_longest(stats)
+
+    def _fill_totals(self, stats: DatasetStats) -> None:
+        parts = stats.part_names
+        head = ["tokenizer", "template", "tokens", *parts, "mean", "median", "p90", "max"]
+        self.totals.clear()
+        self.totals.setColumnCount(len(head))
+        self.totals.setHorizontalHeaderLabels(head)
+        self.totals.setRowCount(len(stats.tokenizers))
+        for r, t in enumerate(stats.tokenizers):
+            s = t.summary()
+            cells = [t.label, t.template or "-", f"{t.tokens:,}"]
+            cells += [f"{t.overhead:,}" if p == TEMPLATE_PART else f"{t.parts.get(p, 0):,}" for p in parts]
+            cells += [f"{s['mean']:,.1f}", f"{s['median']:,.0f}", f"{s['p90']:,.0f}", f"{s['max']:,}"]
+            for col, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                if col >= 2:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.totals.setItem(r, col, cell)
+        if TEMPLATE_PART in parts:
+            col = 3 + parts.index(TEMPLATE_PART)
+            self.totals.horizontalHeaderItem(col).setToolTip("The chat template's own tokens, once per record")
+        self.totals.resizeColumnsToContents()
+
+    def _fill_longest(self, stats: DatasetStats) -> None:
+        head = ["record", "beginning", *(t.label for t in stats.tokenizers)]
+        self.longest.clear()
+        self.longest.setColumnCount(len(head))
+        self.longest.setHorizontalHeaderLabels(head)
+        self.longest.setRowCount(len(stats.longest))
+        for r, rec in enumerate(stats.longest):
+            cells = [f"{rec.index + 1:,}", rec.preview(100), *(f"{n:,}" for n in rec.tokens)]
+            for col, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                if col != 1:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.longest.setItem(r, col, cell)
+        header = self.longest.horizontalHeader()
+        self.longest.resizeColumnsToContents()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+
+    def _ask_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a dataset", "", FILTER)
+        if path:
+            self.open_file(path)

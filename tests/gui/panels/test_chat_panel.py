@@ -1,0 +1,132 @@
+"""The chat panel: messages rendered by the tokenizer's template into the token sequence shown."""
+
+from __future__ import annotations
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.chat import chat_format, encode_chat, render_chat, templates_for
+from bpeinspect.gui.panels.chat import EXAMPLE, NO_TEMPLATE, ChatView
+from tests.gui.conftest import wait_idle, wait_jobs
+
+
+def core(tok, messages, generation=True, template_index=0):
+    found = templates_for(tok)
+    fmt = chat_format(tok, found[template_index] if found else None)
+    return encode_chat(fmt, render_chat(fmt, messages, add_generation_prompt=generation))
+
+
+def settle(qtbot, view: ChatView) -> None:
+    qtbot.waitUntil(lambda: not view._timer.isActive(), timeout=5000)
+    wait_jobs(qtbot, view.jobs)
+
+
+def make(qtbot, spec: str) -> ChatView:
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.set_tokenizer(load_tokenizer(spec), spec)
+    settle(qtbot, view)
+    return view
+
+
+def test_the_example_is_shown_as_the_model_reads_it(qtbot):
+    view = make(qtbot, "o200k_base")
+    want = core(view.tok, list(EXAMPLE))
+    assert view.template_box.currentText() == "ChatML (gpt-4o)"
+    assert view.template_box.itemText(view.template_box.count() - 1) == NO_TEMPLATE
+    assert view.result is not None and list(view.result.encoding.ids) == list(want.encoding.ids)
+    assert view.token_view.text() == want.rendered.text
+    assert view.token_view.enc is view.result.encoding
+    assert view.token_view.tok.token_bytes(200264) == b"<|im_start|>"  # the reader knows ChatML's tokens
+    assert [r.count_label.text() for r in view.rows()] == [f"{n:,} tokens" for n in want.count.per_message]
+    assert view.total_label.text() == f"{want.count.total:,} tokens"
+    assert f"template {want.count.overhead:,}" in view.breakdown.text()
+
+
+def test_editing_adding_and_removing_messages_renders_again(qtbot):
+    view = make(qtbot, "cl100k_base")
+    rows = view.rows()
+    rows[1].editor.setPlainText("Count this: tokenization tokenization")
+    settle(qtbot, view)
+    new = view.add_message()
+    assert new.role_box.currentText() == "user"  # after the assistant's
+    new.editor.setPlainText("And this?")
+    rows[0].remove_button.click()
+    settle(qtbot, view)
+    messages = view.messages()
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    want = core(view.tok, messages)
+    assert list(view.result.encoding.ids) == list(want.encoding.ids)
+    assert view.rows()[2].count_label.text() == f"{want.count.per_message[2]:,} tokens"
+    view.generation_box.setChecked(False)
+    settle(qtbot, view)
+    assert view.token_view.text() == core(view.tok, messages, generation=False).rendered.text
+    assert not view.token_view.text().endswith("<|im_start|>assistant<|im_sep|>")
+    view.template_box.setCurrentIndex(1)  # gpt-3.5-turbo's form
+    settle(qtbot, view)
+    assert view.token_view.text() == core(view.tok, messages, generation=False, template_index=1).rendered.text
+
+
+def test_a_tokenizer_without_template_joins_the_messages_and_says_so(qtbot):
+    view = make(qtbot, "gpt2")
+    assert view.template_box.count() == 1 and view.template_box.currentText() == NO_TEMPLATE
+    assert "no chat template" in view.status.text()
+    assert view.token_view.text() == "\n".join(m["content"] for m in EXAMPLE)
+    c = view.result.count
+    assert c.total == len(view.tok.encode(view.token_view.text()))
+
+
+def test_a_record_opens_as_messages(qtbot):
+    view = make(qtbot, "o200k_base")
+    view.set_messages({"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]})
+    settle(qtbot, view)
+    assert view.messages() == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    assert view.result.count.per_message == (1, 1)
+
+
+def test_the_panel_follows_the_current_tokenizer(qtbot, panel_window):
+    win = panel_window
+    win.open_tokenizer("o200k_base")
+    win.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, win)
+    view = win.panels.show("chat")
+    settle(qtbot, view)
+    assert view.tok is win.registry.current()
+    toks = {t.name: t for t in (win.registry.find("o200k_base"), win.registry.find("cl100k_base"))}
+    for name, label in (("cl100k_base", "ChatML (gpt-4)"), ("o200k_base", "ChatML (gpt-4o)")):
+        win.registry.set_current(toks[name])
+        settle(qtbot, view)
+        assert view.tok is toks[name] and view.template_box.currentText() == label
+        assert list(view.result.encoding.ids) == list(core(toks[name], view.messages()).encoding.ids)
+
+
+def test_a_long_conversation_lists_its_first_messages_and_counts_all(qtbot):
+    from bpeinspect.gui.panels.chat import MAX_ROWS
+
+    view = make(qtbot, "o200k_base")
+    long = [{"role": ("user", "assistant")[i % 2], "content": f"message {i}"} for i in range(MAX_ROWS + 30)]
+    view.set_messages(long)
+    settle(qtbot, view)
+    assert len(view.rows()) == MAX_ROWS and view.messages() == long
+    assert "30 more messages" in view.rest_label.text() and not view.add_button.isEnabled()
+    assert list(view.result.encoding.ids) == list(core(view.tok, long).encoding.ids)
+    view.set_messages(long[:3])
+    settle(qtbot, view)
+    assert len(view.rows()) == 3 and view.add_button.isEnabled() and not view.rest_label.isVisibleTo(view)
+
+
+def test_rendering_and_encoding_run_on_the_worker(qtbot, monkeypatch):
+    import threading
+
+    from bpeinspect.gui.panels import chat as chat_module
+
+    threads = []
+    real = chat_module.render_and_encode
+
+    def spy(*args):
+        threads.append(threading.current_thread())
+        return real(*args)
+
+    monkeypatch.setattr(chat_module, "render_and_encode", spy)
+    view = make(qtbot, "o200k_base")
+    view.rows()[0].editor.setPlainText("edited")
+    settle(qtbot, view)
+    assert threads and all(t is not threading.main_thread() for t in threads)

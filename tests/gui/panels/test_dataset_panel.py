@@ -1,0 +1,127 @@
+"""The dataset panel: a file's records counted on the worker, drawn, listed and opened."""
+
+from __future__ import annotations
+
+import json
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.dataset import Target, count_dataset, fields_shape
+from bpeinspect.gui.panels.dataset import DatasetView
+from tests.gui.conftest import wait_idle, wait_jobs
+
+SPECS = ["o200k_base", "gpt2"]
+
+
+def chats(n: int) -> list[dict]:
+    return [{"messages": [{"role": "user", "content": f"Question {i}: " + "why " * (i % 37)},
+                          {"role": "assistant", "content": "Because. " * (i % 23 + 1)}]} for i in range(n)]  # fmt: skip
+
+
+def write(path, records) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+
+
+def make(qtbot) -> DatasetView:
+    view = DatasetView()
+    qtbot.addWidget(view)
+    view.set_tokenizers([load_tokenizer(s) for s in SPECS], SPECS)
+    return view
+
+
+def cells(table, row: int) -> list[str]:
+    return [table.item(row, c).text() for c in range(table.columnCount())]
+
+
+def test_a_chat_dataset_is_counted_drawn_and_listed(qtbot, tmp_path):
+    path = tmp_path / "train.jsonl"
+    write(path, chats(300))
+    view = make(qtbot)
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
+        view.open_file(path)
+    stats = got.args[0]
+    labels = [t.label for t in stats.tokenizers]  # the tokenizers' names
+    want = count_dataset(path, [Target(n, load_tokenizer(s), spec=s) for n, s in zip(labels, SPECS)], longest=50)
+    assert stats.as_dict()["tokenizers"] == want.as_dict()["tokenizers"]
+    assert "300 records of chat messages" in view.status.text()
+    head = [view.totals.horizontalHeaderItem(c).text() for c in range(view.totals.columnCount())]
+    assert head[:6] == ["tokenizer", "template", "tokens", "user", "assistant", "template"]
+    for row, t in enumerate(want.tokenizers):
+        assert cells(view.totals, row)[:6] == [t.label, t.template, f"{t.tokens:,}", f"{t.parts['user']:,}",
+                                               f"{t.parts['assistant']:,}", f"{t.overhead:,}"]  # fmt: skip
+    curves = view.histogram()
+    assert list(curves) == labels
+    assert all(sum(ys) == 300 for _, ys in curves.values())
+    assert view.longest.rowCount() == 50
+    assert cells(view.longest, 0)[0] == f"{want.longest[0].index + 1:,}"
+    with qtbot.waitSignal(view.recordActivated) as opened:
+        view.longest.cellClicked.emit(0, 1)
+    assert opened.args[0] == want.longest[0].record
+
+
+def test_unclear_records_ask_for_fields(qtbot, tmp_path):
+    path = tmp_path / "notes.jsonl"
+    write(path, [{"title": f"Note {i}", "body": "text " * i, "n": i} for i in range(40)])
+    view = make(qtbot)
+    view.open_file(path)
+    wait_jobs(qtbot, view.jobs)
+    assert view.fields_box.isVisibleTo(view) and view.stats is None
+    names = [view.fields_list.item(i).text() for i in range(view.fields_list.count())]
+    assert sorted(names) == ["body", "title"]
+    assert not view.count_button.isEnabled()
+    view.fields_list.item(names.index("body")).setCheckState(view.fields_list.item(0).checkState().Checked)
+    assert view.count_button.isEnabled()
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
+        view.count_button.click()
+    stats = got.args[0]
+    assert stats.shape == fields_shape("body")
+    tok = load_tokenizer("o200k_base")
+    assert stats.tokenizers[0].tokens == sum(len(tok.encode("text " * i)) for i in range(40))
+    assert not view.fields_box.isVisibleTo(view)
+
+
+def test_cancel_keeps_what_was_counted(qtbot, tmp_path):
+    path = tmp_path / "big.jsonl"
+    write(path, chats(30000))
+    view = make(qtbot)
+    view.open_file(path)
+    qtbot.waitUntil(lambda: view.jobs.pending("count") and view.progress.value() > 0, timeout=60000)
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
+        view.cancel_button.click()
+    stats = got.args[0]
+    assert stats.stopped and 0 < stats.records < 30000
+    assert "stopped early" in view.status.text()
+    assert not view.progress.isVisibleTo(view)
+
+
+def test_a_clicked_record_opens_in_the_chat_panel(qtbot, panel_window, tmp_path):
+    win = panel_window
+    win.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, win)
+    path = tmp_path / "train.jsonl"
+    records = chats(50)
+    write(path, records)
+    view = win.panels.show("dataset")
+    with qtbot.waitSignal(view.statsReady, timeout=60000):
+        view.open_file(path)
+    view.open_record(0)
+    chat = win.panels.views["chat"]
+    assert chat.messages() == records[view.stats.longest[0].index]["messages"]
+    plain = tmp_path / "plain.jsonl"
+    write(plain, [{"prompt": f"p{i}", "completion": f"c{i}" * i} for i in range(20)])
+    with qtbot.waitSignal(view.statsReady, timeout=60000):
+        view.open_file(plain)
+    view.open_record(0)
+    assert win.text() == "p19\n\n" + "c19" * 19
+
+
+def test_a_dropped_dataset_opens_in_the_dataset_panel(qtbot, panel_window, tmp_path):
+    win = panel_window
+    win.open_tokenizer("gpt2")
+    wait_idle(qtbot, win)
+    path = tmp_path / "train.jsonl"
+    write(path, chats(10))
+    win.files.open_dropped([str(path)])
+    view = win.panels.views["dataset"]
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
+        pass
+    assert got.args[0].records == 10 and view.path == str(path)

@@ -316,7 +316,7 @@ def clean_stale(target: str | os.PathLike[str]) -> list[Path]:
 
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` may still be running (ours, or one we cannot signal)."""
-    if pid == os.getpid():
+    if pid == os.getpid() or os.name == "nt":  # Windows: os.kill(pid, 0) is no query there
         return True
     if pid <= 0 or pid > 1 << 22:
         return False

@@ -85,16 +85,22 @@ def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel col
         # ``cut``: the id of a special or added token (or True: a special token, by its text)
         if cut is not None and cut is not False:
             n = len(segment)
-            normalized.append(segment)
-            r = np.arange(opos, opos + n, dtype=np.int64)
-            a_start.append(r)
-            a_end.append(r + 1)
             tid = tok.special_tokens[segment] if cut is True else cut
+            own = tok.token_bytes(tid).decode("utf-8", "surrogatepass")
+            if own == segment:
+                normalized.append(segment)
+                r = np.arange(opos, opos + n, dtype=np.int64)
+                a_start.append(r)
+                a_end.append(r + 1)
+            else:  # it took whitespace beside it (lstrip/rstrip) or matched once normalized
+                normalized.append(own)
+                a_start.append(np.full(len(own), opos, dtype=np.int64))
+                a_end.append(np.full(len(own), opos + n, dtype=np.int64))
             ids.append(tid)
             pof.append(len(piece_nchar))
             special_flag.append(SPECIAL if tok.is_special(tid) else ADDED)
-            piece_nchar.append((ncpos, ncpos + n))
-            ncpos += n
+            piece_nchar.append((ncpos, ncpos + len(own)))
+            ncpos += len(own)
             opos += n
             continue
         out, starts, ends = normalize_aligned(segment)

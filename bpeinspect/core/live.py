@@ -51,6 +51,7 @@ import numpy as np
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.specials import literal_regex
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.text import utf16_len
 from bpeinspect.core.tokenizer import Tokenizer
@@ -76,8 +77,8 @@ def supports_cutting(tok: Tokenizer) -> bool:
         return False
     if not rule.splits or not any(rule == p for p in PRESETS.values()):
         return False
-    # a special token holding a newline could straddle a cut
-    return not any("\n" in s for s in tok.special_tokens)
+    # a special or added token holding a newline could straddle a cut
+    return not any("\n" in s for s in (*tok.special_tokens, *tok.added_tokens))
 
 
 def _is_hard(text: str, pos: int) -> bool:
@@ -105,15 +106,17 @@ def hard_boundary_after(text: str, pos: int) -> int:
 
 def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
     """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
-    stop = b + 1 if b < len(text) else b  # the regex looks one character past b
+    # the regex looks one character past b, unless a special or added token starts there: the
+    # text before it is then cut off and split on its own
+    stop = b + 1 if b < len(text) and not _cut_token_at(tok, text, b) else b
     enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
     if enc.text != text[a:stop]:
         raise _NoSync("surrogates changed the text")
     if stop == b:
         return enc
-    starts = [s for s, _ in enc.piece_spans]
-    k = bisect.bisect_left(starts, b - a)
-    if k >= len(starts) or starts[k] != b - a:
+    spans = enc.piece_spans
+    k = bisect.bisect_left(spans, (b - a, -1))  # the first pre-token starting at or after b
+    if k >= len(spans) or spans[k][0] != b - a:
         raise _NoSync(f"no pre-token starts at {b}")
     n = bisect.bisect_left(enc.pieces_of, k)
     out = Encoding(text=text[a:b], token_bytes_of=enc.token_bytes_of)
@@ -121,8 +124,13 @@ def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Calla
     for col in (*_COLUMNS, "pieces_of"):
         setattr(out, col, getattr(enc, col)[:n])
     out.flags = enc.flags[:n]
-    out.piece_spans = enc.piece_spans[:k]
+    out.piece_spans = spans[:k]
     return out
+
+
+def _cut_token_at(tok: Tokenizer, text: str, pos: int) -> bool:
+    words = frozenset(tok.special_tokens).union(tok.added_tokens)
+    return bool(words) and literal_regex(words).match(text, pos) is not None
 
 
 _SLICE = 1 << 15  # tokens copied per step: small C calls let other threads run in between
@@ -247,6 +255,7 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     *,
     should_stop: Callable[[], bool] | None = None,
     in_place: bool = False,
+    follow: str = "",
 ) -> Encoding:
     """The encoding of ``new_text``, re-encoding only the lines around an edit.
 
@@ -254,21 +263,29 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     replaced by ``new_text[start:new_end]`` (code points, see :func:`find_edit`). The result
     equals ``tok.encode_with_offsets(new_text)``. With ``in_place=True`` ``old`` itself is
     updated and returned: the tokens after the edit are then shifted where they lie instead
-    of being copied, which is what makes a keystroke in a long text cheap.
+    of being copied, which is what makes a keystroke in a long text cheap. ``follow``: the
+    texts are followed by this in a longer one (whose hard boundaries they end at), and are
+    encoded as they are there.
     """
-    if not supports_cutting(tok):
+
+    def whole() -> Encoding:
+        if follow:
+            return _encode_window(tok, new_text + follow, 0, len(new_text), should_stop)
         return encode_chunked(tok, new_text, should_stop=should_stop)
+
+    if not supports_cutting(tok):
+        return whole()
     delta = new_end - old_end
     a = hard_boundary_before(new_text, start)
     b = hard_boundary_after(new_text, new_end)
     try:
-        window = _encode_window(tok, new_text, a, b, should_stop)
+        window = _encode_window(tok, new_text + follow if b == len(new_text) else new_text, a, b, should_stop)
     except _NoSync:
-        return encode_chunked(tok, new_text, should_stop=should_stop)
+        return whole()
     spans = old.piece_spans
     pa = bisect.bisect_left(spans, (a, -1))  # the first pre-token starting at or after a
     if a and (pa >= len(spans) or spans[pa][0] != a):
-        return encode_chunked(tok, new_text, should_stop=should_stop)
+        return whole()
     ta = bisect.bisect_left(old.pieces_of, pa)
     byte_a = old.byte_starts[ta] if ta < len(old.ids) else old.n_bytes
     u16_a = old.utf16_starts[ta] if ta < len(old.ids) else (old.utf16_ends[-1] if old.ids else 0)
@@ -276,7 +293,7 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     if b < len(new_text):
         pb = bisect.bisect_left(spans, (b - delta, -1))
         if pb >= len(spans) or spans[pb][0] != b - delta:
-            return encode_chunked(tok, new_text, should_stop=should_stop)
+            return whole()
         tb = bisect.bisect_left(old.pieces_of, pb)
         mid = new_text[a:b]
         byte_b = byte_a + len(mid.encode("utf-8", "surrogatepass"))

@@ -42,7 +42,7 @@ from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import PieceCache, pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.normalize import Normalizer, Stateless
-from bpeinspect.core.specials import check_tables
+from bpeinspect.core.specials import PLAIN, AddedOptions, check_tables
 from bpeinspect.core.split.rules import SplitRule, compile_pattern
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
@@ -140,6 +140,8 @@ class SentencePieceBPE(Tokenizer):
         first_normalizer: Normalizer | None = None,
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
+        added_options: Mapping[str, AddedOptions] | None = None,
+        added_normalizer: Normalizer | None = None,
         byte_fallback: bool = True,
         unk_id: int | None = None,
         fuse_unk: bool = False,
@@ -171,6 +173,9 @@ class SentencePieceBPE(Tokenizer):
         # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
         self.added_tokens = dict(added_tokens or {})
         check_tables((0, n - 1) if n else (), self.special_tokens, self.added_tokens)
+        # Hugging Face's lstrip/rstrip/single_word/normalized (see Tokenizer._segments)
+        self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
+        self.added_normalizer = added_normalizer
         self.byte_fallback = byte_fallback
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk

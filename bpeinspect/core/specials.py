@@ -1,7 +1,10 @@
 """Finding special and added tokens, and characters with a byte no token holds, in text.
 
 Special and added tokens are cut out of the text before it is split into pre-tokens; the
-longest token wins where several start at one position.
+longest token wins where several start at one position. Hugging Face's added tokens may also
+take the whitespace on their left or right (``lstrip``, ``rstrip``) or match only as a whole
+word (``single_word``): :func:`cut_with_options` does what ``tokenizers``' ``AddedVocabulary``
+does with them.
 
 >>> cut_at("a<|x|>b<|x|>y", frozenset({"<|x|>", "<|x|>y"}), {"<|x|>": 7, "<|x|>y": 8})
 [('a', None), ('<|x|>', 7), ('b', None), ('<|x|>y', 8)]
@@ -63,6 +66,62 @@ def check_tables(ids: Collection[int], special: Mapping[str, int], added: Mappin
 
 def _number(i: object) -> str:
     return f"{i:,}" if type(i) is int else repr(i)
+
+
+# (lstrip, rstrip, single_word, normalized): Hugging Face's AddedToken flags
+AddedOptions = tuple[bool, bool, bool, bool]
+PLAIN: AddedOptions = (False, False, False, False)
+# Rust regex's Unicode \w and \s, which tokenizers' added-token checks use
+_WORD_CHAR = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+_SPACE_CHAR = regex.compile(r"\p{White_Space}")
+_SPACE_RUN = regex.compile(r"\p{White_Space}*")
+
+
+def cut_with_options(
+    text: str, words: Collection[str], ids: Mapping[str, int], options: Mapping[str, AddedOptions]
+) -> list[tuple[str, int | None]]:
+    """:func:`cut_at` with Hugging Face's added-token flags (``tokenizers``' ``find_matches``):
+    a ``single_word`` token found beside a word character is passed over (its text stays
+    ordinary text, and matching goes on after it); an ``lstrip`` token takes the whitespace
+    before it (not what an earlier token took), an ``rstrip`` token the whitespace after it.
+
+    >>> opts = {"<m>": (True, True, False, False), "ab": (False, False, True, False)}
+    >>> cut_with_options("x <m>  y cab ab", {"<m>", "ab"}, {"<m>": 9, "ab": 8}, opts)
+    [('x', None), (' <m>  ', 9), ('y cab ', None), ('ab', 8)]
+    """
+    if not words:
+        return [(text, None)] if text else []
+    out: list[tuple[str, int | None]] = []
+    pos = 0
+    n = len(text)
+    for m in literal_regex(frozenset(words)).finditer(text):
+        start, stop = m.span()
+        word = m.group()
+        lstrip, rstrip, single, _ = options.get(word, PLAIN)
+        if single and (
+            (start > 0 and _WORD_CHAR.match(text, start - 1)) or (stop < n and _WORD_CHAR.match(text, stop))
+        ):
+            continue
+        if lstrip:
+            k = start
+            while k > pos and _SPACE_CHAR.match(text, k - 1):
+                k -= 1
+            start = k
+        if rstrip:
+            stop = _SPACE_RUN.match(text, stop).end()  # type: ignore[union-attr]
+        # A token that starts inside the whitespace an rstrip token took: tokenizers gives it
+        # again over that whitespace (and, if it ends there, encodes the rest of that whitespace
+        # twice). Here it takes what is left of its text; one wholly inside is passed over.
+        start = max(start, pos)
+        if start >= stop:
+            continue
+        if start > pos:
+            out.append((text[pos:start], None))
+        out.append((text[start:stop], ids[word]))
+        pos = stop
+    if pos < n:
+        out.append((text[pos:], None))
+    return out
 
 
 def check_disallowed(text: str, disallowed: Collection[str]) -> None:

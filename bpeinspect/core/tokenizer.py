@@ -23,7 +23,15 @@ from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.merges import MergeGraph
 from bpeinspect.core.normalize import Normalizer
-from bpeinspect.core.specials import check_disallowed, check_tables, cut_at, missing_regex
+from bpeinspect.core.specials import (
+    PLAIN,
+    AddedOptions,
+    check_disallowed,
+    check_tables,
+    cut_at,
+    cut_with_options,
+    missing_regex,
+)
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
@@ -73,6 +81,11 @@ class Tokenizer:
     assumed: Mapping[str, str] = MappingProxyType({})
     inferred: Mapping[str, str] = MappingProxyType({})
     missing_bytes: tuple[int, ...] = ()
+    # Hugging Face's flags of the special and added tokens that have any (lstrip, rstrip,
+    # single_word, normalized: see core.specials), and the normalizer that ``normalized`` ones
+    # are matched after (the file's own normalizer, without a pre-tokenizer's ▁ steps)
+    added_options: Mapping[str, AddedOptions] = MappingProxyType({})
+    added_normalizer: Normalizer | None = None
 
     def __init__(
         self,
@@ -90,6 +103,7 @@ class Tokenizer:
         assumed: Mapping[str, str] | None = None,
         inferred: Mapping[str, str] | None = None,
         merge_results: Sequence[int] | None = None,
+        added_options: Mapping[str, AddedOptions] | None = None,
     ) -> None:
         self.name = name
         # applied to the text between special tokens before splitting (NFC for Qwen, ...)
@@ -106,6 +120,8 @@ class Tokenizer:
         self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
+        self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
+        self.added_normalizer = normalizer
         # What the file does not store, by setting ("pattern", "special_tokens", "normalizer"):
         # ``inferred`` was derived with certainty (e.g. a rank file recognised by its sha256),
         # ``assumed`` is a default that may be wrong (shown as a warning and a badge).
@@ -369,8 +385,55 @@ class Tokenizer:
         """``text`` cut into ``(segment, id)`` at the ``allowed`` special tokens and every added
         token (their id), with ``None`` for the text between them; the longest match wins."""
         if not self.added_tokens:
-            return cut_at(text, allowed, self.special_tokens)
-        return cut_at(text, allowed | self.added_tokens.keys(), {**self.added_tokens, **self.special_tokens})
+            words, ids = allowed, self.special_tokens
+        else:
+            words, ids = allowed | self.added_tokens.keys(), {**self.added_tokens, **self.special_tokens}
+        opts = self.added_options
+        if not opts:
+            return cut_at(text, words, ids)
+        # as tokenizers does: tokens with normalized=false are found in the text itself, those
+        # with normalized=true in each stretch between them once it is normalized
+        later = frozenset(w for w in words if opts.get(w, PLAIN)[3])
+        segments = cut_with_options(text, words - later if later else words, ids, opts)
+        if not later:
+            return segments
+        out: list[tuple[str, int | None]] = []
+        for seg, tid in segments:
+            out.extend(self._cut_normalized(seg, later, ids) if tid is None else [(seg, tid)])
+        return out
+
+    def _cut_normalized(self, seg: str, words: frozenset[str], ids: Mapping[str, int]) -> list[tuple[str, int | None]]:
+        """``seg`` cut at the ``words`` found in its normalized form, mapped back to ``seg``."""
+        norm = self.added_normalizer
+        if norm is None:
+            return cut_with_options(seg, words, ids, self.added_options)
+        found: dict[str, str] = {}  # normalized text -> token (the first listed wins, as in tokenizers)
+        for w in (*self.special_tokens, *self.added_tokens):
+            if w in words:
+                nw = norm.normalize(w)
+                if nw:
+                    found.setdefault(nw, w)
+        nseg, starts, ends = norm.normalize_aligned(seg)
+        cut = cut_with_options(
+            nseg, found.keys(), {nw: ids[w] for nw, w in found.items()},
+            {nw: self.added_options.get(w, PLAIN) for nw, w in found.items()},
+        )
+        out: list[tuple[str, int | None]] = []
+        npos = rpos = 0
+        for piece, tid in cut:
+            a, b = npos, npos + len(piece)
+            npos = b
+            if tid is None:
+                continue
+            ra = max(starts[a] if starts is not None else a, rpos)
+            rb = max(ends[b - 1] if ends is not None else b, ra)
+            if ra > rpos:
+                out.append((seg[rpos:ra], None))
+            out.append((seg[ra:rb], tid))
+            rpos = rb
+        if rpos < len(seg):
+            out.append((seg[rpos:], None))
+        return out
 
     def _split_specials(self, text: str, allowed: frozenset[str]) -> list[tuple[str, bool]]:
         """``text`` cut into ``(segment, is_cut_token)`` (special or added); see :meth:`_segments`."""
@@ -446,7 +509,13 @@ class Tokenizer:
 
             return encode_normalized(self, text, segments, should_stop=should_stop)
         rule = self.split_rule
-        if not rule.splits or any(s.behavior != "isolated" for s in rule.splits) or self.dropped_bytes(text):
+        if (
+            not rule.splits
+            or any(s.behavior != "isolated" for s in rule.splits)
+            or self.dropped_bytes(text)
+            or (self.added_options and any(t is not None and seg.encode() != self._decoder[t] for seg, t in segments))
+        ):
+            # (an added token that took the whitespace beside it covers more than its own text)
             # the rule drops or glues text, or bytes without a token are dropped: token by token
             return build_encoding(self, text, segments, should_stop=should_stop)
         # the pre-tokens tile the text: ids through the pre-token cache, offsets in arrays

@@ -66,6 +66,14 @@ def test_chunked_equals_full(tok, chunk):
     assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
 
 
+@pytest.mark.parametrize("chunk", [1, 2, 5])
+def test_a_cut_before_a_special_token(tok, chunk):
+    # the text before a special token is split on its own: "\n\n" then ends the text for
+    # the split rule (one pre-token under GPT-2's rule), so a cut there may not look past it
+    text = "ab\n\n<|endoftext|>x\n  \n<|endoftext|>\n" * 3
+    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+
+
 @pytest.mark.parametrize("chunk", [1, 3, 16])
 def test_lines_starting_with_a_slash_are_cut_without_falling_back(tok, chunk, monkeypatch):
     # o200k's punctuation pre-token runs on over newlines and slashes (";\n/" is one piece),

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
 import regex
 
 from bpeinspect.core.errors import Cancelled, QueryError
@@ -259,6 +260,19 @@ class TokenQuery:
     ignore_case: bool = False
 
 
+def positions(ids: list[int]) -> np.ndarray:
+    """Where each id is in ``ids``, as an array indexed by id (``-1``: not there); numpy
+    builds it for 200k ids in a millisecond or two, where a dict takes 20 ms.
+
+    >>> positions([5, 2, 7]).tolist()
+    [-1, -1, 1, -1, -1, 0, -1, 2]
+    """
+    arr = np.asarray(ids, dtype=np.int64)
+    out = np.full(int(arr.max()) + 1 if len(arr) else 0, -1, dtype=np.int64)
+    out[arr] = np.arange(len(arr), dtype=np.int64)
+    return out
+
+
 def parse_ids(text: str) -> list[tuple[int, int]]:
     """Inclusive id ranges from ``"42"``, ``"10-20"``, ``"1, 5, 9-11"``.
 
@@ -307,6 +321,7 @@ class VocabIndex:
         self._scripts: dict[int, tuple[str, ...]] = {}
         self.unreachable: dict[int, Unreachable] | None = None
         self.unused: set[int] | None = None
+        self._orders: dict[str, np.ndarray] = {}  # sort column -> each id's place (see order)
 
     def ids(self) -> list[int]:
         """All ids, ascending (a copy)."""
@@ -363,6 +378,8 @@ class VocabIndex:
         if q.unused and self.unused is None:
             raise QueryError("no corpus has been encoded to find unused tokens")
         match = self._matcher(q)
+        if match is None and q == TokenQuery(mode=q.mode, text=q.text, ignore_case=q.ignore_case):
+            return self.sorted(list(ids), sort, descending)  # nothing to filter
         out: list[int] = []
         total = len(ids)
         token_bytes, is_special = tok.token_bytes, tok.is_special
@@ -391,21 +408,48 @@ class VocabIndex:
             progress(total, total)
         return self.sorted(out, sort, descending)
 
+    def order(self, sort: str) -> np.ndarray:
+        """Every id's place when the whole vocabulary is sorted by ``sort`` (ties by id), as
+        an array indexed by id (``-1`` for ids not in the vocabulary); built once per column.
+
+        The keys are computed a token at a time (a loop that lets other threads run) and
+        sorted by numpy, which releases the GIL: one ``sorted()`` of 200k keyed rows holds
+        it for 100 ms or more, stalling the window while a worker sorts."""
+        got = self._orders.get(sort)
+        if got is not None:
+            return got
+        tok, ids = self.tok, self._ids
+        id_arr = np.asarray(ids, dtype=np.int64)
+        tb = tok.token_bytes
+        if sort == "rank":
+            keys = [np.array([r if (r := self.rank(i)) is not None else -1 for i in ids], dtype=np.int64)]
+        elif sort == "length":
+            keys = [np.array([len(tb(i)) for i in ids], dtype=np.int64)]
+        elif sort == "token":
+            # bytes order: numpy's fixed-width bytes ignore trailing NULs, so the length breaks those ties
+            raw = [tb(i) for i in ids]
+            keys = [np.array(raw, dtype=np.bytes_), np.array([len(b) for b in raw], dtype=np.int64)]
+        elif sort in ("script", "kind"):
+            names = ["+".join(self.scripts(i)) if sort == "script" else self.kind(i) for i in ids]
+            codes = {name: n for n, name in enumerate(sorted(set(names)))}
+            keys = [np.array([codes[s] for s in names], dtype=np.int64)]
+        else:
+            raise QueryError(f"cannot sort by {sort!r}")
+        # lexsort: the last key is the primary one; the id breaks ties
+        by = np.lexsort((id_arr, *reversed(keys)))
+        place = np.full(int(id_arr.max()) + 1 if len(id_arr) else 0, -1, dtype=np.int64)
+        place[id_arr[by]] = np.arange(len(by), dtype=np.int64)
+        self._orders[sort] = place
+        return place
+
     def sorted(self, ids: list[int], sort: str = "id", descending: bool = False) -> list[int]:
         """``ids`` ordered by one column; ties (and tokens without a rank) fall back to the id."""
-        tok = self.tok
         if sort == "id":
             return sorted(ids, reverse=descending)
-        keys: dict[str, Callable[[int], object]] = {
-            "rank": lambda i: (r if (r := self.rank(i)) is not None else -1, i),
-            "token": lambda i: (tok.token_bytes(i), i),
-            "length": lambda i: (len(tok.token_bytes(i)), i),
-            "script": lambda i: ("+".join(self.scripts(i)), i),
-            "kind": lambda i: (self.kind(i), i),
-        }
-        if sort not in keys:
-            raise QueryError(f"cannot sort by {sort!r}")
-        return sorted(ids, key=keys[sort], reverse=descending)  # type: ignore[arg-type]
+        place = self.order(sort)
+        arr = np.asarray(ids, dtype=np.int64)
+        by = np.argsort(place[arr], kind="stable")
+        return arr[by[::-1] if descending else by].tolist()
 
     def _candidates(self, q: TokenQuery) -> list[int]:
         if q.mode != "id" or not q.text.strip():

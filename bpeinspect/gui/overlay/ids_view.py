@@ -1,7 +1,8 @@
 """The token ids of the current encoding as a grid of coloured cells, drawn lazily.
 
-Only the visible rows are painted, so 1.2 million ids cost no more than a screenful.
-Clicking a cell selects that token; the ids can be copied as a list or as JSON.
+Only the visible rows are painted, and only their ids are read (from an encoding kept in
+segments as from a list), so 1.2 million ids cost no more than a screenful. Clicking a cell
+selects that token; the ids can be copied as a list or as JSON.
 
 >>> view = IdsView()                        # doctest: +SKIP
 >>> view.set_ids([9906, 1917], palette)     # doctest: +SKIP
@@ -10,6 +11,7 @@ Clicking a cell selects that token; the ids can be copied as a list or as JSON.
 from __future__ import annotations
 
 import json
+from typing import Protocol
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFontMetricsF, QPainter, QPen
@@ -29,6 +31,25 @@ def ids_as_json(ids: list[int]) -> str:
     return json.dumps(ids)
 
 
+class IdSource(Protocol):
+    """Token ids read a stretch at a time (a :class:`~bpeinspect.core.live_text.LiveEncoding`)."""
+
+    def __len__(self) -> int: ...
+
+    def ids_between(self, first: int, end: int) -> tuple[list[int], bytearray]: ...
+
+
+class _ListSource:
+    def __init__(self, ids: list[int], flags: bytearray | None) -> None:
+        self.ids, self.flags = ids, flags if flags is not None else bytearray(len(ids))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def ids_between(self, first: int, end: int) -> tuple[list[int], bytearray]:
+        return self.ids[first:end], self.flags[first:end]
+
+
 class IdsView(QAbstractScrollArea):
     """A wrapped grid of token ids coloured like their tokens."""
 
@@ -36,8 +57,7 @@ class IdsView(QAbstractScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ids: list[int] = []
-        self.special: bytearray = bytearray()
+        self.source: IdSource = _ListSource([], None)
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._digits = 6
@@ -45,17 +65,24 @@ class IdsView(QAbstractScrollArea):
         self.verticalScrollBar().valueChanged.connect(self.viewport().update)
 
     def set_ids(
-        self, ids: list[int], flags: bytearray | None = None, palette: TokenPalette | None = None, n_vocab: int = 0
+        self,
+        ids: list[int] | IdSource,
+        flags: bytearray | None = None,
+        palette: TokenPalette | None = None,
+        n_vocab: int = 0,
     ) -> None:
-        """Show ``ids``; cells are as wide as the largest id of a ``n_vocab`` vocabulary."""
-        self.ids = ids
+        """Show ``ids`` (a list, with ``flags``, or a source read a screenful at a time);
+        cells are as wide as the largest id of a ``n_vocab`` vocabulary."""
+        self.source = _ListSource(ids, flags) if isinstance(ids, list) else ids
         self._digits = max(len(str(max(n_vocab - 1, 0))), 3)
-        self.special = flags if flags is not None else bytearray(len(ids))
         if palette is not None:
             self.palette_ = palette
-        if self.selected is not None and self.selected >= len(ids):
+        if self.selected is not None and self.selected >= len(self.source):
             self.selected = None
         self._relayout()
+
+    def __len__(self) -> int:
+        return len(self.source)
 
     def _cell(self) -> tuple[float, float]:
         fm = QFontMetricsF(self.font())
@@ -67,7 +94,7 @@ class IdsView(QAbstractScrollArea):
 
     def _relayout(self) -> None:
         _, h = self._cell()
-        rows = -(-len(self.ids) // self._cols())
+        rows = -(-len(self.source) // self._cols())
         page = max(1, int(self.viewport().height() // h))
         self.verticalScrollBar().setRange(0, max(0, rows - page))
         self.verticalScrollBar().setPageStep(page)
@@ -80,7 +107,7 @@ class IdsView(QAbstractScrollArea):
     def select(self, index: int | None) -> None:
         """Highlight ``index`` and scroll its row into view."""
         self.selected = index
-        if index is not None and self.ids:
+        if index is not None and len(self.source):
             row = index // self._cols()
             sb = self.verticalScrollBar()
             if not sb.value() <= row < sb.value() + sb.pageStep():
@@ -93,7 +120,7 @@ class IdsView(QAbstractScrollArea):
         if col < 0 or col >= self._cols():
             return None
         i = row * self._cols() + col
-        return i if 0 <= i < len(self.ids) else None
+        return i if 0 <= i < len(self.source) else None
 
     def mousePressEvent(self, e) -> None:
         i = self.index_at(e.position().x(), e.position().y())
@@ -108,20 +135,20 @@ class IdsView(QAbstractScrollArea):
         first_row = self.verticalScrollBar().value()
         rows = int(self.viewport().height() // h) + 1
         pal = self.palette_
-        for r in range(rows):
-            for c in range(cols):
-                i = (first_row + r) * cols + c
-                if i >= len(self.ids):
-                    break
-                rect = QRectF(2 + c * w, r * h, w - 2, h - 2)
-                special = self.special[i] & SPECIAL
-                p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(pal.special.lighter(150) if special else pal.background(self.ids[i]))
-                p.drawRoundedRect(rect, 3, 3)
-                if i == self.selected:
-                    p.setPen(QPen(pal.selection, 2))
-                    p.setBrush(Qt.BrushStyle.NoBrush)
-                    p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 3, 3)
-                p.setPen(pal.text_color())
-                p.drawText(rect, Qt.AlignmentFlag.AlignCenter, str(self.ids[i]))
+        first = first_row * cols
+        ids, flags = self.source.ids_between(first, first + rows * cols)
+        for k, tid in enumerate(ids):
+            r, c = divmod(k, cols)
+            i = first + k
+            rect = QRectF(2 + c * w, r * h, w - 2, h - 2)
+            special = flags[k] & SPECIAL
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(pal.special.lighter(150) if special else pal.background(tid))
+            p.drawRoundedRect(rect, 3, 3)
+            if i == self.selected:
+                p.setPen(QPen(pal.selection, 2))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 3, 3)
+            p.setPen(pal.text_color())
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, str(tid))
         p.end()

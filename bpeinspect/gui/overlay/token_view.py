@@ -12,14 +12,26 @@ page, copy and paste give the real text, and positions stay true.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText, QTextBlock, QTextLine
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPen,
+    QStaticText,
+    QTextBlock,
+    QTextCursor,
+    QTextLine,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
+from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.core.text import SYMBOLS, utf16_len
 from bpeinspect.gui.overlay.glyphs import (
     CodePointSpacer,
@@ -51,6 +63,35 @@ def document_text(doc) -> str:
     return doc.toRawText().replace("\u2029", "\n")
 
 
+class WholeEncoding:
+    """A plain :class:`Encoding` read the way a :class:`LiveEncoding` is: one part."""
+
+    def __init__(self, enc: Encoding) -> None:
+        self.whole = enc
+
+    def __len__(self) -> int:
+        return len(self.whole.ids)
+
+    def part_at_u16(self, _pos: int) -> Part:
+        return Part(self.whole)
+
+    def parts(self) -> Iterator[Part]:
+        yield Part(self.whole)
+
+    def part_of_token(self, i: int) -> Part | None:
+        return Part(self.whole) if 0 <= i < len(self.whole.ids) else None
+
+    def token_at_utf16(self, pos: int) -> int | None:
+        return self.whole.token_at_utf16(pos)
+
+    def utf16_span(self, i: int) -> tuple[int, int]:
+        return self.whole.utf16_starts[i], self.whole.utf16_ends[i]
+
+
+def as_parts(enc: Encoding | LiveEncoding | None) -> LiveEncoding | WholeEncoding | None:
+    return enc if enc is None or isinstance(enc, LiveEncoding) else WholeEncoding(enc)
+
+
 class TokenView(QPlainTextEdit):
     """A :class:`QPlainTextEdit` with token overlays; several views may share one document."""
 
@@ -60,23 +101,31 @@ class TokenView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tok: Tokenizer | None = None
-        self.enc: Encoding | None = None
+        self.enc: Encoding | LiveEncoding | None = None  # what was set; drawn through self.parts
+        self.parts: LiveEncoding | WholeEncoding | None = None
         self.layers = Layers()
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
-        self._dropped16: tuple[Encoding | None, list[tuple[int, int]]] = (None, [])
         self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
+        # inserts pasted or dropped text in place of the cursor's selection (set by the window)
+        self.insert_text: Callable[[QTextCursor, str], None] | None = None
         self.setMouseTracking(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
 
     def insertFromMimeData(self, source) -> None:
-        from bpeinspect.gui.overlay.paste_guard import allow_paste  # a 50 MB paste would freeze the window
+        from bpeinspect.gui.overlay.paste_guard import allow_paste  # a 100 MB paste would not fit
 
-        if allow_paste(self, source):
+        if not allow_paste(self, source):
+            return
+        if self.insert_text is None or not source.hasText():
             super().insertFromMimeData(source)
+            return
+        # the window's document puts a big text in a slice per turn (Qt would hold the loop)
+        self.insert_text(self.textCursor(), source.text())
+        self.ensureCursorVisible()
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -87,22 +136,26 @@ class TokenView(QPlainTextEdit):
         """The run ``(first, last)`` of tokens sharing characters with token ``i``, or ``None``.
 
         Worked out on demand from the neighbours, so a new encoding needs no table."""
-        enc = self.enc
-        if enc is None or not enc.flags[i] & SPLITS_CHAR:
+        p = self.parts.part_of_token(i) if self.parts is not None else None
+        if p is None:
             return None
-        return group_around(enc, i)
+        g = _group(p.enc, i - p.token)
+        return None if g is None else (g[0] + p.token, g[1] + p.token)
 
     def set_encoding(
         self,
         tok: Tokenizer | None,
-        enc: Encoding | None,
+        enc: Encoding | LiveEncoding | None,
         *,
         changed: tuple[int, int] | None = None,
     ) -> None:
-        """Show ``enc`` (an encoding of this view's text by ``tok``); ``changed`` is the UTF-16
-        range that differs from the encoding shown before (``None``: repaint everything)."""
+        """Show ``enc`` (an encoding of this view's text by ``tok``, whole or kept in
+        segments); ``changed`` is the UTF-16 range that differs from the encoding shown
+        before (``None``: repaint everything)."""
         self.tok, self.enc = tok, enc
-        if self.selected is not None and (enc is None or self.selected >= len(enc.ids)):
+        if self.parts is None or self.parts is not enc and getattr(self.parts, "whole", None) is not enc:
+            self.parts = as_parts(enc)
+        if self.selected is not None and (enc is None or self.selected >= len(self.parts)):
             self.selected = None
         if changed is None:
             self.viewport().update()
@@ -132,23 +185,29 @@ class TokenView(QPlainTextEdit):
     def select_token(self, index: int | None, *, scroll: bool = True) -> None:
         """Outline token ``index`` (and scroll to it)."""
         self.selected = index
-        if index is not None and self.enc is not None and 0 <= index < len(self.enc.ids) and scroll:
+        if index is not None and self.parts is not None and 0 <= index < len(self.parts) and scroll:
             cur = self.textCursor()
-            cur.setPosition(min(self.enc.utf16_starts[index], self.document().characterCount() - 1))
+            cur.setPosition(min(self.parts.utf16_span(index)[0], self.document().characterCount() - 1))
             self.setTextCursor(cur)
             self.ensureCursorVisible()
         self.viewport().update()
 
     def token_at_point(self, point: QPointF) -> int | None:
         """Index of the token under a viewport point, if any."""
-        if self.enc is None:
+        if self.parts is None:
             return None
         pos = self._position_at(point)
         if pos is None:
             return None
-        found = self.enc.token_at_utf16(pos)
-        # a character or grapheme cluster shared by several tokens: pick the one drawn there
         block = self.document().findBlock(pos)
+        p = self.parts.part_at_u16(block.position())
+        if p is None:
+            return None
+        enc, base = p.enc, p.u16
+        found = enc.token_at_utf16(pos - base)
+        if found is None:
+            return None
+        # a character or grapheme cluster shared by several tokens: pick the one drawn there
         layout = block.layout()
         rel = pos - block.position()
         lo, hi = rel, rel + 1
@@ -156,41 +215,37 @@ class TokenView(QPlainTextEdit):
             lo -= 1
         while hi < block.length() - 1 and not layout.isValidCursorPosition(hi):
             hi += 1
-        enc = self.enc
-        first = bisect.bisect_right(enc.utf16_ends, block.position() + lo)
-        last = bisect.bisect_left(enc.utf16_starts, block.position() + hi)
+        first = bisect.bisect_right(enc.utf16_ends, block.position() + lo - base)
+        last = bisect.bisect_left(enc.utf16_starts, block.position() + hi - base)
         if last - first > 1:
             geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            lg = _LineGeometry(block, self._newline_width())
             # slivers are drawn at least 2 px wide and may overlap: take the nearest centre
             hits = [
                 (abs(r.center().x() - point.x()), i)
                 for i in range(first, last)
-                for r in self._segments(block, geo, i)
+                for r in self._rects(p, block, geo, i, lg)
                 if r.contains(point)
             ]
             if hits:
-                return min(hits)[1]
-        return found
+                return p.token + min(hits)[1]
+        return p.token + found
 
     def dropped_spans(self) -> list[tuple[int, int]]:
         """UTF-16 spans of the characters whose bytes have no token (dropped by the encoding)."""
-        enc = self.enc
-        if enc is None or not enc.dropped:
+        if self.parts is None:
             return []
-        if self._dropped16[0] is not enc:
-            self._dropped16 = (enc, [_utf16_span(enc, a, b) for a, b in enc.dropped])
-        return self._dropped16[1]
+        return [span for p in self.parts.parts() for span in _dropped_in(p)]
 
     def dropped_at_point(self, point: QPointF) -> tuple[int, int] | None:
         """The UTF-16 span of the dropped character(s) under a viewport point, if any."""
-        spans = self.dropped_spans()
-        if not spans:
+        if self.parts is None:
             return None
         pos = self._position_at(point)
-        if pos is None:
-            return None
+        p = self.parts.part_at_u16(pos) if pos is not None else None
+        spans = _dropped_in(p) if p is not None else []
         k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
-        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None
+        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None  # type: ignore[operator]
 
     def _position_at(self, point: QPointF) -> int | None:
         block = self.cursorForPosition(point.toPoint()).block()
@@ -219,13 +274,16 @@ class TokenView(QPlainTextEdit):
     def event(self, e: QEvent) -> bool:
         if e.type() == QEvent.Type.ToolTip:
             i = self.token_at_point(QPointF(e.pos()))
+            p = self.parts.part_of_token(i) if i is not None and self.parts is not None else None
             dropped = self.dropped_at_point(QPointF(e.pos())) if i is None else None
             if dropped is not None and self.tok is not None:
                 QToolTip.showText(e.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
-            elif i is None or self.tok is None or self.enc is None:
+            elif p is None or self.tok is None:
                 QToolTip.hideText()
             else:
-                QToolTip.showText(e.globalPos(), token_tooltip(self.tok, self.enc, i, self.group_of(i)), self)
+                j = i - p.token
+                tip = token_tooltip(self.tok, p.enc, j, _group(p.enc, j), at=p, total=len(self.parts))
+                QToolTip.showText(e.globalPos(), tip, self)
             return True
         return super().event(e)
 
@@ -269,16 +327,21 @@ class TokenView(QPlainTextEdit):
         return QFontMetricsF(self.glyph_font()).horizontalAdvance(NEWLINE_GLYPH) + 2
 
     def paintEvent(self, e) -> None:
-        enc = self.enc
         blocks = list(self._visible_blocks(e.rect()))
-        has_tokens = enc is not None and bool(enc.ids)
-        segments = [self._block_segments(block, geo) for block, geo in blocks] if has_tokens else []
-        if has_tokens and self.layers.colors:
+        drawn = []  # (part, [(token index in the part, rectangles)]) per visible block
+        if self.parts is not None:
+            nl = self._newline_width()
+            for block, geo in blocks:
+                p = self.parts.part_at_u16(block.position())
+                if p is not None and p.enc.ids:
+                    lg = _LineGeometry(block, nl)
+                    drawn.append((p, [(i, self._rects(p, block, geo, i, lg)) for i in self._local_range(p, block)]))
+        if drawn and self.layers.colors:
             p = QPainter(self.viewport())
             try:
                 p.setRenderHint(QPainter.RenderHint.Antialiasing)
-                for segs in segments:
-                    self._paint_tokens(p, segs)
+                for part, items in drawn:
+                    self._paint_tokens(p, part.enc, items)
             finally:
                 p.end()
         super().paintEvent(e)
@@ -289,10 +352,10 @@ class TokenView(QPlainTextEdit):
                 for block, geo in blocks:
                     self._paint_whitespace(p, block, geo)
             self._paint_code_points(p, blocks)
-            if has_tokens and enc.dropped:
+            if self.parts is not None:
                 self._paint_dropped(p, blocks)
-            for segs in segments:
-                self._paint_marks(p, segs)
+            for part, items in drawn:
+                self._paint_marks(p, part, items)
         finally:
             p.end()
 
@@ -307,25 +370,38 @@ class TokenView(QPlainTextEdit):
                 yield block, geo
             block = block.next()
 
-    def _token_range(self, block: QTextBlock) -> range:
-        enc = self.enc
-        start = block.position()
+    def _local_range(self, p: Part, block: QTextBlock) -> range:
+        """The tokens of part ``p`` in ``block`` (indices into ``p.enc``)."""
+        enc = p.enc
+        start = block.position() - p.u16
         end = start + block.length()  # includes the line break
-        first = bisect.bisect_right(enc.utf16_ends, start)
-        last = bisect.bisect_left(enc.utf16_starts, end)
-        return range(first, last)
+        return range(bisect.bisect_right(enc.utf16_ends, start), bisect.bisect_left(enc.utf16_starts, end))
 
-    def _segments(self, block: QTextBlock, geo: QRectF, i: int, lg: _LineGeometry | None = None) -> list[QRectF]:
-        """Rectangles covering token ``i`` inside ``block`` (one per line it touches)."""
-        enc = self.enc
-        lg = lg or _LineGeometry(block, self._newline_width())
-        bpos = block.position()
+    def _token_range(self, block: QTextBlock) -> range:
+        """The tokens in ``block`` (indices into the whole encoding)."""
+        p = self.parts.part_at_u16(block.position()) if self.parts is not None else None
+        if p is None:
+            return range(0)
+        r = self._local_range(p, block)
+        return range(r.start + p.token, r.stop + p.token)
+
+    def _segments(self, block: QTextBlock, geo: QRectF, i: int) -> list[QRectF]:
+        """Rectangles covering token ``i`` (of the whole encoding) inside ``block``, one per line."""
+        p = self.parts.part_of_token(i) if self.parts is not None else None
+        if p is None:
+            return []
+        return self._rects(p, block, geo, i - p.token, _LineGeometry(block, self._newline_width()))
+
+    def _rects(self, p: Part, block: QTextBlock, geo: QRectF, i: int, lg: _LineGeometry) -> list[QRectF]:
+        """Rectangles covering token ``i`` of part ``p`` inside ``block`` (one per line it touches)."""
+        enc = p.enc
+        bpos = block.position() - p.u16
         blen = lg.blen
         s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
         frac = None
         if enc.flags[i] & SPLITS_CHAR:
-            group = self.group_of(i)
-            if group is not None and group[0] != group[1]:
+            group = _group(enc, i)
+            if group is not None:
                 frac = byte_fractions(enc, i, group[0])
         out = []
         nlines = len(lg.lines)
@@ -372,15 +448,11 @@ class TokenView(QPlainTextEdit):
             out.append(QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 2.0), line.height()))
         return out
 
-    def _block_segments(self, block: QTextBlock, geo: QRectF) -> list[tuple[int, list[QRectF]]]:
-        lg = _LineGeometry(block, self._newline_width())
-        return [(i, self._segments(block, geo, i, lg)) for i in self._token_range(block)]
-
-    def _paint_tokens(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
-        enc, pal = self.enc, self.palette_
+    def _paint_tokens(self, p: QPainter, enc: Encoding, items: list[tuple[int, list[QRectF]]]) -> None:
+        pal = self.palette_
         edge = QPen(pal.edge, 1.0)
         previous = None
-        for i, segs in segments:
+        for i, segs in items:
             special = enc.flags[i] & SPECIAL
             color = pal.special if special and self.layers.specials else pal.background(enc.ids[i])
             if special and self.layers.specials:
@@ -393,16 +465,19 @@ class TokenView(QPlainTextEdit):
                 p.drawRoundedRect(r.adjusted(0.75, 0.5, -0.75, -0.5), 3, 3)
             previous = color
 
-    def _paint_marks(self, p: QPainter, segments: list[tuple[int, list[QRectF]]]) -> None:
-        enc, pal, layers = self.enc, self.palette_, self.layers
+    def _paint_marks(self, p: QPainter, part: Part, items: list[tuple[int, list[QRectF]]]) -> None:
+        enc, pal, layers = part.enc, self.palette_, self.layers
         small = self.glyph_font()
         small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
-        by_index = dict(segments)
-        for i, segs in segments:
+        fm = QFontMetricsF(small)
+        gap = fm.horizontalAdvance("0")  # ids apart by a digit's width
+        id_ends: dict[int, float] = {}  # line top -> where the last id drawn on it ends
+        by_index = dict(items)
+        for i, segs in items:
             if not segs:
                 continue
-            group = self.group_of(i) if enc.flags[i] & SPLITS_CHAR else None
-            if group is not None and group[0] != group[1] and i == group[0]:
+            group = _group(enc, i)
+            if group is not None and i == group[0]:
                 # tokens that share a character: a dashed frame round the whole group
                 rects = [r for j in range(group[0], group[1] + 1) for r in by_index.get(j, [])]
                 frame = rects[0]
@@ -421,16 +496,21 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.boundary, 2))
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
-                # the id under the token; elided ("12…") where the token is narrower than it
+                # the id under the token, whole (never cut to "12…"), starting under the token
+                # after the id before it on the line; where there is no room left, it is left
+                # out (hovering shows it, and the ids strip)
                 r = segs[0]
-                p.setFont(small)
-                fm = QFontMetricsF(small)
-                label = fm.elidedText(str(enc.ids[i]), Qt.TextElideMode.ElideRight, max(r.width() - 3, 1))
-                if label:
-                    box = QRectF(r.left() + 1, r.bottom() - fm.height(), r.width() - 2, fm.height())
+                label = str(enc.ids[i])
+                width = fm.horizontalAdvance(label)
+                line = round(r.top())
+                x = max(r.left() + 1, id_ends.get(line, -1e9))
+                if x <= max(r.right() - 4, r.left() + 1):
+                    p.setFont(small)
                     p.setPen(pal.text_color())
+                    box = QRectF(x, r.bottom() - fm.height(), width + 1, fm.height())
                     p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
-            if i == self.selected:
+                    id_ends[line] = x + width + gap
+            if i + part.token == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 for r in segs:
@@ -528,7 +608,6 @@ class TokenView(QPlainTextEdit):
 
     def _paint_dropped(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
         """Characters holding a byte that has no token: tinted and framed (no token covers them)."""
-        spans = self.dropped_spans()
         height = QFontMetricsF(self.glyph_font()).height()
         pen = QPen(self.palette_.dropped, 1.6)
         tint = QColor(self.palette_.dropped)
@@ -536,6 +615,8 @@ class TokenView(QPlainTextEdit):
         p.setBrush(tint)
         for block, geo in blocks:
             bpos, bend = block.position(), block.position() + block.length() - 1
+            part = self.parts.part_at_u16(bpos) if self.parts is not None else None
+            spans = _dropped_in(part) if part is not None else []
             k = bisect.bisect_left(spans, (bpos, -1))
             while k < len(spans) and spans[k][0] < bend:
                 a, b = spans[k]
@@ -553,6 +634,16 @@ class TokenView(QPlainTextEdit):
             st = self._glyph_cache[key] = QStaticText(glyph)
             st.prepare(font=font)
         return st
+
+
+def _group(enc: Encoding, i: int) -> tuple[int, int] | None:
+    """The run of tokens of ``enc`` sharing characters with token ``i`` (more than one), or None."""
+    return group_around(enc, i) if enc.flags[i] & SPLITS_CHAR else None
+
+
+def _dropped_in(p: Part) -> list[tuple[int, int]]:
+    """UTF-16 spans, in the whole text, of the dropped characters of part ``p``."""
+    return [(p.u16 + a, p.u16 + b) for a, b in (_utf16_span(p.enc, s, e) for s, e in p.enc.dropped)]
 
 
 def _utf16_span(enc: Encoding, a: int, b: int) -> tuple[int, int]:

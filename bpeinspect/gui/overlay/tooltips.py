@@ -14,6 +14,7 @@ import re
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPLITS_CHAR
+from bpeinspect.core.live_text import Part
 from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.overlay.glyphs import display_bytes, shown
 
@@ -66,9 +67,21 @@ def byte_fractions(enc: Encoding, i: int, group_first: int) -> tuple[float, floa
     return (enc.byte_starts[i] - start) / total, (enc.byte_ends[i] - start) / total
 
 
-def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] | None = None) -> str:
-    """Rich-text tooltip for token ``i``: id, text, bytes, rank, parents, spans."""
+def token_tooltip(
+    tok: Tokenizer,
+    enc: Encoding,
+    i: int,
+    group: tuple[int, int] | None = None,
+    *,
+    at: Part | None = None,
+    total: int | None = None,
+) -> str:
+    """Rich-text tooltip for token ``i``: id, text, bytes, rank, parents, spans.
+
+    ``enc`` may be one part of a longer encoding (``at`` says where it lies in the whole,
+    ``total`` how many tokens the whole has): positions are then those in the whole."""
     info = enc.token(i)
+    at = at or Part(enc)
     rows = [
         ("id", f"<b>{info.id}</b>"),
         ("text", f"<code>{html.escape(display_bytes(info.text_bytes))}</code>"),
@@ -95,18 +108,20 @@ def token_tooltip(tok: Tokenizer, enc: Encoding, i: int, group: tuple[int, int] 
                     f"{b} <code>{html.escape(display_bytes(tok.token_bytes(b)))}</code>",
                 )
             )
-    rows.append(("chars", f"{info.char_span[0]}–{info.char_span[1]}  (bytes {info.byte_span[0]}–{info.byte_span[1]})"))
+    (c0, c1), (b0, b1) = info.char_span, info.byte_span
+    rows.append(("chars", f"{c0 + at.char}–{c1 + at.char}  (bytes {b0 + at.byte}–{b1 + at.byte})"))
     if group is not None and group[0] != group[1]:
         chars = enc.text[enc.char_starts[group[0]] : enc.char_ends[group[1]]]
         rows.append(
             (
                 "note",
-                f"tokens {group[0]}–{group[1]} share the character(s) "
+                f"tokens {group[0] + at.token}–{group[1] + at.token} share the character(s) "
                 f"<code>{html.escape(shown(chars))}</code>; this one holds bytes {hex_bytes(info.text_bytes)}",
             )
         )
     body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)
-    return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + 1} of {len(enc.ids)}</i>"
+    n = len(enc.ids) if total is None else total
+    return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + at.token + 1:,} of {n:,}</i>"
 
 
 def dropped_tooltip(tok: Tokenizer, chars: str) -> str:

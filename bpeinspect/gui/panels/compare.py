@@ -32,9 +32,10 @@ from bpeinspect.gui.overlay.palette import UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
 MAX_TOKENIZERS = 4
-RENDER_LIMIT = (
-    8_000  # characters drawn per section (setHtml of 4 × 8k chars ≈ 70 ms on the GUI thread); counts cover all
-)
+# characters drawn per section (setHtml and the first layout of 8k characters of token spans
+# take 40-100 ms on the GUI thread; the sections are filled one per event-loop turn); counts cover all
+RENDER_LIMIT = 3_000
+SHORT_HTML = 20_000  # characters of HTML drawn in one go with the next section's
 MARK = "\u2502"  # the red bar drawn at a differing boundary
 TEXT_DEBOUNCE_MS = 300
 
@@ -175,6 +176,9 @@ class CompareView(QWidget):
         self._dark = False  # the theme of the sections drawn
         self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
         self.debounce.timeout.connect(self._pull_text)
+        self._to_fill: list[tuple[_Section, str]] = []  # sections whose text is set on the next turns
+        self._fill_timer = QTimer(self, singleShot=True, interval=0)
+        self._fill_timer.timeout.connect(self._fill_one)
         if text_changed is not None:
             text_changed.connect(self.debounce.start)
         lay = QVBoxLayout(self)
@@ -193,8 +197,8 @@ class CompareView(QWidget):
 
     @property
     def busy(self) -> bool:
-        """True while the texts are being compared."""
-        return self.jobs.pending()
+        """True while the texts are being compared (and drawn)."""
+        return self.jobs.pending() or bool(self._to_fill)
 
     @property
     def rows(self) -> list[CompareRow]:
@@ -215,6 +219,7 @@ class CompareView(QWidget):
 
     def _refresh(self) -> None:
         self.jobs.cancel_all()
+        self._to_fill = []
         self.result = None
         for s in self.sections:
             s.hide()
@@ -272,8 +277,18 @@ class CompareView(QWidget):
                     f"<span style='color:{diff}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
                 )
             sec.header.setText(head)
-            sec.browser.setHtml(shown(row.html))  # characters no font draws as code points
+            self._to_fill.append((sec, row.html))
+        self._fill_one()
+
+    def _fill_one(self) -> None:
+        """Draw the next section's text; a long one ends the event-loop turn (the rest follow on the next)."""
+        while self._to_fill:
+            sec, text = self._to_fill.pop(0)
+            sec.browser.setHtml(shown(text))  # characters no font draws as code points
             sec.show()
+            if len(text) > SHORT_HTML and self._to_fill:
+                self._fill_timer.start()
+                return
 
     def set_active(self, active: bool) -> None:
         """Hidden (a background tab), the view only notes what changed; shown, it catches up."""

@@ -124,7 +124,7 @@ class LanguagesView(QWidget):
         self.status = ToneLabel()
         self.status.setWordWrap(True)
 
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(enableMenu=False)  # its context menus cost half of making it
         self.plot.setMinimumHeight(220)
         self.plot.setToolTip("Hover a bar for its numbers; click it to open the sample")
         item = self.plot.getPlotItem()

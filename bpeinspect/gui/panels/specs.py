@@ -45,6 +45,7 @@ class PanelSpec:
     action: str = ""
     shortcut: str | None = None
     lazy: bool = False  # made the first time it is shown
+    module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph: ~1 s)
     floating_size: tuple[int, int] | None = None  # first shown floating, this big
     shown: Callable[[QWidget, Any], None] | None = None  # called each time it is shown from the menu
     docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
@@ -225,11 +226,12 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("compare", "Compare", _make_compare, tab_with="vocab",
               docked=lambda view, dock: dock.visibilityChanged.connect(view.set_active)),
     PanelSpec("languages", "Languages", _make_languages, BOTTOM, menu="view", action="Languages…",
-              shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow),
+              shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow,
+              module="bpeinspect.gui.panels.languages"),
     PanelSpec("training", "Training", _make_training, BOTTOM, menu="tokenizers", action="Train a tokenizer…",
-              shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800)),
+              shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800), module="bpeinspect.gui.training.workspace"),
     PanelSpec("chat", "Chat", _make_chat, RIGHT, menu="view", action="Chat…", shortcut="Ctrl+Shift+M", lazy=True,
-              floating_size=(760, 820)),
+              floating_size=(760, 820), module="bpeinspect.gui.panels.chat"),
     PanelSpec("dataset", "Dataset", _make_dataset, BOTTOM, menu="view", action="Dataset…", shortcut="Ctrl+Shift+J",
-              lazy=True, floating_size=(1200, 760)),
+              lazy=True, floating_size=(1200, 760), module="bpeinspect.gui.panels.dataset"),
 )  # fmt: skip

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex
+from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex, positions
 from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
@@ -50,6 +50,15 @@ from bpeinspect.gui.panels.vocabulary_model import (
     TOKEN_ID_ROLE,
     VocabTableModel,
 )
+
+
+def search_rows(
+    index: VocabIndex, query: TokenQuery, *, sort: str, descending: bool, progress: Any = None, should_stop: Any = None
+) -> tuple[list[int], Any]:
+    """A worker's search: the rows and where each id is among them (which the table needs to
+    find a token; a dict of 200k ids built on the GUI thread would stall it)."""
+    rows = index.search(query, sort=sort, descending=descending, progress=progress, should_stop=should_stop)
+    return rows, positions(rows)
 
 
 class VocabBrowser(QWidget):
@@ -238,7 +247,7 @@ class VocabBrowser(QWidget):
             self._set_status("Unused tokens need a corpus (set one from the training view).", error=True)
             return
         sort, desc = self._sort
-        self._submit("query", self._on_rows, "Searching…", self.index_.search, q, sort=sort, descending=desc)
+        self._submit("query", self._on_rows, "Searching…", search_rows, self.index_, q, sort=sort, descending=desc)
 
     def find_unreachable(self) -> None:
         """Scan for unreachable tokens in a worker, then show them."""
@@ -277,10 +286,10 @@ class VocabBrowser(QWidget):
             self.progress.hide()
             self.cancel.hide()
 
-    def _on_rows(self, rows: list[int]) -> None:
+    def _on_rows(self, found: tuple[list[int], Any]) -> None:
         keep = self._pending_select if self._pending_select is not None else self._selected_id()
         self._pending_select = None
-        self.model.set_rows(rows)
+        self.model.set_rows(*found)
         if keep is not None and (row := self.model.row_of(keep)) is not None:
             self._select(row, emit=False)
         self._update_status()

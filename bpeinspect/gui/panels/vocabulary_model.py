@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase
 
-from bpeinspect.core.analysis.vocab import VocabIndex
+from bpeinspect.core.analysis.vocab import VocabIndex, positions
 from bpeinspect.core.text import LEGEND, hex_bytes
 from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors
@@ -52,7 +53,7 @@ class VocabTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.index_: VocabIndex | None = None
         self._rows: list[int] = []
-        self._row_of: dict[int, int] | None = None
+        self._row_of: np.ndarray | None = None  # row of each id (see core.analysis.vocab.positions)
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
     # -- contents ----------------------------------------------------------------------------------
@@ -64,10 +65,12 @@ class VocabTableModel(QAbstractTableModel):
         self._row_of = None
         self.endResetModel()
 
-    def set_rows(self, rows: list[int]) -> None:
+    def set_rows(self, rows: list[int], row_of: np.ndarray | None = None) -> None:
+        """Show ``rows`` (token ids); ``row_of``: their :func:`~bpeinspect.core.analysis.vocab.positions`,
+        if a worker made them (else made when first asked)."""
         self.beginResetModel()
         self._rows = rows
-        self._row_of = None
+        self._row_of = row_of
         self.endResetModel()
 
     def rows(self) -> list[int]:
@@ -78,8 +81,10 @@ class VocabTableModel(QAbstractTableModel):
 
     def row_of(self, token_id: int) -> int | None:
         if self._row_of is None:
-            self._row_of = {t: r for r, t in enumerate(self._rows)}
-        return self._row_of.get(token_id)
+            self._row_of = positions(self._rows)
+        where = self._row_of
+        row = int(where[token_id]) if 0 <= token_id < len(where) else -1
+        return None if row < 0 else row
 
     def refresh_flags(self) -> None:
         if self._rows:

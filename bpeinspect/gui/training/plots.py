@@ -74,11 +74,10 @@ def peaks(x: np.ndarray, y: np.ndarray, bins: int = MAX_POINTS) -> tuple[np.ndar
 
 
 def _plot(left: str, bottom: str) -> pg.PlotWidget:
-    w = pg.PlotWidget()
+    w = pg.PlotWidget(enableMenu=False)  # no context menus: they cost half of making the plot
     w.setLabel("left", left)
     w.setLabel("bottom", bottom)
     # no grid: pyqtgraph draws grid lines through its axes, which made each redraw 4x dearer
-    w.setMenuEnabled(False)
     w.setMinimumHeight(150)
     return w
 
@@ -96,30 +95,53 @@ class TrainingPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.counts_plot = _plot("count", "merge #")
-        self.counts_plot.setLogMode(x=False, y=True)
-        self.counts_curve = self.counts_plot.plot()
-        self.bpt_plot = _plot("bytes / token", "vocabulary size")
-        self.bpt_curve = self.bpt_plot.plot()
-        for plot in (self.counts_plot, self.bpt_plot):
-            plot.disableAutoRange()
-            plot.setMouseEnabled(x=False, y=False)
+        # the plots are made after the panel shows, one per event-loop turn (each PlotWidget
+        # costs 20-50 ms); anything that needs them before makes them at once (see _ensure)
+        self.counts_plot: pg.PlotWidget | None = None
+        self.bpt_plot: pg.PlotWidget | None = None
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._redraw.timeout.connect(self.redraw)
         self._x_max = 1000  # merges the run will make
         self._x_shown = 1000  # merges the x axes show: doubles as the run goes, up to _x_max
         self._base = 256
         self._bpt_top = 0.0
+        self._marks: tuple[list[int], int] = ([], 0)  # the latest reset's sizes and specials
         self.size_lines: list[pg.InfiniteLine] = []
-        self._apply_theme()
         self.merge_index = _Growing()
         self.merge_count = _Growing()
         self.vocab = _Growing()
         self.bpt = _Growing()
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.counts_plot, 1)
-        lay.addWidget(self.bpt_plot, 1)
+        self._lay = QHBoxLayout(self)
+        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._make_timer = QTimer(self, singleShot=True, interval=0)
+        self._make_timer.timeout.connect(self._make_one)
+        self._make_timer.start()
+
+    def _make_one(self) -> None:
+        """Make the next plot; once both are there, give them the state so far."""
+        if self.counts_plot is None:
+            self.counts_plot = _plot("count", "merge #")
+            self.counts_plot.setLogMode(x=False, y=True)
+            self.counts_curve = self.counts_plot.plot()
+            self._lay.addWidget(self.counts_plot, 1)
+            self._make_timer.start()
+            return
+        if self.bpt_plot is None:
+            self.bpt_plot = _plot("bytes / token", "vocabulary size")
+            self.bpt_curve = self.bpt_plot.plot()
+            self._lay.addWidget(self.bpt_plot, 1)
+            for plot in (self.counts_plot, self.bpt_plot):
+                plot.disableAutoRange()
+                plot.setMouseEnabled(x=False, y=False)
+            self._apply_theme()
+            self._show_marks()
+            self.redraw()
+
+    def _ensure(self) -> None:
+        """Make the plots now if they are not made yet."""
+        self._make_timer.stop()
+        while self.bpt_plot is None:
+            self._make_one()
 
     def _apply_theme(self) -> None:
         c = app_colors()
@@ -133,17 +155,22 @@ class TrainingPlots(QWidget):
             line.label.setColor(c.plot_text)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and app_colors().dark != self._dark:
+        if event.type() == QEvent.Type.PaletteChange and self.bpt_plot is not None and app_colors().dark != self._dark:
             self._apply_theme()
         super().changeEvent(event)
 
     def reset(self, sizes: Iterable[int] = (), n_specials: int = 0) -> None:
         """Clear the curves; mark the vocabulary sizes asked for on the bytes-per-token plot."""
-        sizes = list(sizes)
         for g in (self.merge_index, self.merge_count, self.vocab, self.bpt):
             g.clear()
-        self.counts_curve.setData([], [])
-        self.bpt_curve.setData([], [])
+        self._marks = (list(sizes), n_specials)
+        if self.bpt_plot is not None:
+            self._show_marks()
+            self.redraw()
+
+    def _show_marks(self) -> None:
+        """Axes and size lines for the latest :meth:`reset`."""
+        sizes, n_specials = self._marks
         top = max(sizes, default=1256)
         self._x_max = max(top - 256 - n_specials, 1)
         self._base = 256 + n_specials
@@ -166,6 +193,7 @@ class TrainingPlots(QWidget):
         merges = list(merges)
         if not merges:
             return
+        self._ensure()
         first = self.merge_index.n == 0
         self.merge_index.extend(m.rank for m in merges)
         self.merge_count.extend(max(m.count, 1) for m in merges)  # log axis: no zeros
@@ -176,6 +204,7 @@ class TrainingPlots(QWidget):
     def add_point(self, vocab_size: int, bytes_per_token: float) -> None:
         if self.vocab.n and self.vocab.view()[-1] == vocab_size:
             return
+        self._ensure()
         self.vocab.extend([vocab_size])
         self.bpt.extend([bytes_per_token])
         if bytes_per_token > self._bpt_top:  # grow the axis in steps, not at every point
@@ -190,6 +219,7 @@ class TrainingPlots(QWidget):
     def redraw(self) -> None:
         """Hand the new points to the curves (also called at the end of a run)."""
         self._redraw.stop()
+        self._ensure()
         self.counts_curve.setData(*peaks(self.merge_index.view(), self.merge_count.view()))
         self.bpt_curve.setData(self.vocab.view(), self.bpt.view())
         n = self.merge_index.n

@@ -134,7 +134,6 @@ class TrainingWorkspace(QWidget):
         self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
         self.merge_info = ToneLabel(tone="muted")
         self.plots = TrainingPlots()
-        self.plots.reset([])
         self.run_box = run_box = QGroupBox("Run")
         rlay = QVBoxLayout(run_box)
         rlay.addWidget(self.phase_label)

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +17,14 @@ from bpeinspect.gui.panels.specs import Inspector, PanelSpec
 from bpeinspect.gui.window.actions import ActionSpec
 
 DOCK_WIDTH = 460
+
+
+def _import_all(modules: list[str]) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 (reported when the panel is made, on the GUI thread)
+            return
 
 
 class PanelHost(QObject):
@@ -35,6 +45,10 @@ class PanelHost(QObject):
                 )
             if not spec.lazy:
                 self._make(spec)
+        modules = [spec.module for spec in specs if spec.lazy and spec.module]
+        if modules:
+            # imported while the user looks at the window, not when a panel is first opened
+            threading.Thread(target=_import_all, args=(modules,), name="panel imports", daemon=True).start()
         if "tree" in self.docks:
             self.docks["tree"].raise_()
             # after the first layout pass, or Qt ignores the size

@@ -1,4 +1,15 @@
-"""The text every pane shows: one QTextDocument, its revision, and big texts fed in slices.
+"""The text every pane shows: one QTextDocument, a segmented copy of its text, its revision,
+and big texts fed in slices.
+
+Qt keeps the text for editing (typing, selection, undo, input methods, copy and paste);
+:class:`~bpeinspect.core.live_text.LiveText` keeps the same text in Python, in segments, and
+follows every change Qt reports (``contentsChange``) by reading back only the characters
+that came in. So a keystroke costs the window time proportional to the edit, never to the
+document, and nothing reads the whole document back.
+
+Qt inserts text on the GUI thread at 40-100 ms per MB, so a big text (a file, a big paste)
+goes in a slice per event-loop turn, within a time budget; its first screen shows (and is
+coloured) after the first slice.
 
 >>> doc = LiveDocument(); doc.set_text("hello"); doc.text()   # doctest: +SKIP
 'hello'
@@ -6,15 +17,21 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from bpeinspect.core import limits
+from bpeinspect.core.live_text import LiveText
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
 from bpeinspect.gui.overlay.token_view import document_text
 
-FEED_SLICE = 1 << 16  # characters put into the document per event-loop turn
+FEED_SLICE = 1 << 14  # characters put into the document at once (~1-2 ms)
+FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
+FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 
 
 def read_text_file(path: str) -> str:
@@ -44,13 +61,37 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\u2029", "\n") if "\u2029" in text else text
 
 
-class LiveDocument(QObject):
-    """The shared document; ``revision`` counts its changes.
+def slice_end(text: str, pos: int, size: int = FEED_SLICE) -> int:
+    """Where a slice of ``text`` from ``pos`` ends: after a newline near ``pos + size`` if
+    there is one (so that lines go in whole), else at ``pos + size``.
 
-    ``edited`` follows every change once a text is in; ``feedingChanged(True)`` says a big
-    text is going in (views should be read-only), ``feedingChanged(False)`` that it is in.
+    >>> slice_end("ab\\ncd\\nef", 0, 2), slice_end("abcdef", 0, 2)
+    (3, 2)
+    """
+    if pos + size >= len(text):
+        return len(text)
+    nl = text.find("\n", pos + size, pos + 2 * size)
+    return nl + 1 if nl >= 0 else pos + size
+
+
+class _Feed:
+    """A big text going into the document at ``cursor``, a slice per turn."""
+
+    def __init__(self, text: str, cursor: QTextCursor, undoable: bool) -> None:
+        self.text, self.cursor, self.undoable = text, cursor, undoable
+        self.pos = 0
+
+
+class LiveDocument(QObject):
+    """The shared document and its text in segments (``live_text``); ``revision`` counts its changes.
+
+    ``changed`` carries every :class:`~bpeinspect.core.live_text.Change` of the segments (also
+    while a big text goes in); ``edited`` follows every change once a text is in;
+    ``feedingChanged(True)`` says a big text is going in (views should be read-only),
+    ``feedingChanged(False)`` that it is in.
     """
 
+    changed = Signal(object)  # live_text.Change
     edited = Signal()
     feedingChanged = Signal(bool)
 
@@ -58,58 +99,149 @@ class LiveDocument(QObject):
         super().__init__(parent)
         self.document = QTextDocument(self)
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
+        self.live_text = LiveText()
         self.revision = 0  # bumped on every edit; encodings remember the revision they encode
-        self._text_cache: tuple[int, str] | None = None
-        self._feeding: list | None = None  # [text, position] while a big text goes in
+        self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
+        self._feeding: _Feed | None = None
         self._feed_timer = QTimer(self, singleShot=True, interval=0)
         self._feed_timer.timeout.connect(self._feed)
-        self.document.contentsChanged.connect(self._on_changed)
+        self._quiet = False  # set while applying a format: the text does not change
+        # position -> True if it lies below everything the views show (set by the window)
+        self.below_view: Callable[[int], bool] | None = None
+        self.document.contentsChange.connect(self._on_change)
 
     def text(self) -> str:
-        """The document's text (cached after :meth:`set_text`: reading 5 MB back from Qt costs ~40 ms)."""
-        if self._text_cache is not None and self._text_cache[0] == self.revision:
-            return self._text_cache[1]
-        text = document_text(self.document)
-        self._text_cache = (self.revision, text)
-        return text
+        """The whole text (joined once per change: avoid on every keystroke of a big text)."""
+        return self.live_text.text()
+
+    def __len__(self) -> int:
+        return len(self.live_text)
 
     def is_feeding(self) -> bool:
         return self._feeding is not None
 
-    def set_text(self, text: str) -> None:
+    def feed_progress(self) -> tuple[int, int] | None:
+        """``(characters in, characters in all)`` while a big text goes in."""
+        f = self._feeding
+        return None if f is None else (f.pos, len(f.text))
+
+    # -- changing ---------------------------------------------------------------------------------
+
+    def set_text(self, text: str, *, normalized: bool = False) -> None:
         """Replace the text (the document starts afresh, without undo history).
 
         A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
-        the loop for 100 ms or more); nothing is encoded until the last slice is in."""
+        the loop for 100 ms or more). ``normalized``: the text has no ``\\r`` nor U+2029
+        (see :func:`normalize_newlines`; looking costs 20-60 ms for 64 MB)."""
         self._stop_feeding()
-        if len(text) <= FEED_SLICE:
-            self.document.setPlainText(text)
-            # what QTextDocument makes of it: every line break becomes a block separator
-            self._text_cache = (self.revision, normalize_newlines(text))
-            return
-        self._feeding = [text, 0]
+        if not normalized:
+            text = normalize_newlines(text)
         self.document.setUndoRedoEnabled(False)
-        self.feedingChanged.emit(True)
         self.document.setPlainText("")
-        self._feed_timer.start()
+        cur = QTextCursor(self.document)
+        if len(text) <= FEED_SLICE:
+            cur.insertText(text, self.char_format)
+            self.document.setUndoRedoEnabled(True)
+            return
+        self._start_feeding(_Feed(text, cur, undoable=False))
 
-    def _on_changed(self) -> None:
+    def insert_text(self, cursor: QTextCursor, text: str) -> None:
+        """Insert ``text`` at ``cursor`` in place of its selection, as one step to undo; a
+        big text goes in a slice per turn (the views are read-only meanwhile)."""
+        self._stop_feeding()
+        text = normalize_newlines(text)
+        cur = QTextCursor(cursor)
+        cur.beginEditBlock()
+        cur.removeSelectedText()
+        # the first slice goes in now, as one step to undo with what it replaces; a small one,
+        # since its segment is encoded right away, on this thread, for every tokenizer
+        end = slice_end(text, 0, FIRST_SLICE)
+        cur.insertText(text[:end], self.char_format)
+        cur.endEditBlock()
+        if end < len(text):
+            feed = _Feed(text, cur, undoable=True)
+            feed.pos = end
+            self._start_feeding(feed)
+
+    def set_char_format(self, fmt: QTextCharFormat) -> None:
+        """Format all text, and text inserted from now on, with ``fmt`` (the text itself does
+        not change; a big document takes a while, in Qt)."""
+        self.char_format = QTextCharFormat(fmt)
+        cur = QTextCursor(self.document)
+        cur.select(QTextCursor.SelectionType.Document)
+        self._quiet = True
+        try:
+            cur.setCharFormat(fmt)
+        finally:
+            self._quiet = False
+
+    # -- following Qt -------------------------------------------------------------------------------
+
+    def _on_change(self, pos: int, removed: int, added: int) -> None:
+        if self._quiet:
+            return
+        lt = self.live_text
+        total = lt.u16_len
+        doc_len = self.document.characterCount() - 1  # without the final paragraph separator
+        # Qt may count the final paragraph separator in both numbers (setPlainText, undo of a
+        # whole-document change): trust the lengths
+        removed = max(0, min(removed, total - pos))
+        added = doc_len - (total - removed)
+        if pos < 0 or pos > total or added < 0:
+            change = lt.set_text(document_text(self.document))  # should not happen: read it all
+        else:
+            new = self._read(pos, pos + added)
+            if removed == added and new == lt.slice_u16(pos, pos + removed):
+                return  # a format change
+            change = lt.replace(pos, removed, new)
         self.revision += 1
+        self.changed.emit(change)
         if self._feeding is None:
             self.edited.emit()
 
-    def _feed(self) -> None:
-        text, pos = self._feeding
-        # cut after a newline so that no slice ends inside a \r\n pair or a surrogate pair
-        end = text.find("\n", pos + FEED_SLICE)
-        end = len(text) if end < 0 else end + 1
+    def _read(self, start: int, end: int) -> str:
+        if end <= start:
+            return ""
         cur = QTextCursor(self.document)
-        cur.movePosition(QTextCursor.MoveOperation.End)
-        cur.insertText(text[pos:end])
-        self._feeding[1] = end
-        if end >= len(text):
+        cur.setPosition(start)
+        cur.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        return cur.selectedText().replace("\u2029", "\n")
+
+    # -- feeding --------------------------------------------------------------------------------
+
+    def _start_feeding(self, feed: _Feed) -> None:
+        self._feeding = feed
+        self.feedingChanged.emit(True)
+        self._feed_timer.start()
+
+    def _feed(self) -> None:
+        feed = self._feeding
+        if feed is None:
+            return
+        deadline = time.perf_counter() + FEED_BUDGET
+        text, cur = feed.text, feed.cursor
+        layout = self.document.documentLayout()
+        # a slice below what the views show need not repaint them (Qt would repaint all of
+        # every view for every slice): the layout stays quiet, and says the new size after
+        quiet = self.below_view is not None and self.below_view(cur.position())
+        layout.blockSignals(quiet)
+        try:
+            while feed.pos < len(text):
+                end = slice_end(text, feed.pos)
+                if feed.undoable:
+                    cur.joinPreviousEditBlock()  # the whole paste is one step to undo
+                cur.insertText(text[feed.pos : end], self.char_format)
+                if feed.undoable:
+                    cur.endEditBlock()
+                feed.pos = end
+                if time.perf_counter() > deadline:
+                    break
+        finally:
+            layout.blockSignals(False)
+        if quiet:
+            layout.documentSizeChanged.emit(layout.documentSize())
+        if feed.pos >= len(text):
             self._stop_feeding()
-            self._text_cache = (self.revision, normalize_newlines(text))
             self.edited.emit()
         else:
             self._feed_timer.start()

@@ -1,20 +1,26 @@
 """Keep every open tokenizer's encoding up to date with the text.
 
-An edit bumps the document's revision; on the next event-loop turn each tokenizer whose
-encoding is older is re-encoded as :func:`bpeinspect.core.live.plan_encode` says: a
-keystroke in a modest text right here (a few lines in a few ms), anything bigger in a
-worker (the first chunk of a long text shown as soon as it is ready). Results go into the
-tokenizer's row of the registry. Old million-token encodings are freed a slice per turn.
+Each tokenizer has a :class:`~bpeinspect.core.live_text.LiveEncoding` of the document's
+segmented text. An edit replaces a segment or two; on the next event-loop turn the
+segments left without an encoding are encoded: a keystroke's one or two segments right
+here (a millisecond or two each), anything bigger (a file, a paste, a new tokenizer) by a
+worker, a batch at a time, the segments nearest to what the panes show first. Tokenizers
+whose split rule cannot be cut keep one encoding of the whole text, brought up to date by
+:func:`~bpeinspect.core.live.plan_encode`. Results go into the tokenizer's row of the
+registry. Encodings that are dropped are freed a few per turn.
 
 >>> encoder = Encoder(doc, registry, jobs); encoder.encoded.connect(show)   # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
 from bpeinspect.core.live import EncodeResult, plan_encode
+from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, encode_segment
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -22,6 +28,9 @@ from bpeinspect.gui.window.document import LiveDocument
 
 BIG_ENCODING = 50_000  # tokens: an encoding this big is freed a slice at a time
 WARM_UP_TEXT = "Hello, world!"
+HERE_LIMIT = 24_000  # code points of segments encoded right away, on the GUI thread (a few ms)
+BATCH = 1 << 19  # code points of segments a worker encodes before it looks again at what is left
+SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
 
 
 def load_quietly(spec: str) -> Tokenizer:
@@ -54,10 +63,54 @@ def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = No
     return False
 
 
+def differing_span(old: Encoding | None, new: Encoding) -> tuple[int, int] | None:
+    """The UTF-16 range of ``new`` (a segment's encoding after an edit) whose tokens differ
+    from ``old`` (its encoding before): tokens the same from either end look the same.
+    ``None`` if nothing differs; all of ``new`` without ``old``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("cl100k_base")
+    >>> differing_span(tok.encode_with_offsets("one two three"), tok.encode_with_offsets("one twos three"))
+    (3, 8)
+    """
+    end = new.utf16_ends[-1] if new.ids else 0
+    if old is None:
+        return 0, end
+    a, b = old.ids, new.ids
+    n = min(len(a), len(b))
+    lo, hi = 0, n  # the common prefix, by bisection: slice comparisons run in C
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
+    p = lo
+    lo, hi = 0, n - p
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[len(a) - mid :] == b[len(b) - mid :] else (lo, mid - 1)
+    last = len(b) - lo - 1  # the last token of new that differs
+    if last < p:
+        if len(a) == len(b):
+            return None
+        at = new.utf16_starts[p] if p < len(b) else end
+        return at, at  # tokens went: the line they were on
+    return new.utf16_starts[p], new.utf16_ends[last]
+
+
+def _encode_batch(tok: Tokenizer, batch: list[tuple[Segment, str]], should_stop):
+    """Encode segments in a worker, yielding ``(segment, head, encoding)`` one at a time;
+    segments an edit replaced meanwhile are skipped."""
+    with quiet_gc():
+        for seg, head in batch:
+            if should_stop():
+                return
+            if seg.alive:
+                yield seg, head, encode_segment(tok, seg.text, head, should_stop=should_stop)
+
+
 class Encoder(QObject):
     """Encodes the document with every tokenizer of ``registry``, using ``jobs`` for workers."""
 
-    partial = Signal(object, object)  # (Tokenizer, Encoding of the first chunk)
+    partial = Signal(object, object)  # (Tokenizer, LiveEncoding): more of a long text is encoded
     encoded = Signal(object, object)  # (Tokenizer, EncodeResult), after the registry has it
     failed = Signal(str)
     settled = Signal()  # a round of encoding was started or ended: is_idle() may have changed
@@ -66,14 +119,27 @@ class Encoder(QObject):
         super().__init__(doc)
         self.doc, self.registry, self.jobs = doc, registry, jobs
         self.last: EncodeResult | None = None  # the latest encode of any tokenizer (for the status bar)
+        self.focus = 0  # UTF-16 position the panes show: segments near it are encoded first
+        self.lives: dict[Tokenizer, LiveEncoding] = {}
+        self._batches: dict[Tokenizer, set[Segment]] = {}  # segments a worker is encoding
+        # an edited segment, its encoding before the edit, and the edit (see live_text.Change)
+        self._before: dict[Tokenizer, tuple[Segment, list[Encoding], tuple[int, int, int]]] = {}
+        self._shown: dict[Tokenizer, list[Segment]] = {}  # segments encoded since they were last shown
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self.encode_all)
+        self._show_timer = QTimer(self, singleShot=True, interval=SHOW_EVERY)
+        self._show_timer.timeout.connect(self._show_progress)
         self._graveyard: list[Encoding] = []  # old encodings being freed a slice at a time
         self._free_timer = QTimer(self, singleShot=True, interval=0)
         self._free_timer.timeout.connect(self._free_some)
+        doc.changed.connect(self._on_change)
         doc.edited.connect(self._timer.start)
-        registry.added.connect(self.encode_one)
+        doc.feedingChanged.connect(lambda _on: self._timer.start())
+        registry.added.connect(self._add)
         registry.removed.connect(self._forget)
+
+    def live(self, tok: Tokenizer) -> LiveEncoding | None:
+        return self.lives.get(tok)
 
     def is_idle(self) -> bool:
         """True when every tokenizer's encoding is of the current text (or failed on it)."""
@@ -81,67 +147,247 @@ class Encoder(QObject):
             return False
         return all(e.revision == self.doc.revision for e in self.registry.entries())
 
+    # -- following the text -----------------------------------------------------------------------
+
+    def _on_change(self, change: Change) -> None:
+        one = change.edit is not None and not self.doc.is_feeding()  # a keystroke in one segment
+        for tok, live in self.lives.items():
+            dropped = live.apply(change)
+            if one and dropped:
+                # the old encoding is where the new one starts from; what differs is all
+                # that needs repainting
+                self._bury(self._before.pop(tok, (None, [], None))[1])
+                self._before[tok] = (change.new[0], dropped, change.edit)
+            else:
+                self._bury(dropped)
+        if one and len(change.new[0].text) <= HERE_LIMIT:
+            # encoded before Qt paints the edit: one repaint shows the text and its tokens
+            self.encode_all()
+        else:
+            self._timer.start()  # on the next turn: several edits at once are encoded once
+
+    def _add(self, tok: Tokenizer) -> None:
+        self.lives[tok] = LiveEncoding(tok, self.doc.live_text)
+        self._timer.start()  # on the next turn: the panes follow the registry too
+
+    def _forget(self, tok: Tokenizer) -> None:
+        self.jobs.cancel(("encode", id(tok)))
+        self._batches.pop(tok, None)
+        self._shown.pop(tok, None)
+        self._bury(self._before.pop(tok, (None, [], None))[1])
+        live = self.lives.pop(tok, None)
+        if live is not None:
+            self._bury(live.stop_cutting() + ([live.whole] if live.whole is not None else []))
+        if self.last is not None and self.last.tok is tok:
+            self.last = None
+
+    # -- encoding -----------------------------------------------------------------------------------
+
     def encode_all(self) -> None:
-        text = self.doc.text()
         for tok in self.registry.tokenizers():
-            self.encode_one(tok, text)
+            self.encode_one(tok)
         self.settled.emit()
 
-    def encode_one(self, tok: Tokenizer, text: str | None = None) -> None:
+    def encode_one(self, tok: Tokenizer) -> None:
+        live = self.lives.get(tok)
         entry = self.registry.entry(tok)
-        if entry is None or entry.revision == self.doc.revision or self.doc.is_feeding():
+        if live is None or entry is None:
             return
-        text = self.doc.text() if text is None else text
-        base = entry.result.enc if entry.result is not None else None
-        revision = self.doc.revision
-        key = ("encode", id(tok))
+        if not live.cutting:
+            self._encode_whole(tok, live)
+            return
+        todo = live.pending()
+        if not todo:
+            if not self.doc.is_feeding() and entry.revision != self.doc.revision:
+                self._done(tok, live, None)
+            return
+        running = self._batches.get(tok)
+        fresh = [(s, h) for s, h in todo if running is None or s not in running]
+        if fresh and sum(len(s.text) for s, _ in fresh) <= HERE_LIMIT:
+            self._encode_here(tok, live, fresh)
+        elif running is None:
+            self._start_batch(tok, live, todo)
 
-        def failed(exc: BaseException) -> None:
-            self.registry.set_result(tok, self.registry.result(tok), revision)  # do not retry the same text forever
-            self.failed.emit(f"{tok.name}: could not encode the text: {exc}")
+    def _encode_here(self, tok: Tokenizer, live: LiveEncoding, todo: list[tuple[Segment, str]]) -> None:
+        """A keystroke's segment or two: encoded right away, a few ms."""
+        t0 = time.perf_counter()
+        before_seg, before, edit = self._before.pop(tok, (None, [], None))
+        lo = hi = None
+        try:
+            for seg, head in todo:
+                part = live.part(seg.k)
+                edited = seg is before_seg and part is None
+                old = part.enc if part is not None else before[0] if edited else None
+                enc = encode_segment(tok, seg.text, head, previous=(old, edit) if edited else None)
+                live.put(seg, enc, head)
+                span = differing_span(old, enc)
+                if span is not None:
+                    base = self.doc.live_text.u16_starts()[seg.k]
+                    lo = base + span[0] if lo is None else min(lo, base + span[0])
+                    hi = base + span[1] if hi is None else max(hi, base + span[1])
+        except NotCuttable:
+            self._bury(live.stop_cutting())
+            self._encode_whole(tok, live)
+            return
+        except (ValueError, RecursionError, BufferError) as exc:
+            self._fail(tok, exc)
+            return
+        finally:
+            self._bury(before)
+        if live.complete and not self.doc.is_feeding():
+            self._done(tok, live, (lo, hi) if lo is not None else (0, 0), seconds=time.perf_counter() - t0)
+        else:
+            self._note_shown(tok, [s for s, _ in todo])
+
+    def _start_batch(self, tok: Tokenizer, live: LiveEncoding, todo: list[tuple[Segment, str]]) -> None:
+        """Hand a worker the segments nearest to what the panes show, up to :data:`BATCH` code points."""
+        segs = self.doc.live_text.segments
+        at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
+        todo.sort(key=lambda item: (item[0].k < at, item[0].k))  # from the focus on, then the rest
+        batch, size = [], 0
+        for item in todo:
+            batch.append(item)
+            size += len(item[0].text)
+            if size >= BATCH:
+                break
+        self._batches[tok] = {s for s, _ in batch}
+        t0 = time.perf_counter()
+
+        def got(item: tuple[Segment, str, Encoding]) -> None:
+            seg, head, enc = item
+            if live.put(seg, enc, head):
+                self._note_shown(tok, [seg])
+
+        def returned(_value: object) -> None:
+            self._batches.pop(tok, None)
+            self.last = EncodeResult(tok, live, time.perf_counter() - t0, "chunked")
+            self.encode_one(tok)  # more to do, or done
             self.settled.emit()
 
-        plan = plan_encode(tok, text, base)
+        def errored(exc: BaseException) -> None:
+            self._batches.pop(tok, None)
+            if isinstance(exc, NotCuttable):
+                self._bury(live.stop_cutting())
+                self._encode_whole(tok, live)
+            else:
+                self._fail(tok, exc)
+
+        self.jobs.submit(
+            ("encode", id(tok)), _encode_batch, tok, batch,
+            on_yielded=got, on_returned=returned, on_errored=errored,
+        )  # fmt: skip
+
+    def _encode_whole(self, tok: Tokenizer, live: LiveEncoding) -> None:
+        """A tokenizer whose split rule cannot be cut: one encoding of the whole text."""
+        if self.doc.is_feeding() or live.complete:
+            if live.complete and not self.doc.is_feeding():
+                self._done(tok, live, None)
+            return
+        version, revision = self.doc.live_text.version, self.doc.revision
+        text = self.doc.text()
+        plan = plan_encode(tok, text, live.whole if live.whole_version >= 0 else None)
+        key = ("encode", id(tok))
+
+        def keep(result: EncodeResult) -> None:
+            if tok not in self.lives:
+                return
+            old = live.whole
+            live.put_whole(result.enc, version)
+            if old is not None and old is not result.enc and len(old.ids) > BIG_ENCODING:
+                self._bury([old])
+            if version == self.doc.live_text.version:
+                self._done(tok, live, result.changed, seconds=result.seconds, mode=result.mode, revision=revision)
+
+        def failed(exc: BaseException) -> None:
+            self._fail(tok, exc)
+
         if plan.cheap:
-            # a keystroke in a modest text: a few lines re-encoded in a few ms, right here;
-            # updating the shown encoding in place is safe unless a worker may still read it
-            # (an encode of this tokenizer, or an export reading every encoding)
-            in_place = not self.jobs.is_busy()
+            in_place = not self.jobs.is_busy()  # a worker may still read the encoding
             self.jobs.cancel(key)
             try:
                 result = plan.run(in_place=in_place)
             except (ValueError, RecursionError, BufferError) as exc:
                 failed(exc)
             else:
-                self._keep(result, revision)
+                keep(result)
             return
+
+        def first(enc: Encoding) -> None:
+            live.put_whole(enc, -1)  # the top of a long text, while the rest is encoded
+            self.partial.emit(tok, live)
+
         self.jobs.submit(
             key,
             lambda should_stop, report: plan.run(should_stop=should_stop, on_first=report),
-            on_returned=lambda result: self._keep(result, revision),
-            on_errored=failed,
-            on_yielded=lambda enc: self.partial.emit(tok, enc),
-        )
+            on_returned=keep, on_errored=failed, on_yielded=first,
+        )  # fmt: skip
 
-    def _keep(self, result: EncodeResult, revision: int) -> None:
-        old = self.registry.result(result.tok)
-        if result.tok not in self.registry:
+    # -- results --------------------------------------------------------------------------------
+
+    def _span_of(self, segments: list[Segment]) -> tuple[int, int] | None:
+        """The UTF-16 range the (live) ``segments`` cover together."""
+        ks = [s.k for s in segments if s.alive]
+        if not ks:
+            return None
+        starts = self.doc.live_text.u16_starts()
+        return starts[min(ks)], starts[max(ks) + 1]
+
+    def _note_shown(self, tok: Tokenizer, segments: list[Segment]) -> None:
+        """Something more of ``tok``'s encoding is there: show it soon (at most every
+        :data:`SHOW_EVERY` ms, so that a long encode does not repaint the panes all the time)."""
+        self._shown.setdefault(tok, []).extend(segments)
+        if not self._show_timer.isActive():
+            self._show_timer.start()
+
+    def _show_progress(self) -> None:
+        shown, self._shown = self._shown, {}
+        for tok, segments in shown.items():
+            live = self.lives.get(tok)
+            if live is None:
+                continue
+            changed = self._span_of(segments)
+            if live.complete and not self.doc.is_feeding():
+                self._done(tok, live, changed)
+            else:
+                self.encoded.emit(tok, EncodeResult(tok, live, 0.0, "chunked", changed))
+                self.partial.emit(tok, live)
+
+    def _done(
+        self,
+        tok: Tokenizer,
+        live: LiveEncoding,
+        changed: tuple[int, int] | None,
+        *,
+        seconds: float = 0.0,
+        mode: str = "segment",
+        revision: int | None = None,
+    ) -> None:
+        """``tok``'s encoding is of the whole current text: into its row, and to the panes."""
+        if tok not in self.registry:
             return
-        self.last = result
-        self.registry.set_result(result.tok, result, revision)
-        self.encoded.emit(result.tok, result)
-        if old is not None and old.enc is not result.enc and len(old.enc.ids) > BIG_ENCODING:
-            # freeing a million-token encoding at once takes tens of ms: a slice per turn instead
-            self._graveyard.append(old.enc)
+        result = EncodeResult(tok, live, seconds, mode, changed)  # type: ignore[arg-type]
+        if seconds:
+            self.last = result
+        self.registry.set_result(tok, result, self.doc.revision if revision is None else revision)
+        self.encoded.emit(tok, result)
+
+    def _fail(self, tok: Tokenizer, exc: BaseException) -> None:
+        self.registry.set_result(tok, self.registry.result(tok), self.doc.revision)  # do not retry the same text forever
+        self.failed.emit(f"{tok.name}: could not encode the text: {exc}")
+        self.settled.emit()
+
+    def _bury(self, encodings: list[Encoding]) -> None:
+        """Free dropped encodings a slice per turn (a million tokens at once takes tens of ms)."""
+        if encodings:
+            for enc in encodings:
+                enc.token_bytes_of = None  # nothing reads them now: let a closed tokenizer go at once
+            self._graveyard.extend(encodings)
             self._free_timer.start()
 
-    def _forget(self, tok: Tokenizer) -> None:
-        self.jobs.cancel(("encode", id(tok)))
-        if self.last is not None and self.last.tok is tok:
-            self.last = None
-
     def _free_some(self) -> None:
-        if self._graveyard and not release_encoding(self._graveyard[-1], budget=1):
-            self._graveyard.pop()
+        deadline = time.perf_counter() + 0.004
+        while self._graveyard and time.perf_counter() < deadline:
+            if not release_encoding(self._graveyard[-1], budget=1):
+                self._graveyard.pop()
         if self._graveyard:
             self._free_timer.start()

@@ -38,7 +38,7 @@ from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.about import AboutDialog
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 from bpeinspect.gui.window.docks import PanelHost
-from bpeinspect.gui.window.document import LiveDocument, read_text_file
+from bpeinspect.gui.window.document import LiveDocument, normalize_newlines, read_text_file
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
 from bpeinspect.gui.window.panes import PaneStack
@@ -77,9 +77,11 @@ class MainWindow(QMainWindow):
         self.jobs = Jobs(self)
         self.live = LiveDocument(self)
         self.document = self.live.document
-        self.appearance = Appearance(self.document, self)
+        self.appearance = Appearance(self.document, self, format_text=self.live.set_char_format)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
+        self.panes.insert_text = self.live.insert_text
+        self.live.below_view = self.panes.below_view
         self.files = FileCommands(self)
         self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
@@ -161,7 +163,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.live.feedingChanged.connect(self.panes.set_read_only)
         self.encoder.encoded.connect(self.panes.show_result)
-        self.encoder.partial.connect(lambda tok, enc: self.panes.show_partial(tok, enc, len(self.text())))
+        self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
@@ -253,18 +255,23 @@ class MainWindow(QMainWindow):
             self.show_error(why)
             return
 
-        def done(text: str) -> None:
-            self.set_text(text)
+        def read(path: str) -> tuple[str, bool]:
+            text = read_text_file(path)
+            return normalize_newlines(text), "\r" in text
+
+        def done(result: tuple[str, bool]) -> None:
+            text, had_cr = result
+            self.live.set_text(text, normalized=True)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
             self.prefs.remember_text(path)
             self.textFileOpened.emit(path)
-            if "\r" in text:
+            if had_cr:
                 self.show_message(
                     "Note: the editor shows line breaks as \\n; the file's \\r\\n line endings are tokenized as \\n."
                 )
 
         self.jobs.submit(
-            "open-text", read_text_file, path, on_returned=done,
+            "open-text", read, path, on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not open {path}: {exc}"),
         )  # fmt: skip
 
@@ -305,14 +312,13 @@ class MainWindow(QMainWindow):
     def select_token(self, tok: Tokenizer, index: int) -> None:
         """Select token ``index`` of ``tok``'s encoding in every view and tell other panels."""
         r = self.registry.result(tok)
-        if r is None or not 0 <= index < len(r.enc.ids):
+        if r is None or not 0 <= index < len(r.enc):
             return
         enc = r.enc
         self.panes.select_token(tok, index)
         self.ids.view.select(index if tok is self.registry.current() else None)
-        a, b = enc.piece_spans[enc.pieces_of[index]]
-        self.tokenActivated.emit(tok, enc.ids[index])
-        self.pieceActivated.emit(tok, enc.text[a:b])
+        self.tokenActivated.emit(tok, enc.id_at(index))
+        self.pieceActivated.emit(tok, enc.piece_text(index))
 
     # -- Qt events --------------------------------------------------------------------------------
 

@@ -13,9 +13,10 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
 
-from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core import Tokenizer
 from bpeinspect.core.io.provenance import badges as provenance_badges
 from bpeinspect.core.live import EncodeResult
+from bpeinspect.core.live_text import LiveEncoding
 from bpeinspect.core.normalize import badge
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -105,6 +106,7 @@ class PaneStack(QSplitter):
         self.setChildrenCollapsible(False)
         self.registry, self.document, self.appearance = registry, document, appearance
         self.read_only = False
+        self.insert_text = None  # what the views paste with (LiveDocument.insert_text)
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.addWidget(self.placeholder)
@@ -119,18 +121,28 @@ class PaneStack(QSplitter):
     def pane_of(self, tok: Tokenizer) -> TokenizerPane | None:
         return next((p for p in self.panes() if p.tok is tok), None)
 
+    def below_view(self, position: int) -> bool:
+        """True if document ``position`` lies below the last line every pane shows."""
+        for pane in self.panes():
+            view = pane.view
+            block = view.cursorForPosition(view.viewport().rect().bottomLeft()).block()
+            if not block.isValid() or position <= block.position() + block.length():
+                return False
+        return True
+
     def set_read_only(self, on: bool) -> None:
         """Read-only while a big text goes in."""
         self.read_only = on
         for pane in self.panes():
             pane.view.setReadOnly(on)
 
-    def show_partial(self, tok: Tokenizer, enc: Encoding, total_chars: int) -> None:
-        """The first chunk of a long text is encoded: colour the top while the rest runs."""
+    def show_partial(self, tok: Tokenizer, live: LiveEncoding, total_chars: int) -> None:
+        """Part of a long text is encoded: its colours show while the rest runs."""
         pane = self.pane_of(tok)
         if pane is not None:
-            pane.view.set_encoding(tok, enc)
-            pane.count.setText(f"  encoding… ({len(enc.text):,} of {total_chars:,} characters so far)")
+            if pane.view.enc is not live:
+                pane.view.set_encoding(tok, live)
+            pane.count.setText(f"  encoding… ({live.n_chars:,} of {total_chars:,} characters so far)")
 
     def show_result(self, tok: Tokenizer, result: EncodeResult) -> None:
         pane = self.pane_of(tok)
@@ -147,16 +159,16 @@ class PaneStack(QSplitter):
             if r is None:
                 continue
             reference = None
-            if top is not None and i > 0 and top.enc.text == r.enc.text:
-                reference = (top.tok.name, len(top.enc.ids))
-            pane.set_count(len(r.enc.ids), len(r.enc.text), reference)
+            if top is not None and i > 0 and top.enc.n_chars == r.enc.n_chars:
+                reference = (top.tok.name, len(top.enc))
+            pane.set_count(len(r.enc), r.enc.n_chars, reference)
 
     def select_token(self, tok: Tokenizer, index: int) -> None:
         """Outline token ``index`` of ``tok``'s pane (scrolled to) and the same place in the others."""
         result = self.registry.result(tok)
         if result is None:
             return
-        pos = result.enc.utf16_starts[index]
+        pos = result.enc.utf16_span(index)[0]
         for pane in self.panes():
             other = self.registry.result(pane.tok)
             if other is not None:
@@ -170,6 +182,7 @@ class PaneStack(QSplitter):
             self.placeholder.setParent(None)
         pane = TokenizerPane(tok, self.document)
         pane.view.setReadOnly(self.read_only)
+        pane.view.insert_text = self.insert_text
         self.appearance.style_view(pane.view)
         pane.view.tokenClicked.connect(lambda i, p=pane: self.tokenClicked.emit(p.tok, i))
         pane.closeRequested.connect(self.registry.remove)

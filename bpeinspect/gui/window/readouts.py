@@ -49,7 +49,7 @@ class IdsBox(QWidget):
     def ids(self) -> list[int]:
         tok = self.registry.current()
         r = self.registry.result(tok) if tok is not None else None
-        return list(r.enc.ids) if r is not None else []
+        return r.enc.ids_between(0, len(r.enc))[0] if r is not None else []
 
     def copy_list(self) -> None:
         QGuiApplication.clipboard().setText(ids_as_list(self.ids()))
@@ -64,8 +64,8 @@ class IdsBox(QWidget):
             self.view.set_ids([], None, self.appearance.token_palette)
             self.title.setText("Token ids")
             return
-        self.title.setText(f"Token ids — {tok.name} ({len(r.enc.ids):,})")
-        self.view.set_ids(r.enc.ids, r.enc.flags, self.appearance.token_palette, tok.n_vocab)
+        self.title.setText(f"Token ids — {tok.name} ({len(r.enc):,})")
+        self.view.set_ids(r.enc, None, self.appearance.token_palette, tok.n_vocab)
 
     def _on_data(self, first: object, _last: object, roles: list[int]) -> None:
         if RESULT_ROLE in roles and first.row() == self.registry.current_row():
@@ -92,7 +92,7 @@ class StatusLine(QLabel):
             self.setText("no tokenizer" if tok is None else f"{tok.name}: encoding…")
             return
         enc = r.enc
-        n, chars, nbytes = len(enc.ids), len(enc.text), enc.n_bytes
+        n, chars, nbytes = len(enc), enc.n_chars, enc.n_bytes
         bpt = nbytes / n if n else 0.0
         cpt = chars / n if n else 0.0
         last = self.encoder.last

@@ -10,6 +10,7 @@ the application palette, which every widget hears as a palette change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -43,9 +44,17 @@ class Appearance(QObject):
     changed = Signal()  # layers, palette, theme or text size
     themeChanged = Signal(str)  # "system", "light" or "dark"
 
-    def __init__(self, document: QTextDocument, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        document: QTextDocument,
+        parent: QObject | None = None,
+        format_text: Callable[[QTextCharFormat], None] | None = None,
+    ) -> None:
+        """``format_text(fmt)``: formats the document's text, and all text that comes in later,
+        with ``fmt`` (``LiveDocument.set_char_format``); without it, only the text already there."""
         super().__init__(parent)
         self.document = document
+        self.format_text = format_text
         self.layers = Layers()
         self.palette_name = PALETTES[0]
         self.theme = "system"
@@ -136,8 +145,11 @@ class Appearance(QObject):
         ids = self.layers.ids
         font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
         self.document.setDefaultFont(font)
-        if ids or self._ids_font_applied:
+        if self.format_text is not None:
+            if ids != self._ids_font_applied:
+                self.format_text(self._char_format())  # new text too (a file, a paste): not 1.5x
+        elif ids or self._ids_font_applied:
             cur = QTextCursor(self.document)
             cur.select(QTextCursor.SelectionType.Document)
             cur.mergeCharFormat(self._char_format())
-            self._ids_font_applied = ids
+        self._ids_font_applied = ids

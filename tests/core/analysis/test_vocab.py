@@ -18,6 +18,7 @@ from bpeinspect.core.analysis.vocab import (
     VocabIndex,
     parse_hex,
     parse_ids,
+    positions,
     token_counts,
     token_kind,
     token_scripts,
@@ -290,6 +291,26 @@ def _bytes_to_unicode() -> dict[int, str]:
             table[b] = chr(256 + n)
             n += 1
     return table
+
+
+def test_sorted_orders_equal_python_key_sorts() -> None:
+    """The numpy orders (built once per column) give exactly what a keyed sorted() gives,
+    ties by id, descending the reverse; on a subset too; bytes ending in NUL sort after their prefix."""
+    tok = Tokenizer.from_merges([(97, 0), (256, 0), (97, 98)], pattern=None, special_tokens={"<|s|>": 300})
+    for t, ix in ((tok, VocabIndex(tok)), (load_tokenizer("gpt2"), VocabIndex(load_tokenizer("gpt2")))):
+        keys = {
+            "rank": lambda i, ix=ix: (r if (r := ix.rank(i)) is not None else -1, i),
+            "token": lambda i, t=t: (t.token_bytes(i), i),
+            "length": lambda i, t=t: (len(t.token_bytes(i)), i),
+            "script": lambda i, ix=ix: ("+".join(ix.scripts(i)), i),
+            "kind": lambda i, ix=ix: (ix.kind(i), i),
+        }
+        ids = ix.ids()
+        for sort, key in keys.items():
+            for desc in (False, True):
+                assert ix.sorted(ids, sort, desc) == sorted(ids, key=key, reverse=desc), (sort, desc)
+                assert ix.sorted(ids[::3], sort, desc) == sorted(ids[::3], key=key, reverse=desc), (sort, desc)
+    assert positions([5, 2, 7]).tolist() == [-1, -1, 1, -1, -1, 0, -1, 2] and len(positions([])) == 0
 
 
 def test_unreachable_loaded_pair_rule_file_matches_hf_tokenizers() -> None:

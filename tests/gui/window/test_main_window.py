@@ -46,7 +46,7 @@ def test_typing_reencodes_incrementally_and_exactly(qtbot, window):
     full = pane.tok.encode_with_offsets(text)
     assert pane.view.enc.ids == full.ids
     assert list(pane.view.enc.utf16_starts) == list(full.utf16_starts)
-    assert window.encoder.last.mode == "incremental"
+    assert window.encoder.last.mode == "segment"
 
 
 def test_bad_tokenizer_file_is_a_message_and_keeps_the_text(qtbot, window, tmp_path):

@@ -335,6 +335,7 @@ def with_settings(
         pattern=tok.split_rule if pattern is None else pattern,
         special_tokens=tok.special_tokens if special_tokens is None else special_tokens,
         added_tokens=tok.added_tokens,
+        added_options=tok.added_options,
         merges=None if tok.uses_rank_rule else tok.merges,
         ignore_merges=tok.ignore_merges,
         name=tok.name,

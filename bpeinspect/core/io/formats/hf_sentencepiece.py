@@ -75,7 +75,9 @@ def check_bpe_options(model: dict, path: Path | str) -> None:
         raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")
 
 
-def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict[str, int]) -> SentencePieceBPE:
+def from_dict(
+    obj: dict, path: Path | str, specials: dict[str, int], added: dict[str, int], options: dict | None = None
+) -> SentencePieceBPE:
     model = obj["model"]
     check_bpe_options(model, path)
     vocab = model.get("vocab")
@@ -143,6 +145,8 @@ def from_dict(obj: dict, path: Path | str, specials: dict[str, int], added: dict
             first_normalizer=sequence(first_steps),
             special_tokens=specials,
             added_tokens=added,
+            added_options=options,
+            added_normalizer=norm,
             byte_fallback=bool(model.get("byte_fallback")),
             unk_id=unk_id,
             fuse_unk=bool(model.get("fuse_unk")),

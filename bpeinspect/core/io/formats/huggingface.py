@@ -45,6 +45,7 @@ from bpeinspect.core.io.formats._common import (
     tokens_to_bytes,
 )
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
+from bpeinspect.core.specials import PLAIN, AddedOptions
 from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -94,7 +95,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         raise UnsupportedTokenizerError(f"{path}: the model is {what}, not BPE; bpeinspect opens BPE tokenizers only")
     if hf_sentencepiece.is_sentencepiece_style(obj):
         specials, added = _added_tokens(obj.get("added_tokens"), path)
-        return hf_sentencepiece.from_dict(obj, path, specials, added)
+        return hf_sentencepiece.from_dict(obj, path, specials, added, added_options(obj.get("added_tokens")))
     _check_model_options(model, path)
     normalizer = _normalizer(obj.get("normalizer"), path)
     rule = split_rule_from_pre_tokenizer(obj.get("pre_tokenizer"), path)
@@ -125,6 +126,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         pattern=rule,
         special_tokens=specials,
         added_tokens=added,
+        added_options=added_options(obj.get("added_tokens")),
         merges=merges,
         merge_results=made,
         ignore_merges=ignore_merges,
@@ -245,17 +247,30 @@ def _added_tokens(items: Any, path: Path | str) -> tuple[dict[str, int], dict[st
         content, i = t.get("content"), t.get("id")
         expect(isinstance(content, str) and content, path, f"added token {t!r} has no content")
         expect(type(i) is int and i >= 0, path, f"added token {content!r} has a bad id {i!r}")
-        if any(t.get(k) for k in ("single_word", "lstrip", "rstrip")):
-            warnings.warn(
-                f"{path}: added token {content!r} uses single_word/lstrip/rstrip, which bpeinspect ignores",
-                stacklevel=3,
-            )
         expect(content not in out, path, f"added token {content!r} appears twice")
         out[content] = i
         if t.get("special") is False:
             plain.add(content)
     expect(len(set(out.values())) == len(out), path, "two added tokens share one id")
     return {s: i for s, i in out.items() if s not in plain}, {s: i for s, i in out.items() if s in plain}
+
+
+def added_options(items: Any) -> dict[str, AddedOptions]:
+    """The flags of the added tokens that have any: ``(lstrip, rstrip, single_word,
+    normalized)`` by token text (read after :func:`_added_tokens` has checked the list).
+    A token without ``normalized`` gets Hugging Face's default: true unless it is special."""
+    out: dict[str, AddedOptions] = {}
+    for t in items or ():
+        special = t.get("special", False) is not False
+        flags = (
+            bool(t.get("lstrip")),
+            bool(t.get("rstrip")),
+            bool(t.get("single_word")),
+            bool(t.get("normalized", not special)),
+        )
+        if flags != PLAIN:
+            out[t["content"]] = flags
+    return out
 
 
 def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dict[bytes, int], list[str]]:
@@ -359,14 +374,15 @@ def to_dict(tok: Tokenizer) -> dict:
     merges = tok.merges
     dec = {i: b for b, i in ranks.items()}
     merge_strings = [[bytes_to_token(dec[a]), bytes_to_token(dec[b])] for a, b in merges]
+    flags = tok.added_options
     added = [
         {
             "id": i,
             "content": s,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
-            "normalized": False,
+            "single_word": flags.get(s, PLAIN)[2],
+            "lstrip": flags.get(s, PLAIN)[0],
+            "rstrip": flags.get(s, PLAIN)[1],
+            "normalized": flags.get(s, PLAIN)[3],
             "special": s in tok.special_tokens,
         }
         for s, i in sorted(cut.items(), key=lambda x: x[1])

@@ -1,0 +1,563 @@
+"""A long text kept in segments, each with its own encoding: an edit re-encodes one segment.
+
+The window's text may be tens of megabytes, and a keystroke must recolour it within a frame.
+One :class:`~bpeinspect.core.Encoding` of the whole text cannot follow an edit in that time:
+every offset after the edit moves, and shifting millions of them costs more than the frame.
+So :class:`LiveText` keeps the text cut into segments of about :data:`TARGET` code points, at
+*hard boundaries* (see :mod:`bpeinspect.core.live`: a split rule always starts a pre-token
+there), and :class:`LiveEncoding` keeps one tokenizer's encoding as one ``Encoding`` per
+segment, with offsets relative to its segment. An edit replaces the segment(s) it touches;
+only those are encoded again (a millisecond or two each), and nothing after them moves but
+one running sum per segment. Joined, the segments' encodings are exactly
+``tok.encode_with_offsets(text)``.
+
+A tokenizer whose split rule gives no hard boundaries (a custom regex, a normalizer, see
+:func:`~bpeinspect.core.live.supports_cutting`) gets one encoding of the whole text instead,
+brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("cl100k_base")
+>>> text = LiveText("one\\ntwo\\nthree\\n", target=4)
+>>> live = LiveEncoding(tok, text)
+>>> for seg, head in live.pending():
+...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
+>>> change = text.replace(4, 3, "2")                # "two" -> "2", in UTF-16 units
+>>> _ = live.apply(change)
+>>> [seg.text for seg, _ in live.pending()]        # only the edited segment
+['one\\n2\\n']
+>>> for seg, head in live.pending():
+...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
+>>> live.encoding().ids == tok.encode("one\\n2\\nthree\\n")
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from bpeinspect.core.encoding import Encoding
+from bpeinspect.core.live import (
+    _HARD,
+    _encode_window,
+    _join,
+    _NoSync,
+    hard_boundary_after,
+    reencode_edit,
+    supports_cutting,
+)
+from bpeinspect.core.text import utf16_len
+from bpeinspect.core.tokenizer import Tokenizer
+
+TARGET = 1 << 12  # code points per segment (encoded in about a millisecond); segments grow to 2x before they are cut
+
+
+class Segment:
+    """A piece of the text. Never changed: an edit makes new segments (``alive`` turns false
+    on the ones it replaced), so a segment can key its encodings in any thread."""
+
+    __slots__ = ("alive", "k", "text", "u16")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.u16 = utf16_len(text)  # its length in UTF-16 units (Qt's positions)
+        self.alive = True
+        self.k = 0  # its index in the text's list of segments (while alive)
+
+    def char_at_u16(self, u: int) -> int:
+        """The code point index at UTF-16 offset ``u`` of this segment."""
+        if self.u16 == len(self.text):
+            return u
+        return len(self.text.encode("utf-16-le", "surrogatepass")[: 2 * u].decode("utf-16-le", "surrogatepass"))
+
+    def __repr__(self) -> str:
+        return f"Segment({self.text[:20]!r}{'…' if len(self.text) > 20 else ''}, {len(self.text)} chars)"
+
+
+class Change(NamedTuple):
+    """``old`` (the segments at ``first``…) were replaced by ``new``; when one segment
+    became one, ``edit`` is ``(start, old_end, new_end)``: ``old[0].text[start:old_end]``
+    became ``new[0].text[start:new_end]``."""
+
+    first: int
+    old: list[Segment]
+    new: list[Segment]
+    edit: tuple[int, int, int] | None = None
+
+
+def _joint(left: str, right: str) -> bool:
+    """True if the text may be cut between ``left`` and ``right`` (a hard boundary)."""
+    return left.endswith("\n") and bool(right) and _HARD.match("\n" + right[0]) is not None
+
+
+def cut(text: str, target: int = TARGET) -> list[str]:
+    """``text`` cut at hard boundaries into pieces of at least ``target`` code points (a
+    piece is longer where the text has no boundary; a text up to twice ``target`` stays whole).
+
+    >>> cut("ab\\ncd\\nef\\n", target=3)
+    ['ab\\ncd\\n', 'ef\\n']
+    """
+    if len(text) <= 2 * target:
+        return [text] if text else []
+    out = []
+    a = 0
+    while a < len(text):
+        b = len(text) if len(text) - a <= 2 * target else hard_boundary_after(text, a + target)
+        out.append(text[a:b])
+        a = b
+    return out
+
+
+class LiveText:
+    """A text as a list of :class:`Segment`, cut at hard boundaries, changed by :meth:`replace`.
+
+    Positions are in UTF-16 units, as Qt counts them; ``version`` counts the changes.
+    """
+
+    def __init__(self, text: str = "", *, target: int = TARGET) -> None:
+        self.target = target
+        self.segments: list[Segment] = [Segment(t) for t in cut(text, target)]
+        for k, seg in enumerate(self.segments):
+            seg.k = k
+        self.version = 0
+        self.n_chars = len(text)
+        self._starts: list[int] | None = None
+        self._char_starts: list[int] | None = None
+        self._text: str | None = text
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.n_chars
+
+    @property
+    def u16_len(self) -> int:
+        return self.u16_starts()[-1]
+
+    def text(self) -> str:
+        """The whole text (joined once per version: time and memory grow with the text)."""
+        if self._text is None:
+            self._text = "".join(s.text for s in self.segments)
+        return self._text
+
+    def u16_starts(self) -> list[int]:
+        """Where each segment starts, in UTF-16 units, and the end: ``len(segments) + 1`` items."""
+        if self._starts is None:
+            self._starts = [0, *itertools.accumulate(s.u16 for s in self.segments)]
+        return self._starts
+
+    def char_starts(self) -> list[int]:
+        """Where each segment starts, in code points, and the end."""
+        if self._char_starts is None:
+            self._char_starts = [0, *itertools.accumulate(len(s.text) for s in self.segments)]
+        return self._char_starts
+
+    def index_at_u16(self, pos: int) -> int:
+        """The segment holding UTF-16 position ``pos`` (the last one for the end)."""
+        return max(0, min(bisect.bisect_right(self.u16_starts(), pos) - 1, len(self.segments) - 1))
+
+    def head_after(self, k: int, n: int = 1) -> str:
+        """Up to ``n`` characters after segment ``k`` (``""`` at the end): its encoding may
+        look at them (see :func:`encode_segment`)."""
+        return self.segments[k + 1].text[:n] if k + 1 < len(self.segments) else ""
+
+    def slice_u16(self, start: int, end: int) -> str:
+        """The text between two UTF-16 positions."""
+        if end <= start or not self.segments:
+            return ""
+        starts = self.u16_starts()
+        k0, k1 = self.index_at_u16(start), self.index_at_u16(end - 1)
+        parts = []
+        for k in range(k0, k1 + 1):
+            seg = self.segments[k]
+            a = seg.char_at_u16(max(start - starts[k], 0))
+            b = seg.char_at_u16(min(end - starts[k], seg.u16))
+            parts.append(seg.text[a:b])
+        return "".join(parts)
+
+    # -- changing ---------------------------------------------------------------------------------
+
+    def set_text(self, text: str) -> Change:
+        """Replace everything."""
+        return self._splice(0, len(self.segments), [Segment(t) for t in cut(text, self.target)])
+
+    def replace(self, pos: int, removed: int, added: str) -> Change:
+        """Replace ``removed`` UTF-16 units at ``pos`` by ``added``.
+
+        The segments the edit touches are replaced, and so are neighbours where the edit made
+        the cut between them no longer a hard boundary.
+        """
+        segs = self.segments
+        n = len(segs)
+        starts = self.u16_starts()
+        total = starts[-1]
+        end = pos + removed
+        if pos < 0 or removed < 0 or end > total:
+            raise ValueError(f"edit {pos}+{removed} outside a text of {total} UTF-16 units")
+        if n == 0:
+            return self._splice(0, 0, [Segment(t) for t in cut(added, self.target)])
+        edit = None
+        if removed == 0 and pos == total:
+            lo = hi = n  # appended: no segment is touched yet
+            text = added
+        else:
+            lo = bisect.bisect_right(starts, pos) - 1
+            last = bisect.bisect_right(starts, end - 1) - 1 if removed else lo
+            hi = last + 1
+            head = segs[lo].text[: segs[lo].char_at_u16(pos - starts[lo])]
+            tail = segs[last].text[segs[last].char_at_u16(end - starts[last]) :]
+            text = head + added + tail
+            if lo == last:
+                edit = (lo, len(head), len(segs[lo].text) - len(tail), len(head) + len(added))
+        while True:  # make both ends of the new text hard boundaries again
+            before = segs[lo - 1].text if lo > 0 else None
+            after = segs[hi].text if hi < n else None
+            if not text:
+                if before is not None and after is not None and not _joint(before, after):
+                    text, hi = after, hi + 1
+                    continue
+                break
+            if before is not None and not _joint(before, text):
+                text, lo = before + text, lo - 1
+            elif after is not None and not _joint(text, after):
+                text, hi = text + after, hi + 1
+            else:
+                break
+        pieces = cut(text, self.target)
+        if edit is not None and (edit[0], len(pieces)) != (lo, 1) or hi != lo + 1:
+            edit = None  # neighbours joined in, or it was cut in two
+        return self._splice(lo, hi, [Segment(t) for t in pieces], edit[1:] if edit else None)
+
+    def _splice(self, lo: int, hi: int, new: list[Segment], edit: tuple[int, int, int] | None = None) -> Change:
+        segs = self.segments
+        old = segs[lo:hi]
+        segs[lo:hi] = new
+        for seg in old:
+            seg.alive = False
+        for k in range(lo, len(segs) if len(new) != len(old) else lo + len(new)):
+            segs[k].k = k
+        self.n_chars += sum(len(s.text) for s in new) - sum(len(s.text) for s in old)
+        self.version += 1
+        self._starts = _splice_starts(self._starts, lo, hi, [s.u16 for s in new])
+        self._char_starts = _splice_starts(self._char_starts, lo, hi, [len(s.text) for s in new])
+        self._text = None
+        return Change(lo, old, new, edit)
+
+
+def _splice_starts(starts: list[int] | None, lo: int, hi: int, lengths: list[int]) -> list[int] | None:
+    """Running sums ``starts`` after segments ``lo:hi`` became ones of ``lengths``."""
+    if starts is None:
+        return None
+    mid = list(itertools.accumulate(lengths, initial=starts[lo]))
+    delta = mid[-1] - starts[hi]
+    tail = starts[hi + 1 :]
+    return starts[:lo] + mid + ([x + delta for x in tail] if delta else tail)
+
+
+class NotCuttable(ValueError):
+    """A segment could not be encoded on its own (the tokenizer has to encode the whole text)."""
+
+
+def lookahead(tok: Tokenizer) -> int:
+    """How many characters after a segment its encoding by ``tok`` may depend on: the split
+    rule looks at one, and a special or added token starting there ends the text before it."""
+    return max((len(w) for w in (*tok.special_tokens, *tok.added_tokens)), default=1)
+
+
+def encode_segment(
+    tok: Tokenizer,
+    text: str,
+    head: str = "",
+    *,
+    previous: tuple[Encoding, tuple[int, int, int]] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Encoding:
+    """The encoding of segment ``text`` as it is encoded inside the whole text, where ``head``
+    follows it (the next :func:`lookahead` characters; ``""``: nothing does).
+
+    ``previous``: the encoding of the segment before an edit, and the edit (see
+    :attr:`Change.edit`): only the lines around the edit are encoded again."""
+    try:
+        if previous is not None:
+            return reencode_edit(tok, previous[0], text, *previous[1], should_stop=should_stop, follow=head)
+        if not head:
+            return tok.encode_with_offsets(text, should_stop=should_stop)
+        return _encode_window(tok, text + head, 0, len(text), should_stop)
+    except _NoSync as exc:
+        raise NotCuttable(str(exc)) from None
+
+
+class Part(NamedTuple):
+    """One segment's encoding and where it lies in the whole (its first token, code point,
+    UTF-16 unit and byte: exact once the parts before it are encoded); ``index`` is the
+    segment's."""
+
+    enc: Encoding
+    index: int = 0
+    token: int = 0
+    char: int = 0
+    u16: int = 0
+    byte: int = 0
+
+
+class LiveEncoding:
+    """One tokenizer's encoding of a :class:`LiveText`, kept per segment.
+
+    :meth:`pending` lists the segments still to encode, each with the text after it that its
+    encoding may depend on (a segment whose neighbour's start changed is encoded again);
+    :meth:`put` stores an encoding; :meth:`apply` follows a change of the text (it must see
+    every change, in order). A tokenizer that cannot be cut (``cutting`` false) has one
+    encoding of the whole text, set with :meth:`put_whole`. Reading works whatever is
+    encoded so far.
+    """
+
+    def __init__(self, tok: Tokenizer, source: LiveText) -> None:
+        self.tok = tok
+        self.source = source
+        self.cutting = supports_cutting(tok)
+        self.lookahead = lookahead(tok)
+        n = len(source.segments)
+        # one entry per segment of the source, in its order
+        self._encs: list[Encoding | None] = [None] * n
+        self._heads: list[str | None] = [None] * n  # the text after the segment when it was encoded
+        self._ntok: list[int] = [0] * n
+        self._nbytes: list[int] = [0] * n
+        self._nchars: list[int] = [0] * n
+        self._stale: list[Segment] = []  # segments whose following text changed
+        self.whole: Encoding | None = None
+        self.whole_version = -1  # the text version ``whole`` encodes
+        self._starts: tuple[list[int], list[int], int] | None = None  # running sums of tokens and bytes; chars
+        self._full: Encoding | None = None
+
+    # -- bringing it up to date -------------------------------------------------------------------
+
+    def _head(self, k: int) -> str:
+        segs = self.source.segments
+        return segs[k + 1].text[: self.lookahead] if k + 1 < len(segs) else ""
+
+    def pending(self) -> list[tuple[Segment, str]]:
+        """The segments to encode, in order, each with the text after it to encode it with."""
+        if not self.cutting:
+            return []
+        if len(self._encs) != len(self.source.segments):  # a change was missed: start over
+            self._reset()
+        segs, heads = self.source.segments, self._heads
+        todo = []
+        k = -1
+        with contextlib.suppress(ValueError):  # list.index scans in C: few Python steps when little is pending
+            while True:
+                k = heads.index(None, k + 1)
+                todo.append(k)
+        if self._stale:
+            stale = {seg.k for seg in self._stale if seg.alive}
+            stale = {k for k in stale if self._heads[k] is not None and self._heads[k] != self._head(k)}
+            self._stale = [segs[k] for k in stale]
+            todo = sorted(set(todo) | stale)
+        return [(segs[k], self._head(k)) for k in todo]
+
+    def put(self, seg: Segment, enc: Encoding, head: str) -> bool:
+        """Keep ``enc``, the encoding of ``seg`` followed by ``head``; False if ``seg`` was
+        replaced meanwhile."""
+        if not seg.alive or not self.cutting or len(self._encs) != len(self.source.segments):
+            return False
+        k = seg.k
+        self._encs[k], self._heads[k] = enc, head
+        self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
+        self._changed()
+        return True
+
+    def put_whole(self, enc: Encoding, version: int) -> None:
+        """The encoding of the whole text as it was at ``version``."""
+        self.whole, self.whole_version = enc, version
+        self._changed()
+
+    def apply(self, change: Change) -> list[Encoding]:
+        """Follow ``change`` of the text: drop the encodings of the segments it replaced and
+        return them (for the caller to free a few at a time)."""
+        if not self.cutting:
+            return []
+        lo, hi, n = change.first, change.first + len(change.old), len(change.new)
+        dropped = [e for e in self._encs[lo:hi] if e is not None]
+        self._encs[lo:hi] = [None] * n
+        self._heads[lo:hi] = [None] * n
+        self._ntok[lo:hi] = [0] * n
+        self._nbytes[lo:hi] = [0] * n
+        self._nchars[lo:hi] = [0] * n
+        if lo > 0:
+            self._stale.append(self.source.segments[lo - 1])
+        self._changed()
+        return dropped
+
+    def stop_cutting(self) -> list[Encoding]:
+        """Encode the whole text from now on (a segment could not be encoded on its own)."""
+        dropped = [e for e in self._encs if e is not None]
+        self.cutting = False
+        self._reset()
+        return dropped
+
+    def _reset(self) -> None:
+        n = len(self.source.segments)
+        self._encs, self._heads = [None] * n, [None] * n
+        self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
+        self._stale = []
+        self._changed()
+
+    def _changed(self) -> None:
+        self._starts = None
+        self._full = None
+
+    @property
+    def complete(self) -> bool:
+        """True if the encoding is of the current text, all of it."""
+        if not self.cutting:
+            return self.whole_version == self.source.version
+        return not self.pending()
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def _sums(self) -> tuple[list[int], list[int], int]:
+        if self._starts is None:
+            if self.cutting:
+                ntok, nbytes, nchars = self._ntok, self._nbytes, sum(self._nchars)
+            else:
+                w = self.whole
+                ntok, nbytes, nchars = [len(w.ids) if w else 0], [w.n_bytes if w else 0], len(w.text) if w else 0
+            tokens = list(itertools.accumulate(ntok, initial=0))
+            self._starts = tokens, list(itertools.accumulate(nbytes, initial=0)), nchars
+        return self._starts
+
+    def __len__(self) -> int:
+        """Tokens encoded so far."""
+        return self._sums()[0][-1]
+
+    def __bool__(self) -> bool:
+        return True
+
+    def part(self, k: int) -> Part | None:
+        """Segment ``k``'s encoding (``None`` until it is encoded)."""
+        if not self.cutting:
+            return Part(self.whole) if self.whole is not None and k == 0 else None
+        if not 0 <= k < len(self._encs):
+            return None
+        enc = self._encs[k]
+        if enc is None:
+            return None
+        tokens, nbytes, _ = self._sums()
+        src = self.source
+        return Part(enc, k, tokens[k], src.char_starts()[k], src.u16_starts()[k], nbytes[k])
+
+    def n_parts(self) -> int:
+        return len(self._encs) if self.cutting else 1
+
+    def part_at_u16(self, pos: int) -> Part | None:
+        """The encoded part holding UTF-16 position ``pos``."""
+        if not self.cutting:
+            return self.part(0)
+        if not self.source.segments:
+            return None
+        return self.part(self.source.index_at_u16(pos))
+
+    def part_of_token(self, i: int) -> Part | None:
+        """The part holding token ``i`` (counted over the whole encoding)."""
+        starts = self._sums()[0]
+        if not 0 <= i < starts[-1]:
+            return None
+        # the last segment starting at or before i: empty and pending ones share their start
+        return self.part(bisect.bisect_right(starts, i) - 1)
+
+    def parts(self) -> Iterator[Part]:
+        """Every encoded part, in order."""
+        for k in range(self.n_parts()):
+            p = self.part(k)
+            if p is not None:
+                yield p
+
+    def token_at_utf16(self, pos: int) -> int | None:
+        """Index of the (first) token covering UTF-16 unit ``pos``."""
+        p = self.part_at_u16(pos)
+        if p is None:
+            return None
+        i = p.enc.token_at_utf16(pos - p.u16)
+        return None if i is None else p.token + i
+
+    def utf16_span(self, i: int) -> tuple[int, int]:
+        p = self.part_of_token(i)
+        if p is None:
+            raise IndexError(i)
+        j = i - p.token
+        return p.enc.utf16_starts[j] + p.u16, p.enc.utf16_ends[j] + p.u16
+
+    def id_at(self, i: int) -> int:
+        p = self.part_of_token(i)
+        if p is None:
+            raise IndexError(i)
+        return p.enc.ids[i - p.token]
+
+    def piece_text(self, i: int) -> str:
+        """The text of the pre-token token ``i`` belongs to."""
+        p = self.part_of_token(i)
+        if p is None:
+            raise IndexError(i)
+        a, b = p.enc.piece_spans[p.enc.pieces_of[i - p.token]]
+        return p.enc.text[a:b]
+
+    def ids_between(self, first: int, end: int) -> tuple[list[int], bytearray]:
+        """Ids and flags of tokens ``first`` to ``end - 1``."""
+        ids: list[int] = []
+        flags = bytearray()
+        i = max(first, 0)
+        while i < end:
+            p = self.part_of_token(i)
+            if p is None:
+                break
+            j = i - p.token
+            k = min(len(p.enc.ids), end - p.token)
+            ids.extend(p.enc.ids[j:k])
+            flags += p.enc.flags[j:k]
+            i = p.token + k
+        return ids, flags
+
+    @property
+    def n_bytes(self) -> int:
+        """UTF-8 bytes the tokens encoded so far cover."""
+        return self._sums()[1][-1]
+
+    @property
+    def n_chars(self) -> int:
+        """Code points of the text encoded so far."""
+        return self._sums()[2]
+
+    def encoding(self) -> Encoding:
+        """One :class:`Encoding` of the whole text (joined once per change: time and memory
+        grow with the text, so a window asks for it off its GUI thread)."""
+        if self._full is not None:
+            return self._full
+        if not self.cutting:
+            enc = self.whole if self.whole is not None else Encoding(text="", token_bytes_of=self.tok.token_bytes)
+        else:
+            enc = join_parts(self.tok, self.source.text(), list(self.parts()))
+        self._full = enc
+        return enc
+
+    def __getattr__(self, name: str):
+        # everything else an Encoding has (ids, piece_spans, token(i)...) from the joined encoding
+        if name.startswith("_") or name not in Encoding.__dataclass_fields__ and not hasattr(Encoding, name):
+            raise AttributeError(name)
+        return getattr(self.encoding(), name)
+
+
+def join_parts(tok: Tokenizer, text: str, parts: list[Part]) -> Encoding:
+    """One :class:`Encoding` of ``text`` from the encodings of its segments (all of them)."""
+    spans = []
+    byte = 0
+    dropped = []
+    for p in parts:
+        spans.append((p.enc, 0, len(p.enc.ids), p.char, byte, p.u16))
+        dropped += [(a + p.char, b + p.char) for a, b in p.enc.dropped]
+        byte += len(p.enc.text.encode("utf-8", "surrogatepass"))
+    out = _join(tok, text, spans)
+    out.dropped = dropped
+    return out

@@ -1,0 +1,95 @@
+"""Inline token ids (issue 16 bug 1): text that comes in later keeps its size, a restart
+keeps the zoom, and short tokens show their whole id."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings
+
+from tests.gui.conftest import wait_idle
+
+
+def _x_of_fifth_char(window, block=None) -> float:
+    """Where the fifth character of the first line (of ``block``) starts, once it is laid out."""
+    block = window.document.firstBlock() if block is None else block
+    window.document.documentLayout().blockBoundingRect(block)  # lays the block out
+    assert block.layout().lineCount() > 0
+    return block.layout().lineAt(0).cursorToX(5)[0]
+
+
+def _window(qtbot, settings):
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    win = MainWindow(settings=settings, panels=())
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def test_text_opened_with_ids_on_keeps_its_size(qtbot, window, tmp_path):
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world")
+    wait_idle(qtbot, window)
+    plain_x = _x_of_fifth_char(window)
+    window.commands["view.layer.ids"].setChecked(True)
+    big = "hello world, and more\n" * 2000  # goes in slices
+    path = tmp_path / "t.txt"
+    path.write_text(big, encoding="utf-8")
+    window.open_text_file(str(path))
+    qtbot.waitUntil(lambda: window.text() == big, timeout=20000)
+    wait_idle(qtbot, window)
+    assert abs(_x_of_fifth_char(window) - plain_x) < 1.0  # not 1.5x
+    last = window.document.lastBlock().previous()
+    assert abs(_x_of_fifth_char(window, last) - plain_x) < 1.0  # the last slice too
+    window.set_text("hello again")
+    assert abs(_x_of_fifth_char(window) - plain_x) < 1.0
+
+
+def test_restart_with_ids_on_keeps_text_size_and_zoom(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    first = _window(qtbot, settings)
+    first.set_text("hello world")
+    plain_x = _x_of_fifth_char(first)
+    first.commands["view.layer.ids"].setChecked(True)
+    first.commands["view.zoom_in"].trigger()
+    size = first.appearance.text_size
+    first.close()
+    second = _window(qtbot, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert second.appearance.layers.ids and second.appearance.text_size == size
+    second.commands["view.zoom_out"].trigger()  # back to the size plain_x was measured at
+    second.set_text("hello world")
+    assert abs(_x_of_fifth_char(second) - plain_x) < 1.0
+    second.commands["view.layer.ids"].setChecked(False)
+    assert second.document.defaultFont().pointSizeF() == size - 1
+    assert abs(_x_of_fifth_char(second) - plain_x) < 1.0
+
+
+def test_short_tokens_show_whole_ids_that_do_not_overlap(qtbot, window, monkeypatch):
+    from PySide6.QtGui import QPainter
+
+    window.open_tokenizer("o200k_base")
+    window.set_text("x*2+1 # a, b; c. 日本語 テスト\n    return x*2+1 # a, b; c.")
+    wait_idle(qtbot, window)
+    window.commands["view.layer.ids"].setChecked(True)
+    drawn = []
+    original = QPainter.drawText
+
+    def record(painter, *args):
+        if len(args) == 3 and isinstance(args[2], str):
+            drawn.append((args[0].left(), args[0].top(), painter.fontMetrics().horizontalAdvance(args[2]), args[2]))
+        return original(painter, *args)
+
+    monkeypatch.setattr(QPainter, "drawText", record)
+    view = window.panes.panes()[0].view
+    labels: list = []
+
+    def painted() -> bool:  # once the new format is laid out
+        drawn.clear()
+        view.viewport().grab()  # paints it, shown or not
+        labels[:] = [d for d in drawn if d[3].isdigit() or "…" in d[3]]
+        return len(labels) >= 8
+
+    qtbot.waitUntil(painted, timeout=10000)
+    ids = {str(i) for i in window.registry.result(window.registry.current()).enc.ids}
+    assert all(label in ids for *_, label in labels)  # whole ids, never "12…"
+    for (x1, y1, w1, _), (x2, y2, _, _) in zip(labels, labels[1:]):
+        assert y1 != y2 or x2 >= x1 + w1  # one after the other on a line

@@ -320,3 +320,13 @@ def test_7_corpus_devices_are_refused_and_whole_reads_capped(tmp_path, monkeypat
     with pytest.raises(CorpusError, match=r"big\.txt: more than 1,000 bytes"):
         list(iter_corpus([big], r"\w+|\s+"))  # a custom pattern: read whole
     assert "".join(iter_corpus([big], "gpt4")) == "word " * 1000  # a preset: read in blocks, no cap
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_17_a_dataset_that_never_ends_is_refused(tmp_path):
+    from bpeinspect.core.dataset.records import DatasetError, read_records
+
+    link = tmp_path / "zero.jsonl"  # dropped on the window, it goes to the dataset panel
+    link.symlink_to("/dev/zero")
+    with pytest.raises(DatasetError, match="zero.jsonl: not a regular file"):
+        read_records(link)

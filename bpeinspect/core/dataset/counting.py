@@ -192,15 +192,16 @@ class DatasetStats:
 
 
 def _nice(x: float) -> float:
-    """``x`` rounded up to 1, 2 or 5 times a power of ten.
+    """``x`` rounded up to a round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of
+    ten), so that the histogram's range is not much wider than the data.
 
-    >>> [_nice(v) for v in (7, 130, 2001)]
-    [10.0, 200.0, 5000.0]
+    >>> [_nice(v) for v in (7, 130, 241, 2001, 10_000)]
+    [8.0, 150.0, 250.0, 2500.0, 10000.0]
     """
     if x <= 0:
         return 1.0
     p = 10.0 ** np.floor(np.log10(x))
-    return float(next(m * p for m in (1, 2, 5, 10) if m * p >= x))
+    return float(next(m * p for m in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * p >= x))
 
 
 @dataclass

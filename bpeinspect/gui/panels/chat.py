@@ -40,11 +40,13 @@ from bpeinspect.core.chat import (
     chat_format,
     conversation_of,
     encode_chat,
+    message_texts,
     render_chat,
     templates_for,
 )
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
 from bpeinspect.gui.overlay.token_view import TokenView
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -75,6 +77,7 @@ class MessageRow(QFrame):
 
     def __init__(self, role: str, content: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.extra: dict[str, Any] = {}  # the message's other keys (a record's name, tool calls...)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.role_box = QComboBox()
         self.role_box.setEditable(True)  # any role a template knows ("ipython", "developer"...)
@@ -105,7 +108,7 @@ class MessageRow(QFrame):
         lay.addWidget(self.editor)
 
     def message(self) -> dict[str, Any]:
-        return {"role": self.role_box.currentText().strip() or "user", "content": self.editor.toPlainText()}
+        return {**self.extra, "role": self.role_box.currentText().strip() or "user", "content": self.editor.toPlainText()}
 
     def set_count(self, n: int | None, missing: bool = False) -> None:
         if n is None:
@@ -181,6 +184,7 @@ class ChatView(QWidget):
 
         self.token_view = TokenView()
         self.token_view.setReadOnly(True)
+        self.token_view.set_token_palette(TokenPalette(dark=app_colors().dark))  # the window gives its own
         self.token_view.setToolTip("")
         counts = QVBoxLayout()
         counts.setSpacing(0)
@@ -223,11 +227,13 @@ class ChatView(QWidget):
         msgs = conversation_of(messages) if not isinstance(messages, (list, tuple)) else list(messages)
         for row in list(self._rows):
             self._remove(row, render=False)
-        given = [{"role": str(m.get("role", "user")), "content": c if isinstance(c := m.get("content"), str) else ""}
-                 for m in msgs or []]  # fmt: skip
+        given = [dict(m) for m in msgs or []]
         self._rest = given[MAX_ROWS:]
         for m in given[:MAX_ROWS]:
-            self.add_message(m["role"], m["content"], render=False)
+            content = m.pop("content", None)
+            text = content if isinstance(content, str) else "\n".join(message_texts({"content": content}))
+            row = self.add_message(str(m.pop("role", "user")), text, render=False)
+            row.extra = m  # what else the message holds (name, tool calls...) goes to the template too
         self._show_rest()
         self._changed()
 
@@ -274,7 +280,8 @@ class ChatView(QWidget):
         self.template_box.blockSignals(True)
         self.template_box.clear()
         for t in self.templates:
-            self.template_box.addItem(t.name or "chat template", t.origin)
+            name = t.name or "chat template"
+            self.template_box.addItem(name if not t.origin or t.origin.startswith("built in") else f"{name} ({t.origin})")
             self.template_box.setItemData(self.template_box.count() - 1, t.origin, Qt.ItemDataRole.ToolTipRole)
         self.template_box.addItem(NO_TEMPLATE)
         self.template_box.setCurrentIndex(0)

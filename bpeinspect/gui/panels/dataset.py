@@ -23,12 +23,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -116,17 +115,15 @@ class DatasetView(QWidget):
         self.status = ToneLabel()
         self.status.setWordWrap(True)
 
-        self.fields_box = QWidget()  # shown when the shape is unclear
-        self.fields_list = QListWidget()
-        self.fields_list.setMaximumHeight(110)
-        self.fields_list.itemChanged.connect(self._fields_picked)
+        self.fields_box = QWidget()  # shown when the shape is unclear: a check box per text field
+        self.field_boxes: list[QCheckBox] = []
         self.count_button = QPushButton("Count these fields")
         self.count_button.clicked.connect(self._count_fields)
-        flay = QHBoxLayout(self.fields_box)
-        flay.setContentsMargins(0, 0, 0, 0)
-        flay.addWidget(QLabel("Fields to count:"), 0, Qt.AlignmentFlag.AlignTop)
-        flay.addWidget(self.fields_list, 1)
-        flay.addWidget(self.count_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.fields_layout = QHBoxLayout(self.fields_box)
+        self.fields_layout.setContentsMargins(0, 0, 0, 0)
+        self.fields_layout.addWidget(QLabel("Fields to count:"))
+        self.fields_layout.addStretch(1)
+        self.fields_layout.addWidget(self.count_button)
         self.fields_box.hide()
 
         self.plot = pg.PlotWidget(enableMenu=False)  # its context menus cost half of making it
@@ -245,22 +242,22 @@ class DatasetView(QWidget):
         self._say(f"The records are not chat messages, prompt/completion, prompt/response or text (only "
                   f"{guess.fitting} of the first {guess.looked_at} fit one shape): pick the fields to count.",
                   "note")  # fmt: skip
-        self.fields_list.blockSignals(True)
-        self.fields_list.clear()
-        for name in guess.fields:
-            item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked)
-            self.fields_list.addItem(item)
-        self.fields_list.blockSignals(False)
+        for box in self.field_boxes:
+            box.setParent(None)
+            box.deleteLater()
+        self.field_boxes = []
+        for k, name in enumerate(guess.fields):
+            box = QCheckBox(name)
+            box.toggled.connect(self._fields_picked)
+            self.fields_layout.insertWidget(1 + k, box)
+            self.field_boxes.append(box)
         self.count_button.setEnabled(False)
         self.fields_box.show()
 
     def _picked(self) -> list[str]:
-        items = (self.fields_list.item(i) for i in range(self.fields_list.count()))
-        return [it.text() for it in items if it.checkState() == Qt.CheckState.Checked]
+        return [box.text() for box in self.field_boxes if box.isChecked()]
 
-    def _fields_picked(self, _item: QListWidgetItem) -> None:
+    def _fields_picked(self, _checked: bool) -> None:
         self.count_button.setEnabled(bool(self._picked()))
 
     def _count_fields(self) -> None:
@@ -273,7 +270,7 @@ class DatasetView(QWidget):
     def _done(self, stats: DatasetStats) -> None:
         self._set_running(False)
         self.stats = stats
-        kind = stats.shape.label
+        kind = "chat messages" if stats.shape.kind == "chat" else f"text in {stats.shape.label}"
         note = f"{stats.records:,} records of {kind}" + (f", {stats.skipped:,} skipped" if stats.skipped else "")
         note += f" in {stats.seconds:.1f} s" + (" — stopped early: the counts cover the records read" if stats.stopped else "")
         if stats.truncated:
@@ -337,7 +334,7 @@ class DatasetView(QWidget):
                                     pen=pg.mkPen(color, width=2), name=t.label)  # fmt: skip
             item.addItem(curve)
             self._curves.append(curve)
-        item.setTitle(f"Tokens per record ({stats.records:,} records; the last bin holds the longest 1%)",
+        item.setTitle(f"Tokens per record ({stats.records:,} records; last bin: the longest 1%)",
                       color=c.plot_text)  # fmt: skip
         self._fill_totals(stats)
         self._fill_longest(stats)

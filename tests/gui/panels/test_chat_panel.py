@@ -80,6 +80,11 @@ def test_a_record_opens_as_messages(qtbot):
     settle(qtbot, view)
     assert view.messages() == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     assert view.result.count.per_message == (1, 1)
+    named = [{"role": "user", "name": "bob", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "you"}]}]
+    view.set_messages(named)
+    settle(qtbot, view)
+    assert view.messages() == [{"role": "user", "name": "bob", "content": "hi\nyou"}]
+    assert view.token_view.text().startswith("<|im_start|>bob<|im_sep|>hi\nyou")  # the name stands in for the role
 
 
 def test_the_panel_follows_the_current_tokenizer(qtbot, panel_window):

@@ -65,10 +65,10 @@ def test_unclear_records_ask_for_fields(qtbot, tmp_path):
     view.open_file(path)
     wait_jobs(qtbot, view.jobs)
     assert view.fields_box.isVisibleTo(view) and view.stats is None
-    names = [view.fields_list.item(i).text() for i in range(view.fields_list.count())]
+    names = [box.text() for box in view.field_boxes]
     assert sorted(names) == ["body", "title"]
     assert not view.count_button.isEnabled()
-    view.fields_list.item(names.index("body")).setCheckState(view.fields_list.item(0).checkState().Checked)
+    view.field_boxes[names.index("body")].setChecked(True)
     assert view.count_button.isEnabled()
     with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
         view.count_button.click()

@@ -195,7 +195,10 @@ def cli_process(*args: str, **kw) -> subprocess.Popen:
 def test_3_ctrl_c_stops_a_catastrophic_pattern(tmp_path):
     text = tmp_path / "a.txt"
     text.write_text("a" * 500_000 + "!", encoding="utf-8")  # a time limit of 12 s of CPU time
-    proc = cli_process("encode", "-t", "gpt2", "--pattern", r"(a|a)+$", str(text))
+    # as from a terminal: a run started in the background of a script (land.sh &) inherits
+    # SIGINT ignored, and Python then never sees Ctrl-C
+    proc = cli_process("encode", "-t", "gpt2", "--pattern", r"(a|a)+$", str(text),
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     # wait until it is deep in the pattern: 3 s of CPU time (starting and loading take well under 1 s)
     while cpu_seconds(proc.pid) < 3.0 and proc.poll() is None:
         time.sleep(0.05)

@@ -196,24 +196,43 @@ class CodePointSpacer(QSyntaxHighlighter):
     """Hides the empty box Qt draws for a missing character and widens its cell for the code point.
 
     Formats live in the layout, not in the document: the text, its undo history and what is
-    copied stay as they are. One per document (:meth:`ensure`); it follows the document's font.
+    copied stay as they are. One per document (:meth:`ensure`); the view that paints the code
+    points tells it when the document's font family changes (:meth:`follow`).
     """
 
     def __init__(self, document: QTextDocument) -> None:
-        super().__init__(document)
+        self.cov = coverage_for(document.defaultFont())  # looked up once, not per block
         self._formats: dict[str, QTextCharFormat] = {}
+        super().__init__(document)
 
     @classmethod
     def ensure(cls, document: QTextDocument) -> CodePointSpacer:
         """The document's spacer, made (and the whole text laid out again) the first time."""
         found = document.findChild(CodePointSpacer)
-        return found if found is not None else cls(document)
+        if found is None:
+            found = cls(document)
+            found.relayout()  # now, quietly (Qt's own first pass, a turn later, is then skipped)
+        return found
 
-    def coverage(self) -> GlyphCoverage:
-        return coverage_for(self.document().defaultFont())
+    def relayout(self) -> None:
+        """Format the whole text again without telling the document's listeners that it changed
+        (``contentsChanged`` would make the window encode the same text again)."""
+        doc = self.document()
+        was = doc.blockSignals(True)
+        try:
+            self.rehighlight()
+        finally:
+            doc.blockSignals(was)
+
+    def follow(self, cov: GlyphCoverage) -> None:
+        """Lay the text out again for another font's coverage (a new family, not a new size)."""
+        if cov is not self.cov:
+            self.cov = cov
+            self._formats.clear()
+            self.relayout()
 
     def highlightBlock(self, text: str) -> None:
-        cov = self.coverage()
+        cov = self.cov
         missing = cov.missing_in(text)
         if not missing:
             return
@@ -318,9 +337,9 @@ def font_suggestion(ch: str, installed: set[str] | None = None) -> str:
         return f"a newer {family}" if have else family
 
     if _PRIVATE.match(ch):
-        return "private use: only the font made for it"
+        return "private use: only a font made for it"
     if _CONTROL.match(ch):
-        return "a control character: no font draws it"
+        return "control character: no font draws it"
     if _EMOJI.match(ch):
         return newer("Noto Color Emoji")
     if _CJK.match(ch):

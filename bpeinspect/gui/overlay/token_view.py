@@ -576,7 +576,10 @@ class TokenView(QPlainTextEdit):
         font = self.glyph_font()
         height = QFontMetricsF(font).height()
         color = self.palette_.text_color()
-        spaced = doc.findChild(CodePointSpacer) is not None
+        spacer = doc.findChild(CodePointSpacer)
+        if spacer is not None:
+            spacer.follow(cov)
+        spaced = spacer is not None
         for block, geo in blocks:
             missing = cov.missing_in(block.text())
             if not missing:

@@ -364,6 +364,12 @@ class VocabBrowser(QWidget):
             parts.append(f"no token for {len(missing)} single byte{'s' if len(missing) != 1 else ''} ({shown})")
         name = ix.tok.name or "tokenizer"
         self._set_status(f"{name}: " + " · ".join(parts))
+        self.status.setToolTip(
+            f"No token for the single bytes {' '.join(f'{b:02x}' for b in missing)}: text holding them is "
+            "dropped when encoding (as Hugging Face tokenizers and llama.cpp drop it); the overlay marks it."
+            if missing
+            else ""
+        )
 
 
 __all__ = [

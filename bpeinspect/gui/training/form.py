@@ -25,6 +25,7 @@ from bpeinspect.core import PRESETS, PatternError
 from bpeinspect.core.text import display_text
 from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens, preview_split
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.worker import TrainingPlan
@@ -38,7 +39,7 @@ MAX_PREVIEW_PIECES = 200
 
 
 def _visible(piece: str) -> str:
-    return html.escape(display_text(piece))
+    return html.escape(shown(display_text(piece)))  # characters no font draws as code points
 
 
 class TrainingForm(QWidget):

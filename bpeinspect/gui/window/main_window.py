@@ -176,6 +176,7 @@ class MainWindow(QMainWindow):
     def show_glyph_notice(self, message: str) -> None:
         """Characters no installed font draws were found (said once per character)."""
         self.statusBar().showMessage(message, 30_000)
+        self.statusBar().setToolTip(message)  # a long message is cut at the window's edge
 
     # -- what is remembered -----------------------------------------------------------------------
 

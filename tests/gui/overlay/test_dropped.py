@@ -9,6 +9,7 @@ from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.overlay.tooltips import dropped_tooltip
 from tests.conformance.sources import VOCABS
+from tests.gui.overlay.test_token_view import make_view
 
 
 def no_byte_3() -> Tokenizer:
@@ -20,17 +21,6 @@ def falcon() -> Tokenizer:
     from tests.conformance.conftest import vocab_file
 
     return load_tokenizer(str(vocab_file(next(v for v in VOCABS if v.id == "gguf-falcon"))))
-
-
-def make_view(qtbot, tok, text) -> TokenView:
-    view = TokenView()
-    qtbot.addWidget(view)
-    view.resize(600, 160)
-    view.setPlainText(text)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_encoding(tok, tok.encode_with_offsets(view.text()))
-    return view
 
 
 def cell_of(view: TokenView, start: int, end: int) -> QRectF:
@@ -97,3 +87,4 @@ def test_the_vocabulary_view_names_falcons_missing_bytes(qtbot):
     w.set_tokenizer(tok)
     wait_jobs(qtbot, w.jobs)
     assert f"no token for {len(tok.missing_bytes)} single bytes (03 04 05 0b" in w.status.text()
+    assert "03 04 05 0b 11 13 14 15 16 17 19 1c 1d 1e c0 c1 f2 f5" in w.status.toolTip()  # all of them

@@ -20,6 +20,7 @@ from bpeinspect.gui.overlay.glyphs import (
     shown,
 )
 from bpeinspect.gui.overlay.token_view import TokenView
+from tests.gui.overlay.test_token_view import make_view as make_token_view
 
 PUA = "\ue000"  # private use: no standard font has it
 UNASSIGNED = "\u0378"  # unassigned in the Greek block
@@ -42,17 +43,11 @@ def o200k():
 
 
 def make_view(qtbot, tok, text, font: QFont | None = None) -> TokenView:
-    view = TokenView()
-    qtbot.addWidget(view)
+    view = make_token_view(qtbot, tok, text)
     if font is not None:
         font.setPointSizeF(14)
         view.document().setDefaultFont(font)
         view.setFont(font)
-    view.resize(700, 200)
-    view.setPlainText(text)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_encoding(tok, tok.encode_with_offsets(view.text()))
     return view
 
 
@@ -153,6 +148,7 @@ def test_the_status_bar_says_it_once(qtbot, window):
         coverage_for(window.document.defaultFont()).missing_in(window.text())  # what painting asks
     assert "U+E123" in blocker.args[0]
     qtbot.waitUntil(lambda: "U+E123" in window.statusBar().currentMessage())
+    assert "U+E123" in window.statusBar().toolTip()
     with qtbot.assertNotEmitted(notices.found, wait=50):
         notices.report(["\ue123"])
 
@@ -184,3 +180,31 @@ def test_a_missing_combining_mark_gets_its_own_box(qtbot, o200k, monkeypatch):
     calls = painted_code_points(qtbot, view, monkeypatch)
     assert [ch for ch, _ in calls] == [kawi]
     assert calls[0][1] >= box_width(kawi, view.glyph_font()) - 1
+
+
+def test_the_spacer_follows_a_new_font_family(qtbot, o200k):
+    view = make_view(qtbot, o200k, f"hi {CJK} {PUA}")
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    spacer = view.document().findChild(CodePointSpacer)
+    assert spacer.cov is coverage_for(view.document().defaultFont())
+    narrow = restricted_font()
+    view.document().setDefaultFont(narrow)
+    view.viewport().grab()
+    assert spacer.cov is coverage_for(narrow)
+    ranges = view.document().firstBlock().layout().formats()
+    covered = {k for r in ranges for k in range(r.start, r.start + r.length)}
+    assert covered == {3, 4, 6}  # the CJK characters are missing too now
+
+
+def test_attaching_the_spacer_is_no_edit(qtbot, o200k):
+    view = make_view(qtbot, o200k, f"a{PUA}b\n" * 3)
+    doc = view.document()
+    heard = []
+    doc.contentsChanged.connect(lambda: heard.append("changed"))
+    doc.contentsChange.connect(lambda *a: heard.append(a))
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: doc.findChild(CodePointSpacer) is not None)
+    qtbot.wait(20)
+    assert heard == []  # the window would encode the text again
+    assert [(r.start, r.length) for r in doc.firstBlock().layout().formats()] == [(1, 1)]
+    assert not doc.isModified() and not doc.isUndoAvailable()

@@ -1,121 +1,37 @@
-"""SentencePiece-style BPE with byte fallback (Llama 1/2, Mistral v1-v3, Gemma, Phi-3, Baichuan...).
+"""The :class:`SentencePieceBPE` tokenizer (see :mod:`bpeinspect.core.sentencepiece`)."""
 
-These models merge *characters*, not bytes: the text is normalized (spaces become ``▁``, a
-``▁`` is usually prepended), split into characters, and adjacent symbols merge while their
-concatenation is a piece. A character that ends up in no piece falls back to its UTF-8
-bytes, as the pieces ``<0x00>``..``<0xFF>``. Three libraries do this and each is matched
-exactly by one ``flavour``:
-
-* ``"sentencepiece"`` (``.model`` files): any adjacent pair whose concatenation is a normal,
-  user-defined or unused piece may merge; the highest score first, leftmost on ties.
-* ``"llama.cpp"`` (GGUF ``tokenizer.ggml.model = llama``): the same, over every token.
-* ``"huggingface"`` (``tokenizer.json`` BPE with ``byte_fallback``): only the file's merges,
-  in their order (the pair rule); a character without a token becomes byte tokens first.
-
-Token bytes are what the model's decoder prints: ``▁`` as a space, ``<0x41>`` as the byte
-0x41. Offsets point into the user's own text (:mod:`bpeinspect.core.aligned`).
-
-Speed: a merge can only join two symbols if some piece contains the two characters side by
-side. Pieces rarely hold ``▁`` after another character, so the normalized text is cut before
-each ``▁`` (unless the character before it is one that pieces do put before ``▁``), and the
-pre-tokens are cached as for byte-level tokenizers; the result is identical to merging the
-whole text at once.
-
->>> tok = SentencePieceBPE(["<unk>", "▁", "h", "i", "▁h", "▁hi"], [2, 1, 1, 1, 1, 1],
-...     scores=[0, -5, -6, -7, -1, -2], normalizer=None, byte_fallback=False, unk_id=0)
->>> tok.encode_ordinary("▁hi▁x")
-[5, 1, 0]
-"""
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate, chain
 from typing import Any, Literal
 
 import numpy as np
-import regex
 
 from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import PieceCache, pair_encode, rank_bounds
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.normalize import Normalizer, Stateless
+from bpeinspect.core.normalize import Normalizer
+from bpeinspect.core.sentencepiece.boundaries import boundary_rule
+from bpeinspect.core.sentencepiece.pieces import (
+    BYTE,
+    KIND_NAMES,
+    NORMAL,
+    SPACE,
+    UNUSED,
+    USER_DEFINED,
+    Flavour,
+    byte_of_piece,
+    display_bytes,
+)
 from bpeinspect.core.specials import PLAIN, AddedOptions, check_tables
 from bpeinspect.core.split.rules import SplitRule, compile_pattern
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-KIND_NAMES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
-              UNUSED: "unused", BYTE: "byte"}
-SPACE = "▁"
-_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 _CACHE_LIMIT = 1 << 20
-Flavour = Literal["sentencepiece", "llama.cpp", "huggingface"]
-
-
-class SqueezeSpaces(Stateless):
-    """SentencePiece's ``remove_extra_whitespaces``: no leading or trailing spaces, runs become one."""
-
-    _RUN = regex.compile(r" {2,}")
-
-    def normalize(self, text: str) -> str:
-        return self._RUN.sub(" ", text.strip(" "))
-
-    def _aligned(self, text: str):
-        from bpeinspect.core.normalize import _pieces_aligned
-
-        a = len(text) - len(text.lstrip(" "))
-        b = max(a, len(text.rstrip(" ")))
-        found = [(0, a, "")] if a else []
-        found += [(m.start() + 1, m.end(), "") for m in self._RUN.finditer(text, a, b)]
-        if b < len(text):
-            found.append((b, len(text), ""))
-        if not found:
-            return text, None, None
-        return _pieces_aligned(text, found)
-
-    def describe(self) -> str:
-        return "remove extra spaces"
-
-
-def byte_of_piece(piece: str) -> int | None:
-    """The byte a ``<0xXX>`` piece stands for, else ``None``."""
-    m = _BYTE_PIECE.fullmatch(piece)
-    return int(m.group(1), 16) if m else None
-
-
-def display_bytes(piece: str, kind: int) -> bytes:
-    """What the decoder prints for a piece: ``▁`` as a space, a byte piece as its byte."""
-    if kind == BYTE:
-        b = byte_of_piece(piece)
-        if b is not None:
-            return bytes([b])
-    return piece.replace(SPACE, " ").encode("utf-8", "surrogatepass")
-
-
-def _boundary_rule(mergeable: Iterable[str], frozen: Sequence[str], newline_words: bool = False) -> SplitRule:
-    """Pre-tokens that merging never crosses: cut before a ``▁`` that follows another character,
-    unless some piece holds that character right before a ``▁``; user-defined pieces stand alone."""
-    # every character that some piece holds right before a ▁, found in one pass over all pieces
-    joined = "\uffff".join(mergeable)
-    before = set(re.findall(f"([^{SPACE}\uffff]){SPACE}", joined))
-    s = regex.escape(SPACE)
-    nl = "\\n" if newline_words else ""
-    if before:
-        cls = "".join(regex.escape(c) for c in sorted(before))
-        glue = f"(?:[^{s}{nl}]|(?<=[{cls}]){s}+)"
-    else:
-        glue = f"[^{s}{nl}]"
-    alts = [f"{glue}+", f"{s}+{glue}*"]
-    if newline_words:  # llama.cpp's gemma4 words: runs of newlines apart from the rest
-        alts.insert(0, "\\n+")
-    if frozen:
-        ud = "|".join(regex.escape(f) for f in sorted(frozen, key=lambda x: (-len(x), x)))
-        alts = [ud] + [a.replace(glue, f"(?:(?!{ud}){glue})") for a in alts]
-    return SplitRule.from_pattern("|".join(alts), name="sentencepiece ▁ boundaries")
 
 
 class SentencePieceBPE(Tokenizer):
@@ -256,7 +172,7 @@ class SentencePieceBPE(Tokenizer):
         if split_before_space:  # Metaspace(split=true): every ▁ starts a word
             self.split_rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
         else:
-            self.split_rule = _boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
+            self.split_rule = boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
         self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
         self._findall = compile_pattern(self.split_rule.splits[0].pattern).findall  # bounded in time
@@ -312,7 +228,7 @@ class SentencePieceBPE(Tokenizer):
 
     @functools.cached_property
     def merge_graph(self):  # -> MergeGraph
-        from bpeinspect.core.sentencepiece_merges import SentencePieceMergeGraph
+        from bpeinspect.core.sentencepiece.merges import SentencePieceMergeGraph
 
         return SentencePieceMergeGraph(self)
 
@@ -500,15 +416,4 @@ class SentencePieceBPE(Tokenizer):
         return f"SentencePiece-style BPE ({self.flavour}), merges {self.merge_source}, {fb}"
 
 
-__all__ = [
-    "BYTE",
-    "CONTROL",
-    "NORMAL",
-    "UNKNOWN",
-    "UNUSED",
-    "USER_DEFINED",
-    "SentencePieceBPE",
-    "SqueezeSpaces",
-    "byte_of_piece",
-    "display_bytes",
-]
+__all__ = ["SentencePieceBPE"]

@@ -23,7 +23,7 @@ from bpeinspect.core.bpe import rank_bounds
 from bpeinspect.core.merges import MergeGraph, best_split
 
 if TYPE_CHECKING:
-    from bpeinspect.core.sentencepiece import SentencePieceBPE
+    from bpeinspect.core.sentencepiece.model import SentencePieceBPE
 
 
 class SentencePieceMergeGraph(MergeGraph):

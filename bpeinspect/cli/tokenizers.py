@@ -40,14 +40,16 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def add_tree(sub: Any) -> None:
     p = sub.add_parser("tree", help="draw the merge tree of a token", description="Draw how a token is built from "
-                       "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space).")
+                       "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space); "
+                       "a text that is not one token gets the tree of each token it encodes to.")
     p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
-    p.add_argument("token", metavar="TOKEN", help="token id, or its text (e.g. ' hello')")
+    p.add_argument("token", metavar="TOKEN", help="token id, or a text (e.g. ' hello' or ' tokenization')")
     add_vocab_options(p)
     p.set_defaults(func=cmd_tree)
 
 
-def resolve_token(tok: Tokenizer, token: str) -> int:
+def resolve_token(tok: Tokenizer, token: str) -> int | None:
+    """The id ``token`` names (an id, or one token's text, plain or as printed), or None."""
     if token.lstrip("-").isdigit():
         i = int(token)
         tok.token_bytes(i)  # raises UnknownTokenError
@@ -55,9 +57,18 @@ def resolve_token(tok: Tokenizer, token: str) -> int:
     i = tok.token_id(token)
     if i is None:  # written in the notation the CLI prints, e.g. "␣hello"
         i = tok.token_id(parse_display(token))
-    if i is None:
-        raise CliError(f"{token!r} is not a token of {tok.name or 'this tokenizer'}")
     return i
+
+
+def resolve_tokens(tok: Tokenizer, token: str) -> list[int]:
+    """The ids to draw: the one token ``token`` names, else the tokens the text encodes to."""
+    i = resolve_token(tok, token)
+    if i is not None:
+        return [i]
+    ids = tok.encode(token, allowed_special="all")
+    if not ids:
+        raise CliError(f"{token!r} is not a token of {tok.name or 'this tokenizer'} and encodes to no tokens")
+    return ids
 
 
 def tree_lines(node: Any, max_depth: int = 200) -> list[str]:
@@ -93,8 +104,14 @@ def tree_lines(node: Any, max_depth: int = 200) -> list[str]:
 
 def cmd_tree(args: argparse.Namespace) -> int:
     tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
-    i = resolve_token(tok, args.token)
-    print("\n".join(tree_lines(tok.merge_graph.tree(i))))
+    ids = resolve_tokens(tok, args.token)
+    if len(ids) > 1:
+        shown = " ".join(display_bytes(tok.token_bytes(i)) for i in ids)
+        print(f"{display_text(args.token)} is {len(ids)} tokens under {tok.name or 'this tokenizer'}: {shown}")
+    for i in ids:
+        if len(ids) > 1:
+            print()
+        print("\n".join(tree_lines(tok.merge_graph.tree(i))))
     return 0
 
 
@@ -117,6 +134,26 @@ def _say(line: str) -> None:
     """Print one line of a description: what came from a file (a name, a pattern) may hold
     terminal escapes, so control and invisible characters are shown in the one notation."""
     print(display_label(line))
+
+
+# token lengths in bytes, bucketed: one line each up to 8, then ever wider ranges
+LENGTH_BUCKETS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 12), (13, 16), (17, 24),
+                  (25, 32), (33, 64), (65, 128), (129, 256), (257, 1 << 62))  # fmt: skip
+
+
+def bucketed(hist: dict[int, int]) -> list[tuple[str, int]]:
+    """``hist`` in :data:`LENGTH_BUCKETS`, as (label, count), leaving out empty ones at either end.
+
+    >>> bucketed({1: 256, 3: 10, 10: 3, 11: 1})
+    [('1', 256), ('2', 0), ('3', 10), ('4', 0), ('5', 0), ('6', 0), ('7', 0), ('8', 0), ('9-12', 4)]
+    """
+    rows = []
+    for lo, hi in LENGTH_BUCKETS:
+        label = str(lo) if lo == hi else f"{lo}+" if hi >= 1 << 62 else f"{lo}-{hi}"
+        rows.append((label, sum(c for n, c in hist.items() if lo <= n <= hi)))
+    while rows and rows[-1][1] == 0:
+        rows.pop()
+    return rows
 
 
 def _print_tokens(table: dict[str, int], limit: int = 30) -> None:
@@ -162,8 +199,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     for line in tok.split_rule.describe().splitlines():
         _say(f"  {line}")
     _say("token lengths (bytes):")
-    hist = length_histogram(tok)
-    top = max(hist.values())
-    for n, c in hist.items():
-        _say(f"  {n:>4}  {c:>7}  {'#' * max(1, round(40 * c / top))}")
+    rows = bucketed(length_histogram(tok))
+    top = max(c for _, c in rows)
+    for label, c in rows:
+        _say(f"  {label:>7}  {c:>7}  {'#' * (max(1, round(40 * c / top)) if c else 0)}")
     return 0

@@ -22,26 +22,6 @@ def add_vocab_options(p: argparse.ArgumentParser, *, pattern: bool = True) -> No
                    "the vocabulary); replaces the file's own special tokens")
 
 
-def special_tokens_from(values: list[str] | None, n_vocab: int) -> dict[str, int] | None:
-    """``TEXT`` or ``TEXT=ID`` options as a special-token table (ids after ``n_vocab`` by default).
-
-    >>> special_tokens_from(["<|a|>", "<|b|>=7"], 100)
-    {'<|a|>': 100, '<|b|>': 7}
-    """
-    if values is None:
-        return None
-    out: dict[str, int] = {}
-    next_id = n_vocab
-    for v in values:
-        text, sep, num = v.rpartition("=")
-        if sep and text and num.isdigit():
-            out[text] = int(num)
-        else:
-            out[v] = next_id
-            next_id += 1
-    return out
-
-
 def load_spec(
     spec: str,
     *,
@@ -53,21 +33,17 @@ def load_spec(
     """A tokenizer from a built-in name or a path (paths go to the recent-files list), with the
     user's split rule and special tokens if given; settings the file left to a default are
     reported on stderr."""
-    from bpeinspect.core.io.formats import load_path, with_settings
+    from bpeinspect.core.io.formats import first_free_id, load_with, special_tokens_from, with_settings
     from bpeinspect.core.split.rules import resolve_rule
 
     path = Path(spec)
     rule = resolve_rule(pattern) if pattern is not None else None
     if path.exists() and (rule is not None or special_tokens is not None):
-        if special_tokens is None:
-            tok = load_path(path, pattern=rule)
-        else:  # ids after the vocabulary need its size first
-            base = load_path(path, pattern=rule)
-            tok = with_settings(base, special_tokens=special_tokens_from(special_tokens, _n_normal(base)))
+        tok = load_with(path, pattern=rule, special_tokens=special_tokens)
     else:
         tok = load_tokenizer(spec)
         if special_tokens is not None or rule is not None:
-            tok = with_settings(tok, pattern=rule, special_tokens=special_tokens_from(special_tokens, _n_normal(tok)))
+            tok = with_settings(tok, pattern=rule, special_tokens=special_tokens_from(special_tokens, first_free_id(tok)))
     if remember and path.exists():
         from bpeinspect.core.io.discover import add_recent
 
@@ -78,7 +54,3 @@ def load_spec(
                 print(display_label(f"bpeinspect-cli: warning: {spec}: {key.replace('_', ' ')}: {why}"), file=sys.stderr)
     return tok
 
-
-def _n_normal(tok: Tokenizer) -> int:
-    ids = [i for i in tok.ids() if not tok.is_special(i)]
-    return max(ids) + 1 if ids else 0

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
@@ -70,64 +71,104 @@ def python_command(code: str) -> tuple[list[str], dict[str, str]]:
 
 
 class _Child:
-    """One child process with at most one item in flight. A thread writes the item and reads
-    the result back, so this process keeps working meanwhile (and the pipes never deadlock)."""
+    """One child process with up to :attr:`DEPTH` items in flight. A writer thread sends the
+    items and a reader thread takes the results back in order, so this process keeps working
+    meanwhile, the pipes never deadlock, and the child finds its next item waiting when it
+    finishes one (with one item at a time it sat idle until this process was done with its own)."""
+
+    DEPTH = 2
 
     def __init__(self, niceness: int) -> None:
         cmd, env = python_command(f"from bpeinspect.core.pool import _child_main; _child_main({int(niceness)})")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
         self.alive = True
         self.job = -1  # the job whose context the child holds
-        self._thread: threading.Thread | None = None
+        self._slots: deque[list] = deque()  # the items in flight, oldest first
+        self._cond = threading.Condition()
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write, daemon=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._writer.start()
+        self._reader.start()
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Whether it has no room for another item."""
+        return len(self._slots) >= self.DEPTH
 
     def submit(self, job: int, context_bytes: bytes, fn: Callable, item: Any, slot: list) -> None:
         """Run ``fn(context, item)`` in the child; the result lands in ``slot[1]``."""
-        self.wait()
-        send_context = self.job != job
+        with self._cond:
+            if not self.alive:
+                slot[1] = _FAILED
+                return
+            self._slots.append(slot)
+        context = ("ctx", job, context_bytes) if self.job != job else None
         self.job = job
-        message = ("ctx", job, context_bytes) if send_context else None
-        self._thread = threading.Thread(target=self._run, args=(message, job, fn, item, slot), daemon=True)
-        self._thread.start()
+        self._outbox.put((context, ("task", job, fn, item)))
 
-    def _run(self, message, job: int, fn: Callable, item: Any, slot: list) -> None:
-        result: Any = _FAILED
-        if self.alive:
+    def _write(self) -> None:
+        out = self.proc.stdin
+        while (messages := self._outbox.get()) is not None:
             try:
-                out = self.proc.stdin
-                if message is not None:
-                    pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
-                pickle.dump(("task", job, fn, item), out, protocol=pickle.HIGHEST_PROTOCOL)
+                for message in messages:
+                    if message is not None:
+                        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
                 out.flush()
-                ok, value = pickle.load(self.proc.stdout)
-                if ok:
-                    result = value
-            except (EOFError, OSError, pickle.PickleError, AttributeError, ImportError):
-                self.alive = False
-        slot[1] = result
+            except (OSError, ValueError, TypeError, pickle.PickleError, AttributeError):
+                self._fail()
+                return
+
+    def _read(self) -> None:
+        inp = self.proc.stdout
+        while True:
+            try:
+                ok, value = pickle.load(inp)
+            except (EOFError, OSError, ValueError, pickle.PickleError, AttributeError, ImportError):
+                self._fail()
+                return
+            with self._cond:
+                if self._slots:
+                    self._slots.popleft()[1] = value if ok else _FAILED
+                self._cond.notify_all()
+
+    def _fail(self) -> None:
+        """The child is gone or unusable: its items are handed back (done here)."""
+        with self._cond:
+            self.alive = False
+            for slot in self._slots:
+                slot[1] = _FAILED
+            self._slots.clear()
+            self._cond.notify_all()
 
     def wait(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        """Until no item is in flight."""
+        with self._cond:
+            while self._slots:
+                self._cond.wait()
 
     def close(self, abandoned: bool) -> None:
-        if abandoned and self.busy:
-            self.proc.kill()  # busy with an item nobody will read
+        if abandoned and self._slots:
+            self.proc.kill()  # busy with items nobody will read
         self.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        self._outbox.put(None)
+        self._writer.join()
+        try:
+            self.proc.stdin.close()  # the child reads the end and leaves
+        except OSError:
+            pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._reader.join()
+        try:
+            self.proc.stdout.close()
+        except OSError:
+            pass
 
 
 class ProcessPool:

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import regex
 
 from bpeinspect.core import limits
 from bpeinspect.core.errors import DisallowedSpecialError
+
+if TYPE_CHECKING:
+    from bpeinspect.core.normalize import Normalizer
 
 
 def cut_at(text: str, words: Collection[str], ids: Mapping[str, int]) -> list[tuple[str, int | None]]:
@@ -124,8 +128,103 @@ def cut_with_options(
     return out
 
 
+
+def cut_with_flags(
+    text: str,
+    words: frozenset[str],
+    ids: Mapping[str, int],
+    options: Mapping[str, AddedOptions],
+    *,
+    normalizer: Normalizer | None,
+    order: Sequence[str],
+) -> list[tuple[str, int | None]]:
+    """:func:`cut_at` for tokens with Hugging Face's flags, as ``tokenizers`` does it: tokens with
+    ``normalized=false`` are found in the text itself, those with ``normalized=true`` in each
+    stretch between them once it is normalized by ``normalizer`` (``order``: every token, the
+    first listed wins where two normalize alike)."""
+    later = frozenset(w for w in words if options.get(w, PLAIN)[3])
+    segments = cut_with_options(text, words - later if later else words, ids, options)
+    if not later:
+        return segments
+    out: list[tuple[str, int | None]] = []
+    for seg, tid in segments:
+        out.extend(_cut_normalized(seg, later, ids, options, norm=normalizer, order=order) if tid is None else [(seg, tid)])
+    return out
+
+
+def _cut_normalized(
+    seg: str,
+    words: frozenset[str],
+    ids: Mapping[str, int],
+    options: Mapping[str, AddedOptions],
+    *,
+    norm: Normalizer | None,
+    order: Sequence[str],
+) -> list[tuple[str, int | None]]:
+    """``seg`` cut at the ``words`` found in its normalized form, mapped back to ``seg``."""
+    if norm is None:
+        return cut_with_options(seg, words, ids, options)
+    found: dict[str, str] = {}  # normalized text -> token (the first listed wins, as in tokenizers)
+    for w in order:
+        if w in words:
+            nw = norm.normalize(w)
+            if nw:
+                found.setdefault(nw, w)
+    nseg, starts, ends = norm.normalize_aligned(seg)
+    cut = cut_with_options(
+        nseg, found.keys(), {nw: ids[w] for nw, w in found.items()},
+        {nw: options.get(w, PLAIN) for nw, w in found.items()},
+    )
+    out: list[tuple[str, int | None]] = []
+    npos = rpos = 0
+    for piece, tid in cut:
+        a, b = npos, npos + len(piece)
+        npos = b
+        if tid is None:
+            continue
+        ra = max(starts[a] if starts is not None else a, rpos)
+        rb = max(ends[b - 1] if ends is not None else b, ra)
+        if ra > rpos:
+            out.append((seg[rpos:ra], None))
+        out.append((seg[ra:rb], tid))
+        rpos = rb
+    if rpos < len(seg):
+        out.append((seg[rpos:], None))
+    return out
+
+
+
+# More single bytes than this without a token: not a byte-level vocabulary (real ones miss <= 28).
+_MAX_MISSING_BYTES = 64
+
+
+def missing_single_bytes(ranks: Mapping[bytes, int]) -> tuple[int, ...]:
+    """The single bytes that have no token (dropped from text, as Hugging Face and llama.cpp
+    drop them); ``ValueError`` if so many miss that it is not a byte-level vocabulary."""
+    missing = tuple(b for b in range(256) if bytes([b]) not in ranks)
+    if len(missing) > _MAX_MISSING_BYTES:
+        raise ValueError(
+            f"not a byte-level vocabulary: {len(missing)} of the 256 single bytes have no token "
+            f"(e.g. byte 0x{missing[0]:02x})"
+        )
+    return missing
+
+
+def decode_special_tokens(decoder: dict[int, bytes], special: Mapping[str, int], added: Mapping[str, int]) -> None:
+    """Put the special and added tokens' bytes into ``decoder`` (id -> bytes). One id may be a
+    special token and the normal token of the same bytes, as Hugging Face's trainer makes it when
+    a merge (or a byte) spells a special token's text; any other shared id is a ``ValueError``."""
+    for kind, table in (("special", special), ("added", added)):
+        for s, i in table.items():
+            if i in decoder and decoder[i] != s.encode("utf-8"):
+                raise ValueError(f"{kind} token {s!r} has id {i}, which another token already has")
+            decoder[i] = s.encode("utf-8")
+
+
 def check_disallowed(text: str, disallowed: Collection[str]) -> None:
     """Raise tiktoken's :class:`DisallowedSpecialError` if ``text`` holds one of ``disallowed``."""
+    if not disallowed:
+        return
     m = _special_regex(tuple(sorted(disallowed))).search(text)
     if m is not None:
         raise DisallowedSpecialError(

@@ -18,7 +18,7 @@ from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder
+from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_merge_table
 from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids, tiled_ids, token_lengths
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.merges import MergeGraph
@@ -29,8 +29,10 @@ from bpeinspect.core.specials import (
     check_disallowed,
     check_tables,
     cut_at,
-    cut_with_options,
+    cut_with_flags,
+    decode_special_tokens,
     missing_regex,
+    missing_single_bytes,
 )
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
 
 _CACHE_LIMIT = 1 << 20  # pieces; cleared when full so odd input cannot grow it forever
 _SLICE = 1 << 20  # characters; texts over four slices are split a slice at a time
-# More single bytes than this without a token: not a byte-level vocabulary (real ones miss <= 28).
-_MAX_MISSING_BYTES = 64
 
 
 @dataclass
@@ -127,51 +127,17 @@ class Tokenizer:
         # ``assumed`` is a default that may be wrong (shown as a warning and a badge).
         self.inferred: dict[str, str] = dict(inferred or {})
         self.assumed: dict[str, str] = dict(assumed or {})
-        for kind, table in (("special", self.special_tokens), ("added", self.added_tokens)):
-            for s, i in table.items():
-                # one id for a special token and the normal token of the same bytes, as Hugging
-                # Face's trainer makes it when a merge (or a byte) spells a special token's text
-                if i in self._decoder and self._decoder[i] != s.encode("utf-8"):
-                    raise ValueError(f"{kind} token {s!r} has id {i}, which another token already has")
-                self._decoder[i] = s.encode("utf-8")
-        missing = tuple(b for b in range(256) if bytes([b]) not in self._ranks)
-        if len(missing) > _MAX_MISSING_BYTES:
-            raise ValueError(
-                f"not a byte-level vocabulary: {len(missing)} of the 256 single bytes have no token "
-                f"(e.g. byte 0x{missing[0]:02x})"
-            )
-        self.missing_bytes: tuple[int, ...] = missing
+        decode_special_tokens(self._decoder, self.special_tokens, self.added_tokens)
+        self.missing_bytes: tuple[int, ...] = missing_single_bytes(self._ranks)
         self.ignore_merges = ignore_merges
         self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
         self._explicit_merges: list[tuple[int, int]] | None = None
         byte_ids = None
         if merges is not None:
-            if merge_results is not None:
-                # a loader that already knows what each merge makes (and checked it), with the
-                # merges as tuples of ints: a 400k-merge tokenizer.json opens ~2x faster
-                em = merges if isinstance(merges, list) else list(merges)
-                news: list[int | None] = list(merge_results)
-                if len(news) != len(em):
-                    raise ValueError("merge_results does not match the merges")
-            else:
-                em = [(int(a), int(b)) for a, b in merges]
-                dec, made = self._decoder, self._ranks.get
-                try:
-                    news = [made(dec[a] + dec[b]) for a, b in em]
-                except KeyError:
-                    news = [
-                        made(dec.get(a, b"\0") + dec.get(b, b"\0")) if a in dec and b in dec else None for a, b in em
-                    ]
-            self._explicit_merges = em
-            if None in news:
-                rank = news.index(None)
-                a, b = em[rank]
-                raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary")
-            # the first listing of a pair wins: build from the end so that it is written last
-            self._pair_merges = dict(zip(reversed(em), reversed(list(enumerate(news)))))
+            self._explicit_merges, self._pair_merges = pair_merge_table(self._ranks, self._decoder, merges, merge_results)
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
         self._encode_piece = make_piece_encoder(
-            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(missing)
+            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes)
         )
         self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
@@ -188,17 +154,7 @@ class Tokenizer:
         **kwargs: Any,
     ) -> Tokenizer:
         """A minbpe-style tokenizer: ids 0-255 are the bytes and merge ``i`` makes id ``256 + i``."""
-        vocab = {i: bytes([i]) for i in range(256)}
-        for i, (a, b) in enumerate(merges):
-            if a not in vocab or b not in vocab:
-                raise ValueError(f"merge {i} uses token {a if a not in vocab else b}, which does not exist yet")
-            vocab[256 + i] = vocab[a] + vocab[b]
-        ranks: dict[bytes, int] = {}
-        for i, bts in vocab.items():
-            ranks.setdefault(bts, i)
-        if len(ranks) != len(vocab):
-            raise ValueError("two merges make the same token")
-        return cls(ranks, pattern=pattern, special_tokens=special_tokens, merges=list(merges), **kwargs)
+        return cls(minbpe_ranks(merges), pattern=pattern, special_tokens=special_tokens, merges=list(merges), **kwargs)
 
     # -- vocabulary -----------------------------------------------------------------------------
 
@@ -346,7 +302,8 @@ class Tokenizer:
         """
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        self._check_disallowed(text, allowed, disallowed_special)
+        disallowed = frozenset(self.special_tokens) - allowed if disallowed_special == "all" else frozenset(disallowed_special)
+        check_disallowed(text, disallowed)
         return self._encode_cut(text, allowed)
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -370,17 +327,6 @@ class Tokenizer:
     def encode_batch(self, texts: Iterable[str], **kwargs: Any) -> list[list[int]]:
         return [self.encode(t, **kwargs) for t in texts]
 
-    def _check_disallowed(
-        self, text: str, allowed: frozenset[str], disallowed_special: Literal["all"] | Collection[str]
-    ) -> None:
-        if disallowed_special == "all":
-            disallowed = frozenset(self.special_tokens) - allowed
-        else:
-            disallowed = frozenset(disallowed_special)
-        if not disallowed:
-            return
-        check_disallowed(text, disallowed)
-
     def _segments(self, text: str, allowed: frozenset[str]) -> list[tuple[str, int | None]]:
         """``text`` cut into ``(segment, id)`` at the ``allowed`` special tokens and every added
         token (their id), with ``None`` for the text between them; the longest match wins."""
@@ -388,52 +334,10 @@ class Tokenizer:
             words, ids = allowed, self.special_tokens
         else:
             words, ids = allowed | self.added_tokens.keys(), {**self.added_tokens, **self.special_tokens}
-        opts = self.added_options
-        if not opts:
+        if not self.added_options:
             return cut_at(text, words, ids)
-        # as tokenizers does: tokens with normalized=false are found in the text itself, those
-        # with normalized=true in each stretch between them once it is normalized
-        later = frozenset(w for w in words if opts.get(w, PLAIN)[3])
-        segments = cut_with_options(text, words - later if later else words, ids, opts)
-        if not later:
-            return segments
-        out: list[tuple[str, int | None]] = []
-        for seg, tid in segments:
-            out.extend(self._cut_normalized(seg, later, ids) if tid is None else [(seg, tid)])
-        return out
-
-    def _cut_normalized(self, seg: str, words: frozenset[str], ids: Mapping[str, int]) -> list[tuple[str, int | None]]:
-        """``seg`` cut at the ``words`` found in its normalized form, mapped back to ``seg``."""
-        norm = self.added_normalizer
-        if norm is None:
-            return cut_with_options(seg, words, ids, self.added_options)
-        found: dict[str, str] = {}  # normalized text -> token (the first listed wins, as in tokenizers)
-        for w in (*self.special_tokens, *self.added_tokens):
-            if w in words:
-                nw = norm.normalize(w)
-                if nw:
-                    found.setdefault(nw, w)
-        nseg, starts, ends = norm.normalize_aligned(seg)
-        cut = cut_with_options(
-            nseg, found.keys(), {nw: ids[w] for nw, w in found.items()},
-            {nw: self.added_options.get(w, PLAIN) for nw, w in found.items()},
-        )
-        out: list[tuple[str, int | None]] = []
-        npos = rpos = 0
-        for piece, tid in cut:
-            a, b = npos, npos + len(piece)
-            npos = b
-            if tid is None:
-                continue
-            ra = max(starts[a] if starts is not None else a, rpos)
-            rb = max(ends[b - 1] if ends is not None else b, ra)
-            if ra > rpos:
-                out.append((seg[rpos:ra], None))
-            out.append((seg[ra:rb], tid))
-            rpos = rb
-        if rpos < len(seg):
-            out.append((seg[rpos:], None))
-        return out
+        order = (*self.special_tokens, *self.added_tokens)
+        return cut_with_flags(text, words, ids, self.added_options, normalizer=self.added_normalizer, order=order)
 
     def _split_specials(self, text: str, allowed: frozenset[str]) -> list[tuple[str, bool]]:
         """``text`` cut into ``(segment, is_cut_token)`` (special or added); see :meth:`_segments`."""

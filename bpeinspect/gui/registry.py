@@ -5,6 +5,12 @@ name, a path, ``trained:…``), and the window's latest encoding of its text. Ro
 order the tokenizers were asked for (:meth:`TokenizerRegistry.expect`), whatever order their
 loads finish in, so the panes, the picker and the compare view list them alike.
 
+One of them is the **reference** every comparison is made against (the panes' "vs X", the
+compare view, the languages plot's order): the one the user pinned, else the first row.
+A row may be open without a pane (``shown`` false: a trained tokenizer joins the picker, not
+the overlay, until the user asks). Two tokenizers of one name are told apart by
+:meth:`TokenizerRegistry.label` (the picker shows labels).
+
 >>> from bpeinspect.core import load_tokenizer
 >>> reg = TokenizerRegistry()
 >>> reg.expect("o200k_base"); reg.expect("r50k_base")
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import (
@@ -37,6 +44,8 @@ from bpeinspect.core.live import EncodeResult
 TOKENIZER_ROLE = Qt.ItemDataRole.UserRole + 1
 SPEC_ROLE = Qt.ItemDataRole.UserRole + 2
 RESULT_ROLE = Qt.ItemDataRole.UserRole + 3
+REFERENCE_ROLE = Qt.ItemDataRole.UserRole + 4  # True for the reference tokenizer
+SHOWN_ROLE = Qt.ItemDataRole.UserRole + 5  # True if the row has a pane in the overlay
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -49,6 +58,7 @@ class OpenTokenizer:
     rank: int  # the order it was asked for in
     result: EncodeResult | None = None
     revision: int = -1  # the text revision ``result`` encodes (or failed to)
+    shown: bool = True  # has a pane in the overlay
 
 
 class TokenizerRegistry(QAbstractListModel):
@@ -61,11 +71,15 @@ class TokenizerRegistry(QAbstractListModel):
     added = Signal(object)  # Tokenizer
     removed = Signal(object)  # Tokenizer
     currentChanged = Signal(object)  # Tokenizer or None
+    referenceChanged = Signal(object)  # Tokenizer or None
+    shownChanged = Signal(object, bool)  # (Tokenizer, has a pane)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._rows: list[OpenTokenizer] = []
         self._current: Tokenizer | None = None
+        self._pinned: Tokenizer | None = None  # the reference the user chose
+        self._reference: Tokenizer | None = None  # the reference last announced
         self._expected: dict[str, int] = {}  # spec -> rank, while it loads
         self._ranks = itertools.count()
 
@@ -79,9 +93,14 @@ class TokenizerRegistry(QAbstractListModel):
             return None
         row = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return row.tok.name or "tokenizer"
+            return self.label(row.tok)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.tok.source or row.spec
+            tip = row.tok.source or row.spec
+            return tip + ("\n(the reference: the others are compared with it)" if row.tok is self.reference() else "")
+        if role == REFERENCE_ROLE:
+            return row.tok is self.reference()
+        if role == SHOWN_ROLE:
+            return row.shown
         if role == TOKENIZER_ROLE:
             return row.tok
         if role == SPEC_ROLE:
@@ -93,7 +112,8 @@ class TokenizerRegistry(QAbstractListModel):
     def roleNames(self) -> dict[int, QByteArray]:
         names = super().roleNames()
         names.update({TOKENIZER_ROLE: QByteArray(b"tokenizer"), SPEC_ROLE: QByteArray(b"spec"),
-                      RESULT_ROLE: QByteArray(b"result")})  # fmt: skip
+                      RESULT_ROLE: QByteArray(b"result"), REFERENCE_ROLE: QByteArray(b"reference"),
+                      SHOWN_ROLE: QByteArray(b"shown")})  # fmt: skip
         return names
 
     # -- opening and closing ------------------------------------------------------------------------
@@ -111,8 +131,9 @@ class TokenizerRegistry(QAbstractListModel):
         """Specs expected and not open yet."""
         return list(self._expected)
 
-    def add(self, tok: Tokenizer, spec: str = "") -> None:
-        """Open ``tok`` in its place; it becomes current if nothing is, or if it comes first."""
+    def add(self, tok: Tokenizer, spec: str = "", *, shown: bool = True) -> None:
+        """Open ``tok`` in its place; it becomes current if nothing is, or if it comes first.
+        ``shown=False``: it joins the picker without a pane in the overlay."""
         if tok in self:
             return
         spec = spec or tok.name
@@ -120,11 +141,13 @@ class TokenizerRegistry(QAbstractListModel):
         rank = next(self._ranks) if rank is None else rank
         row = sum(1 for r in self._rows if r.rank < rank)
         self.beginInsertRows(QModelIndex(), row, row)
-        self._rows.insert(row, OpenTokenizer(tok, spec, rank))
+        self._rows.insert(row, OpenTokenizer(tok, spec, rank, shown=shown))
         self.endInsertRows()
+        self._relabel()
         self.added.emit(tok)
         if self._current is None or row == 0:
             self.set_current(tok)
+        self._announce_reference()
 
     def remove(self, tok: Tokenizer) -> None:
         row = self.row_of(tok)
@@ -132,10 +155,29 @@ class TokenizerRegistry(QAbstractListModel):
             return
         self.beginRemoveRows(QModelIndex(), row, row)
         del self._rows[row]
+        if self._pinned is tok:
+            self._pinned = None
         self.endRemoveRows()
+        self._relabel()
         self.removed.emit(tok)
         if self._current is tok:
             self.set_current(self._rows[0].tok if self._rows else None)
+        self._announce_reference()
+
+    def replace(self, old: Tokenizer, new: Tokenizer) -> None:
+        """Put ``new`` in ``old``'s row (the same file with other settings): same place, same
+        pane visibility, current and reference if ``old`` was."""
+        entry = self.entry(old)
+        if entry is None or new in self:
+            return
+        was_current, was_pinned = self._current is old, self._pinned is old
+        self._expected[entry.spec] = entry.rank
+        self.remove(old)
+        self.add(new, entry.spec, shown=entry.shown)
+        if was_pinned:
+            self.set_reference(new)
+        if was_current:
+            self.set_current(new)
 
     def set_current(self, tok: Tokenizer | None) -> None:
         if tok is not None and tok not in self:
@@ -143,6 +185,65 @@ class TokenizerRegistry(QAbstractListModel):
         if tok is not self._current:
             self._current = tok
             self.currentChanged.emit(tok)
+
+    # -- the reference, panes and labels ---------------------------------------------------------------
+
+    def reference(self) -> Tokenizer | None:
+        """The tokenizer the others are compared with: the pinned one, else the first row."""
+        if self._pinned is not None:
+            return self._pinned
+        return self._rows[0].tok if self._rows else None
+
+    def is_pinned(self) -> bool:
+        """True if the user chose the reference (else it is the first row)."""
+        return self._pinned is not None
+
+    def set_reference(self, tok: Tokenizer | None) -> None:
+        """Pin ``tok`` as the reference (``None``: the first row again)."""
+        if tok is not None and tok not in self:
+            raise ValueError(f"{tok!r} is not open")
+        self._pinned = tok
+        self._announce_reference()
+
+    def _announce_reference(self) -> None:
+        ref = self.reference()
+        if ref is not self._reference:
+            self._reference = ref
+            if self._rows:
+                self.dataChanged.emit(self.index(0), self.index(len(self._rows) - 1), [REFERENCE_ROLE])
+            self.referenceChanged.emit(ref)
+
+    def is_shown(self, tok: Tokenizer) -> bool:
+        entry = self.entry(tok)
+        return entry is not None and entry.shown
+
+    def set_shown(self, tok: Tokenizer, shown: bool) -> None:
+        """Give ``tok`` a pane in the overlay (or take it away; it stays in the picker)."""
+        row = self.row_of(tok)
+        if row is None or self._rows[row].shown == shown:
+            return
+        self._rows[row].shown = shown
+        self.dataChanged.emit(self.index(row), self.index(row), [SHOWN_ROLE])
+        self.shownChanged.emit(tok, shown)
+
+    def label(self, tok: Tokenizer) -> str:
+        """``tok``'s name, with what tells it apart from open tokenizers of the same name
+        (its file, then its folder and file, then a number)."""
+        base = tok.name or "tokenizer"
+        same = [r for r in self._rows if (r.tok.name or "tokenizer") == base]
+        entry = self.entry(tok)
+        if len(same) < 2 or entry is None:
+            return base
+        for hint in (_file_hint, _folder_hint):
+            hints = [hint(r.spec) for r in same]
+            mine = hint(entry.spec)
+            if mine and hints.count(mine) == 1 and mine != base:
+                return f"{base} ({mine})"
+        return f"{base} #{same.index(entry) + 1}"
+
+    def _relabel(self) -> None:
+        if self._rows:
+            self.dataChanged.emit(self.index(0), self.index(len(self._rows) - 1), [Qt.ItemDataRole.DisplayRole])
 
     # -- reading --------------------------------------------------------------------------------------
 
@@ -198,6 +299,19 @@ class TokenizerRegistry(QAbstractListModel):
         self.dataChanged.emit(ix, ix, [RESULT_ROLE])
 
 
+def _file_hint(spec: str) -> str:
+    if spec.startswith("trained:"):
+        return "trained"
+    if "/" not in spec and "\\" not in spec and "." not in spec:
+        return "built-in"
+    return PurePath(spec).name
+
+
+def _folder_hint(spec: str) -> str:
+    p = PurePath(spec)
+    return f"{p.parent.name}/{p.name}" if p.parent.name else ""
+
+
 def tokenizers_of(model: QAbstractItemModel) -> list[Tokenizer]:
     """The tokenizers a list model holds (its :data:`TOKENIZER_ROLE`), in row order."""
     return [model.index(r, 0).data(TOKENIZER_ROLE) for r in range(model.rowCount())]
@@ -205,6 +319,16 @@ def tokenizers_of(model: QAbstractItemModel) -> list[Tokenizer]:
 
 def specs_of(model: QAbstractItemModel) -> list[str]:
     return [model.index(r, 0).data(SPEC_ROLE) for r in range(model.rowCount())]
+
+
+def reference_first(registry: TokenizerRegistry) -> tuple[list[Tokenizer], list[str]]:
+    """The open tokenizers with the reference first, and their labels (what a comparison lists)."""
+    toks = registry.tokenizers()
+    ref = registry.reference()
+    if ref in toks:
+        toks.remove(ref)
+        toks.insert(0, ref)
+    return toks, [registry.label(t) for t in toks]
 
 
 def follow_rows(model: QAbstractItemModel, slot: Any) -> None:

@@ -74,7 +74,7 @@ def test_decode_subprocess_round_trip():
         (("decode", "-t", "gpt2", "12", "x"), "not a token id"),
         (("encode", "--bogus"), "unrecognized arguments"),
         (("encode", "-t", "gpt2", "/nonexistent/file.txt"), "No such file"),
-        (("tree", "-t", "gpt2", "not-a-single-token-surely"), "is not a token"),
+        (("tree", "-t", "gpt2", ""), "encodes to no tokens"),
         (("convert", "gpt2", "/tmp/out.gguf"), "GGUF"),
         ((), "required"),
     ],
@@ -160,6 +160,18 @@ def test_info(vocabs_dir, capsys):
     hist = [line.split() for line in out.split("token lengths (bytes):\n")[1].splitlines()]
     assert sum(int(row[1]) for row in hist) == 50256
     assert hist[0][:2] == ["1", "256"]
+    assert len(hist) <= 16  # bucketed, not one line per length (issue 16, bug 11)
+
+
+def test_tree_of_a_text_that_is_several_tokens(capsys):
+    # issue 16, bug 11: the README's own example; " tokenization" is " token" + "ization"
+    assert cli.main(["tree", "-t", "cl100k_base", " tokenization"]) == 0
+    out = capsys.readouterr().out
+    tok = load_tokenizer("cl100k_base")
+    ids = tok.encode(" tokenization")
+    assert len(ids) == 2 and out.startswith("␣tokenization is 2 tokens under cl100k_base: ␣token ization")
+    for i in ids:
+        assert any(line.startswith(f"{i} ") for line in out.splitlines())
 
 
 def test_convert_every_format_and_list_remembers(vocabs_dir, tmp_path, capsys):
@@ -185,7 +197,8 @@ def test_convert_with_pattern_for_unknown_tiktoken(tmp_path, capsys):
     assert cli.main(["convert", str(src), str(tmp_path / "o.json"), "--pattern", "gpt2"]) == 0
     assert load_path(tmp_path / "o.json").split_rule.name == "gpt2"
     assert cli.main(["convert", "gpt2", str(tmp_path / "plain.txt"), "--format", "tiktoken"]) == 0
-    assert load_path(tmp_path / "plain.txt").name == "r50k_base"
+    plain = load_path(tmp_path / "plain.txt")
+    assert plain.name == "plain" and "r50k_base" in plain.source  # a built-in's copy goes by its own name
 
 
 def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):

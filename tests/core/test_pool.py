@@ -73,6 +73,33 @@ def test_a_child_that_fails_hands_its_item_back() -> None:
             list(p.imap(_bad_item, range(10)))
 
 
+def _dies_in_children(parent: int, item: int) -> int:
+    if os.getpid() != parent and item % 7 == 3:
+        os._exit(1)  # the child dies with items in flight
+    return item * 2
+
+
+def test_a_child_has_its_next_item_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with one item at a time a child sat idle until this process finished an item of its own
+    most: list[int] = []
+    real = pool._Child.submit
+
+    def submit(self, *args):
+        real(self, *args)
+        most.append(len(self._slots))
+
+    monkeypatch.setattr(pool._Child, "submit", submit)
+    with ProcessPool(2) as p:
+        assert [i for i, _ in p.imap(_pid, range(300))] == list(range(300))
+    assert max(most) == pool._Child.DEPTH == 2
+
+
+def test_a_child_that_dies_hands_its_items_back() -> None:
+    with ProcessPool(3) as p:
+        assert list(p.imap(_dies_in_children, range(100), context=os.getpid())) == [2 * i for i in range(100)]
+        assert list(p.imap(_pid, range(20)))[-1][0] == 19  # and the pool goes on
+
+
 def test_one_item_or_one_process_stays_here(children_used: list[int]) -> None:
     with ProcessPool(4) as p:
         assert list(p.imap(_pid, [7])) == [(7, os.getpid())]
@@ -178,3 +205,44 @@ def test_the_training_process_never_imports_from_the_current_folder(shadowing_fo
     run.close()
     assert len(run.merges) == 300 - 256
     assert not shadowing_folder.exists()
+
+
+QWEN_PATTERN = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+
+
+def _qwen_like():
+    """What Qwen's tokenizer.json makes: its own split regex (no preset), NFC, explicit merges."""
+    from bpeinspect.core.normalize import Unicode
+    from bpeinspect.core.tokenizer import Tokenizer
+
+    t = _trained()
+    return Tokenizer(t.mergeable_ranks, pattern=QWEN_PATTERN, normalizer=Unicode("NFC"), merges=t.merges, name="qwen-like")
+
+
+def test_a_tokenizer_with_its_own_split_rule_shares_whole_samples_out(children_used: list[int]) -> None:
+    tok = _qwen_like()
+    assert not analysis_stats.is_preset_pattern(tok.split_rule)
+    decomposed = "Cafe\u0301 cre\u0300me bru\u0302le\u0301e 12345\n"  # NFC composes these
+    samples = [Sample(f"s{i}", text=(decomposed + PROSE[i % len(PROSE)]) * 30) for i in range(8)]
+    samples.append(Sample("long", text=taylorswift()))  # over chunk_bytes: counted here, whole
+    here = compute_stats({"q": tok}, samples, baseline="s0", chunk_bytes=60_000)
+    assert compute_stats({"q": tok}, samples, baseline="s0", chunk_bytes=60_000, processes=2).rows == here.rows
+    assert children_used
+    assert here.rows[0].tokens == len(tok.encode_ordinary(samples[0].text))
+
+
+def test_a_tokenizer_travels_to_children_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    monkeypatch.setattr(analysis_stats, "_RANKS_SLICE", 50)
+    tok = _qwen_like()
+    shipped = analysis_stats._Shipped(tok)
+    assert len(shipped._ranks) == -(-len(tok.mergeable_ranks) // 50)
+    back = pickle.loads(pickle.dumps(shipped))
+    assert back.mergeable_ranks == tok.mergeable_ranks and back.normalizer == tok.normalizer
+    assert back.split_rule == tok.split_rule and back.name == tok.name
+    text = "Cafe\u0301 " + " ".join(PROSE[:3])
+    assert back.encode_ordinary(text) == tok.encode_ordinary(text)
+    with pytest.raises(Cancelled):
+        analysis_stats._Shipped(tok, should_stop=lambda: True)
+

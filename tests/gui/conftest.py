@@ -10,6 +10,12 @@ from bpeinspect.gui.concurrency import Worker
 configure_process()  # what the app does at start: tests of responsiveness need it
 
 
+@pytest.fixture(autouse=True)
+def own_config(tmp_path, monkeypatch):
+    """The recent-files list (the core's, in the user's config folder) of each test its own."""
+    monkeypatch.setenv("BPEINSPECT_CONFIG_DIR", str(tmp_path / "config"))
+
+
 @pytest.fixture
 def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)

@@ -120,10 +120,12 @@ class Corpus:
         return [r for r in REGIONS if any(t.language.region == r for t in self.texts)]
 
     def entry(self, code: str) -> CorpusText:
-        for t in self._all():
-            if t.code == code:
-                return t
-        raise KeyError(code)
+        return self._index[code]
+
+    @functools.cached_property
+    def _index(self) -> dict[str, CorpusText]:
+        # code -> text, the baseline included: the views ask for a language per point drawn
+        return {t.code: t for t in reversed(list(self._all()))}
 
     def language(self, code: str) -> Language:
         return self.entry(code).language

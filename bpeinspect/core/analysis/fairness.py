@@ -36,6 +36,7 @@ from bpeinspect.core.analysis.stats import (
     TextStats,
     compute_stats,
 )
+from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.tokenizer import Tokenizer
 
 TOP = 5
@@ -290,13 +291,15 @@ def count_corpus(
     progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
     processes: int | None = 1,
+    pool: ProcessPool | None = None,
 ) -> CorpusStats:
     """Count every text of ``corpus`` (and its baseline) under each tokenizer.
 
     ``progress(done, total)`` counts bytes and is called after each text; ``should_stop()``
     is checked before each text and raises :class:`~bpeinspect.core.encoding.Cancelled`.
     With ``processes=1`` the texts are counted one after another through each tokenizer's
-    pre-token cache; more (``None``: one per CPU) share them out (see :func:`compute_stats`).
+    pre-token cache; more (``None``: one per CPU) share them out (see :func:`compute_stats`,
+    which also takes an open ``pool`` to use instead).
     """
     pairs = list(tokenizers.items()) if isinstance(tokenizers, Mapping) else list(tokenizers)
     if not pairs:
@@ -304,7 +307,7 @@ def count_corpus(
     samples = corpus.samples()
     if corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
         samples.append(corpus.baseline.sample)
-    table = compute_stats(pairs, samples, progress=progress, should_stop=should_stop, processes=processes)
+    table = compute_stats(pairs, samples, progress=progress, should_stop=should_stop, processes=processes, pool=pool)
     counts = {(r.tokenizer, r.source): r for r in table.rows}
     base = corpus.baseline.code if corpus.baseline is not None else None
     return CorpusStats(corpus, tuple(label for label, _ in pairs), counts, base)

@@ -1,4 +1,5 @@
-"""Statistics across texts and tokenizers: counts, compression, premiums, agreement, overlap.
+"""Statistics across texts and tokenizers: counts, compression, premiums (agreement and overlap
+between two tokenizers: :mod:`bpeinspect.core.analysis.compare`).
 
 Counts treat special-token text as ordinary text (``encode_ordinary``), so a sample that
 happens to contain ``<|endoftext|>`` is measured rather than refused.
@@ -19,12 +20,15 @@ import bisect
 import codecs
 import csv
 import io
+import pickle
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
 from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.io.builtins import BUILTIN_SOURCE, BUILTINS, load_builtin
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, last_safe_cut
 from bpeinspect.core.text import fix_surrogates
@@ -38,8 +42,12 @@ ShouldStop = Callable[[], bool]
 _MARGIN_CHARS = 1 << 16
 _CHUNK_BYTES = 1 << 20
 # Below this much text per tokenizer a pool's children (each loading the tokenizer, ~0.5 s)
-# would cost more than they save: it is counted here.
-POOL_MIN_BYTES = 8 << 20
+# would cost more than they save: it is counted here. This process counts meanwhile, so a
+# child pays off from a few MB (the UDHR is 7 MB; see benchmarks/languages.py).
+POOL_MIN_BYTES = 2 << 20
+# a tokenizer's ranks travel to a pool's children pickled this many at a time, the interpreter
+# let go in between (pickling o200k's or Gemma 3's in one go holds it 80-250 ms)
+_RANKS_SLICE = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -210,6 +218,7 @@ def compute_stats(
     should_stop: ShouldStop | None = None,
     chunk_bytes: int = _CHUNK_BYTES,
     processes: int | None = 1,
+    pool: ProcessPool | None = None,
 ) -> StatsTable:
     """Measure every tokenizer on every sample; the work for long texts (100 MB) streams.
 
@@ -221,8 +230,10 @@ def compute_stats(
     ``processes`` > 1 (``None``: one per CPU) counts in a
     :class:`~bpeinspect.core.pool.ProcessPool`, each process a part of the text cut where the
     built-in split patterns allow it (:func:`~bpeinspect.core.split.rules.cut_text`);
-    tokenizers with other split rules, and samples under :data:`POOL_MIN_BYTES` in all, are
-    measured here.
+    tokenizers with other split rules share out whole samples (those up to ``chunk_bytes``;
+    the rest are measured here), and samples under :data:`POOL_MIN_BYTES` in all are measured
+    here. ``pool``: a pool to use (and leave open) instead of one made for this call, so that
+    several calls (one per tokenizer) start its children once.
     """
     pairs = list(tokenizers.items()) if isinstance(tokenizers, Mapping) else list(tokenizers)
     base_sample: Sample | None
@@ -255,13 +266,17 @@ def compute_stats(
         *_, (tokens, chars, nbytes) = iter_counts(tok, feed())
         return TextStats(label, sample.name, tokens, nbytes, chars)
 
-    def measure_in_pool(label: str, tok: Tokenizer) -> dict[str, TextStats]:
+    def measure_in_pool(label: str, tok: Tokenizer, cuts: bool) -> dict[str, TextStats]:
+        """Share the samples out (cut at safe places if ``cuts``, else whole samples)."""
         nonlocal done
         sizes = [[0, 0, 0] for _ in todo]  # tokens, bytes, chars
+        here = {k for k, s in enumerate(todo) if not cuts and s.size() > chunk_bytes}
 
         def parts() -> Iterator[tuple[int, str]]:
             nonlocal done
             for k, sample in enumerate(todo):
+                if k in here:
+                    continue
                 carry = ""
                 for text, n in iter_chunks(sample, chunk_bytes):
                     if should_stop is not None and should_stop():
@@ -269,7 +284,7 @@ def compute_stats(
                     sizes[k][1] += n
                     sizes[k][2] += len(text)
                     carry += text
-                    cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
+                    cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1)) if cuts else 0
                     if cut:
                         yield k, carry[:cut]
                         carry = carry[cut:]
@@ -279,21 +294,26 @@ def compute_stats(
                 if carry:
                     yield k, carry
 
-        for k, tokens in pool.imap(_count_tokens, parts(), context=_Shipped(tok)):
+        for k, tokens in pool.imap(_count_tokens, parts(), context=_Shipped(tok, should_stop)):
             sizes[k][0] += tokens
-        return {s.name: TextStats(label, s.name, *sizes[k]) for k, s in enumerate(todo)}
+        out = {s.name: TextStats(label, s.name, *sizes[k]) for k, s in enumerate(todo)}
+        for k in sorted(here):
+            out[todo[k].name] = measure(label, tok, todo[k])
+        return out
 
     rows: list[TextStats] = []
-    pool = ProcessPool(processes)
+    own_pool = pool is None
+    pool = ProcessPool(processes) if pool is None else pool
     try:
         for label, tok in pairs:
-            if pool.processes > 1 and is_preset_pattern(tok.split_rule) and total >= POOL_MIN_BYTES * len(pairs):
-                measured = measure_in_pool(label, tok)
+            if pool.processes > 1 and total >= POOL_MIN_BYTES * len(pairs) and _can_ship(tok):
+                measured = measure_in_pool(label, tok, cuts=_can_cut(tok))
             else:
                 measured = {s.name: measure(label, tok, s) for s in todo}
             rows.extend(_with_premiums(measured, samples, base_sample))
     finally:
-        pool.close()
+        if own_pool:
+            pool.close()
     if progress is not None:
         progress(total, total)
     return StatsTable(rows, base_sample.name if base_sample is not None else None)
@@ -311,181 +331,91 @@ def _with_premiums(measured: dict[str, TextStats], samples: Sequence[Sample], ba
     return rows
 
 
-class _Shipped:
-    """A tokenizer as sent to a pool's child: pickled as what it is made of, built again there."""
+def _can_ship(tok: Tokenizer) -> bool:
+    """Whether a pool's child can build ``tok`` again (:class:`_Shipped`): a plain byte-level BPE."""
+    return type(tok) is Tokenizer and tok.byte_level
 
-    def __init__(self, tok: Tokenizer) -> None:
+
+def _can_cut(tok: Tokenizer) -> bool:
+    """Whether a pool may count a text in parts cut at safe places, rather than whole."""
+    return is_preset_pattern(tok.split_rule) and tok.normalizer is None
+
+
+class _Shipped:
+    """A tokenizer as sent to a pool's child: pickled as what it is made of, built again there.
+
+    Built-ins travel by name. Other ranks (and merges) are pickled here, a slice at a time
+    with the interpreter let go in between (made on a worker thread, this keeps the GUI
+    thread running); ``should_stop`` is asked between slices."""
+
+    def __init__(self, tok: Tokenizer, should_stop: ShouldStop | None = None) -> None:
         self.tokenizer = tok
+        self._ranks: list[bytes] = []
+        self._merges: list[bytes] | None = None
+        if self._builtin():
+            return
+        ranks = list(tok.mergeable_ranks.items())
+        self._ranks = _pickled_slices(
+            [dict(ranks[k : k + _RANKS_SLICE]) for k in range(0, len(ranks), _RANKS_SLICE)], should_stop
+        )
+        if not tok.uses_rank_rule:
+            merges = list(tok.merges)
+            self._merges = _pickled_slices(
+                [merges[k : k + _RANKS_SLICE] for k in range(0, len(merges), _RANKS_SLICE)], should_stop
+            )
+
+    def _builtin(self) -> bool:
+        t = self.tokenizer
+        return t.source.startswith(BUILTIN_SOURCE) and t.name in BUILTINS
 
     def __reduce__(self):
         t = self.tokenizer
+        if self._builtin():
+            # the child reads the shipped file itself: pickling o200k's ranks would hold the
+            # interpreter for 50-100 ms in this process (a frozen window, if it is the GUI's)
+            return load_builtin, (t.name,)
         rule = t.split_rule.name if PRESETS.get(t.split_rule.name) == t.split_rule else t.split_rule
-        merges = None if t.uses_rank_rule else t.merges
-        parts = {"pattern": rule, "special_tokens": t.special_tokens, "merges": merges, "ignore_merges": t.ignore_merges}
-        return _rebuild, (t.mergeable_ranks, {**parts, "name": t.name})
+        parts = {"pattern": rule, "special_tokens": t.special_tokens, "ignore_merges": t.ignore_merges,
+                 "normalizer": t.normalizer, "name": t.name}  # fmt: skip
+        return _rebuild, (self._ranks, self._merges, parts)
 
 
-def _rebuild(ranks: dict[bytes, int], kwargs: dict) -> Tokenizer:
-    return Tokenizer(ranks, **kwargs)
-
-
-def _count_tokens(shipped: _Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:
-    """Pool task: ``(sample index, tokens in the text)``."""
-    tok = shipped.tokenizer if isinstance(shipped, _Shipped) else shipped
-    k, text = item
-    return k, tok.count_pieces(tok.split_rule.pieces(text))
-
-
-# -- agreement between two tokenizers -------------------------------------------------------
-
-
-def token_boundaries(tok: Tokenizer, text: str) -> set[int]:
-    """Byte offsets strictly inside ``text`` where one token ends and the next begins.
-
-    >>> from bpeinspect.core import load_tokenizer
-    >>> sorted(token_boundaries(load_tokenizer("r50k_base"), "hello world"))
-    [5]
-    """
-    ids = tok.encode_ordinary(text)
-    out: set[int] = set()
-    pos = 0
-    for i in ids[:-1]:
-        pos += len(tok.token_bytes(i))
-        out.add(pos)
+def _pickled_slices(parts: list, should_stop: ShouldStop | None) -> list[bytes]:
+    out = []
+    for part in parts:
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        out.append(pickle.dumps(part, pickle.HIGHEST_PROTOCOL))
+        time.sleep(0)  # let another thread (the GUI's) run
     return out
 
 
-@dataclass(frozen=True)
-class BoundaryAgreement:
-    """How two segmentations of one text agree, on the sets A and B of interior boundaries.
-
-    ``jaccard`` = |A∩B| / |A∪B|; ``f1`` = 2|A∩B| / (|A|+|B|), i.e. the F1 of B's boundaries
-    against A's as reference (``precision`` = |A∩B|/|B|, ``recall`` = |A∩B|/|A|). Two
-    segmentations without interior boundaries agree fully (1.0).
-    """
-
-    shared: int
-    only_a: int
-    only_b: int
-
-    @property
-    def jaccard(self) -> float:
-        union = self.shared + self.only_a + self.only_b
-        return self.shared / union if union else 1.0
-
-    @property
-    def f1(self) -> float:
-        both = 2 * self.shared + self.only_a + self.only_b
-        return 2 * self.shared / both if both else 1.0
-
-    @property
-    def precision(self) -> float:
-        b = self.shared + self.only_b
-        return self.shared / b if b else 1.0
-
-    @property
-    def recall(self) -> float:
-        a = self.shared + self.only_a
-        return self.shared / a if a else 1.0
+def _rebuild(ranks: list[bytes], merges: list[bytes] | None, kwargs: dict) -> Tokenizer:
+    rank_map: dict[bytes, int] = {}
+    for part in ranks:
+        rank_map.update(pickle.loads(part))
+    merge_list = None if merges is None else [m for part in merges for m in pickle.loads(part)]
+    return Tokenizer(rank_map, merges=merge_list, **kwargs)
 
 
-def agreement(a: set[int], b: set[int]) -> BoundaryAgreement:
-    """Agreement of two boundary sets (see :class:`BoundaryAgreement`)."""
-    shared = len(a & b)
-    return BoundaryAgreement(shared, len(a) - shared, len(b) - shared)
-
-
-def boundary_agreement(tok_a: Tokenizer, tok_b: Tokenizer, text: str) -> BoundaryAgreement:
-    """Agreement of the token boundaries of ``tok_a`` and ``tok_b`` on ``text``.
-
-    >>> from bpeinspect.core import load_tokenizer
-    >>> ag = boundary_agreement(load_tokenizer("r50k_base"), load_tokenizer("cl100k_base"), "hello world")
-    >>> (ag.shared, ag.f1)
-    (1, 1.0)
-    """
-    return agreement(token_boundaries(tok_a, text), token_boundaries(tok_b, text))
-
-
-def shared_spans(spans: Sequence[Sequence[tuple[int, int]]]) -> list[list[bool]]:
-    """For each segmentation, whether each of its tokens (a byte span) occurs in every other one.
-
-    >>> shared_spans([[(0, 2), (2, 5)], [(0, 2), (2, 3), (3, 5)]])
-    [[True, False], [True, False, False]]
-    """
-    sets = [set(s) for s in spans]
-    return [[all(sp in other for j, other in enumerate(sets) if j != i) for sp in s] for i, s in enumerate(spans)]
-
-
-# -- vocabulary overlap ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class VocabOverlap:
-    """Ordinary tokens (byte strings) two vocabularies share; special tokens are left out."""
-
-    size_a: int
-    size_b: int
-    shared: int
-
-    @property
-    def only_a(self) -> int:
-        return self.size_a - self.shared
-
-    @property
-    def only_b(self) -> int:
-        return self.size_b - self.shared
-
-    @property
-    def jaccard(self) -> float:
-        union = self.size_a + self.size_b - self.shared
-        return self.shared / union if union else 1.0
-
-    @property
-    def fraction_of_a(self) -> float:
-        """Share of A's tokens that B also has."""
-        return self.shared / self.size_a if self.size_a else 1.0
-
-    @property
-    def fraction_of_b(self) -> float:
-        return self.shared / self.size_b if self.size_b else 1.0
-
-
-def vocab_overlap(tok_a: Tokenizer, tok_b: Tokenizer) -> VocabOverlap:
-    """Shared token byte strings of two tokenizers.
-
-    >>> from bpeinspect.core import load_tokenizer
-    >>> ov = vocab_overlap(load_tokenizer("r50k_base"), load_tokenizer("r50k_base"))
-    >>> (ov.shared, ov.jaccard)
-    (50256, 1.0)
-    """
-    a = tok_a.mergeable_ranks.keys()
-    b = tok_b.mergeable_ranks.keys()
-    return VocabOverlap(len(a), len(b), len(a & b))
-
-
-def shared_tokens(tok_a: Tokenizer, tok_b: Tokenizer) -> list[bytes]:
-    """The shared ordinary tokens, in ``tok_a``'s id order."""
-    b = tok_b.mergeable_ranks
-    return [t for t, _ in sorted(tok_a.mergeable_ranks.items(), key=lambda kv: kv[1]) if t in b]
+def _count_tokens(shipped: _Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:
+    """Pool task: ``(sample index, tokens in the text)`` (a whole sample unless :func:`_can_cut`)."""
+    tok = shipped.tokenizer if isinstance(shipped, _Shipped) else shipped
+    k, text = item
+    if not _can_cut(tok):
+        return k, len(tok.encode_ordinary(text))
+    return k, tok.count_pieces(tok.split_rule.pieces(text))
 
 
 __all__ = [
     "CSV_COLUMNS",
-    "BoundaryAgreement",
     "Cancelled",
     "Sample",
     "SampleError",
     "StatsTable",
     "TextStats",
-    "VocabOverlap",
-    "agreement",
-    "boundary_agreement",
     "compute_stats",
     "iter_chunks",
     "iter_counts",
-    "shared_spans",
-    "shared_tokens",
     "text_stats",
-    "token_boundaries",
-    "vocab_overlap",
 ]

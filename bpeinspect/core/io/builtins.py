@@ -125,6 +125,9 @@ def _read_gzip_limited(path: Path) -> bytes:
     return data
 
 
+BUILTIN_SOURCE = "built-in"  # how a shipped vocabulary's Tokenizer.source begins
+
+
 @functools.lru_cache(maxsize=8)
 def load_builtin(name: str) -> Tokenizer:
     """One of the shipped vocabularies, verified against its published sha256."""
@@ -142,7 +145,7 @@ def load_builtin(name: str) -> Tokenizer:
         pattern=PRESETS[spec.pattern],
         special_tokens=spec.special_tokens,
         name=spec.name,
-        source=f"built-in ({spec.description})",
+        source=f"{BUILTIN_SOURCE} ({spec.description})",
     )
 
 

@@ -143,7 +143,7 @@ class IdsView(QAbstractScrollArea):
             rect = QRectF(2 + c * w, r * h, w - 2, h - 2)
             special = flags[k] & SPECIAL
             p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(pal.special.lighter(150) if special else pal.background(tid))
+            p.setBrush(pal.special_fill if special else pal.background(tid))
             p.drawRoundedRect(rect, 3, 3)
             if i == self.selected:
                 p.setPen(QPen(pal.selection, 2))

@@ -76,6 +76,8 @@ class TokenPalette:
         self.colors = base
         self.edge = QColor(0, 0, 0, 70) if not dark else QColor(255, 255, 255, 70)
         self.special = QColor("#ff4d4d") if not dark else QColor("#ff7070")
+        # a special token's cell (the ids): a tint the theme's text stays readable on
+        self.special_fill = _mix(self.special, QColor("white"), 0.55) if not dark else _mix(self.special, QColor("#1e1e1e"), 0.6)
         self.split_char = QColor("#7a7a7a")
         self.selection = QColor("#e8175d") if not dark else QColor("#ffd400")
         self.glyph = QColor(0, 0, 0, 110) if not dark else QColor(255, 255, 255, 110)
@@ -102,8 +104,6 @@ class UiColors:
     note_text: str  # a remark beside a result (the replay's notes)
     warn_text: str  # vocabulary rows flagged unreachable or unused
     warn_bg: str
-    compare_bg: tuple[str, str]  # alternating token backgrounds of the compare view
-    compare_split: str  # tokens that split a character
     compare_special: str
     compare_diff: str  # a boundary the reference lacks
     chips: tuple[str, ...]  # the replay's token chips
@@ -120,6 +120,9 @@ class UiColors:
     plot_guide: str  # dashed guide lines (sizes asked for, the premium baseline)
     plot_legend_bg: str
     series: tuple[str, ...]  # one colour per tokenizer in the languages plot
+    plot_land: str  # the world map's coastlines
+    plot_point_edge: str  # the outline of a language's point on the map
+    premium_scale: tuple[str, ...]  # the map's premiums 1x, 2x, 4x, 8x, 16x (and beyond)
     count_curve: str  # the training plots
     bpt_curve: str
 
@@ -128,24 +131,28 @@ _LIGHT = UiColors(
     dark=False,
     error_text="#a01414", error_bg="#fde2e1", info_text="#0d3b66", info_bg="#e3f1fd",
     note_text="#92400e", warn_text="#a01414", warn_bg="#ffe4e1",
-    compare_bg=("#dbe9ff", "#fff1c9"), compare_split="#ffc98a", compare_special="#e3c8ff", compare_diff="#d00000",
+    compare_special="#e3c8ff", compare_diff="#d00000",
     chips=("#dbeafe", "#fef3c7", "#dcfce7", "#fce7f3", "#e0e7ff"), chip_merged="#86efac", chip_next="#f97316",
     chip_border="#94a3b8", chip_text="#111827", chip_rank="#166534", code_bg="#e5e7eb",
     preview=("#d6e6fb", "#fde2cc"),
     plot_bg="#ffffff", plot_text="#333333", plot_axis="#888888", plot_guide="#999999", plot_legend_bg="#ffffff",
     series=("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f"),
+    plot_land="#9aa5b1", plot_point_edge="#404040",
+    premium_scale=("#2c7bb6", "#7fbfdc", "#f2e35c", "#f08a3c", "#c4161c"),
     count_curve="#3d7bd9", bpt_curve="#d9653d",
 )  # fmt: skip
 _DARK = UiColors(
     dark=True,
     error_text="#ff8a80", error_bg="#4a1c1c", info_text="#b3d4f5", info_bg="#1c3147",
     note_text="#f5b971", warn_text="#ff8a80", warn_bg="#4a2424",
-    compare_bg=("#27406a", "#5a4a1e"), compare_split="#7a4a14", compare_special="#4f2f73", compare_diff="#ff6b6b",
+    compare_special="#4f2f73", compare_diff="#ff6b6b",
     chips=("#1e3a5f", "#4d3b12", "#1d4a2c", "#4f1f3a", "#2b3168"), chip_merged="#2f7a45", chip_next="#fb923c",
     chip_border="#64748b", chip_text="#f1f5f9", chip_rank="#86efac", code_bg="#3a3f47",
     preview=("#27406a", "#5a3a22"),
     plot_bg="#1e1e1e", plot_text="#dddddd", plot_axis="#999999", plot_guide="#777777", plot_legend_bg="#2b2b2b",
     series=("#6b9bd1", "#f5a55a", "#7cc26f", "#ef7f81", "#8fd0cb", "#c99bbd", "#f0d86a", "#c19a7f"),
+    plot_land="#5c6670", plot_point_edge="#101010",
+    premium_scale=("#4a9ad4", "#98d1e8", "#f5e86e", "#f59a4e", "#e8413a"),
     count_curve="#6ea4ff", bpt_curve="#ff9a6e",
 )  # fmt: skip
 
@@ -163,6 +170,13 @@ _DARK_WINDOW = {
     QPalette.ColorRole.ToolTipBase: "#353535",
     QPalette.ColorRole.ToolTipText: "#e6e6e6",
     QPalette.ColorRole.PlaceholderText: "#9a9a9a",
+}
+
+_DARK_DISABLED = {
+    QPalette.ColorRole.WindowText: "#7f7f7f",
+    QPalette.ColorRole.Text: "#7f7f7f",
+    QPalette.ColorRole.ButtonText: "#7f7f7f",
+    QPalette.ColorRole.Button: "#2f2f2f",
 }
 
 # an exported HTML page is read on its own, on a white page, whatever the theme
@@ -190,4 +204,6 @@ def dark_window_palette() -> QPalette:
     pal = QPalette()
     for role, name in _DARK_WINDOW.items():
         pal.setColor(role, QColor(name))
+    for role, name in _DARK_DISABLED.items():  # else a disabled button looks as clickable as the others
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(name))
     return pal

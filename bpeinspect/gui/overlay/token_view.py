@@ -12,8 +12,7 @@ page, copy and paste give the real text, and positions stay true.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -32,64 +31,20 @@ from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
 from bpeinspect.core.live_text import LiveEncoding, Part
-from bpeinspect.core.text import SYMBOLS, utf16_len
-from bpeinspect.gui.overlay.glyphs import (
-    CodePointSpacer,
-    box_width,
-    coverage_for,
-    missing_positions,
-    paint_code_point,
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer
+from bpeinspect.gui.overlay.layout import (
+    Layers,
+    WholeEncoding,
+    _dropped_in,
+    _group,
+    _LineGeometry,
+    as_parts,
+    document_text,
+    place_id_labels,
 )
+from bpeinspect.gui.overlay.marks import NEWLINE_GLYPH, paint_code_points, paint_dropped, paint_whitespace
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.tooltips import byte_fractions, dropped_tooltip, group_around, token_tooltip
-
-GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
-NEWLINE_GLYPH = SYMBOLS["\n"]
-
-
-@dataclass
-class Layers:
-    """Which overlays are drawn."""
-
-    colors: bool = True
-    whitespace: bool = True
-    boundaries: bool = False
-    ids: bool = False
-    specials: bool = True
-
-
-def document_text(doc) -> str:
-    """The document's text exactly as typed (``toPlainText`` would turn NBSP into spaces)."""
-    return doc.toRawText().replace("\u2029", "\n")
-
-
-class WholeEncoding:
-    """A plain :class:`Encoding` read the way a :class:`LiveEncoding` is: one part."""
-
-    def __init__(self, enc: Encoding) -> None:
-        self.whole = enc
-
-    def __len__(self) -> int:
-        return len(self.whole.ids)
-
-    def part_at_u16(self, _pos: int) -> Part:
-        return Part(self.whole)
-
-    def parts(self) -> Iterator[Part]:
-        yield Part(self.whole)
-
-    def part_of_token(self, i: int) -> Part | None:
-        return Part(self.whole) if 0 <= i < len(self.whole.ids) else None
-
-    def token_at_utf16(self, pos: int) -> int | None:
-        return self.whole.token_at_utf16(pos)
-
-    def utf16_span(self, i: int) -> tuple[int, int]:
-        return self.whole.utf16_starts[i], self.whole.utf16_ends[i]
-
-
-def as_parts(enc: Encoding | LiveEncoding | None) -> LiveEncoding | WholeEncoding | None:
-    return enc if enc is None or isinstance(enc, LiveEncoding) else WholeEncoding(enc)
+from bpeinspect.gui.overlay.tooltips import byte_fractions, dropped_tooltip, token_tooltip
 
 
 class TokenView(QPlainTextEdit):
@@ -350,10 +305,16 @@ class TokenView(QPlainTextEdit):
             p.setRenderHint(QPainter.RenderHint.Antialiasing)
             if self.layers.whitespace:
                 for block, geo in blocks:
-                    self._paint_whitespace(p, block, geo)
-            self._paint_code_points(p, blocks)
+                    paint_whitespace(
+                        p, block, geo, font=self.glyph_font(), color=self.palette_.glyph,
+                        prepared=self._static_glyph, newline_width=self._newline_width(),
+                    )
+            paint_code_points(
+                p, blocks, self.document(), font=self.glyph_font(), color=self.palette_.text_color(),
+                first_seen=lambda: QTimer.singleShot(0, self, self._attach_spacer),
+            )
             if self.parts is not None:
-                self._paint_dropped(p, blocks)
+                paint_dropped(p, blocks, self.parts, font=self.glyph_font(), color=self.palette_.dropped)
             for part, items in drawn:
                 self._paint_marks(p, part, items)
         finally:
@@ -434,11 +395,12 @@ class TokenView(QPlainTextEdit):
                 else:
                     f = (c0, c1)
                 a, b = s, e  # apply the fraction below
-            if last_line and e > blen:  # the token includes the line break
-                x2 = max(x1, x2) + lg.newline_width if s <= blen else x2
+            if last_line and e > blen:  # the token includes the line break (after the text's end, left in RTL)
+                nw = -lg.newline_width if lg.rtl else lg.newline_width
+                x2 = (min(x1, x2) if lg.rtl else max(x1, x2)) + nw if s <= blen else x2
                 if s >= blen:
-                    x1 = line.x() + line.naturalTextWidth()
-                    x2 = x1 + lg.newline_width
+                    x1 = lg.end_x(line)
+                    x2 = x1 + nw
             lo, hi = min(x1, x2), max(x1, x2)
             if f is not None and a == s and b == e:
                 f0, f1 = f
@@ -469,10 +431,9 @@ class TokenView(QPlainTextEdit):
         enc, pal, layers = part.enc, self.palette_, self.layers
         small = self.glyph_font()
         small.setPointSizeF(max(5.0, small.pointSizeF() * 0.62))
-        fm = QFontMetricsF(small)
-        gap = fm.horizontalAdvance("0")  # ids apart by a digit's width
-        id_ends: dict[int, float] = {}  # line top -> where the last id drawn on it ends
         by_index = dict(items)
+        labels: list[tuple[QRectF, str]] = []  # (the token's first rectangle, its id)
+        fills: list[QColor] = []  # each label's token colour: an id that runs on is still its token's
         for i, segs in items:
             if not segs:
                 continue
@@ -496,60 +457,29 @@ class TokenView(QPlainTextEdit):
                 p.setPen(QPen(pal.boundary, 2))
                 p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1))
             if layers.ids:
-                # the id under the token, whole (never cut to "12…"), starting under the token
-                # after the id before it on the line; where there is no room left, it is left
-                # out (hovering shows it, and the ids strip)
-                r = segs[0]
-                label = str(enc.ids[i])
-                width = fm.horizontalAdvance(label)
-                line = round(r.top())
-                x = max(r.left() + 1, id_ends.get(line, -1e9))
-                if x <= max(r.right() - 4, r.left() + 1):
-                    p.setFont(small)
-                    p.setPen(pal.text_color())
-                    box = QRectF(x, r.bottom() - fm.height(), width + 1, fm.height())
-                    p.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
-                    id_ends[line] = x + width + gap
+                labels.append((segs[0], str(enc.ids[i])))
+                fills.append(pal.background(enc.ids[i]))
             if i + part.token == self.selected:
                 p.setPen(QPen(pal.selection, 2.2))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 for r in segs:
                     p.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
-
-    def _paint_whitespace(self, p: QPainter, block: QTextBlock, geo: QRectF) -> None:
-        layout = block.layout()
-        if layout.lineCount() == 0:
-            return
-        text = block.text()
-        if not any(ch in text for ch in GLYPHS) and not block.next().isValid():
-            return
-        font = self.glyph_font()
-        p.setPen(self.palette_.glyph)
-        p.setFont(font)
-        fm = QFontMetricsF(font)
-        text_height = fm.height()
-        lines = [layout.lineAt(li) for li in range(layout.lineCount())]
-        li = 0
-        k = 0  # UTF-16 position in the block: what Qt's layout counts
-        for ch in text:
-            glyph = GLYPHS.get(ch)
-            if glyph is not None:
-                while li + 1 < len(lines) and k >= lines[li].textStart() + lines[li].textLength():
-                    li += 1
-                line = lines[li]
-                x1, x2 = line.cursorToX(k)[0], line.cursorToX(k + 1)[0]
-                st = self._static_glyph(glyph, font)
-                size = st.size()
-                top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
-                p.drawStaticText(QPointF(geo.left() + (x1 + x2 - size.width()) / 2, top), st)
-            k += 2 if ord(ch) > 0xFFFF else 1
-        if block.next().isValid():
-            line = lines[-1]
-            right = line.x() + line.naturalTextWidth()
-            st = self._static_glyph(NEWLINE_GLYPH, font)
-            size = st.size()
-            top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
-            p.drawStaticText(QPointF(geo.left() + right + 1, top), st)
+        if labels:
+            p.setFont(small)
+            p.setPen(pal.text_color())
+            fm = QFontMetricsF(small)
+            for label, fill in zip(place_id_labels(fm, labels), fills, strict=True):
+                # on its token's colour: an id that runs on under the next token still reads as its own
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(fill)
+                p.drawRoundedRect(label.box.adjusted(-1, 0, 1, 0), 2, 2)
+                p.setPen(pal.text_color())
+                p.save()
+                p.translate(label.box.topLeft())
+                p.scale(label.squeeze, 1.0)
+                p.drawText(QRectF(0, 0, label.box.width() / label.squeeze, label.box.height()),
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label.text)  # fmt: skip
+                p.restore()
 
     def _utf16_text(self, start: int, end: int) -> str:
         cur = self.textCursor()
@@ -557,78 +487,8 @@ class TokenView(QPlainTextEdit):
         cur.setPosition(end, cur.MoveMode.KeepAnchor)
         return cur.selectedText()
 
-    def _cell(self, block: QTextBlock, geo: QRectF, start: int, end: int, height: float) -> QRectF | None:
-        """The box of the block's characters ``start:end`` (UTF-16, relative to the block)."""
-        layout = block.layout()
-        line = layout.lineForTextPosition(start)
-        if not line.isValid():
-            return None
-        x1 = line.cursorToX(start)[0]
-        x2 = line.cursorToX(min(end, line.textStart() + line.textLength()))[0]
-        lo, hi = min(x1, x2), max(x1, x2)
-        return QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 4.0), min(height, line.height()))
-
-    def _paint_code_points(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
-        """Characters no font draws, as their code point (their cells are widened by a
-        :class:`CodePointSpacer`, attached to the document the first time one is seen)."""
-        doc = self.document()
-        cov = coverage_for(doc.defaultFont())
-        font = self.glyph_font()
-        height = QFontMetricsF(font).height()
-        color = self.palette_.text_color()
-        spacer = doc.findChild(CodePointSpacer)
-        if spacer is not None:
-            spacer.follow(cov)
-        spaced = spacer is not None
-        for block, geo in blocks:
-            missing = cov.missing_in(block.text())
-            if not missing:
-                continue
-            if not spaced:  # widen the cells once this paint is over
-                QTimer.singleShot(0, self, self._attach_spacer)
-                spaced = True
-            layout = block.layout()
-            found = missing_positions(block.text(), missing)
-            for k, (pos, n, ch) in enumerate(found):
-                end = pos + n
-                if layout.isValidCursorPosition(pos) and layout.isValidCursorPosition(end):
-                    cell = self._cell(block, geo, pos, end, height)
-                else:  # a mark inside a cluster: its (widened) glyph lies at the cluster's end
-                    start = pos
-                    while start > 0 and not layout.isValidCursorPosition(start):
-                        start -= 1
-                    while end < block.length() - 1 and not layout.isValidCursorPosition(end):
-                        end += 1
-                    cluster = self._cell(block, geo, start, end, height)
-                    later = sum(1 for q, _n, _c in found[k + 1 :] if q < end)
-                    w = box_width(ch, font)
-                    cell = None if cluster is None else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
-                if cell is not None:
-                    paint_code_point(p, cell, ch, color, font)
-
     def _attach_spacer(self) -> None:
         CodePointSpacer.ensure(self.document())
-
-    def _paint_dropped(self, p: QPainter, blocks: list[tuple[QTextBlock, QRectF]]) -> None:
-        """Characters holding a byte that has no token: tinted and framed (no token covers them)."""
-        height = QFontMetricsF(self.glyph_font()).height()
-        pen = QPen(self.palette_.dropped, 1.6)
-        tint = QColor(self.palette_.dropped)
-        tint.setAlpha(50)
-        p.setBrush(tint)
-        for block, geo in blocks:
-            bpos, bend = block.position(), block.position() + block.length() - 1
-            part = self.parts.part_at_u16(bpos) if self.parts is not None else None
-            spans = _dropped_in(part) if part is not None else []
-            k = bisect.bisect_left(spans, (bpos, -1))
-            while k < len(spans) and spans[k][0] < bend:
-                a, b = spans[k]
-                k += 1
-                cell = self._cell(block, geo, max(a, bpos) - bpos, min(b, bend) - bpos, height)
-                if cell is None:
-                    continue
-                p.setPen(pen)
-                p.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
 
     def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
         key = (glyph, font.key())
@@ -637,44 +497,3 @@ class TokenView(QPlainTextEdit):
             st = self._glyph_cache[key] = QStaticText(glyph)
             st.prepare(font=font)
         return st
-
-
-def _group(enc: Encoding, i: int) -> tuple[int, int] | None:
-    """The run of tokens of ``enc`` sharing characters with token ``i`` (more than one), or None."""
-    return group_around(enc, i) if enc.flags[i] & SPLITS_CHAR else None
-
-
-def _dropped_in(p: Part) -> list[tuple[int, int]]:
-    """UTF-16 spans, in the whole text, of the dropped characters of part ``p``."""
-    return [(p.u16 + a, p.u16 + b) for a, b in (_utf16_span(p.enc, s, e) for s, e in p.enc.dropped)]
-
-
-def _utf16_span(enc: Encoding, a: int, b: int) -> tuple[int, int]:
-    """Code point span ``a:b`` of ``enc.text`` in UTF-16 units, counted from the nearest token."""
-    j = bisect.bisect_right(enc.char_ends, a) - 1
-    c0, u0 = (enc.char_ends[j], enc.utf16_ends[j]) if j >= 0 else (0, 0)
-    if c0 > a:  # a token ends past it (tokens overlapping a split character): count from the start
-        c0, u0 = 0, 0
-    start = u0 + utf16_len(enc.text[c0:a])
-    return start, start + utf16_len(enc.text[a:b])
-
-
-class _LineGeometry:
-    """One block's lines, with x positions cached (neighbouring tokens share their edges)."""
-
-    def __init__(self, block: QTextBlock, newline_width: float) -> None:
-        self.layout = layout = block.layout()
-        self.lines = [layout.lineAt(k) for k in range(layout.lineCount())]
-        self.starts = [ln.textStart() for ln in self.lines]
-        self.ends = [ln.textStart() + ln.textLength() for ln in self.lines]
-        self.blen = block.length() - 1
-        self.ascii = block.text().isascii()
-        self.newline_width = newline_width
-        self._x: dict[tuple[int, int], float] = {}
-
-    def x(self, line: QTextLine, pos: int) -> float:
-        key = (line.lineNumber(), pos)
-        x = self._x.get(key)
-        if x is None:
-            x = self._x[key] = line.cursorToX(pos)[0]
-        return x

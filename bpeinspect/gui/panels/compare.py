@@ -1,10 +1,11 @@
 """The compare view: one text under two to four tokenizers, with their boundary differences.
 
 Each tokenizer gets a section: its name, token count, tokens per character, the F1 of its
-token boundaries against the first tokenizer's, and the text with every token on an
-alternating background. A red bar marks a boundary the first tokenizer does not have (in
-the first section: a boundary no other tokenizer has). Tokens that split a character are
-drawn as one orange box at that character (red when a differing boundary falls inside it),
+token boundaries against the first tokenizer's (the reference), and the text with every
+token in its colour of the overlay (the same id, the same colour; two neighbours never
+share one, so every edge shows). A red bar marks a boundary the reference does not have
+(in the reference's section: a boundary no other tokenizer has). Tokens that split a character are
+drawn as one underlined box at that character (red when a differing boundary falls inside it),
 never as "�". Encoding and HTML building run in a pool thread.
 
 Example::
@@ -24,11 +25,11 @@ from PySide6.QtCore import QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.stats import BoundaryAgreement, agreement
+from bpeinspect.core.analysis.compare import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.overlay.glyphs import shown
-from bpeinspect.gui.overlay.palette import UiColors, app_colors
+from bpeinspect.gui.overlay.palette import TokenPalette, UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
 MAX_TOKENIZERS = 4
@@ -82,6 +83,7 @@ def compare(
     *,
     render_limit: int = RENDER_LIMIT,
     colors: UiColors | None = None,
+    palette: TokenPalette | None = None,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> CompareResult:
@@ -98,16 +100,17 @@ def compare(
     for i, enc in enumerate(encs):
         diff = bounds[0] - others if i == 0 else bounds[i] - bounds[0]
         row = CompareRow(names[i], len(enc), len(text), bounds[i], diff, agreement(bounds[0], bounds[i]))
-        _render(row, enc, text, render_limit, colors or ui_colors(dark=False))
+        _render(row, enc, text, render_limit, colors or ui_colors(dark=False), palette=palette or TokenPalette())
         result.rows.append(row)
     return result
 
 
-def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors) -> None:
+def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, *, palette: TokenPalette) -> None:
     out: list[str] = []
     pos = 0
     diff = row.differing
-    for n, (a, b) in enumerate(enc.char_groups()):
+    previous = ""
+    for a, b in enc.char_groups():
         cs, ce = enc.char_starts[a], enc.char_ends[b]
         if ce > limit:
             break
@@ -120,15 +123,26 @@ def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors) 
         if enc.is_special(a):
             style = f"background-color:{c.compare_special}; font-weight:bold"
         elif a != b or enc.splits_char(a):
-            style = f"background-color:{c.compare_split}"
+            # tokens that split a character: one box, underlined (red if a differing boundary is inside)
+            style = f"background-color:{_neighbour_colour(palette, enc.ids[a], previous)}; text-decoration:underline"
             if any(enc.byte_ends[k] in diff for k in range(a, b)):
-                style += f"; color:{c.compare_diff}; text-decoration:underline"
+                style += f"; color:{c.compare_diff}"
                 row.split_marked += 1
         else:
-            style = f"background-color:{c.compare_bg[n % 2]}"
+            style = f"background-color:{_neighbour_colour(palette, enc.ids[a], previous)}"
+        previous = style
         out.append(f'<span style="{style}">{chunk}</span>')
         pos = ce
-    row.html = '<pre style="white-space:pre-wrap; margin:0">' + "".join(out) + "</pre>"
+    row.html = '<div style="white-space:pre-wrap">' + "".join(out) + "</div>"
+
+
+def _neighbour_colour(palette: TokenPalette, token_id: int, previous_style: str) -> str:
+    """The token's overlay colour, or the next one of the palette if its neighbour has it."""
+    name = palette.background(token_id).name()
+    if name in previous_style:
+        k = palette.colors.index(palette.background(token_id))
+        name = palette.colors[(k + 1) % len(palette.colors)].name()
+    return name
 
 
 def _n(k: int, one: str, many: str) -> str:
@@ -174,6 +188,7 @@ class CompareView(QWidget):
         self._text_source = text_source
         self._stale = False  # the text changed while hidden
         self._dark = False  # the theme of the sections drawn
+        self.token_palette: TokenPalette | None = None  # the overlay's (None: the default palette)
         self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
         self.debounce.timeout.connect(self._pull_text)
         self._to_fill: list[tuple[_Section, str]] = []  # sections whose text is set on the next turns
@@ -248,7 +263,7 @@ class CompareView(QWidget):
         self._say("Comparing…")
         self.jobs.submit(
             "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
-            colors=self._theme(), on_returned=self._on_done,
+            colors=self._theme(), palette=self._token_palette(), on_returned=self._on_done,
             on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
         )  # fmt: skip
 
@@ -289,6 +304,12 @@ class CompareView(QWidget):
             if len(text) > SHORT_HTML and self._to_fill:
                 self._fill_timer.start()
                 return
+        # from the top, once the sections are laid out (a layout pass scrolls a browser shown anew)
+        QTimer.singleShot(0, self._to_top)
+
+    def _to_top(self) -> None:
+        for sec in self.sections:
+            sec.browser.verticalScrollBar().setValue(0)
 
     def set_active(self, active: bool) -> None:
         """Hidden (a background tab), the view only notes what changed; shown, it catches up."""
@@ -303,6 +324,19 @@ class CompareView(QWidget):
         if event.type() == QEvent.Type.PaletteChange and self.result is not None and self._dark != app_colors().dark:
             self._refresh()  # drawn again in the new theme's colours
         super().changeEvent(event)
+
+    def set_token_palette(self, palette: TokenPalette) -> None:
+        """Colour tokens as the overlay does (its palette and theme)."""
+        if palette is self.token_palette:
+            return
+        self.token_palette = palette
+        if self.result is not None:
+            self._refresh()
+
+    def _token_palette(self) -> TokenPalette:
+        p = self.token_palette
+        dark = app_colors().dark
+        return p if p is not None and p.dark == dark else TokenPalette(p.name if p is not None else "default", dark=dark)
 
     def _theme(self) -> UiColors:
         c = app_colors()

@@ -233,6 +233,9 @@ class MergeTreeBrowser(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tok: Tokenizer | None = None
+        # what is shown, to show again under another tokenizer: ("token", its bytes),
+        # ("piece", text) or ("entry", what was typed in the box)
+        self.query: tuple[str, bytes | str] | None = None
         self.jobs = Jobs(self)
         self.down = MergeTreeModel("down", self)
         self.up = MergeTreeModel("up", self)
@@ -294,7 +297,10 @@ class MergeTreeBrowser(QWidget):
     # -- public API ------------------------------------------------------------------------------
 
     def set_tokenizer(self, tok: Tokenizer) -> None:
-        """Show trees of ``tok``; the "part of" tree fills in once a worker has linked all tokens."""
+        """Show trees of ``tok``; the "part of" tree fills in once a worker has linked all tokens.
+
+        What was shown is shown again under ``tok``: the same pre-token, or the token with the
+        same bytes (its pre-token's tokens if ``tok`` has no such token)."""
         self.cancel_work()
         self.tok = tok
         self.down_label.setText(f"Built from (merges: {tok.merge_source})")
@@ -304,6 +310,25 @@ class MergeTreeBrowser(QWidget):
         self.title.clear()
         self.message.hide()
         self._start_children()
+        self._show_again()
+
+    def _show_again(self) -> None:
+        if self.tok is None or self.query is None:
+            return
+        kind, value = self.query
+        if kind == "entry":  # what the user typed, as typed
+            self.entry.setText(str(value))
+            self._on_entry()
+            return
+        if kind == "piece":
+            self.show_piece(str(value))
+            return
+        assert isinstance(value, bytes)
+        tid = self.tok.token_id(value)
+        if tid is not None:
+            self.show_token(tid)
+        else:
+            self.show_piece(value.decode("utf-8", "replace"))
 
     def show_token(self, token_id: int) -> None:
         """Show how ``token_id`` is built and what it is a part of."""
@@ -316,6 +341,7 @@ class MergeTreeBrowser(QWidget):
             self._error(str(exc))
             return
         self.message.hide()
+        self.query = ("token", bts)
         self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(display_bytes(bts))}</code> &nbsp;{len(bts)} bytes")
         self._show_down([token_id])
         self.up.set_roots([token_id])
@@ -329,6 +355,7 @@ class MergeTreeBrowser(QWidget):
             return
         ids = tok.encode_piece(text)
         self.message.hide()
+        self.query = ("piece", text)
         self.title.setText(
             f"pre-token <code>{_html(display_bytes(text.encode('utf-8', 'surrogatepass')))}</code> → {len(ids)} "
             f"token{'s' if len(ids) != 1 else ''}"
@@ -421,6 +448,7 @@ class MergeTreeBrowser(QWidget):
             self.show_token(int(text.strip()))
         else:
             self.show_piece(text)
+        self.query = ("entry", text)
 
     def _on_activated(self, index: QModelIndex) -> None:
         tid = index.data(TOKEN_ID_ROLE)

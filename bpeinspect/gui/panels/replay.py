@@ -254,7 +254,7 @@ class ReplayWidget(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         em = self.fontMetrics().horizontalAdvance("0")
-        for col, chars in ((0, 6), (1, 8), (2, 18), (3, 18), (4, 22)):
+        for col, chars in ((0, 3), (1, 6), (2, 9), (3, 9), (4, 10)):  # the steps fit a dock (DOCK_WIDTH)
             self.table.setColumnWidth(col, em * chars + 12)
         self._timer = QTimer(self, interval=700)
         self._timer.timeout.connect(self._tick)

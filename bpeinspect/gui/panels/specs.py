@@ -8,7 +8,7 @@ its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, 
 replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
-['tree', 'replay', 'vocab', 'compare', 'languages', 'training', 'chat', 'dataset']
+['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'training', 'chat', 'dataset']
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.gui.panels.compare import CompareView
 from bpeinspect.gui.panels.merge_tree import MergeTreeBrowser
 from bpeinspect.gui.panels.replay import ReplayWidget
+from bpeinspect.gui.panels.token_list import TokenList
 from bpeinspect.gui.panels.vocabulary import VocabBrowser
-from bpeinspect.gui.registry import follow_rows, specs_of, tokenizers_of
+from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first, specs_of, tokenizers_of
 
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
@@ -116,6 +117,32 @@ class Inspector(QObject):
 # -- the panels --------------------------------------------------------------------------------------
 
 
+def _make_tokens(host: Any) -> QWidget:
+    win = host.window
+    reg = win.registry
+    view = TokenList()
+
+    def refresh(*_args: object) -> None:
+        tok = reg.current()
+        r = reg.result(tok) if tok is not None else None
+        view.set_encoding(tok, r.enc if r is not None else None, reg.label(tok) if tok is not None else "")
+        follow_selection()
+
+    def follow_selection() -> None:
+        view.select(win.selected_index(reg.current()), scroll=True)
+
+    def on_data(first: Any, last: Any, roles: list[int]) -> None:
+        if RESULT_ROLE in roles and first.row() <= reg.current_row() <= last.row():
+            refresh()
+
+    reg.currentChanged.connect(refresh)
+    reg.dataChanged.connect(on_data)
+    win.selectionChanged.connect(follow_selection)
+    view.tokenClicked.connect(lambda i: win.select_token(reg.current(), i) if reg.current() is not None else None)
+    refresh()
+    return view
+
+
 def _make_tree(host: Any) -> QWidget:
     view = MergeTreeBrowser()
     host.inspector.attach("tree", view)
@@ -139,8 +166,18 @@ def _make_compare(host: Any) -> QWidget:
     view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged)
     view.active = False  # until its tab is brought forward
     reg = win.registry
-    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
-    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+
+    def follow() -> None:
+        toks, labels = reference_first(reg)
+        if toks != view.toks or labels != view.names:
+            view.set_tokenizers(toks, labels)
+
+    follow_rows(reg, follow)
+    view.set_token_palette(win.appearance.token_palette)
+    win.appearance.changed.connect(lambda: view.set_token_palette(win.appearance.token_palette))
+    reg.referenceChanged.connect(lambda _ref: follow())
+    reg.dataChanged.connect(lambda *_: follow())  # labels change when a namesake comes or goes
+    follow()
     return view
 
 
@@ -150,20 +187,23 @@ def _make_languages(host: Any) -> QWidget:
     win = host.window
     view = LanguagesView()
 
-    def open_sample(sample: Any) -> None:
+    def open_language(text: Any) -> None:  # a CorpusText: shown right to left when its language is written so
+        sample, rtl = text.sample, text.language.direction == "rtl"
         if sample.text is not None:
-            win.set_text(sample.text)
+            win.set_text(sample.text, right_to_left=rtl)
         elif sample.path is not None:
-            win.open_text_file(str(sample.path))
+            win.open_text_file(str(sample.path), right_to_left=rtl)
 
-    view.sampleActivated.connect(open_sample)
+    view.languageActivated.connect(open_language)
+    view.addTokenizerRequested.connect(win.files.ask_open_tokenizer)
     view.failed.connect(win.show_error)
     follow_rows(win.registry, lambda: _languages_follow(view, host))
+    win.registry.referenceChanged.connect(lambda _ref: _languages_follow(view, host))
     return view
 
 
 def _languages_follow(view: QWidget, host: Any) -> None:
-    toks = tokenizers_of(host.window.registry)
+    toks, _labels = reference_first(host.window.registry)  # the plot sorts by the reference
     if toks and host.docks["languages"].isVisible():
         view.set_tokenizers(toks)
 
@@ -220,7 +260,8 @@ def _open_record(host: Any, record: Any, shape: Any) -> None:
 
 
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("tree", "Merge tree", _make_tree),
+    PanelSpec("tokens", "Tokens", _make_tokens),
+    PanelSpec("tree", "Merge tree", _make_tree, tab_with="tokens"),
     PanelSpec("replay", "Merge replay", _make_replay, tab_with="tree"),
     PanelSpec("vocab", "Vocabulary", _make_vocab, tab_with="replay"),
     PanelSpec("compare", "Compare", _make_compare, tab_with="vocab",

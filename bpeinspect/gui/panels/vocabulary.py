@@ -23,10 +23,12 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QProgressBar,
     QPushButton,
     QSpinBox,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -50,6 +52,11 @@ from bpeinspect.gui.panels.vocabulary_model import (
     TOKEN_ID_ROLE,
     VocabTableModel,
 )
+
+# column widths in characters; what a 460 px dock shows at first (the others: right-click the header)
+COLUMN_CHARS = {COL_ID: 7, COL_RANK: 7, COL_TOKEN: 18, COL_BYTES: 22, COL_LEN: 4, COL_SCRIPT: 9, COL_KIND: 9,
+                COL_PARENTS: 20}  # fmt: skip
+HIDDEN_AT_FIRST = frozenset({COL_RANK, COL_BYTES, COL_PARENTS, COL_FLAGS})
 
 
 def search_rows(
@@ -102,6 +109,10 @@ class VocabBrowser(QWidget):
         for label, key in (("all tokens", "all"), ("no specials", "nospecial"), ("specials only", "special"),
                            ("unreachable", "unreachable"), ("unused in corpus", "unused")):  # fmt: skip
             self.show_which.addItem(label, key)
+        for combo in (self.script, self.kind, self.show_which):
+            # narrower than their longest item: the filters fit the dock's width
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(7)
         self.status = ToneLabel()
         self.progress = QProgressBar(maximumWidth=160, textVisible=False)
         self.progress.hide()
@@ -125,9 +136,22 @@ class VocabBrowser(QWidget):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(True)
         em = self.fontMetrics().horizontalAdvance("0")
-        for col, chars in ((COL_ID, 8), (COL_RANK, 8), (COL_TOKEN, 22), (COL_BYTES, 24), (COL_LEN, 5),
-                           (COL_SCRIPT, 11), (COL_KIND, 11), (COL_PARENTS, 22)):  # fmt: skip
+        for col, chars in COLUMN_CHARS.items():
             self.table.setColumnWidth(col, em * chars + 12)
+        self.columns_menu = QMenu(self)
+        for col, (title, _key, tip) in enumerate(COLUMNS):
+            act = self.columns_menu.addAction(title)
+            act.setCheckable(True)
+            act.setToolTip(tip)
+            act.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
+            act.setChecked(col not in HIDDEN_AT_FIRST)
+            self.table.setColumnHidden(col, col in HIDDEN_AT_FIRST)
+        self.columns_menu.actions()[COL_ID].setEnabled(False)  # a row without its id means nothing
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        hh.customContextMenuRequested.connect(lambda pos: self.columns_menu.popup(hh.mapToGlobal(pos)))
+        self.columns_button = QToolButton(text="Columns ▾", toolTip="Show or hide columns (or right-click the header)")
+        self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.columns_button.setMenu(self.columns_menu)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
         self.table.activated.connect(lambda ix: self._emit(ix.row()))
 
@@ -140,10 +164,11 @@ class VocabBrowser(QWidget):
         filters.addWidget(self.min_len)
         filters.addWidget(QLabel("to"))
         filters.addWidget(self.max_len)
-        filters.addWidget(self.script)
-        filters.addWidget(self.kind)
-        filters.addWidget(self.show_which)
         filters.addStretch(1)
+        filters.addWidget(self.columns_button)
+        which = QHBoxLayout()  # a row of its own: the dock stays DOCK_WIDTH wide
+        for combo in (self.script, self.kind, self.show_which):
+            which.addWidget(combo, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(self.progress)
@@ -152,6 +177,7 @@ class VocabBrowser(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
         lay.addLayout(filters)
+        lay.addLayout(which)
         lay.addWidget(self.table, 1)
         lay.addLayout(bottom)
 
@@ -326,8 +352,10 @@ class VocabBrowser(QWidget):
             c.setCurrentIndex(0)
 
     def _select(self, row: int, emit: bool = False) -> None:
+        # by the id's cell: scrolling to it keeps the table at its left edge (the token's
+        # cell would scroll a narrow dock to the right, hiding the ids)
         self._quiet_select = not emit
-        ix = self.model.index(row, COL_TOKEN)
+        ix = self.model.index(row, COL_ID)
         self.table.setCurrentIndex(ix)
         self.table.scrollTo(ix, QAbstractItemView.ScrollHint.PositionAtCenter)
         self._quiet_select = False

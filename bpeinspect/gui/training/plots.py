@@ -51,6 +51,28 @@ class _Growing:
         self.n = 0
 
 
+def bytes_per_token_curve(
+    vocab_size: int, corpus_bytes: int, bytes_per_token: float, merges: list[TrainedMerge]
+) -> list[tuple[int, float]]:
+    """One (vocabulary size, bytes/token) point per merge of a report, worked back from the
+    report's figure: before each merge the corpus had ``count`` more tokens. A fast run
+    reports only a few times; its curve still has a point per merge, not a straight line.
+
+    >>> from bpeinspect.core import TrainedMerge
+    >>> ms = [TrainedMerge(0, 97, 98, 256, 10, b"ab"), TrainedMerge(1, 256, 99, 257, 5, b"abc")]
+    >>> bytes_per_token_curve(258, 100, 100 / 85, ms)
+    [(256, 1.0), (257, 1.1111111111111112), (258, 1.1764705882352942)]
+    """
+    if not bytes_per_token or not corpus_bytes:
+        return []
+    tokens = corpus_bytes / bytes_per_token
+    points = [(vocab_size, bytes_per_token)]
+    for k, m in enumerate(reversed(merges)):
+        tokens += m.count
+        points.append((vocab_size - k - 1, corpus_bytes / tokens))
+    return points[::-1]
+
+
 def peaks(x: np.ndarray, y: np.ndarray, bins: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
     """At most about ``2 * bins`` points that draw like ``(x, y)``: each bin's first x with its
     lowest and highest y (a line through them covers the same pixels).
@@ -202,13 +224,20 @@ class TrainingPlots(QWidget):
         self._schedule()
 
     def add_point(self, vocab_size: int, bytes_per_token: float) -> None:
-        if self.vocab.n and self.vocab.view()[-1] == vocab_size:
+        self.add_points([(vocab_size, bytes_per_token)])
+
+    def add_points(self, points: list[tuple[int, float]]) -> None:
+        """(vocabulary size, bytes/token) points, in order; sizes already drawn are skipped."""
+        last = self.vocab.view()[-1] if self.vocab.n else -1
+        points = [(v, b) for v, b in points if v > last]
+        if not points:
             return
         self._ensure()
-        self.vocab.extend([vocab_size])
-        self.bpt.extend([bytes_per_token])
-        if bytes_per_token > self._bpt_top:  # grow the axis in steps, not at every point
-            self._bpt_top = max(bytes_per_token * 1.25, self._bpt_top + 0.5)
+        self.vocab.extend(v for v, _ in points)
+        self.bpt.extend(b for _, b in points)
+        top = max(b for _, b in points)
+        if top > self._bpt_top:  # grow the axis in steps, not at every point
+            self._bpt_top = max(top * 1.25, self._bpt_top + 0.5)
             self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         self._schedule()
 

@@ -42,7 +42,7 @@ from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
-from bpeinspect.gui.training.plots import TrainingPlots
+from bpeinspect.gui.training.plots import TrainingPlots, bytes_per_token_curve
 from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
@@ -304,7 +304,10 @@ class TrainingWorkspace(QWidget):
                 self.merge_info.setText(f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}")
             self.plots.add_merges(report.new_merges)
             if report.bytes_per_token:
-                self.plots.add_point(256 + len(self.job.plan.special_tokens) + report.merges_done, report.bytes_per_token)
+                size = 256 + len(self.job.plan.special_tokens) + report.merges_done
+                self.plots.add_points(
+                    bytes_per_token_curve(size, report.corpus_bytes, report.bytes_per_token, report.new_merges)
+                )
 
     def _set_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, total)
@@ -359,8 +362,9 @@ class TrainingWorkspace(QWidget):
 
     # -- results --------------------------------------------------------------------------------
 
-    def add_to_registry(self, tok: Tokenizer) -> None:
-        """Open ``tok`` in the registry under a name no other open tokenizer has."""
+    def add_to_registry(self, tok: Tokenizer, *, shown: bool = False) -> None:
+        """Open ``tok`` in the registry under a name no other open tokenizer has: it joins
+        the picker, and gets a pane in the overlay only when ``shown`` (the user asked)."""
         spec, n = f"trained:{tok.name}", 2
         while self.registry.find(spec) is not None:
             spec, n = f"trained:{tok.name} #{n}", n + 1
@@ -373,7 +377,7 @@ class TrainingWorkspace(QWidget):
         item.setToolTip("\n".join(f"{k}: {v}" for k, v in settings.items() if k != "history"))
         self.results.addItem(item)
         self.results.setCurrentItem(item)
-        self.registry.add(tok, spec)
+        self.registry.add(tok, spec, shown=shown)
 
     def selected_tokenizer(self) -> Tokenizer | None:
         item = self.results.currentItem()
@@ -383,7 +387,8 @@ class TrainingWorkspace(QWidget):
         if tok is None:
             return
         if tok not in self.registry:
-            self.add_to_registry(tok)
+            self.add_to_registry(tok, shown=True)
+        self.registry.set_shown(tok, True)
         self.registry.set_current(tok)
 
     def save_tokenizer(self, tok: Tokenizer, path: str | Path, fmt: str | None = None) -> None:

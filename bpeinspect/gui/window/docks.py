@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.gui.panels.specs import Inspector, PanelSpec
@@ -49,10 +49,19 @@ class PanelHost(QObject):
         if modules:
             # imported while the user looks at the window, not when a panel is first opened
             threading.Thread(target=_import_all, args=(modules,), name="panel imports", daemon=True).start()
-        if "tree" in self.docks:
-            self.docks["tree"].raise_()
-            # after the first layout pass, or Qt ignores the size
-            QTimer.singleShot(0, lambda: window.resizeDocks([self.docks["tree"]], [DOCK_WIDTH], Qt.Orientation.Horizontal))
+        self._first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
+        if self._first is not None:  # the first panel is in front (the token list)
+            self._first.raise_()
+            if not getattr(window, "restored_docks", False):  # else the user's own widths
+                window.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.Show:
+            # once the window is laid out at its size (before, Qt shares the width out anew)
+            self.window.removeEventFilter(self)
+            first = self._first
+            QTimer.singleShot(0, lambda: self.window.resizeDocks([first], [DOCK_WIDTH], Qt.Orientation.Horizontal))
+        return False
 
     def view(self, key: str) -> QWidget | None:
         return self.views.get(key)

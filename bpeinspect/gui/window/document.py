@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
@@ -117,6 +117,19 @@ class LiveDocument(QObject):
     def __len__(self) -> int:
         return len(self.live_text)
 
+    def set_right_to_left(self, rtl: bool) -> None:
+        """Lay the text out right to left (and right-aligned), or as Qt does by default."""
+        opt = self.document.defaultTextOption()
+        direction = Qt.LayoutDirection.RightToLeft if rtl else Qt.LayoutDirection.LayoutDirectionAuto
+        align = Qt.AlignmentFlag.AlignRight if rtl else Qt.AlignmentFlag.AlignLeft
+        if opt.textDirection() != direction or opt.alignment() != align:
+            opt.setTextDirection(direction)
+            opt.setAlignment(align)
+            self.document.setDefaultTextOption(opt)
+
+    def right_to_left(self) -> bool:
+        return self.document.defaultTextOption().textDirection() == Qt.LayoutDirection.RightToLeft
+
     def is_feeding(self) -> bool:
         return self._feeding is not None
 
@@ -127,13 +140,15 @@ class LiveDocument(QObject):
 
     # -- changing ---------------------------------------------------------------------------------
 
-    def set_text(self, text: str, *, normalized: bool = False) -> None:
+    def set_text(self, text: str, *, normalized: bool = False, right_to_left: bool = False) -> None:
         """Replace the text (the document starts afresh, without undo history).
 
         A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
         the loop for 100 ms or more). ``normalized``: the text has no ``\\r`` nor U+2029
-        (see :func:`normalize_newlines`; looking costs 20-60 ms for 64 MB)."""
+        (see :func:`normalize_newlines`; looking costs 20-60 ms for 64 MB). ``right_to_left``
+        lays every line out from the right (Arabic, Hebrew, ...)."""
         self._stop_feeding()
+        self.set_right_to_left(right_to_left)
         if not normalized:
             text = normalize_newlines(text)
         self.document.setUndoRedoEnabled(False)

@@ -15,6 +15,7 @@ registry. Encodings that are dropped are freed a few per turn.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -33,16 +34,22 @@ BATCH = 1 << 19  # code points of segments a worker encodes before it looks agai
 SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
 
 
-def load_quietly(spec: str) -> Tokenizer:
+def load_quietly(spec: str, **settings: Any) -> Tokenizer:
     """``load_tokenizer(spec)`` with the cyclic GC held off (see :func:`~bpeinspect.core.memory.quiet_gc`),
-    ready for its first encode.
+    ready for its first encode. ``settings`` (``pattern``, ``special_tokens``: what the file
+    does not say, chosen by the user) go to :func:`~bpeinspect.core.io.formats.load_with`.
 
     Parsing a 200k-token vocabulary allocates enough to set off full collections, each a pause
     of the whole process. The first encode of a tokenizer builds what it keeps for the next
     ones (its token lengths, numpy the first time: 0.3-0.5 s for o200k_base); a short encode
     here does that in the loading worker, not while the first text waits for its colours."""
     with quiet_gc():
-        tok = load_tokenizer(spec)
+        if settings:
+            from bpeinspect.core.io.formats import load_with
+
+            tok = load_with(spec, **settings)
+        else:
+            tok = load_tokenizer(spec)
         tok.encode_with_offsets(WARM_UP_TEXT)
         return tok
 

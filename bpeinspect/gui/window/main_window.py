@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import BUILTINS, Tokenizer
 from bpeinspect.core.io.builtins import resources_dir
+from bpeinspect.core.io.formats.gguf_pre import UnknownPreTokenizerError
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.glyphs import glyph_notices
@@ -42,15 +44,16 @@ from bpeinspect.gui.window.document import LiveDocument, normalize_newlines, rea
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
 from bpeinspect.gui.window.panes import PaneStack
-from bpeinspect.gui.window.readouts import IdsBox, StatusLine
+from bpeinspect.gui.window.readouts import CountBadge, IdsBox, StatusLine
 from bpeinspect.gui.window.settings import SCHEMA, Preferences, WindowState
 from bpeinspect.gui.window.theme import LAYERS, Appearance
 from bpeinspect.gui.window.toolbar import TokenizerBar
+from bpeinspect.gui.window.vocab_settings import VocabSettings
 
 # (layer, menu text, shortcut, on at first, on the toolbar)
 LAYER_ACTIONS = (
     ("colors", "Token colours", "Ctrl+1", True, False),
-    ("whitespace", "Visible whitespace", "Ctrl+2", True, True),
+    ("whitespace", "Visible whitespace", "Ctrl+2", False, True),  # a calm first screen: off until asked for
     ("boundaries", "Pre-token boundaries", "Ctrl+3", False, True),
     ("ids", "Token ids inline", "Ctrl+4", False, True),
     ("specials", "Mark special tokens", "Ctrl+5", True, True),
@@ -65,6 +68,7 @@ class MainWindow(QMainWindow):
     pieceActivated = Signal(object, str)  # (Tokenizer, pre-token text)
     textFileOpened = Signal(str)  # path of a text file shown
     idle = Signal()  # something ended and is_idle() is true
+    selectionChanged = Signal()  # a token was outlined, or the outline went (see ``selection``)
 
     def __init__(self, settings: QSettings | None = None, panels: Sequence[PanelSpec] = PANELS) -> None:
         super().__init__()
@@ -83,8 +87,11 @@ class MainWindow(QMainWindow):
         self.panes.insert_text = self.live.insert_text
         self.live.below_view = self.panes.below_view
         self.files = FileCommands(self)
+        self.vocab_settings = VocabSettings(self)
         self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
+        # the token outlined: (its tokenizer, its UTF-16 start and end, its index)
+        self.selection: tuple[Tokenizer, int, int, int] | None = None
         self._build_ui()
         self._build_menus()
         self._connect()
@@ -137,12 +144,20 @@ class MainWindow(QMainWindow):
         a.separator("tokenizers")
         a.add(ActionSpec("tokenizers.open", "tokenizers", "Open tokenizer file…"), f.ask_open_tokenizer)
         a.add(ActionSpec("tokenizers.close", "tokenizers", "Close current tokenizer", "Ctrl+W"), self.close_current)
+        a.add(ActionSpec("tokenizers.settings", "tokenizers", "Split rule and special tokens…"),
+              lambda: self.vocab_settings.ask_for(self.registry.current()))  # fmt: skip
+        a.add(ActionSpec("tokenizers.reference", "tokenizers", "Make current the reference", "Ctrl+R"),
+              self.pin_current)  # fmt: skip
+        a.add(ActionSpec("tokenizers.shown", "tokenizers", "Show current as a pane", checkable=True, checked=True),
+              self.show_current_pane)  # fmt: skip
         for name, text, key, on, on_bar in LAYER_ACTIONS:
             act = a.add(ActionSpec(f"view.layer.{name}", "view", text, key, checkable=True, checked=on),
                         lambda checked, n=name: look.set_layer(n, checked))  # fmt: skip
             look.set_layer(name, on)
             if on_bar:
                 self.toolbar.addAction(act)
+        self.count_badge = CountBadge(self.registry)
+        self.toolbar.add_right(self.count_badge)
         a.separator("view")
         for name in PALETTES:
             a.add(ActionSpec(f"view.palette.{name}", "view/palette", name), lambda n=name: look.set_palette(n))
@@ -166,8 +181,13 @@ class MainWindow(QMainWindow):
         self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
+        self.panes.settingsRequested.connect(self.vocab_settings.ask_for)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
+        self.document.contentsChange.connect(self._on_contents_change)
+        for signal in (self.registry.currentChanged, self.registry.shownChanged):
+            signal.connect(self._sync_tokenizer_actions)
+        self.registry.currentChanged.connect(self._select_in_ids)
         glyph_notices().found.connect(self.show_glyph_notice)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
         for signal in (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved):
@@ -183,6 +203,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         prefs = self.prefs
         state = prefs.load_window()
+        self.restored_docks = state is not None and state.docks is not None  # the docks' widths are the user's
         if state is not None:
             for value, restore in ((state.geometry, self.restoreGeometry), (state.docks, lambda v: self.restoreState(v, SCHEMA)),
                                    (state.split, self.main_split.restoreState)):  # fmt: skip
@@ -228,30 +249,35 @@ class MainWindow(QMainWindow):
     def text(self) -> str:
         return self.live.text()
 
-    def set_text(self, text: str) -> None:
-        """Replace the text (a big one goes in a slice per event-loop turn)."""
-        self.live.set_text(text)
+    def set_text(self, text: str, *, right_to_left: bool = False) -> None:
+        """Replace the text (a big one goes in a slice per event-loop turn), laid out right to left if asked."""
+        self.live.set_text(text, right_to_left=right_to_left)
 
-    def open_tokenizer(self, spec: str) -> None:
-        """Load a built-in name or a vocabulary path in a worker; errors go to the message bar."""
+    def open_tokenizer(self, spec: str, **settings: Any) -> None:
+        """Load a built-in name or a vocabulary path in a worker; errors go to the message bar.
+        ``settings`` (``pattern``, ``special_tokens``) are the user's choice for what the file
+        does not say; a file that names a pre-tokenizer bpeinspect does not know asks for them."""
         if self.registry.find(spec) is not None or spec in self.registry.loading():
             return
         self.registry.expect(spec)
 
         def done(tok: Tokenizer) -> None:
             if spec not in BUILTINS and Path(spec).exists():
-                self.prefs.remember_tokenizer(str(Path(spec).resolve()))
+                self.prefs.remember_tokenizer(str(Path(spec).resolve()), tok.name, tok.n_vocab)
             self.registry.add(tok, spec)
+            self.vocab_settings.tell_defaults(tok)
 
         def failed(exc: BaseException) -> None:
             self.registry.forget(spec)
             msg = str(exc)
             self.show_error(msg if spec in msg else f"Could not open tokenizer {spec}: {msg}")
+            if isinstance(exc, UnknownPreTokenizerError):
+                self.vocab_settings.ask_for_path(spec, msg)
 
-        self.jobs.submit(("load", spec), load_quietly, spec, on_returned=done, on_errored=failed)
+        self.jobs.submit(("load", spec), load_quietly, spec, **settings, on_returned=done, on_errored=failed)
 
-    def open_text_file(self, path: str) -> None:
-        """Read a text file in a worker and show it; errors keep the current text."""
+    def open_text_file(self, path: str, *, right_to_left: bool = False) -> None:
+        """Read a text file in a worker and show it (right to left if asked); errors keep the current text."""
         if (why := file_too_big(path)) is not None:  # a 50 MB text would freeze the editor
             self.show_error(why)
             return
@@ -262,7 +288,7 @@ class MainWindow(QMainWindow):
 
         def done(result: tuple[str, bool]) -> None:
             text, had_cr = result
-            self.live.set_text(text, normalized=True)
+            self.live.set_text(text, normalized=True, right_to_left=right_to_left)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
             self.prefs.remember_text(path)
             self.textFileOpened.emit(path)
@@ -280,6 +306,18 @@ class MainWindow(QMainWindow):
         tok = self.registry.current()
         if tok is not None:
             self.registry.remove(tok)
+
+    def pin_current(self) -> None:
+        """The current tokenizer becomes the reference the others are compared with."""
+        tok = self.registry.current()
+        if tok is not None:
+            self.registry.set_reference(tok)
+
+    def show_current_pane(self, shown: bool = True) -> None:
+        """Give the current tokenizer a pane in the overlay (or keep it in the picker only)."""
+        tok = self.registry.current()
+        if tok is not None:
+            self.registry.set_shown(tok, shown)
 
     def set_theme(self, theme: str, *, remember: bool = True) -> None:
         """``"system"``, ``"light"`` or ``"dark"`` (stored unless ``remember`` is false)."""
@@ -316,10 +354,16 @@ class MainWindow(QMainWindow):
         if r is None or not 0 <= index < len(r.enc):
             return
         enc = r.enc
+        self.selection = (tok, *enc.utf16_span(index), index)
         self.panes.select_token(tok, index)
-        self.ids.view.select(index if tok is self.registry.current() else None)
+        self.ids.view.select(self.selected_index(self.registry.current()))
+        self.selectionChanged.emit()
+        piece = enc.piece_text(index)
+        if tok.byte_level and tok.normalizer is not None:
+            # the span is the user's text; the encoder split and merged its normalized form (NFC...)
+            piece = tok.normalizer.normalize(piece)
         self.tokenActivated.emit(tok, enc.id_at(index))
-        self.pieceActivated.emit(tok, enc.piece_text(index))
+        self.pieceActivated.emit(tok, piece)
 
     # -- Qt events --------------------------------------------------------------------------------
 
@@ -341,6 +385,38 @@ class MainWindow(QMainWindow):
         tok = self.registry.current()
         if tok is not None:
             self.select_token(tok, index)
+
+    def clear_selection(self) -> None:
+        """No token outlined (in any pane, nor in the ids)."""
+        if self.selection is not None:
+            self.panes.select_token(self.selection[0], None)
+            self.ids.view.select(None)
+            self.selection = None
+            self.selectionChanged.emit()
+
+    def selected_index(self, tok: Tokenizer | None) -> int | None:
+        """The index in ``tok``'s encoding of the token at the selected place (None: none)."""
+        r = self.registry.result(tok) if tok is not None else None
+        if self.selection is None or r is None:
+            return None
+        sel_tok, start, _end, index = self.selection
+        if sel_tok is tok:
+            return index if index < len(r.enc) and r.enc.utf16_span(index)[0] == start else None
+        return r.enc.token_at_utf16(start)
+
+    def _on_contents_change(self, position: int, _removed: int, _added: int) -> None:
+        # an edit at or before the selected token (a new text: position 0) moves the tokens
+        # under it: its index would outline another token
+        if self.selection is not None and position <= self.selection[2]:
+            self.clear_selection()
+
+    def _select_in_ids(self, tok: Tokenizer | None) -> None:
+        # the ids list the current tokenizer's tokens: outline the one at the selected place
+        self.ids.view.select(self.selected_index(tok))
+
+    def _sync_tokenizer_actions(self, *_args: object) -> None:
+        tok = self.registry.current()
+        self.commands.set_checked("tokenizers.shown", tok is not None and self.registry.is_shown(tok))
 
     def _show_theme(self, theme: str) -> None:
         self.commands.set_checked(f"view.theme.{theme}", True)

@@ -1,17 +1,30 @@
 """The tokenizer panes: one :class:`TokenizerPane` per open tokenizer, stacked in a :class:`PaneStack`.
 
 Every pane shows the same document under its own tokenizer. The stack follows the registry:
-a pane comes in at its tokenizer's row and goes with it, the current one is highlighted, and
-scrolling one scrolls them all.
+a pane comes in at its tokenizer's row (if the row is shown in the overlay) and goes with it,
+the current one is highlighted, the reference wears a pin, and scrolling one scrolls them all.
+Panes fold to their header, and when they do not fit the stack scrolls: the window never
+grows past the screen.
 
 >>> stack = PaneStack(registry, document, appearance)   # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.io.provenance import badges as provenance_badges
@@ -22,7 +35,10 @@ from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.theme import Appearance
 
-PLACEHOLDER = "Open a tokenizer: Tokenizers ▸ built-ins, or File ▸ Open tokenizer…"
+PLACEHOLDER = "Open a tokenizer: “Add tokenizer” above, Tokenizers ▸ built-ins, or File ▸ Open tokenizer…"
+MIN_VIEW_HEIGHT = 64  # px: a pane keeps about three lines; below that the stack scrolls
+QWIDGETSIZE_MAX = (1 << 24) - 1
+CHOOSABLE = ("default split", "assumed")  # provenance badges that open the split-rule settings
 
 
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
@@ -40,10 +56,14 @@ def _tag(text: str, tip: str, *, name: str) -> QLabel:
 
 
 class TokenizerPane(QWidget):
-    """A header (name, token count, close) above a :class:`TokenView` of the shared text."""
+    """A header (collapse, name, token count, reference pin, close) above a :class:`TokenView`
+    of the shared text. Collapsed, only the header shows."""
 
     closeRequested = Signal(object)  # Tokenizer
     focused = Signal(object)  # Tokenizer
+    pinRequested = Signal(object)  # Tokenizer: make it the reference
+    settingsRequested = Signal(object)  # Tokenizer: choose its split rule and special tokens
+    collapsedChanged = Signal(bool)
 
     def __init__(self, tok: Tokenizer, document: QTextDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,35 +71,84 @@ class TokenizerPane(QWidget):
         self.view = TokenView(self)
         self.view.setDocument(document)
         self.view.installEventFilter(self)
-        self.title = QLabel(f"<b>{tok.name or 'tokenizer'}</b>")
+        self.view.setMinimumHeight(MIN_VIEW_HEIGHT)
+        self.fold = QToolButton()
+        self.fold.setAutoRaise(True)
+        self.fold.setCheckable(True)
+        self.fold.setObjectName("foldButton")
+        self.fold.toggled.connect(self.set_collapsed)
+        self.title = QLabel(f"<b>{html.escape(tok.name or 'tokenizer')}</b>")
         self.title.setToolTip(tok.source or tok.name)
         self.badge = _normalizer_badge(tok)
         # a default split rule (unknown rank file, GGUF without a pre-tokenizer), missing bytes
         self.provenance = [_tag(text, tip, name="provenanceBadge") for text, tip in provenance_badges(tok)]
+        self.settings_badge = next((t for t in self.provenance if t.text() in CHOOSABLE), None)
+        if self.settings_badge is not None:  # a default the user may replace: click it
+            self.settings_badge.setCursor(Qt.CursorShape.PointingHandCursor)
+            self.settings_badge.setToolTip(self.settings_badge.toolTip() + "\nClick to choose the split rule and special tokens.")
+            self.settings_badge.installEventFilter(self)
         self.count = QLabel("encoding…")
         self.count.setObjectName("tokenCount")
+        self.pin = QToolButton()
+        self.pin.setObjectName("pinButton")
+        self.pin.setAutoRaise(True)
+        self.pin.setCheckable(True)
+        self.pin.clicked.connect(lambda: self.pinRequested.emit(self.tok))
         close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip(f"Close {tok.name}")
         close.clicked.connect(lambda: self.closeRequested.emit(self.tok))
         head = QHBoxLayout()
-        head.setContentsMargins(6, 2, 2, 0)
+        head.setContentsMargins(2, 2, 2, 0)
+        head.setSpacing(4)
+        head.addWidget(self.fold)
         head.addWidget(self.title)
         if self.badge is not None:
             head.addWidget(self.badge)
         for tag in self.provenance:
             head.addWidget(tag)
         head.addWidget(self.count, 1)
+        head.addWidget(self.pin)
         head.addWidget(close)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(1)
         lay.addLayout(head)
         lay.addWidget(self.view, 1)
+        self.set_reference(False)
+        self.set_collapsed(False)
+
+    def set_label(self, label: str) -> None:
+        """The name shown (the registry's label: duplicates told apart)."""
+        self.title.setText(f"<b>{html.escape(label)}</b>")
 
     def set_current(self, current: bool) -> None:
         self.title.setStyleSheet("color: palette(highlight)" if current else "")
+
+    def set_reference(self, reference: bool) -> None:
+        """Show whether this pane is the reference the others are compared with."""
+        self.pin.setChecked(reference)
+        self.pin.setText("★ reference" if reference else "☆")
+        self.pin.setToolTip(
+            "The reference: the other panes, the compare view and the languages plot compare with it"
+            if reference
+            else "Make this the reference the others are compared with"
+        )
+
+    def is_collapsed(self) -> bool:
+        return self.fold.isChecked()
+
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Show only the header (the pane keeps its place and its encoding)."""
+        if self.fold.isChecked() != collapsed:
+            self.fold.setChecked(collapsed)  # comes back here through toggled
+            return
+        self.fold.setText("▸" if collapsed else "▾")
+        self.fold.setToolTip("Show the text" if collapsed else "Fold the pane to its header")
+        self.view.setVisible(not collapsed)
+        self.setMaximumHeight(self.sizeHint().height() if collapsed else QWIDGETSIZE_MAX)
+        self.collapsedChanged.emit(collapsed)
 
     def set_count(self, n_tokens: int, n_chars: int, reference: tuple[str, int] | None = None) -> None:
         """Show the token count; ``reference`` (name, count) adds the difference to that pane."""
@@ -93,30 +162,47 @@ class TokenizerPane(QWidget):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if obj is self.view and event.type() == QEvent.Type.FocusIn:
             self.focused.emit(self.tok)
+        elif obj is self.settings_badge and event.type() == QEvent.Type.MouseButtonRelease:
+            self.settingsRequested.emit(self.tok)
+            return True
         return False
 
 
-class PaneStack(QSplitter):
-    """The panes, top to bottom in the registry's order (a placeholder while there are none)."""
+class PaneStack(QScrollArea):
+    """The panes of the tokenizers shown in the overlay, top to bottom in the registry's order
+    (a placeholder while there are none). The panes share the height of the window; when
+    they cannot (each keeps a few lines), the stack scrolls instead of growing the window."""
 
     tokenClicked = Signal(object, int)  # (Tokenizer, token index in its encoding)
+    settingsRequested = Signal(object)  # Tokenizer
 
     def __init__(self, registry: TokenizerRegistry, document: QTextDocument, appearance: Appearance) -> None:
-        super().__init__(Qt.Orientation.Vertical)
-        self.setChildrenCollapsible(False)
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.setWidget(self.splitter)
         self.registry, self.document, self.appearance = registry, document, appearance
         self.read_only = False
         self.insert_text = None  # what the views paste with (LiveDocument.insert_text)
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.addWidget(self.placeholder)
+        self.placeholder.setWordWrap(True)
+        self.splitter.addWidget(self.placeholder)
         registry.added.connect(self._add)
+        registry.added.connect(lambda _tok: self._show_pins())  # a second row (maybe without a pane)
         registry.removed.connect(self._remove)
+        registry.shownChanged.connect(self._on_shown)
         registry.currentChanged.connect(self._highlight)
+        registry.referenceChanged.connect(self._on_reference)
+        registry.dataChanged.connect(self._on_data)
         appearance.changed.connect(self._restyle)
 
     def panes(self) -> list[TokenizerPane]:
-        return [w for w in (self.widget(i) for i in range(self.count())) if isinstance(w, TokenizerPane)]
+        sp = self.splitter
+        return [w for w in (sp.widget(i) for i in range(sp.count())) if isinstance(w, TokenizerPane)]
 
     def pane_of(self, tok: Tokenizer) -> TokenizerPane | None:
         return next((p for p in self.panes() if p.tok is tok), None)
@@ -148,25 +234,28 @@ class PaneStack(QSplitter):
         pane = self.pane_of(tok)
         if pane is not None:
             pane.view.set_encoding(tok, result.enc, changed=result.changed)
-            self.refresh_counts()
+        self.refresh_counts()
 
     def refresh_counts(self) -> None:
-        """Token counts in every pane header, the lower ones compared with the top pane's."""
-        panes = self.panes()
-        top = self.registry.result(panes[0].tok) if panes else None
-        for i, pane in enumerate(panes):
+        """Token counts in every pane header, compared with the reference's count."""
+        ref = self.registry.reference()
+        top = self.registry.result(ref) if ref is not None else None
+        for pane in self.panes():
             r = self.registry.result(pane.tok)
             if r is None:
                 continue
             reference = None
-            if top is not None and i > 0 and top.enc.n_chars == r.enc.n_chars:
-                reference = (top.tok.name, len(top.enc))
+            if top is not None and pane.tok is not ref and top.enc.n_chars == r.enc.n_chars:
+                reference = (self.registry.label(ref), len(top.enc))
             pane.set_count(len(r.enc), r.enc.n_chars, reference)
 
-    def select_token(self, tok: Tokenizer, index: int) -> None:
-        """Outline token ``index`` of ``tok``'s pane (scrolled to) and the same place in the others."""
+    def select_token(self, tok: Tokenizer, index: int | None) -> None:
+        """Outline token ``index`` of ``tok``'s pane (scrolled to) and the same place in the
+        others; ``None`` clears the outline everywhere."""
         result = self.registry.result(tok)
-        if result is None:
+        if index is None or result is None or not 0 <= index < len(result.enc):
+            for pane in self.panes():
+                pane.view.select_token(None, scroll=False)
             return
         pos = result.enc.utf16_span(index)[0]
         for pane in self.panes():
@@ -178,6 +267,8 @@ class PaneStack(QSplitter):
     # -- following the registry ---------------------------------------------------------------------
 
     def _add(self, tok: Tokenizer) -> None:
+        if not self.registry.is_shown(tok) or self.pane_of(tok) is not None:
+            return
         if self.placeholder.parent() is not None:
             self.placeholder.setParent(None)
         pane = TokenizerPane(tok, self.document)
@@ -186,21 +277,60 @@ class PaneStack(QSplitter):
         self.appearance.style_view(pane.view)
         pane.view.tokenClicked.connect(lambda i, p=pane: self.tokenClicked.emit(p.tok, i))
         pane.closeRequested.connect(self.registry.remove)
+        pane.pinRequested.connect(self._pin)
+        pane.settingsRequested.connect(self.settingsRequested)
         pane.view.zoomRequested.connect(self.appearance.zoom)
         pane.focused.connect(self.registry.set_current)
         pane.view.verticalScrollBar().valueChanged.connect(lambda v, p=pane: self._sync_scroll(p, v))
-        row = self.registry.row_of(tok)
-        self.insertWidget(len(self.panes()) if row is None else row, pane)
+        before = [t for t in self.registry.tokenizers() if t is not tok and self.pane_of(t) is not None]
+        row = self.registry.row_of(tok) or 0
+        at = sum(1 for t in before if (self.registry.row_of(t) or 0) < row)
+        self.splitter.insertWidget(at, pane)
         pane.set_current(tok is self.registry.current())
+        pane.set_reference(tok is self.registry.reference())
+        pane.set_label(self.registry.label(tok))
+        result = self.registry.result(tok)
+        if result is not None:
+            pane.view.set_encoding(tok, result.enc)
+        self._show_pins()
+        self.refresh_counts()
 
     def _remove(self, tok: Tokenizer) -> None:
         pane = self.pane_of(tok)
         if pane is not None:
             pane.setParent(None)
             pane.deleteLater()
-        if not self.panes():
-            self.addWidget(self.placeholder)
+        if not self.panes() and self.placeholder.parent() is None:
+            self.splitter.addWidget(self.placeholder)
+        self._show_pins()
         self.refresh_counts()
+
+    def _on_shown(self, tok: Tokenizer, shown: bool) -> None:
+        (self._add if shown else self._remove)(tok)
+
+    def _pin(self, tok: Tokenizer) -> None:
+        # the pin of the reference unpins it only if it was chosen (the first row stays the default)
+        reg = self.registry
+        reg.set_reference(None if reg.reference() is tok and reg.is_pinned() else tok)
+        pane = self.pane_of(tok)
+        if pane is not None:
+            pane.set_reference(tok is reg.reference())
+
+    def _on_reference(self, ref: Tokenizer | None) -> None:
+        for pane in self.panes():
+            pane.set_reference(pane.tok is ref)
+        self.refresh_counts()
+
+    def _show_pins(self) -> None:
+        # one tokenizer alone compares with nothing: no pin until there is a second
+        alone = len(self.registry) < 2
+        for pane in self.panes():
+            pane.pin.setVisible(not alone)
+
+    def _on_data(self, first: object, last: object, roles: list[int]) -> None:
+        if Qt.ItemDataRole.DisplayRole in roles:
+            for pane in self.panes():
+                pane.set_label(self.registry.label(pane.tok))
 
     def _highlight(self, tok: Tokenizer | None) -> None:
         for pane in self.panes():

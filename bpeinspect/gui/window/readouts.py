@@ -64,7 +64,7 @@ class IdsBox(QWidget):
             self.view.set_ids([], None, self.appearance.token_palette)
             self.title.setText("Token ids")
             return
-        self.title.setText(f"Token ids — {tok.name} ({len(r.enc):,})")
+        self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc):,})")
         self.view.set_ids(r.enc, None, self.appearance.token_palette, tok.n_vocab)
 
     def _on_data(self, first: object, _last: object, roles: list[int]) -> None:
@@ -76,8 +76,46 @@ class IdsBox(QWidget):
         self.view.viewport().update()
 
 
+class CountBadge(QWidget):
+    """The current tokenizer's token count, big, and the text's character count beside it."""
+
+    def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self.tokens = QLabel()
+        self.tokens.setObjectName("bigTokenCount")
+        font = self.tokens.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.tokens.setFont(font)
+        self.chars = QLabel()
+        self.chars.setObjectName("charCount")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 0, 8, 0)
+        lay.setSpacing(10)
+        lay.addWidget(self.tokens)
+        lay.addWidget(self.chars)
+        for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved, registry.dataChanged):
+            signal.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self, *_args: object) -> None:
+        tok = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        if r is None:
+            self.tokens.setText("—" if tok is None else "…")
+            self.chars.setText("")
+            self.setToolTip("")
+            return
+        n, chars = len(r.enc), r.enc.n_chars
+        self.tokens.setText(f"{n:,} token{'s' if n != 1 else ''}")
+        self.chars.setText(f"{chars:,} character{'s' if chars != 1 else ''}")
+        self.setToolTip(f"{self.registry.label(tok)}: {n:,} tokens for {chars:,} characters (code points)")
+
+
 class StatusLine(QLabel):
-    """Tokens, characters, bytes and their ratios for the current tokenizer, and the last encode's time."""
+    """Tokens, characters, bytes and their ratios for the current tokenizer, and how long its
+    own latest encode took (never another tokenizer's)."""
 
     def __init__(self, registry: TokenizerRegistry, encoder: Encoder, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -95,9 +133,9 @@ class StatusLine(QLabel):
         n, chars, nbytes = len(enc), enc.n_chars, enc.n_bytes
         bpt = nbytes / n if n else 0.0
         cpt = chars / n if n else 0.0
-        last = self.encoder.last
-        took = f"last encode {last.seconds * 1000:.1f} ms ({last.mode}, {last.tok.name})" if last else ""
+        # a result shown as a worker finished has no time of its own (0): no time then
+        took = f" · encoded in {r.seconds * 1000:.1f} ms ({r.mode})" if r.seconds else ""
         self.setText(
-            f"{tok.name}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
-            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token · {took}"
+            f"{self.registry.label(tok)}:  {n:,} tokens · {chars:,} chars · {nbytes:,} bytes · "
+            f"{bpt:.2f} bytes/token · {cpt:.2f} chars/token{took}"
         )

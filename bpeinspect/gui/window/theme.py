@@ -13,9 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QIcon,
+    QPainter,
+    QPalette,
+    QPen,
+    QPixmap,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 from bpeinspect.gui.overlay.palette import PALETTES, TokenPalette, dark_window_palette, is_dark
 from bpeinspect.gui.overlay.token_view import Layers, TokenView
@@ -25,6 +36,50 @@ LAYERS = tuple(f.name for f in fields(Layers))
 FONT_RANGE = (6.0, 48.0)  # points
 IDS_SCALE = 1.5  # see Appearance._apply_font
 IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
+
+
+class ThemedStyle(QProxyStyle):
+    """The platform's style, with the title-bar buttons of docks (close, float) drawn in the
+    theme's text colour: the style's own are dark grey, invisible on a dark theme."""
+
+    BUTTONS = (
+        QStyle.StandardPixmap.SP_TitleBarCloseButton,
+        QStyle.StandardPixmap.SP_DockWidgetCloseButton,
+        QStyle.StandardPixmap.SP_TitleBarNormalButton,
+    )
+
+    def standardIcon(self, standardIcon: QStyle.StandardPixmap, option=None, widget=None) -> QIcon:  # noqa: N802, N803
+        if standardIcon in self.BUTTONS:
+            return button_icon(standardIcon, QGuiApplication.palette().color(QPalette.ColorRole.WindowText))
+        return super().standardIcon(standardIcon, option, widget)
+
+
+def button_icon(kind: QStyle.StandardPixmap, color: QColor, size: int = 16) -> QIcon:
+    """A close (✕) or float (two windows) button's icon drawn in ``color``."""
+    icon = QIcon()
+    for scale in (1, 2):
+        pix = QPixmap(size * scale, size * scale)
+        pix.setDevicePixelRatio(scale)
+        pix.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(QPen(color, 1.6))
+        if kind == QStyle.StandardPixmap.SP_TitleBarNormalButton:
+            p.drawRect(QRectF(3.5, 6.5, 7, 6))
+            p.drawPolyline([QPointF(6.5, 6.5), QPointF(6.5, 3.5), QPointF(12.5, 3.5), QPointF(12.5, 9.5), QPointF(10.5, 9.5)])
+        else:
+            p.drawLine(QPointF(4.5, 4.5), QPointF(11.5, 11.5))
+            p.drawLine(QPointF(11.5, 4.5), QPointF(4.5, 11.5))
+        p.end()
+        icon.addPixmap(pix)
+    return icon
+
+
+def use_themed_style(app: QApplication) -> None:
+    """Give ``app`` a :class:`ThemedStyle` (again after a theme change, so that docks ask for
+    their buttons' icons in the new colours)."""
+    base = app.style().name() if not isinstance(app.style(), ThemedStyle) else app.style().baseStyle().name()
+    app.setStyle(ThemedStyle(base))
 
 
 def system_is_dark() -> bool:
@@ -119,8 +174,9 @@ class Appearance(QObject):
 
     def _set_dark(self, dark: bool) -> None:
         app = QApplication.instance()
-        if dark != self.dark and isinstance(app, QApplication):
+        if isinstance(app, QApplication) and (dark != self.dark or not isinstance(app.style(), ThemedStyle)):
             app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
+            use_themed_style(app)
         self.dark = dark
         self.token_palette = TokenPalette(self.palette_name, dark=dark)
         self.changed.emit()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton
+from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QSizePolicy, QToolBar, QToolButton, QWidget
 
 from bpeinspect.core import BUILTINS
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -37,8 +37,9 @@ class TokenizerBar(QToolBar):
         self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
         self.picker.activated.connect(self._on_picked)
         self.addWidget(self.picker)
-        add = QToolButton(text="Add ▾")
-        add.setToolTip("Open another tokenizer: built-ins, recent files, or a vocabulary file")
+        add = QToolButton(text="+ Add tokenizer")
+        add.setObjectName("addTokenizer")
+        add.setToolTip("Open another tokenizer to compare: built-ins, recent files, or a vocabulary file")
         add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_menu = QMenu(add)
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
@@ -48,6 +49,13 @@ class TokenizerBar(QToolBar):
         # the combo box moves its own index when rows come and go: keep it on the current one
         for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved):
             signal.connect(self._sync)
+
+    def add_right(self, widget: QWidget) -> None:
+        """Put ``widget`` at the bar's right end."""
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.addWidget(spacer)
+        self.addWidget(widget)
 
     def _on_picked(self, row: int) -> None:
         toks = self.registry.tokenizers()
@@ -68,10 +76,14 @@ class TokenizerBar(QToolBar):
             act = m.addAction(f"{name} — {spec.description}")
             act.setEnabled(self.registry.find(name) is None)
             act.triggered.connect(lambda _=False, n=name: self._open(n))
-        recent = self.prefs.recent_tokenizers()
+        recent = self.prefs.recent_tokenizer_entries()
         if recent:
             m.addSeparator()
-            for path in recent:
-                m.addAction(Path(path).name).triggered.connect(lambda _=False, p=path: self._open(p))
+            for entry in recent:
+                label = entry.name if entry.name == Path(entry.spec).name else f"{entry.name} — {Path(entry.spec).name}"
+                act = m.addAction(label)
+                act.setToolTip(entry.spec)
+                act.setEnabled(self.registry.find(entry.spec) is None)
+                act.triggered.connect(lambda _=False, p=entry.spec: self._open(p))
         m.addSeparator()
         m.addAction("Open tokenizer file…").triggered.connect(self._ask)

@@ -11,6 +11,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from bpeinspect.core import Cancelled, load_tokenizer
+from bpeinspect.core.analysis.compare import (
+    agreement,
+    boundary_agreement,
+    shared_tokens,
+    token_boundaries,
+    vocab_overlap,
+)
 from bpeinspect.core.analysis.samples import (
     LANGUAGES,
     Sample,
@@ -24,14 +31,9 @@ from bpeinspect.core.analysis.stats import (
     CSV_COLUMNS,
     StatsTable,
     TextStats,
-    agreement,
-    boundary_agreement,
     compute_stats,
     iter_counts,
-    shared_tokens,
     text_stats,
-    token_boundaries,
-    vocab_overlap,
 )
 from tests.paths import SHARED
 
@@ -313,3 +315,17 @@ def test_user_folder(tmp_path):
         load_samples(tmp_path / "b.txt")
     with pytest.raises(SampleError, match="no sample files"):
         load_samples(tmp_path / "sub")
+
+
+def test_a_builtin_goes_to_a_pool_child_by_name():
+    """A child reads a shipped vocabulary itself: pickling o200k's ranks would hold the GIL ~80 ms here."""
+    import pickle
+
+    from bpeinspect.core import train_tokenizer
+    from bpeinspect.core.analysis.stats import _Shipped
+
+    tok = load_tokenizer("o200k_base")
+    data = pickle.dumps(_Shipped(tok))
+    assert len(data) < 200 and pickle.loads(data).mergeable_ranks == tok.mergeable_ranks
+    trained = train_tokenizer("a tiny corpus, a tiny vocabulary " * 20, 270, pattern="gpt4")
+    assert pickle.loads(pickle.dumps(_Shipped(trained))).mergeable_ranks == trained.mergeable_ranks

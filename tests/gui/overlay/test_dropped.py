@@ -6,6 +6,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.gui.overlay.marks import cell_rect
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.overlay.tooltips import dropped_tooltip
 from tests.conformance.sources import VOCABS
@@ -26,7 +27,7 @@ def falcon() -> Tokenizer:
 def cell_of(view: TokenView, start: int, end: int) -> QRectF:
     block = view.document().findBlock(start)
     geo = view.blockBoundingGeometry(block).translated(view.contentOffset())
-    cell = view._cell(block, geo, start - block.position(), end - block.position(), 100)
+    cell = cell_rect(block, geo, start - block.position(), end - block.position(), 100)
     assert cell is not None
     return cell
 

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.gui.overlay import glyphs, token_view
+from bpeinspect.gui.overlay import glyphs, marks
 from bpeinspect.gui.overlay.glyphs import (
     CodePointSpacer,
     box_width,
@@ -60,7 +60,7 @@ def painted_code_points(qtbot, view, monkeypatch) -> list[tuple[str, float]]:
         calls.append((ch, rect.width()))
         real(p, rect, ch, color, font)
 
-    monkeypatch.setattr(token_view, "paint_code_point", spy)
+    monkeypatch.setattr(marks, "paint_code_point", spy)
     view.viewport().grab()  # paints now
     return calls
 

@@ -49,15 +49,15 @@ def test_widgets_follow_a_change_of_theme(qtbot):
     qtbot.addWidget(bar)
     qtbot.addWidget(note)
     bar.show_message("broken", error=True)
-    light_sheet, light_note = bar.styleSheet(), note.styleSheet()
+    light_sheet, light_note = bar.errors.styleSheet(), note.styleSheet()
     assert colors(dark=False).error_text in light_sheet and colors(dark=False).note_text in light_note
     app.setPalette(dark_window_palette())
     app.processEvents()  # the palette change reaches each widget as a posted event
     try:
         assert app_colors().dark and is_dark(QGuiApplication.palette())
-        assert colors(dark=True).error_text in bar.styleSheet()
+        assert colors(dark=True).error_text in bar.errors.styleSheet()
         assert colors(dark=True).note_text in note.styleSheet()
     finally:
         app.setPalette(app.style().standardPalette())
         app.processEvents()
-    assert bar.styleSheet() == light_sheet and note.styleSheet() == light_note
+    assert bar.errors.styleSheet() == light_sheet and note.styleSheet() == light_note

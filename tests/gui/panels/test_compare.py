@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.analysis.stats import boundary_agreement
+from bpeinspect.core.analysis.compare import boundary_agreement
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, CompareView
 from tests.gui.conftest import wait_jobs
@@ -144,7 +144,7 @@ def test_compare_dock_is_not_raised_at_start(qtbot, panel_window):
     compare = panels.views["compare"]
     qtbot.wait(100)
     assert not compare.active and compare.visibleRegion().isEmpty()
-    assert not panels.views["tree"].visibleRegion().isEmpty()
+    assert not panels.views["tokens"].visibleRegion().isEmpty()  # the token list is in front
     # hidden, it does no work; brought forward, it compares the current text
     window.open_tokenizer("r50k_base")
     window.open_tokenizer("o200k_base")

@@ -1,4 +1,4 @@
-"""The languages view holds the core's numbers in its plot and exports them."""
+"""The languages view holds the core's numbers in every page, filters without counting, and exports."""
 
 from __future__ import annotations
 
@@ -6,54 +6,247 @@ import csv
 import io
 
 import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import QApplication
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.analysis.samples import load_samples
+from bpeinspect.core.analysis.corpus import fable_corpus
+from bpeinspect.gui.overlay.palette import colors, dark_window_palette
 from bpeinspect.gui.panels.languages import LanguagesView
+from bpeinspect.gui.panels.languages.tables import CODE_ROLE, SUMMARY_ROWS
 
 NAMES = ["r50k_base", "cl100k_base"]
 
 
+@pytest.fixture(scope="module")
+def toks():
+    return [load_tokenizer(n) for n in NAMES]
+
+
+def counted(qtbot, view: LanguagesView, toks, timeout: int = 120000):
+    with qtbot.waitSignal(view.statsReady, timeout=timeout) as blocker:
+        view.set_tokenizers(toks)
+    return blocker.args[0]
+
+
 @pytest.fixture
-def view(qtbot):
-    v = LanguagesView()
+def view(qtbot, toks):
+    v = LanguagesView(source="fable")
     qtbot.addWidget(v)
-    with qtbot.waitSignal(v.statsReady, timeout=60000):
-        v.set_tokenizers([load_tokenizer(n) for n in NAMES])
+    v.resize(1100, 650)
+    v.show()
+    counted(qtbot, v, toks)
     return v
 
 
-def test_plot_holds_direct_counts(view):
-    texts = {s.name: s.read() for s in load_samples()}
-    series = view.series()
+def show(qtbot, view: LanguagesView, key: str):
+    """Show a page and wait until it is drawn."""
+    view.show_page(key)
+    page = view.page(key)
+    if getattr(page, "is_drawing", lambda: False)():
+        with qtbot.waitSignal(page.drawn, timeout=10000):
+            pass
+    return page
+
+
+def test_counts_are_the_tokenizers_own(view, toks):
+    stats = view.corpus_stats()
+    fable = fable_corpus()
+    assert stats.tokenizers == tuple(NAMES) and len(stats.corpus) == len(fable)
+    for name, tok in zip(NAMES, toks):
+        for code in ("en", "ko", "ar", "hi"):
+            assert stats.counts[name, code].tokens == len(tok.encode_ordinary(fable.text(code)))
+    assert stats.premium("r50k_base", "en") == 1.0
+    assert round(stats.premium("r50k_base", "ko"), 1) == 5.2
+
+
+def test_summary_compares_the_tokenizers(qtbot, qtmodeltester, view):
+    page = show(qtbot, view, "summary")
+    model = page.model
+    qtmodeltester.check(model, force_py=True)
+    sums = view.corpus_stats().summaries()
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())] == NAMES
+    assert model.rowCount() == len(SUMMARY_ROWS)
+    median = [model.index(1, c).data() for c in range(2)]
+    assert median == [f"{s.median:.2f}×" for s in sums]
+    top = model.index(6, 0)  # most costly under r50k_base
+    assert top.data(CODE_ROLE) == sums[0].most_costly[0][0] == "ta"
+    assert top.data().startswith("Tamil")
+
+
+def test_table_searches_and_sorts(qtbot, qtmodeltester, view):
+    page = show(qtbot, view, "table")
+    qtmodeltester.check(page.model, force_py=True)  # (one tester follows one model: the proxy is Qt's own)
+    assert page.proxy.rowCount() == len(fable_corpus())
+    page.search.setText("cyrillic")
+    codes = sorted(page.proxy.index(r, 0).data() for r in range(page.proxy.rowCount()))
+    assert codes == ["ru", "uk"]
+    assert "2 of 27" in page.count_label.text()
+    page.search.setText("")
+    head = [page.model.headerData(c, Qt.Orientation.Horizontal) for c in range(page.model.columnCount())]
+    col = head.index("r50k_base\npremium")
+    page.table.sortByColumn(col, Qt.SortOrder.DescendingOrder)
+    assert page.proxy.index(0, 0).data() == "ta"  # Tamil costs GPT-2 most
+
+
+def test_filters_and_baseline_derive_without_counting(qtbot, view):
+    before = view.corpus_stats()
+    view.set_filters(script="Latin")
+    latin = view.corpus_stats()
+    assert not view.is_running() and not view.jobs.pending("count")
+    assert {t.language.script for t in latin.corpus} == {"Latin"} and len(latin.corpus) == 11
+    assert latin.counts is before.counts  # the same counts, only restricted
+    view.set_filters(region="Asia")
+    assert {t.language.region for t in view.corpus_stats().corpus} == {"Asia"}
+    view.set_filters()
+    view.set_baseline("fr")
+    stats = view.corpus_stats()
+    assert stats.baseline == "fr" and stats.premium("cl100k_base", "fr") == 1.0
+    assert stats.premium("cl100k_base", "en") < 1.0
+
+
+def test_a_new_tokenizer_is_counted_alone(qtbot, view, toks):
+    before = view.corpus_stats()
+    o200k = load_tokenizer("o200k_base")
+    stats = counted(qtbot, view, [*toks, o200k])
+    assert stats.tokenizers == (*NAMES, "o200k_base")
+    assert stats.counts["r50k_base", "ko"] is before.counts["r50k_base", "ko"]  # kept, not counted again
+    assert stats.counts["o200k_base", "ko"].tokens < stats.counts["cl100k_base", "ko"].tokens
+
+
+def test_rank_plot_lines_fall_and_leave_out_the_baseline(qtbot, view):
+    page = show(qtbot, view, "rank")
+    items = [i for i in page.item.listDataItems() if i.name() in NAMES]
+    assert [i.name() for i in items] == NAMES
+    for item in items:
+        _, ys = item.getData()
+        assert len(ys) == len(fable_corpus()) - 1
+        assert list(ys) == sorted(ys, reverse=True)
+    codes = [code for code, tok in page.targets.keys if tok == "r50k_base"]
+    assert codes[0] == "ta" and "en" not in codes
+
+
+def test_script_plot_has_a_row_per_script(qtbot, view):
+    page = show(qtbot, view, "scripts")
+    scripts = {t.language.script for t in fable_corpus()}
+    assert sorted(page.rows) == sorted(scripts)
+    assert len(page.targets.keys) == 2 * len(fable_corpus())
+
+
+def test_map_hover_and_click_open_a_language(qtbot, view):
+    page = show(qtbot, view, "map")
+    located = [t for t in fable_corpus() if t.language.located]
+    assert sorted(page.codes) == sorted(t.code for t in located)
+    code = "ko"
+    i = [k for k, _ in page.targets.keys].index(code)
+    vb = page.item.getViewBox()
+    scene = vb.mapViewToScene(QPointF(page.targets.x[i], page.targets.y[i]))
+    assert page.hit(scene) == (code, view.focus())
+    tip = page.tooltip_for(code, view.focus())
+    assert "Korean" in tip and "r50k_base" in tip and "cl100k_base" in tip
+    got: list = []
+    view.languageActivated.connect(got.append)
+    for _ in range(5):  # where the point is now (a late layout pass may still move the view's range)
+        pos = page.plot.mapFromScene(vb.mapViewToScene(QPointF(page.targets.x[i], page.targets.y[i])))
+        qtbot.mouseClick(page.plot.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
+        qtbot.wait(400)  # not taken for the second click of a double-click
+        if got:
+            break
+    assert got and got[0].code == code and got[0].sample.read() == fable_corpus().text(code)
+
+
+def test_bars_for_a_small_corpus(qtbot, view, toks):
+    page = show(qtbot, view, "bars")
+    series = page.series()
     assert list(series) == NAMES
-    order = view.categories()
-    assert sorted(order) == sorted(texts)
-    for name in NAMES:
-        tok = load_tokenizer(name)
-        xs, hs = series[name]
-        assert hs == [float(len(tok.encode_ordinary(texts[src]))) for src in order]
-        assert len(xs) == len(order)
-    assert series["r50k_base"][1] == sorted(series["r50k_base"][1])  # sorted by the first tokenizer
+    fable = fable_corpus()
+    for name, tok in zip(NAMES, toks):
+        _, heights = series[name]
+        assert heights == [float(len(tok.encode_ordinary(fable.text(c)))) for c in page.order]
+    with qtbot.waitSignal(page.drawn, timeout=10000):
+        page.set_metric("premium")
+    xs, hs = page.series()["r50k_base"]
+    ko = page.order.index("ko")
+    assert page.bar_at(xs[ko], 1.0) == ("r50k_base", "ko")
+    assert hs[page.order.index("en")] == 1.0
 
 
-def test_premium_and_tooltip(view):
-    view.set_metric("premium")
-    view.set_baseline("en")
-    xs, hs = view.series()["r50k_base"]
-    order = view.categories()
-    assert hs[order.index("en")] == 1.0
-    assert hs[order.index("ko")] >= 4
-    hit = view.bar_at(xs[order.index("ko")], 1.0)
-    assert hit == ("r50k_base", "ko")
-    assert "Korean" in view.tooltip_for(*hit)
+@pytest.mark.parametrize("key", ["summary", "rank", "scripts", "map", "table", "bars"])
+def test_every_page_exports_png_svg_csv(qtbot, view, tmp_path, key):
+    show(qtbot, view, key)
+    for kind in ("png", "svg", "csv"):
+        path = tmp_path / f"{key}.{kind}"
+        with qtbot.waitSignal(view.exported, timeout=10000):
+            view.export(kind, path)
+        data = path.read_bytes()
+        if kind == "png":
+            assert data[:4] == b"\x89PNG"
+        elif kind == "svg":
+            assert b"<svg" in data
+        else:
+            rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+            assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows)
 
 
-def test_exports(view, tmp_path):
-    view.export_csv(tmp_path / "t.csv")
-    rows = list(csv.DictReader(io.StringIO((tmp_path / "t.csv").read_text("utf-8"))))
-    assert len(rows) == 2 * len(load_samples())
-    view.export_png(tmp_path / "p.png")
-    view.export_svg(tmp_path / "p.svg")
-    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
-    assert b"<svg" in (tmp_path / "p.svg").read_bytes()
+def test_pages_follow_the_theme(qtbot, view):
+    page = show(qtbot, view, "map")
+    app = QApplication.instance()
+    app.setPalette(dark_window_palette())
+    try:
+        qtbot.waitUntil(lambda: page.plot.backgroundBrush().color().name() == colors(dark=True).plot_bg, timeout=5000)
+    finally:
+        app.setPalette(app.style().standardPalette())
+    qtbot.waitUntil(lambda: page.plot.backgroundBrush().color().name() == colors(dark=False).plot_bg, timeout=5000)
+
+
+def test_udhr_filters_by_stage_script_and_region(qtbot, toks):
+    v = LanguagesView(source="udhr")
+    qtbot.addWidget(v)
+    stats = counted(qtbot, v, toks[:1])
+    assert len(stats.corpus) == 527 and stats.baseline == "eng"
+    v.set_filters(stage=None)
+    assert len(v.corpus_stats().corpus) == 532
+    v.set_filters(script="Ethiopic")
+    assert [t.code for t in v.corpus_stats().corpus] == ["amh", "tir"]
+    v.set_filters(region="Oceania")
+    assert {t.language.region for t in v.corpus_stats().corpus} == {"Oceania"}
+    assert v.corpus().language("arb").direction == "rtl"
+
+
+def test_cancel_stops_counting(qtbot, toks):
+    v = LanguagesView(source="udhr")
+    qtbot.addWidget(v)
+    with qtbot.waitSignal(v.loaded, timeout=60000):
+        pass
+    v.set_tokenizers([load_tokenizer("o200k_base")])
+    assert v.is_running()
+    with qtbot.waitSignal(v.jobs.ended, timeout=60000):
+        v.cancel()
+    assert not v.is_running() and "Cancelled" in v.status.text()
+
+
+def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bpeinspect.core import pool
+    from bpeinspect.core.analysis import stats as analysis_stats
+    from bpeinspect.gui.panels.languages.counting import count_each
+
+    monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)  # the fable is small
+    started: list[int] = []
+    real = pool._Child.__init__
+
+    def init(self, *args):
+        started.append(1)
+        real(self, *args)
+
+    monkeypatch.setattr(pool._Child, "__init__", init)
+    pairs = [(n, load_tokenizer(n)) for n in ("r50k_base", "cl100k_base", "o200k_base")]
+    corpus = fable_corpus()
+    here = [c for _, c in count_each(pairs, corpus, processes=1)]
+    assert [c for _, c in count_each(pairs, corpus, processes=2)] == here
+    assert len(started) == 1
+
+
+def test_the_status_says_how_much_text_was_counted(qtbot, view):
+    stats = view.corpus_stats()
+    size = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
+    assert size < 1e6 and f"({size / 1e3:.1f} KB in all)" in view.status.text()  # the fable: not "0.0 MB"

@@ -120,11 +120,20 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
     assert done == sorted(done) and done[-1] == outcome.merges == 2000 - 257
     assert sum(len(r.new_merges) for r in reports) == outcome.merges  # every merge reported once
     assert not outcome.stopped and not outcome.exhausted
+    # issue 16 bug 8: the bytes/token curve has a point per merge, however few the reports
+    assert len(reports) < outcome.merges and ws.plots.vocab.n >= outcome.merges
+    bpt = ws.plots.bpt.view()
+    assert (bpt[1:] >= bpt[:-1] - 1e-9).all() and len(set(bpt.round(6))) > len(reports)
 
     texts = list(iter_corpus([TAYLOR, folder], "gpt4"))
     toks = registry.tokenizers()
     assert [t.name for t in toks] == ["taylorswift+1-300", "taylorswift+1-1k", "taylorswift+1-2000"]
     assert registry.current() is toks[-1]
+    # issue 16 bug 4: results join the picker, not the overlay, until the user asks
+    assert not any(registry.is_shown(t) for t in toks)
+    ws.results.setCurrentRow(1)
+    ws.show_button.click()
+    assert registry.is_shown(toks[1]) and registry.current() is toks[1] and not registry.is_shown(toks[2])
     for tok, size in zip(toks, (300, 1024, 2000), strict=True):
         ref = train_tokenizer(texts, size, pattern="gpt4", special_tokens=["<|endoftext|>"])
         assert tok.n_vocab == size
@@ -227,7 +236,7 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     small, partial = registry.tokenizers()
     assert small.name == "synthetic-300" and small.n_vocab == 300
     assert partial.name.endswith("(partial)") and partial.n_vocab == 256 + outcome.merges
-    assert registry.current() is partial
+    assert registry.current() is partial and not registry.is_shown(partial)  # no pane for a partial size
     assert partial.training.settings["stopped"] is True and partial.training.settings["finished"] is False
     texts = list(iter_corpus([big_corpus], "gpt4"))
     ref = train_tokenizer(texts, 256 + outcome.merges, pattern="gpt4")
@@ -481,6 +490,11 @@ def test_results_show_in_the_main_window_overlay(qtbot, panel_window, tmp_path):
         ws.form.sizes_edit.setText("300, 1k")
         window.set_text("Taylor Alison Swift is an American singer-songwriter.")
         train(qtbot, ws)
+        wait_idle(qtbot, window)
+        assert not window.panes.panes()  # the results join the picker, not the overlay ...
+        for row in range(ws.results.count()):  # ... until the user asks
+            ws.results.setCurrentRow(row)
+            ws.show_button.click()
         wait_idle(qtbot, window)
         assert len(window.panes.panes()) == 2  # stacked, one pane per size
         counts = {e.tok.name: len(e.result.enc.ids) for e in window.registry.entries()}

@@ -75,7 +75,9 @@ def test_short_tokens_show_whole_ids_that_do_not_overlap(qtbot, window, monkeypa
 
     def record(painter, *args):
         if len(args) == 3 and isinstance(args[2], str):
-            drawn.append((args[0].left(), args[0].top(), painter.fontMetrics().horizontalAdvance(args[2]), args[2]))
+            t = painter.transform()  # an id may be drawn narrowed (scaled) to fit its token
+            box = t.mapRect(args[0])
+            drawn.append((box.left(), box.top(), painter.fontMetrics().horizontalAdvance(args[2]) * t.m11(), args[2]))
         return original(painter, *args)
 
     monkeypatch.setattr(QPainter, "drawText", record)

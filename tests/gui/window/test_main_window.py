@@ -173,13 +173,23 @@ def test_layers_palette_zoom_dark(qtbot, window):
     assert not window.grab().isNull()
 
 
-def test_recent_tokenizers_are_remembered(settings):
+def test_recent_tokenizers_are_remembered(settings, tmp_path):
+    from bpeinspect.core.io.discover import recent_files
     from bpeinspect.gui.window.settings import Preferences
 
+    a, b = tmp_path / "a.tiktoken", tmp_path / "b.tiktoken"
+    for p in (a, b):
+        p.write_text("x")
     prefs = Preferences(settings)
-    for path in ("/a", "/b", "/a"):
-        prefs.remember_tokenizer(path)
-    assert prefs.recent_tokenizers() == ["/a", "/b"]
+    for path in (a, b, a):
+        prefs.remember_tokenizer(str(path))
+    assert prefs.recent_tokenizers() == [str(a), str(b)]
+    # one list: the app's is the core's, which the CLI's `list` shows
+    assert [e.spec for e in recent_files()] == [str(a), str(b)]
+    c = tmp_path / "c.tiktoken"  # a list an older version kept in its own settings joins it
+    c.write_text("x")
+    settings.setValue("recent_tokenizers", [str(c)])
+    assert prefs.recent_tokenizers() == [str(c), str(a), str(b)] and settings.value("recent_tokenizers") is None
 
 
 def test_same_tokenizer_twice_opens_once(qtbot, window):

@@ -168,8 +168,12 @@ def test_recent_texts_newest_first_deduplicated_and_capped(tmp_path):
     got = p.recent_texts()
     assert len(got) == RECENT_LIMIT and got[0] == "/t/3.txt" and got.count("/t/3.txt") == 1
     assert got[1] == f"/t/{RECENT_LIMIT + 4}.txt"
-    p.settings.setValue("recent_tokenizers", ["/v/a.tiktoken"])
-    assert p.recent_tokenizers() == ["/v/a.tiktoken"]
+    vocab = tmp_path / "a.tiktoken"
+    vocab.write_text("")
+    # the app's own list of old joins the core's (which keeps files that still exist)
+    p.settings.setValue("recent_tokenizers", [str(vocab), "/gone/b.tiktoken"])
+    assert p.recent_tokenizers() == [str(vocab.resolve())]
+    assert p.settings.value("recent_tokenizers") is None
     p.clear_recent()
     assert p.recent_texts() == [] and p.recent_tokenizers() == []
 

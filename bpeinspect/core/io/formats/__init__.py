@@ -33,12 +33,15 @@ __all__ = [
     "check_target",
     "UnsupportedTokenizerError",
     "detect_format",
+    "first_free_id",
     "format_for_path",
     "is_vocabulary_name",
+    "load_with",
     "load_path",
     "open_patterns",
     "save",
     "saveable",
+    "special_tokens_from",
     "with_settings",
 ]
 
@@ -345,6 +348,44 @@ def with_settings(
         assumed=assumed,
         inferred=inferred,
     )
+
+
+def special_tokens_from(values: list[str] | None, n_vocab: int) -> dict[str, int] | None:
+    """``TEXT`` or ``TEXT=ID`` entries (the CLI's ``--special-token``, the app's settings) as a
+    special-token table; entries without an id take the ids after ``n_vocab``.
+
+    >>> special_tokens_from(["<|a|>", "<|b|>=7"], 100)
+    {'<|a|>': 100, '<|b|>': 7}
+    """
+    if values is None:
+        return None
+    out: dict[str, int] = {}
+    next_id = n_vocab
+    for v in values:
+        text, sep, num = v.rpartition("=")
+        if sep and text and num.isdigit():
+            out[text] = int(num)
+        else:
+            out[v] = next_id
+            next_id += 1
+    return out
+
+
+def load_with(
+    path: str | os.PathLike[str], *, pattern: str | SplitRule | None = None, special_tokens: list[str] | None = None
+) -> Tokenizer:
+    """:func:`load_path` with the user's settings: ``special_tokens`` as ``TEXT`` or ``TEXT=ID``
+    entries, those without an id taking the ids after the vocabulary."""
+    base = load_path(path, pattern=pattern)
+    if special_tokens is None:
+        return base
+    return with_settings(base, special_tokens=special_tokens_from(special_tokens, first_free_id(base)))
+
+
+def first_free_id(tok: Tokenizer) -> int:
+    """The id after the last token that is not special (where new special tokens go)."""
+    ids = [i for i in tok.ids() if not tok.is_special(i)]
+    return max(ids) + 1 if ids else 0
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:

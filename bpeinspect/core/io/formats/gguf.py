@@ -27,6 +27,7 @@ from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, check_count, expect, open_binary, tokens_to_bytes
 from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -299,7 +300,7 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
             inferred["pattern"] = f"llama.cpp's split rule for the pre-tokenizer {pre!r} (tokenizer.ggml.pre)"
         else:
             assumed["pattern"] = "llama.cpp's 'default' split rule: the file names no pre-tokenizer (tokenizer.ggml.pre)"
-    name = _text(meta.get("general.name")) or path.stem
+    name = name_for(path, _text(meta.get("general.name")), file_stem(path))
     return build_tokenizer(
         path,
         Tokenizer,

@@ -28,6 +28,7 @@ from bpeinspect.core.io.formats._common import (
     read_bytes_limited,
     token_to_bytes,
 )
+from bpeinspect.core.io.naming import name_for
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -117,7 +118,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         pattern=PRESETS["r50k"],
         special_tokens=specials,
         merges=merges,
-        name=folder.name or "gpt2",
+        name=name_for(folder),
         source=f"{folder} (GPT-2 encoder.json + vocab.bpe)",
     )
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import MappedMerges, expect, map_merges
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE
 
@@ -154,7 +155,7 @@ def from_dict(
             strip_leading_space=strip,
             ignore_merges=bool(model.get("ignore_merges")),
             split_before_space=split_words,
-            name=p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem,
+            name=name_for(p, file_stem(p)),
             source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
         )
     except ValueError as exc:

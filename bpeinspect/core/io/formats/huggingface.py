@@ -44,6 +44,7 @@ from bpeinspect.core.io.formats._common import (
     token_to_bytes,
     tokens_to_bytes,
 )
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
 from bpeinspect.core.specials import PLAIN, AddedOptions
 from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
@@ -156,7 +157,7 @@ def _keep_spelled_specials(ranks: dict[bytes, int], added: dict[str, int], vocab
 
 def _name_for(path: Path | str) -> str:
     p = Path(path)
-    return p.parent.name if p.name == "tokenizer.json" and p.parent.name else p.stem
+    return name_for(p, file_stem(p))
 
 
 def _check_model_options(model: dict, path: Path | str) -> None:

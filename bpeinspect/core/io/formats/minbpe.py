@@ -27,6 +27,7 @@ from typing import Any
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted
 from bpeinspect.core.io.formats._common import build_tokenizer, decode_text, expect, read_bytes_limited
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -91,7 +92,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         merges,
         pattern=rule,
         special_tokens=specials,
-        name=path.stem,
+        name=name_for(path, file_stem(path)),
         source=f"{path} (minbpe model)",
     )
 

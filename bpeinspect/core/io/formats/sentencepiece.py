@@ -27,6 +27,7 @@ import numpy as np
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import expect, read_bytes_limited
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SentencePieceBPE, SqueezeSpaces
 
@@ -276,9 +277,7 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
     special_ids = np.nonzero(np.isin(types, (CONTROL, UNKNOWN)))[0].tolist()
     specials = {m.pieces[i]: i for i in special_ids if m.pieces[i]}
     unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
-    name = Path(path).name
-    for suffix in (".model",):
-        name = name.removesuffix(suffix)
+    name = name_for(path, file_stem(path))
     try:
         return SentencePieceBPE(
             m.pieces,
@@ -313,8 +312,9 @@ def _gguf_vocab(
     for i, (p, k) in enumerate(zip(pieces, kinds)):
         if k in (CONTROL, UNKNOWN, USER_DEFINED) and p and p not in specials and p not in added:
             (added if k == USER_DEFINED else specials)[p] = i
-    name = meta.get("general.name")
-    name = name.decode("utf-8", "replace") if isinstance(name, bytes) else Path(path).stem
+    own = meta.get("general.name")
+    own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else None
+    name = name_for(path, own, file_stem(path))
     return pieces, kinds, specials, added, name
 
 

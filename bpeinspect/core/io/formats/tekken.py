@@ -19,6 +19,7 @@ from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, expect, parse_json, read_bytes_limited
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.tokenizer import Tokenizer
 
 # mistral_common's Tekkenizer.DEPRECATED_SPECIAL_TOKENS (files of version <= v7 without a list)
@@ -81,6 +82,6 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         ranks,
         pattern=pattern,
         special_tokens=specials,
-        name=Path(path).stem,
+        name=name_for(path, file_stem(path)),
         source=f"{path} (Mistral Tekken, {config.get('version', 'unknown version')})",
     )

@@ -9,8 +9,9 @@ special tokens, which the tokenizer reports in ``assumed``.
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "r50k.tiktoken"
 >>> from bpeinspect.core import load_tokenizer
 >>> save(load_tokenizer("gpt2"), p)
->>> load(p).name
-'r50k_base'
+>>> tok = load(p)  # recognised by its sha256: r50k_base's settings, the file's own name
+>>> tok.name, tok.split_rule.name, tok.source.endswith("r50k_base)")
+('r50k', 'r50k', True)
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bpeinspect.core.io.atomic import atomic_open
-from bpeinspect.core.io.builtins import parse_tiktoken_ranks
+from bpeinspect.core.io.builtins import BUILTINS, parse_tiktoken_ranks
 from bpeinspect.core.io.formats._common import build_tokenizer, read_bytes_limited
 from bpeinspect.core.io.formats.known_ranks import KNOWN
+from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Unicode
 from bpeinspect.core.split.rules import PRESETS, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -74,7 +76,9 @@ def load(
         if known.normalizer:
             inferred["normalizer"] = f"{known.normalizer} ({how})"
         source = f"{path} (tiktoken rank file, {known.name})"
-        default_name = known.name
+        # a built-in's name is the built-in's: a copy of its file goes by the copy's own name
+        own = (file_stem(path), known.name) if known.name in BUILTINS else (known.name,)
+        default_name = name_for(path, *own)
     else:
         rule = PRESETS[DEFAULT_PATTERN] if pattern is None else pattern
         specials = dict(special_tokens or {})
@@ -86,7 +90,7 @@ def load(
         if special_tokens is None:
             assumed["special_tokens"] = "none: the file does not store them (add some with --special-token)"
         source = f"{path} (tiktoken rank file)"
-        default_name = _stem(path)
+        default_name = name_for(path, file_stem(path))
     tok = build_tokenizer(
         path,
         Tokenizer,
@@ -124,10 +128,3 @@ def save(tok: Tokenizer, path: Path) -> None:
     with atomic_open(path, "wb") as f:
         f.write(dumps(tok))
 
-
-def _stem(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", ".tiktoken"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name or path.name

@@ -1,0 +1,151 @@
+"""Two tokenizers on one text or side by side: where their token boundaries agree, which
+boundaries all of several segmentations share, and how much of their vocabularies overlap."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bpeinspect.core.tokenizer import Tokenizer
+
+
+def token_boundaries(tok: Tokenizer, text: str) -> set[int]:
+    """Byte offsets strictly inside ``text`` where one token ends and the next begins.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> sorted(token_boundaries(load_tokenizer("r50k_base"), "hello world"))
+    [5]
+    """
+    ids = tok.encode_ordinary(text)
+    out: set[int] = set()
+    pos = 0
+    for i in ids[:-1]:
+        pos += len(tok.token_bytes(i))
+        out.add(pos)
+    return out
+
+
+@dataclass(frozen=True)
+class BoundaryAgreement:
+    """How two segmentations of one text agree, on the sets A and B of interior boundaries.
+
+    ``jaccard`` = |A∩B| / |A∪B|; ``f1`` = 2|A∩B| / (|A|+|B|), i.e. the F1 of B's boundaries
+    against A's as reference (``precision`` = |A∩B|/|B|, ``recall`` = |A∩B|/|A|). Two
+    segmentations without interior boundaries agree fully (1.0).
+    """
+
+    shared: int
+    only_a: int
+    only_b: int
+
+    @property
+    def jaccard(self) -> float:
+        union = self.shared + self.only_a + self.only_b
+        return self.shared / union if union else 1.0
+
+    @property
+    def f1(self) -> float:
+        both = 2 * self.shared + self.only_a + self.only_b
+        return 2 * self.shared / both if both else 1.0
+
+    @property
+    def precision(self) -> float:
+        b = self.shared + self.only_b
+        return self.shared / b if b else 1.0
+
+    @property
+    def recall(self) -> float:
+        a = self.shared + self.only_a
+        return self.shared / a if a else 1.0
+
+
+def agreement(a: set[int], b: set[int]) -> BoundaryAgreement:
+    """Agreement of two boundary sets (see :class:`BoundaryAgreement`)."""
+    shared = len(a & b)
+    return BoundaryAgreement(shared, len(a) - shared, len(b) - shared)
+
+
+def boundary_agreement(tok_a: Tokenizer, tok_b: Tokenizer, text: str) -> BoundaryAgreement:
+    """Agreement of the token boundaries of ``tok_a`` and ``tok_b`` on ``text``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> ag = boundary_agreement(load_tokenizer("r50k_base"), load_tokenizer("cl100k_base"), "hello world")
+    >>> (ag.shared, ag.f1)
+    (1, 1.0)
+    """
+    return agreement(token_boundaries(tok_a, text), token_boundaries(tok_b, text))
+
+
+def shared_spans(spans: Sequence[Sequence[tuple[int, int]]]) -> list[list[bool]]:
+    """For each segmentation, whether each of its tokens (a byte span) occurs in every other one.
+
+    >>> shared_spans([[(0, 2), (2, 5)], [(0, 2), (2, 3), (3, 5)]])
+    [[True, False], [True, False, False]]
+    """
+    sets = [set(s) for s in spans]
+    return [[all(sp in other for j, other in enumerate(sets) if j != i) for sp in s] for i, s in enumerate(spans)]
+
+
+# -- vocabulary overlap ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VocabOverlap:
+    """Ordinary tokens (byte strings) two vocabularies share; special tokens are left out."""
+
+    size_a: int
+    size_b: int
+    shared: int
+
+    @property
+    def only_a(self) -> int:
+        return self.size_a - self.shared
+
+    @property
+    def only_b(self) -> int:
+        return self.size_b - self.shared
+
+    @property
+    def jaccard(self) -> float:
+        union = self.size_a + self.size_b - self.shared
+        return self.shared / union if union else 1.0
+
+    @property
+    def fraction_of_a(self) -> float:
+        """Share of A's tokens that B also has."""
+        return self.shared / self.size_a if self.size_a else 1.0
+
+    @property
+    def fraction_of_b(self) -> float:
+        return self.shared / self.size_b if self.size_b else 1.0
+
+
+def vocab_overlap(tok_a: Tokenizer, tok_b: Tokenizer) -> VocabOverlap:
+    """Shared token byte strings of two tokenizers.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> ov = vocab_overlap(load_tokenizer("r50k_base"), load_tokenizer("r50k_base"))
+    >>> (ov.shared, ov.jaccard)
+    (50256, 1.0)
+    """
+    a = tok_a.mergeable_ranks.keys()
+    b = tok_b.mergeable_ranks.keys()
+    return VocabOverlap(len(a), len(b), len(a & b))
+
+
+def shared_tokens(tok_a: Tokenizer, tok_b: Tokenizer) -> list[bytes]:
+    """The shared ordinary tokens, in ``tok_a``'s id order."""
+    b = tok_b.mergeable_ranks
+    return [t for t, _ in sorted(tok_a.mergeable_ranks.items(), key=lambda kv: kv[1]) if t in b]
+
+
+__all__ = [
+    "BoundaryAgreement",
+    "VocabOverlap",
+    "agreement",
+    "boundary_agreement",
+    "shared_spans",
+    "shared_tokens",
+    "token_boundaries",
+    "vocab_overlap",
+]

@@ -1,0 +1,123 @@
+"""What the languages view counts, and the counts it keeps (no Qt here).
+
+A corpus is named by a *source* (:data:`SOURCES`, or ``"folder:PATH"``) and loaded on the
+worker (:func:`load_source`): the UDHR is decompressed once per process, a folder is read. The
+counts of each tokenizer on each source are kept in a :class:`CountCache` while that tokenizer
+stays open, so a second tokenizer, a filter, another baseline or a return to an earlier corpus
+costs nothing but the tokenizers never counted on it. :func:`count_each` is the worker's job:
+it counts one tokenizer after the other and yields each one's counts as soon as they are
+known, so the views fill in while the rest is being counted.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> corpus = load_source("fable").filter(codes={"en", "ko"})
+>>> [(k, counts["ko"].tokens) for k, counts in count_each([("r50k", load_tokenizer("r50k_base"))], corpus)]
+[(0, 1249)]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+
+from bpeinspect.core import Tokenizer
+from bpeinspect.core.analysis.corpus import Corpus, fable_corpus, folder_corpus, udhr_corpus
+from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
+from bpeinspect.core.analysis.samples import samples_dir
+from bpeinspect.core.analysis.stats import TextStats
+from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.pool import ProcessPool
+
+FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
+
+Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
+
+
+def load_source(source: str) -> Corpus:
+    """The whole corpus a source (``udhr``, ``fable``, ``code``, ``folder:PATH``) names.
+
+    The UDHR comes with its fragments: the view filters the stages."""
+    if source == "udhr":
+        return udhr_corpus(stages=None)
+    if source == "fable":
+        return fable_corpus()
+    if source == "code":
+        return dataclasses.replace(folder_corpus(samples_dir() / "code"), title="Code & data samples")
+    if source.startswith(FOLDER_PREFIX):
+        return folder_corpus(source[len(FOLDER_PREFIX) :])
+    raise ValueError(f"unknown corpus {source!r}")
+
+
+def count_each(
+    pairs: Sequence[tuple[str, Tokenizer]],
+    corpus: Corpus,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    processes: int | None = 1,
+) -> Iterator[tuple[int, Counts]]:
+    """Count ``corpus`` (and its baseline) under each tokenizer in turn; yields ``(index, counts)``.
+
+    ``progress(done, total)`` runs over all the tokenizers together; ``should_stop`` is asked
+    between texts (:class:`~bpeinspect.core.Cancelled` ends the run). ``processes`` is
+    :func:`~bpeinspect.core.analysis.fairness.count_corpus`'s (``None``: a process per CPU).
+    """
+    n = len(pairs)
+    with ProcessPool(processes) as pool:  # its children start once for all the tokenizers
+        for k, pair in enumerate(pairs):
+
+            def part(done: int, total: int, k: int = k) -> None:
+                if progress is not None:
+                    progress(k * total + done, n * total)
+
+            with quiet_gc():  # the pre-token caches grow by the hundred thousand: no full collections meanwhile
+                stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop, pool=pool)
+            yield k, {code: r for (_, code), r in stats.counts.items()}
+
+
+def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None, *,
+              progress: Callable[[int, int], None], should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+    """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
+    ``("counts", index, counts)`` per tokenizer."""
+    if corpus is None:
+        corpus = load_source(source)
+        yield "corpus", corpus
+    for k, counts in count_each(pairs, corpus, progress=progress, should_stop=should_stop, processes=processes):
+        yield "counts", k, counts
+
+
+class CountCache:
+    """Counts per (source, open tokenizer), dropped when the tokenizer is closed."""
+
+    def __init__(self) -> None:
+        self._toks: dict[int, Tokenizer] = {}  # id -> tokenizer: holding it keeps its id unique
+        self._counts: dict[tuple[str, int], Counts] = {}
+
+    def keep_only(self, toks: Sequence[Tokenizer]) -> None:
+        """Forget the counts of every tokenizer not in ``toks``."""
+        ids = {id(t) for t in toks}
+        self._counts = {key: c for key, c in self._counts.items() if key[1] in ids}
+        self._toks = {i: t for i, t in self._toks.items() if i in ids}
+
+    def has(self, source: str, tok: Tokenizer) -> bool:
+        return (source, id(tok)) in self._counts
+
+    def put(self, source: str, tok: Tokenizer, counts: Counts) -> None:
+        self._toks[id(tok)] = tok
+        self._counts[source, id(tok)] = counts
+
+    def stats(
+        self, source: str, corpus: Corpus, toks: Sequence[Tokenizer], labels: Sequence[str]
+    ) -> CorpusStats | None:
+        """The tokenizers counted so far on ``source``, in their order, as one :class:`CorpusStats`."""
+        done = [(t, label) for t, label in zip(toks, labels) if self.has(source, t)]
+        if not done:
+            return None
+        merged: dict[tuple[str, str], TextStats] = {}
+        for tok, label in done:
+            for code, r in self._counts[source, id(tok)].items():
+                merged[label, code] = r if r.tokenizer == label else dataclasses.replace(r, tokenizer=label)
+        base = corpus.baseline.code if corpus.baseline is not None else None
+        return CorpusStats(corpus, tuple(label for _, label in done), merged, base)
+
+
+__all__ = ["FOLDER_PREFIX", "CountCache", "count_each", "count_job", "load_source"]

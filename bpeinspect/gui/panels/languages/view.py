@@ -1,0 +1,470 @@
+"""The languages view: how many tokens the same text costs in hundreds of languages, per tokenizer.
+
+The window docks it and calls :meth:`LanguagesView.set_tokenizers`. The corpus (the UDHR, the
+fable, the code and data samples, or a folder) is loaded and counted on the one worker, one
+tokenizer after the other, each one's figures shown as soon as they are in; filters (stage,
+script, region) and the baseline only re-derive the figures (:meth:`CorpusStats.restrict`,
+:meth:`CorpusStats.with_baseline`), they never count again. Six pages show them: the fairness
+summary, the rank plot, the script plot, the world map, the language table and, for a few
+dozen texts, bars. Each exports as PNG, SVG and CSV; a click on a language anywhere emits
+``languageActivated`` with its text.
+
+pyqtgraph takes about a second to import, so the view imports it (and its plot pages) on the
+worker and builds a plot page only when its tab is first shown.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
+
+if TYPE_CHECKING:
+    from bpeinspect.core import Tokenizer
+    from bpeinspect.core.analysis.corpus import Corpus
+    from bpeinspect.core.analysis.fairness import CorpusStats
+
+KINDS = ("png", "svg", "csv")
+# page key -> (tab title, module of its class or None for a table, class name)
+PAGES: dict[str, tuple[str, str | None, str]] = {
+    "summary": ("Summary", None, ""),
+    "rank": ("Rank", "rank", "RankPage"),
+    "scripts": ("Scripts", "rank", "ScriptPage"),
+    "map": ("Map", "mapplot", "MapPage"),
+    "table": ("Table", None, ""),
+    "bars": ("Bars", "bars", "BarsPage"),
+}
+FOCUS_PAGES = ("scripts", "map")  # the pages drawn under one chosen tokenizer
+
+
+# what the view needs besides Qt; imported on the worker (about a second with pyqtgraph)
+MODULES = ("counting", "tables", "export", "figures", *sorted({m for _, m, _ in PAGES.values() if m}))
+
+
+def load_modules() -> dict[str, ModuleType]:
+    """Import the counting, the tables, pyqtgraph and the plot pages, and read the map (on the worker)."""
+    mods = {name: importlib.import_module(f"{__package__}.{name}") for name in MODULES}
+    mods["mapplot"].coast()
+    return mods
+
+
+class LanguagesView(QWidget):
+    """Premiums of 1–8 tokenizers across the languages of a parallel corpus."""
+
+    languageActivated = Signal(object)  # the CorpusText of a language clicked anywhere
+    statsReady = Signal(object)  # CorpusStats (filters and baseline applied) when every tokenizer is counted
+    loaded = Signal()  # the modules are in (pages are built from now on, one per event-loop turn)
+    exported = Signal(str)  # the path written
+    failed = Signal(str)
+    addTokenizerRequested = Signal()  # "Add tokenizer…": the window asks for a vocabulary file and opens it
+    processes: int | None = None  # count_corpus's: a process per CPU (the core's pool)
+
+    def __init__(self, parent: QWidget | None = None, *, source: str = "udhr") -> None:
+        super().__init__(parent)
+        self.jobs = Jobs(self)
+        self._m: dict[str, ModuleType] = {}  # the modules load_modules() imported
+        self._tokenizers: list[Tokenizer] = []
+        self._labels: list[str] = []
+        self._source = source
+        self._corpora: dict[str, Corpus] = {}
+        self._cache = None  # a counting.CountCache once loaded
+        self._full: CorpusStats | None = None  # every text of the corpus, the tokenizers counted so far
+        self._view: CorpusStats | None = None  # what the pages show: filters and baseline applied
+        self._pages: dict[str, QWidget] = {}
+        self._holders: dict[str, QWidget] = {}
+        self._stale: set[str] = set(PAGES)
+        self._counting = False
+        self._to_build: list[str] = []
+        self._builder = QTimer(self, singleShot=True, interval=0)
+        self._builder.timeout.connect(self._build_next)
+        self._idle = QTimer(self, singleShot=True, interval=0)  # draws hidden pages, one step a turn
+        self._idle.timeout.connect(self._draw_hidden)
+        self._build()
+        self.jobs.submit("load", load_modules, on_returned=self._on_loaded,
+                         on_errored=lambda exc: self._show_error(f"The languages view cannot start: "
+                                                                 f"{describe_error(exc)}"))  # fmt: skip
+        self.status.setText("Loading…")
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.filters = FilterBar(self._source)
+        self.filters.sourceChosen.connect(self.set_source)
+        self.filters.changed.connect(self._refresh)
+        self.focus_box = QComboBox()
+        self.focus_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.focus_box.setToolTip("The tokenizer the map colours by and the scripts are ordered by")
+        self.focus_box.currentIndexChanged.connect(self._on_focus)
+        self.add_button = QPushButton("Add tokenizer…")
+        self.add_button.setToolTip(
+            "Open another vocabulary (tokenizer.json, .tiktoken, GGUF, …): every open tokenizer joins the "
+            "summary and the plots, e.g. Qwen3 or Gemma 3 beside the built-ins"
+        )
+        self.add_button.clicked.connect(self.addTokenizerRequested)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(160)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.export_buttons: dict[str, QPushButton] = {}
+        for kind in KINDS:
+            b = QPushButton(f"{kind.upper()}…")
+            b.setToolTip(f"Export this page as {kind.upper()}")
+            b.clicked.connect(lambda _=False, k=kind: self._ask_export(k))
+            self.export_buttons[kind] = b
+        self.status = ToneLabel()
+        self.status.setWordWrap(True)
+
+        second = QHBoxLayout()
+        second.addWidget(QLabel("Map and scripts under"))
+        second.addWidget(self.focus_box)
+        second.addWidget(self.add_button)
+        second.addWidget(self.status, 1)
+        for w in (self.progress, self.cancel_button, *self.export_buttons.values()):
+            second.addWidget(w)
+
+        self.tabs = QTabWidget()
+        for key, (title, _, _) in PAGES.items():
+            holder = QWidget()
+            lay = QVBoxLayout(holder)
+            lay.setContentsMargins(0, 0, 0, 0)
+            wait = QLabel("Loading…")
+            wait.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            lay.addWidget(wait)
+            self._holders[key] = holder
+            self.tabs.addTab(holder, title)
+        self.tabs.currentChanged.connect(self._on_tab)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.filters)
+        lay.addLayout(second)
+        lay.addWidget(self.tabs, 1)
+        self._set_running(False)
+
+    def _on_loaded(self, mods: dict[str, ModuleType]) -> None:
+        self._m = mods
+        self._cache = mods["counting"].CountCache()
+        self._to_build = [self.current_page(), *(k for k in PAGES if k != self.current_page())]
+        self._builder.start()
+        self.loaded.emit()
+        self.start()
+
+    def _build_next(self) -> None:
+        """Build one page per event-loop turn (a plot costs tens of ms), the one shown first."""
+        while self._to_build and self._to_build[0] in self._pages:
+            self._to_build.pop(0)
+        if not self._to_build:
+            return
+        key = self._to_build.pop(0)
+        self._build_page(key)
+        if key == self.current_page():
+            self._draw_current()
+        if self._to_build:
+            self._builder.start()
+        else:
+            self._idle.start()
+
+    def _build_page(self, key: str) -> QWidget:
+        _, module, cls = PAGES[key]
+        if module is None:
+            tables = self._m["tables"]
+            model = tables.SummaryModel(self) if key == "summary" else tables.LanguageModel(self)
+            page = tables.TablePage(model, searchable=key == "table")
+        else:
+            page = getattr(self._m[module], cls)()
+        holder = self._holders[key]
+        lay = holder.layout()
+        while lay.count():
+            old = lay.takeAt(0).widget()
+            if old is not None:
+                old.deleteLater()
+        if getattr(page, "scrolls", False):
+            area = QScrollArea()
+            area.setWidgetResizable(True)
+            area.setWidget(page)
+            lay.addWidget(area)
+        else:
+            lay.addWidget(page)
+        page.languageActivated.connect(self._activate)
+        if hasattr(page, "drawn"):
+            page.drawn.connect(self._idle.start)
+        self._pages[key] = page
+        return page
+
+    # -- public API ------------------------------------------------------------------------------
+
+    def set_tokenizers(self, tokenizers: Sequence[Tokenizer]) -> None:
+        """Count the corpus under these tokenizers (those counted before are kept), in this order."""
+        self._tokenizers = list(tokenizers)
+        self._labels = _labels(self._tokenizers)
+        keep = self.focus_box.currentText()
+        self.focus_box.blockSignals(True)
+        self.focus_box.clear()
+        self.focus_box.addItems(self._labels)
+        if keep in self._labels:
+            self.focus_box.setCurrentText(keep)
+        elif self._labels:
+            self.focus_box.setCurrentIndex(len(self._labels) - 1)
+        self.focus_box.blockSignals(False)
+        self.start()
+
+    def set_source(self, source: str) -> None:
+        """``"udhr"``, ``"fable"``, ``"code"`` or ``"folder:PATH"``."""
+        self._source = source
+        self.filters.show_source(source)
+        self.start()
+
+    def set_folder(self, folder: str | os.PathLike[str]) -> None:
+        """Measure a folder of the user's own texts (one file per language)."""
+        self.set_source(FOLDER_PREFIX + os.fspath(folder))
+
+    def set_filters(self, *, stage: int | None = COMPLETE_STAGE, script: str | None = None,
+                    region: str | None = None) -> None:  # fmt: skip
+        """Show the texts of one stage (``None``: all), script and region (``None``: all)."""
+        self.filters.set_filters(stage=stage, script=script, region=region)
+
+    def set_baseline(self, code: str | None) -> None:
+        self.filters.set_baseline(code)
+
+    def set_focus(self, label: str) -> None:
+        self.focus_box.setCurrentText(label)
+
+    def show_page(self, key: str) -> None:
+        self.tabs.setCurrentIndex(list(PAGES).index(key))
+
+    def current_page(self) -> str:
+        return list(PAGES)[self.tabs.currentIndex()]
+
+    def page(self, key: str) -> QWidget | None:
+        """The page ``key`` once built."""
+        return self._pages.get(key)
+
+    def corpus(self) -> Corpus | None:
+        return self._corpora.get(self._source)
+
+    def corpus_stats(self) -> CorpusStats | None:
+        """What the pages show: the counts so far with the filters and the baseline applied."""
+        if self._view is None and self._full is not None:
+            view = self._full.restrict(self.filters.apply(self._full.corpus))
+            base = self.filters.baseline()
+            self._view = view if base == view.baseline else view.with_baseline(base)
+        return self._view
+
+    def focus(self) -> str | None:
+        return self.focus_box.currentText() or None
+
+    def is_loaded(self) -> bool:
+        return bool(self._m)
+
+    def is_running(self) -> bool:
+        return self._counting
+
+    # -- counting --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Count what is missing for the current corpus and tokenizers (an older run is cancelled)."""
+        self.jobs.cancel("count")
+        if not self._m:
+            return  # _on_loaded starts
+        self._cache.keep_only(self._tokenizers)
+        source, corpus = self._source, self.corpus()
+        todo = [(label, tok) for tok, label in zip(self._tokenizers, self._labels) if not self._cache.has(source, tok)]
+        self._assemble()
+        if corpus is not None and not todo:
+            self._set_running(False)
+            self._status()
+            if self._full is not None:
+                self.statsReady.emit(self.corpus_stats())
+            return
+        toks = [tok for _, tok in todo]
+
+        def on_yielded(value: tuple) -> None:
+            if value[0] == "corpus":
+                self._corpora[source] = value[1]
+                self.filters.fill(value[1], self._m["figures"].language_name)
+            else:
+                self._cache.put(source, toks[value[1]], value[2])
+            self._assemble()
+
+        self.jobs.submit(
+            "count", self._m["counting"].count_job, source, corpus, todo, self.processes,
+            on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: self._on_done(),
+            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_aborted=lambda: self._set_running(False),
+        )  # fmt: skip
+        what = source_title(source)
+        self.status.setText(f"Counting {what} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…"
+                            if todo else f"Loading {what}…")  # fmt: skip
+        self.status.set_tone(None)
+        self._set_running(True)
+
+    def cancel(self) -> None:
+        if self.jobs.pending("count"):
+            self.jobs.cancel("count")
+            self._set_running(False)
+            done = len(self._full.tokenizers) if self._full is not None else 0
+            self.status.setText(f"Cancelled: {done} of {len(self._tokenizers)} tokenizers counted.")
+
+    def _set_running(self, running: bool) -> None:
+        self._counting = running
+        self.progress.setVisible(running)
+        self.cancel_button.setEnabled(running)
+        if running:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total:
+            self.progress.setValue(int(1000 * done / total))
+
+    def _on_done(self) -> None:
+        self._set_running(False)
+        self._status()
+        self._idle.start()
+        if self._full is not None:
+            self.statsReady.emit(self.corpus_stats())
+
+    def _assemble(self) -> None:
+        corpus = self.corpus()
+        self._full = None if corpus is None else self._cache.stats(self._source, corpus, self._tokenizers, self._labels)
+        self._refresh()
+
+    def _show_error(self, message: str) -> None:
+        self.status.setText(message)
+        self.status.set_tone("error")
+        self.failed.emit(message)
+
+    # -- drawing ---------------------------------------------------------------------------------
+
+    def _on_focus(self) -> None:
+        self._stale.update(FOCUS_PAGES)
+        self._draw_current()
+
+    def _on_tab(self) -> None:
+        key = self.current_page()
+        if self._m and key not in self._pages:  # not built yet: build it now, the rest later
+            self._build_page(key)
+        self._draw_current()
+
+    def _refresh(self) -> None:
+        self._view = None
+        self._stale = set(PAGES)
+        self._status()
+        self._draw_current()
+
+    def _status(self) -> None:
+        view = self.corpus_stats()
+        if view is None or self._counting:
+            return
+        total = len(self._full.corpus) if self._full is not None else 0
+        shown = len(view.corpus)
+        size = sum(view.counts[view.tokenizers[0], t.code].bytes for t in view.corpus)
+        texts = f"{shown} of {total} texts" if shown != total else f"{total} texts"
+        amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
+        self.status.setText(f"{view.corpus.title}: {texts} ({amount} in all) under "
+                            f"{len(view.tokenizers)} tokenizer{'s' if len(view.tokenizers) != 1 else ''}.")  # fmt: skip
+        self.status.set_tone(None)
+
+    def _draw_current(self) -> None:
+        self._draw(self.current_page())
+
+    def _draw(self, key: str) -> None:
+        page = self._pages.get(key)
+        if page is None or key not in self._stale:
+            return
+        self._stale.discard(key)
+        if key in ("summary", "table"):
+            page.set_stats(self.corpus_stats())
+        else:
+            page.set_stats(self.corpus_stats(), self.focus())
+
+    def _draw_hidden(self) -> None:
+        """Draw the next page not shown whose figures are old, so that its tab opens at once.
+
+        Only between countings: each tokenizer counted would draw every page again."""
+        if self._counting or any(getattr(p, "is_drawing", lambda: False)() for p in self._pages.values()):
+            return
+        key = next((k for k in PAGES if k in self._stale and k in self._pages), None)
+        if key is not None:
+            self._draw(key)
+            if key in ("summary", "table"):
+                self._idle.start()
+
+    # -- activation and export ---------------------------------------------------------------------
+
+    def _activate(self, code: str) -> None:
+        corpus = self.corpus()
+        if corpus is not None:
+            self.languageActivated.emit(corpus.entry(code))
+
+    def _ask_export(self, kind: str) -> None:
+        name = f"{self._source.replace(FOLDER_PREFIX, 'folder-')}-{self.current_page()}.{kind}"
+        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV table (*.csv)"}
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", name, filters[kind])
+        if path:
+            self.export(kind, path)
+
+    def export(self, kind: str, path: str | os.PathLike[str]) -> None:
+        """Write the current page as ``kind`` (png, svg or csv); ``exported(path)`` says when it is written.
+
+        Images are drawn here; CSV text is made and written on the worker."""
+        page = self._pages.get(self.current_page())
+        export = self._m.get("export")
+        try:
+            if page is None or export is None:
+                raise ValueError("this page is not shown yet")
+            if kind == "csv":
+                self.jobs.submit("export", export.write_text, path, page.csv_maker(), on_returned=self.exported.emit,
+                                 on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"))  # fmt: skip
+                return
+            render, size = page.renderer()
+            if kind == "png":
+                export.write_png(path, render, size)
+            else:
+                export.write_svg(path, render, size, title=f"{PAGES[self.current_page()][0]}: {self.status.text()}")
+        except (OSError, ValueError) as exc:
+            self._show_error(f"{path}: could not export: {exc}")
+            return
+        self.exported.emit(str(path))
+
+    def closeEvent(self, event) -> None:
+        self.cancel()
+        super().closeEvent(event)
+
+
+def _labels(toks: Sequence[Tokenizer]) -> list[str]:
+    """Distinct display names: ``tok.name``, numbered when two share one."""
+    labels: list[str] = []
+    for i, t in enumerate(toks):
+        base = t.name or f"tokenizer {i + 1}"
+        label, n = base, 2
+        while label in labels:
+            label, n = f"{base} ({n})", n + 1
+        labels.append(label)
+    return labels
+
+
+def _one(value: str | None) -> set[str] | None:
+    return None if value is None else {value}
+
+
+__all__ = ["PAGES", "LanguagesView", "load_modules"]

@@ -1,0 +1,230 @@
+"""The token list: each token of the current encoding with its text next to its id, as the
+web playgrounds show it, copyable as text, ids or JSON pairs.
+
+The model reads the encoding when a row is drawn, so a million tokens cost no more than a
+screenful; the window's encoding is kept per segment of the text
+(:class:`~bpeinspect.core.live_text.LiveEncoding`) and is read a part at a time, never joined. Copying takes the selected rows, or all of them when none are selected.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("cl100k_base"); enc = tok.encode_with_offsets("hi 🎉")
+>>> as_text(tok, enc.ids, range(len(enc.ids)))
+'hi\\n␣<f0 9f>\\n<8e>\\n<89>'
+>>> as_pairs(tok, enc.ids, [0, 1])
+'[{"id": 6151, "token": "hi"}, {"id": 11410, "token": "<20 f0 9f>"}]'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.text import LEGEND
+from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
+
+_Index = QModelIndex | QPersistentModelIndex
+COLUMNS = ("#", "ID", "Token", "Bytes")
+COL_INDEX, COL_ID, COL_TOKEN, COL_BYTES = range(len(COLUMNS))
+
+
+def token_text(tok: Tokenizer, token_id: int) -> str:
+    """A token's text as every view shows it (``␣`` for a space, ``<e4 bd>`` for bytes of a split character)."""
+    return display_bytes(tok.token_bytes(token_id))
+
+
+def as_text(tok: Tokenizer, ids: Sequence[int], rows: Iterable[int]) -> str:
+    """The tokens' texts, one per line."""
+    return "\n".join(token_text(tok, ids[r]) for r in rows)
+
+
+def as_ids(ids: Sequence[int], rows: Iterable[int]) -> str:
+    return ", ".join(str(ids[r]) for r in rows)
+
+
+def as_pairs(tok: Tokenizer, ids: Sequence[int], rows: Iterable[int]) -> str:
+    """JSON: ``[{"id": …, "token": …}, …]``; a token that is not whole UTF-8 characters is
+    written in the notation of the views (``<e4 bd>``)."""
+    out = []
+    for r in rows:
+        data = tok.token_bytes(ids[r])
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = "<" + data.hex(" ") + ">"
+        out.append({"id": ids[r], "token": text})
+    return json.dumps(out, ensure_ascii=False)
+
+
+class TokenListModel(QAbstractTableModel):
+    """Rows are the tokens of one encoding, in order."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.tok: Tokenizer | None = None
+        self.enc: Encoding | None = None
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self._special = QFont(self._mono)
+        self._special.setBold(True)
+
+    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None) -> None:
+        self.beginResetModel()
+        self.tok, self.enc = tok, enc
+        self.endResetModel()
+
+    def ids(self) -> list[int]:
+        enc = self.enc
+        if enc is None:
+            return []
+        between = getattr(enc, "ids_between", None)  # a LiveEncoding: read, not joined
+        return between(0, len(enc))[0] if between is not None else list(enc.ids)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() or self.enc is None else len(self.enc)
+
+    def _part(self, r: int) -> tuple[Encoding, int]:
+        """The encoding holding token ``r`` and its index there (a segment's, for a LiveEncoding)."""
+        part_of = getattr(self.enc, "part_of_token", None)
+        if part_of is None:
+            return self.enc, r  # type: ignore[return-value]
+        p = part_of(r)
+        return p.enc, r - p.token
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == COL_TOKEN:
+            return f"the token's text; {LEGEND}"
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        enc, tok = self.enc, self.tok
+        if enc is None or tok is None or not index.isValid():
+            return None
+        r, col = index.row(), index.column()
+        if r >= len(enc):
+            return None
+        part, j = self._part(r)
+        tid = part.ids[j]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == COL_INDEX:
+                return str(r)
+            if col == COL_ID:
+                return str(tid)
+            if col == COL_TOKEN:
+                return token_text(tok, tid)
+            if col == COL_BYTES:
+                return str(part.byte_ends[j] - part.byte_starts[j])
+        if role == Qt.ItemDataRole.TextAlignmentRole and col != COL_TOKEN:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and col == COL_TOKEN:
+            return self._special if part.is_special(j) else self._mono
+        if role == Qt.ItemDataRole.ToolTipRole:
+            kind = tok.token_kind(tid)
+            return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
+        return None
+
+
+class TokenList(QWidget):
+    """The current tokenizer's tokens: index, id, text and length in bytes."""
+
+    tokenClicked = Signal(int)  # the token's index in the encoding
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = TokenListModel(self)
+        self.title = QLabel("Tokens")
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        vh = self.table.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(False)
+        hh.setSectionResizeMode(COL_TOKEN, QHeaderView.ResizeMode.Stretch)
+        em = self.fontMetrics().horizontalAdvance("0")
+        for col, chars in ((COL_INDEX, 6), (COL_ID, 7), (COL_BYTES, 5)):
+            self.table.setColumnWidth(col, em * chars + 12)
+        self.table.clicked.connect(lambda ix: self.tokenClicked.emit(ix.row()))
+        buttons = []
+        for label, tip, slot in (
+            ("Copy text", "The tokens' texts, one per line (the selected ones, or all)", self.copy_text),
+            ("Copy ids", "The ids as a list: 9906, 1917", self.copy_ids),
+            ("Copy JSON", 'Pairs of id and text: [{"id": 9906, "token": "Hello"}, …]', self.copy_pairs),
+        ):
+            b = QToolButton(text=label, toolTip=tip)
+            b.clicked.connect(slot)
+            buttons.append(b)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        for b in buttons:
+            head.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(head)
+        lay.addWidget(self.table, 1)
+
+    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None, label: str = "") -> None:
+        keep = self.selected_rows()
+        self.model.set_encoding(tok, enc)
+        n = len(enc) if enc is not None else 0
+        self.title.setText(f"Tokens — {label or (tok.name if tok else '')} ({n:,})" if tok is not None else "Tokens")
+        if len(keep) == 1 and keep[0] < n:
+            self.select(keep[0], scroll=False)
+
+    def select(self, row: int | None, *, scroll: bool = True) -> None:
+        """Select token ``row`` (None: nothing) and scroll to it."""
+        sel = self.table.selectionModel()
+        if row is None or not 0 <= row < self.model.rowCount():
+            sel.clearSelection()
+            return
+        ix = self.model.index(row, COL_ID)
+        blocked = self.table.blockSignals(True)
+        self.table.selectRow(row)
+        self.table.blockSignals(blocked)
+        if scroll:
+            self.table.scrollTo(ix, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def selected_rows(self) -> list[int]:
+        sel = self.table.selectionModel()
+        return sorted(ix.row() for ix in sel.selectedRows()) if sel is not None else []
+
+    def _rows(self) -> Sequence[int]:
+        return self.selected_rows() or range(self.model.rowCount())
+
+    def copy_text(self) -> None:
+        if self.model.tok is not None:
+            QGuiApplication.clipboard().setText(as_text(self.model.tok, self.model.ids(), self._rows()))
+
+    def copy_ids(self) -> None:
+        if self.model.enc is not None:
+            QGuiApplication.clipboard().setText(as_ids(self.model.ids(), self._rows()))
+
+    def copy_pairs(self) -> None:
+        if self.model.tok is not None:
+            QGuiApplication.clipboard().setText(as_pairs(self.model.tok, self.model.ids(), self._rows()))
+
+
+__all__ = ["COLUMNS", "TokenList", "TokenListModel", "as_ids", "as_pairs", "as_text"]

@@ -1,0 +1,86 @@
+"""Issue 16, bug 2: the dark theme keeps its text readable: the special-token cell of the ids,
+search placeholders and the docks' buttons."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QLineEdit, QStyle
+
+from bpeinspect.gui.overlay.ids_view import IdsView
+from bpeinspect.gui.overlay.palette import TokenPalette
+
+
+def luminance(c: QColor) -> float:
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _most_contrast(image, background: QColor) -> float:
+    best = 1.0
+    for y in range(image.height()):
+        for x in range(image.width()):
+            px = image.pixelColor(x, y)
+            if px.alpha() > 200:
+                best = max(best, contrast(px, background))
+    return best
+
+
+@pytest.fixture
+def dark(qtbot, window):
+    window.set_theme("dark", remember=False)
+    yield window
+    window.set_theme("light", remember=False)
+
+
+@pytest.mark.parametrize("is_dark", [False, True])
+def test_special_token_cells_are_readable(qtbot, is_dark):
+    pal = TokenPalette(dark=is_dark)
+    assert contrast(pal.text_color(), pal.special_fill) >= 4.5
+    view = IdsView()
+    qtbot.addWidget(view)
+    view.resize(200, 60)
+    view.set_ids([100257], bytearray([1]), pal, 100300)  # one special token
+    view.show()
+    cell = view.viewport().grab().toImage().copy(4, 4, 30, 10)
+    assert contrast(cell.pixelColor(2, 2), pal.text_color()) >= 4.5
+
+
+def test_placeholders_and_dock_buttons_in_the_dark(qtbot, dark):
+    app_pal = QGuiApplication.palette()
+    base, window_bg = app_pal.color(QPalette.ColorRole.Base), app_pal.color(QPalette.ColorRole.Window)
+    assert contrast(app_pal.color(QPalette.ColorRole.PlaceholderText), base) >= 4.5
+    edit = QLineEdit(placeholderText="Search tokens…")
+    qtbot.addWidget(edit)
+    edit.resize(200, 28)
+    edit.show()
+    assert _most_contrast(edit.grab().toImage().copy(8, 6, 100, 16), base) >= 4.5
+    style = QApplication.style()
+    for kind in (QStyle.StandardPixmap.SP_TitleBarCloseButton, QStyle.StandardPixmap.SP_TitleBarNormalButton):
+        icon = style.standardIcon(kind).pixmap(16, 16).toImage()
+        assert _most_contrast(icon, window_bg) >= 4.5, kind
+
+
+def test_disabled_controls_look_disabled_in_the_dark(qtbot, dark):
+    """The training's Cancel after a run looked as clickable as Train."""
+    from PySide6.QtWidgets import QPushButton
+
+    pal = QGuiApplication.palette()
+    for role in (QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
+        on = pal.color(QPalette.ColorGroup.Active, role)
+        off = pal.color(QPalette.ColorGroup.Disabled, role)
+        assert contrast(on, off) >= 1.8, role
+    enabled, disabled = QPushButton("Cancel"), QPushButton("Cancel", enabled=False)
+    for b in (enabled, disabled):
+        qtbot.addWidget(b)
+        b.resize(90, 30)
+        b.show()
+    bg = pal.color(QPalette.ColorRole.Button)
+    assert _most_contrast(enabled.grab().toImage(), bg) > _most_contrast(disabled.grab().toImage(), bg) * 1.5

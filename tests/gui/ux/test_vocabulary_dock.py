@@ -1,0 +1,39 @@
+"""Issue 16, bug 6: the Vocabulary dock opens with the ids in view, its columns fit, and the
+less useful ones can be shown or hidden."""
+
+from __future__ import annotations
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.gui.panels.vocabulary import COL_BYTES, COL_ID, COL_TOKEN, VocabBrowser
+from bpeinspect.gui.window.docks import DOCK_WIDTH
+
+
+def test_fits_a_dock_and_stays_scrolled_left(qtbot):
+    w = VocabBrowser()
+    qtbot.addWidget(w)
+    w.resize(DOCK_WIDTH, 700)
+    w.show()
+    tok = load_tokenizer("o200k_base")
+    w.set_tokenizer(tok)
+    w.show_token(tok.encode(" tokenization")[0])
+    qtbot.waitUntil(lambda: not w.busy, timeout=20000)
+    qtbot.wait(20)
+    table = w.table
+    shown = [c for c in range(w.model.columnCount()) if not table.isColumnHidden(c)]
+    assert sum(table.columnWidth(c) for c in shown[:-1]) < table.viewport().width()  # the last one stretches
+    assert table.horizontalScrollBar().value() == 0
+    assert table.columnViewportPosition(COL_ID) >= 0 and not table.isColumnHidden(COL_ID)
+    assert not table.isColumnHidden(COL_TOKEN) and table.isColumnHidden(COL_BYTES)
+    w.columns_menu.actions()[COL_BYTES].trigger()  # the user asks for the bytes
+    assert not table.isColumnHidden(COL_BYTES)
+    assert not w.columns_menu.actions()[COL_ID].isEnabled()
+
+
+def test_the_docks_open_at_their_width_and_leave_the_text_the_room(qtbot, panel_window):
+    """A new window gives the side docks DOCK_WIDTH; the text panes get the rest (they got
+    only half of a 1400 px window)."""
+    win = panel_window
+    qtbot.waitExposed(win)
+    dock = win.panels.docks["tokens"]
+    qtbot.waitUntil(lambda: abs(dock.width() - DOCK_WIDTH) < 40, timeout=3000)
+    assert win.centralWidget().width() > win.width() - DOCK_WIDTH - 60

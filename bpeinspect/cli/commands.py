@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -21,6 +22,7 @@ from bpeinspect.cli import chat, convert, encode, tokenizers, train
 from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli.common import PROG, CliError
+from bpeinspect.core.text import display_label
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,16 +61,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+    return display_label(text.splitlines()[0])
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for any error)."""
+    """Run the command line; returns the exit status (2 for any error).
+
+    Every error is one line on stderr. An error that is not the input's fault (a bug) is
+    named, with a request to report it; ``BPEINSPECT_DEBUG=1`` adds its traceback.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
 
     def _warn(message: Any, *_: Any, **__: Any) -> None:
-        sys.stderr.write(f"{PROG}: warning: {message}\n")
+        sys.stderr.write(f"{PROG}: warning: {_one_line(message) if str(message).strip() else ''}\n")
 
     old_show = warnings.showwarning
     warnings.showwarning = _warn
@@ -78,13 +84,27 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, BrokenPipeError):
             _silence_stdout()
             return 0
-        sys.stderr.write(f"{PROG}: error: {_one_line(exc)}\n")
-        return 2
+        return _fail(_one_line(exc))
     except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: error: interrupted\n")
-        return 2
+        return _fail("interrupted")
+    except MemoryError:
+        return _fail("out of memory (the input is too large for this machine's memory)")
+    except Exception as exc:  # the last resort: a bug, never a traceback unless asked for
+        detail = _one_line(exc) if str(exc).strip() else ""
+        what = f"{type(exc).__name__}: {detail}" if detail and detail != type(exc).__name__ else type(exc).__name__
+        return _fail(
+            f"internal error ({what}) in bpeinspect {__version__}; this is a bug: please report it with the command "
+            f"you ran (BPEINSPECT_DEBUG=1 shows the traceback)"
+        )
     finally:
         warnings.showwarning = old_show
+
+
+def _fail(message: str) -> int:
+    if os.environ.get("BPEINSPECT_DEBUG") == "1" and sys.exc_info()[0] is not None:
+        traceback.print_exc()
+    sys.stderr.write(f"{PROG}: error: {message}\n")
+    return 2
 
 
 def _silence_stdout() -> None:

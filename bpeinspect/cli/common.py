@@ -3,11 +3,15 @@ the user's settings is :mod:`.vocab_options`)."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 import unicodedata
 from typing import Any
 
+from bpeinspect.core import limits
 from bpeinspect.core.io.formats import saveable
+from bpeinspect.core.text import display_label
 
 PROG = "bpeinspect-cli"
 # what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
@@ -19,19 +23,49 @@ class CliError(Exception):
 
 
 def read_text(file: str) -> str:
-    data = sys.stdin.buffer.read() if file == "-" else _read_file(file)
+    """The UTF-8 text of a file, a pipe or standard input (``-``), read once and at most
+    :data:`limits.MAX_INPUT` bytes of it (``/dev/zero`` would never end)."""
+    name = "standard input" if file == "-" else file
+    limit = limits.MAX_INPUT
+    try:
+        if file == "-":
+            data = limits.read_at_most(sys.stdin.buffer, limit)
+        else:
+            with open(file, "rb") as f:
+                data = limits.read_at_most(f, limit)
+    except OSError as exc:
+        raise CliError(f"{name}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise CliError(f"{name}: more than {limits.mb(limit)} of text; {PROG} reads at most {limits.mb(limit)} from one input")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CliError(f"{'standard input' if file == '-' else file}: not UTF-8 text (bad byte at {exc.start})") from None
+        raise CliError(f"{name}: not UTF-8 text (bad byte at {exc.start})") from None
 
 
-def _read_file(file: str) -> bytes:
-    try:
-        with open(file, "rb") as f:
-            return f.read()
-    except OSError as exc:
-        raise CliError(f"{file}: {exc.strerror or exc}") from None
+# Characters a terminal may act on, or that reorder what it shows, escaped in JSON output
+# (json escapes the C0 controls itself); the text stays exactly the same once parsed.
+_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(obj: Any, **kw: Any) -> str:
+    """``json.dumps(obj, ensure_ascii=False)``, with the characters a terminal may act on
+    (C1 controls such as U+009B, bidirectional overrides) written as ``\\u`` escapes.
+
+    >>> json_text({"a": "x\x9b\u202e"})
+    '{"a": "x\\\\u009b\\\\u202e"}'
+    """
+    return json_safe(json.dumps(obj, ensure_ascii=False, **kw))
+
+
+def safe_lines(text: str) -> str:
+    """Lines of a report with :func:`display_label` applied to each (newlines kept)."""
+    return "\n".join(map(display_label, text.split("\n")))
+
+
+def json_safe(encoded: str) -> str:
+    """JSON text with :func:`json_text`'s escapes applied."""
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
 
 
 def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
@@ -42,6 +76,7 @@ def align_table(head: list[str], body: list[list[str]], *, left: int) -> str:
     xy   1
     z   10
     """
+    body = [[display_label(c) for c in row] for row in body]  # names and paths come from files
     widths = [max(display_width(row[i]) for row in [head, *body]) for i in range(len(head))]
     lines = []
     for row in [head, *body]:

@@ -12,10 +12,9 @@ texts are extracted to the user's cache folder the first time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from bpeinspect.cli.common import align_table
+from bpeinspect.cli.common import align_table, json_text, safe_lines
 from bpeinspect.core.analysis.corpus import REGIONS, Corpus, load_corpus, udhr_corpus
 from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary
 
@@ -86,18 +85,18 @@ def report(args: argparse.Namespace, stats: CorpusStats) -> int:
     if args.summary:
         summaries = stats.summaries()
         if args.json:
-            print(json.dumps([s.as_dict() for s in summaries], ensure_ascii=False, indent=1))
+            print(json_text([s.as_dict() for s in summaries], indent=1))
         else:
-            sys.stdout.write(format_summary(stats, summaries, csv_out=args.csv))
+            sys.stdout.write(safe_lines(format_summary(stats, summaries, csv_out=args.csv)))
         return 0
     if args.json or args.csv:
         sources = {code: str(corpus.source_path(code)) for code in corpus.codes}
         if args.json:
-            print(json.dumps(stats.records(sources=sources), ensure_ascii=False, indent=1))
+            print(json_text(stats.records(sources=sources), indent=1))
         else:
             sys.stdout.write(stats.to_csv(sources=sources))
         return 0
-    sys.stdout.write(format_rows(stats))
+    sys.stdout.write(safe_lines(format_rows(stats)))
     return 0
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import CliError, align_table
+from bpeinspect.cli.common import CliError, align_table, json_text, safe_lines
 from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, ShapeUnclear, Target, count_dataset, fields_shape
+from bpeinspect.core.text import display_label
 
 _LONGEST_SHOWN = 10
 
@@ -74,13 +74,13 @@ def run(args: argparse.Namespace, specs: list[str], measure: Any) -> int:
     if stats is None:
         return 130
     if args.json:
-        print(json.dumps(stats.as_dict(), ensure_ascii=False, indent=1))
+        print(json_text(stats.as_dict(), indent=1))
     elif args.csv:
         sys.stdout.write(to_csv(stats))
     else:
-        sys.stdout.write(format_dataset(stats, max(0, args.longest)))
+        sys.stdout.write(safe_lines(format_dataset(stats, max(0, args.longest))))
     for line in stats.problems[:5]:
-        print(f"bpeinspect-cli: skipped {line}", file=sys.stderr)
+        print(display_label(f"bpeinspect-cli: skipped {line}"), file=sys.stderr)  # lines of the file
     if stats.truncated:
         print(f"bpeinspect-cli: warning: {stats.truncated}; the records before it are counted", file=sys.stderr)
     return 0

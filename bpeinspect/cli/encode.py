@@ -8,8 +8,9 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from bpeinspect.cli.common import CliError, read_text
+from bpeinspect.cli.common import CliError, json_safe, json_text, read_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.core.text import display_terminal
 
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
 ANSI_RESET = "\x1b[0m"
@@ -41,23 +42,33 @@ def cmd_encode(args: argparse.Namespace) -> int:
         return 0
     enc = tok.encode_with_offsets(text, allowed_special=allowed)
     if args.output == "json":
-        tokens = []
-        for t in enc:
-            tokens.append(
-                {
-                    "id": t.id,
-                    "text": t.text_bytes.decode("utf-8", errors="replace"),
-                    "bytes": t.text_bytes.hex(),
-                    "chars": list(t.char_span),
-                    "special": t.special,
-                    "added": tok.is_added(t.id),
-                }
-            )
-        json.dump({"tokenizer": tok.name, "ids": list(enc.ids), "tokens": tokens}, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        write_json(tok, enc, sys.stdout)
         return 0
     sys.stdout.write(color_text(enc) + ("" if text.endswith("\n") else "\n"))
     return 0
+
+
+def write_json(tok: Any, enc: Any, out: Any, batch: int = 4096) -> None:
+    """``{"tokenizer", "ids", "tokens"}`` as one line of JSON, written ``batch`` tokens at a
+    time from the encoding's columns (no list of every token's details is ever built)."""
+    dumps = json.dumps
+    out.write(f'{{"tokenizer": {json_text(tok.name)}, "ids": [{", ".join(map(str, enc.ids))}], "tokens": [')
+    token_bytes = enc.token_bytes_of or tok.token_bytes
+    ids, starts, ends = enc.ids, enc.char_starts, enc.char_ends
+    added = set(tok.added_tokens.values())
+    parts: list[str] = []
+    for i in range(len(ids)):
+        tid = ids[i]
+        tb = token_bytes(tid)
+        parts.append(
+            f'{{"id": {tid}, "text": {dumps(tb.decode("utf-8", errors="replace"), ensure_ascii=False)}, '
+            f'"bytes": "{tb.hex()}", "chars": [{starts[i]}, {ends[i]}], '
+            f'"special": {"true" if enc.is_special(i) else "false"}, "added": {"true" if tid in added else "false"}}}'
+        )
+        if len(parts) == batch or i == len(ids) - 1:
+            out.write(("" if i < batch else ", ") + json_safe(", ".join(parts)))
+            parts = []
+    out.write("]}\n")
 
 
 def color_text(enc: Any) -> str:
@@ -68,16 +79,17 @@ def color_text(enc: Any) -> str:
     for n, (first, last) in enumerate(enc.char_groups()):
         a, b = enc.char_starts[first], enc.char_ends[last]
         if a > pos:
-            out.append(text[pos:a])
+            out.append(display_terminal(text[pos:a]))
         special = any(enc.token(i).special for i in range(first, last + 1))
         style = f"\x1b[1;4;48;5;{BG_COLORS[n % len(BG_COLORS)]};38;5;16m" if special else (
             f"\x1b[48;5;{BG_COLORS[n % len(BG_COLORS)]};38;5;16m"
         )
-        # Newlines end the colour so the background does not bleed across the line.
-        piece = text[a:b].replace("\n", ANSI_RESET + "\n" + style)
+        # Newlines end the colour so the background does not bleed across the line; the
+        # text's own control characters show in the notation (only ours reach the terminal).
+        piece = display_terminal(text[a:b]).replace("\n", ANSI_RESET + "\n" + style)
         out.append(style + piece + ANSI_RESET)
         pos = b
-    out.append(text[pos:])
+    out.append(display_terminal(text[pos:]))
     return "".join(out)
 
 
@@ -104,7 +116,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
     tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     words = args.ids if args.ids and args.ids != ["-"] else [sys.stdin.read()]
     ids = parse_ids(words)
-    data = tok.decode_bytes(ids)
-    sys.stdout.write(data.decode("utf-8", errors="replace"))
+    text = tok.decode_bytes(ids).decode("utf-8", errors="replace")
+    # the exact text into a pipe or file; on a terminal, its escape sequences are shown, not run
+    sys.stdout.write(display_terminal(text) if sys.stdout.isatty() else text)
     sys.stdout.flush()
     return 0

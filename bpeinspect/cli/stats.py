@@ -9,7 +9,6 @@ Wired into ``bpeinspect.cli.commands`` with ``cli_stats.register(subparsers)``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
-from bpeinspect.cli.common import align_table
+from bpeinspect.cli.common import align_table, json_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
@@ -125,11 +124,11 @@ def run(args: argparse.Namespace) -> int:
         return 130
     rows = sorted(table.rows, key=lambda r: (table.sources.index(r.source), specs.index(r.tokenizer)))
     if args.json:
-        print(json.dumps([r.as_dict() for r in rows], ensure_ascii=False, indent=1))
+        print(json_text([r.as_dict() for r in rows], indent=1))
     elif args.csv:
         sys.stdout.write(StatsTable(rows, table.baseline).to_csv())
     else:
-        sys.stdout.write(format_table(rows, baseline=table.baseline))
+        sys.stdout.write(safe_lines(format_table(rows, baseline=table.baseline)))
     return 0
 
 

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import CliError
+from bpeinspect.cli.common import CliError, json_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.io.formats import FORMATS, detect_format
-from bpeinspect.core.text import display_bytes, display_text, parse_display
+from bpeinspect.core.text import display_bytes, display_label, display_text, parse_display
 
 
 def add_list(sub: Any) -> None:
@@ -29,9 +29,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     entries = discover(include_caches=not args.no_caches)
     if args.json:
-        print(json.dumps([asdict(e) for e in entries], indent=1, ensure_ascii=False))
+        print(json_text([asdict(e) for e in entries], indent=1))
         return 0
-    rows = [(e.name, e.source, "?" if e.vocab_size is None else str(e.vocab_size), e.spec) for e in entries]
+    rows = [tuple(map(display_label, (e.name, e.source, "?" if e.vocab_size is None else str(e.vocab_size), e.spec))) for e in entries]
     widths = [max(len(r[i]) for r in [("NAME", "SOURCE", "VOCAB", "SPEC"), *rows]) for i in range(3)]
     for r in [("NAME", "SOURCE", "VOCAB", "SPEC"), *rows]:
         print(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}")
@@ -71,24 +71,34 @@ def resolve_tokens(tok: Tokenizer, token: str) -> list[int]:
     return ids
 
 
-def tree_lines(node: Any) -> list[str]:
-    """The merge tree drawn with box characters, one node per line."""
+def tree_lines(node: Any, max_depth: int = 200) -> list[str]:
+    """The merge tree drawn with box characters, one node per line; levels below ``max_depth``
+    are summed up in one line (a chain of thousands of merges would draw megabytes)."""
 
     def label(n: Any) -> str:
         rank = "" if n.rank is None else f"  (rank {n.rank})"
         mark = "" if n.buildable else "  [no merge makes it]"
+        if getattr(n, "repeats", False):
+            mark += "  [made from itself: shown above]"
         return f"{n.id} {display_bytes(n.token)}{rank}{mark}"
 
     lines = [label(node)]
-
-    def walk(n: Any, prefix: str) -> None:
+    # entries: a line to print, or a node whose children to draw (with their prefix and depth)
+    stack: list[Any] = [(node, "", 0)]
+    while stack:
+        entry = stack.pop()
+        if isinstance(entry, str):
+            lines.append(entry)
+            continue
+        n, prefix, depth = entry
         kids = [k for k in (n.left, n.right) if k is not None]
-        for j, k in enumerate(kids):
+        if kids and depth >= max_depth:
+            lines.append(f"{prefix}└── … {n.depth()} more levels not drawn")
+            continue
+        for j in reversed(range(len(kids))):
             last = j == len(kids) - 1
-            lines.append(prefix + ("└── " if last else "├── ") + label(k))
-            walk(k, prefix + ("    " if last else "│   "))
-
-    walk(node, "")
+            stack.append((kids[j], prefix + ("    " if last else "│   "), depth + 1))
+            stack.append(prefix + ("└── " if last else "├── ") + label(kids[j]))
     return lines
 
 
@@ -120,6 +130,12 @@ def length_histogram(tok: Tokenizer) -> dict[int, int]:
     return dict(sorted(hist.items()))
 
 
+def _say(line: str) -> None:
+    """Print one line of a description: what came from a file (a name, a pattern) may hold
+    terminal escapes, so control and invisible characters are shown in the one notation."""
+    print(display_label(line))
+
+
 # token lengths in bytes, bucketed: one line each up to 8, then ever wider ranges
 LENGTH_BUCKETS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 12), (13, 16), (17, 24),
                   (25, 32), (33, 64), (65, 128), (129, 256), (257, 1 << 62))  # fmt: skip
@@ -143,24 +159,24 @@ def bucketed(hist: dict[int, int]) -> list[tuple[str, int]]:
 def _print_tokens(table: dict[str, int], limit: int = 30) -> None:
     listed = sorted(table.items(), key=lambda x: x[1])
     for s, i in listed[:limit]:
-        print(f"  {i:>8}  {display_text(s)}")
+        _say(f"  {i:>8}  {display_text(s)}")
     if len(listed) > limit:
-        print(f"  ... and {len(listed) - limit} more")
+        _say(f"  ... and {len(listed) - limit} more")
 
 
 def cmd_info(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
-    print(f"name:           {tok.name}")
-    print(f"source:         {tok.source}")
-    if Path(args.spec).exists():
+    _say(f"name:           {tok.name}")
+    _say(f"source:         {tok.source}")
+    if Path(args.spec).is_file() or Path(args.spec).is_dir():  # not a pipe: it was read already
         fmt = FORMATS[detect_format(args.spec)]
-        print(f"file format:    {fmt.description}")
-        print(f"the file keeps: {fmt.keeps}")
+        _say(f"file format:    {fmt.description}")
+        _say(f"the file keeps: {fmt.keeps}")
     for key, why in tok.inferred.items():
-        print(f"inferred:       {key.replace('_', ' ')}: {why}")
+        _say(f"inferred:       {key.replace('_', ' ')}: {why}")
     for key, why in tok.assumed.items():
-        print(f"ASSUMED:        {key.replace('_', ' ')}: {why}")
-    print(
+        _say(f"ASSUMED:        {key.replace('_', ' ')}: {why}")
+    _say(
         f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special, "
         f"{len(tok.added_tokens)} added)"
     )
@@ -168,23 +184,23 @@ def cmd_info(args: argparse.Namespace) -> int:
     describe_model = getattr(tok, "describe_model", None)
     if describe_model is not None:
         rule = describe_model()
-    print(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")
-    print(f"normalizer:     {tok.normalizer.describe() if tok.normalizer is not None else 'none'}")
+    _say(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}")
+    _say(f"normalizer:     {tok.normalizer.describe() if tok.normalizer is not None else 'none'}")
     if tok.training is not None:
-        print(f"training:       {json.dumps(tok.training.settings, default=str)}")
-    print("special tokens:" + ("" if tok.special_tokens else " none"))
+        _say(f"training:       {json.dumps(tok.training.settings, default=str)}")
+    _say("special tokens:" + ("" if tok.special_tokens else " none"))
     _print_tokens(tok.special_tokens)
     if tok.added_tokens:
-        print("added tokens (not special, matched before BPE in any encoding):")
+        _say("added tokens (not special, matched before BPE in any encoding):")
         _print_tokens(tok.added_tokens)
     missing = " ".join(f"{b:02x}" for b in tok.missing_bytes)
-    print(f"missing bytes:  {missing + ' (dropped from text, as Hugging Face and llama.cpp do)' if missing else 'none'}")
-    print(f"split rule:     {tok.split_rule.name or '(custom)'}")
+    _say(f"missing bytes:  {missing + ' (dropped from text, as Hugging Face and llama.cpp do)' if missing else 'none'}")
+    _say(f"split rule:     {tok.split_rule.name or '(custom)'}")
     for line in tok.split_rule.describe().splitlines():
-        print(f"  {line}")
-    print("token lengths (bytes):")
+        _say(f"  {line}")
+    _say("token lengths (bytes):")
     rows = bucketed(length_histogram(tok))
     top = max(c for _, c in rows)
     for label, c in rows:
-        print(f"  {label:>7}  {c:>7}  {'#' * (max(1, round(40 * c / top)) if c else 0)}")
+        _say(f"  {label:>7}  {c:>7}  {'#' * (max(1, round(40 * c / top)) if c else 0)}")
     return 0

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, read_text
-from bpeinspect.core.io.formats import format_for_path, save
+from bpeinspect.core.io.formats import check_target, format_for_path, save
 from bpeinspect.core.train.run import train_tokenizer
 
 
@@ -30,6 +30,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.vocab_size < 256:
         raise CliError(f"--vocab-size must be at least 256 (the single bytes), not {args.vocab_size}")
     format_for_path(args.output)  # refuse an unusable OUT before the long part
+    check_target(args.output)
     texts = [read_text(f) for f in args.files]
     bar = ProgressBar("training")
     try:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.text import display_label
 
 
 def add_vocab_options(p: argparse.ArgumentParser, *, pattern: bool = True) -> None:
@@ -50,6 +51,6 @@ def load_spec(
     if warn:
         for key, why in tok.assumed.items():
             if why != "chosen by the user":
-                print(f"bpeinspect-cli: warning: {spec}: {key.replace('_', ' ')}: {why}", file=sys.stderr)
+                print(display_label(f"bpeinspect-cli: warning: {spec}: {key.replace('_', ' ')}: {why}"), file=sys.stderr)
     return tok
 

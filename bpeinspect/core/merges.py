@@ -30,9 +30,14 @@ if TYPE_CHECKING:
 _UNKNOWN = object()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MergeNode:
-    """A token in a merge tree; ``left``/``right`` are ``None`` for single bytes and specials."""
+    """A token in a merge tree; ``left``/``right`` are ``None`` for single bytes and specials.
+
+    ``repeats`` marks a token that already appears above it in the tree, left unexpanded: a
+    merge that makes one of its own parts (``"" + "a" -> "a"``, with the empty token some
+    files hold). Every walk of a tree is iterative: real chains run thousands of merges deep.
+    """
 
     id: int
     token: bytes
@@ -40,17 +45,18 @@ class MergeNode:
     left: MergeNode | None = None
     right: MergeNode | None = None
     buildable: bool = True
+    repeats: bool = False
 
     def leaves(self) -> list[int]:
         """The byte tokens at the bottom of the tree, left to right."""
-        if self.left is None or self.right is None:
-            return [self.id]
-        return self.left.leaves() + self.right.leaves()
+        return [n.id for _, n in iter_tree(self) if n.left is None or n.right is None]
 
     def depth(self) -> int:
-        if self.left is None or self.right is None:
-            return 0
-        return 1 + max(self.left.depth(), self.right.depth())
+        return max(d for d, _ in iter_tree(self))
+
+    def __repr__(self) -> str:  # the children by id: a recursive repr fails on deep trees
+        kids = "" if self.left is None or self.right is None else f", left={self.left.id}, right={self.right.id}"
+        return f"MergeNode(id={self.id}, token={self.token!r}, rank={self.rank}{kids})"
 
 
 @dataclass(frozen=True)
@@ -187,14 +193,33 @@ class MergeGraph:
         return list(self._children.get(token_id, ()))
 
     def tree(self, token_id: int) -> MergeNode:
-        """The merge tree of ``token_id`` down to its bytes."""
+        """The merge tree of ``token_id`` down to its bytes (built without recursion)."""
         tok = self.tok
-        p = self.parents(token_id)
-        rank = self.rank(token_id)
-        buildable = token_id not in self._unbuildable
-        if p is None:
-            return MergeNode(token_id, tok.token_bytes(token_id), rank, buildable=buildable)
-        return MergeNode(token_id, tok.token_bytes(token_id), rank, self.tree(p[0]), self.tree(p[1]), buildable)
+
+        def node(i: int, kids: list[MergeNode], repeats: bool = False) -> MergeNode:
+            rank = self.rank(i)  # computes the parents, and so whether the token is buildable
+            left, right = kids if kids else (None, None)
+            return MergeNode(i, tok.token_bytes(i), rank, left, right, i not in self._unbuildable, repeats)
+
+        # frames of [id, its parents' ids, the children built so far]; on_path catches cycles
+        stack: list[tuple[int, tuple[int, ...], list[MergeNode]]] = [(token_id, self.parents(token_id) or (), [])]
+        on_path = {token_id}
+        while True:
+            i, parents, built = stack[-1]
+            if len(built) < len(parents):
+                k = parents[len(built)]
+                if k in on_path:
+                    built.append(node(k, [], repeats=True))
+                else:
+                    stack.append((k, self.parents(k) or (), []))
+                    on_path.add(k)
+                continue
+            stack.pop()
+            on_path.discard(i)
+            done = node(i, built)
+            if not stack:
+                return done
+            stack[-1][2].append(done)
 
     def rank(self, token_id: int) -> int | None:
         """The merge rank of the merge that makes ``token_id`` (``None`` for bytes, special and
@@ -261,8 +286,11 @@ def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
 
 
 def iter_tree(node: MergeNode, depth: int = 0) -> Iterator[tuple[int, MergeNode]]:
-    """Pre-order walk of a merge tree as ``(depth, node)``."""
-    yield depth, node
-    if node.left is not None and node.right is not None:
-        yield from iter_tree(node.left, depth + 1)
-        yield from iter_tree(node.right, depth + 1)
+    """Pre-order walk of a merge tree as ``(depth, node)`` (iterative: trees run deep)."""
+    stack = [(depth, node)]
+    while stack:
+        d, n = stack.pop()
+        yield d, n
+        if n.left is not None and n.right is not None:
+            stack.append((d + 1, n.right))
+            stack.append((d + 1, n.left))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from bpeinspect.core import limits
 from bpeinspect.core.errors import DisallowedSpecialError
 
 if TYPE_CHECKING:
@@ -40,6 +41,35 @@ def cut_at(text: str, words: Collection[str], ids: Mapping[str, int]) -> list[tu
     if pos < len(text):
         out.append((text[pos:], None))
     return out
+
+
+def check_tables(ids: Collection[int], special: Mapping[str, int], added: Mapping[str, int]) -> None:
+    """Raise ``ValueError`` for an id that is negative, not an integer or at least
+    :data:`limits.MAX_IDS` (a file with one rank of 10**12 would make every id table that
+    long), and for an empty special or added token (it would match between every two characters).
+
+    >>> check_tables([0, 1], {"": 2}, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: special token '' is empty
+    """
+    top = limits.MAX_IDS
+    for kind, table in (("special", special), ("added", added)):
+        for s, i in table.items():
+            if not isinstance(s, str) or not s:
+                raise ValueError(f"{kind} token {s!r} is empty" if s == "" else f"{kind} token {s!r} is not text")
+            if type(i) is not int or not 0 <= i < top:
+                raise ValueError(f"{kind} token {s!r} has the id {_number(i)}; ids run from 0 to {top - 1:,}")
+    if ids:
+        low, high = min(ids), max(ids)
+        if low < 0:
+            raise ValueError(f"a token has the negative id {low}")
+        if high >= top:
+            raise ValueError(f"a token has the id {_number(high)}; bpeinspect opens vocabularies of up to {top:,} ids")
+
+
+def _number(i: object) -> str:
+    return f"{i:,}" if type(i) is int else repr(i)
 
 
 # (lstrip, rstrip, single_word, normalized): Hugging Face's AddedToken flags

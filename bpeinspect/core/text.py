@@ -51,10 +51,45 @@ def display_text(text: str) -> str:
     >>> display_text("if x:\\n\\tgo\\u200b")
     'if␣x:↵⇥go⟨U+200B⟩'
     """
-    out = text.translate(_TABLE)
+    return _shown(text, _TABLE, _INVISIBLE)
+
+
+def _shown(text: str, table: dict[int, str], invisible: regex.Pattern[str]) -> str:
+    """``text`` with ``table``'s symbols, and what ``invisible`` matches as ``⟨U+XXXX⟩``."""
+    out = text.translate(table)
     if out.isascii():
         return out
-    return _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+    return invisible.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", out)
+
+
+_LABEL_TABLE = {k: v for k, v in _TABLE.items() if k != ord(" ")}
+_LABEL_INVISIBLE = regex.compile(r"(?V1)[[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]--[ ]]")
+
+
+def display_label(text: str) -> str:
+    """A name, a path or a message on one line, safe to print on a terminal: control and
+    invisible characters in the notation of :func:`display_text` (an escape sequence in a
+    vocabulary's name cannot reach the terminal), ordinary spaces kept.
+
+    >>> display_label("my vocab\\x1b]0;title\\x07\\u202e")
+    'my vocab␛]0;title␇⟨U+202E⟩'
+    """
+    return _shown(text, _LABEL_TABLE, _LABEL_INVISIBLE)
+
+
+_TERMINAL_TABLE = {k: v for k, v in _TABLE.items() if chr(k) not in " \t\n"}
+_TERMINAL_UNSAFE = regex.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def display_terminal(text: str) -> str:
+    """Text to print on a terminal as it is (decoded tokens, coloured text), except what a
+    terminal would act on: control characters other than newline and tab, and the marks
+    that reverse the order text is shown in, appear in the notation of :func:`display_text`.
+
+    >>> display_terminal("a\\tb\\n\\x1b[2J\\r\\u202e")
+    'a\\tb\\n␛[2J␍⟨U+202E⟩'
+    """
+    return _shown(text, _TERMINAL_TABLE, _TERMINAL_UNSAFE)
 
 
 def display_bytes(data: bytes) -> str:

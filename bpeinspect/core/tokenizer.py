@@ -27,6 +27,7 @@ from bpeinspect.core.specials import (
     PLAIN,
     AddedOptions,
     check_disallowed,
+    check_tables,
     cut_at,
     cut_with_flags,
     decode_special_tokens,
@@ -114,10 +115,11 @@ class Tokenizer:
             self.split_rule.fast.prepare()  # ~40 ms, once per process: not in the first encode
         self._ranks: dict[bytes, int] = dict(ranks)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.added_tokens: dict[str, int] = dict(added_tokens or {})
+        check_tables(self._ranks.values(), self.special_tokens, self.added_tokens)
         self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
-        self.added_tokens: dict[str, int] = dict(added_tokens or {})
         self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
         self.added_normalizer = normalizer
         # What the file does not store, by setting ("pattern", "special_tokens", "normalizer"):

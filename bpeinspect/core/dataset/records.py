@@ -226,6 +226,8 @@ def read_records(path: str | os.PathLike[str]) -> RecordReader:
     p = Path(path)
     if p.is_dir():
         raise DatasetError(f"{p}: a folder, not a dataset file")
+    if p.exists() and not p.is_file():  # a device (/dev/zero) or a pipe: no end, or no size to show
+        raise DatasetError(f"{p}: not a regular file")
     try:
         stream = open(p, "rb")  # noqa: SIM115  (closed by _ClosingReader when the records run out)
         size = os.fstat(stream.fileno()).st_size

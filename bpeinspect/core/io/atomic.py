@@ -7,6 +7,14 @@ the target's permissions (an existing file keeps its mode, a new one gets the us
 the folder is fsynced so the rename itself survives a crash. If anything fails, the
 temporary file is removed and the old file is untouched.
 
+A process killed mid-save (SIGKILL, a power cut) leaves nothing behind either. Where the
+system has ``O_TMPFILE`` (Linux) the data goes to a file with no name, linked in only once it
+is complete, so a kill while writing leaves no trace. Every temporary name holds the writing
+process's id (``.NAME.PID.XXXX.tmp``, ``.NAME.PID.N.old``), and each save first removes those
+of its target whose process is gone (:func:`clean_stale`). Two files that belong together
+(:func:`atomic_write_many`) are renamed into place under a journal: a kill between the
+renames is finished, forwards, by the next save or load of the pair (:func:`finish_interrupted`).
+
 >>> import tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
 >>> atomic_write(p, b"hello")
@@ -17,9 +25,11 @@ b'hello'
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -60,16 +70,38 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | 
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', not {mode!r}")
-    with _replacing(Path(path), ".tmp") as (fd, _tmp), os.fdopen(
-        fd, mode, encoding=encoding, newline="" if "b" not in mode else None
-    ) as f:
-        yield f
+    target = Path(path)
+    clean_stale(target)
+    fd = _unnamed_beside(target)
+    if fd is None:  # no O_TMPFILE here: a named temporary, removed by a later save if we are killed
+        with _replacing(target, ".tmp") as (named_fd, _tmp), os.fdopen(
+            named_fd, mode, encoding=encoding, newline="" if "b" not in mode else None
+        ) as f:
+            yield f
+        return
+    try:
+        with os.fdopen(fd, mode, encoding=encoding, newline="" if "b" not in mode else None, closefd=False) as f:
+            yield f
+        os.fsync(fd)
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, _mode_for(target))
+        tmp = _link_unnamed(fd, target)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    finally:
+        os.close(fd)
+    _fsync_dir(_folder(target))
 
 
 @contextlib.contextmanager
 def _replacing(target: Path, suffix: str) -> Iterator[tuple[int, Path]]:
     """A temporary file beside ``target`` (its descriptor and path) that replaces ``target``
     when the block ends cleanly and is removed when it does not."""
+    clean_stale(target)
     fd, tmp = _temp_beside(target, suffix)
     try:
         yield fd, tmp
@@ -80,6 +112,44 @@ def _replacing(target: Path, suffix: str) -> Iterator[tuple[int, Path]]:
             os.unlink(tmp)
         raise
     _fsync_dir(_folder(target))
+
+
+def _unnamed_beside(target: Path) -> int | None:
+    """A descriptor of a new file with no name in ``target``'s folder (``O_TMPFILE``), or
+    None where the system or the file system cannot make one."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not _Unnamed.works:
+        return None
+    try:
+        return os.open(_folder(target), flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            return None  # this file system has no unnamed files (ENOENT: a kernel without O_TMPFILE)
+        raise
+
+
+class _Unnamed:
+    works = os.path.isdir("/proc/self/fd")  # linkat through /proc names an unnamed file
+
+
+def _link_unnamed(fd: int, target: Path) -> Path:
+    """Give the unnamed file ``fd`` a temporary name beside ``target`` (``linkat`` through
+    ``/proc/self/fd``); a kill between this and the rename leaves a name :func:`clean_stale` removes."""
+    folder = _folder(target)
+    # a dst_dir_fd makes os.link call linkat(AT_SYMLINK_FOLLOW): plain link() would link the
+    # /proc symlink itself
+    dir_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for _ in range(100):
+            name = f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            try:
+                os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+                return folder / name
+            except FileExistsError:
+                continue
+    finally:
+        os.close(dir_fd)
+    raise OSError(f"{target}: cannot name the temporary file")
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8") -> None:
@@ -101,15 +171,21 @@ def atomic_write_many(files: dict[str | os.PathLike[str], bytes | str], encoding
     >>> (d / "a").read_bytes(), (d / "b").read_text()
     (b'1', '2')
     """
+    targets = [Path(path) for path in files]
+    for folder in {_folder(t) for t in targets}:
+        finish_interrupted(folder)
     staged: list[tuple[Path, Path]] = []  # (temporary with the new content, target)
+    journal: Path | None = None
     try:
         for path, data in files.items():
             target = Path(path)
+            clean_stale(target)
             fd, tmp = _temp_beside(target, ".tmp")
             staged.append((tmp, target))
             with os.fdopen(fd, "wb") as f:
                 f.write(data.encode(encoding) if isinstance(data, str) else data)
             _finish(tmp, target)
+        journal = _write_journal(staged)  # from here a kill is finished forwards by the next save or load
         replaced: list[tuple[Path, Path | None]] = []  # (target, hard link to its old content)
         try:
             for tmp, target in staged:
@@ -139,8 +215,118 @@ def atomic_write_many(files: dict[str | os.PathLike[str], bytes | str], encoding
         for tmp, _target in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)  # only those never renamed are still there
+        if journal is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(journal)
     for folder in {_folder(target) for _tmp, target in staged}:
         _fsync_dir(folder)
+
+
+_JOURNAL_END = "end"
+
+
+def _write_journal(staged: list[tuple[Path, Path]]) -> Path | None:
+    """Record which temporary becomes which file, durably, in one folder's journal
+    (``.NAME.PID.journal``). It counts only once complete (its last line is ``end``), so a
+    kill while writing it leaves the old files, and a later save removes the rest."""
+    folders = {_folder(target) for _tmp, target in staged}
+    if len(folders) != 1:
+        return None  # files in different folders: no single place to record them (not used so)
+    folder = folders.pop()
+    journal = folder / f".{staged[0][1].name}.{os.getpid()}.journal"
+    lines = [f"{tmp.name}\t{target.name}" for tmp, target in staged] + [_JOURNAL_END]
+    fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _fsync_dir(folder)
+    return journal
+
+
+def finish_interrupted(folder: str | os.PathLike[str], names: tuple[str, ...] = ()) -> list[Path]:
+    """Finish the saves of file pairs in ``folder`` whose process was killed between its renames
+    (renaming the rest of the new files into place) and remove their leftovers, and those of
+    killed saves of the files ``names``; returns the files put in place. Loading a pair calls
+    this first, so a pair never loads half new. A folder that cannot be written is left as it
+    is (the load then reports what it finds).
+    """
+    done: list[Path] = []
+    root = Path(folder)
+    try:
+        entries = [e.name for e in os.scandir(root) if e.name.startswith(".") and e.name.endswith(".journal")]
+    except OSError:
+        return done
+    for name in entries:
+        m = _JOURNAL_NAME.match(name)
+        if m is None or _alive(int(m.group(2))):
+            continue
+        journal = root / name
+        try:
+            lines = journal.read_text(encoding="utf-8").splitlines()
+            if lines and lines[-1] == _JOURNAL_END:
+                for line in lines[:-1]:
+                    tmp_name, _, target_name = line.partition("\t")
+                    if "/" in tmp_name or "/" in target_name or not tmp_name.startswith("."):
+                        continue  # not a journal of ours
+                    if (root / tmp_name).exists():
+                        os.replace(root / tmp_name, root / target_name)
+                        done.append(root / target_name)
+            os.unlink(journal)
+            for line in lines[:-1]:
+                clean_stale(root / line.partition("\t")[2])
+        except (OSError, UnicodeDecodeError):
+            continue
+    for name in names:  # after the journals: the temporaries they name are what they put in place
+        clean_stale(root / name)
+    if done:
+        _fsync_dir(root)
+    return done
+
+
+_JOURNAL_NAME = re.compile(r"^\.(.+)\.(\d+)\.journal$")
+
+
+def _stale_name(target_name: str) -> re.Pattern[str]:
+    return re.compile(rf"^\.{re.escape(target_name)}\.(\d+)\.[0-9a-z_]+\.(?:tmp(?:\.\w+)?|old)$")
+
+
+def clean_stale(target: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files of earlier saves of ``target`` whose process is gone (killed
+    mid-save); returns what was removed. Only names of this module's own making are touched:
+    ``.NAME.PID.XXXX.tmp`` and ``.NAME.PID.N.old``, and only for a process id no longer running."""
+    target = Path(target)
+    folder = _folder(target)
+    pattern = _stale_name(target.name)
+    removed: list[Path] = []
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.startswith(f".{target.name}.")]
+    except OSError:
+        return removed
+    for name in names:
+        m = pattern.match(name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(folder / name)
+            removed.append(folder / name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` may still be running (ours, or one we cannot signal)."""
+    if pid == os.getpid() or os.name == "nt":  # Windows: os.kill(pid, 0) is no query there
+        return True
+    if pid <= 0 or pid > 1 << 22:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
 
 
 def _folder(target: Path) -> Path:
@@ -148,8 +334,17 @@ def _folder(target: Path) -> Path:
 
 
 def _temp_beside(target: Path, suffix: str) -> tuple[int, Path]:
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=_folder(target))
-    return fd, Path(tmp)
+    """A new named temporary beside ``target``: ``.NAME.PID.XXXX.tmp`` (an exporter's
+    ``suffix`` follows: ``.NAME.PID.XXXX.tmp.svg``)."""
+    tail = ".tmp" if suffix == ".tmp" else ".tmp" + suffix
+    for _ in range(100):
+        tmp = _folder(target) / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{tail}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except FileExistsError:
+            continue
+        return fd, tmp
+    raise OSError(f"{target}: cannot make a temporary file beside it")
 
 
 def _finish(tmp: Path, target: Path) -> None:
@@ -161,7 +356,12 @@ def _finish(tmp: Path, target: Path) -> None:
     finally:
         os.close(fd)
     with contextlib.suppress(OSError):
-        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+        os.chmod(tmp, _mode_for(target))
+
+
+def _mode_for(target: Path) -> int:
+    """The mode ``target`` has, or the one a new file gets."""
+    return target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
 
 
 def _umask() -> int:

@@ -17,6 +17,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpeinspect.core import limits
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
@@ -84,6 +85,10 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
     >>> parse_tiktoken_ranks(b"YQ== 0\\nYg== 1\\n")
     {b'a': 0, b'b': 1}
     """
+    lines = data.count(b"\n") + 1
+    if lines > limits.MAX_IDS:  # before the work: memory, not the file's size, is the cost
+        raise VocabularyError(f"{source}: {lines:,} lines, more tokens than bpeinspect opens (at most {limits.MAX_IDS:,})")
+    longest = limits.MAX_TOKEN_BYTES
     ranks: dict[bytes, int] = {}
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
@@ -100,6 +105,10 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
             raise VocabularyError(f"{source}: line {lineno} has a bad token or rank") from None
         if rank < 0:
             raise VocabularyError(f"{source}: line {lineno} has a negative rank")
+        if len(token) > longest:
+            raise VocabularyError(
+                f"{source}: line {lineno} holds a token of {len(token):,} bytes; bpeinspect opens tokens of up to {longest:,} bytes"
+            )
         if token in ranks:
             raise VocabularyError(f"{source}: line {lineno} repeats a token")
         ranks[token] = rank

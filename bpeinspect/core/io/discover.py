@@ -74,7 +74,7 @@ def recent_files() -> list[CatalogEntry]:
     """Recently opened vocabulary files that still exist, newest first."""
     try:
         data = json.loads(_recent_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deeply
         return []
     out = []
     for item in data if isinstance(data, list) else []:
@@ -96,7 +96,11 @@ def recent_files() -> list[CatalogEntry]:
 
 
 def add_recent(path: str | os.PathLike[str], name: str = "", vocab_size: int | None = None) -> None:
-    """Put ``path`` at the top of the recent-files list (best effort: never raises OSError)."""
+    """Put ``path`` at the top of the recent-files list (best effort: never raises OSError).
+
+    Only files and folders are remembered: a pipe (``<(zcat x.gz)``) cannot be opened again."""
+    if not (os.path.isfile(path) or os.path.isdir(path)):
+        return
     spec = str(Path(path).resolve())
     entries = [e for e in recent_files() if e.spec != spec]
     entry = CatalogEntry(name or Path(spec).name, "recent", spec, vocab_size, time.strftime("%Y-%m-%d %H:%M"))
@@ -167,15 +171,24 @@ def _hf_vocab_size(p: Path) -> int | None:
     key = (str(p), st.st_mtime, st.st_size)
     if key not in _hf_sizes:
         size = None
-        with contextlib.suppress(OSError, ValueError, RecursionError, AttributeError, TypeError):
+        with contextlib.suppress(OSError, ValueError, RecursionError, MemoryError):
             if st.st_size <= _MAX_SCAN_FILE:
-                obj = json.loads(p.read_bytes())
-                model = obj["model"]
-                if model.get("type", "BPE") == "BPE" and not model.get("byte_fallback"):
-                    ids = set(model["vocab"].values()) | {t["id"] for t in obj.get("added_tokens") or []}
-                    size = max(ids) + 1
+                size = _bpe_ids(json.loads(p.read_bytes()))
         _hf_sizes[key] = size
     return _hf_sizes[key]
+
+
+def _bpe_ids(obj: object) -> int | None:
+    """The number of ids of a parsed byte-level BPE tokenizer.json; None for anything else
+    (another model, or a file that is not a tokenizer.json at all, such as ``{}``)."""
+    model = obj.get("model") if isinstance(obj, dict) else None
+    if not isinstance(model, dict) or model.get("type", "BPE") != "BPE" or model.get("byte_fallback"):
+        return None
+    vocab, added = model.get("vocab"), obj.get("added_tokens") or []  # type: ignore[union-attr]
+    if not isinstance(vocab, dict) or not vocab or not isinstance(added, list):
+        return None
+    ids = [*vocab.values(), *(t.get("id") for t in added if isinstance(t, dict))]
+    return max(ids) + 1 if all(type(i) is int for i in ids) else None
 
 
 def hf_cache() -> list[CatalogEntry]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -26,5 +27,23 @@ def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
         from bpeinspect.core.io.formats import load_path
 
         return load_path(path)
+    problem = _unreachable(path)
+    if problem:
+        raise VocabularyError(f"{path}: {problem}")
     known = ", ".join(list(BUILTINS) + list(ALIASES))
     raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")
+
+
+def _unreachable(path: Path) -> str:
+    """Why a path that is there (a link, a name in a folder one may not enter) cannot be
+    opened; "" if there is nothing by that name at all."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop (the links lead back to themselves)"
+        if os.path.islink(path):
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            return f"cannot open it: {exc.strerror or exc}"
+    return ""

@@ -9,7 +9,6 @@ from itertools import accumulate, chain
 from typing import Any, Literal
 
 import numpy as np
-import regex
 
 from bpeinspect.core.aligned import build_aligned_encoding
 from bpeinspect.core.bpe import PieceCache, pair_encode, rank_bounds
@@ -27,8 +26,8 @@ from bpeinspect.core.sentencepiece.pieces import (
     byte_of_piece,
     display_bytes,
 )
-from bpeinspect.core.specials import PLAIN, AddedOptions
-from bpeinspect.core.split.rules import SplitRule
+from bpeinspect.core.specials import PLAIN, AddedOptions, check_tables
+from bpeinspect.core.split.rules import SplitRule, compile_pattern
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -89,6 +88,7 @@ class SentencePieceBPE(Tokenizer):
         self.special_tokens = dict(special_tokens or {})
         # added, not special (HF "special": false, GGUF user-defined): always cut out of the text
         self.added_tokens = dict(added_tokens or {})
+        check_tables((0, n - 1) if n else (), self.special_tokens, self.added_tokens)
         # Hugging Face's lstrip/rstrip/single_word/normalized (see Tokenizer._segments)
         self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
         self.added_normalizer = added_normalizer
@@ -175,7 +175,7 @@ class SentencePieceBPE(Tokenizer):
             self.split_rule = boundary_rule(self._mergeable, sorted(self._frozen), newline_words)
         self._newline_words = newline_words
         # the rule's one pattern covers the whole text, so findall gives every pre-token
-        self._findall = regex.compile(self.split_rule.splits[0].pattern).findall
+        self._findall = compile_pattern(self.split_rule.splits[0].pattern).findall  # bounded in time
         self._cache = PieceCache(self._encode_normalized_piece, as_text=True)
 
     # -- vocabulary -----------------------------------------------------------------------------

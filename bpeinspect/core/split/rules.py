@@ -19,20 +19,24 @@ import regex
 
 from bpeinspect.core.errors import PatternError
 from bpeinspect.core.split import fast as _fastsplit
+from bpeinspect.core.split.bounded import BoundedPattern, split_time_limit
 
 Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
 BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
 
 
 @functools.lru_cache(maxsize=64)
-def compile_pattern(pattern: str) -> regex.Pattern[str]:
+def compile_pattern(pattern: str) -> BoundedPattern:
     """Compile ``pattern`` with the ``regex`` module, or raise :class:`PatternError`.
+
+    Its ``findall`` and ``spans`` stop a pattern that backtracks catastrophically with a
+    :class:`PatternError` (see :mod:`.bounded`).
 
     >>> compile_pattern(r"\\p{L}+").findall("ab 12")
     ['ab']
     """
     try:
-        return regex.compile(pattern)
+        return BoundedPattern(pattern)
     except (regex.error, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise PatternError(f"the split pattern does not compile: {exc}") from None
 
@@ -60,7 +64,7 @@ class Split:
         compiled = compile_pattern(self.pattern)
         marked: list[tuple[int, int, bool]] = []  # (start, end, is_delimiter)
         pos = start
-        for m in compiled.finditer(text, start, end):
+        for m in compiled.matches(text, start, end):
             a, b = m.span()
             if a == b:
                 # an empty match cuts the text there, as in Hugging Face (e.g. digits grouped by
@@ -159,8 +163,9 @@ class SplitRule:
                 pos += len(p)
             return out
         spans = [(start, end)]
-        for step in self.splits:
-            spans = [s for a, b in spans for s in step.spans(text, a, b)]
+        with split_time_limit(end - start, self.splits[0].pattern if self.splits else ""):  # one limit for all steps
+            for step in self.splits:
+                spans = [s for a, b in spans for s in step.spans(text, a, b)]
         return spans
 
     def pieces(self, text: str) -> list[str]:

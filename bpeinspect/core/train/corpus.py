@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from bpeinspect.core import limits
 from bpeinspect.core.errors import CorpusError
 from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, last_safe_cut, resolve_rule
 
@@ -47,6 +48,8 @@ def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
             out.extend(sorted(found))
         elif p.is_file():
             out.append(p)
+        elif p.exists():  # a device (/dev/zero), a pipe, a socket: no end, or no size to show
+            raise CorpusError(f"{p}: not a regular file or folder")
         else:
             raise CorpusError(f"{p}: no such file or folder")
     return out
@@ -85,7 +88,15 @@ def _read_file(path: Path, block_bytes: int | None) -> Iterator[str]:
         raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with f:
         while True:
-            block = f.read(block_bytes or -1)
+            if block_bytes is None:  # read whole (a custom pattern cannot be cut): as much as the CLI reads
+                block = limits.read_at_most(f, limits.MAX_INPUT)
+                if len(block) > limits.MAX_INPUT:
+                    raise CorpusError(
+                        f"{path}: more than {limits.mb(limits.MAX_INPUT)}, read whole for a custom split pattern; "
+                        "split the file, or train with a preset pattern (read in blocks)"
+                    )
+            else:
+                block = f.read(block_bytes)
             final = block_bytes is None or len(block) < block_bytes
             pending = len(decoder.getstate()[0])  # bytes of a character cut by the last block
             try:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
+from bpeinspect.core import limits
 from bpeinspect.core.live_text import LiveText
+from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
 from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (~1-2 ms)
@@ -34,8 +35,13 @@ FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (th
 
 
 def read_text_file(path: str) -> str:
-    """A text file's content; a clear ``ValueError`` if it is not UTF-8 text."""
-    data = Path(path).read_bytes()
+    """A text file's content; a clear ``ValueError`` if it is not UTF-8 text or is more than
+    the window can show (read in chunks and stopped there: ``/dev/zero``, a pipe or a link to
+    one has no size to check beforehand)."""
+    with open(path, "rb") as f:
+        data = limits.read_at_most(f, TEXT_LIMIT)
+    if len(data) > TEXT_LIMIT:
+        raise ValueError(f"{path}: more than the {describe_size(TEXT_LIMIT)} of text the window can show")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -22,7 +22,7 @@ from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
-from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited
+from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited, read_head, read_once
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -30,6 +30,7 @@ from bpeinspect.core.tokenizer import Tokenizer
 __all__ = [
     "FORMATS",
     "Format",
+    "check_target",
     "UnsupportedTokenizerError",
     "detect_format",
     "first_free_id",
@@ -220,8 +221,7 @@ def is_vocabulary_name(name: str) -> bool:
 
 def _head(path: Path) -> bytes:
     try:
-        with open(path, "rb") as f:
-            return f.read(_HEAD)
+        return read_head(path, _HEAD)
     except FileNotFoundError:
         raise VocabularyError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -235,7 +235,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
     Raises :class:`VocabularyError` if it is none of :data:`FORMATS`.
     """
-    return _detect(Path(path))[0].name
+    with read_once(Path(path)):
+        return _detect(Path(path))[0].name
 
 
 def _detect(path: Path) -> tuple[Format, Any]:
@@ -276,34 +277,48 @@ def load_path(
     need none) and GGUF files whose pre-tokenizer bpeinspect does not know. For any other
     format they replace what the file says.
     """
+    path = Path(path)
     # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
     # which set off full collections over and over: ~20 % of a large vocabulary's load.
-    with quiet_gc(freeze=False):
-        return _load_path(Path(path), pattern, special_tokens, name)
+    with quiet_gc(freeze=False), read_once(path):
+        tok = _load(path, pattern, special_tokens, name)
+    if name:
+        tok.name = name
+    return tok
 
 
-def _load_path(
+# What a parser may raise on a structure it did not foresee; load_path turns it into a
+# VocabularyError naming the file.
+_SURPRISES = (TypeError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError, OverflowError, ValueError)
+
+
+def _load(
     path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
 ) -> Tokenizer:
-    fmt, obj = _detect(path)
-    if path.is_dir() and fmt.in_folder is not None:
-        path = fmt.in_folder(path) or path
-    given = {"pattern": pattern, "special_tokens": special_tokens}
+    what = "vocabulary file"
     try:
+        fmt, obj = _detect(path)
+        what = fmt.description
+        if path.is_dir() and fmt.in_folder is not None:
+            path = fmt.in_folder(path) or path
+        given = {"pattern": pattern, "special_tokens": special_tokens}
         if obj is not None and fmt.from_json is not None:
             tok = fmt.from_json(obj, path)
         else:
             tok = fmt.load(path, **{k: v for k, v in given.items() if k in fmt.settings}, name=name)
         rest = {k: v for k, v in given.items() if k not in fmt.settings and v is not None}
-        if rest:
-            tok = with_settings(tok, **rest)
-    except (TypeError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError, OverflowError) as exc:
+        return with_settings(tok, **rest) if rest else tok
+    except VocabularyError:
+        raise
+    except MemoryError:
+        raise VocabularyError(f"{path}: not enough memory to load this {what}") from None
+    except _SURPRISES as exc:
         # The parsers check what they read; this net keeps the promise of a VocabularyError
-        # for any structure they did not foresee.
-        raise VocabularyError(f"{path}: malformed {fmt.description} ({type(exc).__name__}: {exc})") from None
-    if name:
-        tok.name = name
-    return tok
+        # naming the file for any structure they did not foresee.
+        detail = str(exc).splitlines()[0] if str(exc).strip() else ""
+        if isinstance(exc, ValueError) and not isinstance(exc, UnicodeError):
+            raise VocabularyError(f"{path}: {detail or type(exc).__name__}") from None
+        raise VocabularyError(f"{path}: malformed {what} ({type(exc).__name__}: {detail})") from None
 
 
 def with_settings(
@@ -394,6 +409,19 @@ def format_for_path(path: str | os.PathLike[str]) -> str:
     raise VocabularyError(f"{p}: cannot tell the format from the name; use one of {names} or a folder")
 
 
+def check_target(path: str | os.PathLike[str]) -> None:
+    """Refuse a path :func:`save` could not write, before any long work (a training): its
+    folder is missing, is not a folder, or may not be written in."""
+    p = Path(path)
+    folder = p if p.is_dir() else (p.parent if str(p.parent) else Path("."))
+    if not folder.exists():
+        raise VocabularyError(f"{p}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise VocabularyError(f"{p}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise VocabularyError(f"{p}: cannot write in the folder {folder} (permission denied)")
+
+
 def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
     """Write ``tok`` to ``path`` atomically, in ``fmt`` or the format its name implies.
 
@@ -404,8 +432,7 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
     record = FORMATS.get(kind)
     if record is None or record.save is None:
         raise VocabularyError(f"{p}: cannot write the {kind} format")
-    if not p.parent.exists():
-        raise VocabularyError(f"{p}: the folder {p.parent} does not exist")
+    check_target(p)
     if not tok.byte_level:
         raise VocabularyError(
             f"{p}: {tok.name or 'this tokenizer'} is SentencePiece-style BPE (characters, ▁, byte fallback); "

@@ -3,40 +3,106 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import functools
+import io
 import json
+import os
 import re
+import stat
 import zlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import chain
 from operator import add, methodcaller
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from bpeinspect.core import limits
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PatternError, compile_pattern
 
 # The largest real vocabulary files are tens of MB (a 256k-token tokenizer.json is ~35 MB).
-MAX_TEXT_FILE = 256 << 20
+MAX_TEXT_FILE = limits.MAX_VOCAB_FILE
+
+# Files that can be read only once (a FIFO, ``<(zcat x.gz)``), by path, while load_path
+# loads one: detection and the loader get the same bytes instead of reading the pipe twice.
+_READ_ONCE: ContextVar[dict[str, bytes] | None] = ContextVar("read_once", default=None)
 
 
-def read_bytes_limited(path: Path, limit: int = MAX_TEXT_FILE) -> bytes:
-    """The file's bytes, refusing empty files, folders and anything over ``limit``.
-
-    A gzip file is decompressed, with the same limit on what it expands to.
-    """
+def is_stream(path: Path) -> bool:
+    """True for a path that exists but is neither a regular file nor a folder (a FIFO, a
+    character device, a process substitution's ``/dev/fd/N``)."""
     try:
-        size = path.stat().st_size
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+@contextlib.contextmanager
+def read_once(path: Path) -> Iterator[None]:
+    """While the block runs, every read of ``path`` through this module gets the same bytes,
+    read once, if ``path`` is a stream (:func:`is_stream`); a regular file is read as usual."""
+    if not is_stream(path) or str(path) in (_READ_ONCE.get() or {}):
+        yield
+        return
+    data = _read_raw(path, limits.MAX_VOCAB_FILE)
+    token = _READ_ONCE.set({**(_READ_ONCE.get() or {}), str(path): data})
+    try:
+        yield
+    finally:
+        _READ_ONCE.reset(token)
+
+
+def read_head(path: Path, n: int) -> bytes:
+    """The first ``n`` bytes of the file (of what was read once, for a stream)."""
+    cached = (_READ_ONCE.get() or {}).get(str(path))
+    if cached is not None:
+        return cached[:n]
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
+def open_binary(path: Path) -> tuple[IO[bytes], int]:
+    """The file open for reading and its size (what was read once, for a stream)."""
+    cached = (_READ_ONCE.get() or {}).get(str(path))
+    if cached is not None:
+        return io.BytesIO(cached), len(cached)
+    f = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    return f, os.fstat(f.fileno()).st_size
+
+
+def _read_raw(path: Path, limit: int) -> bytes:
+    cached = (_READ_ONCE.get() or {}).get(str(path))
+    if cached is not None:
+        return cached
+    try:
         if path.is_dir():
             raise VocabularyError(f"{path}: is a folder, not a vocabulary file")
+        size = path.stat().st_size
         if size > limit:
             raise VocabularyError(f"{path}: {size >> 20} MB is larger than any vocabulary file; refusing it")
         with open(path, "rb") as f:
-            data = f.read(limit + 1)
+            data = limits.read_at_most(f, limit)
     except FileNotFoundError:
         raise VocabularyError(f"{path}: no such file") from None
     except OSError as exc:
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise VocabularyError(f"{path}: more than {limits.mb(limit)}, larger than any vocabulary file; refusing it")
+    return data
+
+
+def read_bytes_limited(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes, refusing empty files, folders and anything over ``limit``
+    (:data:`limits.MAX_VOCAB_FILE` by default).
+
+    A gzip file is decompressed, with the same limit on what it expands to.
+    """
+    limit = limits.MAX_VOCAB_FILE if limit is None else limit
+    data = _read_raw(path, limit)
     if not data:
         raise VocabularyError(f"{path}: the file is empty")
     if data[:2] == b"\x1f\x8b":
@@ -44,20 +110,38 @@ def read_bytes_limited(path: Path, limit: int = MAX_TEXT_FILE) -> bytes:
     return data
 
 
-def gunzip_limited(data: bytes, path: Path, limit: int = MAX_TEXT_FILE) -> bytes:
-    """Decompress gzip ``data``; a stream that expands past ``limit`` is refused (a bomb)."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = d.decompress(data, limit + 1)
-    except zlib.error as exc:
-        raise VocabularyError(f"{path}: damaged gzip data: {exc}") from None
-    if len(out) > limit or d.unconsumed_tail:
-        raise VocabularyError(f"{path}: decompresses to more than {limit >> 20} MB; refusing it")
-    if not d.eof:
-        raise VocabularyError(f"{path}: the gzip data is truncated")
-    if not out:
+def gunzip_limited(data: bytes, path: Path, limit: int | None = None) -> bytes:
+    """Decompress gzip ``data``, every member of it (``cat a.gz b.gz`` is one valid file);
+    what expands past ``limit`` is refused (a bomb)."""
+    limit = limits.MAX_VOCAB_FILE if limit is None else limit
+    out: list[bytes] = []
+    total = 0
+    rest = data
+    while True:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            chunk = d.decompress(rest, limit + 1 - total)
+        except zlib.error as exc:
+            raise VocabularyError(f"{path}: damaged gzip data: {exc}") from None
+        total += len(chunk)
+        out.append(chunk)
+        if total > limit or d.unconsumed_tail:
+            raise VocabularyError(f"{path}: decompresses to more than {limits.mb(limit)}; refusing it")
+        if not d.eof:
+            raise VocabularyError(f"{path}: the gzip data is truncated")
+        rest = d.unused_data.lstrip(b"\0")  # members may be padded with zeros, as gzip allows
+        if not rest:
+            break
+    if not total:
         raise VocabularyError(f"{path}: the file is empty")
-    return out
+    return b"".join(out)
+
+
+def check_count(n: int, path: Path | str, what: str = "tokens") -> None:
+    """Refuse a file that holds (or claims) more than :data:`limits.MAX_IDS` tokens before
+    they are read: memory, not the file's size, is what they would cost."""
+    if n > limits.MAX_IDS:
+        raise VocabularyError(f"{path}: {n:,} {what}, more than bpeinspect opens (at most {limits.MAX_IDS:,})")
 
 
 def decode_text(data: bytes, path: Path) -> str:
@@ -80,6 +164,8 @@ def parse_json(data: bytes, path: Path) -> Any:
         raise VocabularyError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise VocabularyError(f"{path}: the JSON is nested too deeply") from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise VocabularyError(f"{path}: not valid JSON ({str(exc).split(';')[0]})") from None
 
 
 # A big tokenizer.json's merges are parsed a slice at a time and mapped to ids at once (the
@@ -229,7 +315,6 @@ def bytes_to_unicode() -> dict[int, str]:
     return mapping
 
 
-@functools.cache
 @functools.cache
 def _charmap() -> Any:
     # A C-level encoding table: GPT-2's alphabet back to bytes in one call per token.

@@ -23,8 +23,9 @@ from operator import add, itemgetter, methodcaller
 from pathlib import Path
 from typing import IO, Any
 
+from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import build_tokenizer, expect, tokens_to_bytes
+from bpeinspect.core.io.formats._common import build_tokenizer, check_count, expect, open_binary, tokens_to_bytes
 from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
@@ -112,12 +113,14 @@ class _Stream:
         self.pos += n
         return out
 
-    def strings(self, count: int, unpack_len: Any) -> list[bytes]:
-        """``count`` length-prefixed strings (the hot loop for vocabularies and merges)."""
-        out = []
-        append = out.append
+    def strings(self, count: int, unpack_len: Any, keep: bool = True) -> list[bytes]:
+        """``count`` length-prefixed strings (the hot loop for vocabularies and merges); with
+        ``keep=False`` they are only stepped over."""
+        out: list[bytes] = []
+        append = out.append if keep else len
         buf, pos = self.buf, self.pos
         blen = len(buf)
+        longest = 2 * limits.MAX_TOKEN_BYTES + 1  # a merge is two tokens and a space
         for _ in range(count):
             if pos + 8 > blen:
                 self.pos = pos
@@ -125,6 +128,9 @@ class _Stream:
                 buf, pos, blen = self.buf, self.pos, len(self.buf)
             (n,) = unpack_len(buf, pos)
             pos += 8
+            if n > longest:
+                raise VocabularyError(f"{self.path}: a string of {n:,} bytes in the GGUF metadata; tokens are at most "
+                                      f"{limits.MAX_TOKEN_BYTES:,} bytes")
             if pos + n > blen:
                 self.pos = pos
                 self.ensure(n)
@@ -159,6 +165,15 @@ def read_metadata(
         (n,) = struct.unpack(end + "Q", s.take(8))
         return s.take(n)
 
+    def cap(count: int, key: str) -> None:
+        # before reading: a sparse file of zeros holds as many (empty) strings as it claims
+        if count > limits.MAX_METADATA_ITEMS:
+            raise VocabularyError(
+                f"{path}: {key or 'an array'} claims {count:,} entries; bpeinspect reads at most {limits.MAX_METADATA_ITEMS:,}"
+            )
+        if key == "tokenizer.ggml.tokens":
+            check_count(count, path)
+
     def value(vtype: int, key: str) -> Any:
         if vtype in _SCALARS:
             fmt = end + _SCALARS[vtype]
@@ -169,7 +184,10 @@ def read_metadata(
             etype, count = struct.unpack(end + "IQ", s.take(12))
             if etype in _SCALARS:
                 width = struct.calcsize(_SCALARS[etype])
-                raw = s.take(count * width) if count <= size else s.take(-1)
+                if count * width > size - s.offset:
+                    s.ensure(-1)  # refused: claims more than the file holds
+                cap(count, key)
+                raw = s.take(count * width)
                 if key not in wanted:
                     return None
                 arr = array(_SCALARS[etype] if _SCALARS[etype] != "?" else "B")
@@ -180,10 +198,12 @@ def read_metadata(
                 return arr
             if etype == GGUFValueType.STRING:
                 expect(count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds")
-                items = s.strings(count, struct.Struct(end + "Q").unpack_from)
+                cap(count, key)
+                items = s.strings(count, struct.Struct(end + "Q").unpack_from, keep=key in wanted)
                 return items if key in wanted else None
             if etype == GGUFValueType.ARRAY:
                 expect(count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds")
+                cap(count, key)
                 for _ in range(count):
                     value(GGUFValueType.ARRAY, "")
                 return None
@@ -208,8 +228,9 @@ def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tok
     """The tokenizer stored in a GGUF file's metadata; ``pattern`` replaces the split rule its
     pre-tokenizer name implies (needed for a name bpeinspect does not know)."""
     try:
-        with open(path, "rb") as f:
-            meta = read_metadata(f, path)
+        f, size = open_binary(path)
+        with f:
+            meta = read_metadata(f, path, size)
     except FileNotFoundError:
         raise VocabularyError(f"{path}: no such file") from None
     except OSError as exc:

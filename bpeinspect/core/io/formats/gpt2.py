@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.atomic import atomic_write_many
+from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,
@@ -72,6 +72,7 @@ def looks_like_encoder(obj: Any) -> bool:
 
 def load(path: Path, **_: Any) -> Tokenizer:
     """The tokenizer in an ``encoder.json`` + ``vocab.bpe`` pair (GPT-2's split rule)."""
+    finish_interrupted(path if path.is_dir() else path.parent, (ENCODER, MERGES))  # a save killed between its two renames
     enc_path, bpe_path = pair_paths(path)
     encoder = parse_json(read_bytes_limited(enc_path), enc_path)
     expect(looks_like_encoder(encoder), enc_path, "not a GPT-2 encoder.json (an object of token -> id)")

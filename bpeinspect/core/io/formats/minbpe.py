@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.atomic import atomic_write_many
+from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted
 from bpeinspect.core.io.formats._common import build_tokenizer, decode_text, expect, read_bytes_limited
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
@@ -36,6 +36,11 @@ MAGIC = "minbpe v1"
 
 def looks_like(head: bytes) -> bool:
     return head.startswith(MAGIC.encode())
+
+
+def _number(word: str) -> bool:
+    # str.isdigit() is true for "²" and "٣", which int() refuses or reads as another number
+    return word.isascii() and word.isdigit() and len(word) < 20
 
 
 def _rule_for(pattern: str) -> SplitRule | None:
@@ -55,6 +60,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         if not model.is_file():
             raise VocabularyError(f"{path}: a minbpe .vocab file is for reading only; load its .model file")
         path = model
+    finish_interrupted(path.parent, (path.name, path.with_suffix('.vocab').name))  # a save killed between the renames of .model and .vocab
     lines = decode_text(read_bytes_limited(path), path).split("\n")
     expect(lines[0].strip() == MAGIC, path, f"not a minbpe model (the first line is not {MAGIC!r})")
     expect(len(lines) >= 3, path, "the file is truncated (no pattern or special-token count)")
@@ -67,7 +73,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
     specials: dict[str, int] = {}
     for n in range(3, 3 + n_special):
         parts = lines[n].split()
-        expect(len(parts) == 2 and parts[1].isdigit(), path, f"line {n + 1} is not 'special-token id'")
+        expect(len(parts) == 2 and _number(parts[1]), path, f"line {n + 1} is not 'special-token id'")
         specials[parts[0]] = int(parts[1])
     merges: list[tuple[int, int]] = []
     for n in range(3 + n_special, len(lines)):
@@ -75,7 +81,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         if not line:
             continue
         parts = line.split()
-        expect(len(parts) == 2 and all(p.isdigit() for p in parts), path, f"line {n + 1} is not 'left-id right-id'")
+        expect(len(parts) == 2 and all(map(_number, parts)), path, f"line {n + 1} is not 'left-id right-id'")
         merges.append((int(parts[0]), int(parts[1])))
     rule = _rule_for(pattern)
     if rule is not None:

@@ -1,0 +1,81 @@
+"""Issue 18 case 1: no child process imports from the current folder.
+
+The pool's children (counting for training, statistics) are covered in
+``tests/core/test_pool.py``; here the other children: the GUI's training process (a
+:class:`ProcessTrainingRun`, started by :meth:`TrainingPlan.make_run`) and the command line's
+``train`` and ``count`` on a corpus large enough for several processes, run as a user runs them.
+The old children started with ``python -m``, which puts the current folder first on the
+import path, so a ``regex.py`` there ran.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
+from tests.core.corpus import PROSE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.skipif(not can_spawn(), reason="no child Pythons here")]
+
+
+@pytest.fixture
+def shadowing_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder holds a regex.py, a numpy.py and a bpeinspect/ package that record
+    their import (and break it)."""
+    here = tmp_path / "here"
+    here.mkdir()
+    marker = tmp_path / "imported.txt"
+    for name in ("regex.py", "numpy.py"):
+        (here / name).write_text(f"open({str(marker)!r}, 'a').write('{name}\\n')\nraise ImportError('shadow')\n")
+    (here / "bpeinspect").mkdir()
+    (here / "bpeinspect" / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('bpeinspect/\\n')\n")
+    monkeypatch.chdir(here)
+    return marker
+
+
+def corpus(folder: Path, n_bytes: int) -> Path:
+    text = "\n".join(PROSE) + "\n"
+    path = folder / "corpus.txt"
+    path.write_text(text * (n_bytes // len(text.encode()) + 1), encoding="utf-8")
+    return path
+
+
+def test_1_the_training_process_never_imports_from_the_current_folder(shadowing_folder, tmp_path):
+    from bpeinspect.gui.training.worker import TrainingPlan
+
+    plan = TrainingPlan([corpus(tmp_path, 200_000)], [300], pattern="gpt4", processes=1)
+    run = plan.make_run()  # what the GUI's training panel starts
+    assert isinstance(run, ProcessTrainingRun)
+    try:
+        reports = list(run.reports())
+    finally:
+        run.close()
+    assert reports[-1].phase == "done" and len(run.tokenizer().merges) == 300 - 256
+    assert not shadowing_folder.exists(), shadowing_folder.read_text()
+
+
+@pytest.mark.parametrize("command", ["train", "count"])  # stats' pool: tests/core/test_pool.py
+def test_1_cli_commands_on_a_large_corpus_never_import_from_the_current_folder(shadowing_folder, tmp_path, command):
+    big = corpus(tmp_path, 1_500_000)  # over 2 x BATCH_CHARS: counted in several processes
+    out = tmp_path / "out.tsv"
+    args = {
+        "train": ["train", str(big), "--vocab-size", "300", "-o", str(tmp_path / "out.json")],
+        "count": ["count", str(big), "-j", "2", "-o", str(out)],
+    }[command]
+    # as the installed bpeinspect-cli script runs: its own folder, not the current one, on the path
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    env.pop("PYTHONSAFEPATH", None)
+    code = "import sys; from bpeinspect.cli.commands import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); {code}", *args],
+        check=False, capture_output=True, text=True, env=env, timeout=150,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not shadowing_folder.exists(), shadowing_folder.read_text()

@@ -35,11 +35,14 @@ import time
 from collections.abc import Callable, Generator, Hashable
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 
 from bpeinspect.core import Cancelled
 
 PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one worker
+HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
+GUI_LATE = 0.012  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
+GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
 
 _YIELDED, _PROGRESSED, _RETURNED, _ERRORED, _ABORTED, _FINISHED = range(6)
@@ -108,6 +111,61 @@ class WorkerSignals(QObject):
             self.aborted.emit()
 
 
+class _Heartbeat:
+    """When the GUI thread's event loop last turned: a timer beats there while workers live.
+
+    A worker running Python shares the interpreter lock with the GUI thread, which gives it up
+    at every call into Qt and waits for it at every call back into Python: a burst of 15 ms of
+    GUI work (a model reset, a new pane) took 60-100 ms next to one busy worker, and more next
+    to two. So at each of its checks (``should_stop``, ``progress``, a generator's ``yield``)
+    a worker that finds the heartbeat late sleeps until it beats again, leaving the GUI thread
+    the lock (:func:`give_way`). A GUI thread late for other reasons (blocked waiting for the
+    worker, or with no event loop) is waited for once, :data:`GIVE_WAY_FOR` at most."""
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+        self.running = False
+        self.waited_out = -1.0  # a beat some worker waited for in full: no one waits for it again
+        self._timer: QTimer | None = None
+
+    def start(self) -> None:
+        """On the GUI thread: beat until :meth:`stop`."""
+        if self.running or QCoreApplication.instance() is None:
+            return
+        if self._timer is None:
+            self._timer = QTimer(interval=HEARTBEAT_MS, timerType=Qt.TimerType.PreciseTimer)
+            self._timer.timeout.connect(self._beat)
+        self.last = time.monotonic()
+        self.running = True
+        self._timer.start()
+
+    def stop(self) -> None:
+        self.running = False
+        if self._timer is not None:
+            self._timer.stop()
+
+    def _beat(self) -> None:
+        self.last = time.monotonic()
+
+
+_heartbeat = _Heartbeat()
+
+
+def give_way() -> None:
+    """On a worker: while the GUI thread is late for its heartbeat, sleep (the sleep hands it
+    the interpreter lock), :data:`GIVE_WAY_FOR` at most per late beat (see :class:`_Heartbeat`)."""
+    hb = _heartbeat
+    last = hb.last
+    if not hb.running or last == hb.waited_out or time.monotonic() - last < GUI_LATE:
+        return
+    end = time.monotonic() + GIVE_WAY_FOR
+    while hb.last == last and hb.running:
+        if time.monotonic() >= end:
+            hb.waited_out = last
+            return
+        time.sleep(0.001)
+
+
 class Worker(QRunnable):
     """``fn(*args, **kwargs)`` on a pool thread; see the module for the signals and the hooks.
 
@@ -138,6 +196,7 @@ class Worker(QRunnable):
         """Run in ``pool`` (default: the global pool); returns the worker."""
         self._pool = pool or QThreadPool.globalInstance()
         Worker._live[self.serial] = self
+        _heartbeat.start()
         self._pool.start(self)
         return self
 
@@ -150,6 +209,10 @@ class Worker(QRunnable):
         self.signals.detached = True
 
     def should_stop(self) -> bool:
+        """True once cancelled; on the worker's thread it first gives way to a late GUI thread."""
+        if self._stop.is_set():
+            return True
+        give_way()
         return self._stop.is_set()
 
     @property
@@ -160,6 +223,8 @@ class Worker(QRunnable):
     @classmethod
     def _release(cls, serial: int) -> None:
         worker = cls._live.pop(serial, None)
+        if not cls._live:
+            _heartbeat.stop()
         if worker is not None:
             # PySide's pool keeps its last runnable referenced until the next start: drop the
             # signals object, and with it the slots (and what they hold), now
@@ -188,6 +253,8 @@ class Worker(QRunnable):
             self.signals._posted.emit(kind, value)
 
     def _progress(self, done: int, total: int) -> None:
+        if not self._stop.is_set():
+            give_way()
         now = time.monotonic()
         if done >= total or now - self._last_progress >= PROGRESS_INTERVAL:
             self._last_progress = now
@@ -232,6 +299,8 @@ class Worker(QRunnable):
             except StopIteration as stop:
                 return stop.value
             self._post(_YIELDED, value)
+            if not self._stop.is_set():
+                give_way()
 
 
 class Jobs(QObject):

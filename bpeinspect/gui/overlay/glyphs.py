@@ -158,7 +158,23 @@ def shown(text: str, font: QFont | None = None) -> str:
 
     if QApplication.instance() is None:
         return text
-    missing = coverage_for(font if font is not None else QApplication.font()).missing_in(text) - _NOTATION
+    return shown_without(text, undrawn(text, font))
+
+
+def undrawn(text: str, font: QFont | None = None) -> set[str]:
+    """The characters of ``text`` :func:`shown` writes as code points (on the GUI thread)."""
+    if text.isascii():
+        return set()
+    from PySide6.QtWidgets import QApplication
+
+    if QApplication.instance() is None:
+        return set()
+    return coverage_for(font if font is not None else QApplication.font()).missing_in(text) - _NOTATION
+
+
+def shown_without(text: str, missing: set[str] | frozenset[str]) -> str:
+    """``text`` with the characters of ``missing`` written ``⟨U+1F525⟩`` (any thread: ``missing``
+    comes from :func:`undrawn` on the GUI thread)."""
     if not missing:
         return text
     return "".join(f"⟨U+{ord(ch):04X}⟩" if ch in missing else ch for ch in text)

@@ -21,7 +21,8 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, Qt, QTimer, SignalInstance
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, SignalInstance
+from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
@@ -29,7 +30,7 @@ from bpeinspect.core.analysis.compare import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error
-from bpeinspect.gui.overlay.glyphs import shown
+from bpeinspect.gui.overlay.glyphs import shown, shown_without, undrawn
 from bpeinspect.gui.overlay.palette import TokenPalette, UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
@@ -55,6 +56,7 @@ class CompareRow:
     html: str = ""
     markers: int = 0  # red bars drawn (differing boundaries between whole characters)
     split_marked: int = 0  # split-character boxes holding a differing boundary
+    document: QTextDocument | None = None  # the section's text, laid out from ``html`` by the worker
 
     @property
     def tokens_per_char(self) -> float:
@@ -87,15 +89,30 @@ def compare(
     palette: TokenPalette | None = None,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    documents: tuple[QFont, frozenset[str]] | None = None,
 ) -> CompareResult:
     """Encode ``text`` with each tokenizer and build its section (runs in a pool thread).
+
+    With ``documents`` (the sections' font, and the characters :func:`~bpeinspect.gui.overlay.glyphs.undrawn`
+    in it), each row also gets its :class:`QTextDocument`, made from the HTML here: parsing it
+    on the GUI thread took 15 ms a section.
 
     The cyclic GC is held off meanwhile: the encodings of a big text are millions of objects,
     and each full collection they set off walks them all with every thread locked out (25-30 ms
     a time for 1 MB, a dozen times over); the sections kept are frozen at the end."""
     with quiet_gc():
-        return _compare(toks, text, names, render_limit=render_limit, colors=colors, palette=palette,
-                        progress=progress, should_stop=should_stop)  # fmt: skip
+        result = _compare(toks, text, names, render_limit=render_limit, colors=colors, palette=palette,
+                          progress=progress, should_stop=should_stop)  # fmt: skip
+    if documents is not None:
+        font, missing = documents
+        gui = QCoreApplication.instance().thread()
+        for row in result.rows:
+            doc = QTextDocument()
+            doc.setDefaultFont(font)
+            doc.setHtml(shown_without(row.html, missing))
+            doc.moveToThread(gui)  # handed to the GUI thread, which shows it
+            row.document = doc
+    return result
 
 
 def _compare(
@@ -181,6 +198,14 @@ class _Section(QWidget):
         self.browser.setReadOnly(True)
         lay.addWidget(self.header)
         lay.addWidget(self.browser)
+        self._own: QTextDocument | None = None  # the document shown, a worker's, owned here
+
+    def set_document(self, doc: QTextDocument) -> None:
+        doc.setParent(self.browser)
+        self.browser.setDocument(doc)
+        if self._own is not None:
+            self._own.deleteLater()
+        self._own = doc
 
 
 class CompareView(QWidget):
@@ -212,7 +237,7 @@ class CompareView(QWidget):
         self.token_palette: TokenPalette | None = None  # the overlay's (None: the default palette)
         self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
         self.debounce.timeout.connect(self._pull_text)
-        self._to_fill: list[tuple[_Section, str]] = []  # sections whose text is set on the next turns
+        self._to_fill: list[tuple[_Section, CompareRow]] = []  # sections whose text is set on the next turns
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
         self._fill_timer.timeout.connect(self._fill_one)
         if text_changed is not None:
@@ -282,9 +307,11 @@ class CompareView(QWidget):
             return
         self._dirty = False
         self._say("Comparing…")
+        font = self.sections[0].browser.font()
+        drawn = frozenset(undrawn(self.text[:RENDER_LIMIT] + MARK, font))
         self.jobs.submit(
             "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
-            colors=self._theme(), palette=self._token_palette(), on_returned=self._on_done,
+            colors=self._theme(), palette=self._token_palette(), documents=(font, drawn), on_returned=self._on_done,
             on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
         )  # fmt: skip
 
@@ -313,16 +340,20 @@ class CompareView(QWidget):
                     f"<span style='color:{diff}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
                 )
             sec.header.setText(head)
-            self._to_fill.append((sec, row.html))
-        self._fill_one()
+            self._to_fill.append((sec, row))
+        self._fill_timer.start()  # the first section on the next turn: this one has the headers
 
     def _fill_one(self) -> None:
         """Draw the next section's text; a long one ends the event-loop turn (the rest follow on the next)."""
         while self._to_fill:
-            sec, text = self._to_fill.pop(0)
-            sec.browser.setHtml(shown(text))  # characters no font draws as code points
+            sec, row = self._to_fill.pop(0)
+            if row.document is not None:  # made by the worker: only its layout is left to do here
+                sec.set_document(row.document)
+                row.document = None
+            else:
+                sec.browser.setHtml(shown(row.html))  # characters no font draws as code points
             sec.show()
-            if len(text) > SHORT_HTML and self._to_fill:
+            if len(row.html) > SHORT_HTML and self._to_fill:
                 self._fill_timer.start()
                 return
         # from the top, once the sections are laid out (a layout pass scrolls a browser shown anew)

@@ -126,12 +126,14 @@ class _Heartbeat:
         self.last = time.monotonic()
         self.running = False
         self.waited_out = -1.0  # a beat some worker waited for in full: no one waits for it again
+        self.gui = threading.main_thread().ident  # the thread that beats (never waits for itself)
         self._timer: QTimer | None = None
 
     def start(self) -> None:
         """On the GUI thread: beat until :meth:`stop`."""
         if self.running or QCoreApplication.instance() is None:
             return
+        self.gui = threading.get_ident()
         if self._timer is None:
             self._timer = QTimer(interval=HEARTBEAT_MS, timerType=Qt.TimerType.PreciseTimer)
             self._timer.timeout.connect(self._beat)
@@ -156,7 +158,7 @@ def give_way() -> None:
     the interpreter lock), :data:`GIVE_WAY_FOR` at most per late beat (see :class:`_Heartbeat`)."""
     hb = _heartbeat
     last = hb.last
-    if not hb.running or last == hb.waited_out or time.monotonic() - last < GUI_LATE:
+    if not hb.running or last == hb.waited_out or time.monotonic() - last < GUI_LATE or threading.get_ident() == hb.gui:
         return
     end = time.monotonic() + GIVE_WAY_FOR
     while hb.last == last and hb.running:

@@ -10,6 +10,7 @@ from PySide6.QtCore import QThread, QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from bpeinspect.core import Cancelled
+from bpeinspect.gui import concurrency
 from bpeinspect.gui.concurrency import PROGRESS_INTERVAL, Jobs, Worker, all_idle
 
 
@@ -200,3 +201,60 @@ def test_release_encoding_empties_lists(cl100k):
     assert len(enc.ids) == n - 3000
     assert not release_encoding(enc, step=1000)
     assert enc.ids == [] and enc.piece_spans == []
+
+
+def test_a_worker_gives_way_until_the_gui_thread_beats_again(qtbot, monkeypatch):
+    monkeypatch.setattr(concurrency, "GIVE_WAY_FOR", 30.0)  # only a beat ends the wait here
+    hb = concurrency._heartbeat
+    hb.start()
+    try:
+        hb.last -= 1.0  # the GUI thread is late: busy, or waiting for the interpreter
+        stale = hb.last
+        seen = []
+        worker = threading.Thread(target=lambda: (concurrency.give_way(), seen.append(hb.last)))
+        worker.start()
+        qtbot.waitUntil(lambda: bool(seen), timeout=10000)  # the event loop turns: the heartbeat beats
+        worker.join()
+        assert seen[0] != stale  # it waited for the beat
+    finally:
+        hb.stop()
+
+
+def test_a_gui_thread_that_does_not_beat_is_waited_for_once(qtbot, monkeypatch):
+    monkeypatch.setattr(concurrency, "GIVE_WAY_FOR", 0.05)
+    real_sleep, sleeps = time.sleep, []
+    monkeypatch.setattr(concurrency.time, "sleep", lambda s: (sleeps.append(s), real_sleep(s)))
+    hb = concurrency._heartbeat
+    hb.start()
+    try:
+        hb.last -= 1.0
+        waits = []
+
+        def work():
+            for _ in range(3):
+                n = len(sleeps)
+                concurrency.give_way()
+                waits.append(len(sleeps) - n)
+
+        work_on_the_gui_thread = len(sleeps)
+        concurrency.give_way()  # the GUI thread never waits for its own beat
+        assert len(sleeps) == work_on_the_gui_thread
+        worker = threading.Thread(target=work)
+        worker.start()
+        worker.join()  # the GUI thread blocks here, as it would waiting for the worker: no beat
+        assert waits[0] > 0 and waits[1:] == [0, 0]
+        assert hb.waited_out == hb.last
+    finally:
+        hb.stop()
+
+
+def test_the_heartbeat_beats_only_while_workers_live(qtbot):
+    hb = concurrency._heartbeat
+    gate = threading.Event()
+    worker = Worker(gate.wait)
+    with qtbot.waitSignal(worker.signals.finished, timeout=10000):
+        worker.start()
+        assert hb.running
+        gate.set()
+    qtbot.waitUntil(lambda: not Worker._live, timeout=10000)
+    assert not hb.running

@@ -1,0 +1,125 @@
+"""The vocabulary's sorts, the compare tab on a big text and loading two big vocabularies
+never freeze the window.
+
+The work runs in workers that share the interpreter lock with the GUI thread: their own long
+holds (a full collection walking big structures, a long C call) and the GUI's own bursts of
+work next to a busy worker are what these probes catch (a 5 ms probe timer on the GUI thread
+records the longest gap between its ticks; best of three runs, as in test_responsiveness).
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.io import builtins as catalog
+from bpeinspect.gui.panels.compare import MARK
+from bpeinspect.gui.panels.specs import PANELS
+from bpeinspect.gui.panels.vocabulary_model import COL_ID, COL_LEN, COL_SCRIPT
+from tests.gui.conftest import _window, wait_idle
+from tests.gui.test_responsiveness import StallProbe, best_of_attempts, require_quiet_machine
+
+MB = 1_000_000
+
+
+@pytest.fixture
+def win(qtbot, settings):
+    """The window with every panel, at the latency tour's size (its jobs ended at teardown)."""
+    for w in _window(qtbot, settings, PANELS):
+        w.resize(1400, 860)
+        yield w
+
+
+def _open(qtbot, win, *names: str) -> None:
+    for name in names:
+        win.open_tokenizer(name)
+    qtbot.waitUntil(lambda: len(win.registry) == len(names), timeout=120000)
+    wait_idle(qtbot, win, timeout=120000)
+
+
+def _text(size: int) -> str:
+    """About ``size`` bytes of mixed text (a few scripts, emoji, code)."""
+    line = "The quick brown fox jumps over the lazy dog — Grüße, Привет, 日本語 😀 1234.\ndef f(x):\n    return x * 2\n"
+    text = line * (size // len(line.encode("utf-8")) + 1)
+    return text[: len(text) * size // len(text.encode("utf-8"))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("column", [COL_LEN, COL_SCRIPT], ids=["length", "script"])
+def test_sorting_the_vocabulary_does_not_stall(qtbot, win, column):
+    _open(qtbot, win, "o200k_base")
+    tok = win.registry.tokenizers()[0]
+    view = win.panels.view("vocab")
+    win.panels.docks["vocab"].raise_()
+    done = lambda: not view.busy and not view.debounce.isActive()  # noqa: E731
+    require_quiet_machine(qtbot)
+
+    def attempt(_: int) -> StallProbe:
+        view.table.sortByColumn(COL_ID, Qt.SortOrder.AscendingOrder)
+        qtbot.waitUntil(done, timeout=60000)
+        view.set_tokenizer(tok)  # a new index: the column's order is worked out anew
+        wait_idle(qtbot, win, timeout=60000)
+        with StallProbe() as probe:
+            view.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+            qtbot.waitUntil(done, timeout=60000)
+        rows = view.model.rows()
+        assert len(rows) == len(tok)
+        if column == COL_LEN:
+            lengths = [len(tok.token_bytes(i)) for i in rows]
+            assert lengths == sorted(lengths)
+        else:
+            names = ["+".join(view.index_.scripts(i)) for i in rows]
+            assert names == sorted(names)
+        return probe
+
+    best_of_attempts(attempt)
+
+
+@pytest.mark.slow
+def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
+    _open(qtbot, win, "o200k_base", "cl100k_base")
+    view = win.panels.view("compare")
+    text = _text(MB)
+    require_quiet_machine(qtbot)
+
+    def attempt(number: int) -> StallProbe:
+        win.panels.docks["tree"].raise_()  # the compare tab hidden: it waits to be shown
+        win.set_text(text + f"attempt {number}\n")
+        wait_idle(qtbot, win, timeout=120000)
+        with StallProbe() as probe:
+            win.panels.docks["compare"].raise_()
+            qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=120000)
+        toks = win.registry.tokenizers()
+        assert [r.tokens for r in view.rows()] == [len(t.encode_ordinary(view.text)) for t in toks]
+        for section in view.sections[:2]:  # the sections' documents, made by the worker, are shown
+            assert section.browser.toPlainText().replace(MARK, "").startswith("The quick brown fox")
+        return probe
+
+    best_of_attempts(attempt)
+
+
+@pytest.mark.slow
+def test_loading_o200k_and_cl100k_together_does_not_stall(qtbot, win):
+    win.set_text(_text(100_000))
+    wait_idle(qtbot, win, timeout=60000)
+    require_quiet_machine(qtbot)
+
+    def attempt(_: int) -> StallProbe:
+        for tok in win.registry.tokenizers():
+            win.registry.remove(tok)
+        wait_idle(qtbot, win, timeout=60000)
+        catalog.load_builtin.cache_clear()
+        with StallProbe() as probe:
+            for name in ("o200k_base", "cl100k_base"):
+                win.open_tokenizer(name)
+            qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
+            wait_idle(qtbot, win, timeout=120000)
+        return probe
+
+    try:
+        best_of_attempts(attempt)
+    finally:
+        catalog.load_builtin.cache_clear()
+        for name in ("o200k_base", "cl100k_base"):
+            load_tokenizer(name)

@@ -151,7 +151,7 @@ class MergeGraph:
         for n, i in enumerate(ids):
             if i not in self._parents:
                 self._compute(i)
-            if not n & 511:  # every few ms: a GUI's worker gives way to the window at each check
+            if not n & 127:  # every millisecond or so: a GUI's worker gives way to the window at each check
                 if should_stop is not None and should_stop():
                     raise Cancelled()
                 if progress is not None:

@@ -41,7 +41,7 @@ from bpeinspect.core import Cancelled
 
 PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one worker
 HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
-GUI_LATE = 0.012  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
+GUI_LATE = 0.007  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
 GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
 

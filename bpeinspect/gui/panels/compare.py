@@ -30,7 +30,7 @@ from bpeinspect.core.analysis.compare import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error
-from bpeinspect.gui.overlay.glyphs import shown, shown_without, undrawn
+from bpeinspect.gui.overlay.glyphs import shown, undrawn
 from bpeinspect.gui.overlay.palette import TokenPalette, UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
@@ -89,13 +89,14 @@ def compare(
     palette: TokenPalette | None = None,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-    documents: tuple[QFont, frozenset[str]] | None = None,
+    documents: QFont | None = None,
 ) -> CompareResult:
     """Encode ``text`` with each tokenizer and build its section (runs in a pool thread).
 
-    With ``documents`` (the sections' font, and the characters :func:`~bpeinspect.gui.overlay.glyphs.undrawn`
-    in it), each row also gets its :class:`QTextDocument`, made from the HTML here: parsing it
-    on the GUI thread took 15 ms a section.
+    With ``documents`` (the sections' font), each row also gets its :class:`QTextDocument`,
+    made from the HTML here: parsing it on the GUI thread took 15 ms a section. (Characters
+    no font draws are looked for on the GUI thread, when the result is in: a section holding
+    some is made there again, see :meth:`CompareView._fill_one`.)
 
     The cyclic GC is held off meanwhile: the encodings of a big text are millions of objects,
     and each full collection they set off walks them all with every thread locked out (25-30 ms
@@ -104,12 +105,11 @@ def compare(
         result = _compare(toks, text, names, render_limit=render_limit, colors=colors, palette=palette,
                           progress=progress, should_stop=should_stop)  # fmt: skip
     if documents is not None:
-        font, missing = documents
         gui = QCoreApplication.instance().thread()
         for row in result.rows:
             doc = QTextDocument()
-            doc.setDefaultFont(font)
-            doc.setHtml(shown_without(row.html, missing))
+            doc.setDefaultFont(documents)
+            doc.setHtml(row.html)
             doc.moveToThread(gui)  # handed to the GUI thread, which shows it
             row.document = doc
     return result
@@ -240,6 +240,8 @@ class CompareView(QWidget):
         self._to_fill: list[tuple[_Section, CompareRow]] = []  # sections whose text is set on the next turns
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
         self._fill_timer.timeout.connect(self._fill_one)
+        self._catch_up_timer = QTimer(self, singleShot=True, interval=0)  # after the paints already posted
+        self._catch_up_timer.timeout.connect(self._catch_up)
         if text_changed is not None:
             text_changed.connect(self.debounce.start)
         lay = QVBoxLayout(self)
@@ -259,7 +261,7 @@ class CompareView(QWidget):
     @property
     def busy(self) -> bool:
         """True while the texts are being compared (and drawn)."""
-        return self.jobs.pending() or bool(self._to_fill)
+        return self.jobs.pending() or bool(self._to_fill) or self._catch_up_timer.isActive()
 
     @property
     def rows(self) -> list[CompareRow]:
@@ -307,11 +309,9 @@ class CompareView(QWidget):
             return
         self._dirty = False
         self._say("Comparing…")
-        font = self.sections[0].browser.font()
-        drawn = frozenset(undrawn(self.text[:RENDER_LIMIT] + MARK, font))
         self.jobs.submit(
             "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
-            colors=self._theme(), palette=self._token_palette(), documents=(font, drawn), on_returned=self._on_done,
+            colors=self._theme(), palette=self._token_palette(), documents=self.sections[0].browser.font(), on_returned=self._on_done,
             on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
         )  # fmt: skip
 
@@ -340,18 +340,23 @@ class CompareView(QWidget):
                     f"<span style='color:{diff}'>{MARK}</span> {_n(len(row.differing), 'boundary', 'boundaries')} {html.escape(first)} lacks"
                 )
             sec.header.setText(head)
+            if row.document is not None and undrawn(row.html, sec.browser.font()):
+                row.document = None  # characters no font draws: made again with code points, in _fill_one
             self._to_fill.append((sec, row))
-        self._fill_timer.start()  # the first section on the next turn: this one has the headers
+        if len(result.rows[0].html) > SHORT_HTML:
+            self._fill_timer.start()  # a long first section on the next turn: this one has the headers
+        else:
+            self._fill_one()
 
     def _fill_one(self) -> None:
         """Draw the next section's text; a long one ends the event-loop turn (the rest follow on the next)."""
         while self._to_fill:
             sec, row = self._to_fill.pop(0)
-            if row.document is not None:  # made by the worker: only its layout is left to do here
-                sec.set_document(row.document)
-                row.document = None
+            if row.document is not None:
+                sec.set_document(row.document)  # made by the worker: only its layout is left to do here
             else:
                 sec.browser.setHtml(shown(row.html))  # characters no font draws as code points
+            row.document = None
             sec.show()
             if len(row.html) > SHORT_HTML and self._to_fill:
                 self._fill_timer.start()
@@ -364,12 +369,20 @@ class CompareView(QWidget):
             sec.browser.verticalScrollBar().setValue(0)
 
     def set_active(self, active: bool) -> None:
-        """Hidden (a background tab), the view only notes what changed; shown, it catches up."""
+        """Hidden (a background tab), the view only notes what changed; shown, it catches up
+        once it has been painted (an encode started at once would share the interpreter with
+        the tab's first paint, tripling its time)."""
         self.active = active
-        if active and self._stale and self._text_source is not None:
+        if active:
+            self._catch_up_timer.start()
+
+    def _catch_up(self) -> None:
+        if not self.active:
+            return
+        if self._stale and self._text_source is not None:
             self._stale = False
             self.text, self._dirty = self._text_source(), True
-        if active and self._dirty:
+        if self._dirty:
             self._refresh()
 
     def changeEvent(self, event: QEvent) -> None:

@@ -91,7 +91,7 @@ def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
             win.panels.docks["compare"].raise_()
             qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=120000)
         toks = win.registry.tokenizers()
-        assert [r.tokens for r in view.rows()] == [len(t.encode_ordinary(view.text)) for t in toks]
+        assert [r.tokens for r in view.rows] == [len(t.encode_ordinary(view.text)) for t in toks]
         for section in view.sections[:2]:  # the sections' documents, made by the worker, are shown
             assert section.browser.toPlainText().replace(MARK, "").startswith("The quick brown fox")
         return probe

@@ -379,7 +379,7 @@ class VocabIndex:
             raise QueryError("no corpus has been encoded to find unused tokens")
         match = self._matcher(q)
         if match is None and q == TokenQuery(mode=q.mode, text=q.text, ignore_case=q.ignore_case):
-            return self.sorted(list(ids), sort, descending)  # nothing to filter
+            return self.sorted(list(ids), sort, descending, should_stop=should_stop)  # nothing to filter
         out: list[int] = []
         total = len(ids)
         token_bytes, is_special = tok.token_bytes, tok.is_special
@@ -406,31 +406,41 @@ class VocabIndex:
             out.append(i)
         if progress is not None:
             progress(total, total)
-        return self.sorted(out, sort, descending)
+        return self.sorted(out, sort, descending, should_stop=should_stop)
 
-    def order(self, sort: str) -> np.ndarray:
+    def order(self, sort: str, should_stop: ShouldStop = None) -> np.ndarray:
         """Every id's place when the whole vocabulary is sorted by ``sort`` (ties by id), as
         an array indexed by id (``-1`` for ids not in the vocabulary); built once per column.
 
         The keys are computed a token at a time (a loop that lets other threads run) and
         sorted by numpy, which releases the GIL: one ``sorted()`` of 200k keyed rows holds
-        it for 100 ms or more, stalling the window while a worker sorts."""
+        it for 100 ms or more, stalling the window while a worker sorts. ``should_stop`` is
+        asked every 2048 tokens (a GUI's worker gives way to the window there)."""
         got = self._orders.get(sort)
         if got is not None:
             return got
         tok, ids = self.tok, self._ids
         id_arr = np.asarray(ids, dtype=np.int64)
         tb = tok.token_bytes
+
+        def each(f: Callable[[int], object]) -> list:
+            out: list = []
+            for k in range(0, len(ids), 2048):
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                out.extend([f(i) for i in ids[k : k + 2048]])
+            return out
+
         if sort == "rank":
-            keys = [np.array([r if (r := self.rank(i)) is not None else -1 for i in ids], dtype=np.int64)]
+            keys = [np.array(each(lambda i: r if (r := self.rank(i)) is not None else -1), dtype=np.int64)]
         elif sort == "length":
-            keys = [np.array([len(tb(i)) for i in ids], dtype=np.int64)]
+            keys = [np.array(each(lambda i: len(tb(i))), dtype=np.int64)]
         elif sort == "token":
             # bytes order: numpy's fixed-width bytes ignore trailing NULs, so the length breaks those ties
-            raw = [tb(i) for i in ids]
+            raw = each(tb)
             keys = [np.array(raw, dtype=np.bytes_), np.array([len(b) for b in raw], dtype=np.int64)]
         elif sort in ("script", "kind"):
-            names = ["+".join(self.scripts(i)) if sort == "script" else self.kind(i) for i in ids]
+            names = each(lambda i: "+".join(self.scripts(i)) if sort == "script" else self.kind(i))
             codes = {name: n for n, name in enumerate(sorted(set(names)))}
             keys = [np.array([codes[s] for s in names], dtype=np.int64)]
         else:
@@ -442,11 +452,13 @@ class VocabIndex:
         self._orders[sort] = place
         return place
 
-    def sorted(self, ids: list[int], sort: str = "id", descending: bool = False) -> list[int]:
+    def sorted(
+        self, ids: list[int], sort: str = "id", descending: bool = False, should_stop: ShouldStop = None
+    ) -> list[int]:
         """``ids`` ordered by one column; ties (and tokens without a rank) fall back to the id."""
         if sort == "id":
             return sorted(ids, reverse=descending)
-        place = self.order(sort)
+        place = self.order(sort, should_stop)
         arr = np.asarray(ids, dtype=np.int64)
         by = np.argsort(place[arr], kind="stable")
         return arr[by[::-1] if descending else by].tolist()

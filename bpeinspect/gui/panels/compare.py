@@ -50,6 +50,7 @@ _CLUSTERS = regex.compile(r"[\x00-\x09\x0b\x0c\x0e-\x7f]+(?![^\x00-\x7f])|\X")
 _JOINS_NEXT = regex.compile(r"[\p{jt=D}\p{jt=L}\p{jt=C}]")  # joins to the letter after it
 _JOINS_PREVIOUS = regex.compile(r"[\p{jt=D}\p{jt=R}\p{jt=C}]")
 TEXT_DEBOUNCE_MS = 300
+CATCH_UP_MS = 30  # a tab shown starts its work this long after, once it has been painted
 
 
 @dataclass
@@ -278,7 +279,8 @@ class CompareView(QWidget):
         self._to_fill: list[tuple[_Section, CompareRow]] = []  # sections whose text is set on the next turns
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
         self._fill_timer.timeout.connect(self._fill_one)
-        self._catch_up_timer = QTimer(self, singleShot=True, interval=0)  # after the paints already posted
+        # after the paints the tab's showing sets off (they come over the next turns)
+        self._catch_up_timer = QTimer(self, singleShot=True, interval=CATCH_UP_MS)
         self._catch_up_timer.timeout.connect(self._catch_up)
         if text_changed is not None:
             text_changed.connect(self.debounce.start)

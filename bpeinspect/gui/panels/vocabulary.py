@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Cancelled, Tokenizer
+from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex, positions
 from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.concurrency import Jobs, describe_error
@@ -63,17 +63,9 @@ def search_rows(
     index: VocabIndex, query: TokenQuery, *, sort: str, descending: bool, progress: Any = None, should_stop: Any = None
 ) -> tuple[list[int], Any]:
     """A worker's search: the rows and where each id is among them (which the table needs to
-    find a token; a dict of 200k ids built on the GUI thread would stall it).
-
-    A sort by script first works out every token's scripts here, checking ``should_stop``
-    every few hundred tokens (the index's own pass has no such check, and the check is
-    where a worker gives way to a busy GUI thread, see :func:`~bpeinspect.gui.concurrency.give_way`)."""
-    if sort == "script":
-        scripts = index.scripts
-        for n, i in enumerate(index.ids()):
-            scripts(i)
-            if not n & 255 and should_stop is not None and should_stop():
-                raise Cancelled("cancelled")
+    find a token; a dict of 200k ids built on the GUI thread would stall it). ``should_stop``
+    is also where the worker gives way to a busy GUI thread (see :func:`~bpeinspect.gui.concurrency.give_way`):
+    a column's order asks it every 2048 tokens."""
     rows = index.search(query, sort=sort, descending=descending, progress=progress, should_stop=should_stop)
     return rows, positions(rows)
 

@@ -38,6 +38,9 @@ def _texts() -> list[str]:
 def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(corpus_count, "BATCH_CHARS", 1 << 14)
     monkeypatch.setattr(corpus_count, "STEAL_CHARS", 1 << 15)  # so that a child takes another's tokenizer
+    # by what is left only: once timed, the choice weighs counting against loading times, which
+    # a loaded machine skews (then no child took another's tokenizer, one run in two)
+    monkeypatch.setattr(corpus_count._Run, "worth_loading", lambda self, k: self.left[k] >= corpus_count.STEAL_CHARS)
     toks = [load_tokenizer(n) for n in ("r50k_base", "o200k_base", "cl100k_base")]
     texts = _texts()
     sent: list[tuple[int, int]] = []  # (child, tokenizer key) loads

@@ -168,6 +168,18 @@ def give_way() -> None:
         time.sleep(0.001)
 
 
+def next_beat() -> None:
+    """On a worker: wait for the GUI thread's next heartbeat (:data:`GIVE_WAY_FOR` at most), so
+    that a job about to run long without checks lets the GUI finish the turn that started it
+    (showing the job is under way) before they share the interpreter."""
+    hb = _heartbeat
+    if not hb.running or threading.get_ident() == hb.gui:
+        return
+    last, end = hb.last, time.monotonic() + GIVE_WAY_FOR
+    while hb.last == last and hb.running and time.monotonic() < end:
+        time.sleep(0.001)
+
+
 class Worker(QRunnable):
     """``fn(*args, **kwargs)`` on a pool thread; see the module for the signals and the hooks.
 

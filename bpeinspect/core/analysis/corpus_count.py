@@ -99,7 +99,8 @@ def tokenizer_payload(tok: Tokenizer, should_stop: ShouldStop | None = None) -> 
     elif tok.split_rule.pattern is not None:
         rule = tok.split_rule.pattern
     kwargs = {"pattern": rule, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
-              "normalizer": tok.normalizer, "name": tok.name}  # fmt: skip
+              "normalizer": tok.normalizer, "name": tok.name, "added_tokens": tok.added_tokens,
+              "added_options": tok.added_options}  # fmt: skip
     return pickle.dumps((slices, merges, kwargs), pickle.HIGHEST_PROTOCOL)
 
 

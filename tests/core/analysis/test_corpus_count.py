@@ -113,3 +113,22 @@ def test_a_child_that_dies_hands_its_work_back(monkeypatch: pytest.MonkeyPatch):
         pool.start()  # a new child replaces it
         assert dict(pool.count([tok], texts[:10])) == {0: [count_text(tok, t) for t in texts[:10]]}
         assert len(pool._children) == 2
+
+
+def test_added_tokens_travel_with_the_tokenizer():
+    base = load_tokenizer("cl100k_base")
+    tok = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, added_tokens={"<tool_call>": base.n_vocab + 5},
+                    normalizer=None, name="added")  # fmt: skip
+    text = "call <tool_call> now " * 3
+    assert len(tok.encode_ordinary(text)) != len(base.encode_ordinary(text))
+    copy = rebuild(tokenizer_payload(tok))
+    assert copy.encode_ordinary(text) == tok.encode_ordinary(text)
+
+
+def test_qwen2_pattern_runs_on_the_fast_engine_and_splits_as_the_regex():
+    from bpeinspect.core.split.rules import QWEN2_PATTERN, SplitRule, resolve_rule
+
+    fast, slow = resolve_rule(QWEN2_PATTERN), SplitRule.from_pattern(QWEN2_PATTERN)
+    assert fast.fast is not None and slow.fast is None and fast == slow
+    texts = list(udhr_texts().values())[::9] + ["I'LL say 1234 \U0001d400\U0001d401 ok's \r\n\r\n  x\u017f'S"]
+    assert [fast.pieces(t) for t in texts] == [slow.pieces(t) for t in texts]

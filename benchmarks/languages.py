@@ -89,7 +89,8 @@ def bench_core(specs: list[str], rounds: int) -> None:
         for processes in (1, None):
             pairs = fresh(specs)
             before, c0, t0 = load(), cpu(), time.perf_counter()
-            counts = [c for _, c in count_each(pairs, corpus, processes=processes)]
+            by_index = dict(count_each(pairs, corpus, processes=processes))  # yielded as each is done
+            counts = [by_index[k] for k in range(len(pairs))]
             wall, c1 = time.perf_counter() - t0, cpu()
             tokens = [sum(s.tokens for s in c.values()) for c in counts]
             if reference is None:

@@ -45,7 +45,6 @@ from itertools import count as counter
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import can_spawn, default_processes, python_command
 from bpeinspect.core.split.rules import PRESETS
-from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -225,17 +224,25 @@ class CountingPool:
             found = self._keys[id(tok)] = (tok, next(self._next_key))
         return found[1]
 
+    def keep_only(self, toks: Sequence[Tokenizer]) -> None:
+        """Forget every tokenizer but ``toks`` (closed ones), here and in the children."""
+        keep = {id(t) for t in toks}
+        self._drop([i for i in self._keys if i not in keep])
+
     def _forget_all_but(self, toks: Sequence[Tokenizer]) -> None:
         """Tokenizers beyond the last :data:`_KEEP` used are dropped here and in the children."""
         keep = {id(t) for t in toks}
-        for i in sorted(self._keys, key=lambda i: self._keys[i][1])[: max(0, len(self._keys) - _KEEP)]:
-            if i not in keep:
-                key = self._keys.pop(i)[1]
-                self._payloads.pop(key, None)
-                for c in self._children:
-                    if key in c.loaded:
-                        c.loaded.discard(key)
-                        c.send(("drop", key))
+        old = sorted(self._keys, key=lambda i: self._keys[i][1])[: max(0, len(self._keys) - _KEEP)]
+        self._drop([i for i in old if i not in keep])
+
+    def _drop(self, ids: list[int]) -> None:
+        for i in ids:
+            key = self._keys.pop(i)[1]
+            self._payloads.pop(key, None)
+            for c in self._children:
+                if key in c.loaded:
+                    c.loaded.discard(key)
+                    c.send(("drop", key))
 
     def count(
         self,
@@ -484,10 +491,5 @@ def child_main(niceness: int = 0) -> None:
         stdout.flush()
 
 
-def prepared(texts: Sequence[str]) -> list[str]:
-    """The texts as they are counted (lone surrogates fixed the way tiktoken does)."""
-    return [fix_surrogates(t) for t in texts]
-
-
-__all__ = ["BATCH_CHARS", "CountingPool", "can_ship", "child_main", "count_text", "prepared", "rebuild",
+__all__ = ["BATCH_CHARS", "CountingPool", "can_ship", "child_main", "count_text", "rebuild",
            "tokenizer_payload"]  # fmt: skip

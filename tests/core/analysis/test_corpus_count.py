@@ -56,6 +56,10 @@ def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.Monk
         assert len(sent) > len(toks)  # a tokenizer went to both children
         again = dict(pool.count(toks, texts))  # the children kept the tokenizers
         assert again == got and len(sent) == len(set(sent))
+        pool.keep_only(toks[:1])  # the others were closed: the children forget them
+        loads = len(sent)
+        assert dict(pool.count(toks[:1], texts[:5])) == {0: got[0][:5]} and len(sent) == loads
+        assert dict(pool.count(toks[1:2], texts[:5])) == {0: got[1][:5]} and len(sent) > loads
 
 
 def test_merge_list_tokenizer_travels_by_its_tables():

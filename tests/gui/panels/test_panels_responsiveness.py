@@ -9,6 +9,8 @@ records the longest gap between its ticks; best of three runs, as in test_respon
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -33,6 +35,16 @@ def win(qtbot, settings):
         yield w
 
 
+def _quiet_enough(qtbot) -> None:
+    """Skip on a machine with more runnable processes than cores (as the Languages stall test
+    does): 200k-token sorts and 1 MB encodes next to a full test suite on each core measure the
+    scheduler (the length sort failed two landings so, while 23-25 ms on the quiet machine)."""
+    load = os.getloadavg()[0]
+    if load > (os.cpu_count() or 1):
+        pytest.skip(f"the machine is too busy to measure stalls (load average {load:.1f})")
+    require_quiet_machine(qtbot)
+
+
 def _open(qtbot, win, *names: str) -> None:
     for name in names:
         win.open_tokenizer(name)
@@ -55,7 +67,7 @@ def test_sorting_the_vocabulary_does_not_stall(qtbot, win, column):
     view = win.panels.view("vocab")
     win.panels.docks["vocab"].raise_()
     done = lambda: not view.busy and not view.debounce.isActive()  # noqa: E731
-    require_quiet_machine(qtbot)
+    _quiet_enough(qtbot)
 
     def attempt(_: int) -> StallProbe:
         view.table.sortByColumn(COL_ID, Qt.SortOrder.AscendingOrder)
@@ -83,7 +95,7 @@ def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
     _open(qtbot, win, "o200k_base", "cl100k_base")
     view = win.panels.view("compare")
     text = _text(MB)
-    require_quiet_machine(qtbot)
+    _quiet_enough(qtbot)
 
     def attempt(number: int) -> StallProbe:
         win.panels.docks["tree"].raise_()  # the compare tab hidden: it waits to be shown
@@ -105,7 +117,7 @@ def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
 def test_loading_o200k_and_cl100k_together_does_not_stall(qtbot, win):
     win.set_text(_text(100_000))
     wait_idle(qtbot, win, timeout=60000)
-    require_quiet_machine(qtbot)
+    _quiet_enough(qtbot)
 
     def attempt(_: int) -> StallProbe:
         for tok in win.registry.tokenizers():

@@ -113,10 +113,100 @@ class Probe:
         self.timer.stop()
 
 
+class LongHolds:
+    """``--why``: the cyclic GC's runs and the C calls of workers that took over ``LONG_HOLD``
+    of their thread's CPU time (a C call that does not release the interpreter lock stalls the
+    GUI thread as long as it runs; the list says which ones ran, not which released the lock).
+    CPU time, so that a loaded machine preempting a thread does not make a short call look long."""
+
+    LONG_HOLD = 0.005
+    BLOCKING = frozenset({"sleep", "wait", "acquire", "join", "read", "readinto", "stat", "select", "poll"})  # release the lock
+
+    def __init__(self) -> None:
+        import gc
+
+        self.events: list[tuple[float, float, str]] = []  # (start, seconds, what)
+        self._stacks: dict[int, list] = collections.defaultdict(list)
+        self._gc_t = self._gc_cpu = 0.0
+        self.main = threading.get_ident()
+        gc.callbacks.append(self._on_gc)
+        from bpeinspect.gui.concurrency import Worker
+
+        run, profile = Worker.run, self._profile
+
+        def profiled_run(worker, _run=run):  # pool threads are Qt's: threading.setprofile misses them
+            sys.setprofile(profile)
+            try:
+                _run(worker)
+            finally:
+                sys.setprofile(None)
+
+        Worker.run = profiled_run
+        self._gui_depth = 0  # Python frames of a callback from Qt on the GUI thread
+        self._gui_start: tuple[float, float, object] | None = None
+        self._in_loop = 0
+        sys.setprofile(self._gui_profile)
+
+    SLOW_CALLBACK = 0.015
+
+    def _gui_profile(self, frame, event: str, arg) -> None:
+        """On the GUI thread: each Python callback Qt makes from the event loop, with its wall
+        and CPU time (the wall time beyond the CPU is the wait for the interpreter lock)."""
+        if event == "c_call" and getattr(arg, "__name__", "") == "processEvents":
+            self._in_loop += 1
+        elif event in ("c_return", "c_exception") and getattr(arg, "__name__", "") == "processEvents":
+            self._in_loop -= 1
+        elif event == "call" and self._in_loop:
+            if self._gui_depth == 0:
+                self._gui_start = (time.perf_counter(), time.thread_time(), frame)
+            self._gui_depth += 1
+        elif event == "return" and self._in_loop and self._gui_depth:
+            self._gui_depth -= 1
+            if self._gui_depth == 0 and self._gui_start is not None:
+                t0, c0, fr = self._gui_start
+                wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+                if wall > self.SLOW_CALLBACK:
+                    code = fr.f_code
+                    self.events.append((t0, wall, f"GUI callback {code.co_qualname} ({Path(code.co_filename).name}:{code.co_firstlineno}): wall {wall * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms"))
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        if phase == "start":
+            self._gc_t, self._gc_cpu = now, cpu
+        elif cpu - self._gc_cpu > self.LONG_HOLD:
+            who = "GUI" if threading.get_ident() == self.main else threading.current_thread().name
+            self.events.append((self._gc_t, cpu - self._gc_cpu, f"gc gen{info['generation']} in {who}, {info['collected']} freed"))
+
+    def _profile(self, frame, event: str, arg) -> None:
+        if event == "c_call":
+            self._stacks[threading.get_ident()].append([time.perf_counter(), arg, frame, True, time.thread_time()])
+        elif event == "call":  # Python code runs inside the C call: it lets other threads in
+            stack = self._stacks[threading.get_ident()]
+            if stack:
+                stack[-1][3] = False
+        elif event in ("c_return", "c_exception"):
+            stack = self._stacks[threading.get_ident()]
+            if not stack:
+                return
+            t0, fn, fr, pure, cpu = stack.pop()
+            d = time.thread_time() - cpu
+            if pure and d > self.LONG_HOLD and getattr(fn, "__name__", "") not in self.BLOCKING:
+                where = " < ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(traceback.extract_stack(fr)[-3:]))
+                name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+                self.events.append((t0, d, f"{name}() at {where}"))
+
+    def take(self, since: float) -> list[tuple[float, float, str]]:
+        got = [e for e in self.events if e[0] >= since]
+        self.events.clear()
+        return got
+
+
 class Tour:
     """The scripted actions, each measured with the probe."""
 
     def __init__(self, why: bool, only: set[str] | None) -> None:
+        # before the window starts its worker threads: they take the profile hook when they start
+        self.holds = LongHolds() if why else None
         from PySide6.QtCore import QSettings
         from PySide6.QtWidgets import QApplication
 
@@ -185,6 +275,8 @@ class Tour:
         self.pump(0.1)
         self.probe.reset()
         t0 = time.perf_counter()
+        if self.holds is not None:
+            self.holds.take(t0)
         extra = action() or {}
         done = self.wait_idle()
         self.pump(settle)
@@ -193,6 +285,9 @@ class Tour:
         print(f"  {name:<38} stall {self.probe.max_gap * 1000:6.0f} ms (GUI cpu {self.probe.max_cpu * 1000:4.0f})"
               f"   took {(done - t0) * 1000:7.0f} ms"
               + "".join(f"   {k} {v:.0f}" for k, v in extra.items()), flush=True)  # fmt: skip
+        if self.holds is not None:
+            for start, d, what in sorted(self.holds.take(t0), key=lambda e: -e[1])[:12]:
+                print(f"      {d * 1000:5.0f} ms at {(start - t0) * 1000:6.0f}: {what}", flush=True)
 
     def set_text(self, size: int) -> None:
         self.win.set_text(document(size))
@@ -221,6 +316,11 @@ class Tour:
         self.measure("load o200k and cl100k", act)
 
     def open_file(self, label: str, size: int) -> None:
+        if not self.wanted(f"open {label}"):
+            # later actions on this text still want it (``--only compare`` compares 1 MB)
+            if any(self.wanted(f"{what} {label}") for what in ("type in the middle of", "click a token in", "compare tab with")):
+                self.set_text(size)
+            return
         path = self.tmp / f"{label}.txt"
         path.write_text(document(size), encoding="utf-8")
         first = {}

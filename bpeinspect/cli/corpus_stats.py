@@ -12,9 +12,11 @@ texts are extracted to the user's cache folder the first time.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import sys
 
-from bpeinspect.cli.common import align_table, json_text, safe_lines
+from bpeinspect.cli.common import align_table, display_width, json_text, safe_lines
 from bpeinspect.core.analysis.corpus import REGIONS, Corpus, load_corpus, udhr_corpus
 from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary
 
@@ -119,14 +121,16 @@ def format_summary(stats: CorpusStats, summaries: list[FairnessSummary], *, csv_
 
     With ``csv_out``: one CSV row per tokenizer, the languages as ``code:premium`` lists.
     """
-    if csv_out:
-        lines = ["tokenizer,languages,median,p90,max,over_2,over_4,most_costly,least_costly"]
+    if csv_out:  # the csv module quotes a tokenizer name or path that holds a comma or a quote
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["tokenizer", "languages", "median", "p90", "max", "over_2", "over_4", "most_costly", "least_costly"])
         for s in summaries:
             most = " ".join(f"{c}:{p:.4f}" for c, p in s.most_costly)
             least = " ".join(f"{c}:{p:.4f}" for c, p in s.least_costly)
-            nums = f"{s.median:.4f},{s.p90:.4f},{s.max:.4f},{s.over_2:.4f},{s.over_4:.4f}"
-            lines.append(f"{s.tokenizer},{s.languages},{nums},{most},{least}")
-        return "\n".join(lines) + "\n"
+            nums = [f"{x:.4f}" for x in (s.median, s.p90, s.max, s.over_2, s.over_4)]
+            writer.writerow([s.tokenizer, s.languages, *nums, most, least])
+        return out.getvalue()
     if not summaries:
         return "no premiums to summarize (no baseline, or no language besides it)\n"
     head = ["tokenizer", "languages", "median", "p90", "max", ">2x", ">4x"]
@@ -138,12 +142,13 @@ def format_summary(stats: CorpusStats, summaries: list[FairnessSummary], *, csv_
     assert stats.baseline is not None
     out = f"premium = tokens / tokens of {_label(stats, stats.baseline)}, over {stats.corpus.title}\n"
     out += align_table(head, body, left=1)
-    width = max(len(s.tokenizer) for s in summaries)
+    width = max(display_width(s.tokenizer) for s in summaries)
     for title, key in (("most costly", "most_costly"), ("least costly", "least_costly")):
         out += f"\n{title}:\n"
         for s in summaries:
             items = ", ".join(f"{_label(stats, c)} {p:.2f}" for c, p in getattr(s, key))
-            out += f"  {s.tokenizer.ljust(width)}  {items}\n"
+            pad = " " * (width - display_width(s.tokenizer))
+            out += f"  {s.tokenizer}{pad}  {items}\n"
     return out
 
 

@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.cli.commands import main
+from bpeinspect.cli.common import display_width
+from bpeinspect.cli.corpus_stats import format_summary
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.analysis.corpus import CACHE_ENV, udhr_corpus
+from bpeinspect.core.analysis.corpus import CACHE_ENV, fable_corpus, udhr_corpus
+from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary
 
 OLD_FIELDS = {"tokenizer", "source", "tokens", "bytes", "chars"}
 
@@ -124,3 +127,20 @@ def test_table_output(capsys):
 def test_usage_errors(capsys, argv, message):
     assert main(["stats", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+
+def test_summary_csv_quotes_names_and_text_lines_up_wide_names():
+    def summary(name: str) -> FairnessSummary:
+        return FairnessSummary(name, 2, 1.5, 2.5, 3.0, 0.5, 0.0, (("ko", 3.0),), (("de", 1.1),))
+
+    names = ['my,tok "v2"', "分词器", "gpt2"]
+    summaries = [summary(n) for n in names]
+    stats = CorpusStats(fable_corpus(), tuple(names), {}, baseline="en")
+    rows = list(csv.reader(io.StringIO(format_summary(stats, summaries, csv_out=True))))
+    assert [r[0] for r in rows] == ["tokenizer", *names] and all(len(r) == 9 for r in rows)
+    assert rows[1][2:5] == ["1.5000", "2.5000", "3.0000"] and rows[1][7] == "ko:3.0000"
+    lines = format_summary(stats, summaries).split("most costly:\n")[1].split("\n")[:3]
+    assert all("Korean" in line and "3.00" in line for line in lines)
+    # the languages start in one terminal column whatever the names' widths (CJK takes two columns)
+    assert len({display_width(line[: line.index("ko")]) for line in lines}) == 1, lines

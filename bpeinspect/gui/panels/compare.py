@@ -4,9 +4,11 @@ Each tokenizer gets a section: its name, token count, tokens per character, the 
 token boundaries against the first tokenizer's (the reference), and the text with every
 token in its colour of the overlay (the same id, the same colour; two neighbours never
 share one, so every edge shows). A red bar marks a boundary the reference does not have
-(in the reference's section: a boundary no other tokenizer has). Tokens that split a character are
-drawn as one underlined box at that character (red when a differing boundary falls inside it),
-never as "�". Encoding and HTML building run in a pool thread.
+(in the reference's section: a boundary no other tokenizer has). Tokens that split a character,
+or a grapheme cluster (a letter with its vowel signs and marks, as in Devanagari), are drawn as
+one underlined box over it (red when a differing boundary falls inside it), never as "�" or as
+a mark cut from its letter; a bar between two letters of a joining script (Arabic) keeps their
+joined forms. Encoding and HTML building run in a pool thread.
 
 Example::
 
@@ -21,12 +23,14 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import regex
 from PySide6.QtCore import QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.compare import BoundaryAgreement, agreement
 from bpeinspect.core.encoding import Encoding
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import TokenPalette, UiColors, app_colors
@@ -38,6 +42,12 @@ MAX_TOKENIZERS = 4
 RENDER_LIMIT = 3_000
 SHORT_HTML = 20_000  # characters of HTML drawn in one go with the next section's
 MARK = "\u2502"  # the red bar drawn at a differing boundary
+ZWJ = "\u200d"
+# runs of ASCII characters (each its own grapheme cluster; CR and LF left to \X for CR LF), a
+# run giving back its last character when a mark follows it, else one grapheme cluster
+_CLUSTERS = regex.compile(r"[\x00-\x09\x0b\x0c\x0e-\x7f]+(?![^\x00-\x7f])|\X")
+_JOINS_NEXT = regex.compile(r"[\p{jt=D}\p{jt=L}\p{jt=C}]")  # joins to the letter after it
+_JOINS_PREVIOUS = regex.compile(r"[\p{jt=D}\p{jt=R}\p{jt=C}]")
 TEXT_DEBOUNCE_MS = 300
 
 
@@ -87,7 +97,27 @@ def compare(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> CompareResult:
-    """Encode ``text`` with each tokenizer and build its section (runs in a pool thread)."""
+    """Encode ``text`` with each tokenizer and build its section (runs in a pool thread).
+
+    The cyclic GC is held off meanwhile: the encodings of a big text are millions of objects,
+    and each full collection they set off walks them all with every thread locked out (25-30 ms
+    a time for 1 MB, a dozen times over); the sections kept are frozen at the end."""
+    with quiet_gc():
+        return _compare(toks, text, names, render_limit=render_limit, colors=colors, palette=palette,
+                        progress=progress, should_stop=should_stop)  # fmt: skip
+
+
+def _compare(
+    toks: Sequence[Tokenizer],
+    text: str,
+    names: Sequence[str] | None,
+    *,
+    render_limit: int,
+    colors: UiColors | None,
+    palette: TokenPalette | None,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+) -> CompareResult:
     names = list(names) if names else [t.name for t in toks]
     encs: list[Encoding] = []
     for i, tok in enumerate(toks):
@@ -105,19 +135,48 @@ def compare(
     return result
 
 
+def inside_clusters(text: str) -> set[int]:
+    """Offsets in ``text`` that fall inside a grapheme cluster (not at either edge of one).
+
+    >>> sorted(inside_clusters("a\u0301b हिन्दी"))
+    [1, 5, 7, 8, 9]
+    """
+    inside: set[int] = set()
+    for m in _CLUSTERS.finditer(text):
+        start, end = m.span()
+        if end - start > 1 and not text[start:end].isascii():  # not an ASCII run (nor CR LF)
+            inside.update(range(start + 1, end))
+    return inside
+
+
+def cluster_groups(enc: Encoding, inside: set[int]) -> list[tuple[int, int]]:
+    """:meth:`Encoding.char_groups` joined so that no group ends inside a grapheme cluster."""
+    groups: list[tuple[int, int]] = []
+    for a, b in enc.char_groups():
+        if groups and enc.char_starts[a] in inside:
+            groups[-1] = (groups[-1][0], b)
+        else:
+            groups.append((a, b))
+    return groups
+
+
 def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, *, palette: TokenPalette) -> None:
     out: list[str] = []
     pos = 0
     diff = row.differing
     previous = ""
-    for a, b in enc.char_groups():
+    inside = inside_clusters(text[: limit + 1])
+    for a, b in cluster_groups(enc, inside):
         cs, ce = enc.char_starts[a], enc.char_ends[b]
         if ce > limit:
             break
         if cs > pos:  # text no token covers (a split rule that skips it)
             out.append(html.escape(text[pos:cs]))
         if enc.byte_starts[a] in diff:
-            out.append(f'<span style="color:{c.compare_diff}; font-weight:bold">{MARK}</span>')
+            bar = f'<span style="color:{c.compare_diff}; font-weight:bold">{MARK}</span>'
+            if cs and _JOINS_NEXT.match(text, cs - 1) and _JOINS_PREVIOUS.match(text, cs):
+                bar = ZWJ + bar + ZWJ  # the letters on both sides keep their joined forms
+            out.append(bar)
             row.markers += 1
         chunk = html.escape(text[cs:ce])
         if enc.is_special(a):

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
@@ -462,9 +463,15 @@ class MergeTreeBrowser(QWidget):
 
 
 def _link_all(tok: Tokenizer, *, progress: Callable[[int, int], None], should_stop: Callable[[], bool]) -> None:
-    """Every token's parents, then the children index (so the GUI thread never builds it)."""
-    tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
-    tok.merge_graph.children(0)
+    """Every token's parents, then the children index (so the GUI thread never builds it).
+
+    The index is some 50k lists that live as long as the tokenizer: made with the cyclic GC
+    held off and then frozen (see :func:`~bpeinspect.core.memory.quiet_gc`), since every full
+    collection would otherwise walk them all, 12-30 ms with every thread locked out, and a
+    busy worker sets one off every few hundred milliseconds."""
+    with quiet_gc():
+        tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
+        tok.merge_graph.children(0)
 
 
 def _html(text: str) -> str:

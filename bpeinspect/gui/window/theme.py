@@ -10,6 +10,7 @@ the application palette, which every widget hears as a palette change.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import fields
 
@@ -55,7 +56,15 @@ class ThemedStyle(QProxyStyle):
 
 
 def button_icon(kind: QStyle.StandardPixmap, color: QColor, size: int = 16) -> QIcon:
-    """A close (✕) or float (two windows) button's icon drawn in ``color``."""
+    """A close (✕) or float (two windows) button's icon drawn in ``color`` (drawn once per
+    kind, colour and size: a dock's title bar asks again at every layout, and the window's
+    docks asked 30-odd times, 12 ms, when a tokenizer came in)."""
+    return _button_icon(kind, color.rgba(), size)
+
+
+@functools.lru_cache(maxsize=64)
+def _button_icon(kind: QStyle.StandardPixmap, rgba: int, size: int) -> QIcon:
+    color = QColor.fromRgba(rgba)
     icon = QIcon()
     for scale in (1, 2):
         pix = QPixmap(size * scale, size * scale)

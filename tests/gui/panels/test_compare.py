@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+import regex
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.compare import boundary_agreement
 from bpeinspect.gui.concurrency import Worker
-from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, CompareView
+from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, ZWJ, CompareView, inside_clusters
 from tests.gui.conftest import wait_jobs
 
 TEXT = (
@@ -71,6 +72,38 @@ def test_bars_sit_where_the_boundaries_are(qtbot, toks):
     assert shown.replace(MARK, "") == text
     assert offsets == view.rows[1].differing and offsets  # gpt2 and cl100k differ on this text
     Worker.shutdown()
+
+
+INDIC_ARABIC = "हिन्दी में लिखा गया पाठ, ਪੰਜਾਬੀ, தமிழ் and العربية لغة جميلة, e\u0301te\u0301"
+
+
+def test_bars_never_cut_a_grapheme_cluster_and_keep_arabic_joined(qtbot, toks):
+    view = _view(qtbot, [toks[2], toks[0]], INDIC_ARABIC)
+    clusters = {m.start() for m in regex.finditer(r"\X", INDIC_ARABIC)}
+    arabic_bars = 0
+    for i in range(2):
+        shown = view.sections[i].browser.toPlainText()
+        assert shown.replace(MARK, "").replace(ZWJ, "") == INDIC_ARABIC
+        pos = 0
+        for k, ch in enumerate(shown):
+            if ch == MARK:
+                assert pos in clusters, (i, pos, INDIC_ARABIC[pos - 2 : pos + 2])  # never inside a cluster
+                joined = "\u0600" <= INDIC_ARABIC[pos - 1] <= "\u06ff" and "\u0600" <= INDIC_ARABIC[pos] <= "\u06ff"
+                if joined and INDIC_ARABIC[pos - 1] not in "اأإآدذرزوة":  # letters that join to the next one
+                    assert shown[k - 1] == ZWJ and shown[k + 1] == ZWJ
+                    arabic_bars += 1
+            elif ch != ZWJ:
+                pos += 1
+    assert view.rows[1].split_marked > 0  # r50k splits Devanagari clusters: drawn as boxes, not bars
+    assert arabic_bars > 0  # r50k cuts Arabic words o200k keeps whole
+    Worker.shutdown()
+
+
+def test_inside_clusters():
+    assert inside_clusters("plain ASCII\r\n") == set()
+    assert sorted(inside_clusters("ab\u0301c")) == [2]
+    assert sorted(inside_clusters("👩\u200d💻x")) == [1, 2]
+    assert sorted(inside_clusters("ह\u093f")) == [1]
 
 
 def test_split_characters_render_without_replacement_chars(qtbot, toks):

@@ -5,11 +5,13 @@ children (``getrusage``) and the load average before and after (2 shared cores: 
 little when others run, ``CPU`` says what an idle machine would take):
 
 * **core**: :func:`~bpeinspect.gui.panels.languages.counting.count_each` (the view's worker job)
-  on all 532 texts, one tokenizer after the other, freshly loaded tokenizers each round (no
-  warm pre-token cache), with 1 process and with the core's pool (one process per CPU);
+  on all 532 texts, freshly loaded tokenizers each round (no warm pre-token cache), in this
+  process, and on a :class:`~bpeinspect.core.analysis.corpus_count.CountingPool` of one child
+  per CPU made for the call (its start-up included);
 * **gui**: the Languages view in an offscreen window, the four tokenizers already open, from
   ``set_tokenizers`` until ``statsReady`` (every tokenizer counted), with the longest gap of a
-  10 ms probe timer on the GUI thread meanwhile.
+  10 ms probe timer on the GUI thread meanwhile. The view's pool children were started when it
+  opened; their CPU time is read when they end, so it includes their start-up.
 
 The four tokenizers are the three built-ins and Qwen3's ``tokenizer.json`` from the conformance
 cache (``tests/conformance``) if it is there, else cl100k_base a second time.
@@ -128,7 +130,10 @@ def gui_round(app, specs: list[str], r: int) -> None:
     view.set_tokenizers(toks)
     app.exec()
     probe.stop()
-    wall, c1 = done["ready"] - t0, cpu()
+    wall = done["ready"] - t0
+    if view._pool is not None:
+        view._pool.close()  # its children end, so that their CPU time is counted (start-up included)
+    c1 = cpu()
     stats = view.corpus_stats()
     print(
         f"  gui round {r + 1}: {wall:.2f} s to statsReady ({len(stats.corpus)} texts shown, "

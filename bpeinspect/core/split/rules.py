@@ -270,6 +270,10 @@ PRESETS: dict[str, SplitRule] = {
     "gpt4": _preset("gpt4", GPT4_PATTERN, fast=False),
     "gpt2": _preset("gpt2", GPT2_PATTERN, fast=False),
 }
+# Patterns of tokenizer.json files that the fast engine runs too, without being presets (they are
+# not offered for training): Qwen2's and Qwen3's (Llama 3's with single digits).
+QWEN2_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+_FAST_RULES = {QWEN2_PATTERN: SplitRule((Split(QWEN2_PATTERN),), fast=_fastsplit.TiktokenSplitter(QWEN2_PATTERN))}
 PRESET_ALIASES = {"p50k": "r50k", "cl100k_base": "cl100k", "o200k_base": "o200k", "r50k_base": "r50k", "llama-bpe": "llama3"}
 NO_SPLIT = SplitRule((), name="none")
 _PRESET_PATTERNS = frozenset(rule.pattern for rule in PRESETS.values())
@@ -299,6 +303,8 @@ def resolve_rule(pattern: str | SplitRule | None) -> SplitRule:
     for rule in PRESETS.values():
         if rule.fast is not None and rule.pattern == pattern:
             return rule
+    if pattern in _FAST_RULES:
+        return _FAST_RULES[pattern]
     if not pattern:
         raise PatternError("the split pattern is empty")
     rule = SplitRule.from_pattern(pattern)

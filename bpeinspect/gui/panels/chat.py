@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -44,6 +45,7 @@ from bpeinspect.core.chat import (
     render_chat,
     templates_for,
 )
+from bpeinspect.core.chat.variables import parse_variables
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
@@ -61,11 +63,13 @@ MAX_ROWS = 24  # a longer conversation (a dataset record) lists only its first m
 
 
 def render_and_encode(tok: Tokenizer, template: ChatTemplate | None, messages: list[dict[str, Any]],
-                      generation_prompt: bool) -> tuple[str, Tokenizer, EncodedChat]:  # fmt: skip
+                      generation_prompt: bool, variables: Mapping[str, Any] | None = None,
+                      ) -> tuple[str, Tokenizer, EncodedChat]:  # fmt: skip
     """What the worker does for each change: the chat format's label, the tokenizer that reads
-    the rendered text (with the template's control tokens) and the encoded chat."""
+    the rendered text (with the template's control tokens) and the encoded chat; ``variables``
+    reach the template (``enable_thinking=False``, ``tools=[...]``...)."""
     fmt = chat_format(tok, template)
-    rendered = render_chat(fmt, messages, add_generation_prompt=generation_prompt)
+    rendered = render_chat(fmt, messages, add_generation_prompt=generation_prompt, **dict(variables or {}))
     return fmt.label, fmt.tokenizer, encode_chat(fmt, rendered)
 
 
@@ -151,6 +155,12 @@ class ChatView(QWidget):
         self.generation_box.setToolTip("End with the header of the assistant's reply (add_generation_prompt), "
                                        "as the model reads it before answering")  # fmt: skip
         self.generation_box.toggled.connect(self._changed)
+        self.variables_edit = QLineEdit()
+        self.variables_edit.setPlaceholderText('template variables, e.g. enable_thinking=false  tools=[{"type": "function", ...}]')
+        self.variables_edit.setToolTip("Variables the chat template reads, as NAME=VALUE pairs (a value is read as JSON "
+                                       "if it is JSON, else as a word) or one JSON object")  # fmt: skip
+        self.variables_edit.setClearButtonEnabled(True)
+        self.variables_edit.textChanged.connect(self._changed)
         self.add_button = QPushButton("Add message")
         self.add_button.clicked.connect(lambda _checked=False: self.add_message())  # not add_message(checked)
         self.total_label = QLabel("")
@@ -168,6 +178,9 @@ class ChatView(QWidget):
         top.addWidget(self.template_box, 1)
         top.addWidget(self.generation_box)
         top.addWidget(self.add_button)
+        variables = QHBoxLayout()
+        variables.addWidget(QLabel("Variables"))
+        variables.addWidget(self.variables_edit, 1)
 
         self.rows_box = QWidget()
         self.rows_layout = QVBoxLayout(self.rows_box)
@@ -202,6 +215,7 @@ class ChatView(QWidget):
         split.setSizes([360, 300])
         lay = QVBoxLayout(self)
         lay.addLayout(top)
+        lay.addLayout(variables)
         lay.addWidget(self.status)
         lay.addWidget(split, 1)
         self.status.hide()
@@ -313,8 +327,14 @@ class ChatView(QWidget):
         self._timer.stop()
         if self.tok is None or self._templates_of is not self.tok:
             return  # its templates are being looked up; rendered when they come
+        try:
+            variables = parse_variables(self.variables_edit.text())
+        except ValueError as exc:
+            self.jobs.cancel("render")
+            self._say(f"Template variables: {exc}", "error")
+            return
         self.jobs.submit("render", render_and_encode, self.tok, self.template(), self.messages(),
-                         self.generation_box.isChecked(), on_returned=self._show,
+                         self.generation_box.isChecked(), variables, on_returned=self._show,
                          on_errored=self._render_failed)  # fmt: skip
 
     def _render_failed(self, exc: BaseException) -> None:

@@ -135,3 +135,30 @@ def test_rendering_and_encoding_run_on_the_worker(qtbot, monkeypatch):
     view.rows()[0].editor.setPlainText("edited")
     settle(qtbot, view)
     assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+def test_template_variables_reach_the_template_and_bad_ones_are_said(qtbot):
+    from bpeinspect.core.chat import ChatTemplate
+
+    view = make(qtbot, "o200k_base")
+    source = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+              "{% if add_generation_prompt %}<|im_start|>assistant\n{% if not enable_thinking %}<think>\n\n</think>\n\n"
+              "{% endif %}{% endif %}{% if tools %}{{ tools | length }} tools{% endif %}")  # fmt: skip
+    view._fill_templates([ChatTemplate(source, name="thinking")], view.tok)
+    settle(qtbot, view)
+    assert view.token_view.text().endswith("<think>\n\n</think>\n\n")
+    view.variables_edit.setText('enable_thinking=true, tools=[{"type": "function"}, {"type": "function"}]')
+    settle(qtbot, view)
+    assert view.token_view.text().endswith("<|im_start|>assistant\n2 tools") and not view.status.isVisibleTo(view)
+    fmt = chat_format(view.tok, view.template())
+    want = render_chat(fmt, view.messages(), enable_thinking=True, tools=[{"type": "function"}] * 2)
+    assert view.token_view.text() == want.text
+    shown = view.result
+    for bad, said in (("enable_thinking", "give NAME=VALUE"), ("messages=[]", "set by the renderer"), ("1x=2", "not a variable name")):
+        view.variables_edit.setText(bad)
+        settle(qtbot, view)
+        assert view.status.isVisibleTo(view) and said in view.status.text() and "Template variables" in view.status.text()
+        assert view.result is shown  # the last good rendering stays
+    view.variables_edit.clear()
+    settle(qtbot, view)
+    assert not view.status.isVisibleTo(view) and view.token_view.text().endswith("</think>\n\n")

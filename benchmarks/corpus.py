@@ -86,7 +86,10 @@ def main() -> None:
         results: dict[str, dict[int, object]] = {job: {} for job in jobs}
         for r in range(args.rounds):
             for n in widths:
-                tok = load_builtin(args.tokenizer)  # fresh: an empty pre-token cache
+                # fresh: an empty pre-token cache (load_builtin keeps what it loaded, and a
+                # tokenizer run before would start warm while the pool's children start cold)
+                load_builtin.cache_clear()
+                tok = load_builtin(args.tokenizer)
                 table = timed(lambda tok=tok, n=n: compute_stats({args.tokenizer: tok}, [Sample("corpus", path)], processes=n),
                               jobs["stats"][n], cpus["stats"][n])  # fmt: skip
                 results["stats"][n] = table.rows[0].tokens

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from itertools import chain
 from types import MappingProxyType
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_merge_table
 from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids, tiled_ids, token_lengths
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
+from bpeinspect.core.memory import QUIET_CHARS, quiet_gc
 from bpeinspect.core.merges import MergeGraph
 from bpeinspect.core.normalize import Normalizer
 from bpeinspect.core.specials import (
@@ -307,8 +309,7 @@ class Tokenizer:
         return self._encode_cut(text, allowed)
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Token ids of ``text``, treating special-token text as ordinary text (added tokens
-        that are not special are still matched, as in Hugging Face and llama.cpp)."""
+        """Token ids of ``text``, special-token text as ordinary text (added tokens still match, as in HF)."""
         return self._encode_cut(fix_surrogates(text), frozenset())
 
     def _encode_cut(self, text: str, allowed: frozenset[str]) -> list[int]:
@@ -351,16 +352,17 @@ class Tokenizer:
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
         rule = self.split_rule
-        if rule.fast is None:
-            found = rule.pieces(text)
-        elif len(text) > 4 * _SLICE:
-            # a slice at a time: holding one slice's pre-tokens instead of the whole text's
-            # (27 million strings for 100 MB) saves memory and the garbage collector's time
-            found = chain.from_iterable(map(rule.fast.findall, cut_text(text, _SLICE)))
-        else:
-            found = rule.fast.findall(text)
-        # map + chain keep the per-piece loop in C; cache misses go through __missing__
-        return list(chain.from_iterable(map(cache.__getitem__, found)))
+        with quiet_gc(freeze=False) if len(text) >= QUIET_CHARS else nullcontext():
+            if rule.fast is None:
+                found = rule.pieces(text)
+            elif len(text) > 4 * _SLICE:
+                # a slice at a time: holding one slice's pre-tokens instead of the whole text's
+                # (27 million strings for 100 MB) saves memory and the garbage collector's time
+                found = chain.from_iterable(map(rule.fast.findall, cut_text(text, _SLICE)))
+            else:
+                found = rule.fast.findall(text)
+            # map + chain keep the per-piece loop in C; cache misses go through __missing__
+            return list(chain.from_iterable(map(cache.__getitem__, found)))
 
     def count_pieces(self, pieces: Iterable[str]) -> int:
         """How many tokens the pre-tokens ``pieces`` make together (through the pre-token cache).
@@ -376,7 +378,8 @@ class Tokenizer:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        return sum(map(len, map(cache.__getitem__, pieces)))
+        with quiet_gc(freeze=False):
+            return sum(map(len, map(cache.__getitem__, pieces)))
 
     def pre_tokens(self, text: str) -> list[str]:
         """The pre-tokens of ``text``, normalized if the tokenizer normalizes (specials not recognised)."""
@@ -459,8 +462,7 @@ class Tokenizer:
         >>> chat.encode("<|im_start|>hi", allowed_special="all")
         [100264, 6151]
         """
-        twin = copy.copy(self)
-        decoder = dict(self._decoder)
+        twin, decoder = copy.copy(self), dict(self._decoder)
         for s, i in extra.items():
             if self.special_tokens.get(s) == i:
                 continue
@@ -478,20 +480,19 @@ class Tokenizer:
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of a sequence of tokens."""
-        dec = self._decoder
-        ids = list(ids)
+        dec, ids = self._decoder, list(ids)
         try:
             return b"".join([dec[i] for i in ids])
         except (KeyError, TypeError):
             bad = next(i for i in ids if i not in dec)
             raise UnknownTokenError(f"unknown token id {bad!r}") from None
 
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
+        return [self.token_bytes(i) for i in ids]
+
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """The text of a sequence of tokens; invalid UTF-8 becomes U+FFFD."""
         return self.decode_bytes(list(ids)).decode("utf-8", errors=errors)
-
-    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
-        return [self.token_bytes(i) for i in ids]
 
 
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,39 @@ def test_a_tokenizer_travels_to_children_in_slices(monkeypatch: pytest.MonkeyPat
     with pytest.raises(Cancelled):
         analysis_stats._Shipped(tok, should_stop=lambda: True)
 
+
+
+def test_a_built_in_travels_packed_and_is_built_again_the_same() -> None:
+    import pickle
+
+    tok = load_tokenizer("o200k_base")
+    back = pickle.loads(pickle.dumps(analysis_stats._Shipped(tok)))
+    assert back is not tok and back.ranks == tok.ranks and back.special_tokens == tok.special_tokens
+    assert back.split_rule is tok.split_rule and (back.name, back.source) == (tok.name, tok.source)
+    text = taylorswift()[:20_000] + " 🙂 héllo"
+    assert back.encode_ordinary(text) == tok.encode_ordinary(text)
+
+
+def test_the_last_parts_shared_out_are_smaller(monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes = []
+    real = analysis_stats._count_tokens
+
+    def spy(shipped, item):
+        sizes.append(len(item[1]))
+        return real(shipped, item)
+
+    monkeypatch.setattr(analysis_stats, "_count_tokens", spy)
+    monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)
+    text = "\n".join(code_samples(400_000))
+    toks = {"r": load_tokenizer("r50k_base")}
+    with ProcessPool(2) as pool:
+        pool._start = lambda: None  # no children: every part is counted here, through the spy
+        got = compute_stats(toks, [Sample("code", text=text)], chunk_bytes=16_000, processes=2, pool=pool)
+    assert got.rows == compute_stats(toks, [Sample("code", text=text)], chunk_bytes=16_000).rows
+    assert max(sizes) < 24_000 and sum(sizes) == len(text)
+    tail, step = analysis_stats._TAIL_CHUNKS * 2 * 16_000, 16_000 // analysis_stats._TAIL_SPLIT
+    starts = [0, *accumulate(sizes)][:-1]
+    in_tail = [n for a, n in zip(starts, sizes) if a >= len(text) - tail + step]
+    before = [n for a, n in zip(starts, sizes) if a + n <= len(text) - tail - 16_000]
+    assert len(in_tail) >= tail // (3 * step) and max(in_tail) <= 3 * step
+    assert sum(n > 8_000 for n in before) >= 0.9 * len(before)

@@ -317,15 +317,20 @@ def test_user_folder(tmp_path):
         load_samples(tmp_path / "sub")
 
 
-def test_a_builtin_goes_to_a_pool_child_by_name():
-    """A child reads a shipped vocabulary itself: pickling o200k's ranks would hold the GIL ~80 ms here."""
+def test_a_builtin_goes_to_a_pool_child_packed():
+    """A child gets a shipped vocabulary's ranks as flat bytes, not a pickled dict (which would
+    hold the GIL ~80 ms here): a pickle of a few objects, whatever the vocabulary's size."""
     import pickle
+    import pickletools
 
     from bpeinspect.core import train_tokenizer
     from bpeinspect.core.analysis.stats import _Shipped
 
     tok = load_tokenizer("o200k_base")
     data = pickle.dumps(_Shipped(tok))
-    assert len(data) < 200 and pickle.loads(data).mergeable_ranks == tok.mergeable_ranks
+    assert sum(1 for _ in pickletools.genops(data)) < 100
+    assert pickle.loads(data).mergeable_ranks == tok.mergeable_ranks
+    with pytest.raises(Cancelled):
+        _Shipped(tok, should_stop=lambda: True)
     trained = train_tokenizer("a tiny corpus, a tiny vocabulary " * 20, 270, pattern="gpt4")
     assert pickle.loads(pickle.dumps(_Shipped(trained))).mergeable_ranks == trained.mergeable_ranks

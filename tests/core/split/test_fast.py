@@ -101,3 +101,41 @@ def test_the_pre_token_cache_stays_bounded_and_exact(monkeypatch: pytest.MonkeyP
     want = [tok.encode(r) for r in runs]
     assert [tok.encode(r) for r in runs] == want
     assert sum(map(len, cache._long)) <= 3000 and "=" * 1200 in cache._long and " " * 1000 not in cache._long
+
+
+@pytest.mark.parametrize("name", ["r50k", "cl100k", "o200k", "llama3"])
+def test_sparse_astral_text_is_split_in_parts_like_the_regex_module(name: str) -> None:
+    # few astral characters in long text: the text between cut points around them is split
+    # as it is, the stretches with them on a translated copy (emoji joined by ZWJ, variation
+    # selectors and spaces are one run)
+    import random
+
+    rule = PRESETS[name]
+    compiled = regex.compile(rule.pattern)
+    atoms = ["word", " ", "\n", "x\n", "9\n", ").\n", "\n\n", "  \n", "é\n", "𝐀\n", "🙂", "👨\u200d👩\u200d👧",
+             "🙂 🙂", "\ufe0f", "\u200d", "𝟙", "'s", "ŉ", "\ud800", "\t", "abc def", "1234567"]  # fmt: skip
+    rng = random.Random(17)
+    for _ in range(300):
+        weights = [rng.choice((1, 30)) if "\n" in a or a.isascii() else 1 for a in atoms]
+        text = "".join(rng.choices(atoms, weights, k=rng.randrange(1, 300)))
+        assert rule.fast.findall(text) == compiled.findall(text), text
+    sparse = ("line of text\n" * 40 + "🙂\u200d🔥 x\n") * 30 + "end 👍"
+    assert rule.fast.findall(sparse) == compiled.findall(sparse)
+
+
+def test_cut_points_are_the_rules_cut_points() -> None:
+    from bpeinspect.core.split.rules import SAFE_CUT
+
+    assert fs._CUT.pattern == SAFE_CUT.pattern
+    text = "ab\n).\nx\n\n9\né\n𝐀\nend\n"
+    cuts = [m.start() for m in SAFE_CUT.finditer(text)]
+    assert cuts == [2, 7, 10, 12, 18]  # not after ")." or "\n", nor after an astral letter
+    forward, pos = [], 0
+    while (k := fs._next_cut(text, pos, len(text))) >= 0:
+        forward.append(k)
+        pos = k + 1
+    assert forward == cuts
+    assert fs._next_cut(text, 0, len(text), back=True) == 18
+    assert fs._next_cut(text, 0, 7, back=True) == 2
+    assert fs._next_cut(text, 3, 7) == -1
+    assert fs._next_cut("\n\n", 0, 2) == fs._next_cut("\n", 0, 1, back=True) == -1

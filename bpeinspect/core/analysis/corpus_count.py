@@ -8,10 +8,10 @@ a GUI process stays free, and each child:
 
 * gets a tokenizer as its pickled tables (sent once, pickled here a slice at a time with
   the interpreter let go in between), not its file to parse again;
-* works on the tokenizers it was dealt first (one per child in turn), so that each distinct
-  pre-token of a tokenizer is mostly encoded once, in one child's pre-token cache; a child
-  with nothing left of its own takes a share of another's tokenizer if enough is left of it
-  to pay for loading it;
+* takes a tokenizer of its own when it needs work (the slowest to load first), so that each
+  distinct pre-token of a tokenizer is mostly encoded once, in one child's pre-token cache;
+  with none left, it takes a share of another's tokenizer if enough is left of it to pay for
+  loading it (timed by the children);
 * gets the texts in batches of about :data:`BATCH_CHARS` characters, so that the work
   stays shared until the end and cancelling is quick.
 
@@ -45,7 +45,6 @@ from itertools import count as counter
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import can_spawn, default_processes, python_command
 from bpeinspect.core.split.rules import PRESETS
-from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -90,16 +89,17 @@ def tokenizer_payload(tok: Tokenizer, should_stop: ShouldStop | None = None) -> 
         # with what each merge makes (found here, where the interpreter is otherwise idle), the child
         # skips looking each merge's token up (~0.3 s for Qwen3's 150k merges)
         m = list(tok.merges)
-        made, token = tok.ranks.get, tok.token_bytes
+        made = tok.merge_result
         parts = [m[k : k + _RANKS_SLICE] for k in range(0, len(m), _RANKS_SLICE)]
-        merges = _pickled([(part, [made(token(a) + token(b)) for a, b in part]) for part in parts], should_stop)
+        merges = _pickled([(part, [made(a, b) for a, b in part]) for part in parts], should_stop)
     rule: object = tok.split_rule  # by name or pattern if it has one, so that the child finds the fast engine
     if PRESETS.get(tok.split_rule.name) == tok.split_rule:
         rule = tok.split_rule.name
     elif tok.split_rule.pattern is not None:
         rule = tok.split_rule.pattern
     kwargs = {"pattern": rule, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
-              "normalizer": tok.normalizer, "name": tok.name}  # fmt: skip
+              "normalizer": tok.normalizer, "name": tok.name, "added_tokens": tok.added_tokens,
+              "added_options": tok.added_options}  # fmt: skip
     return pickle.dumps((slices, merges, kwargs), pickle.HIGHEST_PROTOCOL)
 
 
@@ -224,17 +224,25 @@ class CountingPool:
             found = self._keys[id(tok)] = (tok, next(self._next_key))
         return found[1]
 
+    def keep_only(self, toks: Sequence[Tokenizer]) -> None:
+        """Forget every tokenizer but ``toks`` (closed ones), here and in the children."""
+        keep = {id(t) for t in toks}
+        self._drop([i for i in self._keys if i not in keep])
+
     def _forget_all_but(self, toks: Sequence[Tokenizer]) -> None:
         """Tokenizers beyond the last :data:`_KEEP` used are dropped here and in the children."""
         keep = {id(t) for t in toks}
-        for i in sorted(self._keys, key=lambda i: self._keys[i][1])[: max(0, len(self._keys) - _KEEP)]:
-            if i not in keep:
-                key = self._keys.pop(i)[1]
-                self._payloads.pop(key, None)
-                for c in self._children:
-                    if key in c.loaded:
-                        c.loaded.discard(key)
-                        c.send(("drop", key))
+        old = sorted(self._keys, key=lambda i: self._keys[i][1])[: max(0, len(self._keys) - _KEEP)]
+        self._drop([i for i in old if i not in keep])
+
+    def _drop(self, ids: list[int]) -> None:
+        for i in ids:
+            key = self._keys.pop(i)[1]
+            self._payloads.pop(key, None)
+            for c in self._children:
+                if key in c.loaded:
+                    c.loaded.discard(key)
+                    c.send(("drop", key))
 
     def count(
         self,
@@ -314,13 +322,15 @@ class _Run:
         self.local = [k for k in range(len(self.toks)) if k not in shipped]  # counted here
         self.todo = {k: list(range(len(batches))) for k in shipped}  # batches not yet dealt, per tokenizer
         self.left = {k: sum(self.batch_chars) for k in shipped}  # characters not yet dealt
-        self.home = {k: self.children[n % len(self.children)] for n, k in enumerate(shipped)} if shipped else {}
+        # the tokenizers slowest to load go first: the last ones, which the children may share, load fast
+        self.order = sorted(shipped, key=lambda k: -len(self.toks[k].ranks) * (1 if self.toks[k].uses_rank_rule else 2))
+        self.owner: dict[int, _Child] = {}  # tokenizer -> the child that started it
+        self.payloads = _Payloads(pool, [(self.keys[k], self.toks[k]) for k in self.order], should_stop)
         self.counts: list[list[int | None]] = [[None] * len(self.texts) for _ in self.toks]
         self.missing = [len(self.texts)] * len(self.toks)
         self.tasks: dict[int, tuple[_Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
         self.spent = {k: [0.0, 0] for k in shipped}  # seconds the children took, characters they counted
         self.load_time = {k: 0.0 for k in shipped}  # the longest a child took to rebuild it
-        self.payloads = _Payloads(pool, [(self.keys[k], self.toks[k]) for k in shipped], should_stop)
         self.done_chars = 0
         self.total = sum(self.batch_chars) * len(self.toks)
 
@@ -352,12 +362,16 @@ class _Run:
 
     def pick(self, child: _Child) -> int | None:
         """The tokenizer whose next batch ``child`` gets, if any."""
-        open_ = [k for k, b in self.todo.items() if b]
-        mine = [k for k in open_ if self.home[k] is child]
+        open_ = [k for k in self.order if self.todo[k]]
+        mine = [k for k in open_ if self.owner.get(k) is child]
         loaded = [k for k in open_ if self.keys[k] in child.loaded]
         for group in (mine, loaded):
             if group:
                 return group[0]
+        new = [k for k in open_ if k not in self.owner]
+        if new:
+            self.owner[new[0]] = child
+            return new[0]
         worth = [k for k in open_ if self.worth_loading(k)]
         return max(worth, key=lambda k: self.left[k]) if worth else None
 
@@ -423,9 +437,7 @@ class _Run:
                 del self.tasks[task]
                 self.todo[k].insert(0, b)
                 self.left[k] += self.batch_chars[b]
-        for k in self.todo:
-            if self.home[k] is child and self.children:
-                self.home[k] = self.children[0]
+        self.owner = {k: c for k, c in self.owner.items() if c is not child}
         if not self.children:  # count the rest here
             for k, bs in self.todo.items():
                 for b in bs:
@@ -479,10 +491,5 @@ def child_main(niceness: int = 0) -> None:
         stdout.flush()
 
 
-def prepared(texts: Sequence[str]) -> list[str]:
-    """The texts as they are counted (lone surrogates fixed the way tiktoken does)."""
-    return [fix_surrogates(t) for t in texts]
-
-
-__all__ = ["BATCH_CHARS", "CountingPool", "can_ship", "child_main", "count_text", "prepared", "rebuild",
+__all__ = ["BATCH_CHARS", "CountingPool", "can_ship", "child_main", "count_text", "rebuild",
            "tokenizer_payload"]  # fmt: skip

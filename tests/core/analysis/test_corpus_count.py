@@ -56,6 +56,10 @@ def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.Monk
         assert len(sent) > len(toks)  # a tokenizer went to both children
         again = dict(pool.count(toks, texts))  # the children kept the tokenizers
         assert again == got and len(sent) == len(set(sent))
+        pool.keep_only(toks[:1])  # the others were closed: the children forget them
+        loads = len(sent)
+        assert dict(pool.count(toks[:1], texts[:5])) == {0: got[0][:5]} and len(sent) == loads
+        assert dict(pool.count(toks[1:2], texts[:5])) == {0: got[1][:5]} and len(sent) > loads
 
 
 def test_merge_list_tokenizer_travels_by_its_tables():
@@ -113,3 +117,22 @@ def test_a_child_that_dies_hands_its_work_back(monkeypatch: pytest.MonkeyPatch):
         pool.start()  # a new child replaces it
         assert dict(pool.count([tok], texts[:10])) == {0: [count_text(tok, t) for t in texts[:10]]}
         assert len(pool._children) == 2
+
+
+def test_added_tokens_travel_with_the_tokenizer():
+    base = load_tokenizer("cl100k_base")
+    tok = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, added_tokens={"<tool_call>": base.n_vocab + 5},
+                    normalizer=None, name="added")  # fmt: skip
+    text = "call <tool_call> now " * 3
+    assert len(tok.encode_ordinary(text)) != len(base.encode_ordinary(text))
+    copy = rebuild(tokenizer_payload(tok))
+    assert copy.encode_ordinary(text) == tok.encode_ordinary(text)
+
+
+def test_qwen2_pattern_runs_on_the_fast_engine_and_splits_as_the_regex():
+    from bpeinspect.core.split.rules import QWEN2_PATTERN, SplitRule, resolve_rule
+
+    fast, slow = resolve_rule(QWEN2_PATTERN), SplitRule.from_pattern(QWEN2_PATTERN)
+    assert fast.fast is not None and slow.fast is None and fast == slow
+    texts = list(udhr_texts().values())[::9] + ["I'LL say 1234 \U0001d400\U0001d401 ok's \r\n\r\n  x\u017f'S"]
+    assert [fast.pieces(t) for t in texts] == [slow.pieces(t) for t in texts]

@@ -58,7 +58,8 @@ def count_each(
     processes: int | None = 1,
     pool: CountingPool | None = None,
 ) -> Iterator[tuple[int, Counts]]:
-    """Count ``corpus`` (and its baseline) under each tokenizer in turn; yields ``(index, counts)``.
+    """Count ``corpus`` (and its baseline) under each tokenizer; yields ``(index, counts)`` as each is done
+    (on a pool, not necessarily in their order).
 
     ``progress(done, total)`` runs over all the tokenizers together; ``should_stop`` is asked
     between texts (:class:`~bpeinspect.core.Cancelled` ends the run). With ``processes`` > 1

@@ -290,6 +290,8 @@ class LanguagesView(QWidget):
         if not self._m:
             return  # _on_loaded starts
         self._cache.keep_only(self._tokenizers)
+        if self._pool is not None:
+            self._pool.keep_only(self._tokenizers)  # closed tokenizers leave the children too
         source, corpus = self._source, self.corpus()
         todo = [(label, tok) for tok, label in zip(self._tokenizers, self._labels) if not self._cache.has(source, tok)]
         self._assemble()

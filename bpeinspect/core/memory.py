@@ -52,6 +52,22 @@ def quiet_gc(freeze: bool = True) -> Iterator[None]:
             if _gc_pausers[0] == 0:
                 if _gc_freeze[0]:
                     gc.freeze()
+                elif gc.get_freeze_count() == 0:
+                    _to_oldest_generation()
                 _gc_freeze[0] = False
                 if _gc_was_on[0]:
                     gc.enable()
+
+
+def _to_oldest_generation() -> None:
+    """Move every object the collector tracks into its oldest generation, at no cost.
+
+    While collection was held off, the youngest generation's count of allocations kept
+    growing: the first allocation after ``gc.enable()`` would set off a collection of every
+    object made meanwhile (a large vocabulary's million merge tuples: 0.1-0.2 s, a fifth of its
+    load). ``freeze`` then ``unfreeze`` moves them all to the oldest generation in one list
+    splice and resets that count, so they are left to the (rare) full collections, like any
+    long-lived object. Used only when nothing else is frozen, which ``unfreeze`` would release.
+    """
+    gc.freeze()
+    gc.unfreeze()

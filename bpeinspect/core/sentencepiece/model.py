@@ -40,6 +40,8 @@ class SentencePieceBPE(Tokenizer):
     ``pieces[i]`` is the text of id ``i`` as the model stores it (``▁`` for spaces, ``<0x41>``
     for a byte), ``kinds[i]`` its SentencePiece type (:data:`NORMAL`, :data:`BYTE`, ...).
     Give ``scores`` (merge by score) or ``merges`` (id pairs in priority order).
+    ``piece_ids``: piece text -> id as a loader already built it for this flavour (llama.cpp's
+    keeps the last listing of a text, the others the first), not rebuilt here.
     """
 
     byte_level = False
@@ -67,6 +69,7 @@ class SentencePieceBPE(Tokenizer):
         user_defined_in_text: bool = True,
         split_before_space: bool = False,
         newline_words: bool = False,
+        piece_ids: dict[str, int] | None = None,
         name: str = "",
         source: str = "",
     ) -> None:
@@ -102,7 +105,8 @@ class SentencePieceBPE(Tokenizer):
         present = [i for i, p in enumerate(P) if p is not None] if None in P else range(n)
         # id -> what the decoder prints (comprehensions: a 256k vocabulary in ~0.1 s)
         self._decoder: dict[int, bytes] = dict(
-            zip(present, [P[i].replace(SPACE, " ").encode("utf-8", "surrogatepass") for i in present])  # type: ignore[union-attr]
+            zip(present, [p.replace(SPACE, " ").encode("utf-8", "surrogatepass") for p in (  # type: ignore[union-attr]
+                P if isinstance(present, range) else map(P.__getitem__, present))])
         )
         kind_arr = np.array(kinds, dtype=np.int64)
         byte_pieces = [i for i in np.nonzero(kind_arr == BYTE)[0].tolist() if P[i] is not None]
@@ -113,8 +117,15 @@ class SentencePieceBPE(Tokenizer):
             if i not in self._decoder:
                 self._decoder[i] = s.encode("utf-8")
         # piece text -> id: llama.cpp's token_to_id keeps the last listing, the others the first
-        order = list(present) if flavour == "llama.cpp" else list(present)[::-1]
-        self._piece_id: dict[str, int] = dict(zip(map(P.__getitem__, order), order))  # type: ignore[arg-type]
+        self._piece_id: dict[str, int]
+        if piece_ids is not None:
+            self._piece_id = piece_ids
+        elif isinstance(present, range):  # no gaps: no index list to build
+            last = flavour == "llama.cpp"
+            self._piece_id = dict(zip(P, present) if last else zip(reversed(P), reversed(present)))  # type: ignore[arg-type]
+        else:
+            order = present if flavour == "llama.cpp" else present[::-1]
+            self._piece_id = dict(zip(map(P.__getitem__, order), order))  # type: ignore[arg-type]
         self.n_vocab = max(self._decoder) + 1 if self._decoder else 0
         # byte fallback: byte -> id
         self._byte_ids: list[int | None] = [None] * 256
@@ -161,7 +172,7 @@ class SentencePieceBPE(Tokenizer):
                 raise ValueError(f"merge {rank} {tuple(em[rank])} makes a token that is not in the vocabulary")
             self._explicit_merges = em
             # Hugging Face keeps the last listing of a pair: built forwards, it is written last
-            self._pair_merges = dict(zip(em, zip(range(len(em)), news)))  # type: ignore[arg-type]
+            self._pair_merges = dict(zip(em, list(zip(range(len(em)), news))))  # type: ignore[arg-type]
         else:
             assert scores is not None
             # dense rank of the score, highest first: equal scores tie and the leftmost pair wins

@@ -247,7 +247,8 @@ def map_merges(items: list, vocab: dict[str, int]) -> tuple[list[tuple[int, int]
     """A ``tokenizer.json``'s merges (``"a b"`` strings or ``[a, b]`` lists) as id pairs, and
     the id each one makes, when every one is well formed (the usual case); else ``None``, and
     the caller finds the first bad one to name it. Mapped in C (``map``, one flat list of
-    parts), not merge by merge: 450k merges in ~0.2 s.
+    parts), not merge by merge, a few thousand merges at a time: the new part strings are
+    still in the processor's cache when they are looked up (450k merges in ~0.25 s).
 
     >>> map_merges(["a b", "ab c"], {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4})
     ([(0, 1), (3, 2)], [3, 4])
@@ -256,30 +257,49 @@ def map_merges(items: list, vocab: dict[str, int]) -> tuple[list[tuple[int, int]
     """
     if not items:
         return [], []
-    get = vocab.get
-    strings = all(map(str.__instancecheck__, items))
-    if strings:
-        parts = list(map(methodcaller("split", " "), items))
+    if all(map(str.__instancecheck__, items)):
+        strings = True
     elif all(map(list.__instancecheck__, items)):
-        parts = items
+        strings = False
     else:
         return None
-    if set(map(len, parts)) != {2}:
-        return None
-    flat = list(chain.from_iterable(parts))
-    del parts
-    if not strings and not all(map(str.__instancecheck__, flat)):
+    pairs: list[tuple[int, int]] = []
+    made: list[int] = []
+    for at in range(0, len(items), _MAP_AT_ONCE):
+        got = _map_some(items[at : at + _MAP_AT_ONCE], vocab, strings)
+        if got is None:
+            return None
+        pairs += got[0]
+        made += got[1]
+    return pairs, made
+
+
+_MAP_AT_ONCE = 8192
+
+
+def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[tuple[int, int]], list[int]] | None:
+    get = vocab.get
+    n = len(items)
+    if strings:
+        # cut once: each string gives two parts if it holds a space; with n spaces in all,
+        # each holds exactly one
+        flat = list(chain.from_iterable(map(methodcaller("split", " ", 1), items)))
+        if len(flat) != 2 * n or "".join(items).count(" ") != n:
+            return None
+    else:
+        if set(map(len, items)) != {2}:
+            return None
+        flat = list(chain.from_iterable(items))
+        if not all(map(str.__instancecheck__, flat)):
+            return None
+    made = list(map(get, map(add, flat[0::2], flat[1::2])))
+    if None in made:
         return None
     ids = list(map(get, flat))
     if None in ids:
         return None
-    # each string holds exactly one space (it split in two), so dropping it gives the result
-    joined = map(methodcaller("replace", " ", ""), items) if strings else map(add, flat[0::2], flat[1::2])
-    made = list(map(get, joined))
-    if None in made:
-        return None
     pairs = iter(ids)
-    return list(zip(pairs, pairs)), made  # type: ignore[return-value]
+    return list(zip(pairs, pairs)), made  # type: ignore[arg-type]
 
 
 def build_tokenizer(path: Path | str, factory: Any, *args: Any, **kwargs: Any) -> Any:

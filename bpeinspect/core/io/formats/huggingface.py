@@ -280,11 +280,17 @@ def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dic
     if not all([type(i) is int for i in vocab.values()]) or min(vocab.values(), default=0) < 0:
         text, i = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
         raise VocabularyError(f"{path}: token {text!r} has a bad id {i!r}")
-    items = [(t, i) for t, i in vocab.items() if i not in skip] if skip else list(vocab.items())
-    ids = [i for _, i in items]
-    blobs = tokens_to_bytes([t for t, _ in items])
-    unmapped = [t for (t, _), b in zip(items, blobs) if b is None]
-    kept = [(b, i) for b, i in zip(blobs, ids) if b is not None]
+    if skip:
+        tokens = [t for t, i in vocab.items() if i not in skip]
+        ids = [i for i in vocab.values() if i not in skip]
+    else:
+        tokens, ids = list(vocab), list(vocab.values())
+    blobs = tokens_to_bytes(tokens)
+    if None in blobs:
+        unmapped = [t for t, b in zip(tokens, blobs) if b is None]
+        kept = [(b, i) for b, i in zip(blobs, ids) if b is not None]
+    else:  # the usual case: every token is in the alphabet
+        unmapped, kept = [], list(zip(blobs, ids))
     ranks = dict(kept)
     if len(ranks) != len(kept):
         seen: set[bytes] = set()

@@ -114,3 +114,27 @@ def test_loading_does_not_freeze_objects(tmp_path):
     assert gc.get_freeze_count() > before  # the outer caller asked for it
     del junk, more
     gc.unfreeze()
+
+
+def test_objects_made_while_loading_go_to_the_oldest_generation():
+    # no collection of everything the load made at the first allocation after it
+    if gc.get_freeze_count():
+        pytest.skip("something in this process froze objects")
+    with quiet_gc(freeze=False):
+        junk = [[i] for i in range(50_000)]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert gc.get_count()[0] < 1000  # not the 50,000 allocations made while it was held off
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(junk) in oldest and id(junk[-1]) in oldest  # still the collector's, not frozen
+    del junk
+
+
+def test_map_merges_in_bulk_refuses_a_merge_without_a_space_beside_one_with_two(monkeypatch):
+    # two parts per merge in all, but cut in the wrong places: "ab" + "a b c" must not pass
+    vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}
+    assert _common.map_merges(["ab", "a b c"], vocab) is None
+    assert _common.map_merges(["a bc", "ab c"], vocab) == ([(0, 4), (3, 2)], [5, 5])
+    monkeypatch.setattr(_common, "_MAP_AT_ONCE", 2)  # mapped a few at a time, the same result
+    merges = ["a b", "ab c", "b c", "a bc"] * 3
+    assert _common.map_merges(merges, vocab) == ([(0, 1), (3, 2), (1, 2), (0, 4)] * 3, [3, 5, 4, 5] * 3)
+    assert _common.map_merges(merges + ["a b c"], vocab) is None

@@ -53,16 +53,23 @@ def cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
-def pool_cpu(view) -> float:
-    """CPU seconds of the view's counting children so far (Linux's /proc; 0 elsewhere)."""
-    total = 0.0
+def pool_cpu(view) -> dict[int, float]:
+    """CPU seconds of each of the view's live counting children so far, by pid (Linux's /proc)."""
+    out: dict[int, float] = {}
     for child in getattr(view._pool, "_children", []):
         try:
             fields = Path(f"/proc/{child.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        out[child.proc.pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def pool_cpu_between(before: dict[int, float], after: dict[int, float]) -> str:
+    """The children's CPU between two readings; children that ended meanwhile are not counted."""
+    spent = sum(t - before.get(pid, 0.0) for pid, t in after.items())
+    ended = len(set(before) - set(after))
+    return f"{spent:.2f} s children" + (f" ({ended} ended meanwhile, not counted)" if ended else "")
 
 
 def default_specs() -> list[str]:
@@ -134,7 +141,14 @@ def gui_round(app, specs: list[str], r: int) -> None:
 
     probe = QTimer(interval=PROBE_MS)
     probe.timeout.connect(tick)
-    view.statsReady.connect(lambda _s: (done.setdefault("ready", time.perf_counter()), app.quit()))
+    kids: dict[str, dict[int, float]] = {}  # read before quitting: the children end with the event loop
+
+    def ready(_stats) -> None:
+        done.setdefault("ready", time.perf_counter())
+        kids.setdefault("ready", pool_cpu(view))
+        app.quit()
+
+    view.statsReady.connect(ready)
     while not view.is_loaded() or view.corpus() is None:  # pyqtgraph, the pages, the corpus: not measured here
         app.processEvents()
         time.sleep(0.005)
@@ -143,12 +157,12 @@ def gui_round(app, specs: list[str], r: int) -> None:
     view.set_tokenizers(toks)
     app.exec()
     probe.stop()
-    wall, c1, k1 = done["ready"] - t0, cpu(), pool_cpu(view)
+    wall, c1, k1 = done["ready"] - t0, cpu(), kids["ready"]
     stats = view.corpus_stats()
     print(
         f"  gui round {r + 1}: {wall:.2f} s to statsReady ({len(stats.corpus)} texts shown, "
         f"{len(stats.tokenizers)} tokenizers), longest event-loop gap {gaps[0] * 1000:.0f} ms; "
-        f"CPU {c1[0] - c0[0]:.2f} s here + {k1 - k0:.2f} s children; load {before} -> {load()}",
+        f"CPU {c1[0] - c0[0]:.2f} s here + {pool_cpu_between(k0, k1)}; load {before} -> {load()}",
         flush=True,
     )
     view.close()

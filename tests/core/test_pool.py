@@ -235,7 +235,7 @@ def test_a_tokenizer_with_its_own_split_rule_shares_whole_samples_out(children_u
 def test_a_tokenizer_travels_to_children_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     import pickle
 
-    monkeypatch.setattr(analysis_stats, "_RANKS_SLICE", 50)
+    monkeypatch.setattr(analysis_stats, "RANKS_SLICE", 50)
     tok = _qwen_like()
     shipped = analysis_stats._Shipped(tok)
     assert len(shipped._ranks) == -(-len(tok.mergeable_ranks) // 50)

@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import count as counter
 
+from bpeinspect.core.analysis.stats import RANKS_SLICE, pickled_slices
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import can_spawn, default_processes, python_command
 from bpeinspect.core.split.rules import PRESETS
@@ -52,7 +53,6 @@ ShouldStop = Callable[[], bool]
 
 BATCH_CHARS = 1 << 15  # characters of text per task (~10-20 ms of counting)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
-_RANKS_SLICE = 1 << 14  # ranks pickled at a time (o200k's in one go hold the interpreter ~100 ms)
 _DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
 _KEEP = 8  # tokenizers a child keeps between counts
 _POLL = 0.05  # seconds between two looks at should_stop while waiting
@@ -70,28 +70,18 @@ def can_ship(tok: Tokenizer) -> bool:
     return type(tok) is Tokenizer and tok.byte_level
 
 
-def _pickled(parts: list, should_stop: ShouldStop | None) -> list[bytes]:
-    out = []
-    for part in parts:
-        if should_stop is not None and should_stop():
-            raise Cancelled()
-        out.append(pickle.dumps(part, pickle.HIGHEST_PROTOCOL))
-        time.sleep(0)  # let another thread (the GUI's) run
-    return out
-
-
 def tokenizer_payload(tok: Tokenizer, should_stop: ShouldStop | None = None) -> bytes:
     """What a child needs to rebuild ``tok`` for counting, pickled a slice at a time."""
     ranks = list(tok.ranks.items())
-    slices = _pickled([dict(ranks[k : k + _RANKS_SLICE]) for k in range(0, len(ranks), _RANKS_SLICE)], should_stop)
+    slices = pickled_slices([dict(ranks[k : k + RANKS_SLICE]) for k in range(0, len(ranks), RANKS_SLICE)], should_stop)
     merges = None
     if not tok.uses_rank_rule:
         # with what each merge makes (found here, where the interpreter is otherwise idle), the child
         # skips looking each merge's token up (~0.3 s for Qwen3's 150k merges)
         m = list(tok.merges)
         made = tok.merge_result
-        parts = [m[k : k + _RANKS_SLICE] for k in range(0, len(m), _RANKS_SLICE)]
-        merges = _pickled([(part, [made(a, b) for a, b in part]) for part in parts], should_stop)
+        parts = [m[k : k + RANKS_SLICE] for k in range(0, len(m), RANKS_SLICE)]
+        merges = pickled_slices([(part, [made(a, b) for a, b in part]) for part in parts], should_stop)
     rule: object = tok.split_rule  # by name or pattern if it has one, so that the child finds the fast engine
     if PRESETS.get(tok.split_rule.name) == tok.split_rule:
         rule = tok.split_rule.name

@@ -48,7 +48,7 @@ _CHUNK_BYTES = 1 << 20
 POOL_MIN_BYTES = 2 << 20
 # a tokenizer's ranks travel to a pool's children pickled this many at a time, the interpreter
 # let go in between (pickling o200k's or Gemma 3's in one go holds it 80-250 ms)
-_RANKS_SLICE = 1 << 14
+RANKS_SLICE = 1 << 14
 # The last parts shared out are smaller (a pool's processes then finish together rather than
 # one idling while another counts a whole chunk): the last _TAIL_CHUNKS chunks per process are
 # cut _TAIL_SPLIT times finer.
@@ -370,16 +370,16 @@ class _Shipped:
             ranks = tok.ranks
             steps = (lambda: b"".join(ranks), lambda: array("q", map(len, ranks)).tobytes(),
                      lambda: array("q", ranks.values()).tobytes())  # fmt: skip
-            self._ranks = _pickled_slices(steps, should_stop, call=True)
+            self._ranks = pickled_slices(steps, should_stop, call=True)
             return
         ranks = list(tok.mergeable_ranks.items())
-        self._ranks = _pickled_slices(
-            [dict(ranks[k : k + _RANKS_SLICE]) for k in range(0, len(ranks), _RANKS_SLICE)], should_stop
+        self._ranks = pickled_slices(
+            [dict(ranks[k : k + RANKS_SLICE]) for k in range(0, len(ranks), RANKS_SLICE)], should_stop
         )
         if not tok.uses_rank_rule:
             merges = list(tok.merges)
-            self._merges = _pickled_slices(
-                [merges[k : k + _RANKS_SLICE] for k in range(0, len(merges), _RANKS_SLICE)], should_stop
+            self._merges = pickled_slices(
+                [merges[k : k + RANKS_SLICE] for k in range(0, len(merges), RANKS_SLICE)], should_stop
             )
 
     def _builtin(self) -> bool:
@@ -396,7 +396,7 @@ class _Shipped:
         return _rebuild, (self._ranks, self._merges, parts)
 
 
-def _pickled_slices(parts: Sequence, should_stop: ShouldStop | None, call: bool = False) -> list[bytes]:
+def pickled_slices(parts: Sequence, should_stop: ShouldStop | None, call: bool = False) -> list[bytes]:
     """Each part pickled (with ``call``: each part called), the interpreter let go in between."""
     out = []
     for part in parts:

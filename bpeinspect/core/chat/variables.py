@@ -55,7 +55,7 @@ def parse_variables(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     pos = 0
     while True:
-        while pos < len(text) and (text[pos].isspace() or text[pos] == ","):
+        while pos < len(text) and _at_separator(text, pos):
             pos += 1
         if pos >= len(text):
             return out

@@ -146,10 +146,12 @@ def _compare(
     bounds = [interior_boundaries(e) for e in encs]
     others = set().union(*bounds[1:]) if len(bounds) > 1 else set()
     result = CompareResult(truncated=len(text) > render_limit)
+    inside = inside_clusters(text[: render_limit + 1])  # the same text for every section
     for i, enc in enumerate(encs):
         diff = bounds[0] - others if i == 0 else bounds[i] - bounds[0]
         row = CompareRow(names[i], len(enc), len(text), bounds[i], diff, agreement(bounds[0], bounds[i]))
-        _render(row, enc, text, render_limit, colors or ui_colors(dark=False), palette=palette or TokenPalette())
+        _render(row, enc, text, render_limit, colors or ui_colors(dark=False), palette=palette or TokenPalette(),
+                inside=inside)
         result.rows.append(row)
     del others
     for enc in encs:
@@ -190,12 +192,12 @@ def _release(enc: Encoding, step: int = 1 << 15) -> None:
             del items[-step:]
 
 
-def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, *, palette: TokenPalette) -> None:
+def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, *, palette: TokenPalette,
+            inside: set[int]) -> None:
     out: list[str] = []
     pos = 0
     diff = row.differing
     previous = ""
-    inside = inside_clusters(text[: limit + 1])
     for a, b in cluster_groups(enc, inside):
         cs, ce = enc.char_starts[a], enc.char_ends[b]
         if ce > limit:

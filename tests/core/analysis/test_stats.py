@@ -324,13 +324,13 @@ def test_a_builtin_goes_to_a_pool_child_packed():
     import pickletools
 
     from bpeinspect.core import train_tokenizer
-    from bpeinspect.core.analysis.stats import _Shipped
+    from bpeinspect.core.analysis.shipping import Shipped
 
     tok = load_tokenizer("o200k_base")
-    data = pickle.dumps(_Shipped(tok))
+    data = pickle.dumps(Shipped(tok))
     assert sum(1 for _ in pickletools.genops(data)) < 100
     assert pickle.loads(data).mergeable_ranks == tok.mergeable_ranks
     with pytest.raises(Cancelled):
-        _Shipped(tok, should_stop=lambda: True)
+        Shipped(tok, should_stop=lambda: True)
     trained = train_tokenizer("a tiny corpus, a tiny vocabulary " * 20, 270, pattern="gpt4")
-    assert pickle.loads(pickle.dumps(_Shipped(trained))).mergeable_ranks == trained.mergeable_ranks
+    assert pickle.loads(pickle.dumps(Shipped(trained))).mergeable_ranks == trained.mergeable_ranks

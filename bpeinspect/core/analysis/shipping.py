@@ -44,8 +44,9 @@ def can_ship(tok: Tokenizer) -> bool:
 
 def counts_pre_tokens(tok: Tokenizer) -> bool:
     """Whether ``tok``'s count of a text is the sum over its split rule's pre-tokens (through
-    the pre-token cache); otherwise the text is encoded (``encode_ordinary``)."""
-    return tok.normalizer is None and tok.byte_level
+    the pre-token cache); otherwise the text is encoded (``encode_ordinary``: a normalizer
+    rewrites the text, added tokens are cut out of it first)."""
+    return tok.normalizer is None and tok.byte_level and not tok.added_tokens
 
 
 def count_text(tok: Tokenizer, text: str) -> int:

@@ -155,7 +155,8 @@ def iter_counts(
     True
     """
     if not counts_pre_tokens(tok):
-        # a normalizer may prepend at the start and rewrite text (▁, NFC): count the whole text
+        # a normalizer may prepend at the start and rewrite text (▁, NFC), an added token may
+        # straddle a chunk's end: count the whole text
         text = "".join(chunks)
         yield len(tok.encode_ordinary(text)), len(text), len(text.encode("utf-8", "surrogatepass"))
         return
@@ -338,7 +339,7 @@ def _with_premiums(measured: dict[str, TextStats], samples: Sequence[Sample], ba
 
 def _can_cut(tok: Tokenizer) -> bool:
     """Whether a pool may count a text in parts cut at safe places, rather than whole."""
-    return is_preset_pattern(tok.split_rule) and tok.normalizer is None
+    return is_preset_pattern(tok.split_rule) and counts_pre_tokens(tok)
 
 
 def _count_tokens(shipped: Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:

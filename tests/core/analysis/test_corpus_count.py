@@ -138,6 +138,10 @@ def test_added_tokens_travel_with_the_tokenizer():
     assert len(tok.encode_ordinary(text)) != len(base.encode_ordinary(text))
     copy = shipped(tok)
     assert copy.encode_ordinary(text) == tok.encode_ordinary(text)
+    # and they are counted as encode_ordinary cuts them out: one token each, here and in the children
+    assert count_text(tok, text) == len(tok.encode_ordinary(text))
+    with CountingPool(2) as pool:
+        assert dict(pool.count([tok], [text] * 4)) == {0: [len(tok.encode_ordinary(text))] * 4}
 
 
 def test_qwen2_pattern_runs_on_the_fast_engine_and_splits_as_the_regex():

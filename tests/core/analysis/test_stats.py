@@ -334,3 +334,17 @@ def test_a_builtin_goes_to_a_pool_child_packed():
         Shipped(tok, should_stop=lambda: True)
     trained = train_tokenizer("a tiny corpus, a tiny vocabulary " * 20, 270, pattern="gpt4")
     assert pickle.loads(pickle.dumps(Shipped(trained))).mergeable_ranks == trained.mergeable_ranks
+
+
+def test_added_tokens_are_counted_as_encode_ordinary_cuts_them_out() -> None:
+    from bpeinspect.core.analysis.samples import Sample
+    from bpeinspect.core.analysis.stats import compute_stats, iter_counts
+    from bpeinspect.core.tokenizer import Tokenizer
+
+    base = load_tokenizer("cl100k_base")
+    tok = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, added_tokens={"<tool call>": base.n_vocab + 5})
+    text = "call <tool call> now\n" * 400
+    want = len(tok.encode_ordinary(text))
+    assert want < len(base.encode_ordinary(text))  # "<tool call>" is one token, not five
+    assert list(iter_counts(tok, [text[:1000], text[1000:]], margin=0))[-1][0] == want
+    assert compute_stats({"t": tok}, [Sample("s", text=text)]).rows[0].tokens == want

@@ -414,7 +414,7 @@ class Tokenizer:
             # offsets are mapped back from the normalized copy into the user's text
             from bpeinspect.core.aligned import encode_normalized
 
-            return encode_normalized(self, text, segments, should_stop=should_stop)
+            return encode_normalized(self, text, segments, encode_piece=self._cache.__getitem__, should_stop=should_stop)
         rule = self.split_rule
         if (
             not rule.splits

@@ -69,3 +69,28 @@ def test_no_module_reads_a_tokenizers_private_attributes() -> None:
         if found:
             reads[rel] = found
     assert reads == {}
+
+
+# what writing a file in place of another takes; only core/io/atomic.py may call these
+RENAMING = {"os.replace", "os.rename", "os.renames", "shutil.move", "mkstemp", "mkdtemp", "NamedTemporaryFile",
+            "tempfile.mkstemp", "tempfile.mkdtemp", "tempfile.NamedTemporaryFile"}  # fmt: skip
+
+
+def renaming_calls(source: str) -> list[str]:
+    """Calls in ``source`` (its code, not its doctests) of what only the atomic writer may use.
+
+    >>> renaming_calls('import os\\n"os.replace(a, b)"\\nos.replace(tmp, target)')
+    ['os.replace']
+    """
+    return [f for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call) and (f := ast.unparse(n.func)) in RENAMING]
+
+
+def test_every_file_is_written_by_the_one_atomic_writer() -> None:
+    found = {}
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        calls = renaming_calls(path.read_text(encoding="utf-8"))
+        if calls and rel != "core/io/atomic.py":
+            found[rel] = calls
+    assert found == {}
+    assert renaming_calls((PACKAGE / "core" / "io" / "atomic.py").read_text(encoding="utf-8"))

@@ -118,6 +118,16 @@ class Probe:
         self.timer.stop()
 
 
+def _run_queue_wait() -> float:
+    """Seconds this thread has waited runnable for a core (Linux schedstat; 0 elsewhere): the
+    wall time of a callback beyond its CPU time and this is mostly the wait for the GIL."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class LongHolds:
     """``--why``: the cyclic GC's runs and the C calls of workers that took over ``LONG_HOLD``
     of their thread's CPU time (a C call that does not release the interpreter lock stalls the
@@ -163,16 +173,17 @@ class LongHolds:
             self._in_loop -= 1
         elif event == "call" and self._in_loop:
             if self._gui_depth == 0:
-                self._gui_start = (time.perf_counter(), time.thread_time(), frame)
+                self._gui_start = (time.perf_counter(), time.thread_time(), frame, _run_queue_wait())
             self._gui_depth += 1
         elif event == "return" and self._in_loop and self._gui_depth:
             self._gui_depth -= 1
             if self._gui_depth == 0 and self._gui_start is not None:
-                t0, c0, fr = self._gui_start
+                t0, c0, fr, q0 = self._gui_start
                 wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+                queued = _run_queue_wait() - q0
                 if wall > self.SLOW_CALLBACK:
                     code = fr.f_code
-                    self.events.append((t0, wall, f"GUI callback {code.co_qualname} ({Path(code.co_filename).name}:{code.co_firstlineno}): wall {wall * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms"))
+                    self.events.append((t0, wall, f"GUI callback {code.co_qualname} ({Path(code.co_filename).name}:{code.co_firstlineno}): wall {wall * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms, waiting for a core {queued * 1000:.0f} ms"))
 
     def _on_gc(self, phase: str, info: dict) -> None:
         now, cpu = time.perf_counter(), time.thread_time()
@@ -387,6 +398,8 @@ class Tour:
         from PySide6.QtCore import QPointF, Qt
         from PySide6.QtTest import QTest
 
+        if not self.wanted(f"click a token in {label}"):
+            return
         view = self.views()[0]
         view.verticalScrollBar().setValue(view.verticalScrollBar().maximum() // 2)
         self.pump(0.2)

@@ -468,10 +468,10 @@ class TokenView(QPlainTextEdit):
             p.setFont(small)
             p.setPen(pal.text_color())
             fm = QFontMetricsF(small)
-            for label, fill in zip(place_id_labels(fm, labels), fills, strict=True):
+            for label in place_id_labels(fm, labels):
                 # on its token's colour: an id that runs on under the next token still reads as its own
                 p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(fill)
+                p.setBrush(fills[label.index])
                 p.drawRoundedRect(label.box.adjusted(-1, 0, 1, 0), 2, 2)
                 p.setPen(pal.text_color())
                 p.save()

@@ -122,7 +122,7 @@ def format_dataset(stats: DatasetStats, longest: int) -> str:
              + (f", {stats.skipped:,} skipped" if stats.skipped else "")
              + (" (stopped early)" if stats.stopped else "")]  # fmt: skip
     parts = _columns(stats)
-    head = ["tokenizer", "template", "tokens", *parts, "mean", "median", "p90", "max"]
+    head = ["tokenizer", "chat template", "tokens", *parts, "mean", "median", "p90", "max"]
     body = []
     for t in stats.tokenizers:
         s = t.summary()

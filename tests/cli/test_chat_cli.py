@@ -103,6 +103,8 @@ def test_stats_jsonl_table_and_field_choice(tmp_path, capsys):
     assert main(["stats", "--jsonl", str(path), "-t", "gpt2"]) == 0
     out = capsys.readouterr().out
     assert f"{len(recs)} records of chat messages" in out and "longest records" in out
+    head = out.splitlines()[1]
+    assert head.split()[:3] == ["tokenizer", "chat", "template"] and head.count("template") == 2  # name, tokens
     odd = tmp_path / "odd.jsonl"
     odd.write_text("".join(json.dumps({"title": "t", "body": "b" * i}) + "\n" for i in range(10)), "utf-8")
     assert main(["stats", "--jsonl", str(odd), "-t", "gpt2"]) != 0

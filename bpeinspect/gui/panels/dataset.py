@@ -341,7 +341,7 @@ class DatasetView(QWidget):
 
     def _fill_totals(self, stats: DatasetStats) -> None:
         parts = stats.part_names
-        head = ["tokenizer", "template", "tokens", *parts, "mean", "median", "p90", "max"]
+        head = ["tokenizer", "chat template", "tokens", *parts, "mean", "median", "p90", "max"]
         self.totals.clear()
         self.totals.setColumnCount(len(head))
         self.totals.setHorizontalHeaderLabels(head)

@@ -44,7 +44,7 @@ def test_a_chat_dataset_is_counted_drawn_and_listed(qtbot, tmp_path):
     assert stats.as_dict()["tokenizers"] == want.as_dict()["tokenizers"]
     assert "300 records of chat messages" in view.status.text()
     head = [view.totals.horizontalHeaderItem(c).text() for c in range(view.totals.columnCount())]
-    assert head[:6] == ["tokenizer", "template", "tokens", "user", "assistant", "template"]
+    assert head[:6] == ["tokenizer", "chat template", "tokens", "user", "assistant", "template"]  # not two "template"
     for row, t in enumerate(want.tokenizers):
         assert cells(view.totals, row)[:6] == [t.label, t.template, f"{t.tokens:,}", f"{t.parts['user']:,}",
                                                f"{t.parts['assistant']:,}", f"{t.overhead:,}"]  # fmt: skip

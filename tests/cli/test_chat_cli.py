@@ -63,6 +63,9 @@ def test_chat_without_template_joins_messages(messages_file, capsys):
     assert main(["chat", "-t", "gpt2", "--template", "none", "--show", "text", str(messages_file)]) == 0
     out = capsys.readouterr().out
     assert "\n".join(m["content"] for m in MESSAGES) in out
+    assert main(["chat", "-t", "gpt2", str(messages_file)]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("gpt2: no chat template") and "note: gpt2 has no chat template" in said.err  # one name
 
 
 def test_chat_rejects_what_is_no_conversation(tmp_path, capsys):

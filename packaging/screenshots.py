@@ -328,7 +328,9 @@ def save_small(image: Any, path: Path, width: int = WIDTH) -> None:
     except ImportError:
         return
     with Image.open(path) as im:
-        small = im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        # octree, not median cut: median cut spends the palette on the token tints and turned the
+        # emoji grey and beige (a yellow hand, a flag's colours); octree keeps them
+        small = im.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     small.save(path, optimize=True)
 
 

@@ -4,7 +4,6 @@ search placeholders and the docks' buttons."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
@@ -105,15 +104,3 @@ def test_token_tooltips_are_readable_in_both_themes(qtbot, window, theme):
     finally:
         window.set_theme("light", remember=False)
 
-
-def test_no_colour_is_written_outside_the_palette():
-    """A colour written into a widget never follows the theme: every colour of the GUI is in
-    overlay/palette.py (window/theme.py applies it)."""
-    import bpeinspect.gui
-
-    root = Path(bpeinspect.gui.__file__).parent
-    literal = re.compile(r"#[0-9a-fA-F]{6}\b|color:\s*[a-z]+\b(?!\()|QColor\(\"|GlobalColor\.(?!transparent)")
-    found = [f"{path.relative_to(root)}:{n}: {line.strip()}"
-             for path in sorted(root.rglob("*.py")) if path.name not in ("palette.py", "theme.py")
-             for n, line in enumerate(path.read_text("utf-8").splitlines(), 1) if literal.search(line)]  # fmt: skip
-    assert found == []

@@ -106,6 +106,9 @@ def test_a_clicked_record_opens_in_the_chat_panel(qtbot, panel_window, tmp_path)
     view.open_record(0)
     chat = win.panels.views["chat"]
     assert chat.messages() == records[view.stats.longest[0].index]["messages"]
+    qtbot.waitUntil(lambda: not chat.is_busy() and chat.result is not None, timeout=30000)
+    assert not chat.generation_box.isChecked()  # a record is counted as it stands, without a reply header
+    assert chat.result.count.total == view.stats.longest[0].tokens[0]  # the count the list shows
     plain = tmp_path / "plain.jsonl"
     write(plain, [{"prompt": f"p{i}", "completion": f"c{i}" * i} for i in range(20)])
     with qtbot.waitSignal(view.statsReady, timeout=60000):

@@ -125,3 +125,13 @@ def test_empty_and_broken_files(tmp_path):
     reader = read_records(broken)
     assert [r for _, r in reader] == [{"text": "a"}, {"text": "b"}]
     assert reader.truncated
+
+
+def test_a_chats_preview_starts_after_the_shared_system_prompt():
+    from bpeinspect.core.dataset.counting import LongRecord
+
+    system = {"role": "system", "content": "You retell fables."}
+    rec = LongRecord(0, (9,), {"messages": [system, {"role": "user", "content": "The North Wind"},
+                                             {"role": "assistant", "content": "and the Sun"}]})  # fmt: skip
+    assert rec.preview() == "The North Wind and the Sun"
+    assert LongRecord(1, (3,), {"messages": [system]}).preview() == "You retell fables."  # nothing else

@@ -144,7 +144,8 @@ def inline_ids(win: Any, env: Env) -> None:
     win.commands["view.layer.ids"].setChecked(True)
     for _ in range(3):
         win.commands["view.zoom_in"].trigger()
-    text = "Tokenizers see bytes: “tokenization” and “ tokenization”.\n中文：我能吞下玻璃而不伤身体。\nEmoji: 👋 🎉 👍🏽\n"
+    text = ("Tokenizers see bytes: “tokenization” and “ tokenization”.\n中文：我能吞下玻璃而不伤身体。分词器把汉字切成字节。\n"
+            "日本語：いろはにほへと ちりぬるを。トークナイザーは面白い！\nEmoji: 👋 🎉 👍🏽\n")  # long CJK runs: ids stay under
     _open(win, env, "o200k_base", "r50k_base", text=text)
 
 
@@ -276,7 +277,9 @@ def _unknown_rank_file(env: Env) -> str:
 
 
 def real_vocabularies(win: Any, env: Env) -> None:
-    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), _unknown_rank_file(env))
+    text = "\n".join(SHOWCASE.splitlines()[i] for i in (0, 1, 3))  # three lines: what five panes show whole
+    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), _unknown_rank_file(env),
+          text=text)
 
 
 def split_settings(win: Any, env: Env) -> Any:

@@ -140,6 +140,7 @@ class DatasetView(QWidget):
         self.longest = QTableWidget()
         self.longest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.longest.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.longest.setWordWrap(False)  # one line a record: a long beginning is cut with "…", not wrapped
         self.longest.verticalHeader().setVisible(False)
         self.longest.setToolTip("Click a record to open it")
         self.longest.cellClicked.connect(lambda row, _col: self.open_record(row))

@@ -52,6 +52,7 @@ def test_a_chat_dataset_is_counted_drawn_and_listed(qtbot, tmp_path):
     assert list(curves) == labels
     assert all(sum(ys) == 300 for _, ys in curves.values())
     assert view.longest.rowCount() == 50
+    assert not view.longest.wordWrap()  # a record a line
     assert cells(view.longest, 0)[0] == f"{want.longest[0].index + 1:,}"
     with qtbot.waitSignal(view.recordActivated) as opened:
         view.longest.cellClicked.emit(0, 1)

@@ -32,9 +32,11 @@ True
 """
 
 from bpeinspect.core.live_text.segment_encoding import (
+    CHEAP_CHARS,
     LiveEncoding,
     NotCuttable,
     Part,
+    cheap_to_encode,
     encode_segment,
     join_parts,
     lookahead,
@@ -42,6 +44,7 @@ from bpeinspect.core.live_text.segment_encoding import (
 from bpeinspect.core.live_text.segments import TARGET, Change, LiveText, Segment, _joint, cut
 
 __all__ = [
+    "CHEAP_CHARS",
     "TARGET",
     "Change",
     "LiveEncoding",
@@ -50,6 +53,7 @@ __all__ = [
     "Part",
     "Segment",
     "_joint",
+    "cheap_to_encode",
     "cut",
     "encode_segment",
     "join_parts",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from bpeinspect.core.encoding import Encoding
@@ -22,6 +22,20 @@ def lookahead(tok: Tokenizer) -> int:
     """How many characters after a segment its encoding by ``tok`` may depend on: the split
     rule looks at one, and a special or added token starting there ends the text before it."""
     return max((len(w) for w in (*tok.special_tokens, *tok.added_tokens)), default=1)
+
+
+# code points of segments cheap to encode right where they are asked, with no thread hand-over
+# (a few ms: a keystroke's segment or two); the whole-text path's rule is EncodePlan.cheap
+CHEAP_CHARS = 24_000
+
+
+def cheap_to_encode(segments: Iterable[Segment]) -> bool:
+    """Whether encoding ``segments`` is cheap enough to do where it is asked (the GUI thread).
+
+    >>> cheap_to_encode([Segment("x" * 4096)]), cheap_to_encode([Segment("x" * 4096)] * 8)
+    (True, False)
+    """
+    return sum(len(s.text) for s in segments) <= CHEAP_CHARS
 
 
 def encode_segment(

@@ -41,7 +41,7 @@ from bpeinspect.core.live_text.segment_encoding import (
     join_parts,
     lookahead,
 )
-from bpeinspect.core.live_text.segments import TARGET, Change, LiveText, Segment, _joint, cut
+from bpeinspect.core.live_text.segments import TARGET, Change, LiveText, Segment, can_cut_between, cut
 
 __all__ = [
     "CHEAP_CHARS",
@@ -52,7 +52,7 @@ __all__ = [
     "NotCuttable",
     "Part",
     "Segment",
-    "_joint",
+    "can_cut_between",
     "cheap_to_encode",
     "cut",
     "encode_segment",

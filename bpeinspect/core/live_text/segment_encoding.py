@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.live import _encode_window, _join, _NoSync, reencode_edit, supports_cutting
+from bpeinspect.core.live import NoSync, encode_window, join_ranges, reencode_edit, supports_cutting
 from bpeinspect.core.live_text.segments import Change, LiveText, Segment
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -56,8 +56,8 @@ def encode_segment(
             return reencode_edit(tok, previous[0], text, *previous[1], should_stop=should_stop, follow=head)
         if not head:
             return tok.encode_with_offsets(text, should_stop=should_stop)
-        return _encode_window(tok, text + head, 0, len(text), should_stop)
-    except _NoSync as exc:
+        return encode_window(tok, text + head, 0, len(text), should_stop)
+    except NoSync as exc:
         raise NotCuttable(str(exc)) from None
 
 
@@ -329,6 +329,6 @@ def join_parts(tok: Tokenizer, text: str, parts: list[Part]) -> Encoding:
         spans.append((p.enc, 0, len(p.enc.ids), p.char, byte, p.u16))
         dropped += [(a + p.char, b + p.char) for a, b in p.enc.dropped]
         byte += len(p.enc.text.encode("utf-8", "surrogatepass"))
-    out = _join(tok, text, spans)
+    out = join_ranges(tok, text, spans)
     out.dropped = dropped
     return out

@@ -257,6 +257,20 @@ def test_11_special_and_added_tokens_longer_than_the_recursion_limit():
 # -- 12: errors name the file ----------------------------------------------------------------------------
 
 
+def test_12_a_normalizer_nested_deeper_than_python_recurses(tmp_path):
+    # valid JSON (json parses it), but the normalizer's steps are read recursively
+    p = tmp_path / "tokenizer.json"
+    save(small_tokenizer(), p)
+    obj = json.loads(p.read_text(encoding="utf-8"))
+    norm: dict = {"type": "NFC"}
+    for _ in range(sys.getrecursionlimit() // 2 - 50):
+        norm = {"type": "Sequence", "normalizers": [norm]}
+    obj["normalizer"] = norm
+    p.write_text(json.dumps(obj), encoding="utf-8")
+    message = refused(p, "nested too deeply")
+    assert "RecursionError" not in message and "recursion" not in message
+
+
 def test_12_a_5000_digit_id_in_a_tokenizer_json(tmp_path):
     p = tmp_path / "tokenizer.json"
     save(small_tokenizer(), p)

@@ -318,6 +318,31 @@ def test_14_train_checks_the_output_before_training(tmp_path, capsys, monkeypatc
     assert "folder" in line
 
 
+@pytest.mark.parametrize("out", ["/missing/dir/x.tsv", "{tmp}/file.txt/x.tsv"])
+def test_14_count_checks_the_output_before_counting(tmp_path, capsys, monkeypatch, out):
+    from bpeinspect.cli import count
+
+    (tmp_path / "file.txt").write_text("hello", encoding="utf-8")
+    monkeypatch.setattr(count, "count_pretokens", lambda *a, **k: pytest.fail("counted before checking -o"))
+    code, _, err = run(capsys, "count", str(tmp_path / "file.txt"), "-o", out.format(tmp=tmp_path))
+    line = one_line_error(code, err)
+    assert "folder" in line and ".tmp" not in line
+
+
+def test_14_count_names_the_output_it_cannot_write(tmp_path, capsys, monkeypatch):
+    from bpeinspect.core.io import atomic
+
+    def full(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    (tmp_path / "file.txt").write_text("hello", encoding="utf-8")
+    monkeypatch.setattr(atomic, "_unnamed_beside", full)
+    code, _, err = run(capsys, "count", str(tmp_path / "file.txt"), "-o", str(tmp_path / "x.tsv"))
+    line = one_line_error(code, err)
+    assert f"{tmp_path / 'x.tsv'}: cannot write it: No space left on device" in line, line
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
 # -- cli.main: one line, exit status 2, a report for internal errors ------------------------------------------
 
 

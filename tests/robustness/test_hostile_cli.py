@@ -230,6 +230,13 @@ def test_7_dev_zero_is_refused_with_a_clear_error(tmp_path, capsys, monkeypatch,
     assert "/dev/zero" in line and "64 KB" not in line and "65,536 bytes" in line
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.parametrize("args", [["stats", "-t", "gpt2", "/dev/zero"], ["stats", "--jsonl", "/dev/zero", "-t", "gpt2"]])
+def test_7_stats_name_a_device_as_one(capsys, args):
+    line = one_line_error(*run(capsys, *args)[::2])
+    assert "/dev/zero: not a regular file" in line, line
+
+
 def test_7_standard_input_is_capped_too(capsys, monkeypatch):
     import io
 

@@ -114,7 +114,7 @@ def parse_ids(words: Iterable[str]) -> list[int]:
 
 def cmd_decode(args: argparse.Namespace) -> int:
     tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
-    words = args.ids if args.ids and args.ids != ["-"] else [sys.stdin.read()]
+    words = args.ids if args.ids and args.ids != ["-"] else [read_text("-")]  # capped: < /dev/zero never ends
     ids = parse_ids(words)
     text = tok.decode_bytes(ids).decode("utf-8", errors="replace")
     # the exact text into a pipe or file; on a terminal, its escape sequences are shown, not run

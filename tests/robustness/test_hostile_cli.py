@@ -237,13 +237,14 @@ def test_7_stats_name_a_device_as_one(capsys, args):
     assert "/dev/zero: not a regular file" in line, line
 
 
-def test_7_standard_input_is_capped_too(capsys, monkeypatch):
+@pytest.mark.parametrize("args", [["encode", "-t", "gpt2"], ["decode", "-t", "gpt2"], ["stats", "-t", "gpt2", "-"]])
+def test_7_standard_input_is_capped_too(capsys, monkeypatch, args):
     import io
 
     monkeypatch.setattr(limits, "MAX_INPUT", 1000)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x" * 5000)))
-    code, _, err = run(capsys, "encode", "-t", "gpt2")
-    assert "standard input" in one_line_error(code, err)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 " * 2500)))
+    code, _, err = run(capsys, *args)
+    assert "standard input: more than 1,000 bytes" in one_line_error(code, err)
 
 
 def test_7_json_output_streams(tmp_path, capsys):

@@ -277,6 +277,56 @@ def test_7_json_output_streams(tmp_path, capsys):
     assert peak < 3 * len(out) + (24 << 20), f"{peak >> 20} MB for {len(out) >> 20} MB of JSON"
 
 
+class _FileOut:
+    """A standard output that writes to a file (capsys would hold the whole output in memory)."""
+
+    def __init__(self, path: Path) -> None:
+        self.f = open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, s: str) -> int:
+        return self.f.write(s)
+
+    def flush(self) -> None:
+        self.f.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("output", ["json", "ids"])
+def test_7_a_long_text_is_encoded_and_written_a_part_at_a_time(tmp_path, monkeypatch, output):
+    from bpeinspect.cli import encode
+    from bpeinspect.core import load_tokenizer
+
+    monkeypatch.setattr(encode, "PART_CHARS", 1 << 12, raising=False)
+    line = "Hello wörld, <|endoftext|> 12345 naïve 日本語 👍🏽\r\n the  fox\n\n"
+    text = "".join(f"{i} {line}" for i in range(2500))  # ~150,000 characters: ~37 parts
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    tok = load_tokenizer("cl100k_base")
+    enc = tok.encode_with_offsets(text, allowed_special="all")
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "stdout", _FileOut(out))
+    tracemalloc.start()
+    try:
+        code = cli.main(["encode", "-t", "cl100k_base", "--output", output, "--special", "all", str(path)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        sys.stdout.f.close()
+    assert code == 0
+    if output == "ids":
+        assert out.read_text(encoding="utf-8") == " ".join(map(str, enc.ids)) + "\n"
+    else:
+        got = json.loads(out.read_text(encoding="utf-8"))
+        assert got["ids"] == list(enc.ids)
+        assert [(t["id"], t["chars"], t["special"]) for t in got["tokens"]] == [
+            (t.id, list(t.char_span), t.special) for t in enc
+        ]
+    # here under 2 MB; the whole text encoded at once took 20 MB (JSON) and 5.6 MB (ids)
+    assert peak < 4 << 20, f"{peak / 2**20:.2f} MB for {len(text):,} characters"
+
+
 # -- 8: a pipe as the vocabulary ---------------------------------------------------------------------------
 
 

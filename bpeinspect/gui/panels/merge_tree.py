@@ -471,7 +471,7 @@ def _link_all(tok: Tokenizer, *, progress: Callable[[int, int], None], should_st
     busy worker sets one off every few hundred milliseconds."""
     with quiet_gc():
         tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
-        tok.merge_graph.children(0)
+        tok.merge_graph.index_children(should_stop=should_stop)
 
 
 def _html(text: str) -> str:

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, specs: list[str], measure: Any) -> int:
 
     path = Path(args.jsonl)
     if not path.is_file():
-        raise CliError(f"{path}: no such file")
+        raise CliError(f"{path}: " + ("not a regular file" if path.exists() else "no such file"))
     plain = args.pattern is None and args.special_token is None  # then a pool's processes can open the specs too
     targets = []
     for spec in specs:

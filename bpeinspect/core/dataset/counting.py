@@ -231,7 +231,9 @@ class _Context:
         return all(self.specs)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        templates = [f.template for f in self.formats]
+        # one template (or None) per target: only chat datasets have formats, and zip() would
+        # otherwise leave a child with no tokenizer at all
+        templates = [f.template for f in self.formats] if self.formats else [None] * len(self.specs)
         return _rebuild_context, (self.shape, self.specs, templates, self.add_generation_prompt)
 
 

@@ -126,8 +126,13 @@ def first_screen(win: Any, env: Env) -> None:
     _open(win, env, *DEFAULT_TOKENIZERS, text=welcome_text())
 
 
+# the README's first shot: eight lines, as many as a pane of three shows whole at SIZE
+STACKED = "\n".join([*SHOWCASE.splitlines()[:5], *SHOWCASE.splitlines()[7:9],
+                      "def fib(n: int) -> int: return n if n < 2 else fib(n - 1) + fib(n - 2)"])  # fmt: skip
+
+
 def stacked(win: Any, env: Env) -> None:
-    _open(win, env, "o200k_base", "cl100k_base", "r50k_base")
+    _open(win, env, "o200k_base", "cl100k_base", "r50k_base", text=STACKED)
     tok = win.registry.find("o200k_base")
     enc = win.registry.result(tok).enc
     index = next(i for i in range(len(enc.ids)) if enc.text[enc.char_starts[i] : enc.char_ends[i]] == " token")
@@ -139,7 +144,8 @@ def inline_ids(win: Any, env: Env) -> None:
     win.commands["view.layer.ids"].setChecked(True)
     for _ in range(3):
         win.commands["view.zoom_in"].trigger()
-    text = "Tokenizers see bytes: “tokenization” and “ tokenization”.\n中文：我能吞下玻璃而不伤身体。\nEmoji: 👋 🎉 👍🏽\n"
+    text = ("Tokenizers see bytes: “tokenization” and “ tokenization”.\n中文：我能吞下玻璃而不伤身体。分词器把汉字切成字节。\n"
+            "日本語：いろはにほへと ちりぬるを。トークナイザーは面白い！\nEmoji: 👋 🎉 👍🏽\n")  # long CJK runs: ids stay under
     _open(win, env, "o200k_base", "r50k_base", text=text)
 
 
@@ -174,12 +180,23 @@ def merge_tree(win: Any, env: Env) -> None:
     env.wait(win, also=lambda: not view.busy)
 
 
-def languages(win: Any, env: Env) -> Any:
-    _open(win, env, "r50k_base", "cl100k_base", "o200k_base")
-    win.commands["panels.languages"].trigger()
-    view = win.panels.view("languages")
-    env.wait(win, also=lambda: view.corpus_stats() is not None and not view.is_running())
-    return win.panels.docks["languages"]
+def _languages(page: str) -> Callable[[Any, Any], Any]:
+    """The Languages view on the UDHR under the three built-ins, Qwen3 and Gemma 3, on ``page``
+    (the scripts and the map drawn under o200k_base)."""
+
+    def setup(win: Any, env: Env) -> Any:
+        _open(win, env, "r50k_base", "cl100k_base", "o200k_base", env.real("Qwen3"), env.real("Gemma 3"))
+        win.commands["panels.languages"].trigger()
+        view = win.panels.view("languages")
+        view.set_source("udhr")
+        env.wait(win, timeout=300, also=lambda: view.corpus_stats() is not None and not view.is_running())
+        view.set_focus("o200k_base")
+        view.show_page(page)
+        env.wait(win, also=lambda: view.page(page) is not None)
+        env.pause(0.5)
+        return win.panels.docks["languages"]
+
+    return setup
 
 
 def chat(win: Any, env: Env) -> Any:
@@ -260,7 +277,9 @@ def _unknown_rank_file(env: Env) -> str:
 
 
 def real_vocabularies(win: Any, env: Env) -> None:
-    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), _unknown_rank_file(env))
+    text = "\n".join(SHOWCASE.splitlines()[i] for i in (0, 1, 3))  # three lines: what five panes show whole
+    _open(win, env, "o200k_base", env.real("Qwen3"), env.real("Gemma 3"), env.real("Falcon"), _unknown_rank_file(env),
+          text=text)
 
 
 def split_settings(win: Any, env: Env) -> Any:
@@ -287,7 +306,8 @@ SHOTS: tuple[Shot, ...] = (
     Shot("vocabulary", "the vocabulary of o200k_base searched for 'token'", vocabulary),
     Shot("replay", "the merges of one pre-token, replayed", replay),
     Shot("merge-tree", "how ' tokenization' is built, and what it is part of", merge_tree),
-    Shot("languages", "token counts of 27 languages under three tokenizers", languages),
+    *(Shot(f"languages-{page}", f"the Languages view's {page} page: the UDHR under five tokenizers", _languages(page),
+           needs=("Qwen3", "Gemma 3"), dark=True) for page in ("summary", "rank", "scripts", "map")),
     Shot("chat", "a conversation rendered with the model's chat template, counted per message", chat, dark=True),
     Shot("dataset", "500 chats counted under three tokenizers: histogram, totals per role, longest records", dataset),
     Shot("training", "a tokenizer trained on the bundled samples", training),
@@ -311,7 +331,9 @@ def save_small(image: Any, path: Path, width: int = WIDTH) -> None:
     except ImportError:
         return
     with Image.open(path) as im:
-        small = im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        # octree, not median cut: median cut spends the palette on the token tints and turned the
+        # emoji grey and beige (a yellow hand, a flag's colours); octree keeps them
+        small = im.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     small.save(path, optimize=True)
 
 

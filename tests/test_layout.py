@@ -94,3 +94,25 @@ def test_every_file_is_written_by_the_one_atomic_writer() -> None:
             found[rel] = calls
     assert found == {}
     assert renaming_calls((PACKAGE / "core" / "io" / "atomic.py").read_text(encoding="utf-8"))
+
+
+def private_imports(source: str) -> list[str]:
+    """``from bpeinspect… import _name`` in ``source``: a module's private names stay its own.
+
+    >>> private_imports("from bpeinspect.core.live import _join, plan_encode\\nfrom os import _exit")
+    ['bpeinspect.core.live._join']
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "bpeinspect":
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = {}
+    for path in _modules():
+        names = private_imports(path.read_text(encoding="utf-8"))
+        if names:
+            found[path.relative_to(PACKAGE).as_posix()] = names
+    assert found == {}

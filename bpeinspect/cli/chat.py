@@ -101,13 +101,13 @@ def choose_template(tok: Tokenizer, spec: str, choice: str | None) -> ChatTempla
     known = templates_for(tok, spec)
     if choice is None:
         if not known:
-            print(f"bpeinspect-cli: note: {tok.name or spec} has no chat template (none beside or inside the file); "
+            print(f"bpeinspect-cli: note: {spec} has no chat template (none beside or inside the file); "
                   "the messages are joined by newlines. Give one with --template.", file=sys.stderr)  # fmt: skip
         return known[0] if known else None
     matches = [t for t in known if choice.lower() in t.name.lower()]
     if not matches:
         names = ", ".join(repr(t.name) for t in known) or "none"
-        raise CliError(f"--template {choice!r}: no such file, and no template of {tok.name or spec} "
+        raise CliError(f"--template {choice!r}: no such file, and no template of {spec} "
                        f"is called that (known: {names})")  # fmt: skip
     return matches[0]
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bpeinspect.cli.common import CliError
+from bpeinspect.core.io.formats import check_target
 from bpeinspect.core.train.corpus import corpus_files, iter_corpus
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
 
@@ -41,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_target(args.output)  # refuse an OUT in a missing folder before the counting
     files = corpus_files(args.files)
     if args.dask is not None:
         from bpeinspect.core.train.distributed import count_with_dask
@@ -52,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
                                 processes=args.processes)  # fmt: skip
         where = "here"
     comment = f"pattern={args.pattern!r} tie_break={args.tie_break} files={len(files)}"
-    write_counts_tsv(table, args.output, comment=comment)
+    try:
+        write_counts_tsv(table, args.output, comment=comment)
+    except OSError as exc:  # its temporary's name would say nothing useful
+        raise CliError(f"{args.output}: cannot write it: {exc.strerror or exc}") from None
     print(f"wrote {args.output}: {len(table):,} distinct pre-tokens, {sum(table.values()):,} in all, "
           f"counted {where}", file=sys.stderr)  # fmt: skip
     return 0

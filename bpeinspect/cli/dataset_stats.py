@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, specs: list[str], measure: Any) -> int:
 
     path = Path(args.jsonl)
     if not path.is_file():
-        raise CliError(f"{path}: no such file")
+        raise CliError(f"{path}: " + ("not a regular file" if path.exists() else "no such file"))
     plain = args.pattern is None and args.special_token is None  # then a pool's processes can open the specs too
     targets = []
     for spec in specs:
@@ -122,7 +122,7 @@ def format_dataset(stats: DatasetStats, longest: int) -> str:
              + (f", {stats.skipped:,} skipped" if stats.skipped else "")
              + (" (stopped early)" if stats.stopped else "")]  # fmt: skip
     parts = _columns(stats)
-    head = ["tokenizer", "template", "tokens", *parts, "mean", "median", "p90", "max"]
+    head = ["tokenizer", "chat template", "tokens", *parts, "mean", "median", "p90", "max"]
     body = []
     for t in stats.tokenizers:
         s = t.summary()

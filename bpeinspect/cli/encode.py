@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from bpeinspect.cli.common import CliError, json_safe, json_text, read_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.core.live import supports_cutting
+from bpeinspect.core.split.rules import SAFE_CUT
 from bpeinspect.core.text import display_terminal
 
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
@@ -33,42 +35,87 @@ def add_encode(sub: Any) -> None:
 def cmd_encode(args: argparse.Namespace) -> int:
     tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     text = read_text(args.file)
+    parts = list(text_parts(tok, text))  # (offset, length): a part at a time holds its encoding only
     if args.special == "raise":
-        tok.encode(text)  # raises DisallowedSpecialError if special-token text is present
+        for a, n in parts:
+            tok.encode(text[a : a + n])  # raises DisallowedSpecialError if special-token text is present
     allowed: Any = "all" if args.special == "all" else ()
     if args.output == "ids":
-        ids = tok.encode(text, allowed_special="all") if args.special == "all" else tok.encode_ordinary(text)
-        print(" ".join(map(str, ids)))
+        first = True
+        for a, n in parts:
+            part = text[a : a + n]
+            ids = tok.encode(part, allowed_special="all") if args.special == "all" else tok.encode_ordinary(part)
+            if ids:
+                sys.stdout.write(("" if first else " ") + " ".join(map(str, ids)))
+                first = False
+        sys.stdout.write("\n")
+        return 0
+    if args.output == "json":
+        write_json(tok, text, parts, allowed, sys.stdout)
         return 0
     enc = tok.encode_with_offsets(text, allowed_special=allowed)
-    if args.output == "json":
-        write_json(tok, enc, sys.stdout)
-        return 0
     sys.stdout.write(color_text(enc) + ("" if text.endswith("\n") else "\n"))
     return 0
 
 
-def write_json(tok: Any, enc: Any, out: Any, batch: int = 4096) -> None:
-    """``{"tokenizer", "ids", "tokens"}`` as one line of JSON, written ``batch`` tokens at a
-    time from the encoding's columns (no list of every token's details is ever built)."""
-    dumps = json.dumps
-    out.write(f'{{"tokenizer": {json_text(tok.name)}, "ids": [{", ".join(map(str, enc.ids))}], "tokens": [')
-    token_bytes = enc.token_bytes_of or tok.token_bytes
-    ids, starts, ends = enc.ids, enc.char_starts, enc.char_ends
-    added = set(tok.added_tokens.values())
-    parts: list[str] = []
-    for i in range(len(ids)):
-        tid = ids[i]
-        tb = token_bytes(tid)
-        parts.append(
-            f'{{"id": {tid}, "text": {dumps(tb.decode("utf-8", errors="replace"), ensure_ascii=False)}, '
-            f'"bytes": "{tb.hex()}", "chars": [{starts[i]}, {ends[i]}], '
-            f'"special": {"true" if enc.is_special(i) else "false"}, "added": {"true" if tid in added else "false"}}}'
-        )
-        if len(parts) == batch or i == len(ids) - 1:
-            out.write(("" if i < batch else ", ") + json_safe(", ".join(parts)))
-            parts = []
+PART_CHARS = 1 << 18  # characters encoded at a time by encode's ids and JSON output
+
+
+def text_parts(tok: Any, text: str, size: int | None = None) -> Iterator[tuple[int, int]]:
+    """``(offset, length)`` of parts of ``text`` that ``tok`` encodes exactly as within the whole:
+    cut at :data:`~bpeinspect.core.split.rules.SAFE_CUT` for the split rules that allow it (see
+    :func:`~bpeinspect.core.live.supports_cutting`), else the whole text. Memory then stays
+    that of one part, whatever the size of the input.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> list(text_parts(load_tokenizer("gpt2"), "ab\\ncd\\nef", 2))
+    [(0, 2), (2, 3), (5, 3)]
+    """
+    size = size or PART_CHARS
+    start = 0
+    if len(text) > size and supports_cutting(tok):
+        while len(text) - start > size:
+            m = SAFE_CUT.search(text, start + size)
+            if m is None:
+                break
+            yield start, m.start() - start
+            start = m.start()
+    yield start, len(text) - start
+
+
+def write_json(tok: Any, text: str, parts: list[tuple[int, int]], allowed: Any, out: Any, *, batch: int = 4096) -> None:
+    """``{"tokenizer", "ids", "tokens"}`` as one line of JSON, a part of the text at a time
+    (``parts``: see :func:`text_parts`) and ``batch`` tokens at a time from the encoding's
+    columns (no list of every token's details is ever built). The ids come first, so a text of
+    several parts is encoded twice (the second time from the pre-token cache)."""
+    out.write(f'{{"tokenizer": {json_text(tok.name)}, "ids": [')
+    encs: Any = [tok.encode_with_offsets(text, allowed_special=allowed)] if len(parts) == 1 else None
+    sep = ""
+    for a, n in parts:
+        ids = encs[0].ids if encs else tok.encode(text[a : a + n], allowed_special=allowed or set(), disallowed_special=())
+        if len(ids):
+            out.write(sep + ", ".join(map(str, ids)))
+            sep = ", "
+    out.write('], "tokens": [')
+    sep = ""
+    for a, n in parts:
+        enc = encs.pop() if encs else tok.encode_with_offsets(text[a : a + n], allowed_special=allowed)
+        for lo in range(0, len(enc.ids), batch):
+            out.write(sep + json_safe(", ".join(_token_json(tok, enc, i, a) for i in range(lo, min(len(enc.ids), lo + batch)))))
+            sep = ", "
+        del enc
     out.write("]}\n")
+
+
+def _token_json(tok: Any, enc: Any, i: int, offset: int) -> str:
+    tid = enc.ids[i]
+    tb = (enc.token_bytes_of or tok.token_bytes)(tid)
+    text = json.dumps(tb.decode("utf-8", errors="replace"), ensure_ascii=False)
+    return (
+        f'{{"id": {tid}, "text": {text}, "bytes": "{tb.hex()}", '
+        f'"chars": [{enc.char_starts[i] + offset}, {enc.char_ends[i] + offset}], '
+        f'"special": {"true" if enc.is_special(i) else "false"}, "added": {"true" if tok.is_added(tid) else "false"}}}'
+    )
 
 
 def color_text(enc: Any) -> str:
@@ -114,7 +161,7 @@ def parse_ids(words: Iterable[str]) -> list[int]:
 
 def cmd_decode(args: argparse.Namespace) -> int:
     tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
-    words = args.ids if args.ids and args.ids != ["-"] else [sys.stdin.read()]
+    words = args.ids if args.ids and args.ids != ["-"] else [read_text("-")]  # capped: < /dev/zero never ends
     ids = parse_ids(words)
     text = tok.decode_bytes(ids).decode("utf-8", errors="replace")
     # the exact text into a pipe or file; on a terminal, its escape sequences are shown, not run

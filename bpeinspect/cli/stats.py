@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
-from bpeinspect.cli.common import align_table, json_text, safe_lines
+from bpeinspect.cli.common import align_table, json_text, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
@@ -84,7 +84,7 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
             add(Sample(str(s.path), s.path))
     for raw in args.paths:
         if raw == "-":
-            add(Sample("-", text=sys.stdin.read()))
+            add(Sample("-", text=read_text("-")))  # capped, as every input
         else:
             for path in expand_paths([raw]):
                 add(Sample(str(path), path))

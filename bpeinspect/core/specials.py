@@ -258,21 +258,39 @@ def literal_regex(words: frozenset[str]) -> re.Pattern[str]:
         for ch in w:
             node = node.setdefault(ch, {})
         node[""] = {}
-    return re.compile(_trie_pattern(trie) or r"(?!)") if words else re.compile(r"(?!)")
+    if not words:
+        return re.compile(r"(?!)")
+    try:
+        return re.compile(_trie_pattern(trie) or r"(?!)")
+    except RecursionError:
+        # thousands of words each a prefix of the next nest as deep in the trie, deeper than
+        # re's parser recurses; longest first finds the same matches, only more slowly
+        return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))
 
 
-def _trie_pattern(node: dict) -> str:
-    alts, leaves = [], []
-    for ch in sorted(k for k in node if k):
-        sub = _trie_pattern(node[ch])
-        (alts.append(re.escape(ch) + sub) if sub else leaves.append(re.escape(ch)))
-    if leaves:
-        alts.append(leaves[0] if len(leaves) == 1 else "[" + "".join(leaves) + "]")
-    if not alts:
-        return ""
-    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-    # greedy: a longer word through this node is tried before the word that ends here
-    return "(?:" + body + ")?" if "" in node else body
+def _trie_pattern(root: dict) -> str:
+    # bottom-up with a stack of its own: a word of 5,000 characters is a trie 5,000 deep
+    done: dict[int, str] = {}
+    todo: list[tuple[dict, bool]] = [(root, False)]
+    while todo:
+        node, children_done = todo.pop()
+        if not children_done:
+            todo.append((node, True))
+            todo.extend((node[ch], False) for ch in node if ch)
+            continue
+        alts, leaves = [], []
+        for ch in sorted(k for k in node if k):
+            sub = done.pop(id(node[ch]))
+            (alts.append(re.escape(ch) + sub) if sub else leaves.append(re.escape(ch)))
+        if leaves:
+            alts.append(leaves[0] if len(leaves) == 1 else "[" + "".join(leaves) + "]")
+        if not alts:
+            done[id(node)] = ""
+            continue
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        # greedy: a longer word through this node is tried before the word that ends here
+        done[id(node)] = "(?:" + body + ")?" if "" in node else body
+    return done[id(root)]
 
 
 @functools.lru_cache(maxsize=32)

@@ -63,6 +63,9 @@ def test_chat_without_template_joins_messages(messages_file, capsys):
     assert main(["chat", "-t", "gpt2", "--template", "none", "--show", "text", str(messages_file)]) == 0
     out = capsys.readouterr().out
     assert "\n".join(m["content"] for m in MESSAGES) in out
+    assert main(["chat", "-t", "gpt2", str(messages_file)]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("gpt2: no chat template") and "note: gpt2 has no chat template" in said.err  # one name
 
 
 def test_chat_rejects_what_is_no_conversation(tmp_path, capsys):
@@ -103,6 +106,8 @@ def test_stats_jsonl_table_and_field_choice(tmp_path, capsys):
     assert main(["stats", "--jsonl", str(path), "-t", "gpt2"]) == 0
     out = capsys.readouterr().out
     assert f"{len(recs)} records of chat messages" in out and "longest records" in out
+    head = out.splitlines()[1]
+    assert head.split()[:3] == ["tokenizer", "chat", "template"] and head.count("template") == 2  # name, tokens
     odd = tmp_path / "odd.jsonl"
     odd.write_text("".join(json.dumps({"title": "t", "body": "b" * i}) + "\n" for i in range(10)), "utf-8")
     assert main(["stats", "--jsonl", str(odd), "-t", "gpt2"]) != 0

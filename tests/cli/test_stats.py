@@ -85,7 +85,7 @@ def test_readable_table(capsys):
 
 
 def test_stdin_and_bundled_samples(capsys, monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.StringIO("héllo wörld"))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("héllo wörld".encode())))  # read as bytes, capped
     assert run(["stats", "-t", "o200k_base", "--json", "--samples", "languages", "-"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out) == len([p for p in SAMPLES.glob("*.txt") if p.stem != "welcome"]) + 1

@@ -3,7 +3,8 @@
 The pool's children (counting for training, statistics) are covered in
 ``tests/core/test_pool.py``; here the other children: the GUI's training process (a
 :class:`ProcessTrainingRun`, started by :meth:`TrainingPlan.make_run`) and the command line's
-``train`` and ``count`` on a corpus large enough for several processes, run as a user runs them.
+``train`` and ``count`` on a corpus large enough for several processes, run as a user runs them,
+the languages view's :class:`CountingPool` and the dataset counting pool (``stats --jsonl -j``).
 The old children started with ``python -m``, which puts the current folder first on the
 import path, so a ``regex.py`` there ran.
 """
@@ -78,4 +79,41 @@ def test_1_cli_commands_on_a_large_corpus_never_import_from_the_current_folder(s
         check=False, capture_output=True, text=True, env=env, timeout=150,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert not shadowing_folder.exists(), shadowing_folder.read_text()
+
+
+def test_1_the_languages_counting_pool_never_imports_from_the_current_folder(shadowing_folder):
+    from bpeinspect.core import load_tokenizer
+    from bpeinspect.core.analysis.corpus_count import CountingPool
+
+    toks = [load_tokenizer("r50k_base"), load_tokenizer("cl100k_base")]
+    texts = ["\n".join(PROSE)] * 6 + ["hello wörld 日本"]
+    with CountingPool(2) as pool:
+        counted = dict(pool.count(toks, texts))
+        # children that imported the folder's bpeinspect/ died at start, and this process counted
+        assert len(pool._children) == 2 and all(c.proc.poll() is None for c in pool._children)
+    assert counted == {k: [len(t.encode_ordinary(s)) for s in texts] for k, t in enumerate(toks)}
+    assert not shadowing_folder.exists(), shadowing_folder.read_text()
+
+
+def test_1_the_dataset_pool_never_imports_from_the_current_folder(shadowing_folder, tmp_path, monkeypatch):
+    import json
+
+    from bpeinspect.core import load_tokenizer, pool
+    from bpeinspect.core.dataset import Target, count_dataset
+
+    given: list[int] = []
+    real = pool._Child.submit
+
+    def submit(self, *args):
+        given.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(pool._Child, "submit", submit)
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps({"text": f"{i} " + PROSE[i % len(PROSE)]}) + "\n" for i in range(2000)), "utf-8")
+    targets = [Target("gpt2", load_tokenizer("gpt2"), spec="gpt2")]
+    two = count_dataset(path, targets, processes=2)
+    assert given, "no batch went to a child"
+    assert two.as_dict()["tokenizers"] == count_dataset(path, targets, processes=1).as_dict()["tokenizers"]
     assert not shadowing_folder.exists(), shadowing_folder.read_text()

@@ -230,13 +230,21 @@ def test_7_dev_zero_is_refused_with_a_clear_error(tmp_path, capsys, monkeypatch,
     assert "/dev/zero" in line and "64 KB" not in line and "65,536 bytes" in line
 
 
-def test_7_standard_input_is_capped_too(capsys, monkeypatch):
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.parametrize("args", [["stats", "-t", "gpt2", "/dev/zero"], ["stats", "--jsonl", "/dev/zero", "-t", "gpt2"]])
+def test_7_stats_name_a_device_as_one(capsys, args):
+    line = one_line_error(*run(capsys, *args)[::2])
+    assert "/dev/zero: not a regular file" in line, line
+
+
+@pytest.mark.parametrize("args", [["encode", "-t", "gpt2"], ["decode", "-t", "gpt2"], ["stats", "-t", "gpt2", "-"]])
+def test_7_standard_input_is_capped_too(capsys, monkeypatch, args):
     import io
 
     monkeypatch.setattr(limits, "MAX_INPUT", 1000)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x" * 5000)))
-    code, _, err = run(capsys, "encode", "-t", "gpt2")
-    assert "standard input" in one_line_error(code, err)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 " * 2500)))
+    code, _, err = run(capsys, *args)
+    assert "standard input: more than 1,000 bytes" in one_line_error(code, err)
 
 
 def test_7_json_output_streams(tmp_path, capsys):
@@ -267,6 +275,56 @@ def test_7_json_output_streams(tmp_path, capsys):
     assert json.loads(out) == want
     # the old way built every token's dict first: ~190 MB per MB of text; the output is ~8 MB here
     assert peak < 3 * len(out) + (24 << 20), f"{peak >> 20} MB for {len(out) >> 20} MB of JSON"
+
+
+class _FileOut:
+    """A standard output that writes to a file (capsys would hold the whole output in memory)."""
+
+    def __init__(self, path: Path) -> None:
+        self.f = open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, s: str) -> int:
+        return self.f.write(s)
+
+    def flush(self) -> None:
+        self.f.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("output", ["json", "ids"])
+def test_7_a_long_text_is_encoded_and_written_a_part_at_a_time(tmp_path, monkeypatch, output):
+    from bpeinspect.cli import encode
+    from bpeinspect.core import load_tokenizer
+
+    monkeypatch.setattr(encode, "PART_CHARS", 1 << 12, raising=False)
+    line = "Hello wörld, <|endoftext|> 12345 naïve 日本語 👍🏽\r\n the  fox\n\n"
+    text = "".join(f"{i} {line}" for i in range(2500))  # ~150,000 characters: ~37 parts
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    tok = load_tokenizer("cl100k_base")
+    enc = tok.encode_with_offsets(text, allowed_special="all")
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "stdout", _FileOut(out))
+    tracemalloc.start()
+    try:
+        code = cli.main(["encode", "-t", "cl100k_base", "--output", output, "--special", "all", str(path)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        sys.stdout.f.close()
+    assert code == 0
+    if output == "ids":
+        assert out.read_text(encoding="utf-8") == " ".join(map(str, enc.ids)) + "\n"
+    else:
+        got = json.loads(out.read_text(encoding="utf-8"))
+        assert got["ids"] == list(enc.ids)
+        assert [(t["id"], t["chars"], t["special"]) for t in got["tokens"]] == [
+            (t.id, list(t.char_span), t.special) for t in enc
+        ]
+    # here under 2 MB; the whole text encoded at once took 20 MB (JSON) and 5.6 MB (ids)
+    assert peak < 4 << 20, f"{peak / 2**20:.2f} MB for {len(text):,} characters"
 
 
 # -- 8: a pipe as the vocabulary ---------------------------------------------------------------------------
@@ -316,6 +374,31 @@ def test_14_train_checks_the_output_before_training(tmp_path, capsys, monkeypatc
     code, _, err = run(capsys, "train", str(tmp_path / "file.txt"), "--vocab-size", "260", "-o", out.format(tmp=tmp_path))
     line = one_line_error(code, err)
     assert "folder" in line
+
+
+@pytest.mark.parametrize("out", ["/missing/dir/x.tsv", "{tmp}/file.txt/x.tsv"])
+def test_14_count_checks_the_output_before_counting(tmp_path, capsys, monkeypatch, out):
+    from bpeinspect.cli import count
+
+    (tmp_path / "file.txt").write_text("hello", encoding="utf-8")
+    monkeypatch.setattr(count, "count_pretokens", lambda *a, **k: pytest.fail("counted before checking -o"))
+    code, _, err = run(capsys, "count", str(tmp_path / "file.txt"), "-o", out.format(tmp=tmp_path))
+    line = one_line_error(code, err)
+    assert "folder" in line and ".tmp" not in line
+
+
+def test_14_count_names_the_output_it_cannot_write(tmp_path, capsys, monkeypatch):
+    from bpeinspect.core.io import atomic
+
+    def full(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    (tmp_path / "file.txt").write_text("hello", encoding="utf-8")
+    monkeypatch.setattr(atomic, "_unnamed_beside", full)
+    code, _, err = run(capsys, "count", str(tmp_path / "file.txt"), "-o", str(tmp_path / "x.tsv"))
+    line = one_line_error(code, err)
+    assert f"{tmp_path / 'x.tsv'}: cannot write it: No space left on device" in line, line
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 # -- cli.main: one line, exit status 2, a report for internal errors ------------------------------------------

@@ -243,7 +243,32 @@ def test_11_a_merge_that_refers_to_itself():
     assert tok.merge_graph.tree(257).leaves()[-1] == 98
 
 
+def test_11_special_and_added_tokens_longer_than_the_recursion_limit():
+    # the literal matcher's trie is as deep as the longest token, and as nested as the longest
+    # chain of tokens each a prefix of the next: both were walked recursively
+    depth = sys.getrecursionlimit() + 500
+    long = "<" + "x" * depth + ">"
+    ranks = {bytes([b]): b for b in range(256)}
+    tok = Tokenizer(ranks, pattern=None, special_tokens={long: 256}, added_tokens={"b" * k: 256 + k for k in range(1, depth)})
+    assert tok.encode("a" + long + "b" * (depth + 3), allowed_special="all") == [97, 256, 256 + depth - 1, 256 + 4]
+    assert tok.encode(long[:-1]) == [60] + [120] * depth
+
+
 # -- 12: errors name the file ----------------------------------------------------------------------------
+
+
+def test_12_a_normalizer_nested_deeper_than_python_recurses(tmp_path):
+    # valid JSON (json parses it), but the normalizer's steps are read recursively
+    p = tmp_path / "tokenizer.json"
+    save(small_tokenizer(), p)
+    obj = json.loads(p.read_text(encoding="utf-8"))
+    norm: dict = {"type": "NFC"}
+    for _ in range(sys.getrecursionlimit() // 2 - 50):
+        norm = {"type": "Sequence", "normalizers": [norm]}
+    obj["normalizer"] = norm
+    p.write_text(json.dumps(obj), encoding="utf-8")
+    message = refused(p, "nested too deeply")
+    assert "RecursionError" not in message and "recursion" not in message
 
 
 def test_12_a_5000_digit_id_in_a_tokenizer_json(tmp_path):

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import train_tokenizer
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io import atomic
 from bpeinspect.core.io.formats import load_path, save
 
@@ -163,3 +164,39 @@ def test_16_a_pair_killed_before_its_renames_loads_old(tmp_path, name):
     killed_save(target, at="fsync", nth=2, named=True)  # the second file staged, no journal yet
     assert encodes(written) == before
     assert sorted(os.listdir(tmp_path)) == files_of(name)
+
+
+def test_16_a_pair_that_cannot_be_finished_is_refused_not_loaded_half(tmp_path, monkeypatch):
+    # a new encoder.json beside the old vocab.bpe: here refused for a misleading reason (a merge
+    # makes a token encoder.json lacks); when the new vocabulary extends the old one it loads,
+    # half old and half new, with only a warning. The loader must see the unfinished save.
+    target = tmp_path / "encoder.json"
+    save(train_tokenizer(SAMPLE, 300, pattern="gpt2"), target)
+    killed_save(target, at="replace", nth=2, named=True)
+    assert len(atomic.unfinished_saves(tmp_path, ("encoder.json", "vocab.bpe"))) == 1
+
+    def denied(*_a, **_k):
+        raise PermissionError(13, "Permission denied")
+
+    with monkeypatch.context() as m:
+        m.setattr(atomic.os, "replace", denied)  # as in a folder the loading user cannot write
+        m.setattr(atomic.os, "unlink", denied)
+        with pytest.raises(VocabularyError, match="between its two renames") as info:
+            load_path(target)
+        assert str(tmp_path) in str(info.value)
+    assert encodes(target) == train_tokenizer(SAMPLE[::-1], 300, pattern="gpt2", special_tokens=["<|x|>"]).encode(
+        SAMPLE, allowed_special="all"
+    )  # where it can be written, the load finishes the save
+    assert sorted(os.listdir(tmp_path)) == files_of("encoder.json")
+
+
+def test_16_a_pair_being_saved_by_a_live_process_is_not_loaded_half(tmp_path):
+    target = tmp_path / "encoder.json"
+    save(small_tokenizer(), target)
+    staged = tmp_path / f".vocab.bpe.{os.getpid()}.abcd1234.tmp"  # this process, between its renames
+    staged.write_text("#version: 0.2\n", encoding="utf-8")
+    (tmp_path / f".encoder.json.{os.getpid()}.journal").write_text(f"{staged.name}\tvocab.bpe\nend\n", encoding="utf-8")
+    with pytest.raises(VocabularyError, match="still running"):
+        load_path(target)
+    staged.unlink()  # renamed: the pair is whole again
+    assert load_path(target).n_vocab == small_tokenizer().n_vocab

@@ -159,6 +159,8 @@ def expand_paths(paths: list[str | os.PathLike[str]]) -> list[Path]:
             out.extend(found)
         elif p.is_file():
             out.append(p)
+        elif p.exists():  # a device (/dev/zero), a pipe, a socket
+            raise SampleError(f"{p}: not a regular file or folder")
         else:
             raise SampleError(f"{p}: no such file or folder")
     return out

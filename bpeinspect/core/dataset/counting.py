@@ -111,9 +111,11 @@ class LongRecord:
     record: Any
 
     def preview(self, limit: int = 80) -> str:
-        """The first words of the record, on one line."""
+        """The first words of the record, on one line; a chat's from its first message that is not
+        the system prompt (which a whole dataset often shares)."""
         msgs = conversation(self.record)
         if msgs is not None:
+            msgs = [m for m in msgs if m.get("role") != "system"] or msgs
             text = " ".join(str(m.get("content") or "") for m in msgs if isinstance(m.get("content"), str))
         elif isinstance(self.record, dict):
             text = " ".join(v for v in self.record.values() if isinstance(v, str))
@@ -229,7 +231,9 @@ class _Context:
         return all(self.specs)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        templates = [f.template for f in self.formats]
+        # one template (or None) per target: only chat datasets have formats, and zip() would
+        # otherwise leave a child with no tokenizer at all
+        templates = [f.template for f in self.formats] if self.formats else [None] * len(self.specs)
         return _rebuild_context, (self.shape, self.specs, templates, self.add_generation_prompt)
 
 

@@ -325,6 +325,31 @@ def finish_interrupted(folder: str | os.PathLike[str], names: tuple[str, ...] = 
 _JOURNAL_NAME = re.compile(r"^\.(.+)\.(\d+)\.journal$")
 
 
+def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> list[Path]:
+    """The journals in ``folder`` of pair saves of the files ``names`` that are between their
+    renames: still running, or killed and not finished by :func:`finish_interrupted` (the
+    folder cannot be written). Those files may then be half old, half new."""
+    root = Path(folder)
+    try:
+        entries = [e.name for e in os.scandir(root) if e.name.startswith(".") and e.name.endswith(".journal")]
+    except OSError:
+        return []
+    out = []
+    for name in entries:
+        if _JOURNAL_NAME.match(name) is None:
+            continue
+        try:
+            lines = (root / name).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not lines or lines[-1] != _JOURNAL_END:
+            continue  # written before any rename: the files are still the old ones
+        staged = [line.partition("\t") for line in lines[:-1]]
+        if any(target in names and (root / tmp).exists() for tmp, _, target in staged if "/" not in tmp):
+            out.append(root / name)
+    return out
+
+
 def _stale_name(target_name: str) -> re.Pattern[str]:
     return re.compile(rf"^\.{re.escape(target_name)}\.(\d+)\.[0-9a-z_]+\.(?:tmp(?:\.\w+)?|old)$")
 

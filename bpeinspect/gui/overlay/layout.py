@@ -71,33 +71,38 @@ class IdLabel:
     text: str  # the whole id
     box: QRectF  # where it is drawn
     squeeze: float  # horizontal scale (1: none)
+    index: int  # which of the items it labels
 
 
 def place_id_labels(fm: QFontMetricsF, items: list[tuple[QRectF, str]]) -> list[IdLabel]:
     """Where each token's id goes, under the token's rectangle, whole (never "683…"): narrowed
-    down to :data:`MIN_SQUEEZE` to fit its token, else wider than the token; a label that would
-    run into the one before it on the line starts after it. ``items`` are in text order."""
+    down to :data:`MIN_SQUEEZE` to fit its token, else wider than the token. A label that would
+    run into the one before it on the line starts after it, if that is still under the first
+    half of its own token; otherwise it is left out (hover and the ids strip show it), so in a
+    run of tokens narrower than their ids (CJK, one character each) the ids do not drift right
+    of their tokens. ``items`` are in text order; the labels placed are returned."""
     out: list[IdLabel] = []
-    prev: QRectF | None = None  # the token rectangle of the label before
-    for rect, text in items:
+    prev: QRectF | None = None  # the token rectangle of the last label placed
+    for k, (rect, text) in enumerate(items):
         width = fm.horizontalAdvance(text)
         room = max(rect.width() - 2, 1.0)
         squeeze = 1.0 if width <= room else max(room / width, MIN_SQUEEZE)
-        top = rect.bottom() - fm.height()
         left = rect.left() + 1
-        if prev is not None and out and abs(rect.top() - prev.top()) < 0.5 and rect.left() >= prev.left():
+        if prev is not None and abs(rect.top() - prev.top()) < 0.5 and rect.left() >= prev.left():
             left = max(left, out[-1].box.right() + LABEL_GAP)  # same line, left to right: after the one before
-        out.append(IdLabel(text, QRectF(left, top, width * squeeze, fm.height()), squeeze))
+            if left > rect.left() + max(rect.width() / 2, 1.0):
+                continue  # it would stand under a later token
+        out.append(IdLabel(text, QRectF(left, rect.bottom() - fm.height(), width * squeeze, fm.height()), squeeze, k))
         prev = rect
     return out
 
 
-def _group(enc: Encoding, i: int) -> tuple[int, int] | None:
+def split_group(enc: Encoding, i: int) -> tuple[int, int] | None:
     """The run of tokens of ``enc`` sharing characters with token ``i`` (more than one), or None."""
     return group_around(enc, i) if enc.flags[i] & SPLITS_CHAR else None
 
 
-def _dropped_in(p: Part) -> list[tuple[int, int]]:
+def dropped_in(p: Part) -> list[tuple[int, int]]:
     """UTF-16 spans, in the whole text, of the dropped characters of part ``p``."""
     return [(p.u16 + a, p.u16 + b) for a, b in (_utf16_span(p.enc, s, e) for s, e in p.enc.dropped)]
 
@@ -112,7 +117,7 @@ def _utf16_span(enc: Encoding, a: int, b: int) -> tuple[int, int]:
     return start, start + utf16_len(enc.text[a:b])
 
 
-class _LineGeometry:
+class LineGeometry:
     """One block's lines, with x positions cached (neighbouring tokens share their edges)."""
 
     def __init__(self, block: QTextBlock, newline_width: float) -> None:

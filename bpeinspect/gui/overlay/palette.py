@@ -102,6 +102,7 @@ class UiColors:
     info_text: str  # the message bar's notes
     info_bg: str
     note_text: str  # a remark beside a result (the replay's notes)
+    tip_label: str  # the quiet labels of a token's tooltip, on the tooltip's own background
     warn_text: str  # vocabulary rows flagged unreachable or unused
     warn_bg: str
     compare_special: str
@@ -130,7 +131,7 @@ class UiColors:
 _LIGHT = UiColors(
     dark=False,
     error_text="#a01414", error_bg="#fde2e1", info_text="#0d3b66", info_bg="#e3f1fd",
-    note_text="#92400e", warn_text="#a01414", warn_bg="#ffe4e1",
+    note_text="#92400e", tip_label="#5a5a5a", warn_text="#a01414", warn_bg="#ffe4e1",
     compare_special="#e3c8ff", compare_diff="#d00000",
     chips=("#dbeafe", "#fef3c7", "#dcfce7", "#fce7f3", "#e0e7ff"), chip_merged="#86efac", chip_next="#f97316",
     chip_border="#94a3b8", chip_text="#111827", chip_rank="#166534", code_bg="#e5e7eb",
@@ -144,7 +145,7 @@ _LIGHT = UiColors(
 _DARK = UiColors(
     dark=True,
     error_text="#ff8a80", error_bg="#4a1c1c", info_text="#b3d4f5", info_bg="#1c3147",
-    note_text="#f5b971", warn_text="#ff8a80", warn_bg="#4a2424",
+    note_text="#f5b971", tip_label="#b0b0b0", warn_text="#ff8a80", warn_bg="#4a2424",
     compare_special="#4f2f73", compare_diff="#ff6b6b",
     chips=("#1e3a5f", "#4d3b12", "#1d4a2c", "#4f1f3a", "#2b3168"), chip_merged="#2f7a45", chip_next="#fb923c",
     chip_border="#64748b", chip_text="#f1f5f9", chip_rank="#86efac", code_bg="#3a3f47",

@@ -17,6 +17,7 @@ from bpeinspect.core.encoding import SPLITS_CHAR
 from bpeinspect.core.live_text import Part
 from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.overlay.glyphs import display_bytes, shown
+from bpeinspect.gui.overlay.palette import app_colors
 
 # every flag byte with a split bit set, whatever other bits it has
 _SPLIT_FLAGS = re.compile(b"[" + b"".join(re.escape(bytes([f])) for f in range(256) if f & SPLITS_CHAR) + b"]")
@@ -119,9 +120,10 @@ def token_tooltip(
                 f"<code>{html.escape(shown(chars))}</code>; this one holds bytes {hex_bytes(info.text_bytes)}",
             )
         )
-    body = "".join(f"<tr><td style='color:gray'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    quiet = app_colors().tip_label  # the theme's, not a grey the dark tooltip hides
+    body = "".join(f"<tr><td style='color:{quiet}'>{k}</td><td>{v}</td></tr>" for k, v in rows)
     n = len(enc.ids) if total is None else total
-    return f"<table cellspacing=2>{body}</table><i style='color:gray'>token {i + at.token + 1:,} of {n:,}</i>"
+    return f"<table cellspacing=2>{body}</table><i style='color:{quiet}'>token {i + at.token + 1:,} of {n:,}</i>"
 
 
 def dropped_tooltip(tok: Tokenizer, chars: str) -> str:

@@ -236,8 +236,13 @@ class ChatView(QWidget):
                          on_returned=lambda found, t=tok: self._fill_templates(found, t),
                          on_errored=lambda exc, t=tok: self._template_lookup_failed(exc, t))  # fmt: skip
 
-    def set_messages(self, messages: Sequence[Mapping[str, Any]] | Any) -> None:
-        """Replace the conversation (a list of messages, or a record holding one)."""
+    def set_messages(self, messages: Sequence[Mapping[str, Any]] | Any, *, reply_header: bool | None = None) -> None:
+        """Replace the conversation (a list of messages, or a record holding one); ``reply_header``
+        sets "Reply header" too (a dataset's record is counted without one)."""
+        if reply_header is not None:
+            self.generation_box.blockSignals(True)  # one rendering, below
+            self.generation_box.setChecked(reply_header)
+            self.generation_box.blockSignals(False)
         msgs = conversation_of(messages) if not isinstance(messages, (list, tuple)) else list(messages)
         for row in list(self._rows):
             self._remove(row, render=False)

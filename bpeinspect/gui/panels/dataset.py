@@ -140,6 +140,7 @@ class DatasetView(QWidget):
         self.longest = QTableWidget()
         self.longest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.longest.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.longest.setWordWrap(False)  # one line a record: a long beginning is cut with "…", not wrapped
         self.longest.verticalHeader().setVisible(False)
         self.longest.setToolTip("Click a record to open it")
         self.longest.cellClicked.connect(lambda row, _col: self.open_record(row))
@@ -341,7 +342,7 @@ class DatasetView(QWidget):
 
     def _fill_totals(self, stats: DatasetStats) -> None:
         parts = stats.part_names
-        head = ["tokenizer", "template", "tokens", *parts, "mean", "median", "p90", "max"]
+        head = ["tokenizer", "chat template", "tokens", *parts, "mean", "median", "p90", "max"]
         self.totals.clear()
         self.totals.setColumnCount(len(head))
         self.totals.setHorizontalHeaderLabels(head)

@@ -254,7 +254,7 @@ def _open_record(host: Any, record: Any, shape: Any) -> None:
 
     messages = conversation(record) if shape.kind == "chat" else None
     if messages is not None:
-        host.show("chat").set_messages(messages)
+        host.show("chat").set_messages(messages, reply_header=False)  # counted as the dataset counts it
     else:
         host.window.set_text("\n\n".join(field_texts(shape, record)))
 

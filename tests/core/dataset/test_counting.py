@@ -115,6 +115,22 @@ def test_a_pool_counts_as_one_process_does(tmp_path):
     assert [r.index for r in one.longest] == [r.index for r in two.longest]
 
 
+@pytest.mark.parametrize("shape", ["text", "prompt/completion"])
+def test_a_pool_counts_records_of_fields_as_one_process_does(tmp_path, shape):
+    # the children once got no tokenizer for datasets that are not chats (an IndexError)
+    path = tmp_path / "d.jsonl"
+    if shape == "text":
+        records = [{"text": f"record {i}: " + "words " * (i % 13) + "東京"} for i in range(1500)]
+    else:
+        records = [{"prompt": f"q{i} " * (i % 5 + 1), "completion": "answer " * (i % 9)} for i in range(1500)]
+    write_jsonl(path, records)
+    one = count_dataset(path, targets("cl100k_base", "gpt2"), processes=1)
+    two = count_dataset(path, targets("cl100k_base", "gpt2"), processes=2)
+    assert one.records == two.records == 1500
+    assert one.as_dict()["tokenizers"] == two.as_dict()["tokenizers"]
+    assert [r.index for r in one.longest] == [r.index for r in two.longest]
+
+
 def test_empty_and_broken_files(tmp_path):
     empty = tmp_path / "e.jsonl"
     empty.write_text("", "utf-8")
@@ -125,3 +141,13 @@ def test_empty_and_broken_files(tmp_path):
     reader = read_records(broken)
     assert [r for _, r in reader] == [{"text": "a"}, {"text": "b"}]
     assert reader.truncated
+
+
+def test_a_chats_preview_starts_after_the_shared_system_prompt():
+    from bpeinspect.core.dataset.counting import LongRecord
+
+    system = {"role": "system", "content": "You retell fables."}
+    rec = LongRecord(0, (9,), {"messages": [system, {"role": "user", "content": "The North Wind"},
+                                             {"role": "assistant", "content": "and the Sun"}]})  # fmt: skip
+    assert rec.preview() == "The North Wind and the Sun"
+    assert LongRecord(1, (3,), {"messages": [system]}).preview() == "You retell fables."  # nothing else

@@ -15,7 +15,9 @@ from bpeinspect.gui.overlay import palette
 from bpeinspect.gui.overlay.palette import app_colors, colors, dark_window_palette, is_dark
 
 GUI = Path(bpeinspect.gui.__file__).parent
-COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|QColor\(\s*(?:\"|\d)")
+# hex colours, QColor literals, named colours in style sheets and rich text (color:gray), Qt's own
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|QColor\(\s*(?:\"|\d)|color:\s*[a-z]+\b(?!\()"
+                    r"|GlobalColor\.(?!transparent)")
 
 
 def test_no_colour_outside_the_palette_module():

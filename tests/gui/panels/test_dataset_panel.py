@@ -44,7 +44,7 @@ def test_a_chat_dataset_is_counted_drawn_and_listed(qtbot, tmp_path):
     assert stats.as_dict()["tokenizers"] == want.as_dict()["tokenizers"]
     assert "300 records of chat messages" in view.status.text()
     head = [view.totals.horizontalHeaderItem(c).text() for c in range(view.totals.columnCount())]
-    assert head[:6] == ["tokenizer", "template", "tokens", "user", "assistant", "template"]
+    assert head[:6] == ["tokenizer", "chat template", "tokens", "user", "assistant", "template"]  # not two "template"
     for row, t in enumerate(want.tokenizers):
         assert cells(view.totals, row)[:6] == [t.label, t.template, f"{t.tokens:,}", f"{t.parts['user']:,}",
                                                f"{t.parts['assistant']:,}", f"{t.overhead:,}"]  # fmt: skip
@@ -52,6 +52,7 @@ def test_a_chat_dataset_is_counted_drawn_and_listed(qtbot, tmp_path):
     assert list(curves) == labels
     assert all(sum(ys) == 300 for _, ys in curves.values())
     assert view.longest.rowCount() == 50
+    assert not view.longest.wordWrap()  # a record a line
     assert cells(view.longest, 0)[0] == f"{want.longest[0].index + 1:,}"
     with qtbot.waitSignal(view.recordActivated) as opened:
         view.longest.cellClicked.emit(0, 1)
@@ -106,6 +107,9 @@ def test_a_clicked_record_opens_in_the_chat_panel(qtbot, panel_window, tmp_path)
     view.open_record(0)
     chat = win.panels.views["chat"]
     assert chat.messages() == records[view.stats.longest[0].index]["messages"]
+    qtbot.waitUntil(lambda: not chat.is_busy() and chat.result is not None, timeout=30000)
+    assert not chat.generation_box.isChecked()  # a record is counted as it stands, without a reply header
+    assert chat.result.count.total == view.stats.longest[0].tokens[0]  # the count the list shows
     plain = tmp_path / "plain.jsonl"
     write(plain, [{"prompt": f"p{i}", "completion": f"c{i}" * i} for i in range(20)])
     with qtbot.waitSignal(view.statsReady, timeout=60000):

@@ -3,6 +3,8 @@ search placeholders and the docks' buttons."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QLineEdit, QStyle
@@ -84,3 +86,21 @@ def test_disabled_controls_look_disabled_in_the_dark(qtbot, dark):
         b.show()
     bg = pal.color(QPalette.ColorRole.Button)
     assert _most_contrast(enabled.grab().toImage(), bg) > _most_contrast(disabled.grab().toImage(), bg) * 1.5
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_token_tooltips_are_readable_in_both_themes(qtbot, window, theme):
+    """The tooltip's labels were a fixed grey: 3.1:1 on the dark tooltip, 3.9:1 on the light one."""
+    from bpeinspect.core import load_tokenizer
+    from bpeinspect.gui.overlay.tooltips import token_tooltip
+
+    window.set_theme(theme, remember=False)
+    try:
+        tok = load_tokenizer("cl100k_base")
+        tip = token_tooltip(tok, tok.encode_with_offsets("hello world"), 1)
+        base = QGuiApplication.palette().color(QPalette.ColorRole.ToolTipBase)
+        colours = re.findall(r"color:\s*([#\w]+)", tip)
+        assert colours and all(contrast(QColor(c), base) >= 4.5 for c in colours), colours
+    finally:
+        window.set_theme("light", remember=False)
+

@@ -312,6 +312,8 @@ def _load(
         raise
     except MemoryError:
         raise VocabularyError(f"{path}: not enough memory to load this {what}") from None
+    except RecursionError:  # a structure (normalizers in normalizers...) nested deeper than Python recurses
+        raise VocabularyError(f"{path}: malformed {what} (nested too deeply)") from None
     except _SURPRISES as exc:
         # The parsers check what they read; this net keeps the promise of a VocabularyError
         # naming the file for any structure they did not foresee.

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted
+from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted, unfinished_saves
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,
@@ -72,7 +72,13 @@ def looks_like_encoder(obj: Any) -> bool:
 
 def load(path: Path, **_: Any) -> Tokenizer:
     """The tokenizer in an ``encoder.json`` + ``vocab.bpe`` pair (GPT-2's split rule)."""
-    finish_interrupted(path if path.is_dir() else path.parent, (ENCODER, MERGES))  # a save killed between its two renames
+    folder = path if path.is_dir() else path.parent
+    finish_interrupted(folder, (ENCODER, MERGES))  # a save killed between its two renames
+    if unfinished_saves(folder, (ENCODER, MERGES)):  # one that could not be finished: never load half of it
+        raise VocabularyError(
+            f"{folder}: a save of {ENCODER} + {MERGES} is between its two renames (still running, or killed and "
+            f"not finished because the folder cannot be written here); they may not belong together"
+        )
     enc_path, bpe_path = pair_paths(path)
     encoder = parse_json(read_bytes_limited(enc_path), enc_path)
     expect(looks_like_encoder(encoder), enc_path, "not a GPT-2 encoder.json (an object of token -> id)")

@@ -85,7 +85,7 @@ def tokenizer_payload(tok: Tokenizer, should_stop: ShouldStop | None = None) -> 
     rule: object = tok.split_rule  # by name or pattern if it has one, so that the child finds the fast engine
     if PRESETS.get(tok.split_rule.name) == tok.split_rule:
         rule = tok.split_rule.name
-    elif tok.split_rule.pattern is not None:
+    elif tok.split_rule.pattern is not None and not tok.split_rule.unicode:  # (else the rule itself)
         rule = tok.split_rule.pattern
     kwargs = {"pattern": rule, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
               "normalizer": tok.normalizer, "name": tok.name, "added_tokens": tok.added_tokens,

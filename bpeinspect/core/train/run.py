@@ -145,6 +145,8 @@ class TrainingRun:
             raise ValueError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
         self.tie_break: TieBreak = tie_break
         check_counting_pattern(self._rule, tie_break)
+        if tie_break == "hf":  # a custom pattern sees Unicode as Hugging Face's trainer does
+            self._rule = self._rule.with_hf_unicode()
         initial = HFVocabulary.of(self.special_tokens).size if tie_break == "hf" else 256 + len(self.special_tokens)
         needed = 256 + len(self.special_tokens) + 1
         if vocab_size < needed:

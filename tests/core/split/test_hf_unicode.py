@@ -9,9 +9,7 @@ the first test checks it is still current, the others that a pattern run on
 
 from __future__ import annotations
 
-import random
 import sys
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -25,7 +23,7 @@ from tokenizers import Regex, models, normalizers, pre_tokenizers, trainers  # n
 from bpeinspect.core.io.formats import huggingface, native  # noqa: E402
 from bpeinspect.core.split.hf_unicode import hf_view  # noqa: E402
 from bpeinspect.core.split.rules import Split, SplitRule  # noqa: E402
-from tests.core.corpus import PROSE  # noqa: E402
+from tests.core.corpus import PROSE, recent_unicode_texts  # noqa: E402
 
 ALL_CHARS = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
 GENERAL_CATEGORIES = "Lu Ll Lt Lm Lo Mn Mc Me Nd Nl No Pc Pd Ps Pe Pi Pf Po Sm Sc Sk So Zs Zl Zp Cc Cf Co Cn".split()
@@ -139,23 +137,6 @@ DEEPSEEK_SPLITS = [
     "[一-龥\u3040-ゟ゠-ヿ]+",
     r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 ]
-# Characters assigned since Python 3.11's Unicode (14.0) that the regex module knows: those of
-# 15.0 and 15.1 (which Hugging Face knows too) and of 16.0 and 17.0 (which it does not).
-RECENT = [c for c in map(ord, ALL_CHARS) if unicodedata.category(chr(c)) == "Cn" and regex.match(r"\P{Cn}", chr(c))]
-
-
-def random_texts(seed: int, n: int) -> list[str]:
-    """Short texts of recently assigned characters, any code point, and ASCII that the patterns care about."""
-    rnd = random.Random(seed)
-    common = [ord(c) for c in "abc XYZ 's 't 'll 123 \n\r\t  .,!?-\u4e00"]
-    out = []
-    for _ in range(n):
-        cps = []
-        for _ in range(rnd.randint(1, 12)):
-            r = rnd.random()
-            cps.append(rnd.choice(RECENT) if r < 0.4 else rnd.choice(common) if r < 0.75 else rnd.randrange(0x110000))
-        out.append("".join(chr(c) for c in cps if not 0xD800 <= c < 0xE000))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -169,14 +150,14 @@ def deepseek_like() -> str:
     trainer = trainers.BpeTrainer(
         vocab_size=700, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
     )
-    tok.train_from_iterator(PROSE + random_texts(1, 300), trainer)
+    tok.train_from_iterator(PROSE + recent_unicode_texts(1, 300), trainer)
     return tok.to_str()
 
 
 def test_a_tokenizer_json_encodes_new_characters_as_hugging_face(deepseek_like: str) -> None:
     theirs = tokenizers.Tokenizer.from_str(deepseek_like)
     ours = huggingface.load(Path("tokenizer.json"), data=deepseek_like.encode())
-    texts = random_texts(20, 3000)
+    texts = recent_unicode_texts(20, 3000)
     differ = [t for t in texts if ours.encode(t) != theirs.encode(t, add_special_tokens=False).ids]
     assert differ == []
     assert ours.split_rule.unicode == "hf"

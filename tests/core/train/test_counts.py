@@ -10,7 +10,7 @@ import regex
 
 from bpeinspect.core import TrainingRun, train_tokenizer
 from bpeinspect.core.split.regex_tables import RegexTablesSplitter
-from bpeinspect.core.split.rules import GPT4_PATTERN, PRESETS, is_preset_pattern, resolve_rule
+from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, resolve_rule
 from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
 from bpeinspect.core.train.counts import (
     CountsFileError,

@@ -177,8 +177,9 @@ class SplitRule:
         return spans
 
     def with_hf_unicode(self) -> SplitRule:
-        """This rule as Hugging Face runs it: its steps see Unicode as Hugging Face's engine does
-        (the rule itself if it runs on the fast engine, whose tables are those already)."""
+        """This rule as Hugging Face (or tiktoken, whose tables are the same) runs it: its steps see
+        Unicode as their engines do (the rule itself if it runs on the fast engine, whose tables
+        are those already)."""
         if self.fast is not None or not self.splits or self.unicode == "hf":
             return self
         return dataclasses.replace(self, unicode="hf")

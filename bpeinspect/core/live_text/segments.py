@@ -116,11 +116,6 @@ class LiveText:
         """The segment holding UTF-16 position ``pos`` (the last one for the end)."""
         return max(0, min(bisect.bisect_right(self.u16_starts(), pos) - 1, len(self.segments) - 1))
 
-    def head_after(self, k: int, n: int = 1) -> str:
-        """Up to ``n`` characters after segment ``k`` (``""`` at the end): its encoding may
-        look at them (see :func:`encode_segment`)."""
-        return self.segments[k + 1].text[:n] if k + 1 < len(self.segments) else ""
-
     def slice_u16(self, start: int, end: int) -> str:
         """The text between two UTF-16 positions."""
         if end <= start or not self.segments:

@@ -87,16 +87,6 @@ class TokenView(QPlainTextEdit):
     def text(self) -> str:
         return document_text(self.document())
 
-    def group_of(self, i: int) -> tuple[int, int] | None:
-        """The run ``(first, last)`` of tokens sharing characters with token ``i``, or ``None``.
-
-        Worked out on demand from the neighbours, so a new encoding needs no table."""
-        p = self.parts.part_of_token(i) if self.parts is not None else None
-        if p is None:
-            return None
-        g = _group(p.enc, i - p.token)
-        return None if g is None else (g[0] + p.token, g[1] + p.token)
-
     def set_encoding(
         self,
         tok: Tokenizer | None,

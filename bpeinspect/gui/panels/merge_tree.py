@@ -218,7 +218,7 @@ class MergeTreeModel(QAbstractItemModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             bts = tok.token_bytes(tid)
-            tip = f"{tid}: {bts!r}"
+            tip = f"{tid}: {display_bytes(bts)}"
             if not g.is_buildable(tid):
                 tip += "\nunbuildable: no chain of merges makes this token; shown split at its best split"
             return tip

@@ -47,4 +47,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         bar.close()
     written = save(tok, args.output)
     print(f"wrote {written} ({tok.n_vocab} tokens)", file=sys.stderr)
+    if tok.training is not None and tok.training.settings.get("ran_out_of_pairs"):
+        print(
+            f"the corpus ran out of pairs: {tok.n_vocab} tokens, fewer than the {args.vocab_size} asked for",
+            file=sys.stderr,
+        )
     return 0

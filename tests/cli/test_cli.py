@@ -243,6 +243,17 @@ def test_train_with_the_real_trainer(tmp_path, capsys):
     tok = load_path(out)
     assert tok.merges == [(a, b) for a, b, _ in ref["merges"][:44]]
     assert tok.training is not None
+    assert "ran out of pairs" not in capsys.readouterr().err
+
+
+def test_train_says_when_the_corpus_runs_out_of_pairs(tmp_path, capsys):
+    src = tmp_path / "small.txt"
+    src.write_text("abab cdcd abab", encoding="utf-8")
+    out = tmp_path / "small.json"
+    assert cli.main(["train", str(src), "--vocab-size", "1000", "-o", str(out)]) == 0
+    n = load_path(out).n_vocab
+    assert n < 1000
+    assert f"the corpus ran out of pairs: {n} tokens, fewer than the 1000 asked for" in capsys.readouterr().err
 
 
 def test_progress_bar_draws_on_a_terminal():

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import random
 import sysconfig
+import unicodedata
 from pathlib import Path
+
+import regex
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
@@ -117,3 +122,31 @@ def taylorswift() -> str:
 
 def all_texts() -> list[str]:
     return PROSE + ADVERSARIAL + LONG_RUNS + code_samples() + [taylorswift()]
+
+
+@functools.cache
+def recent_code_points() -> tuple[int, ...]:
+    """Code points assigned since Python 3.11's Unicode (14.0) that the ``regex`` module knows:
+    those of 15.0 and 15.1 (which tiktoken and Hugging Face know too) and of 16.0 and 17.0."""
+    assigned = regex.compile(r"\P{Cn}")
+    return tuple(
+        c
+        for c in range(0x110000)
+        if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) == "Cn" and assigned.match(chr(c))
+    )
+
+
+def recent_unicode_texts(seed: int, n: int) -> list[str]:
+    """``n`` short random texts drawn from all of Unicode, weighted to recently assigned
+    characters, with the ASCII that split patterns care about (contractions, digits, spaces)."""
+    rnd = random.Random(seed)
+    recent = recent_code_points()
+    common = [ord(c) for c in "abc XYZ 's 't 'll 123 \n\r\t  .,!?-\u4e00"]
+    out = []
+    for _ in range(n):
+        cps = []
+        for _ in range(rnd.randint(1, 12)):
+            r = rnd.random()
+            cps.append(rnd.choice(recent) if r < 0.4 else rnd.choice(common) if r < 0.75 else rnd.randrange(0x110000))
+        out.append("".join(chr(c) for c in cps if not 0xD800 <= c < 0xE000))
+    return out

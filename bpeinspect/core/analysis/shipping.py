@@ -89,7 +89,7 @@ class Shipped:
         spec: object = rule  # by name or pattern if it has one, so that the child finds the fast engine
         if PRESETS.get(rule.name) == rule:
             spec = rule.name
-        elif rule.pattern is not None:
+        elif rule.pattern is not None and not rule.unicode:  # (a tokenizer.json's travels whole)
             spec = rule.pattern
         self._kwargs = {"pattern": spec, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
                         "normalizer": tok.normalizer, "name": tok.name, "source": tok.source,

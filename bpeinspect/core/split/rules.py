@@ -11,6 +11,7 @@ the second cuts each piece again, and so on.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Literal
@@ -20,6 +21,7 @@ import regex
 from bpeinspect.core.errors import PatternError
 from bpeinspect.core.split import fast as _fastsplit
 from bpeinspect.core.split.bounded import BoundedPattern, split_time_limit
+from bpeinspect.core.split.hf_unicode import hf_view
 
 Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
 BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
@@ -132,6 +134,10 @@ class SplitRule:
     name: str = ""
     # Set for the built-in tiktoken patterns: an exact, faster engine for the same split.
     fast: _fastsplit.FastSplitter | None = field(default=None, compare=False, repr=False)
+    # "hf": the steps see Unicode as Hugging Face's regex engine does (see .hf_unicode), for
+    # rules of a tokenizer.json; "": as the ``regex`` module does (minbpe). The fast engine's
+    # tables are Hugging Face's already.
+    unicode: Literal["", "hf"] = ""
 
     @classmethod
     def from_pattern(cls, pattern: str, name: str = "") -> SplitRule:
@@ -163,10 +169,20 @@ class SplitRule:
                 pos += len(p)
             return out
         spans = [(start, end)]
+        if self.unicode == "hf":  # same length: the pieces' spans are the text's
+            text = hf_view(text, tuple(s.pattern for s in self.splits))
         with split_time_limit(end - start, self.splits[0].pattern if self.splits else ""):  # one limit for all steps
             for step in self.splits:
                 spans = [s for a, b in spans for s in step.spans(text, a, b)]
         return spans
+
+    def with_hf_unicode(self) -> SplitRule:
+        """This rule as Hugging Face (or tiktoken, whose tables are the same) runs it: its steps see
+        Unicode as their engines do (the rule itself if it runs on the fast engine, whose tables
+        are those already)."""
+        if self.fast is not None or not self.splits or self.unicode == "hf":
+            return self
+        return dataclasses.replace(self, unicode="hf")
 
     def pieces(self, text: str) -> list[str]:
         """The pieces of ``text`` as strings."""

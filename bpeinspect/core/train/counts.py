@@ -119,8 +119,8 @@ def _counting_splitter(rule: SplitRule, tie_break: str) -> Callable[[str], list[
         from bpeinspect.core.split.regex_tables import RegexTablesSplitter
 
         return RegexTablesSplitter(pattern).findall
-    if tie_break == "hf":
-        return rule.pieces
+    if tie_break == "hf":  # Hugging Face's Split: gaps are pieces too, and its Unicode tables
+        return rule.with_hf_unicode().pieces
     check_counting_pattern(rule, tie_break)
     findall = compile_pattern(pattern).findall
     return lambda text: [p for p in findall(text) if p]

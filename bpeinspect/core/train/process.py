@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from bpeinspect.core.errors import TrainingProcessError
 from bpeinspect.core.pool import can_spawn, python_command
-from bpeinspect.core.split.rules import PatternError, resolve_rule
+from bpeinspect.core.split.rules import PatternError
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
 from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
@@ -60,7 +60,7 @@ class ProcessTrainingRun:
         interval: float = 0.1,
     ) -> None:
         check = TrainingRun((), vocab_size, pattern=pattern, special_tokens=special_tokens, tie_break=tie_break)
-        self._rule = resolve_rule(pattern)
+        self._rule = check._rule  # (with Hugging Face's Unicode for tie_break='hf')
         self.vocab_size = check.vocab_size
         self.special_tokens = list(check.special_tokens)
         self.tie_break = tie_break

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.core.split.rules import SplitRule, resolve_rule
+from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 from bpeinspect.core.train.counts import CountingProgress, check_counting_pattern, iter_count_pretokens
 from bpeinspect.core.train.engine import MAX_ID, HFVocabulary, MergeEngine
@@ -145,6 +145,8 @@ class TrainingRun:
             raise ValueError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
         self.tie_break: TieBreak = tie_break
         check_counting_pattern(self._rule, tie_break)
+        if tie_break == "hf" and not is_preset_pattern(self._rule):  # Hugging Face's Unicode (the
+            self._rule = self._rule.with_hf_unicode()  # presets count with it already, see counts.py)
         initial = HFVocabulary.of(self.special_tokens).size if tie_break == "hf" else 256 + len(self.special_tokens)
         needed = 256 + len(self.special_tokens) + 1
         if vocab_size < needed:

@@ -83,6 +83,17 @@ def test_merge_list_tokenizer_travels_by_its_tables():
         assert dict(pool.count([tok], texts)) == {0: [len(tok.encode_ordinary(t)) for t in texts]}
 
 
+def test_a_tokenizer_json_pattern_keeps_hugging_faces_unicode_in_a_child():
+    from bpeinspect.core.split.rules import Split, SplitRule
+
+    rule = SplitRule((Split(r"\p{L}+|\s+|[^\s\p{L}]+"),), unicode="hf")  # as a tokenizer.json gives it
+    tok = Tokenizer.from_merges([(98, 214)], pattern=rule, name="hf-rule")  # b + U+058B's first byte
+    copy = shipped(tok)
+    assert copy.split_rule == rule
+    text = "ab\u058b"  # U+058B: a letter to the regex module (one piece), unassigned to Hugging Face
+    assert count_text(copy, text) == len(tok.encode_ordinary(text)) == 4
+
+
 def test_a_tokenizer_no_child_can_rebuild_is_counted_here():
     class Odd(Tokenizer):  # not a plain Tokenizer: not shipped
         pass

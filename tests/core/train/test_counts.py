@@ -10,7 +10,7 @@ import regex
 
 from bpeinspect.core import TrainingRun, train_tokenizer
 from bpeinspect.core.split.regex_tables import RegexTablesSplitter
-from bpeinspect.core.split.rules import GPT4_PATTERN, PRESETS, is_preset_pattern, resolve_rule
+from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, resolve_rule
 from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
 from bpeinspect.core.train.counts import (
     CountsFileError,
@@ -111,8 +111,10 @@ def test_counting_in_processes_equals_counting_here(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("tie_break", ["first-seen", "hf"])
 @pytest.mark.parametrize(
-    "pattern", ["gpt4", GPT4_PATTERN, "o200k", r"\p{L}+", r"(\p{L}\p{L})\p{L}*", r"(?m)^\p{L}+|\d", None]
-)
+    "pattern",
+    [*sorted(PRESETS), *(PRESETS[name].pattern for name in sorted(PRESETS)), r"\p{L}+", r"(\p{L}\p{L})\p{L}*",
+     r"(?m)^\p{L}+|\d", r"[\p{L}\p{M}]+|\p{N}{1,3}| ?[\p{P}\p{S}]+|\s+", None],
+)  # fmt: skip
 def test_counting_document_by_document_anywhere_equals_counting_here(pattern, tie_break) -> None:
     # the README's recipe for counting elsewhere (a Spark or Ray map over documents, then a sum)
     texts = [*PROSE, *ADVERSARIAL, NEW_IN_UNICODE_17, "ab    cd  12"]
@@ -122,6 +124,33 @@ def test_counting_document_by_document_anywhere_equals_counting_here(pattern, ti
         for piece in split(doc):
             anywhere[piece.encode("utf-8")] = anywhere.get(piece.encode("utf-8"), 0) + 1
     assert list(anywhere.items()) == list(count_pretokens(texts, pattern, tie_break=tie_break).items())
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [*(PRESETS[name].pattern for name in sorted(PRESETS)), r"\p{L}+", r"(\p{L}\p{L})\p{L}*", r"(?m)^\p{L}+|\d",
+     r"[\p{L}\p{M}]+|\p{N}{1,3}| ?[\p{P}\p{S}]+|\s+"],
+)  # fmt: skip
+def test_counting_splitter_is_minbpes_findall_and_hugging_faces_split(pattern: str) -> None:
+    # the references themselves: minbpe counts regex.findall's strings (an empty one adds no pair),
+    # Hugging Face's BpeTrainer the pieces of an isolated Split, run by its own engine
+    tokenizers = pytest.importorskip("tokenizers")
+    hf_split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated")
+    for doc in [*PROSE, *ADVERSARIAL, NEW_IN_UNICODE_17, "ab    cd  12"]:
+        assert counting_splitter(pattern, "first-seen")(doc) == [p for p in regex.findall(pattern, doc) if p]
+        if pattern != PRESETS["cl100k"].pattern:  # (see the next test)
+            assert counting_splitter(pattern, "hf")(doc) == [p for p, _ in hf_split.pre_tokenize_str(doc)]
+
+
+def test_cl100k_is_cut_as_tiktoken_cuts_it_in_both_modes() -> None:
+    # the one preset Hugging Face's engine reads otherwise: Oniguruma takes \p{N}{1,3}+ as "one to
+    # three digits, repeated", not as possessive; so it keeps a digit run whole, tiktoken does not
+    tokenizers = pytest.importorskip("tokenizers")
+    pattern = PRESETS["cl100k"].pattern
+    hf_split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated")
+    assert [p for p, _ in hf_split.pre_tokenize_str("year 2024")] == ["year", " ", "2024"]
+    assert counting_splitter(pattern, "hf")("year 2024") == counting_splitter("cl100k", "hf")("year 2024")
+    assert counting_splitter("cl100k", "hf")("year 2024") == ["year", " ", "202", "4"]
 
 
 def test_counting_follows_the_trainer() -> None:

@@ -150,7 +150,9 @@ def test_special_tokens_take_hugging_face_ids(texts, vocab_size, specials) -> No
     saved = _saved(tok)
     assert saved["model"]["merges"] == [m.split(" ") if isinstance(m, str) else m for m in ref["model"]["merges"]]
     assert saved["model"]["vocab"] == ref["model"]["vocab"]
-    assert [(t["id"], t["content"]) for t in saved["added_tokens"]] == [(t["id"], t["content"]) for t in ref["added_tokens"]]
+    assert [(t["id"], t["content"]) for t in saved["added_tokens"]] == [
+        (t["id"], t["content"]) for t in ref["added_tokens"]
+    ]
     assert tok.special_tokens == {s: i for i, s in enumerate(specials)}
     # the file loads back (here and in Hugging Face) to the same tokenizer
     back = huggingface.load(Path("tokenizer.json"), data=huggingface.dumps(tok))
@@ -199,6 +201,23 @@ def test_new_characters_of_unicode_17_under_every_preset(name: str) -> None:
         expected, _ = hf_train(docs, 600, PRESETS[name].pattern)
         _, got = ours(docs, 600, pattern)
         assert got == expected
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"\p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+", r"[\p{L}\p{M}]+|\p{N}{1,3}| ?[\p{P}\p{S}]+|\s+"]
+)
+def test_new_characters_of_unicode_17_under_a_custom_pattern(pattern: str) -> None:
+    # a custom pattern sees Unicode as Hugging Face's engine does too (the regex module knows 17)
+    rnd = random.Random(18)
+    new = ["\ua7ce", "\u058b", "\u0295", "\U00011de0", "\U000323b0", "\u2e60", "\U0001fa8a", "\u20c1"]
+    docs = ["".join(rnd.choice(["a", "B", " ", "\n", "1", "!", "é", *new]) for _ in range(80)) for _ in range(60)]
+    expected, _ = hf_train(docs, 600, pattern)
+    tok, got = ours(docs, 600, pattern)
+    assert got == expected
+    assert tok.split_rule.unicode == "hf"
+    theirs = tokenizers.Tokenizer.from_str(json.dumps(_saved(tok)))
+    for doc in docs[:20]:  # and the trained tokenizer encodes as Hugging Face's copy of it
+        assert tok.encode(doc) == theirs.encode(doc).ids
 
 
 def test_running_out_of_pairs_is_reported_hf() -> None:

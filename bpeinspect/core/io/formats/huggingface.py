@@ -225,7 +225,7 @@ def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>"
         rule.validate()
     except ValueError as exc:
         raise VocabularyError(f"{path}: {exc}") from None
-    return rule
+    return rule.with_hf_unicode()  # Hugging Face's Unicode tables, not the regex module's newer ones
 
 
 def _fast_equivalent(splits: list[Split]) -> SplitRule:

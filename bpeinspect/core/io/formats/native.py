@@ -41,10 +41,13 @@ def looks_like(obj: Any) -> bool:
 
 
 def rule_to_dict(rule: SplitRule) -> dict:
-    return {
+    out = {
         "name": rule.name,
         "splits": [{"pattern": s.pattern, "behavior": s.behavior, "invert": s.invert} for s in rule.splits],
     }
+    if rule.unicode:
+        out["unicode"] = rule.unicode  # the patterns see Unicode as Hugging Face does
+    return out
 
 
 def rule_from_dict(obj: Any, path: Path | str) -> SplitRule:
@@ -61,16 +64,19 @@ def rule_from_dict(obj: Any, path: Path | str) -> SplitRule:
         )
         splits.append(Split(s["pattern"], s.get("behavior", "isolated"), s.get("invert", False)))
     name = obj.get("name") if isinstance(obj.get("name"), str) else ""
+    expect(obj.get("unicode", "") in ("", "hf"), path, f"unknown 'unicode' {obj.get('unicode')!r} in 'pattern'")
     preset = PRESETS.get(name)
     if preset is not None and preset.splits == tuple(splits):
         return preset
+    rule = SplitRule(tuple(splits), name=name)
     if len(splits) == 1 and splits[0].behavior == "isolated" and not splits[0].invert and splits[0].pattern:
         try:
-            rule = resolve_rule(splits[0].pattern)
+            fast = resolve_rule(splits[0].pattern)
         except ValueError as exc:
             raise VocabularyError(f"{path}: {exc}") from None
-        return rule if rule.fast is not None else SplitRule(tuple(splits), name=name)
-    return SplitRule(tuple(splits), name=name)
+        if fast.fast is not None:
+            return fast
+    return rule.with_hf_unicode() if obj.get("unicode") == "hf" else rule
 
 
 def to_dict(tok: Tokenizer) -> dict:

@@ -66,7 +66,10 @@ def load(
     assumed: dict[str, str] = {}
     if known is not None:
         how = f"{known.description}, recognised by the file's sha256"
-        rule: str | SplitRule | None = resolve_rule(PRESETS.get(known.pattern, known.pattern)) if pattern is None else pattern
+        # a custom pattern sees Unicode as tiktoken's engine does (Hugging Face's tables are the same)
+        rule: str | SplitRule | None = (
+            resolve_rule(PRESETS.get(known.pattern, known.pattern)).with_hf_unicode() if pattern is None else pattern
+        )
         specials = known.special_tokens(len(ranks)) if special_tokens is None else dict(special_tokens)
         for key, given in (("pattern", pattern), ("special_tokens", special_tokens)):
             if given is None:

@@ -126,7 +126,9 @@ class Keys:
     def __init__(self, text: np.ndarray, starts: np.ndarray, ends: np.ndarray, ids: list[int]) -> None:
         # ids: the int objects themselves, handed out again (a new int for each of a million
         # merge parts would be ~50 MB more at the peak)
-        self.text, self.starts, self.lens, self.ids = text, starts, ends - starts, ids
+        self.text, self.starts, self.lens = text, starts, ends - starts
+        self.ids = np.empty(len(ids), dtype=object)
+        self.ids[:] = ids
         h = _mixed(hashes(text, starts, ends))
         order = np.argsort(h, kind="stable")
         sh = h[order]
@@ -173,11 +175,7 @@ class Keys:
 
     def id_list(self, slots: np.ndarray) -> list[int]:
         """The ids of the keys at ``slots``, as the int objects given."""
-        get = self.ids.__getitem__
-        out: list[int] = []
-        for i in range(0, len(slots), 1 << 16):  # a few temporary ints at a time
-            out += map(get, slots[i : i + (1 << 16)].tolist())
-        return out
+        return self.ids[slots].tolist()
 
 
 def map_pairs(keys: Keys, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray],

@@ -116,6 +116,24 @@ def same(w: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray) -> bool:
     return True
 
 
+def same_each(w: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """:func:`same` for each span apart."""
+    ok = np.ones(len(n), dtype=bool)
+    j = 0
+    live = np.flatnonzero(n > 0)
+    while live.size:
+        left = n[live] - j
+        diff = w[a[live] + j] ^ w[b[live] + j]
+        short = left < 8
+        if short.any():
+            diff[short] &= (_U64(1) << (left[short] * 8).astype(_U64)) - _U64(1)
+        bad = diff != 0
+        ok[live[bad]] = False
+        j += 8
+        live = live[~bad & (left > 8)]
+    return ok
+
+
 class Keys:
     """Byte strings (spans of a text) with their ids, looked up by content; where two spans
     hold the same bytes the last one's id wins (GGUF's token_to_id; JSON keys are unique).
@@ -171,6 +189,35 @@ class Keys:
             if not same(w, s, at, n):
                 return None
             at = at + n
+        return slot
+
+    def lookup(self, h: np.ndarray, parts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """:meth:`find` for each apart: the key's place, or -1 where there is none."""
+        sh = self.sorted_hashes
+        slot = np.full(len(h), -1, dtype=np.int64)
+        if not len(sh) or not len(h):
+            return slot
+        h = _mixed(h)
+        b = (h >> self.shift).astype(np.int64)
+        pos, end = self.buckets[b], self.buckets[b + 1]
+        live = np.arange(len(h))
+        while live.size:
+            p = pos[live]
+            live = live[p < end[live]]  # past its bucket: not there
+            p = pos[live]
+            hit = sh[p] == h[live]
+            slot[live[hit]] = self.slots[p[hit]]
+            live = live[~hit]
+            pos[live] += 1
+        ok = slot >= 0
+        where = np.maximum(slot, 0)
+        at, total = self.starts[where], self.lens[where]
+        ok &= total == sum(n for _, n in parts)
+        w = words(self.text)
+        for s, n in parts:
+            ok &= same_each(w, s, at, np.where(ok, n, 0))
+            at = at + n
+        slot[~ok] = -1
         return slot
 
     def id_list(self, slots: np.ndarray) -> list[int]:
@@ -354,3 +401,38 @@ def scan(data: bytes, at: int, kind: bytes) -> JsonMerges | None:
     if b"\\u" in data[at:stop] and (b"\\u0020" in data[at:stop] or _SURROGATE.search(data, at, stop)):
         return None
     return JsonMerges(data, arr, q, opens=opens, closes=closes, strings=kind == b'"', end=stop)
+
+
+def map_gguf(tokens: list[bytes], merges: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, Keys]:
+    """GGUF merges (``"a b"``, cut at the first space after the first character, as llama.cpp
+    does) against the tokens (ids in order, the last listing of a text winning): the places of
+    each merge's two parts and result among the tokens, -1 where a merge cannot be mapped so (no
+    cut, or a part or its result is no token's bytes), and the table (its ``ids``)."""
+    tlen = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    mlen = np.fromiter(map(len, merges), dtype=np.int64, count=len(merges))
+    tblob = b"".join(tokens)
+    text = np.frombuffer(tblob + b"".join(merges) + bytes(8), dtype=np.uint8)
+    tstart = np.zeros(len(tokens), dtype=np.int64)
+    np.cumsum(tlen[:-1], out=tstart[1:])
+    table = Keys(text, tstart, tstart + tlen, list(range(len(tokens))))
+    ia, ib, im = (np.full(len(merges), -1, dtype=np.int64) for _ in range(3))
+    offset = len(tblob)
+    for m0 in range(0, len(merges), _MERGES_AT_ONCE):
+        n = mlen[m0 : m0 + _MERGES_AT_ONCE]
+        ms = np.empty(len(n), dtype=np.int64)
+        ms[0] = offset
+        np.cumsum(n[:-1], out=ms[1:])
+        ms[1:] += offset
+        offset += int(n.sum())
+        spaces = np.flatnonzero(text[int(ms[0]) : offset] == 0x20) + int(ms[0])
+        k = np.searchsorted(spaces, ms + 1)
+        cut = spaces[np.minimum(k, max(len(spaces) - 1, 0))] if len(spaces) else ms + n
+        has = (k < len(spaces)) & (cut < ms + n)
+        cut = np.where(has, cut, ms)
+        a, b = (ms, cut - ms), (cut + 1, np.where(has, ms + n - cut - 1, 0))
+        ha, hb = hashes(text, a[0], a[0] + a[1]), hashes(text, b[0], b[0] + b[1])
+        pw, _ = _power_table(int(a[1].max(initial=0)))
+        got = [table.lookup(ha, [a]), table.lookup(hb, [b]), table.lookup(ha + pw[a[1]] * hb, [a, b])]
+        for out, g in zip((ia, ib, im), got):
+            out[m0 : m0 + len(n)] = np.where(has, g, -1)
+    return ia, ib, im, table

@@ -253,16 +253,16 @@ def _text(data: bytes, open_quote: int, close_quote: int) -> str | None:
 def _unescaped_quotes(data: bytes, arr: np.ndarray) -> np.ndarray:
     """Where the text's quotes are that no backslash escapes (an odd run of them before)."""
     q = np.concatenate([np.flatnonzero(arr[i : i + (1 << 20)] == 0x22) + i for i in range(0, len(arr), 1 << 20)])
-    escaped = []
-    at = data.find(b'\\"')  # a fast search: a few thousand in a big file
-    while at >= 0:
-        k = at
+    after = np.flatnonzero(arr[np.maximum(q - 1, 0)] == 0x5C)  # quotes after a backslash: count the run
+    if not after.size:
+        return q
+    keep = np.ones(len(q), dtype=bool)
+    for i in after.tolist():
+        p = k = int(q[i])
         while k > 0 and data[k - 1] == 0x5C:
             k -= 1
-        if (at + 1 - k) % 2:
-            escaped.append(at + 1)
-        at = data.find(b'\\"', at + 1)
-    return np.delete(q, np.searchsorted(q, escaped)) if escaped else q
+        keep[i] = (p - k) % 2 == 0
+    return q[keep]
 
 
 def _bodies(arr: np.ndarray, opens: np.ndarray, closes: np.ndarray) -> np.ndarray:

@@ -205,9 +205,6 @@ def _parse_merges_apart(data: bytes) -> Any:
         k -= 1
     if (m.start() - k) % 2:
         return None
-    fast = _parse_mapped_raw(data, m)
-    if fast is not None:
-        return fast
     between = _BETWEEN[m.group(2)]
     cuts = [m.start(2)]  # where each slice of merges starts
     while (nxt := between.search(data, cuts[-1] + _SLICE)) is not None:
@@ -238,31 +235,6 @@ def _parse_merges_apart(data: bytes) -> Any:
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return None
     holders[0]["merges"] = MappedMerges(pairs + got[0], made + got[1])
-    return obj
-
-
-def _parse_mapped_raw(data: bytes, m: re.Match) -> Any:
-    """:func:`_parse_merges_apart` with the merges mapped from the file's bytes
-    (:mod:`._rawmerges`), or ``None`` where that path does not fit the file."""
-    from bpeinspect.core.io.formats import _rawmerges  # numpy: only for big files
-
-    found = _rawmerges.scan(data, m.start(1), m.group(2))
-    if found is None:
-        return None
-    start = 3 if data.startswith(codecs.BOM_UTF8) else 0
-    view = memoryview(data)
-    try:
-        obj = json.loads(str(view[start : m.start(1)], "utf-8") + json.dumps(_PLACEHOLDER) + str(view[found.end :], "utf-8"))
-    except (ValueError, RecursionError):
-        return None
-    holders = [obj, *obj.values()] if isinstance(obj, dict) else []
-    holders = [h for h in holders if isinstance(h, dict) and h.get("merges") == _PLACEHOLDER]
-    if len(holders) != 1 or not isinstance(holders[0].get("vocab"), dict):
-        return None
-    got = found.map(holders[0]["vocab"])
-    if got is None:
-        return None
-    holders[0]["merges"] = MappedMerges(*got)
     return obj
 
 

@@ -56,15 +56,12 @@ def test_merges_parsed_apart_give_the_same_tokenizer(tmp_path, monkeypatch, stri
     assert apart.encode("hello hellow world wow") == whole.encode("hello hellow world wow")
 
 
-def test_a_cut_inside_a_string_falls_back_to_the_whole_parse(small_slices, monkeypatch):
+def test_a_cut_inside_a_string_falls_back_to_the_whole_parse(small_slices):
     # the merge 'q" ,' is written "q\" ," in JSON: the `" ,"` in it looks like the place
     # between two merges; the slice cut there does not parse, so the file is parsed whole
     vocab = {'q"': 0, ",": 1, 'q",': 2}
     obj = {"model": {"type": "BPE", "vocab": vocab, "merges": ['q" ,'] * 100}}
     data = json.dumps(obj).encode()
-    # mapped from the bytes, which tell the escaped quote apart
-    assert _common._parse_merges_apart(data)["model"]["merges"].pairs == [(0, 1)] * 100
-    monkeypatch.setattr(_common, "_parse_mapped_raw", lambda *_: None)  # the slices' way
     assert _common._parse_merges_apart(data) is None
     assert _common.parse_json(data, Path("t.json")) == json.loads(data)
 

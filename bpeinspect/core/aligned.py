@@ -190,9 +190,11 @@ def encode_normalized(
     text: str,
     segments: list[tuple[str, bool]] | list[tuple[str, int | None]],
     *,
+    encode_piece: Callable[[str], list[int]],
     should_stop: Callable[[], bool] | None = None,
 ) -> Encoding:
-    """``tok.encode_with_offsets`` for a byte-level tokenizer with a normalizer."""
+    """``tok.encode_with_offsets`` for a byte-level tokenizer with a normalizer; ``encode_piece``
+    gives a pre-token's ids (the tokenizer's pre-token cache)."""
     norm = tok.normalizer
     assert norm is not None
     lengths: dict[int, int] = {}
@@ -209,7 +211,7 @@ def encode_normalized(
         segments,
         normalize_aligned=norm.normalize_aligned,
         pieces_of=tok.split_rule.spans,
-        encode_piece=tok._cache.__getitem__,
+        encode_piece=encode_piece,
         token_nlen=nlen,
         should_stop=should_stop,
     )

@@ -58,7 +58,7 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 # "\n" followed by a character that is non-space under every definition of \s in play, other
 # than "/" (o200k's punctuation pre-tokens run on over newlines and slashes: ";\n/" is one)
-_HARD = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
+HARD_BOUNDARY = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
 _CHUNK = 1 << 14  # characters per chunk of a chunked encode
 BIG_TEXT = 1 << 20  # characters: building an encoding this big holds the garbage collector off
 CHEAP_TEXT_LIMIT = 250_000  # characters: edits in texts up to this size can be cheap
@@ -66,7 +66,7 @@ CHEAP_EDIT_LIMIT = 2_000  # characters changed
 _COLUMNS = ("byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends")
 
 
-class _NoSync(Exception):
+class NoSync(Exception):
     """The window did not end on a pre-token boundary; the caller falls back to a full encode."""
 
 
@@ -82,7 +82,7 @@ def supports_cutting(tok: Tokenizer) -> bool:
 
 
 def _is_hard(text: str, pos: int) -> bool:
-    return 0 < pos < len(text) and text[pos - 1] == "\n" and _HARD.match(text, pos - 1) is not None
+    return 0 < pos < len(text) and text[pos - 1] == "\n" and HARD_BOUNDARY.match(text, pos - 1) is not None
 
 
 def hard_boundary_before(text: str, limit: int) -> int:
@@ -100,24 +100,24 @@ def hard_boundary_before(text: str, limit: int) -> int:
 
 def hard_boundary_after(text: str, pos: int) -> int:
     """The first hard boundary ``q`` with ``q - 1 >= pos`` (``len(text)`` if there is none)."""
-    m = _HARD.search(text, max(pos, 0))
+    m = HARD_BOUNDARY.search(text, max(pos, 0))
     return len(text) if m is None else m.start() + 1
 
 
-def _encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
+def encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
     """Encode ``text[a:b]`` as it is encoded inside ``text``; offsets relative to ``a``."""
     # the regex looks one character past b, unless a special or added token starts there: the
     # text before it is then cut off and split on its own
     stop = b + 1 if b < len(text) and not _cut_token_at(tok, text, b) else b
     enc = tok.encode_with_offsets(text[a:stop], should_stop=should_stop)
     if enc.text != text[a:stop]:
-        raise _NoSync("surrogates changed the text")
+        raise NoSync("surrogates changed the text")
     if stop == b:
         return enc
     spans = enc.piece_spans
     k = bisect.bisect_left(spans, (b - a, -1))  # the first pre-token starting at or after b
     if k >= len(spans) or spans[k][0] != b - a:
-        raise _NoSync(f"no pre-token starts at {b}")
+        raise NoSync(f"no pre-token starts at {b}")
     n = bisect.bisect_left(enc.pieces_of, k)
     out = Encoding(text=text[a:b], token_bytes_of=enc.token_bytes_of)
     out.ids = enc.ids[:n]
@@ -136,7 +136,7 @@ def _cut_token_at(tok: Tokenizer, text: str, pos: int) -> bool:
 _SLICE = 1 << 15  # tokens copied per step: small C calls let other threads run in between
 
 
-def _join(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int, int, int, int]]) -> Encoding:
+def join_ranges(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int, int, int, int]]) -> Encoding:
     """Concatenate token ranges of encodings.
 
     ``parts`` holds ``(enc, first_token, end_token, char_delta, byte_delta, utf16_delta)``;
@@ -206,7 +206,7 @@ def encode_chunked(
             if should_stop is not None and should_stop():
                 raise Cancelled()
             b = hard_boundary_after(text, a + chunk)
-            enc = _encode_window(tok, text, a, b, should_stop)
+            enc = encode_window(tok, text, a, b, should_stop)
             parts.append((enc, 0, len(enc.ids), a, bpos, upos))
             if on_first is not None and a == 0:
                 on_first(enc)
@@ -215,9 +215,9 @@ def encode_chunked(
             bpos += len(piece.encode("utf-8", "surrogatepass"))
             upos += utf16_len(piece)
             a = b
-    except _NoSync:
+    except NoSync:
         return tok.encode_with_offsets(text, should_stop=should_stop)
-    return _join(tok, text, parts)
+    return join_ranges(tok, text, parts)
 
 
 def find_edit(old: str, new: str) -> tuple[int, int, int]:
@@ -270,7 +270,7 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
 
     def whole() -> Encoding:
         if follow:
-            return _encode_window(tok, new_text + follow, 0, len(new_text), should_stop)
+            return encode_window(tok, new_text + follow, 0, len(new_text), should_stop)
         return encode_chunked(tok, new_text, should_stop=should_stop)
 
     if not supports_cutting(tok):
@@ -279,8 +279,8 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     a = hard_boundary_before(new_text, start)
     b = hard_boundary_after(new_text, new_end)
     try:
-        window = _encode_window(tok, new_text + follow if b == len(new_text) else new_text, a, b, should_stop)
-    except _NoSync:
+        window = encode_window(tok, new_text + follow if b == len(new_text) else new_text, a, b, should_stop)
+    except NoSync:
         return whole()
     spans = old.piece_spans
     pa = bisect.bisect_left(spans, (a, -1))  # the first pre-token starting at or after a
@@ -305,7 +305,7 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
         suffix = parts[2][3:] if len(parts) == 3 else (0, 0, 0)
         _splice(old, new_text, window, (ta, tb), (pa, pb), (a, byte_a, u16_a), suffix)
         return old
-    return _join(tok, new_text, parts)
+    return join_ranges(tok, new_text, parts)
 
 
 def _splice(  # noqa: PLR0917

@@ -180,17 +180,35 @@ class MergeGraph:
     def children(self, token_id: int) -> list[int]:
         """Tokens that have ``token_id`` as one of their two parents, ascending."""
         if self._children is None:
-            self.compute_all()
-            kids: dict[int, list[int]] = {}
-            for t, p in self._parents.items():
-                if p is not None and t not in self._unbuildable:
-                    kids.setdefault(p[0], []).append(t)
-                    if p[1] != p[0]:
-                        kids.setdefault(p[1], []).append(t)
-            for v in kids.values():
-                v.sort()
-            self._children = kids
-        return list(self._children.get(token_id, ()))
+            self.index_children()
+        return list(self._children.get(token_id, ()))  # type: ignore[union-attr]
+
+    def index_children(self, *, should_stop: Callable[[], bool] | None = None) -> None:
+        """Build the children index :meth:`children` reads (computes every token's parents).
+
+        ``should_stop`` is called every few thousand tokens, as in :meth:`compute_all`: a 200k
+        vocabulary's index is a Python loop of 100 ms or more, and a GUI's worker gives way to
+        the window at each check (without one, the GUI thread waits for the interpreter lock)."""
+        if self._children is not None:
+            return
+        self.compute_all(should_stop=should_stop)
+
+        def check(n: int) -> None:
+            if not n & 2047 and should_stop is not None and should_stop():
+                raise Cancelled()
+
+        kids: dict[int, list[int]] = {}
+        unbuildable = self._unbuildable
+        for n, (t, p) in enumerate(self._parents.items()):
+            if p is not None and t not in unbuildable:
+                kids.setdefault(p[0], []).append(t)
+                if p[1] != p[0]:
+                    kids.setdefault(p[1], []).append(t)
+            check(n)
+        for n, v in enumerate(kids.values()):
+            v.sort()
+            check(n)
+        self._children = kids
 
     def tree(self, token_id: int) -> MergeNode:
         """The merge tree of ``token_id`` down to its bytes (built without recursion)."""

@@ -102,7 +102,7 @@ class Sequence(Normalizer):
         return " + ".join(s.describe() for s in self.steps) or "none"
 
 
-def _pieces_aligned(text: str, pieces: list[tuple[int, int, str]]):
+def pieces_aligned(text: str, pieces: list[tuple[int, int, str]]):
     """Output and alignment when the spans ``(a, b, replacement)`` of ``text`` are replaced.
 
     Characters of a replacement point at the whole span they replace; a replacement of an
@@ -158,7 +158,7 @@ class Replace(Normalizer):
         found = [(m.start(), m.end(), self.content) for m in self._regex().finditer(text) if m.end() > m.start()]
         if not found:
             return text, None, None
-        return _pieces_aligned(text, found)
+        return pieces_aligned(text, found)
 
     def describe(self) -> str:
         return f"Replace({self.pattern!r} → {self.content!r})"
@@ -176,7 +176,7 @@ class Prepend(Normalizer):
     def _aligned(self, text: str):
         if not text or not self.prefix:
             return text, None, None
-        return _pieces_aligned(text, [(0, 0, self.prefix)])
+        return pieces_aligned(text, [(0, 0, self.prefix)])
 
     def describe(self) -> str:
         return f"Prepend({self.prefix!r})"
@@ -223,7 +223,7 @@ class Lowercase(Stateless):
         out = self.normalize(text)
         if len(out) == len(text):
             return out, None, None  # every character became one character
-        return _pieces_aligned(text, [(i, i + 1, c.lower()) for i, c in enumerate(text) if c.lower() != c])
+        return pieces_aligned(text, [(i, i + 1, c.lower()) for i, c in enumerate(text) if c.lower() != c])
 
 
 
@@ -239,7 +239,7 @@ class StripAccents(Stateless):
         found = [(m.start(), m.end(), "") for m in self._MARKS.finditer(text)]
         if not found:
             return text, None, None
-        return _pieces_aligned(text, found)
+        return pieces_aligned(text, found)
 
 
 
@@ -268,7 +268,7 @@ class Unicode(Normalizer):
             if unicodedata.is_normalized(form, chunk):
                 continue
             pieces.extend(_changed_clusters(form, chunk, m.start()))
-        out, starts, ends = _pieces_aligned(text, pieces)
+        out, starts, ends = pieces_aligned(text, pieces)
         if out != unicodedata.normalize(form, text):
             # a composition across chunks we did not foresee: fall back to one coarse span
             whole = unicodedata.normalize(form, text)

@@ -184,7 +184,6 @@ class ProcessPool:
         self.niceness = niceness
         self._children: list[_Child] = []
         self._job = 0
-        self._abandoned = False
 
     def __enter__(self) -> ProcessPool:
         return self

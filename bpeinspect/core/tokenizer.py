@@ -340,10 +340,6 @@ class Tokenizer:
         order = (*self.special_tokens, *self.added_tokens)
         return cut_with_flags(text, words, ids, self.added_options, normalizer=self.added_normalizer, order=order)
 
-    def _split_specials(self, text: str, allowed: frozenset[str]) -> list[tuple[str, bool]]:
-        """``text`` cut into ``(segment, is_cut_token)`` (special or added); see :meth:`_segments`."""
-        return [(seg, t is not None) for seg, t in self._segments(text, allowed)]
-
     def _encode_ordinary_fixed(self, text: str, first: bool = True) -> list[int]:
         # ``first``: the text starts the input (SentencePiece-style subclasses prepend ▁ only there)
         if self.normalizer is not None:
@@ -414,7 +410,7 @@ class Tokenizer:
             # offsets are mapped back from the normalized copy into the user's text
             from bpeinspect.core.aligned import encode_normalized
 
-            return encode_normalized(self, text, segments, should_stop=should_stop)
+            return encode_normalized(self, text, segments, encode_piece=self._cache.__getitem__, should_stop=should_stop)
         rule = self.split_rule
         if (
             not rule.splits

@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
     from bpeinspect.gui.concurrency import Worker, all_idle
+    from bpeinspect.gui.window.files import save_png
 
     configure_process()
     app.aboutToQuit.connect(Worker.shutdown)
@@ -105,9 +106,12 @@ def main(argv: list[str] | None = None) -> int:
                 if timed_out:
                     print("bpeinspect: jobs still running at the timeout; saving anyway", file=sys.stderr)
                 app.processEvents()
-                ok = win.grab().save(args.screenshot, "PNG")
-                if not ok:
-                    print(f"bpeinspect: could not write {args.screenshot}", file=sys.stderr)
+                ok = True
+                try:
+                    save_png(win.grab(), args.screenshot)
+                except OSError as exc:
+                    ok = False
+                    print(f"bpeinspect: could not write {args.screenshot}: {exc}", file=sys.stderr)
                 app.exit(0 if ok else 1)
 
         timer = QTimer(win, interval=50)

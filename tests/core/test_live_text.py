@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.live_text import LiveEncoding, LiveText, _joint, cut, encode_segment
+from bpeinspect.core.live_text import LiveEncoding, LiveText, can_cut_between, cut, encode_segment
 from bpeinspect.core.text import utf16_len
 
 from .test_live import ALPHABET, SAMPLE, assert_same
@@ -29,7 +29,7 @@ def check_segments(text: LiveText) -> None:
     segs = text.segments
     assert all(s.text for s in segs)
     for a, b in zip(segs, segs[1:]):
-        assert _joint(a.text, b.text), (a.text[-5:], b.text[:5])
+        assert can_cut_between(a.text, b.text), (a.text[-5:], b.text[:5])
     assert text.u16_len == utf16_len(text.text())
     assert len(text) == len(text.text())
 
@@ -48,7 +48,7 @@ def test_cut_keeps_the_text_and_cuts_at_hard_boundaries():
     assert "".join(pieces) == text
     assert len(pieces) > 5
     for a, b in zip(pieces, pieces[1:]):
-        assert _joint(a, b)
+        assert can_cut_between(a, b)
 
 
 def test_random_edits_follow_the_text_and_encode_exactly(tok):

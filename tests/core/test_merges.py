@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bpeinspect.core import Tokenizer, load_tokenizer, trace
-from bpeinspect.core.merges import iter_tree
+from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer, trace
+from bpeinspect.core.merges import MergeGraph, iter_tree
 from tests.core.corpus import PROSE, SHARED, code_samples
 
 
@@ -99,6 +99,38 @@ def test_children_invert_parents() -> None:
     for k in kids:
         assert the in g.parents(k)
     assert tok.token_id(b" them") in kids or tok.token_id(b" there") in kids
+
+
+def test_the_children_index_checks_as_it_goes_and_can_be_cancelled() -> None:
+    """A GUI's worker builds the index: it must reach its ``should_stop`` every few thousand
+    tokens (the worker gives way to the window there), not once before a 100 ms loop."""
+    tok = load_tokenizer("gpt2")
+    g = MergeGraph(tok)
+    g.compute_all()
+    calls: list[int] = []
+
+    def stop_after(n: int):
+        def should_stop() -> bool:
+            calls.append(1)
+            return len(calls) > n
+
+        return should_stop
+
+    with pytest.raises(Cancelled):
+        g.index_children(should_stop=stop_after(3))
+    assert len(calls) == 4
+    calls.clear()
+    g.index_children(should_stop=stop_after(10**9))  # a cancelled index is built again from the start
+    assert len(calls) >= 20  # 50k tokens, with their lists sorted
+    expected: dict[int, set[int]] = {}
+    for t in tok.ids():
+        p = g.parents(t)
+        if p is not None and g.is_buildable(t):
+            for q in p:
+                expected.setdefault(q, set()).add(t)
+    assert len(expected) > 1000
+    for q, kids in expected.items():
+        assert g.children(q) == sorted(kids)
 
 
 def test_trace_replays_the_encoder() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import load_tokenizer, pool
+from bpeinspect.core.analysis import shipping
 from bpeinspect.core.analysis import stats as analysis_stats
 from bpeinspect.core.analysis.samples import Sample
 from bpeinspect.core.analysis.stats import compute_stats
@@ -235,17 +236,17 @@ def test_a_tokenizer_with_its_own_split_rule_shares_whole_samples_out(children_u
 def test_a_tokenizer_travels_to_children_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     import pickle
 
-    monkeypatch.setattr(analysis_stats, "RANKS_SLICE", 50)
+    monkeypatch.setattr(shipping, "MERGES_SLICE", 50)
     tok = _qwen_like()
-    shipped = analysis_stats._Shipped(tok)
-    assert len(shipped._ranks) == -(-len(tok.mergeable_ranks) // 50)
+    shipped = shipping.Shipped(tok)
+    assert len(shipped._merges) == -(-len(tok.merges) // 50) > 1
     back = pickle.loads(pickle.dumps(shipped))
     assert back.mergeable_ranks == tok.mergeable_ranks and back.normalizer == tok.normalizer
     assert back.split_rule == tok.split_rule and back.name == tok.name
     text = "Cafe\u0301 " + " ".join(PROSE[:3])
     assert back.encode_ordinary(text) == tok.encode_ordinary(text)
     with pytest.raises(Cancelled):
-        analysis_stats._Shipped(tok, should_stop=lambda: True)
+        shipping.Shipped(tok, should_stop=lambda: True)
 
 
 
@@ -253,7 +254,7 @@ def test_a_built_in_travels_packed_and_is_built_again_the_same() -> None:
     import pickle
 
     tok = load_tokenizer("o200k_base")
-    back = pickle.loads(pickle.dumps(analysis_stats._Shipped(tok)))
+    back = pickle.loads(pickle.dumps(shipping.Shipped(tok)))
     assert back is not tok and back.ranks == tok.ranks and back.special_tokens == tok.special_tokens
     assert back.split_rule is tok.split_rule and (back.name, back.source) == (tok.name, tok.source)
     text = taylorswift()[:20_000] + " 🙂 héllo"

@@ -29,15 +29,14 @@ import hashlib
 import io
 import lzma
 import os
-import shutil
 import tarfile
-import tempfile
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples
 from bpeinspect.core.analysis.scripts import dominant_script
+from bpeinspect.core.io.atomic import atomic_folder
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.core.io.discover import CACHE_ENV, cache_dir
 
@@ -278,8 +277,8 @@ def udhr_source_dir() -> Path:
     """A folder with ``<code>.txt`` for every UDHR translation, extracted on first use.
 
     The folder is named by the archive's hash, so a new bundle never meets old files; a
-    folder with a missing or changed file is rebuilt. Files are written to a temporary
-    folder that is then renamed into place, so a reader never sees half of it. A folder found
+    folder with a missing or changed file is rebuilt, by :func:`~bpeinspect.core.io.atomic.atomic_folder`
+    (a temporary folder renamed into place), so a reader never sees half of it. A folder found
     whole is not read again in this process.
     """
     _, digest = _udhr_archive()
@@ -293,16 +292,9 @@ def udhr_source_dir() -> Path:
         return final
     try:
         root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".udhr-", dir=root))
-        try:
+        with atomic_folder(final) as tmp:
             for code, data in texts.items():
                 (tmp / f"{code}.txt").write_bytes(data)
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
     except OSError as exc:
         if not _complete_dir(final, texts):  # unless another process won the race
             raise SampleError(f"{root}: cannot extract the UDHR texts: {exc.strerror or exc}") from None

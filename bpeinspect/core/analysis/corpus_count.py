@@ -6,8 +6,9 @@ the view opens), so their start-up is paid before the count, and keeps them and 
 tokenizers they hold between counts. This process only deals out the work and adds up, so
 a GUI process stays free, and each child:
 
-* gets a tokenizer as its pickled tables (sent once, pickled here a slice at a time with
-  the interpreter let go in between), not its file to parse again;
+* gets a tokenizer as a :class:`~bpeinspect.core.analysis.shipping.Shipped` (its tables,
+  sent once, made here a step at a time with the interpreter let go in between), not its
+  file to parse again;
 * takes a tokenizer of its own when it needs work (the slowest to load first), so that each
   distinct pre-token of a tokenizer is mostly encoded once, in one child's pre-token cache;
   with none left, it takes a share of another's tokenizer if enough is left of it to pay for
@@ -15,9 +16,9 @@ a GUI process stays free, and each child:
 * gets the texts in batches of about :data:`BATCH_CHARS` characters, so that the work
   stays shared until the end and cancelling is quick.
 
-Counts are those of :func:`~bpeinspect.core.analysis.stats.compute_stats`: a byte-level
-tokenizer without a normalizer counts the pre-tokens of its own split rule through its
-pre-token cache, others encode the text (``encode_ordinary``: specials are ordinary text).
+Counts are those of :func:`~bpeinspect.core.analysis.stats.compute_stats`
+(:func:`~bpeinspect.core.analysis.shipping.count_text`: ``encode_ordinary``, specials counted
+as ordinary text).
 A tokenizer that cannot be rebuilt from its tables (SentencePiece) is counted here, as is
 everything when no child can be started or a child fails.
 
@@ -42,10 +43,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import count as counter
 
-from bpeinspect.core.analysis.stats import RANKS_SLICE, pickled_slices
+from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import can_spawn, default_processes, python_command
-from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -56,57 +56,6 @@ STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of 
 _DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
 _KEEP = 8  # tokenizers a child keeps between counts
 _POLL = 0.05  # seconds between two looks at should_stop while waiting
-
-
-def count_text(tok: Tokenizer, text: str) -> int:
-    """Tokens of ``text`` (surrogates already fixed) as :func:`compute_stats` counts them."""
-    if tok.normalizer is not None or not tok.byte_level:
-        return len(tok.encode_ordinary(text))
-    return tok.count_pieces(tok.split_rule.pieces(text))
-
-
-def can_ship(tok: Tokenizer) -> bool:
-    """Whether a child can rebuild ``tok`` from its tables: a plain byte-level BPE."""
-    return type(tok) is Tokenizer and tok.byte_level
-
-
-def tokenizer_payload(tok: Tokenizer, should_stop: ShouldStop | None = None) -> bytes:
-    """What a child needs to rebuild ``tok`` for counting, pickled a slice at a time."""
-    ranks = list(tok.ranks.items())
-    slices = pickled_slices([dict(ranks[k : k + RANKS_SLICE]) for k in range(0, len(ranks), RANKS_SLICE)], should_stop)
-    merges = None
-    if not tok.uses_rank_rule:
-        # with what each merge makes (found here, where the interpreter is otherwise idle), the child
-        # skips looking each merge's token up (~0.3 s for Qwen3's 150k merges)
-        m = list(tok.merges)
-        made = tok.merge_result
-        parts = [m[k : k + RANKS_SLICE] for k in range(0, len(m), RANKS_SLICE)]
-        merges = pickled_slices([(part, [made(a, b) for a, b in part]) for part in parts], should_stop)
-    rule: object = tok.split_rule  # by name or pattern if it has one, so that the child finds the fast engine
-    if PRESETS.get(tok.split_rule.name) == tok.split_rule:
-        rule = tok.split_rule.name
-    elif tok.split_rule.pattern is not None:
-        rule = tok.split_rule.pattern
-    kwargs = {"pattern": rule, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
-              "normalizer": tok.normalizer, "name": tok.name, "added_tokens": tok.added_tokens,
-              "added_options": tok.added_options}  # fmt: skip
-    return pickle.dumps((slices, merges, kwargs), pickle.HIGHEST_PROTOCOL)
-
-
-def rebuild(payload: bytes) -> Tokenizer:
-    """The tokenizer :func:`tokenizer_payload` describes."""
-    slices, merges, kwargs = pickle.loads(payload)
-    ranks: dict[bytes, int] = {}
-    for part in slices:
-        ranks.update(pickle.loads(part))
-    merge_list = results = None
-    if merges is not None:
-        merge_list, results = [], []
-        for part in merges:
-            ms, made = pickle.loads(part)
-            merge_list += ms
-            results += made
-    return Tokenizer(ranks, merges=merge_list, merge_results=results, **kwargs)
 
 
 class _Child:
@@ -268,7 +217,7 @@ class _Payloads:
     def _make(self) -> None:
         try:
             for key, tok in self._todo:
-                payload = tokenizer_payload(tok, self._should_stop)
+                payload = pickle.dumps(Shipped(tok, self._should_stop), pickle.HIGHEST_PROTOCOL)
                 with self._ready:
                     self._store[key] = payload
                     self._ready.notify_all()
@@ -459,7 +408,7 @@ def child_main(niceness: int = 0) -> None:
         if msg[0] == "tok":
             t0 = time.perf_counter()
             try:
-                toks[msg[1]] = rebuild(msg[2])
+                toks[msg[1]] = pickle.loads(msg[2])  # a Shipped tokenizer, built again
             except Exception as exc:  # noqa: BLE001 (each of its tasks says so)
                 toks[msg[1]] = exc
             loads[msg[1]] = time.perf_counter() - t0
@@ -481,5 +430,4 @@ def child_main(niceness: int = 0) -> None:
         stdout.flush()
 
 
-__all__ = ["BATCH_CHARS", "CountingPool", "can_ship", "child_main", "count_text", "rebuild",
-           "tokenizer_payload"]  # fmt: skip
+__all__ = ["BATCH_CHARS", "CountingPool", "child_main"]

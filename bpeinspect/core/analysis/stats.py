@@ -20,18 +20,15 @@ import bisect
 import codecs
 import csv
 import io
-import pickle
-import time
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import accumulate, chain, islice
+from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
+from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text, counts_pre_tokens
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.io.builtins import BUILTIN_SOURCE, BUILTINS
 from bpeinspect.core.pool import ProcessPool
-from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, last_safe_cut
+from bpeinspect.core.split.rules import is_preset_pattern, last_safe_cut
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -46,9 +43,6 @@ _CHUNK_BYTES = 1 << 20
 # would cost more than they save: it is counted here. This process counts meanwhile, so a
 # child pays off from a few MB (the UDHR is 7 MB; see benchmarks/languages.py).
 POOL_MIN_BYTES = 2 << 20
-# a tokenizer's ranks travel to a pool's children pickled this many at a time, the interpreter
-# let go in between (pickling o200k's or Gemma 3's in one go holds it 80-250 ms)
-RANKS_SLICE = 1 << 14
 # The last parts shared out are smaller (a pool's processes then finish together rather than
 # one idling while another counts a whole chunk): the last _TAIL_CHUNKS chunks per process are
 # cut _TAIL_SPLIT times finer.
@@ -160,8 +154,9 @@ def iter_counts(
     >>> list(iter_counts(tok, ["hello wo", "rld"], margin=0))[-1] == (len(tok.encode("hello world")), 11, 11)
     True
     """
-    if tok.normalizer is not None or not tok.byte_level:
-        # a normalizer may prepend at the start and rewrite text (▁, NFC): count the whole text
+    if not counts_pre_tokens(tok):
+        # a normalizer may prepend at the start and rewrite text (▁, NFC), an added token may
+        # straddle a chunk's end: count the whole text
         text = "".join(chunks)
         yield len(tok.encode_ordinary(text)), len(text), len(text.encode("utf-8", "surrogatepass"))
         return
@@ -305,7 +300,7 @@ def compute_stats(
                 if carry:
                     yield k, carry
 
-        for k, tokens in pool.imap(_count_tokens, parts(), context=_Shipped(tok, should_stop)):
+        for k, tokens in pool.imap(_count_tokens, parts(), context=Shipped(tok, should_stop)):
             sizes[k][0] += tokens
         out = {s.name: TextStats(label, s.name, *sizes[k]) for k, s in enumerate(todo)}
         for k in sorted(here):
@@ -317,7 +312,7 @@ def compute_stats(
     pool = ProcessPool(processes) if pool is None else pool
     try:
         for label, tok in pairs:
-            if pool.processes > 1 and total >= POOL_MIN_BYTES * len(pairs) and _can_ship(tok):
+            if pool.processes > 1 and total >= POOL_MIN_BYTES * len(pairs) and can_ship(tok):
                 measured = measure_in_pool(label, tok, cuts=_can_cut(tok))
             else:
                 measured = {s.name: measure(label, tok, s) for s in todo}
@@ -342,95 +337,16 @@ def _with_premiums(measured: dict[str, TextStats], samples: Sequence[Sample], ba
     return rows
 
 
-def _can_ship(tok: Tokenizer) -> bool:
-    """Whether a pool's child can build ``tok`` again (:class:`_Shipped`): a plain byte-level BPE."""
-    return type(tok) is Tokenizer and tok.byte_level
-
-
 def _can_cut(tok: Tokenizer) -> bool:
     """Whether a pool may count a text in parts cut at safe places, rather than whole."""
-    return is_preset_pattern(tok.split_rule) and tok.normalizer is None
+    return is_preset_pattern(tok.split_rule) and counts_pre_tokens(tok)
 
 
-class _Shipped:
-    """A tokenizer as sent to a pool's child: pickled as what it is made of, built again there.
-
-    Built-ins travel packed: their ranks as one byte string and two arrays, made here in ~20 ms
-    (pickling o200k's dict would hold the interpreter 50-100 ms in this process, a frozen window
-    if it is the GUI's), from which the child builds its dict in ~0.05 s (reading the shipped
-    file again, gunzip, sha256 and a line at a time, took it 0.35 s). Other ranks (and merges)
-    are pickled here, a slice at a time. Between steps the interpreter is let go (made on a
-    worker thread, this keeps the GUI thread running) and ``should_stop`` is asked."""
-
-    def __init__(self, tok: Tokenizer, should_stop: ShouldStop | None = None) -> None:
-        self.tokenizer = tok
-        self._ranks: list[bytes] = []
-        self._merges: list[bytes] | None = None
-        if self._builtin():
-            ranks = tok.ranks
-            steps = (lambda: b"".join(ranks), lambda: array("q", map(len, ranks)).tobytes(),
-                     lambda: array("q", ranks.values()).tobytes())  # fmt: skip
-            self._ranks = pickled_slices(steps, should_stop, call=True)
-            return
-        ranks = list(tok.mergeable_ranks.items())
-        self._ranks = pickled_slices(
-            [dict(ranks[k : k + RANKS_SLICE]) for k in range(0, len(ranks), RANKS_SLICE)], should_stop
-        )
-        if not tok.uses_rank_rule:
-            merges = list(tok.merges)
-            self._merges = pickled_slices(
-                [merges[k : k + RANKS_SLICE] for k in range(0, len(merges), RANKS_SLICE)], should_stop
-            )
-
-    def _builtin(self) -> bool:
-        t = self.tokenizer
-        return t.source.startswith(BUILTIN_SOURCE) and t.name in BUILTINS
-
-    def __reduce__(self):
-        t = self.tokenizer
-        if self._builtin():
-            return _unpack_builtin, (tuple(self._ranks), t.split_rule.name, t.special_tokens, t.name, t.source)
-        rule = t.split_rule.name if PRESETS.get(t.split_rule.name) == t.split_rule else t.split_rule
-        parts = {"pattern": rule, "special_tokens": t.special_tokens, "ignore_merges": t.ignore_merges,
-                 "normalizer": t.normalizer, "name": t.name}  # fmt: skip
-        return _rebuild, (self._ranks, self._merges, parts)
-
-
-def pickled_slices(parts: Sequence, should_stop: ShouldStop | None, call: bool = False) -> list[bytes]:
-    """Each part pickled (with ``call``: each part called), the interpreter let go in between."""
-    out = []
-    for part in parts:
-        if should_stop is not None and should_stop():
-            raise Cancelled()
-        out.append(part() if call else pickle.dumps(part, pickle.HIGHEST_PROTOCOL))
-        time.sleep(0)  # let another thread (the GUI's) run
-    return out
-
-
-def _unpack_builtin(packed: tuple[bytes, bytes, bytes], rule: str, special: dict, name: str, source: str) -> Tokenizer:
-    blob, lens, ids = packed[0], array("q"), array("q")
-    lens.frombytes(packed[1])
-    ids.frombytes(packed[2])
-    ends = list(accumulate(lens))
-    ranks = dict(zip(map(blob.__getitem__, map(slice, chain((0,), ends), ends)), ids))
-    return Tokenizer(ranks, pattern=rule, special_tokens=special, name=name, source=source)
-
-
-def _rebuild(ranks: list[bytes], merges: list[bytes] | None, kwargs: dict) -> Tokenizer:
-    rank_map: dict[bytes, int] = {}
-    for part in ranks:
-        rank_map.update(pickle.loads(part))
-    merge_list = None if merges is None else [m for part in merges for m in pickle.loads(part)]
-    return Tokenizer(rank_map, merges=merge_list, **kwargs)
-
-
-def _count_tokens(shipped: _Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:
+def _count_tokens(shipped: Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:
     """Pool task: ``(sample index, tokens in the text)`` (a whole sample unless :func:`_can_cut`)."""
-    tok = shipped.tokenizer if isinstance(shipped, _Shipped) else shipped
+    tok = shipped.tokenizer if isinstance(shipped, Shipped) else shipped
     k, text = item
-    if not _can_cut(tok):
-        return k, len(tok.encode_ordinary(text))
-    return k, tok.count_pieces(tok.split_rule.pieces(text))
+    return k, count_text(tok, text)
 
 
 __all__ = [

@@ -152,6 +152,43 @@ def _link_unnamed(fd: int, target: Path) -> Path:
     raise OSError(f"{target}: cannot name the temporary file")
 
 
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A new, empty folder beside ``path`` to fill with files; on a clean exit they are fsynced
+    and the folder (with the umask's mode) replaces ``path``, or is removed if the block fails.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "texts"
+    >>> with atomic_folder(d) as tmp:
+    ...     _ = (tmp / "a.txt").write_text("hi")
+    >>> [p.name for p in d.parent.iterdir()], (d / "a.txt").read_text()
+    (['texts'], 'hi')
+    """
+    target = Path(path)
+    clean_stale(target)
+    for _ in range(100):
+        tmp = _folder(target) / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.mkdir(tmp, 0o777)  # the umask's mode, as a new file gets (mkdtemp's is 0700)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise OSError(f"{target}: cannot make a temporary folder beside it")
+    try:
+        yield tmp
+        for entry in os.scandir(tmp):
+            _finish(Path(entry.path), Path(entry.path))
+        _fsync_dir(tmp)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _fsync_dir(_folder(target))
+
+
 def atomic_write(path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8") -> None:
     """Write ``data`` (bytes, or text as ``encoding``) to ``path`` atomically."""
     payload = data.encode(encoding) if isinstance(data, str) else data
@@ -309,7 +346,10 @@ def clean_stale(target: str | os.PathLike[str]) -> list[Path]:
         if m is None or _alive(int(m.group(1))):
             continue
         with contextlib.suppress(OSError):
-            os.unlink(folder / name)
+            if (folder / name).is_dir() and not (folder / name).is_symlink():
+                shutil.rmtree(folder / name)  # a folder of atomic_folder's
+            else:
+                os.unlink(folder / name)
             removed.append(folder / name)
     return removed
 

@@ -32,16 +32,19 @@ True
 """
 
 from bpeinspect.core.live_text.segment_encoding import (
+    CHEAP_CHARS,
     LiveEncoding,
     NotCuttable,
     Part,
+    cheap_to_encode,
     encode_segment,
     join_parts,
     lookahead,
 )
-from bpeinspect.core.live_text.segments import TARGET, Change, LiveText, Segment, _joint, cut
+from bpeinspect.core.live_text.segments import TARGET, Change, LiveText, Segment, can_cut_between, cut
 
 __all__ = [
+    "CHEAP_CHARS",
     "TARGET",
     "Change",
     "LiveEncoding",
@@ -49,7 +52,8 @@ __all__ = [
     "NotCuttable",
     "Part",
     "Segment",
-    "_joint",
+    "can_cut_between",
+    "cheap_to_encode",
     "cut",
     "encode_segment",
     "join_parts",

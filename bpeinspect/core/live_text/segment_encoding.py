@@ -5,11 +5,11 @@ from __future__ import annotations
 import bisect
 import contextlib
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.live import _encode_window, _join, _NoSync, reencode_edit, supports_cutting
+from bpeinspect.core.live import NoSync, encode_window, join_ranges, reencode_edit, supports_cutting
 from bpeinspect.core.live_text.segments import Change, LiveText, Segment
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -22,6 +22,20 @@ def lookahead(tok: Tokenizer) -> int:
     """How many characters after a segment its encoding by ``tok`` may depend on: the split
     rule looks at one, and a special or added token starting there ends the text before it."""
     return max((len(w) for w in (*tok.special_tokens, *tok.added_tokens)), default=1)
+
+
+# code points of segments cheap to encode right where they are asked, with no thread hand-over
+# (a few ms: a keystroke's segment or two); the whole-text path's rule is EncodePlan.cheap
+CHEAP_CHARS = 24_000
+
+
+def cheap_to_encode(segments: Iterable[Segment]) -> bool:
+    """Whether encoding ``segments`` is cheap enough to do where it is asked (the GUI thread).
+
+    >>> cheap_to_encode([Segment("x" * 4096)]), cheap_to_encode([Segment("x" * 4096)] * 8)
+    (True, False)
+    """
+    return sum(len(s.text) for s in segments) <= CHEAP_CHARS
 
 
 def encode_segment(
@@ -42,8 +56,8 @@ def encode_segment(
             return reencode_edit(tok, previous[0], text, *previous[1], should_stop=should_stop, follow=head)
         if not head:
             return tok.encode_with_offsets(text, should_stop=should_stop)
-        return _encode_window(tok, text + head, 0, len(text), should_stop)
-    except _NoSync as exc:
+        return encode_window(tok, text + head, 0, len(text), should_stop)
+    except NoSync as exc:
         raise NotCuttable(str(exc)) from None
 
 
@@ -315,6 +329,6 @@ def join_parts(tok: Tokenizer, text: str, parts: list[Part]) -> Encoding:
         spans.append((p.enc, 0, len(p.enc.ids), p.char, byte, p.u16))
         dropped += [(a + p.char, b + p.char) for a, b in p.enc.dropped]
         byte += len(p.enc.text.encode("utf-8", "surrogatepass"))
-    out = _join(tok, text, spans)
+    out = join_ranges(tok, text, spans)
     out.dropped = dropped
     return out

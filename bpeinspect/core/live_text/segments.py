@@ -6,7 +6,7 @@ import bisect
 import itertools
 from typing import NamedTuple
 
-from bpeinspect.core.live import _HARD, hard_boundary_after
+from bpeinspect.core.live import HARD_BOUNDARY, hard_boundary_after
 from bpeinspect.core.text import utf16_len
 
 TARGET = 1 << 12  # code points per segment (encoded in about a millisecond); segments grow to 2x before they are cut
@@ -45,9 +45,9 @@ class Change(NamedTuple):
     edit: tuple[int, int, int] | None = None
 
 
-def _joint(left: str, right: str) -> bool:
+def can_cut_between(left: str, right: str) -> bool:
     """True if the text may be cut between ``left`` and ``right`` (a hard boundary)."""
-    return left.endswith("\n") and bool(right) and _HARD.match("\n" + right[0]) is not None
+    return left.endswith("\n") and bool(right) and HARD_BOUNDARY.match("\n" + right[0]) is not None
 
 
 def cut(text: str, target: int = TARGET) -> list[str]:
@@ -116,11 +116,6 @@ class LiveText:
         """The segment holding UTF-16 position ``pos`` (the last one for the end)."""
         return max(0, min(bisect.bisect_right(self.u16_starts(), pos) - 1, len(self.segments) - 1))
 
-    def head_after(self, k: int, n: int = 1) -> str:
-        """Up to ``n`` characters after segment ``k`` (``""`` at the end): its encoding may
-        look at them (see :func:`encode_segment`)."""
-        return self.segments[k + 1].text[:n] if k + 1 < len(self.segments) else ""
-
     def slice_u16(self, start: int, end: int) -> str:
         """The text between two UTF-16 positions."""
         if end <= start or not self.segments:
@@ -173,13 +168,13 @@ class LiveText:
             before = segs[lo - 1].text if lo > 0 else None
             after = segs[hi].text if hi < n else None
             if not text:
-                if before is not None and after is not None and not _joint(before, after):
+                if before is not None and after is not None and not can_cut_between(before, after):
                     text, hi = after, hi + 1
                     continue
                 break
-            if before is not None and not _joint(before, text):
+            if before is not None and not can_cut_between(before, text):
                 text, lo = before + text, lo - 1
-            elif after is not None and not _joint(text, after):
+            elif after is not None and not can_cut_between(text, after):
                 text, hi = text + after, hi + 1
             else:
                 break

@@ -31,7 +31,7 @@ class SqueezeSpaces(Stateless):
         return self._RUN.sub(" ", text.strip(" "))
 
     def _aligned(self, text: str):
-        from bpeinspect.core.normalize import _pieces_aligned
+        from bpeinspect.core.normalize import pieces_aligned
 
         a = len(text) - len(text.lstrip(" "))
         b = max(a, len(text.rstrip(" ")))
@@ -41,7 +41,7 @@ class SqueezeSpaces(Stateless):
             found.append((b, len(text), ""))
         if not found:
             return text, None, None
-        return _pieces_aligned(text, found)
+        return pieces_aligned(text, found)
 
     def describe(self) -> str:
         return "remove extra spaces"

@@ -92,12 +92,12 @@ def place_id_labels(fm: QFontMetricsF, items: list[tuple[QRectF, str]]) -> list[
     return out
 
 
-def _group(enc: Encoding, i: int) -> tuple[int, int] | None:
+def split_group(enc: Encoding, i: int) -> tuple[int, int] | None:
     """The run of tokens of ``enc`` sharing characters with token ``i`` (more than one), or None."""
     return group_around(enc, i) if enc.flags[i] & SPLITS_CHAR else None
 
 
-def _dropped_in(p: Part) -> list[tuple[int, int]]:
+def dropped_in(p: Part) -> list[tuple[int, int]]:
     """UTF-16 spans, in the whole text, of the dropped characters of part ``p``."""
     return [(p.u16 + a, p.u16 + b) for a, b in (_utf16_span(p.enc, s, e) for s, e in p.enc.dropped)]
 
@@ -112,7 +112,7 @@ def _utf16_span(enc: Encoding, a: int, b: int) -> tuple[int, int]:
     return start, start + utf16_len(enc.text[a:b])
 
 
-class _LineGeometry:
+class LineGeometry:
     """One block's lines, with x positions cached (neighbouring tokens share their edges)."""
 
     def __init__(self, block: QTextBlock, newline_width: float) -> None:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticT
 
 from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.overlay.glyphs import CodePointSpacer, box_width, coverage_for, missing_positions, paint_code_point
-from bpeinspect.gui.overlay.layout import _dropped_in, _LineGeometry
+from bpeinspect.gui.overlay.layout import LineGeometry, dropped_in
 
 GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
 NEWLINE_GLYPH = SYMBOLS["\n"]
@@ -60,7 +60,7 @@ def paint_whitespace(
         k += 2 if ord(ch) > 0xFFFF else 1
     if block.next().isValid():
         line = lines[-1]
-        lg = _LineGeometry(block, newline_width)
+        lg = LineGeometry(block, newline_width)
         st = prepared(NEWLINE_GLYPH, font)
         size = st.size()
         x = lg.end_x(line) - size.width() - 1 if lg.rtl else lg.end_x(line) + 1
@@ -116,7 +116,7 @@ def paint_dropped(p: QPainter, blocks: list[tuple[QTextBlock, QRectF]], parts, *
     for block, geo in blocks:
         bpos, bend = block.position(), block.position() + block.length() - 1
         part = parts.part_at_u16(bpos) if parts is not None else None
-        spans = _dropped_in(part) if part is not None else []
+        spans = dropped_in(part) if part is not None else []
         k = bisect.bisect_left(spans, (bpos, -1))
         while k < len(spans) and spans[k][0] < bend:
             a, b = spans[k]

@@ -34,13 +34,13 @@ from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.gui.overlay.glyphs import CodePointSpacer
 from bpeinspect.gui.overlay.layout import (
     Layers,
+    LineGeometry,
     WholeEncoding,
-    _dropped_in,
-    _group,
-    _LineGeometry,
     as_parts,
     document_text,
+    dropped_in,
     place_id_labels,
+    split_group,
 )
 from bpeinspect.gui.overlay.marks import NEWLINE_GLYPH, paint_code_points, paint_dropped, paint_whitespace
 from bpeinspect.gui.overlay.palette import TokenPalette
@@ -86,16 +86,6 @@ class TokenView(QPlainTextEdit):
 
     def text(self) -> str:
         return document_text(self.document())
-
-    def group_of(self, i: int) -> tuple[int, int] | None:
-        """The run ``(first, last)`` of tokens sharing characters with token ``i``, or ``None``.
-
-        Worked out on demand from the neighbours, so a new encoding needs no table."""
-        p = self.parts.part_of_token(i) if self.parts is not None else None
-        if p is None:
-            return None
-        g = _group(p.enc, i - p.token)
-        return None if g is None else (g[0] + p.token, g[1] + p.token)
 
     def set_encoding(
         self,
@@ -174,7 +164,7 @@ class TokenView(QPlainTextEdit):
         last = bisect.bisect_left(enc.utf16_starts, block.position() + hi - base)
         if last - first > 1:
             geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
-            lg = _LineGeometry(block, self._newline_width())
+            lg = LineGeometry(block, self._newline_width())
             # slivers are drawn at least 2 px wide and may overlap: take the nearest centre
             hits = [
                 (abs(r.center().x() - point.x()), i)
@@ -190,7 +180,7 @@ class TokenView(QPlainTextEdit):
         """UTF-16 spans of the characters whose bytes have no token (dropped by the encoding)."""
         if self.parts is None:
             return []
-        return [span for p in self.parts.parts() for span in _dropped_in(p)]
+        return [span for p in self.parts.parts() for span in dropped_in(p)]
 
     def dropped_at_point(self, point: QPointF) -> tuple[int, int] | None:
         """The UTF-16 span of the dropped character(s) under a viewport point, if any."""
@@ -198,7 +188,7 @@ class TokenView(QPlainTextEdit):
             return None
         pos = self._position_at(point)
         p = self.parts.part_at_u16(pos) if pos is not None else None
-        spans = _dropped_in(p) if p is not None else []
+        spans = dropped_in(p) if p is not None else []
         k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
         return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None  # type: ignore[operator]
 
@@ -237,7 +227,7 @@ class TokenView(QPlainTextEdit):
                 QToolTip.hideText()
             else:
                 j = i - p.token
-                tip = token_tooltip(self.tok, p.enc, j, _group(p.enc, j), at=p, total=len(self.parts))
+                tip = token_tooltip(self.tok, p.enc, j, split_group(p.enc, j), at=p, total=len(self.parts))
                 QToolTip.showText(e.globalPos(), tip, self)
             return True
         return super().event(e)
@@ -289,7 +279,7 @@ class TokenView(QPlainTextEdit):
             for block, geo in blocks:
                 p = self.parts.part_at_u16(block.position())
                 if p is not None and p.enc.ids:
-                    lg = _LineGeometry(block, nl)
+                    lg = LineGeometry(block, nl)
                     drawn.append((p, [(i, self._rects(p, block, geo, i, lg)) for i in self._local_range(p, block)]))
         if drawn and self.layers.colors:
             p = QPainter(self.viewport())
@@ -351,9 +341,9 @@ class TokenView(QPlainTextEdit):
         p = self.parts.part_of_token(i) if self.parts is not None else None
         if p is None:
             return []
-        return self._rects(p, block, geo, i - p.token, _LineGeometry(block, self._newline_width()))
+        return self._rects(p, block, geo, i - p.token, LineGeometry(block, self._newline_width()))
 
-    def _rects(self, p: Part, block: QTextBlock, geo: QRectF, i: int, lg: _LineGeometry) -> list[QRectF]:
+    def _rects(self, p: Part, block: QTextBlock, geo: QRectF, i: int, lg: LineGeometry) -> list[QRectF]:
         """Rectangles covering token ``i`` of part ``p`` inside ``block`` (one per line it touches)."""
         enc = p.enc
         bpos = block.position() - p.u16
@@ -361,7 +351,7 @@ class TokenView(QPlainTextEdit):
         s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
         frac = None
         if enc.flags[i] & SPLITS_CHAR:
-            group = _group(enc, i)
+            group = split_group(enc, i)
             if group is not None:
                 frac = byte_fractions(enc, i, group[0])
         out = []
@@ -437,7 +427,7 @@ class TokenView(QPlainTextEdit):
         for i, segs in items:
             if not segs:
                 continue
-            group = _group(enc, i)
+            group = split_group(enc, i)
             if group is not None and i == group[0]:
                 # tokens that share a character: a dashed frame round the whole group
                 rects = [r for j in range(group[0], group[1] + 1) for r in by_index.get(j, [])]

@@ -126,7 +126,7 @@ class ChatView(QWidget):
     """The chat panel (see the module docstring)."""
 
     rendered = Signal(object)  # the EncodedChat shown, after each render
-    failed = Signal(str)
+    failed = Signal(str)  # why the conversation could not be rendered (bad variables, a template that refuses it)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -332,6 +332,7 @@ class ChatView(QWidget):
         except ValueError as exc:
             self.jobs.cancel("render")
             self._say(f"Template variables: {exc}", "error")
+            self.failed.emit(f"Template variables: {exc}")
             return
         self.jobs.submit("render", render_and_encode, self.tok, self.template(), self.messages(),
                          self.generation_box.isChecked(), variables, on_returned=self._show,

@@ -218,7 +218,7 @@ class MergeTreeModel(QAbstractItemModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             bts = tok.token_bytes(tid)
-            tip = f"{tid}: {bts!r}"
+            tip = f"{tid}: {display_bytes(bts)}"
             if not g.is_buildable(tid):
                 tip += "\nunbuildable: no chain of merges makes this token; shown split at its best split"
             return tip
@@ -471,7 +471,7 @@ def _link_all(tok: Tokenizer, *, progress: Callable[[int, int], None], should_st
     busy worker sets one off every few hundred milliseconds."""
     with quiet_gc():
         tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
-        tok.merge_graph.children(0)
+        tok.merge_graph.index_children(should_stop=should_stop)
 
 
 def _html(text: str) -> str:

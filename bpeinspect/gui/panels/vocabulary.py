@@ -81,7 +81,6 @@ class VocabBrowser(QWidget):
         self.index_: VocabIndex | None = None
         self.jobs = Jobs(self)
         self._sort: tuple[str, bool] = ("id", False)
-        self._want_unreachable = False
         self._quiet = False
         self._quiet_select = False
         self._pending_select: int | None = None  # select this id when the running search lands
@@ -196,7 +195,6 @@ class VocabBrowser(QWidget):
         """Show ``tok``'s vocabulary (instant: cells and searches are computed when needed)."""
         self.cancel_work()
         self.index_ = VocabIndex(tok)
-        self._want_unreachable = False
         self.model.set_index(self.index_)
         if self.query() != TokenQuery() or self._sort != ("id", False):
             self.run_query()
@@ -281,7 +279,6 @@ class VocabBrowser(QWidget):
         """Scan for unreachable tokens in a worker, then show them."""
         if self.index_ is None:
             return
-        self._want_unreachable = True
         self._submit("scan", self._on_scanned, "Finding unreachable tokens…", self.index_.compute_unreachable)
 
     def cancel_work(self) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFontDatabase
 
 from bpeinspect.core.analysis.vocab import VocabIndex, positions
-from bpeinspect.core.text import LEGEND, hex_bytes
+from bpeinspect.core.text import LEGEND, display_bytes, hex_bytes
 from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors
 
@@ -197,4 +197,4 @@ class VocabTableModel(QAbstractTableModel):
                 lines.append("unbuildable: no chain of merges makes it (the encoder can still look it up whole)")
             return "\n".join(lines)
         bts = tok.token_bytes(tid)
-        return f"{tid}: {bts!r}\n{hex_bytes(bts)}"
+        return f"{tid}: {display_bytes(bts)}\n{hex_bytes(bts)}"

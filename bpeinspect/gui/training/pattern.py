@@ -72,9 +72,6 @@ class PatternChooser(QObject):
         return [("Split pattern", self.combo), ("", self.edit), ("Sample text", self.sample_edit),
                 ("Pre-tokens", self.preview), ("", self.message)]  # fmt: skip
 
-    def widgets(self) -> list[QWidget]:
-        return [w for _, w in self.rows()]
-
     def pattern(self) -> str | None:
         """A preset name, a custom regex, or ``None`` (no splitting)."""
         key = self.combo.currentData()
@@ -101,10 +98,6 @@ class PatternChooser(QObject):
 
     def sample_text(self) -> str:
         return self.sample_edit.text().replace("\\n", "\n").replace("\\t", "\t")
-
-    def set_enabled(self, on: bool) -> None:
-        self.combo.setEnabled(on)
-        self.edit.setEnabled(on)
 
     def _on_preset(self) -> None:
         key = self.combo.currentData()

@@ -223,9 +223,6 @@ class TrainingPlots(QWidget):
             self.counts_plot.setYRange(0, np.log10(max(merges[0].count, 10)) + 0.3, padding=0.02)
         self._schedule()
 
-    def add_point(self, vocab_size: int, bytes_per_token: float) -> None:
-        self.add_points([(vocab_size, bytes_per_token)])
-
     def add_points(self, points: list[tuple[int, float]]) -> None:
         """(vocabulary size, bytes/token) points, in order; sizes already drawn are skipped."""
         last = self.vocab.view()[-1] if self.vocab.n else -1

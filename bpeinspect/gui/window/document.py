@@ -133,11 +133,6 @@ class LiveDocument(QObject):
     def is_feeding(self) -> bool:
         return self._feeding is not None
 
-    def feed_progress(self) -> tuple[int, int] | None:
-        """``(characters in, characters in all)`` while a big text goes in."""
-        f = self._feeding
-        return None if f is None else (f.pos, len(f.text))
-
     # -- changing ---------------------------------------------------------------------------------
 
     def set_text(self, text: str, *, normalized: bool = False, right_to_left: bool = False) -> None:

@@ -3,7 +3,8 @@
 Each tokenizer has a :class:`~bpeinspect.core.live_text.LiveEncoding` of the document's
 segmented text. An edit replaces a segment or two; on the next event-loop turn the
 segments left without an encoding are encoded: a keystroke's one or two segments right
-here (a millisecond or two each), anything bigger (a file, a paste, a new tokenizer) by a
+here (a millisecond or two each; the core says what is cheap enough,
+:func:`~bpeinspect.core.live_text.cheap_to_encode`), anything bigger (a file, a paste, a new tokenizer) by a
 worker, a batch at a time, the segments nearest to what the panes show first. Tokenizers
 whose split rule cannot be cut keep one encoding of the whole text, brought up to date by
 :func:`~bpeinspect.core.live.plan_encode`. Results go into the tokenizer's row of the
@@ -21,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
 from bpeinspect.core.live import EncodeResult, plan_encode
-from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, encode_segment
+from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, cheap_to_encode, encode_segment
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -29,7 +30,6 @@ from bpeinspect.gui.window.document import LiveDocument
 
 BIG_ENCODING = 50_000  # tokens: an encoding this big is freed a slice at a time
 WARM_UP_TEXT = "Hello, world!"
-HERE_LIMIT = 24_000  # code points of segments encoded right away, on the GUI thread (a few ms)
 BATCH = 1 << 19  # code points of segments a worker encodes before it looks again at what is left
 SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
 
@@ -167,7 +167,7 @@ class Encoder(QObject):
                 self._before[tok] = (change.new[0], dropped, change.edit)
             else:
                 self._bury(dropped)
-        if one and len(change.new[0].text) <= HERE_LIMIT:
+        if one and cheap_to_encode(change.new[:1]):
             # encoded before Qt paints the edit: one repaint shows the text and its tokens
             self.encode_all()
         else:
@@ -210,7 +210,7 @@ class Encoder(QObject):
             return
         running = self._batches.get(tok)
         fresh = [(s, h) for s, h in todo if running is None or s not in running]
-        if fresh and sum(len(s.text) for s, _ in fresh) <= HERE_LIMIT:
+        if fresh and cheap_to_encode(s for s, _ in fresh):
             self._encode_here(tok, live, fresh)
         elif running is None:
             self._start_batch(tok, live, todo)

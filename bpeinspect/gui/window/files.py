@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from bpeinspect.core.dataset import is_dataset_name
-from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.atomic import atomic_path, atomic_write
 from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
 from bpeinspect.gui.overlay.export import overlay_html
 
@@ -71,11 +72,13 @@ class FileCommands(QObject):
         )
 
     def export_png(self, path: str) -> bool:
-        """Save a picture of the tokenizer panes."""
-        ok = self.window.panes.grab().save(path, "PNG")
-        if not ok:
-            self.window.show_error(f"Could not write {path}")
-        return ok
+        """Save a picture of the tokenizer panes (atomically, as every file is written)."""
+        try:
+            save_png(self.window.panes.grab(), path)
+        except OSError as exc:
+            self.window.show_error(f"Could not write {path}: {exc}")
+            return False
+        return True
 
     # -- drops --------------------------------------------------------------------------------------
 
@@ -89,3 +92,10 @@ class FileCommands(QObject):
                 self.window.panels.show("dataset").open_file(path)
             else:
                 self.window.open_text_file(path)
+
+
+def save_png(picture: Any, path: str | os.PathLike[str]) -> None:
+    """Write ``picture`` (a ``QPixmap`` or ``QImage``) to ``path`` as PNG, atomically."""
+    with atomic_path(path, suffix=".png") as tmp:
+        if not picture.save(str(tmp), "PNG"):
+            raise OSError("the PNG could not be written")

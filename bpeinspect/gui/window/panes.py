@@ -136,9 +136,6 @@ class TokenizerPane(QWidget):
             else "Make this the reference the others are compared with"
         )
 
-    def is_collapsed(self) -> bool:
-        return self.fold.isChecked()
-
     def set_collapsed(self, collapsed: bool) -> None:
         """Show only the header (the pane keeps its place and its encoding)."""
         if self.fold.isChecked() != collapsed:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import socket
 
@@ -113,6 +114,16 @@ def test_source_dir_holds_the_exact_texts_and_is_reused(cache, offline):
     (folder / "kor.txt").unlink()
     assert udhr_corpus().source_path("kor").read_text("utf-8") == udhr_texts()["kor"]
     assert [p.name for p in cache.iterdir()] == [folder.name]  # no temporary folders left
+
+
+def test_the_source_dir_has_the_usual_mode_not_0700(cache, offline):
+    old = os.umask(0o022)
+    try:
+        folder = udhr_source_dir()
+    finally:
+        os.umask(old)
+    assert folder.stat().st_mode & 0o777 == 0o755
+    assert {(folder / f).stat().st_mode & 0o777 for f in ("eng.txt", "kor.txt")} == {0o644}
 
 
 def test_source_path_of_each_kind(cache):

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from bpeinspect.core import Cancelled, load_tokenizer
 from bpeinspect.core.analysis import corpus_count
 from bpeinspect.core.analysis.corpus import udhr_texts
-from bpeinspect.core.analysis.corpus_count import CountingPool, count_text, rebuild, tokenizer_payload
+from bpeinspect.core.analysis.corpus_count import CountingPool
+from bpeinspect.core.analysis.shipping import Shipped, count_text
 from bpeinspect.core.tokenizer import Tokenizer
 from tests.reference import BUILTIN_NAMES, tiktoken_encoding
+
+
+def shipped(tok: Tokenizer) -> Tokenizer:
+    """``tok`` as a counting child gets it."""
+    return pickle.loads(pickle.dumps(Shipped(tok)))
 
 
 @pytest.mark.slow
@@ -68,7 +76,7 @@ def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.Monk
 def test_merge_list_tokenizer_travels_by_its_tables():
     tok = Tokenizer.from_merges([(104, 101), (256, 108), (257, 108), (258, 111)], pattern="gpt4", name="tiny")
     assert not tok.uses_rank_rule
-    copy = rebuild(tokenizer_payload(tok))
+    copy = shipped(tok)
     texts = ["hello hello world", "hell\u00f6 \U0001f600", "ab" * 50]
     assert [count_text(copy, t) for t in texts] == [len(tok.encode_ordinary(t)) for t in texts]
     with CountingPool(1) as pool:
@@ -128,8 +136,12 @@ def test_added_tokens_travel_with_the_tokenizer():
                     normalizer=None, name="added")  # fmt: skip
     text = "call <tool_call> now " * 3
     assert len(tok.encode_ordinary(text)) != len(base.encode_ordinary(text))
-    copy = rebuild(tokenizer_payload(tok))
+    copy = shipped(tok)
     assert copy.encode_ordinary(text) == tok.encode_ordinary(text)
+    # and they are counted as encode_ordinary cuts them out: one token each, here and in the children
+    assert count_text(tok, text) == len(tok.encode_ordinary(text))
+    with CountingPool(2) as pool:
+        assert dict(pool.count([tok], [text] * 4)) == {0: [len(tok.encode_ordinary(text))] * 4}
 
 
 def test_qwen2_pattern_runs_on_the_fast_engine_and_splits_as_the_regex():

@@ -324,13 +324,27 @@ def test_a_builtin_goes_to_a_pool_child_packed():
     import pickletools
 
     from bpeinspect.core import train_tokenizer
-    from bpeinspect.core.analysis.stats import _Shipped
+    from bpeinspect.core.analysis.shipping import Shipped
 
     tok = load_tokenizer("o200k_base")
-    data = pickle.dumps(_Shipped(tok))
+    data = pickle.dumps(Shipped(tok))
     assert sum(1 for _ in pickletools.genops(data)) < 100
     assert pickle.loads(data).mergeable_ranks == tok.mergeable_ranks
     with pytest.raises(Cancelled):
-        _Shipped(tok, should_stop=lambda: True)
+        Shipped(tok, should_stop=lambda: True)
     trained = train_tokenizer("a tiny corpus, a tiny vocabulary " * 20, 270, pattern="gpt4")
-    assert pickle.loads(pickle.dumps(_Shipped(trained))).mergeable_ranks == trained.mergeable_ranks
+    assert pickle.loads(pickle.dumps(Shipped(trained))).mergeable_ranks == trained.mergeable_ranks
+
+
+def test_added_tokens_are_counted_as_encode_ordinary_cuts_them_out() -> None:
+    from bpeinspect.core.analysis.samples import Sample
+    from bpeinspect.core.analysis.stats import compute_stats, iter_counts
+    from bpeinspect.core.tokenizer import Tokenizer
+
+    base = load_tokenizer("cl100k_base")
+    tok = Tokenizer(base.mergeable_ranks, pattern=base.split_rule, added_tokens={"<tool call>": base.n_vocab + 5})
+    text = "call <tool call> now\n" * 400
+    want = len(tok.encode_ordinary(text))
+    assert want < len(base.encode_ordinary(text))  # "<tool call>" is one token, not five
+    assert list(iter_counts(tok, [text[:1000], text[1000:]], margin=0))[-1][0] == want
+    assert compute_stats({"t": tok}, [Sample("s", text=text)]).rows[0].tokens == want

@@ -95,3 +95,33 @@ def test_write_many_leaves_no_temporary_file_when_one_write_fails(tmp_path):
         atomic_write_many({tmp_path / "a": b"new a", tmp_path / "b": 12345})  # type: ignore[dict-item]
     assert (tmp_path / "a").read_text() == "old a"
     assert os.listdir(tmp_path) == ["a"]
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_folder_is_replaced_whole_with_the_umask_mode(tmp_path, umask_022):
+    from bpeinspect.core.io.atomic import atomic_folder
+
+    target = tmp_path / "texts"
+    target.mkdir()
+    (target / "old.txt").write_text("old")
+    killed = tmp_path / f".texts.{_dead_pid()}.abcd1234.tmp"  # a killed process's half-made folder
+    killed.mkdir()
+    (killed / "half.txt").write_text("half")
+    with pytest.raises(RuntimeError), atomic_folder(target) as tmp:
+        (tmp / "a.txt").write_text("new")
+        raise RuntimeError("extraction failed")
+    assert [p.name for p in target.iterdir()] == ["old.txt"]
+    assert os.listdir(tmp_path) == ["texts"]  # the killed one went too
+    with atomic_folder(target) as tmp:
+        assert tmp.parent == tmp_path and tmp.name.startswith(".texts.")
+        (tmp / "a.txt").write_text("new")
+    assert [p.name for p in target.iterdir()] == ["a.txt"] and os.listdir(tmp_path) == ["texts"]
+    assert target.stat().st_mode & 0o777 == 0o755 and (target / "a.txt").stat().st_mode & 0o777 == 0o644

@@ -15,7 +15,10 @@ def core(tok, messages, generation=True, template_index=0):
 
 
 def settle(qtbot, view: ChatView) -> None:
-    qtbot.waitUntil(lambda: not view._timer.isActive(), timeout=5000)
+    """Until the edits are rendered: the view's ``rendered`` or ``failed`` once it is busy."""
+    if view.is_busy():
+        with qtbot.waitSignal(view.rendered, timeout=10000) as blocker:
+            blocker.connect(view.failed)
     wait_jobs(qtbot, view.jobs)
 
 

@@ -209,3 +209,17 @@ def test_unbuildable_tokens_are_marked(qtbot) -> None:
     assert "unbuildable" in model.data(ix, Qt.ItemDataRole.ToolTipRole)
     assert model.data(ix, Qt.ItemDataRole.FontRole).italic()
     assert not model.data(model.index(0, COL_ID), Qt.ItemDataRole.FontRole)
+
+
+def test_a_tokens_tooltip_shows_its_bytes_in_the_one_notation(qtbot) -> None:
+    # " \t\n" then the first two bytes of 你 (e4 bd a0): a leaf's tooltip, in the tree's notation
+    ranks = {bytes([b]): b for b in range(256)}
+    token = b" \t\n\xe4\xbd"
+    ranks[token] = 256
+    tok = Tokenizer(ranks, pattern=None)
+    model = MergeTreeModel("down")
+    model.set_tokenizer(tok)
+    model.set_roots([256])
+    tip = model.data(model.index(0, COL_TOKEN), Qt.ItemDataRole.ToolTipRole)
+    assert tip.splitlines()[0] == "256: " + display_bytes(token) == "256: ␣⇥↵<e4 bd>"
+    assert "b'" not in tip and "\\x" not in tip

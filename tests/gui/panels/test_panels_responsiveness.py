@@ -1,5 +1,5 @@
-"""The vocabulary's sorts, the compare tab on a big text and loading two big vocabularies
-never freeze the window.
+"""The vocabulary's sorts, the compare tab on a big text, loading two big vocabularies and typing
+while the merge tree links a new one never freeze the window.
 
 The work runs in workers that share the interpreter lock with the GUI thread: their own long
 holds (a full collection walking big structures, a long C call) and the GUI's own bursts of
@@ -13,6 +13,8 @@ import os
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io import builtins as catalog
@@ -129,6 +131,53 @@ def test_loading_o200k_and_cl100k_together_does_not_stall(qtbot, win):
                 win.open_tokenizer(name)
             qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
             wait_idle(qtbot, win, timeout=120000)
+        return probe
+
+    try:
+        best_of_attempts(attempt)
+    finally:
+        catalog.load_builtin.cache_clear()
+        for name in ("o200k_base", "cl100k_base"):
+            load_tokenizer(name)
+
+
+@pytest.mark.slow
+def test_typing_while_the_merge_tree_links_new_vocabularies_does_not_stall(qtbot, win):
+    """Keystrokes in 100 KB right after o200k and cl100k were loaded, while the merge tree's
+    worker links the new vocabulary's tokens (its children index was one loop of 100 ms
+    without a check, so the GUI thread waited for the interpreter lock: 70 ms stalls)."""
+    win.set_text(_text(100_000))
+    wait_idle(qtbot, win, timeout=60000)
+    win.panels.docks["tree"].raise_()
+    tree = win.panels.view("tree")
+    _quiet_enough(qtbot)
+
+    def attempt(_: int) -> StallProbe:
+        for tok in win.registry.tokenizers():
+            win.registry.remove(tok)
+        wait_idle(qtbot, win, timeout=60000)
+        qtbot.waitUntil(lambda: not tree.jobs.is_busy(), timeout=60000)
+        catalog.load_builtin.cache_clear()  # new tokenizers: their merge graphs are linked anew
+        for name in ("o200k_base", "cl100k_base"):
+            win.open_tokenizer(name)
+        qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
+        wait_idle(qtbot, win, timeout=120000)
+        view = win.panes.panes()[0].view
+        view.setFocus()
+        cur = view.textCursor()
+        cur.setPosition(view.document().characterCount() // 2)
+        cur.movePosition(QTextCursor.MoveOperation.EndOfLine)
+        view.setTextCursor(cur)
+        assert tree.jobs.pending("link")  # the typing overlaps the linking, to its end
+        keys = 0
+        with StallProbe() as probe:
+            while tree.jobs.pending("link") and keys < 400:
+                QTest.keyClick(view, Qt.Key.Key_X)
+                keys += 1
+                wait_idle(qtbot, win, timeout=60000)
+                qtbot.wait(20)
+        assert not tree.jobs.pending("link") and tree.up.ready
+        assert win.text().count("x" * keys) == 1
         return probe
 
     try:

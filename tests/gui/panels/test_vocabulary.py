@@ -272,3 +272,16 @@ def test_status_names_single_bytes_without_a_token(qtbot) -> None:
     assert "no token for 2 single bytes (03 c0)" in w.status.text()
     # added tokens that are not special have their own kind
     assert w.index_.kind(300) == "added"
+
+
+def test_a_tokens_tooltip_shows_its_bytes_in_the_one_notation() -> None:
+    token = b" \t\n\xe4\xbd"  # then the first two bytes of 你 (e4 bd a0)
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[token] = 256
+    model = VocabTableModel()
+    model.set_index(VocabIndex(Tokenizer(ranks, pattern=None)))
+    row = model.row_of(256)
+    assert row is not None
+    tip = model.data(model.index(row, COL_TOKEN), Qt.ItemDataRole.ToolTipRole)
+    assert tip.splitlines() == ["256: " + display_bytes(token), "20 09 0a e4 bd"]
+    assert display_bytes(token) == "␣⇥↵<e4 bd>"

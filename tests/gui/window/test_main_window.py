@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from PySide6.QtCore import Qt
@@ -138,8 +139,12 @@ def test_export_html_and_png(qtbot, window, tmp_path):
         and "�" not in page
     )
     png = tmp_path / "o.png"
+    png.write_bytes(b"an older picture")
+    os.link(png, tmp_path / "backup.png")  # another name for the old file: a save replaces it, never writes into it
     assert window.files.export_png(str(png))
     assert png.read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "backup.png").read_bytes() == b"an older picture"
+    assert sorted(os.listdir(tmp_path)) == ["backup.png", "o.html", "o.png"]
 
 
 def test_add_panel_docks_a_widget(window):

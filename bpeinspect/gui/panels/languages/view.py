@@ -237,10 +237,6 @@ class LanguagesView(QWidget):
         self.filters.show_source(source)
         self.start()
 
-    def set_folder(self, folder: str | os.PathLike[str]) -> None:
-        """Measure a folder of the user's own texts (one file per language)."""
-        self.set_source(FOLDER_PREFIX + os.fspath(folder))
-
     def set_filters(self, *, stage: int | None = COMPLETE_STAGE, script: str | None = None,
                     region: str | None = None) -> None:  # fmt: skip
         """Show the texts of one stage (``None``: all), script and region (``None``: all)."""
@@ -248,9 +244,6 @@ class LanguagesView(QWidget):
 
     def set_baseline(self, code: str | None) -> None:
         self.filters.set_baseline(code)
-
-    def set_focus(self, label: str) -> None:
-        self.focus_box.setCurrentText(label)
 
     def show_page(self, key: str) -> None:
         self.tabs.setCurrentIndex(list(PAGES).index(key))
@@ -469,10 +462,6 @@ def _labels(toks: Sequence[Tokenizer]) -> list[str]:
             label, n = f"{base} ({n})", n + 1
         labels.append(label)
     return labels
-
-
-def _one(value: str | None) -> set[str] | None:
-    return None if value is None else {value}
 
 
 __all__ = ["PAGES", "LanguagesView", "load_modules"]

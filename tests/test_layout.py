@@ -1,0 +1,118 @@
+"""The tree keeps the shape docs/ARCHITECTURE.md describes: small folders, short modules, and no
+module reading a tokenizer's private attributes."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "bpeinspect"
+MAX_MODULES = 14  # per folder
+MAX_LINES = 500  # per module
+# SentencePieceBPE subclasses Tokenizer and builds its state itself; its package shares it
+OWNERS = ("core/tokenizer.py", "core/sentencepiece/")
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_no_folder_holds_more_than_14_modules_and_no_module_is_over_500_lines() -> None:
+    folders: dict[Path, int] = {}
+    for path in _modules():
+        folders[path.parent] = folders.get(path.parent, 0) + 1
+    assert len(folders) > 10 and PACKAGE / "core" in folders
+    crowded = {str(f.relative_to(PACKAGE.parent)): n for f, n in folders.items() if n > MAX_MODULES}
+    assert crowded == {}
+    lengths = {str(p.relative_to(PACKAGE.parent)): len(p.read_bytes().splitlines()) for p in _modules()}
+    assert max(lengths.values()) > MAX_LINES // 2  # the count sees real modules
+    assert {p: n for p, n in lengths.items() if n > MAX_LINES} == {}
+
+
+def tokenizer_private_names(source: str) -> set[str]:
+    """The private methods and attributes of ``class Tokenizer`` in ``source``.
+
+    >>> sorted(tokenizer_private_names("class Tokenizer:\\n def _a(self):\\n  self._b = self.c = 1"))
+    ['_a', '_b']
+    """
+    cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "Tokenizer")
+    names = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            names.add(node.attr)
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def private_reads(source: str, names: set[str]) -> list[str]:
+    """Expressions in ``source`` that read one of ``names`` from anything but ``self``/``cls``.
+
+    >>> private_reads("x = tok._cache[1]\\ny = self._cache", {"_cache"})
+    ['tok._cache']
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append(ast.unparse(node))
+    return found
+
+
+def test_no_module_reads_a_tokenizers_private_attributes() -> None:
+    names = tokenizer_private_names((PACKAGE / "core" / "tokenizer.py").read_text(encoding="utf-8"))
+    assert {"_cache", "_decoder", "_segments"} <= names
+    reads = {}
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(OWNERS):
+            continue
+        found = private_reads(path.read_text(encoding="utf-8"), names)
+        if found:
+            reads[rel] = found
+    assert reads == {}
+
+
+# what writing a file in place of another takes; only core/io/atomic.py may call these
+RENAMING = {"os.replace", "os.rename", "os.renames", "shutil.move", "mkstemp", "mkdtemp", "NamedTemporaryFile",
+            "tempfile.mkstemp", "tempfile.mkdtemp", "tempfile.NamedTemporaryFile"}  # fmt: skip
+
+
+def renaming_calls(source: str) -> list[str]:
+    """Calls in ``source`` (its code, not its doctests) of what only the atomic writer may use.
+
+    >>> renaming_calls('import os\\n"os.replace(a, b)"\\nos.replace(tmp, target)')
+    ['os.replace']
+    """
+    return [f for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call) and (f := ast.unparse(n.func)) in RENAMING]
+
+
+def test_every_file_is_written_by_the_one_atomic_writer() -> None:
+    found = {}
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        calls = renaming_calls(path.read_text(encoding="utf-8"))
+        if calls and rel != "core/io/atomic.py":
+            found[rel] = calls
+    assert found == {}
+    assert renaming_calls((PACKAGE / "core" / "io" / "atomic.py").read_text(encoding="utf-8"))
+
+
+def private_imports(source: str) -> list[str]:
+    """``from bpeinspect… import _name`` in ``source``: a module's private names stay its own.
+
+    >>> private_imports("from bpeinspect.core.live import _join, plan_encode\\nfrom os import _exit")
+    ['bpeinspect.core.live._join']
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "bpeinspect":
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = {}
+    for path in _modules():
+        names = private_imports(path.read_text(encoding="utf-8"))
+        if names:
+            found[path.relative_to(PACKAGE).as_posix()] = names
+    assert found == {}

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats import _rawmerges
+from bpeinspect.core.io.formats import bytemerges
 from bpeinspect.core.io.formats._common import expect, map_merges, read_bytes_limited
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
@@ -372,7 +372,7 @@ def _merges_from_bytes(
     tokens: Any, raw: list[bytes], pieces: list[str], index: dict[str, int]
 ) -> tuple[list[tuple[int, int]], list[int]] | None:
     """:func:`_gguf_merges` of all the merges, mapped by their bytes in bulk
-    (:func:`._rawmerges.map_gguf`) when every token is valid UTF-8 (its bytes then stand for its
+    (:func:`.bytemerges.map_gguf`) when every token is valid UTF-8 (its bytes then stand for its
     text); the few merges that are not found so (not valid UTF-8, no space) are looked up as
     text, as before."""
     if not (isinstance(tokens, list) and len(tokens) == len(pieces) and all(map(bytes.__instancecheck__, tokens))
@@ -382,7 +382,7 @@ def _merges_from_bytes(
         b"\0".join(tokens).decode("utf-8")
     except UnicodeDecodeError:
         return None
-    ia, ib, im, table = _rawmerges.map_gguf(tokens, raw)
+    ia, ib, im, table = bytemerges.map_gguf(tokens, raw)
     found = (ia >= 0) & (ib >= 0) & (im >= 0)
     get = index.get
     for k in np.flatnonzero(~found).tolist():  # cut and looked up as text, as _gguf_merges does

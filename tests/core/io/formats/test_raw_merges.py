@@ -1,4 +1,4 @@
-"""The bulk byte lookups behind GGUF merges (:mod:`bpeinspect.core.io.formats._rawmerges`):
+"""The bulk byte lookups behind GGUF merges (:mod:`bpeinspect.core.io.formats.bytemerges`):
 hashes that compose, byte-for-byte checks, and a table that never returns a key with other
 bytes (issue 14 item 10)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bpeinspect.core.io.formats import _rawmerges
+from bpeinspect.core.io.formats import bytemerges
 
 
 def _text(*parts: bytes) -> np.ndarray:
@@ -19,28 +19,28 @@ def test_hashes_compose_and_spans_compare_exactly():
     text = np.concatenate([text, np.zeros(8, dtype=np.uint8)])
     starts = np.sort(rng.choice(290_000, 2000, replace=False))
     lens = rng.integers(0, 40, 2000)
-    h = _rawmerges.hashes(text, starts, starts + lens)
+    h = bytemerges.hashes(text, starts, starts + lens)
     for s, n, got in list(zip(starts.tolist(), lens.tolist(), h.tolist()))[:50]:
-        assert got == sum(int(x) * pow(_rawmerges._B, k, 1 << 64) for k, x in enumerate(text[s : s + n].tolist())) % (1 << 64)
+        assert got == sum(int(x) * pow(bytemerges._B, k, 1 << 64) for k, x in enumerate(text[s : s + n].tolist())) % (1 << 64)
     # a span's hash from its two halves: h(a + b) = h(a) + B**len(a) * h(b)
-    pw, _ = _rawmerges._power_table(40)
+    pw, _ = bytemerges._power_table(40)
     half = lens // 2
-    ha = _rawmerges.hashes(text, starts, starts + half)
-    hb = _rawmerges.hashes(text, starts + half, starts + lens)
+    ha = bytemerges.hashes(text, starts, starts + half)
+    hb = bytemerges.hashes(text, starts + half, starts + lens)
     assert np.array_equal(ha + pw[half] * hb, h)
     a, b = starts[:-1], starts[1:]
     n = np.minimum(lens[:-1], lens[1:])
-    w = _rawmerges.words(text)
+    w = bytemerges.words(text)
     expected = [bytes(text[x : x + k]) == bytes(text[y : y + k]) for x, y, k in zip(a, b, n)]
-    assert _rawmerges.same_each(w, a, b, n).tolist() == expected
+    assert bytemerges.same_each(w, a, b, n).tolist() == expected
     text[200_000:200_100] = text[100_000:100_100]  # equal spans at other offsets
     for k in (0, 1, 7, 8, 9, 17, 100):
-        assert _rawmerges.same_each(w, np.array([100_000]), np.array([200_000]), np.array([k])).all()
-        two = _rawmerges.hashes(text, np.array([100_000, 200_000]), np.array([100_000 + k, 200_000 + k]))
+        assert bytemerges.same_each(w, np.array([100_000]), np.array([200_000]), np.array([k])).all()
+        two = bytemerges.hashes(text, np.array([100_000, 200_000]), np.array([100_000 + k, 200_000 + k]))
         assert two[0] == two[1]
     text[200_050] ^= 1
-    assert not _rawmerges.same_each(w, np.array([100_000]), np.array([200_000]), np.array([51])).any()
-    assert _rawmerges.same_each(w, np.array([100_000]), np.array([200_000]), np.array([50])).all()
+    assert not bytemerges.same_each(w, np.array([100_000]), np.array([200_000]), np.array([51])).any()
+    assert bytemerges.same_each(w, np.array([100_000]), np.array([200_000]), np.array([50])).all()
 
 
 def _table(keys: list[bytes], queries: list[bytes]):
@@ -48,9 +48,9 @@ def _table(keys: list[bytes], queries: list[bytes]):
     lens = np.array([len(k) for k in keys + queries], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
     nk = len(keys)
-    table = _rawmerges.Keys(text, starts[:nk], starts[:nk] + lens[:nk], list(range(nk)))
+    table = bytemerges.Keys(text, starts[:nk], starts[:nk] + lens[:nk], list(range(nk)))
     qs, ql = starts[nk:], lens[nk:]
-    return table, _rawmerges.hashes(text, qs, qs + ql), (qs, ql)
+    return table, bytemerges.hashes(text, qs, qs + ql), (qs, ql)
 
 
 def test_lookups_find_each_key_and_the_last_listing_of_a_repeated_one():
@@ -62,7 +62,7 @@ def test_lookups_find_each_key_and_the_last_listing_of_a_repeated_one():
 
 def test_a_key_with_the_same_hash_and_other_bytes_is_never_returned(monkeypatch):
     # every hash the same: each lookup reaches some key with it, and the bytes decide
-    monkeypatch.setattr(_rawmerges, "_mixed", lambda h: h * np.uint64(0))
+    monkeypatch.setattr(bytemerges, "_mixed", lambda h: h * np.uint64(0))
     table, h, parts = _table([b"a", b"b", b"cd"], [b"a", b"b", b"cd", b"e"])
     got = table.lookup(h, [parts]).tolist()
     assert got[3] == -1 and all(g in (-1, i) for i, g in enumerate(got[:3])) and got.count(-1) >= 3

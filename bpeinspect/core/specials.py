@@ -225,7 +225,12 @@ def check_disallowed(text: str, disallowed: Collection[str]) -> None:
     """Raise tiktoken's :class:`DisallowedSpecialError` if ``text`` holds one of ``disallowed``."""
     if not disallowed:
         return
-    m = _special_regex(tuple(sorted(disallowed))).search(text)
+    if "" in disallowed:
+        m = _special_regex(tuple(sorted(disallowed))).search(text)
+    elif not any(c in text for c in _first_chars(frozenset(disallowed))):
+        return  # none can start anywhere in the text (the usual case: no regex to build)
+    else:  # the longest at the leftmost place, as the alternation longest-first finds it
+        m = literal_regex(frozenset(disallowed)).search(text)
     if m is not None:
         raise DisallowedSpecialError(
             f"Encountered text corresponding to disallowed special token {m.group()!r}.\n"
@@ -235,6 +240,11 @@ def check_disallowed(text: str, disallowed: Collection[str]) -> None:
             "by passing `disallowed_special=(enc.special_tokens_set - {" + repr(m.group()) + "})`.\n"
             "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
         )
+
+
+@functools.lru_cache(maxsize=32)
+def _first_chars(tokens: frozenset[str]) -> frozenset[str]:
+    return frozenset(t[0] for t in tokens)
 
 
 @functools.lru_cache(maxsize=256)

@@ -82,3 +82,27 @@ def test_many_added_tokens_are_found_fast() -> None:
     text = "hello <unused12> world <unused5999><unused1>x " * 2000
     ids = tok.encode(text)
     assert ids.count(1012) == ids.count(1000 + 5999) == ids.count(1001) == 2000
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain text", "<|a|>", "x<|a|>x<|ab|>", "<|ab|><|a|>", "<|a", "a|>b", "<|abc|>", "ü<|ü|>", "<<|ab|>>", "é"],
+)
+def test_disallowed_specials_are_found_as_the_alternation_finds_them(text: str) -> None:
+    # a check that builds no regex when no special can start in the text, and a trie otherwise:
+    # the same token named (the longest at the leftmost place) as the plain alternation names
+    import regex
+
+    from bpeinspect.core.errors import DisallowedSpecialError
+    from bpeinspect.core.specials import check_disallowed
+
+    disallowed = {"<|a|>", "<|ab|>", "<|a|>x", "<|ü|>", "é"}
+    alternation = regex.compile("|".join(regex.escape(s) for s in sorted(disallowed, key=lambda s: (-len(s), s))))
+    expected = alternation.search(text)
+    if expected is None:
+        check_disallowed(text, disallowed)
+    else:
+        with pytest.raises(DisallowedSpecialError, match=f"special token {regex.escape(repr(expected.group()))}"):
+            check_disallowed(text, disallowed)
+    with pytest.raises(DisallowedSpecialError, match="token ''"):
+        check_disallowed(text, {""})  # the empty string is everywhere

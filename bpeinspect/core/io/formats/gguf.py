@@ -23,6 +23,8 @@ from operator import add, itemgetter, methodcaller
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, check_count, expect, open_binary, tokens_to_bytes
@@ -74,6 +76,7 @@ _SCALARS: dict[int, str] = {
 }
 _MAX_KEY = 1 << 16
 _CHUNK = 1 << 20
+_BULK = 1 << 20  # bytes of strings found at a time
 # Keys whose string arrays we decode; other arrays are skipped without building them.
 WANTED_ARRAYS = {"tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"}
 
@@ -115,7 +118,48 @@ class _Stream:
 
     def strings(self, count: int, unpack_len: Any, keep: bool = True) -> list[bytes]:
         """``count`` length-prefixed strings (the hot loop for vocabularies and merges); with
-        ``keep=False`` they are only stepped over."""
+        ``keep=False`` they are only stepped over. Little-endian ones are found a block at a
+        time where they can be (:meth:`_strings_in_bulk`), the rest one by one."""
+        if not keep or unpack_len(b"\1" + bytes(7), 0)[0] != 1:
+            return self._strings_each(count, unpack_len, keep)
+        out: list[bytes] = []
+        while len(out) < count:
+            got = self._strings_in_bulk(count - len(out))
+            out += got
+            if not got:  # not found so (a long string, a run of empty ones): the next few one by one
+                out += self._strings_each(min(count - len(out), 64), unpack_len, keep)
+        return out
+
+    def _strings_in_bulk(self, most: int) -> list[bytes]:
+        """Up to ``most`` strings from here, found together in the next block of the file: every
+        place whose next 7 bytes are zero may hold a length under 256; from here, each string
+        must end where such a place starts, and the strings up to the first that does not are
+        taken (every one checked: a chain of true lengths from a true start)."""
+        self.ensure(min(_BULK, self.size - self.offset))
+        block = np.frombuffer(self.buf, dtype=np.uint8, offset=self.pos)
+        if len(block) < 16:
+            return []
+        zero = block == 0
+        high = zero[1:-7].copy()  # bytes 1-7 of a length all zero
+        for k in range(2, 8):
+            high &= zero[k : len(block) - 8 + k]
+        cand = np.flatnonzero(high)
+        if not len(cand) or cand[0] != 0:
+            return []
+        nxt = cand + 8 + block[cand]
+        chain = np.append(nxt[:-1] == cand[1:], False)  # each string ends where the next length is
+        n = min(int(np.argmin(chain)) + 1, most)  # up to the first break (the last one may overrun)
+        if nxt[n - 1] > len(block):
+            n -= 1
+        if n <= 0:
+            return []
+        base, buf = self.pos, self.buf
+        ends = (nxt[:n] + base).tolist()
+        out = [buf[s:e] for s, e in zip((cand[:n] + (base + 8)).tolist(), ends)]
+        self.pos = ends[-1]
+        return out
+
+    def _strings_each(self, count: int, unpack_len: Any, keep: bool = True) -> list[bytes]:
         out: list[bytes] = []
         append = out.append if keep else len
         buf, pos = self.buf, self.pos

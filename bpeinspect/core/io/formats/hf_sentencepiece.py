@@ -113,6 +113,7 @@ def from_dict(
             )
     pieces, kinds = _pieces(vocab, path)
     n = len(pieces)
+    filled: list[tuple[str, int]] = []
     for content, i in (*specials.items(), *added.items()):
         if i >= n:
             pieces.extend([None] * (i + 1 - n))
@@ -120,8 +121,15 @@ def from_dict(
             n = i + 1
         if pieces[i] is None:
             pieces[i] = content
+            filled.append((content, i))
         if content in specials:
             kinds[i] = CONTROL
+    # piece text -> id, the first listing winning: the vocabulary itself (each text has one id
+    # there), and the added tokens put where it has no piece
+    piece_ids = dict(vocab) if filled else vocab
+    for content, i in filled:
+        if piece_ids.get(content, i) >= i:
+            piece_ids[content] = i
     merges, made = _merges(model.get("merges"), vocab, path)
     model["merges"] = None  # the parsed strings are the largest part of a big file: free them now
     unk = model.get("unk_token")
@@ -155,6 +163,7 @@ def from_dict(
             strip_leading_space=strip,
             ignore_merges=bool(model.get("ignore_merges")),
             split_before_space=split_words,
+            piece_ids=piece_ids,
             name=name_for(p, file_stem(p)),
             source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
         )

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io.formats import bytemerges
 from bpeinspect.core.io.formats._common import expect, map_merges, read_bytes_limited
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
@@ -334,12 +335,15 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     merges_raw = meta.pop("tokenizer.ggml.merges", None)
     expect(isinstance(merges_raw, list), path, "tokenizer.ggml.merges is missing or not a list of strings")
     index = dict(zip(pieces, range(len(pieces))))  # llama.cpp's token_to_id: the last listing wins
-    merges: list[tuple[int, int]] = []
-    made: list[int] = []
-    for at in range(0, len(merges_raw), _MERGES_AT_ONCE):  # decoded and mapped a slice at a time
-        got = _gguf_merges(_decode_all(merges_raw[at : at + _MERGES_AT_ONCE]), index)
-        merges += got[0]
-        made += got[1]
+    bulk = _merges_from_bytes(meta.get("tokenizer.ggml.tokens"), merges_raw, pieces, index)
+    if bulk is not None:
+        merges, made = bulk
+    else:
+        merges, made = [], []
+        for at in range(0, len(merges_raw), _MERGES_AT_ONCE):  # decoded and mapped a slice at a time
+            got = _gguf_merges(_decode_all(merges_raw[at : at + _MERGES_AT_ONCE]), index)
+            merges += got[0]
+            made += got[1]
     del merges_raw
     try:
         return SentencePieceBPE(
@@ -362,6 +366,35 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
 
 
 _MERGES_AT_ONCE = 1 << 16
+
+
+def _merges_from_bytes(
+    tokens: Any, raw: list[bytes], pieces: list[str], index: dict[str, int]
+) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """:func:`_gguf_merges` of all the merges, mapped by their bytes in bulk
+    (:func:`.bytemerges.map_gguf`) when every token is valid UTF-8 (its bytes then stand for its
+    text); the few merges that are not found so (not valid UTF-8, no space) are looked up as
+    text, as before."""
+    if not (isinstance(tokens, list) and len(tokens) == len(pieces) and all(map(bytes.__instancecheck__, tokens))
+            and all(map(bytes.__instancecheck__, raw))):
+        return None
+    try:  # each token valid UTF-8 (a NUL between them: none can borrow a neighbour's bytes)
+        b"\0".join(tokens).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    ia, ib, im, table = bytemerges.map_gguf(tokens, raw)
+    found = (ia >= 0) & (ib >= 0) & (im >= 0)
+    get = index.get
+    for k in np.flatnonzero(~found).tolist():  # cut and looked up as text, as _gguf_merges does
+        m = raw[k].decode("utf-8", "replace")
+        cut = m.find(" ", 1)
+        a, b = (m[:cut], m[cut + 1 :]) if cut > 0 else ("", "")
+        x, y, z = get(a), get(b), get(a + b)
+        if x is not None and y is not None and z is not None:
+            ia[k], ib[k], im[k] = x, y, z
+            found[k] = True
+    keep = np.flatnonzero(found)
+    return list(zip(table.id_list(ia[keep]), table.id_list(ib[keep]))), table.id_list(im[keep])
 
 
 def _decode_all(raw: list[bytes]) -> list[str]:

@@ -156,3 +156,34 @@ def test_map_merges_in_bulk_refuses_a_merge_without_a_space_beside_one_with_two(
     merges = ["a b", "ab c", "b c", "a bc"] * 3
     assert _common.map_merges(merges, vocab) == ([(0, 1), (3, 2), (1, 2), (0, 4)] * 3, [3, 5, 4, 5] * 3)
     assert _common.map_merges(merges + ["a b c"], vocab) is None
+
+
+def _piece_index_built_by_the_model(tok) -> dict[str, int]:
+    P = tok.pieces
+    present = [i for i, p in enumerate(P) if p is not None]
+    return dict(zip(map(P.__getitem__, reversed(present)), reversed(present)))  # the first listing wins
+
+
+def test_a_sentencepiece_json_reuses_its_vocabulary_as_the_piece_index(tmp_path):
+    # added tokens beyond the vocabulary, in a gap of it, and one whose text the vocabulary
+    # also lists at a higher id: the index is the one the model would build from its pieces
+    vocab = {"<unk>": 0, "a": 1, "b": 2, "ab": 3, "▁": 4, "<x>": 6, "▁ab": 7}
+    added = [{"id": i, "content": c, "special": sp, "normalized": False} for i, c, sp in
+             [(5, "<gap>", True), (8, "<after>", True), (9, "ab", False), (10, "<x>", True)]]
+    obj = {"model": {"type": "BPE", "byte_fallback": True, "vocab": vocab, "merges": ["a b", "▁ ab"]},
+           "added_tokens": added, "pre_tokenizer": {"type": "Metaspace", "replacement": "▁"}}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj))
+    tok = load_path(path)
+    assert tok._piece_id == _piece_index_built_by_the_model(tok)
+    assert tok._piece_id["<gap>"] == 5 and tok._piece_id["<x>"] == 6 and tok._piece_id["ab"] == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vid", ["gemma3", "gemini-json", "llama2-json"])
+def test_real_sentencepiece_json_piece_index_is_the_models_own(vid):
+    from tests.conformance.conftest import vocab_file
+    from tests.conformance.sources import VOCABS
+
+    tok = load_path(vocab_file(next(v for v in VOCABS if v.id == vid)))
+    assert tok._piece_id == _piece_index_built_by_the_model(tok)

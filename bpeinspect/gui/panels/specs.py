@@ -30,6 +30,10 @@ from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first, s
 
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
+# how long after a click the docks follow it: a frame, so that the click's own turn and paint
+# and the docks' turns are apart even for timers due meanwhile (a zero timer ran in the same
+# pass of the event loop as the click's paint, 30 ms in one stretch at the first click)
+FOLLOW_MS = 16
 RIGHT, BOTTOM = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
 
 
@@ -55,10 +59,11 @@ class PanelSpec:
 class Inspector(QObject):
     """Keeps the token views on the current tokenizer and on the token or pre-token picked.
 
-    A token picked in the text reaches the views one event-loop turn later (a zero timer): the
-    click's own work (the outline in the panes, the ids, the token list) is painted first, and
-    the docks' work (the tree, the vocabulary's row, the replay, the tree's dock brought
-    forward and painted) runs in turns of its own, so that no one turn holds the window long."""
+    A token picked in the text reaches the views a frame later (:data:`FOLLOW_MS`): the
+    click's own work (the outline in the panes and the ids) is painted first, and the docks'
+    work (the tree, the vocabulary's row, the replay, the tree's dock brought forward and
+    painted; the token list follows the same way) runs in turns of its own, so that no one
+    stretch holds the window long."""
 
     TOKEN_VIEWS = ("tree", "vocab")  # show a picked token
     PIECE_VIEWS = ("replay",)  # replay a picked pre-token
@@ -73,7 +78,7 @@ class Inspector(QObject):
         # the latest token and pre-token picked, not yet shown (the latest pick wins)
         self._token: tuple[Tokenizer, int] | None = None
         self._piece: tuple[Tokenizer, str] | None = None
-        self._later = QTimer(self, singleShot=True, interval=0)
+        self._later = QTimer(self, singleShot=True, interval=FOLLOW_MS)
         self._later.timeout.connect(self._show_picked)
         win = window
         win.registry.currentChanged.connect(self._follow)
@@ -159,7 +164,7 @@ def _make_tokens(host: Any) -> QWidget:
     # the list follows a click in the turn after it, with the other docks (see Inspector): its
     # scroll and repaint (10 ms at 1 MB) stay out of the click's own turn, and are not painted
     # at all when the merge tree is brought forward over it
-    later = QTimer(view, singleShot=True, interval=0)
+    later = QTimer(view, singleShot=True, interval=FOLLOW_MS)
     later.timeout.connect(lambda: view.select(win.selected_index(reg.current()), scroll=True))
     follow_selection = later.start
 

@@ -397,13 +397,16 @@ def make_piece_encoder(
     pair_merges: PairMerges | None,
     byte_ids: list[int] | None,
     ignore_merges: bool,
+    *,
     drop: bytes = b"",
+    barriers: bool = False,
 ) -> Callable[[bytes], list[int]]:
     """The function that turns one pre-token's bytes into ids for a tokenizer's merge rule.
 
     Bytes in ``drop`` have no token: they are removed before merging, so their neighbours
     become adjacent (what Hugging Face ``tokenizers`` does with a symbol missing from the
-    vocabulary when there is no unknown token).
+    vocabulary when there is no unknown token). With ``barriers`` they are dropped after
+    merging, as llama.cpp does: the bytes on either side of one are never merged together.
 
     >>> enc = make_piece_encoder({b"a": 0, b"b": 1, b"ab": 2}, None, None, False, drop=b"\x03")
     >>> enc(b"a\x03b"), enc(b"\x03")
@@ -438,6 +441,11 @@ def make_piece_encoder(
             return encode(piece)
         if not kept:
             return []
+        if barriers:  # each run between dropped bytes merges on its own
+            runs = piece.translate(bytes.maketrans(drop, drop[:1] * len(drop))).split(drop[:1])
+            if pair_merges is None:
+                return [t for run in runs if run for t in rank_encode(run, ranks)]
+            return [t for run in runs if run for t in pair_encode([byte_ids[b] for b in run], pair_merges)]  # type: ignore[index]
         if pair_merges is None:
             return rank_encode(kept, ranks)
         # as in Hugging Face: the whole piece (with its dropped byte) is no token, so merge

@@ -69,7 +69,8 @@ class Tokenizer:
 
     A single byte without a token (real vocabularies leave out bytes that valid UTF-8 never
     holds, and some control bytes) is dropped from the text it occurs in, as Hugging Face
-    ``tokenizers`` and llama.cpp drop it; :attr:`missing_bytes` lists them.
+    ``tokenizers`` and llama.cpp drop it; :attr:`missing_bytes` lists them. Hugging Face drops it
+    before merging; llama.cpp after (``byte_barriers``), so no merge joins its neighbours.
 
     >>> t = Tokenizer.from_merges([(104, 105)], pattern=None)
     >>> t.encode("hihi")
@@ -83,6 +84,7 @@ class Tokenizer:
     assumed: Mapping[str, str] = MappingProxyType({})
     inferred: Mapping[str, str] = MappingProxyType({})
     missing_bytes: tuple[int, ...] = ()
+    byte_barriers = False
     # Hugging Face's flags of the special and added tokens that have any (lstrip, rstrip,
     # single_word, normalized: see core.specials), and the normalizer that ``normalized`` ones
     # are matched after (the file's own normalizer, without a pre-tokenizer's ▁ steps)
@@ -106,6 +108,7 @@ class Tokenizer:
         inferred: Mapping[str, str] | None = None,
         merge_results: Sequence[int] | None = None,
         added_options: Mapping[str, AddedOptions] | None = None,
+        byte_barriers: bool = False,  # a byte without a token parts its neighbours (llama.cpp)
     ) -> None:
         self.name = name
         # applied to the text between special tokens before splitting (NFC for Qwen, ...)
@@ -131,7 +134,7 @@ class Tokenizer:
         self.assumed: dict[str, str] = dict(assumed or {})
         decode_special_tokens(self._decoder, self.special_tokens, self.added_tokens)
         self.missing_bytes: tuple[int, ...] = missing_single_bytes(self._ranks)
-        self.ignore_merges = ignore_merges
+        self.ignore_merges, self.byte_barriers = ignore_merges, byte_barriers
         self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
         self._explicit_merges: list[tuple[int, int]] | None = None
         byte_ids = None
@@ -139,7 +142,7 @@ class Tokenizer:
             self._explicit_merges, self._pair_merges = pair_merge_table(self._ranks, self._decoder, merges, merge_results)
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
         self._encode_piece = make_piece_encoder(
-            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes)
+            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes), barriers=byte_barriers
         )
         self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0

@@ -56,6 +56,12 @@ class PanelSpec:
     docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
 
 
+def _in_front(dock: QDockWidget | None) -> bool:
+    """Whether ``dock`` is shown and is the tab in front (tabbed docks behind another still say
+    ``isVisible()``; their visible region is empty)."""
+    return dock is not None and dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+
 class Inspector(QObject):
     """Keeps the token views on the current tokenizer and on the token or pre-token picked.
 
@@ -68,6 +74,7 @@ class Inspector(QObject):
     TOKEN_VIEWS = ("tree", "vocab")  # show a picked token
     PIECE_VIEWS = ("replay",)  # replay a picked pre-token
     EXAMPLE_VIEWS = ("tree", "replay")  # show EXAMPLE_PIECE until something is picked
+    KEEP_IN_FRONT = ("tokens", "vocab", "replay")  # a pick does not bring the tree over these
 
     def __init__(self, window: Any, docks: dict[str, QDockWidget]) -> None:
         super().__init__(window)
@@ -130,10 +137,10 @@ class Inspector(QObject):
                 if key in self.views:
                     self._set(key, tok)
                     self.views[key].show_token(token_id)
-            docks = self.docks
-            if "tree" in docks and ("vocab" not in docks or not docks["vocab"].isVisible()
-                                    or ("replay" in docks and docks["replay"].isVisible())):  # fmt: skip
-                docks["tree"].raise_()
+            # the tree comes forward, unless a view that follows the pick is in front (the token
+            # list the user may have clicked in, the vocabulary, the replay): that one stays
+            if "tree" in self.docks and not any(_in_front(self.docks.get(k)) for k in self.KEEP_IN_FRONT):
+                self.docks["tree"].raise_()
         if piece is not None:
             tok, text = piece
             for key in self.PIECE_VIEWS:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, PANELS
 from tests.gui.conftest import wait_idle
 
@@ -89,6 +91,22 @@ def test_a_click_shows_in_the_panes_before_the_docks_follow(qtbot, panel_window)
     qtbot.waitUntil(lambda: tokens.selected_rows() == [2], timeout=5000)
     roots = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
     assert roots == [enc.id_at(2)]
-    qtbot.waitUntil(lambda: in_front("tree"), timeout=5000)
     _wait_replay(qtbot, panels.replay)
     assert panels.replay.trace.piece == enc.piece_text(2).encode()
+    assert in_front("tokens") and not in_front("tree")  # the list the user had in front stays there
+
+
+@pytest.mark.parametrize("front, stays", [("vocab", True), ("replay", True), ("compare", False)])
+def test_a_pick_brings_the_tree_forward_only_over_views_that_do_not_follow_it(qtbot, panel_window, front, stays):
+    """Tabbed docks behind another all say isVisible(), so the tree came forward on every pick,
+    even over the vocabulary or the token list the user had just clicked in."""
+    window = panel_window
+    _panels(qtbot, window)
+    tok = window.registry.current()
+    in_front = lambda key: not window.panels.docks[key].visibleRegion().isEmpty()  # noqa: E731
+    window.panels.docks[front].raise_()
+    qtbot.waitUntil(lambda: in_front(front), timeout=5000)
+    window.select_token(tok, 1)
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
+    qtbot.wait(50)
+    assert in_front(front) == stays and in_front("tree") == (not stays)

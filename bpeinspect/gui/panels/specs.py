@@ -132,21 +132,19 @@ class Inspector(QObject):
     def _show_picked(self) -> None:
         token, piece, self._token, self._piece = self._token, self._piece, None, None
         if token is not None:
-            tok, token_id = token
-            for key in self.TOKEN_VIEWS:
-                if key in self.views:
-                    self._set(key, tok)
-                    self.views[key].show_token(token_id)
+            self._show(self.TOKEN_VIEWS, token[0], "show_token", token[1])
             # the tree comes forward, unless a view that follows the pick is in front (the token
             # list the user may have clicked in, the vocabulary, the replay): that one stays
             if "tree" in self.docks and not any(_in_front(self.docks.get(k)) for k in self.KEEP_IN_FRONT):
                 self.docks["tree"].raise_()
         if piece is not None:
-            tok, text = piece
-            for key in self.PIECE_VIEWS:
-                if key in self.views:
-                    self._set(key, tok)
-                    self.views[key].show_piece(text)
+            self._show(self.PIECE_VIEWS, piece[0], "show_piece", piece[1])
+
+    def _show(self, keys: tuple[str, ...], tok: Tokenizer, method: str, what: Any) -> None:
+        for key in keys:
+            if key in self.views:
+                self._set(key, tok)
+                getattr(self.views[key], method)(what)
 
     def _on_view_token(self, source: str, token_id: int) -> None:
         for key in self.TOKEN_VIEWS:

@@ -273,9 +273,11 @@ def pair_merge_table(
     decoder: Mapping[int, bytes],
     merges: Sequence[tuple[int, int]],
     merge_results: Sequence[int] | None = None,
+    keep: str = "first",
 ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
     """The merge list as pairs of ints, and the table the pair rule merges by: ``(left, right)``
-    -> ``(rank, id of the token it makes)``; the first listing of a pair wins. ``merge_results``:
+    -> ``(rank, id of the token it makes)``; the first listing of a pair wins, or with
+    ``keep="last"`` the last one, and the earlier listings leave the list. ``merge_results``:
     what each merge makes, from a loader that already knows it (a 400k-merge tokenizer.json
     opens ~2x faster). Raises ``ValueError`` for a merge whose token is not in ``ranks``."""
     if merge_results is not None:
@@ -294,6 +296,14 @@ def pair_merge_table(
         rank = news.index(None)
         a, b = em[rank]
         raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary")
+    table = dict(zip(em, zip(range(len(em)), news)))  # type: ignore[arg-type]
+    if len(table) == len(em):  # no pair listed twice (the usual case): built once, forwards
+        return em, table
+    if keep == "last":  # Hugging Face: a pair listed again replaces its earlier listing
+        kept = [table[p][0] == r for r, p in enumerate(em)]
+        em = [p for p, k in zip(em, kept) if k]
+        news = [m for m, k in zip(news, kept) if k]
+        return em, dict(zip(em, zip(range(len(em)), news)))  # type: ignore[arg-type]
     # built from the end so that the first listing of a pair is written last
     return em, dict(zip(reversed(em), reversed(list(enumerate(news)))))
 

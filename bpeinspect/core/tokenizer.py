@@ -67,6 +67,9 @@ class Tokenizer:
     them; ``added_tokens`` (Hugging Face ``special: false``, GGUF ``USER_DEFINED``) are always
     cut out of the text before BPE, in ordinary encoding too, as Hugging Face and llama.cpp do.
 
+    A pair listed twice in ``merges`` keeps its first listing, or with
+    ``duplicate_merges="last"`` its last one (Hugging Face), the earlier ones leaving the list.
+
     A single byte without a token (real vocabularies leave out bytes that valid UTF-8 never
     holds, and some control bytes) is dropped from the text it occurs in, as Hugging Face
     ``tokenizers`` and llama.cpp drop it; :attr:`missing_bytes` lists them.
@@ -106,6 +109,7 @@ class Tokenizer:
         inferred: Mapping[str, str] | None = None,
         merge_results: Sequence[int] | None = None,
         added_options: Mapping[str, AddedOptions] | None = None,
+        duplicate_merges: Literal["first", "last"] = "first",
     ) -> None:
         self.name = name
         # applied to the text between special tokens before splitting (NFC for Qwen, ...)
@@ -119,7 +123,7 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
         check_tables(self._ranks.values(), self.special_tokens, self.added_tokens)
-        self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}
+        self._decoder: dict[int, bytes] = dict(zip(self._ranks.values(), self._ranks))
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
         self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
@@ -136,7 +140,9 @@ class Tokenizer:
         self._explicit_merges: list[tuple[int, int]] | None = None
         byte_ids = None
         if merges is not None:
-            self._explicit_merges, self._pair_merges = pair_merge_table(self._ranks, self._decoder, merges, merge_results)
+            self._explicit_merges, self._pair_merges = pair_merge_table(
+                self._ranks, self._decoder, merges, merge_results, duplicate_merges
+            )
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
         self._encode_piece = make_piece_encoder(
             self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes)

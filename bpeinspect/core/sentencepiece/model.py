@@ -34,6 +34,16 @@ from bpeinspect.core.tokenizer import Tokenizer
 _CACHE_LIMIT = 1 << 20
 
 
+def _display_all(pieces: list[str]) -> list[bytes]:
+    """Each piece's UTF-8 bytes with ``▁`` as a space, converted all at once (one join, replace,
+    encode and split for a whole vocabulary: ~3x faster than piece by piece), or piece by piece
+    where a piece holds the NUL that keeps them apart."""
+    joined = "\0".join(pieces)
+    if joined.count("\0") == len(pieces) - 1:
+        return joined.replace(SPACE, " ").encode("utf-8", "surrogatepass").split(b"\0")
+    return [p.replace(SPACE, " ").encode("utf-8", "surrogatepass") for p in pieces]
+
+
 class SentencePieceBPE(Tokenizer):
     """A SentencePiece-style BPE tokenizer (see the module docstring for the three flavours).
 
@@ -103,10 +113,9 @@ class SentencePieceBPE(Tokenizer):
         specials = set(self.special_tokens.values())
         P = self.pieces
         present = [i for i, p in enumerate(P) if p is not None] if None in P else range(n)
-        # id -> what the decoder prints (comprehensions: a 256k vocabulary in ~0.1 s)
+        # id -> what the decoder prints
         self._decoder: dict[int, bytes] = dict(
-            zip(present, [p.replace(SPACE, " ").encode("utf-8", "surrogatepass") for p in (  # type: ignore[union-attr]
-                P if isinstance(present, range) else map(P.__getitem__, present))])
+            zip(present, _display_all(P if isinstance(present, range) else list(map(P.__getitem__, present))))  # type: ignore[arg-type]
         )
         kind_arr = np.array(kinds, dtype=np.int64)
         byte_pieces = [i for i in np.nonzero(kind_arr == BYTE)[0].tolist() if P[i] is not None]
@@ -172,7 +181,7 @@ class SentencePieceBPE(Tokenizer):
                 raise ValueError(f"merge {rank} {tuple(em[rank])} makes a token that is not in the vocabulary")
             self._explicit_merges = em
             # Hugging Face keeps the last listing of a pair: built forwards, it is written last
-            self._pair_merges = dict(zip(em, list(zip(range(len(em)), news))))  # type: ignore[arg-type]
+            self._pair_merges = dict(zip(em, zip(range(len(em)), news)))  # type: ignore[arg-type]
         else:
             assert scores is not None
             # dense rank of the score, highest first: equal scores tie and the leftmost pair wins

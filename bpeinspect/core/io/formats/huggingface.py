@@ -130,6 +130,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         added_options=added_options(obj.get("added_tokens")),
         merges=merges,
         merge_results=made,
+        duplicate_merges="last",  # Hugging Face keeps the last rank of a pair listed twice
         ignore_merges=ignore_merges,
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
@@ -300,7 +301,8 @@ def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dic
 
 
 def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:
-    """The merges as id pairs, and the id each one makes."""
+    """The merges as id pairs, and the id each one makes (a pair listed twice is left to the
+    tokenizer, which keeps its last listing as Hugging Face does)."""
     if isinstance(items, MappedMerges):  # mapped while parsing
         found: tuple[list[tuple[int, int]], list[int]] | None = (items.pairs, items.made)
     else:
@@ -308,13 +310,7 @@ def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[t
         found = map_merges(items, vocab)
     if found is None:  # something is wrong: find the first bad merge and say what
         found = _checked_merges(items, vocab, path)
-    pairs, made = found
-    if len(set(pairs)) != len(pairs):  # Hugging Face keeps the last rank of a pair listed twice
-        last = {p: n for n, p in enumerate(pairs)}
-        keep = [last[p] == n for n, p in enumerate(pairs)]
-        pairs = [p for p, k in zip(pairs, keep) if k]
-        made = [m for m, k in zip(made, keep) if k]
-    return pairs, made
+    return found
 
 
 def _checked_merges(items: list, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:

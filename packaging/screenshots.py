@@ -220,9 +220,10 @@ def _chat_dataset(env: Env) -> Path:
 
     from bpeinspect.core.analysis.samples import load_samples
 
-    path = env.scratch / "fable-chats.jsonl"
+    path = env.scratch / "home" / "datasets" / "fable-chats.jsonl"  # in a stand-in home folder, shown as ~/...
     if path.exists():
         return path
+    path.parent.mkdir(parents=True, exist_ok=True)
     texts = [s.read() for s in load_samples()]
     lines = []
     for i in range(500):
@@ -242,7 +243,15 @@ def _chat_dataset(env: Env) -> Path:
 def dataset(win: Any, env: Env) -> Any:
     _open(win, env, "o200k_base", "cl100k_base", "r50k_base")
     view = win.panels.show("dataset")
-    view.open_file(_chat_dataset(env))
+    home = os.environ.get("HOME")
+    os.environ["HOME"] = str(env.scratch / "home")  # the label names the file as ~/datasets/..., as on a user's machine
+    try:
+        view.open_file(_chat_dataset(env))
+    finally:
+        if home is None:
+            del os.environ["HOME"]
+        else:
+            os.environ["HOME"] = home
     env.pause(0.5)
     env.wait(win, also=lambda: not view.jobs.pending())
     return win.panels.docks["dataset"]

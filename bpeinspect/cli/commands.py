@@ -15,6 +15,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 from bpeinspect import __version__
@@ -22,6 +23,7 @@ from bpeinspect.cli import chat, convert, encode, tokenizers, train
 from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli.common import PROG, CliError
+from bpeinspect.core.errors import PatternError
 from bpeinspect.core.text import display_label
 
 
@@ -80,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _warn
     try:
         return int(args.func(args) or 0)
+    except PatternError as exc:
+        return _fail(_naming_the_file(exc, args))
     except (CliError, ValueError, OSError, ImportError) as exc:
         if isinstance(exc, BrokenPipeError):
             _silence_stdout()
@@ -98,6 +102,20 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         warnings.showwarning = old_show
+
+
+def _naming_the_file(exc: PatternError, args: argparse.Namespace) -> str:
+    """A split pattern's error, naming the vocabulary file that stores the pattern (the user
+    did not type it, so a message quoting only the pattern leaves them guessing where it is from)."""
+    line = _one_line(exc)
+    if getattr(args, "pattern", None) is not None:
+        return line  # the user's own --pattern
+    specs = getattr(args, "tokenizer", None)
+    files = [s for s in (specs if isinstance(specs, list) else [specs]) if isinstance(s, str) and Path(s).is_file()]
+    if not files:
+        return line
+    where = files[0] if len(files) == 1 else "one of " + ", ".join(files)
+    return display_label(f"{where}: ") + line + "; the pattern is stored in the file (--pattern gives another)"
 
 
 def _fail(message: str) -> int:

@@ -157,7 +157,9 @@ def test_3_catastrophic_pattern_in_a_file(tmp_path, capsys, quick_limit, fmt):
     text = tmp_path / "a.txt"
     text.write_text("a" * 40 + "!", encoding="utf-8")
     code, _, err = run(capsys, "encode", "-t", str(vocab), str(text))
-    assert "time limit" in one_line_error(code, err)
+    line = one_line_error(code, err)
+    assert "time limit" in line
+    assert str(vocab) in line and "stored in the file" in line and "--pattern" in line  # the user did not type it: say where it is from
 
 
 @pytest.mark.timeout(30)

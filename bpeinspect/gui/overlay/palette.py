@@ -107,6 +107,9 @@ class UiColors:
     warn_bg: str
     compare_special: str
     compare_diff: str  # a boundary the reference lacks
+    # a split-character box holding a differing boundary: red tints the theme's text reads on,
+    # two of them, alternated so that neighbouring boxes stay apart
+    compare_diff_box: tuple[str, str]
     chips: tuple[str, ...]  # the replay's token chips
     chip_merged: str
     chip_next: str
@@ -132,7 +135,7 @@ _LIGHT = UiColors(
     dark=False,
     error_text="#a01414", error_bg="#fde2e1", info_text="#0d3b66", info_bg="#e3f1fd",
     note_text="#92400e", tip_label="#5a5a5a", warn_text="#a01414", warn_bg="#ffe4e1",
-    compare_special="#e3c8ff", compare_diff="#d00000",
+    compare_special="#e3c8ff", compare_diff="#d00000", compare_diff_box=("#ffb8b0", "#ffd6d1"),
     chips=("#dbeafe", "#fef3c7", "#dcfce7", "#fce7f3", "#e0e7ff"), chip_merged="#86efac", chip_next="#f97316",
     chip_border="#94a3b8", chip_text="#111827", chip_rank="#166534", code_bg="#e5e7eb",
     preview=("#d6e6fb", "#fde2cc"),
@@ -146,7 +149,7 @@ _DARK = UiColors(
     dark=True,
     error_text="#ff8a80", error_bg="#4a1c1c", info_text="#b3d4f5", info_bg="#1c3147",
     note_text="#f5b971", tip_label="#b0b0b0", warn_text="#ff8a80", warn_bg="#4a2424",
-    compare_special="#4f2f73", compare_diff="#ff6b6b",
+    compare_special="#4f2f73", compare_diff="#ff6b6b", compare_diff_box=("#7a2020", "#5a1818"),
     chips=("#1e3a5f", "#4d3b12", "#1d4a2c", "#4f1f3a", "#2b3168"), chip_merged="#2f7a45", chip_next="#fb923c",
     chip_border="#64748b", chip_text="#f1f5f9", chip_rank="#86efac", code_bg="#3a3f47",
     preview=("#27406a", "#5a3a22"),

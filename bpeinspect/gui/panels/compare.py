@@ -6,7 +6,7 @@ token in its colour of the overlay (the same id, the same colour; two neighbours
 share one, so every edge shows). A red bar marks a boundary the reference does not have
 (in the reference's section: a boundary no other tokenizer has). Tokens that split a character,
 or a grapheme cluster (a letter with its vowel signs and marks, as in Devanagari), are drawn as
-one underlined box over it (red when a differing boundary falls inside it), never as "�" or as
+one underlined box over it (a red tint when a differing boundary falls inside it), never as "�" or as
 a mark cut from its letter; a bar between two letters of a joining script (Arabic) keeps their
 joined forms. Encoding and HTML building run in a pool thread.
 
@@ -240,11 +240,14 @@ def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, 
         if enc.is_special(a):
             style = f"background-color:{c.compare_special}; font-weight:bold"
         elif a != b or enc.splits_char(a):
-            # tokens that split a character: one box, underlined (red if a differing boundary is inside)
-            style = f"background-color:{_neighbour_colour(palette, enc.ids[a], previous)}; text-decoration:underline"
+            # tokens that split a character: one underlined box, on a red tint if a differing boundary is inside
             if any(enc.byte_ends[k] in diff for k in range(a, b)):
-                style += f"; color:{c.compare_diff}"
+                box = c.compare_diff_box
+                colour = box[1] if box[0] in previous else box[0]
                 row.split_marked += 1
+            else:
+                colour = _neighbour_colour(palette, enc.ids[a], previous)
+            style = f"background-color:{colour}; text-decoration:underline"
         else:
             style = f"background-color:{_neighbour_colour(palette, enc.ids[a], previous)}"
         previous = style

@@ -41,6 +41,7 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, Shape, Target, count_dataset, fields_shape
 from bpeinspect.core.dataset.counting import peek_shape
 from bpeinspect.core.io.builtins import ALIASES, BUILTINS
+from bpeinspect.core.text import display_label
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
@@ -57,6 +58,18 @@ def peek(path: str) -> Any:
     if close is not None:
         close()
     return guess
+
+
+def _home_shortened(path: str) -> str:
+    """``path`` for a label: the home folder as ``~``, control and invisible characters shown.
+
+    >>> import os; _home_shortened(os.path.join(os.path.expanduser("~"), "data", "chats.jsonl"))
+    '~/data/chats.jsonl'
+    """
+    home = os.path.expanduser("~").rstrip(os.sep)
+    if home and (path == home or path.startswith(home + os.sep)):
+        path = "~" + path[len(home) :]
+    return display_label(path)
 
 
 def _reopenable(spec: str) -> str | None:
@@ -176,7 +189,8 @@ class DatasetView(QWidget):
         """Look at the file's records (on the worker), then count them or ask for fields."""
         self.cancel(quiet=True)
         self.path, self.shape, self.stats = str(path), None, None
-        self.file_label.setText(str(path))
+        self.file_label.setText(_home_shortened(self.path))
+        self.file_label.setToolTip(display_label(self.path))
         self.fields_box.hide()
         self._say("Reading the first records…", None)
         self.jobs.submit("peek", peek, self.path, on_returned=self._peeked, on_errored=self._failed)

@@ -8,7 +8,7 @@ import regex
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.compare import boundary_agreement
 from bpeinspect.gui.concurrency import Worker
-from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, ZWJ, CompareView, inside_clusters
+from bpeinspect.gui.panels.compare import MARK, RENDER_LIMIT, ZWJ, CompareView, compare, inside_clusters
 from tests.gui.conftest import wait_jobs
 
 TEXT = (
@@ -191,3 +191,34 @@ def test_compare_dock_is_not_raised_at_start(qtbot, panel_window):
     assert compare.rows[1].tokens == len(window.registry.tokenizers()[1].encode("日本語 hidden edit"))
     assert panels.docks["compare"] in window.tabifiedDockWidgets(panels.docks["tree"])
     Worker.shutdown()
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_split_boxes_with_a_differing_boundary_are_readable_in_both_themes(toks, dark):
+    """A split-character box holding a differing boundary is a red-tint box in the theme's own
+    text colour (it was red text on a token colour: 1.4:1 in the dark theme), and two such boxes
+    side by side get different tints, so their edge shows."""
+    from PySide6.QtGui import QColor
+
+    from bpeinspect.gui.overlay.palette import TokenPalette, colors
+    from tests.gui.ux.test_dark_contrast import contrast
+
+    c = colors(dark)
+    pal = TokenPalette(dark=dark)
+    text = "CJK 日本語の文章です and 한국어 텍스트, emoji 🎉👩‍💻"
+    result = compare([toks[2], toks[0]], text, colors=c, palette=pal)
+    row = result.rows[1]  # r50k splits these characters where o200k does not
+    assert row.split_marked > 0
+    spans = regex.findall(r'<span style="([^"]*)">([^<]*)</span>', row.html)
+    boxes = [(k, style) for k, (style, _) in enumerate(spans) if any(t in style for t in c.compare_diff_box)]
+    assert len(boxes) == row.split_marked
+    text_colour = pal.text_color()
+    for _, style in boxes:
+        assert "text-decoration:underline" in style
+        assert regex.search(r"(?<![-\w])color:", style) is None  # the theme's own text colour
+        tint = regex.search(r"background-color:(#[0-9a-f]{6})", style).group(1)
+        assert contrast(QColor(tint), text_colour) >= 4.5, (dark, tint)
+    neighbours = [(s1, s2) for (k1, s1), (k2, s2) in zip(boxes, boxes[1:]) if k2 == k1 + 1]
+    assert neighbours  # this text has boxes side by side
+    for s1, s2 in neighbours:
+        assert s1 != s2

@@ -129,3 +129,23 @@ def test_a_dropped_dataset_opens_in_the_dataset_panel(qtbot, panel_window, tmp_p
     with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
         pass
     assert got.args[0].records == 10 and view.path == str(path)
+
+
+def test_the_file_is_named_with_the_home_folder_as_a_tilde(qtbot, tmp_path, monkeypatch):
+    """The label shows the path as people write it (``~/...``, the full path on hover), with a
+    control character in a file name made visible rather than sent to the label as it is."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = tmp_path / "datasets"
+    folder.mkdir()
+    path = folder / "chats\x1b.jsonl"
+    write(path, chats(5))
+    view = make(qtbot)
+    with qtbot.waitSignal(view.statsReady, timeout=60000):
+        view.open_file(path)
+    assert view.file_label.text() == "~/datasets/chats␛.jsonl"
+    assert view.file_label.toolTip() == f"{folder}/chats␛.jsonl"
+    elsewhere = tmp_path.parent / (tmp_path.name + "-other.jsonl")  # a sibling that only starts like home
+    write(elsewhere, chats(2))
+    with qtbot.waitSignal(view.statsReady, timeout=60000):
+        view.open_file(elsewhere)
+    assert view.file_label.text() == str(elsewhere)

@@ -136,16 +136,17 @@ class Tokenizer:
         decode_special_tokens(self._decoder, self.special_tokens, self.added_tokens)
         self.missing_bytes: tuple[int, ...] = missing_single_bytes(self._ranks)
         self.ignore_merges = ignore_merges
-        self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
+        self._pair_merges: dict[tuple[int, int], int] | None = None  # (left, right) -> rank
+        self._merge_made: list[int] = []  # rank -> the id its merge makes
         self._explicit_merges: list[tuple[int, int]] | None = None
         byte_ids = None
         if merges is not None:
-            self._explicit_merges, self._pair_merges = pair_merge_table(
+            self._explicit_merges, self._pair_merges, self._merge_made = pair_merge_table(
                 self._ranks, self._decoder, merges, merge_results, duplicate_merges
             )
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
         self._encode_piece = make_piece_encoder(
-            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes)
+            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes), made=self._merge_made
         )
         self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
@@ -275,8 +276,7 @@ class Tokenizer:
     def merge_rank(self, left: int, right: int) -> int | None:
         """The priority of merging ``left`` and ``right`` (lower first), or ``None``."""
         if self._pair_merges is not None:
-            m = self._pair_merges.get((left, right))
-            return None if m is None else m[0]
+            return self._pair_merges.get((left, right))
         return self._ranks.get(self._decoder.get(left, b"\0") + self._decoder.get(right, b"\0")) if (
             left in self._decoder and right in self._decoder
         ) else None
@@ -285,7 +285,7 @@ class Tokenizer:
         """The token made by merging ``left`` and ``right``, or ``None``."""
         if self._pair_merges is not None:
             m = self._pair_merges.get((left, right))
-            return None if m is None else m[1]
+            return None if m is None else self._merge_made[m]
         return self.merge_rank(left, right)
 
     # -- encoding ---------------------------------------------------------------------------------

@@ -161,7 +161,8 @@ class SentencePieceBPE(Tokenizer):
             frozen = []
         self._frozen = frozenset(frozen)
         self._explicit_merges: list[tuple[int, int]] | None = None
-        self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
+        self._pair_merges: dict[tuple[int, int], int] | None = None  # (left, right) -> rank
+        self._merge_made: list[int] = []  # rank -> the id its merge makes
         self._score_rank: dict[str, int] = {}
         if merges is not None:
             em = merges if isinstance(merges, list) else list(merges)
@@ -181,7 +182,8 @@ class SentencePieceBPE(Tokenizer):
                 raise ValueError(f"merge {rank} {tuple(em[rank])} makes a token that is not in the vocabulary")
             self._explicit_merges = em
             # Hugging Face keeps the last listing of a pair: built forwards, it is written last
-            self._pair_merges = dict(zip(em, zip(range(len(em)), news)))  # type: ignore[arg-type]
+            self._pair_merges = dict(zip(em, range(len(em))))
+            self._merge_made = news  # type: ignore[assignment]
         else:
             assert scores is not None
             # dense rank of the score, highest first: equal scores tie and the leftmost pair wins
@@ -254,8 +256,7 @@ class SentencePieceBPE(Tokenizer):
 
     def merge_rank(self, left: int, right: int) -> int | None:
         if self._pair_merges is not None:
-            m = self._pair_merges.get((left, right))
-            return None if m is None else m[0]
+            return self._pair_merges.get((left, right))
         pa, pb = self._piece(left), self._piece(right)
         if pa is None or pb is None:
             return None
@@ -264,7 +265,7 @@ class SentencePieceBPE(Tokenizer):
     def merge_result(self, left: int, right: int) -> int | None:
         if self._pair_merges is not None:
             m = self._pair_merges.get((left, right))
-            return None if m is None else m[1]
+            return None if m is None else self._merge_made[m]
         pa, pb = self._piece(left), self._piece(right)
         if pa is None or pb is None or (pa + pb) not in self._score_rank:
             return None
@@ -322,7 +323,7 @@ class SentencePieceBPE(Tokenizer):
             if self.fuse_unk and fb == [unk] and ids and ids[-1] == unk:
                 continue
             ids.extend(fb)
-        return pair_encode(ids, self._pair_merges)  # type: ignore[arg-type]
+        return pair_encode(ids, self._pair_merges, self._merge_made)  # type: ignore[arg-type]
 
     def _normalize(self, text: str, first: bool) -> str:
         norm = self.normalizer if first else self._rest_normalizer

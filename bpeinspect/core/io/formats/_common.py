@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import add, contains
 from pathlib import Path
 from typing import IO, Any
@@ -374,12 +374,8 @@ def tokens_to_bytes(tokens: list[str]) -> list[bytes | None]:
         blob = codecs.charmap_encode("".join(tokens), "strict", _charmap())[0]
     except UnicodeEncodeError:
         return [token_to_bytes(t) for t in tokens]
-    out: list[bytes | None] = []
-    pos = 0
-    for n in map(len, tokens):
-        out.append(blob[pos : pos + n])
-        pos += n
-    return out
+    at = list(accumulate(map(len, tokens), initial=0))
+    return [blob[a:b] for a, b in zip(at, at[1:])]
 
 
 def bytes_to_token(data: bytes) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any
 
 import numpy as np
@@ -249,8 +249,7 @@ def _rank_levels(piece: bytes, ranks: Mapping[bytes, int], max_rank: int) -> tup
 
 
 PairMerges = Mapping[tuple[int, int], int]  # (left, right) -> merge rank
-# merge rank -> id of the token it makes (a list by rank: no (rank, id) tuple per merge to build
-# at load, ~40 ms and ~30 MB for 500k merges)
+# merge rank -> id of the token it makes (no (rank, id) tuple per merge to build at load)
 MergeResults = Sequence[int] | Mapping[int, int]
 
 
@@ -276,10 +275,8 @@ def pair_merge_table(
     merge_results: Sequence[int] | None = None,
     keep: str = "first",
 ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], int], list[int]]:
-    """The merge list as pairs of ints, the pair rule's table ``(left, right)`` -> rank, and the
-    id each rank's merge makes; a pair's first listing wins (``keep="last"``: its last, and the
-    earlier ones leave the list). ``merge_results``: what each merge makes, from a loader that
-    knows it. Raises ``ValueError`` for a merge whose token is not in ``ranks``."""
+    """The merge list, the pair rule's table (pair -> rank) and the id each rank makes; a pair's
+    first listing wins (``keep="last"``: its last). ``ValueError`` for a token not in ``ranks``."""
     if merge_results is not None:
         em = merges if isinstance(merges, list) else list(merges)
         news: list[int | None] = list(merge_results)
@@ -301,16 +298,14 @@ def pair_merge_table(
         return em, table, news  # type: ignore[return-value]
     if keep == "last":  # Hugging Face: a pair listed again replaces its earlier listing
         kept = [table[p] == r for r, p in enumerate(em)]
-        em = [p for p, k in zip(em, kept) if k]
-        news = [m for m, k in zip(news, kept) if k]
+        em, news = list(compress(em, kept)), list(compress(news, kept))
         return em, dict(zip(em, range(len(em)))), news  # type: ignore[return-value]
     # built from the end so that the first listing of a pair is written last
     return em, dict(zip(reversed(em), range(len(em) - 1, -1, -1))), news  # type: ignore[return-value]
 
 
 def pair_encode(ids: list[int], merges: PairMerges, made: MergeResults) -> list[int]:
-    """Apply listed merges (``(left, right)`` -> rank) to ``ids`` in rank order, leftmost
-    first on ties; ``made[rank]`` is the id that rank's merge makes.
+    """Apply merges (pair -> rank; ``made[rank]``: the id made) in rank order, leftmost first.
 
     >>> pair_encode([97, 98, 97, 98], {(97, 98): 0, (256, 256): 1}, [256, 257])
     [257]
@@ -407,16 +402,17 @@ def make_piece_encoder(
     pair_merges: PairMerges | None,
     byte_ids: list[int] | None,
     ignore_merges: bool,
-    drop: bytes = b"",
     *,
+    drop: bytes = b"",
+    barriers: bool = False,
     made: MergeResults = (),
 ) -> Callable[[bytes], list[int]]:
     """The function that turns one pre-token's bytes into ids for a tokenizer's merge rule.
 
     Bytes in ``drop`` have no token: they are removed before merging, so their neighbours
     become adjacent (what Hugging Face ``tokenizers`` does with a symbol missing from the
-    vocabulary when there is no unknown token). ``made``: the id each rank of ``pair_merges``
-    makes.
+    vocabulary when there is no unknown token). With ``barriers`` they are dropped after
+    merging, as llama.cpp does: the bytes on either side of one are never merged together.
 
     >>> enc = make_piece_encoder({b"a": 0, b"b": 1, b"ab": 2}, None, None, False, drop=b"\x03")
     >>> enc(b"a\x03b"), enc(b"\x03")
@@ -451,6 +447,11 @@ def make_piece_encoder(
             return encode(piece)
         if not kept:
             return []
+        if barriers:  # each run between dropped bytes merges on its own
+            runs = piece.translate(bytes.maketrans(drop, drop[:1] * len(drop))).split(drop[:1])
+            if pair_merges is None:
+                return [t for run in runs if run for t in rank_encode(run, ranks)]
+            return [t for run in runs if run for t in pair_encode([byte_ids[b] for b in run], pair_merges, made)]  # type: ignore[index]
         if pair_merges is None:
             return rank_encode(kept, ranks)
         # as in Hugging Face: the whole piece (with its dropped byte) is no token, so merge

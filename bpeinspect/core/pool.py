@@ -56,17 +56,21 @@ def default_processes() -> int:
     return max(1, min(n, 8))
 
 
-def python_command(code: str) -> tuple[list[str], dict[str, str]]:
+def python_command(code: str, *, niceness: int = 0) -> tuple[list[str], dict[str, str]]:
     """The command and environment that run ``code`` in a child Python with a safe import path.
 
     ``-P`` (and ``PYTHONSAFEPATH=1``, inherited by any process the child starts) keep the
     current folder and the script's folder off ``sys.path``; this package's own root is put
-    on ``PYTHONPATH`` so that an uninstalled checkout works too.
+    on ``PYTHONPATH`` so that an uninstalled checkout works too. ``niceness`` lowers the
+    child's priority before it imports anything: its start (a third of a second of importing)
+    competes for the cores too.
     """
     package_root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     env["PYTHONSAFEPATH"] = "1"
+    if niceness:
+        code = f"import os\ntry:\n    os.nice({int(niceness)})\nexcept (AttributeError, OSError):\n    pass\n{code}"
     return [sys.executable, "-P", "-c", code], env
 
 
@@ -79,7 +83,7 @@ class _Child:
     DEPTH = 2
 
     def __init__(self, niceness: int) -> None:
-        cmd, env = python_command(f"from bpeinspect.core.pool import _child_main; _child_main({int(niceness)})")
+        cmd, env = python_command("from bpeinspect.core.pool import _child_main; _child_main()", niceness=niceness)
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
@@ -259,14 +263,9 @@ class ProcessPool:
             pass
 
 
-def _child_main(niceness: int = 0) -> None:
+def _child_main() -> None:
     """The child: read ``("ctx", job, pickled context)`` and ``("task", job, fn, item)``
     messages from stdin, answer each task with ``(True, result)`` or ``(False, error text)``."""
-    if niceness and hasattr(os, "nice"):
-        try:
-            os.nice(niceness)
-        except OSError:
-            pass
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     contexts: dict[int, Any] = {}
     while True:

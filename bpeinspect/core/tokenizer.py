@@ -67,12 +67,10 @@ class Tokenizer:
     them; ``added_tokens`` (Hugging Face ``special: false``, GGUF ``USER_DEFINED``) are always
     cut out of the text before BPE, in ordinary encoding too, as Hugging Face and llama.cpp do.
 
-    A pair listed twice in ``merges`` keeps its first listing, or with
-    ``duplicate_merges="last"`` its last one (Hugging Face), the earlier ones leaving the list.
-
     A single byte without a token (real vocabularies leave out bytes that valid UTF-8 never
     holds, and some control bytes) is dropped from the text it occurs in, as Hugging Face
-    ``tokenizers`` and llama.cpp drop it; :attr:`missing_bytes` lists them.
+    ``tokenizers`` and llama.cpp drop it; :attr:`missing_bytes` lists them. Hugging Face drops it
+    before merging; llama.cpp after (``byte_barriers``), so no merge joins its neighbours.
 
     >>> t = Tokenizer.from_merges([(104, 105)], pattern=None)
     >>> t.encode("hihi")
@@ -86,6 +84,7 @@ class Tokenizer:
     assumed: Mapping[str, str] = MappingProxyType({})
     inferred: Mapping[str, str] = MappingProxyType({})
     missing_bytes: tuple[int, ...] = ()
+    byte_barriers = False
     # Hugging Face's flags of the special and added tokens that have any (lstrip, rstrip,
     # single_word, normalized: see core.specials), and the normalizer that ``normalized`` ones
     # are matched after (the file's own normalizer, without a pre-tokenizer's ▁ steps)
@@ -109,7 +108,8 @@ class Tokenizer:
         inferred: Mapping[str, str] | None = None,
         merge_results: Sequence[int] | None = None,
         added_options: Mapping[str, AddedOptions] | None = None,
-        duplicate_merges: Literal["first", "last"] = "first",
+        duplicate_merges: Literal["first", "last"] = "first",  # a pair listed twice: which listing wins
+        byte_barriers: bool = False,  # a byte without a token parts its neighbours (llama.cpp)
     ) -> None:
         self.name = name
         # applied to the text between special tokens before splitting (NFC for Qwen, ...)
@@ -135,7 +135,7 @@ class Tokenizer:
         self.assumed: dict[str, str] = dict(assumed or {})
         decode_special_tokens(self._decoder, self.special_tokens, self.added_tokens)
         self.missing_bytes: tuple[int, ...] = missing_single_bytes(self._ranks)
-        self.ignore_merges = ignore_merges
+        self.ignore_merges, self.byte_barriers = ignore_merges, byte_barriers
         self._pair_merges: dict[tuple[int, int], int] | None = None  # (left, right) -> rank
         self._merge_made: list[int] = []  # rank -> the id its merge makes
         self._explicit_merges: list[tuple[int, int]] | None = None
@@ -145,9 +145,8 @@ class Tokenizer:
                 self._ranks, self._decoder, merges, merge_results, duplicate_merges
             )
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
-        self._encode_piece = make_piece_encoder(
-            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes), made=self._merge_made
-        )
+        self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges,
+                                                drop=bytes(self.missing_bytes), barriers=byte_barriers, made=self._merge_made)
         self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 

@@ -12,7 +12,9 @@ bpeinspect does with the file today:
 Oracles: ``hf`` (the ``tokenizers`` library on the same file), ``tiktoken:NAME`` (tiktoken with
 the settings of the model's own package code, see ``oracles.py``), ``mistral`` (mistral_common's
 Tekkenizer), ``llama.cpp`` (llama.cpp's own ``.inp``/``.out`` test vectors shipped beside the
-GGUF file), ``none`` (no reference: the file must load and round-trip).
+GGUF file), ``llama.cpp-run`` (no such vectors: only the ids llama.cpp itself gave on the broad
+corpus of ``vectors/llama_cpp.json.xz``, which every GGUF file of the suite is checked against
+too, see ``test_llama_cpp_vectors.py``), ``none`` (no reference: the file must load and round-trip).
 """
 
 from __future__ import annotations
@@ -214,8 +216,9 @@ VOCABS: list[Vocab] = [
     _gguf("mpt", "MPT"),
     _gguf("deepseek-coder", "DeepSeek-Coder"),
     _gguf("deepseek-llm", "DeepSeek-LLM"),
-    _gguf("gpt-neox", "GPT-NeoX / Pythia (GGUF)", "loads", oracle="none"),
-    _gguf("aquila", "Aquila (no pre-tokenizer: llama.cpp's default)", "loads", oracle="none"),
+    # no .inp/.out vectors: their ids are checked against llama.cpp's own (test_llama_cpp_vectors.py)
+    _gguf("gpt-neox", "GPT-NeoX / Pythia (GGUF)", oracle="llama.cpp-run"),
+    _gguf("aquila", "Aquila (no pre-tokenizer: llama.cpp's default)", oracle="llama.cpp-run"),
     # SentencePiece-style BPE with byte fallback (issue 14 item 8)
     Vocab("gemma3", "Gemma 3", GEMMA3_NPM, NPM_JSON, "hf"),
     # lenml's "llama2" file holds Mistral 7B v0.1's vocabulary (the same pieces as tokenizer.model.v1),
@@ -256,7 +259,7 @@ VOCABS: list[Vocab] = [
     ),
     _gguf("llama-spm", "Llama 2 (GGUF, SentencePiece)"),
     _gguf("phi-3", "Phi-3 (GGUF, SentencePiece)"),
-    _gguf("baichuan", "Baichuan (GGUF, SentencePiece)", oracle="none", status="loads"),
+    _gguf("baichuan", "Baichuan (GGUF, SentencePiece)", oracle="llama.cpp-run"),
     _gguf("gemma-4", "Gemma 4 (GGUF 'gemma4': merges over ▁ pieces)"),
     # not BPE: refused, naming what they are (issue 14 item 9)
     _gguf("bert-bge", "BGE (BERT WordPiece)", "refused", oracle="none", refusal="WordPiece"),

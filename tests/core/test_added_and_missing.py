@@ -106,3 +106,15 @@ def test_disallowed_specials_are_found_as_the_alternation_finds_them(text: str) 
             check_disallowed(text, disallowed)
     with pytest.raises(DisallowedSpecialError, match="token ''"):
         check_disallowed(text, {""})  # the empty string is everywhere
+
+
+def test_a_missing_byte_parts_its_neighbours_as_in_llama_cpp() -> None:
+    ranks = {bytes([b]): b for b in range(256) if b != 0x03}
+    ranks[b"ab"] = 300
+    hf = Tokenizer(ranks, pattern=None, merges=[(97, 98)])
+    llama = Tokenizer(ranks, pattern=None, merges=[(97, 98)], byte_barriers=True)
+    assert hf.encode("a\x03b") == [300]  # Hugging Face drops the byte, then merges
+    assert llama.encode("a\x03b") == [97, 98]  # llama.cpp merges around it, then drops it
+    assert llama.encode("ab\x03\x03ab\x03") == [300, 300]
+    enc = llama.encode_with_offsets("a\x03b")
+    assert (enc.ids, enc.dropped) == ([97, 98], [(1, 2)])

@@ -284,3 +284,22 @@ def test_the_last_parts_shared_out_are_smaller(monkeypatch: pytest.MonkeyPatch) 
     before = [n for a, n in zip(starts, sizes) if a + n <= len(text) - tail - 16_000]
     assert len(in_tail) >= tail // (3 * step) and max(in_tail) <= 3 * step
     assert sum(n > 8_000 for n in before) >= 0.9 * len(before)
+
+
+def _niceness(context: object, item: int) -> tuple[int, bool]:
+    return os.nice(0), "numpy" in sys.modules
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")
+def test_children_are_niced_before_they_import_anything() -> None:
+    """A background pool's children lower their priority as the interpreter starts, before the
+    third of a second of importing that competes with the window for the cores."""
+    import subprocess
+
+    base = os.nice(0)
+    cmd, env = pool.python_command("import os, sys; print(os.nice(0), 'numpy' in sys.modules)", niceness=7)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(min(base + 7, 19)), "False"]
+    with ProcessPool(2, niceness=7) as niced:
+        got = list(niced.imap(_niceness, range(6)))
+    assert {n for n, _ in got} == {base, min(base + 7, 19)}  # this process's items, and the child's

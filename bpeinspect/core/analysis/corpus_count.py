@@ -33,7 +33,6 @@ True
 from __future__ import annotations
 
 import gc
-import os
 import pickle
 import queue
 import subprocess
@@ -63,7 +62,7 @@ class _Child:
 
     def __init__(self, inbox: queue.SimpleQueue, niceness: int) -> None:
         cmd, env = python_command(
-            f"from bpeinspect.core.analysis.corpus_count import child_main; child_main({niceness})"
+            "from bpeinspect.core.analysis.corpus_count import child_main; child_main()", niceness=niceness
         )
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=env)  # fmt: skip
@@ -388,14 +387,9 @@ class _Run:
                 bs.clear()
 
 
-def child_main(niceness: int = 0) -> None:
+def child_main() -> None:
     """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts)``
     messages on stdin; each count is answered ``(task, True, counts)`` or ``(task, False, error)``."""
-    if niceness and hasattr(os, "nice"):
-        try:
-            os.nice(niceness)
-        except OSError:
-            pass
     gc.disable()  # the pre-token caches grow by the hundred thousand: full collections would cost seconds
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     toks: dict[int, Tokenizer | Exception] = {}

@@ -22,6 +22,7 @@ from bpeinspect.core.errors import PatternError
 from bpeinspect.core.split import fast as _fastsplit
 from bpeinspect.core.split.bounded import BoundedPattern, split_time_limit
 from bpeinspect.core.split.hf_unicode import hf_view
+from bpeinspect.core.split.llama_unicode import collapse_pattern, view_for
 
 Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
 BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
@@ -135,9 +136,10 @@ class SplitRule:
     # Set for the built-in tiktoken patterns: an exact, faster engine for the same split.
     fast: _fastsplit.FastSplitter | None = field(default=None, compare=False, repr=False)
     # "hf": the steps see Unicode as Hugging Face's regex engine does (see .hf_unicode), for
-    # rules of a tokenizer.json; "": as the ``regex`` module does (minbpe). The fast engine's
-    # tables are Hugging Face's already.
-    unicode: Literal["", "hf"] = ""
+    # rules of a tokenizer.json; "llama": as llama.cpp runs them (see .llama_unicode), for rules
+    # of a GGUF file; "": as the ``regex`` module does (minbpe). The fast engine's tables are
+    # Hugging Face's already.
+    unicode: Literal["", "hf", "llama"] = ""
 
     @classmethod
     def from_pattern(cls, pattern: str, name: str = "") -> SplitRule:
@@ -173,7 +175,12 @@ class SplitRule:
             text = hf_view(text, tuple(s.pattern for s in self.splits))
         with split_time_limit(end - start, self.splits[0].pattern if self.splits else ""):  # one limit for all steps
             for step in self.splits:
-                spans = [s for a, b in spans for s in step.spans(text, a, b)]
+                if self.unicode == "llama":  # each step on llama.cpp's copy of the text (same length)
+                    view = view_for(step.pattern, text)
+                    step = Split(collapse_pattern(step.pattern), step.behavior, step.invert)
+                    spans = [s for a, b in spans for s in step.spans(view, a, b)]
+                else:
+                    spans = [s for a, b in spans for s in step.spans(text, a, b)]
         return spans
 
     def with_hf_unicode(self) -> SplitRule:

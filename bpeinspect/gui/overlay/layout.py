@@ -14,7 +14,7 @@ from bpeinspect.core import Encoding
 from bpeinspect.core.encoding import SPLITS_CHAR
 from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.core.text import utf16_len
-from bpeinspect.gui.overlay.tooltips import group_around
+from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around
 
 
 @dataclass
@@ -143,3 +143,62 @@ class LineGeometry:
         if self.rtl:
             return self.x(line, self.blen) if self.blen else line.x() + line.width()
         return line.x() + line.naturalTextWidth()
+
+
+def token_rects(p: Part, block: QTextBlock, geo: QRectF, i: int, lg: LineGeometry) -> list[QRectF]:
+    """Rectangles covering token ``i`` of part ``p`` inside ``block`` (one per line it touches),
+    ``geo`` being the block's place in the viewport."""
+    enc = p.enc
+    bpos = block.position() - p.u16
+    blen = lg.blen
+    s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
+    frac = None
+    if enc.flags[i] & SPLITS_CHAR:
+        group = split_group(enc, i)
+        if group is not None:
+            frac = byte_fractions(enc, i, group[0])
+    out = []
+    nlines = len(lg.lines)
+    li = max(0, bisect.bisect_right(lg.starts, max(s, 0)) - 1)
+    while li < nlines:
+        line = lg.lines[li]
+        ls, le = lg.starts[li], lg.ends[li]
+        if ls >= e and not (li == nlines - 1 and s >= blen):
+            break
+        last_line = li == nlines - 1
+        li += 1
+        if e <= ls or (s >= le and not (last_line and s >= blen)):
+            continue
+        a, b = max(s, ls), min(e, le)
+        # inside a grapheme cluster (a ZWJ emoji, a combining mark) Qt has no cursor
+        # positions: draw the token on its share of the whole cluster
+        a2, b2 = a, b
+        if not lg.ascii:
+            while a2 > ls and not lg.layout.isValidCursorPosition(a2):
+                a2 -= 1
+            while b2 < le and not lg.layout.isValidCursorPosition(b2):
+                b2 += 1
+        x1 = lg.x(line, a2)
+        x2 = lg.x(line, b2)
+        f = frac
+        if (a2, b2) != (a, b) and b2 > a2:
+            c0, c1 = (a - a2) / (b2 - a2), (b - a2) / (b2 - a2)
+            if f is not None and a == s and b == e:
+                f = (c0 + (c1 - c0) * f[0], c0 + (c1 - c0) * f[1])
+            else:
+                f = (c0, c1)
+            a, b = s, e  # apply the fraction below
+        if last_line and e > blen:  # the token includes the line break (after the text's end, left in RTL)
+            nw = -lg.newline_width if lg.rtl else lg.newline_width
+            x2 = (min(x1, x2) if lg.rtl else max(x1, x2)) + nw if s <= blen else x2
+            if s >= blen:
+                x1 = lg.end_x(line)
+                x2 = x1 + nw
+        lo, hi = min(x1, x2), max(x1, x2)
+        if f is not None and a == s and b == e:
+            f0, f1 = f
+            if x2 < x1:  # right-to-left run
+                f0, f1 = 1 - f1, 1 - f0
+            lo, hi = lo + (hi - lo) * f0, lo + (hi - lo) * f1
+        out.append(QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 2.0), line.height()))
+    return out

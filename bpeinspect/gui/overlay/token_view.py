@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.core.encoding import SPECIAL, SPLITS_CHAR
+from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.gui.overlay.glyphs import CodePointSpacer
 from bpeinspect.gui.overlay.layout import (
@@ -41,10 +41,11 @@ from bpeinspect.gui.overlay.layout import (
     dropped_in,
     place_id_labels,
     split_group,
+    token_rects,
 )
 from bpeinspect.gui.overlay.marks import NEWLINE_GLYPH, paint_code_points, paint_dropped, paint_whitespace
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.tooltips import byte_fractions, dropped_tooltip, token_tooltip
+from bpeinspect.gui.overlay.tooltips import dropped_tooltip, token_tooltip
 
 
 class TokenView(QPlainTextEdit):
@@ -129,13 +130,40 @@ class TokenView(QPlainTextEdit):
 
     def select_token(self, index: int | None, *, scroll: bool = True) -> None:
         """Outline token ``index`` (and scroll to it)."""
-        self.selected = index
+        before, self.selected = self.selected, index
         if index is not None and self.parts is not None and 0 <= index < len(self.parts) and scroll:
+            pos = min(self.parts.utf16_span(index)[0], self.document().characterCount() - 1)
             cur = self.textCursor()
-            cur.setPosition(min(self.parts.utf16_span(index)[0], self.document().characterCount() - 1))
-            self.setTextCursor(cur)
+            if cur.position() != pos or cur.hasSelection():
+                cur.setPosition(pos)
+                self.setTextCursor(cur)
             self.ensureCursorVisible()
-        self.viewport().update()
+        if index is None:  # cleared after an edit, maybe: the text under the old outline may have moved
+            self.viewport().update()
+        else:
+            self._update_outline(before, index)
+
+    def _update_outline(self, *tokens: int | None) -> None:
+        """Repaint where the outline of ``tokens`` is drawn (the old and the new selection):
+        a click repaints two tokens, not every visible line of every pane."""
+        vp = self.viewport()
+        area = vp.rect()
+        offset = self.contentOffset()
+        doc = self.document()
+        for i in tokens:
+            if i is None or self.parts is None or not 0 <= i < len(self.parts):
+                continue
+            start, end = self.parts.utf16_span(i)
+            block, last = doc.findBlock(start), doc.findBlock(max(start, end - 1))
+            if not block.isValid() or not last.isValid() or last.blockNumber() - block.blockNumber() > 8:
+                vp.update()  # a token over many lines (or past the document): everything
+                return
+            while block.isValid() and block.blockNumber() <= last.blockNumber():
+                geo = self.blockBoundingGeometry(block).translated(offset)
+                if block.isVisible() and geo.bottom() >= 0 and geo.top() <= area.bottom():
+                    for r in self._segments(block, geo, i):
+                        vp.update(r.adjusted(-3, -3, 3, 3).toAlignedRect())
+                block = block.next()
 
     def token_at_point(self, point: QPointF) -> int | None:
         """Index of the token under a viewport point, if any."""
@@ -169,7 +197,7 @@ class TokenView(QPlainTextEdit):
             hits = [
                 (abs(r.center().x() - point.x()), i)
                 for i in range(first, last)
-                for r in self._rects(p, block, geo, i, lg)
+                for r in token_rects(p, block, geo, i, lg)
                 if r.contains(point)
             ]
             if hits:
@@ -254,8 +282,8 @@ class TokenView(QPlainTextEdit):
         ):
             i = self.token_at_point(e.position())
             if i is not None:
-                self.selected = i
-                self.viewport().update()
+                before, self.selected = self.selected, i
+                self._update_outline(before, i)
                 self.tokenClicked.emit(i)
         self._press_pos = None
 
@@ -280,7 +308,7 @@ class TokenView(QPlainTextEdit):
                 p = self.parts.part_at_u16(block.position())
                 if p is not None and p.enc.ids:
                     lg = LineGeometry(block, nl)
-                    drawn.append((p, [(i, self._rects(p, block, geo, i, lg)) for i in self._local_range(p, block)]))
+                    drawn.append((p, [(i, token_rects(p, block, geo, i, lg)) for i in self._local_range(p, block)]))
         if drawn and self.layers.colors:
             p = QPainter(self.viewport())
             try:
@@ -341,64 +369,7 @@ class TokenView(QPlainTextEdit):
         p = self.parts.part_of_token(i) if self.parts is not None else None
         if p is None:
             return []
-        return self._rects(p, block, geo, i - p.token, LineGeometry(block, self._newline_width()))
-
-    def _rects(self, p: Part, block: QTextBlock, geo: QRectF, i: int, lg: LineGeometry) -> list[QRectF]:
-        """Rectangles covering token ``i`` of part ``p`` inside ``block`` (one per line it touches)."""
-        enc = p.enc
-        bpos = block.position() - p.u16
-        blen = lg.blen
-        s, e = enc.utf16_starts[i] - bpos, enc.utf16_ends[i] - bpos
-        frac = None
-        if enc.flags[i] & SPLITS_CHAR:
-            group = split_group(enc, i)
-            if group is not None:
-                frac = byte_fractions(enc, i, group[0])
-        out = []
-        nlines = len(lg.lines)
-        li = max(0, bisect.bisect_right(lg.starts, max(s, 0)) - 1)
-        while li < nlines:
-            line = lg.lines[li]
-            ls, le = lg.starts[li], lg.ends[li]
-            if ls >= e and not (li == nlines - 1 and s >= blen):
-                break
-            last_line = li == nlines - 1
-            li += 1
-            if e <= ls or (s >= le and not (last_line and s >= blen)):
-                continue
-            a, b = max(s, ls), min(e, le)
-            # inside a grapheme cluster (a ZWJ emoji, a combining mark) Qt has no cursor
-            # positions: draw the token on its share of the whole cluster
-            a2, b2 = a, b
-            if not lg.ascii:
-                while a2 > ls and not lg.layout.isValidCursorPosition(a2):
-                    a2 -= 1
-                while b2 < le and not lg.layout.isValidCursorPosition(b2):
-                    b2 += 1
-            x1 = lg.x(line, a2)
-            x2 = lg.x(line, b2)
-            f = frac
-            if (a2, b2) != (a, b) and b2 > a2:
-                c0, c1 = (a - a2) / (b2 - a2), (b - a2) / (b2 - a2)
-                if f is not None and a == s and b == e:
-                    f = (c0 + (c1 - c0) * f[0], c0 + (c1 - c0) * f[1])
-                else:
-                    f = (c0, c1)
-                a, b = s, e  # apply the fraction below
-            if last_line and e > blen:  # the token includes the line break (after the text's end, left in RTL)
-                nw = -lg.newline_width if lg.rtl else lg.newline_width
-                x2 = (min(x1, x2) if lg.rtl else max(x1, x2)) + nw if s <= blen else x2
-                if s >= blen:
-                    x1 = lg.end_x(line)
-                    x2 = x1 + nw
-            lo, hi = min(x1, x2), max(x1, x2)
-            if f is not None and a == s and b == e:
-                f0, f1 = f
-                if x2 < x1:  # right-to-left run
-                    f0, f1 = 1 - f1, 1 - f0
-                lo, hi = lo + (hi - lo) * f0, lo + (hi - lo) * f1
-            out.append(QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 2.0), line.height()))
-        return out
+        return token_rects(p, block, geo, i - p.token, LineGeometry(block, self._newline_width()))
 
     def _paint_tokens(self, p: QPainter, enc: Encoding, items: list[tuple[int, list[QRectF]]]) -> None:
         pal = self.palette_

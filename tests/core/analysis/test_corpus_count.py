@@ -162,3 +162,22 @@ def test_qwen2_pattern_runs_on_the_fast_engine_and_splits_as_the_regex():
     assert fast.fast is not None and slow.fast is None and fast == slow
     texts = list(udhr_texts().values())[::9] + ["I'LL say 1234 \U0001d400\U0001d401 ok's \r\n\r\n  x\u017f'S"]
     assert [fast.pieces(t) for t in texts] == [slow.pieces(t) for t in texts]
+
+
+def test_a_niced_pools_children_run_below_this_process() -> None:
+    """The languages view counts in children niced below the window (see the GUI's counting)."""
+    import os
+
+    if not hasattr(os, "nice") or not os.path.exists("/proc/self/stat"):
+        pytest.skip("no process priorities to read here")
+    base = os.nice(0)
+    with CountingPool(2, niceness=7) as pool:
+        pool.start()
+        texts = ["hello world", "more words here"] * 4
+        assert dict(pool.count([load_tokenizer("gpt2")], texts))[0] == [2, 3] * 4  # the children are up
+        pids = [c.proc.pid for c in pool._children]
+        assert len(pids) == 2
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as f:
+                nice = int(f.read().rsplit(")", 1)[1].split()[16])
+            assert nice == min(base + 7, 19)

@@ -132,3 +132,43 @@ def test_hover_shows_tooltip_for_token(qtbot, cl100k):
     assert QToolTip.isVisible()
     assert f"<b>{view.enc.ids[1]}</b>" in QToolTip.text()
     assert view.token_at_point(QPointF(690, 280)) is None  # empty space: no token, no tooltip
+
+
+def test_selecting_a_token_repaints_the_old_and_new_outline_only(qtbot, cl100k):
+    """A click repaints where the outline was and where it goes, not every visible line (on a
+    big text, two panes' full repaints were a third of a click's time)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QRegion
+
+    text = "".join(f"line {n} with a few words to colour\n" for n in range(12))
+    view = make_view(qtbot, cl100k, text)
+    painted = QRegion()
+
+    class Spy(QObject):
+        def eventFilter(self, obj, e):
+            nonlocal painted
+            if e.type() == QEvent.Type.Paint:
+                painted = painted.united(e.region())
+            return False
+
+    spy = Spy()
+    view.viewport().installEventFilter(spy)
+
+    def outline(i):  # the rectangles of token i, with the pen's width round them
+        start = view.enc.utf16_starts[i]
+        block = view.document().findBlock(start)
+        geo = view.blockBoundingGeometry(block).translated(view.contentOffset())
+        return [r.adjusted(-1, -1, 1, 1).toAlignedRect() for r in view._segments(block, geo, i)]
+
+    first, second = 3, view.enc.token_at_utf16(text.index("line 8") + 7)
+    view.select_token(first, scroll=False)
+    qtbot.wait(50)
+    painted = QRegion()
+    view.select_token(second, scroll=False)
+    qtbot.waitUntil(lambda: not painted.isEmpty(), timeout=2000)
+    qtbot.wait(50)
+    for r in outline(first) + outline(second):
+        assert QRegion(r).subtracted(painted).isEmpty(), r
+    area = sum(r.width() * r.height() for r in painted)
+    assert area < view.viewport().width() * view.viewport().height() / 4
+    assert view.selected == second

@@ -254,3 +254,29 @@ def test_the_status_says_how_much_text_was_counted(qtbot, view):
     stats = view.corpus_stats()
     size = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
     assert size < 1e6 and f"({size / 1e3:.1f} KB in all)" in view.status.text()  # the fable: not "0.0 MB"
+
+
+def test_pages_not_shown_are_built_after_the_count(qtbot, toks, monkeypatch):
+    """While the corpus is counted (its children and worker share the cores and the interpreter
+    with the window) only the page shown is built; the plots, 20-30 ms each, come after."""
+    import time
+
+    from bpeinspect.gui.panels.languages import counting
+    from bpeinspect.gui.panels.languages.view import PAGES
+
+    real = counting.count_job
+
+    def slow_count(*args, progress, should_stop):
+        time.sleep(0.6)  # long enough for every page to be built meanwhile, one per turn
+        yield from real(*args, progress=progress, should_stop=should_stop)
+
+    monkeypatch.setattr(counting, "count_job", slow_count)
+    v = LanguagesView(source="fable")
+    qtbot.addWidget(v)
+    v.resize(1100, 650)
+    v.show()
+    built = []
+    v.statsReady.connect(lambda _stats: built.append([k for k in PAGES if v.page(k) is not None]))
+    counted(qtbot, v, toks)
+    assert built and built[0] == [v.current_page()]
+    qtbot.waitUntil(lambda: all(v.page(k) is not None for k in PAGES), timeout=10000)

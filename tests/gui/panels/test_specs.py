@@ -49,6 +49,7 @@ def test_clicking_a_token_shows_its_tree_and_row(qtbot, panel_window):
     tok = window.registry.current()
     world = tok.encode(" world")[0]
     window.tokenActivated.emit(tok, world)
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
     roots = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
     assert roots == [world]
     assert str(world) in panels.tree.title.text()
@@ -56,6 +57,38 @@ def test_clicking_a_token_shows_its_tree_and_row(qtbot, panel_window):
     assert selected and panels.vocab.model.token_id(selected[0].row()) == world
     # a pre-token click goes to the replay
     window.pieceActivated.emit(tok, " world")
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
     _wait_replay(qtbot, panels.replay)
     assert panels.replay.trace.piece == b" world"
     assert list(panels.replay.trace.result) == [world]
+
+
+def test_a_click_shows_in_the_panes_before_the_docks_follow(qtbot, panel_window):
+    """The docks follow a click in an event-loop turn of their own, after the panes and ids
+    show the outline: their work (the tree, the vocabulary, the replay, the tree's dock brought
+    forward and painted, the token list's scroll) does not lengthen the click's turn; the latest
+    pick wins."""
+    window = panel_window
+    panels = _panels(qtbot, window)
+    tok = window.registry.current()
+    tree_before = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
+    enc = window.registry.result(tok).enc
+    window.panels.docks["tokens"].raise_()
+    in_front = lambda key: not window.panels.docks[key].visibleRegion().isEmpty()  # noqa: E731 (tabbed docks all say isVisible)
+    qtbot.waitUntil(lambda: not in_front("tree"), timeout=5000)
+    window.select_token(tok, 0)
+    window.select_token(tok, 2)
+    pane = window.panes.pane_of(tok)
+    assert pane.view.selected == 2 and window.ids.view.selected == 2  # at once
+    assert window.panels.inspector.pending()
+    roots = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
+    assert roots == tree_before and not in_front("tree")
+    tokens = window.panels.view("tokens")
+    assert tokens.selected_rows() != [2]  # the token list follows in that turn too
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
+    qtbot.waitUntil(lambda: tokens.selected_rows() == [2], timeout=5000)
+    roots = [panels.tree.down.index(r, 0).internalPointer().token_id for r in range(panels.tree.down.rowCount())]
+    assert roots == [enc.id_at(2)]
+    qtbot.waitUntil(lambda: in_front("tree"), timeout=5000)
+    _wait_replay(qtbot, panels.replay)
+    assert panels.replay.trace.piece == enc.piece_text(2).encode()

@@ -285,3 +285,20 @@ def test_a_tokens_tooltip_shows_its_bytes_in_the_one_notation() -> None:
     tip = model.data(model.index(row, COL_TOKEN), Qt.ItemDataRole.ToolTipRole)
     assert tip.splitlines() == ["256: " + display_bytes(token), "20 09 0a e4 bd"]
     assert display_bytes(token) == "␣⇥↵<e4 bd>"
+
+
+def test_finding_a_row_in_the_id_order_builds_no_table(monkeypatch) -> None:
+    """A token clicked in the text selects its row: in the id order it is found by bisection,
+    without building the positions of every id on the GUI thread (10 ms for o200k_base)."""
+    import bpeinspect.gui.panels.vocabulary_model as vm
+
+    ranks = {bytes([b]): b for b in range(256)} | {b"ab": 300, b"abc": 302}  # ids with holes
+    model = VocabTableModel()
+    model.set_index(VocabIndex(Tokenizer(ranks, pattern=None)))
+    monkeypatch.setattr(vm, "positions", lambda ids: pytest.fail("positions built"))
+    assert [model.row_of(i) for i in (0, 255, 300, 302)] == [0, 255, 256, 257]
+    assert [model.row_of(i) for i in (256, 301, 303, -1, 10**6)] == [None] * 5
+    assert model.token_id(model.row_of(302)) == 302
+    monkeypatch.undo()
+    model.set_rows([302, 5, 300])  # another order: its positions are built once
+    assert [model.row_of(i) for i in (302, 5, 300, 0)] == [0, 1, 2, None]

@@ -48,7 +48,7 @@ def test_token_list_shows_text_next_to_id_and_copies(qtbot, panel_window):
     view.tokenClicked.emit(0)  # a click in the list selects the token everywhere
     assert win.panes.panes()[0].view.selected == 0 and win.ids.view.selected == 0
     win.select_token(win.registry.current(), 1)  # and a click elsewhere selects it in the list
-    assert view.selected_rows() == [1]
+    qtbot.waitUntil(lambda: view.selected_rows() == [1], timeout=5000)  # in the turn after the click's
 
 
 def test_a_calm_first_screen(qtbot, panel_window):

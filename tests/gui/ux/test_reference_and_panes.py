@@ -138,7 +138,7 @@ def test_replay_of_a_normalizing_tokenizer_replays_the_normalized_pre_token(qtbo
     win.select_token(tok, 3)  # the "é" made of e + U+0301
     assert pieces == ["café"]  # NFC, as the encoder saw it (not "cafe\u0301")
     replay = win.panels.view("replay")
-    qtbot.waitUntil(lambda: not replay.busy and replay.trace is not None, timeout=10000)
+    qtbot.waitUntil(lambda: not win.panels.inspector.pending() and not replay.busy and replay.trace is not None, timeout=10000)
     assert replay.trace.result == tuple(enc.ids[:5]) == trace(tok, "café").result
 
 

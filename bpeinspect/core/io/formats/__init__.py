@@ -343,6 +343,7 @@ def with_settings(
         added_options=tok.added_options,
         merges=None if tok.uses_rank_rule else tok.merges,
         ignore_merges=tok.ignore_merges,
+        byte_barriers=tok.byte_barriers,
         name=tok.name,
         source=tok.source,
         training=tok.training,

@@ -28,7 +28,7 @@ import numpy as np
 from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import build_tokenizer, check_count, expect, open_binary, tokens_to_bytes
-from bpeinspect.core.io.formats.gguf_pre import rule_for_pre
+from bpeinspect.core.io.formats.gguf_pre import CONTROL_LOOKING, promote_control_looking, rule_for_pre
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -318,6 +318,14 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
         text = tokens[i].decode("utf-8", errors="replace")
         if text and text not in specials and text not in added:
             (specials if types[i] == TokenType.CONTROL else added)[text] = i
+    looking = [(i, t) for i, t in enumerate(tokens) if t[:1] in (b"<", b"[", b"_", b"\xe2") and len(t) < 40]
+    looking = [(i, t.decode("utf-8", errors="replace")) for i, t in looking]
+    looking = [(i, t) for i, t in looking if t in CONTROL_LOOKING]
+    if looking:  # llama.cpp makes these control tokens whatever their type
+        texts = [""] * (looking[-1][0] + 1)
+        for i, t in looking:
+            texts[i] = t
+        promote_control_looking(texts, specials, added)
     # in bulk: one decode and one charmap call for the whole vocabulary; the first id of a
     # token wins (built in reverse); entries outside the byte alphabet are unused/odd ones
     # that byte-level BPE can never produce
@@ -355,6 +363,7 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
         merges=merges,
         merge_results=made,
         ignore_merges=ignore_merges,
+        byte_barriers=True,  # llama.cpp drops a byte without a token after merging
         name=name,
         source=f"{path} (GGUF, pre-tokenizer {pre or 'unset'})",
         assumed=assumed,

@@ -1,14 +1,15 @@
 """Split rules for llama.cpp's BPE pre-tokenizer names (``tokenizer.ggml.pre`` in GGUF files).
 
 Every name llama.cpp knows (``llama_vocab::impl::load`` in its ``src/llama-vocab.cpp``) maps to
-the split its model's original Hugging Face tokenizer performs: a sequence of isolated regex
-splits (llama.cpp's ``regex_exprs``, applied one after another as Hugging Face's ``Sequence``
-of ``Split`` does), plus whether whole pre-tokens that are tokens skip the merges
-(``ignore_merges``). Where llama.cpp rewrites a regex for its own engine (``(?i:...)``
-spelled out, lookahead letter classes for o200k and Tekken), the original regex from the
-model's ``tokenizer.json`` is used: it is what the reference vectors come from. The few splits
-llama.cpp runs as custom code (Kimi-K2, AFMoE's digits) are written here as the regexes that
-code implements.
+the split llama.cpp performs: a sequence of isolated regex splits (llama.cpp's ``regex_exprs``,
+applied one after another), plus whether whole pre-tokens that are tokens skip the merges
+(``ignore_merges``). The rules run as llama.cpp runs them (``unicode="llama"``, see
+:mod:`bpeinspect.core.split.llama_unicode`): with its own Unicode tables and its category
+rewriting, under which ``\\p{Lu}`` means any letter. So where llama.cpp rewrote a model's regex
+for its engine (o200k's and Tekken's cased letters as lookaheads), its rewritten form is used
+here: llama.cpp, not the model's Hugging Face tokenizer, is the reference for a GGUF file. The
+few splits llama.cpp runs as custom code (Kimi-K2, AFMoE's digits) are written here as the
+regexes that code implements, run by the ``regex`` module.
 
 A file without ``tokenizer.ggml.pre`` gets llama.cpp's ``default`` rule; a name llama.cpp does
 not know is refused (llama.cpp refuses it too), unless the caller chooses a split rule.
@@ -36,10 +37,6 @@ QWEN35 = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
-TEKKEN = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?"""
-    r"""[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
 JAIS2 = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"""
     r"""|\s{512}(?!\S)|\s{256}(?!\S)|\s{128}(?!\S)|\s{64}(?!\S)|\s{32}(?!\S)|\s{16}(?!\S)|\s{8}(?!\S)|\s{4}(?!\S)"""
@@ -57,6 +54,18 @@ DEEPSEEK3_WORDS = (
 SPARK_WORDS = (
     r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
     r"""| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+"""
+)
+# o200k's and Tekken's cased-letter classes as llama.cpp spells them: \p{Lu} means any letter there
+_CONTRACTIONS = r"""(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?"""
+_UPPER, _LOWER = r"""((?=[\p{L}])([^a-z]))""", r"""((?=[\p{L}])([^A-Z]))"""
+O200K_LLAMA = (
+    rf"""[^\r\n\p{{L}}\p{{N}}]?{_UPPER}*{_LOWER}+{_CONTRACTIONS}|[^\r\n\p{{L}}\p{{N}}]?{_UPPER}+{_LOWER}*{_CONTRACTIONS}"""
+    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+GRANITE_EMBED = O200K_LLAMA.replace(r"(?=[\p{L}])", r"(?=[\p{L}\p{M}])")
+TEKKEN_LLAMA = (
+    rf"""[^\r\n\p{{L}}\p{{N}}]?{_UPPER}*{_LOWER}+|[^\r\n\p{{L}}\p{{N}}]?{_UPPER}+{_LOWER}*"""
+    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 HAN_KANA = r"""[一-龥぀-ゟ゠-ヿ]+"""
 # Youtu's second split is o200k's with single digits; granite-embed-multi-97m's is o200k's
@@ -117,14 +126,14 @@ _add("qwen2 deepseek-r1-qwen kormo f2llmv2 megrez stablelm2 hunyuan solar-open g
 _add("qwen35", (QWEN35,))
 _add("poro-chat bloom gpt3-finnish", (BLOOM,))
 _add("viking", (BLOOM, r"\p{N}"))
-_add("tekken", (TEKKEN,), True)
+_add("tekken", (TEKKEN_LLAMA,), True)
 _add("chameleon", CHAMELEON)
 _add("exaone-moe", (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]?"""
     r"""|\s*[\r\n]|\s+(?!\S)|\s+""",
 ))
-_add("gpt-4o llama4 kanana2 talkie minimax-m2", (O200K_PATTERN,))
-_add("granite-embed-multi-97m", (O200K_PATTERN,), True)
+_add("gpt-4o llama4 kanana2 talkie minimax-m2", (O200K_LLAMA,))
+_add("granite-embed-multi-97m", (GRANITE_EMBED,), True)
 _add("tiny_aya cohere2moe", (r"\d{1,3}(?=(?:\d{3})*\b)", O200K_PATTERN))
 _add("superbpe", (r"\p{N}+", r"(?=(\d{3})+(?!\d))"))
 _add("bailingmoe bailingmoe2 llada-moe", (
@@ -139,6 +148,52 @@ _add("afmoe", (DIGITS_BY_THREE, AFMOE_ASIAN, DEEPSEEK3_WORDS))
 _add("laguna", (r"[^\n]+|[\n]+", QWEN2))
 
 KNOWN_PRE_NAMES: tuple[str, ...] = tuple(sorted(_TABLE))
+CUSTOM_CODE = {"kimi-k2", "afmoe"}
+
+
+# Token texts llama.cpp makes control tokens whatever type the file gives them (end of turn or
+# generation, fill-in-the-middle: ``llama_vocab::impl::load``), so special-token parsing alone
+# cuts them out of the text
+CONTROL_LOOKING = frozenset(
+    (
+        "</s> <EOT> <MID> <PAD> <PRE> <REPO> <SUF> <end_of_turn> <end_of_utterance> <eos> <fim-middle> <fim-pad> "
+        "<fim-prefix> <fim-repo> <fim-suffix> <fim_middle> <fim_pad> <fim_prefix> <fim_suffix> <reponame> <turn|> "
+        "<|calls|> <|call|> <|code_middle|> <|code_prefix|> <|code_suffix|> <|end_of_text|> <|endoftext|> <|end|> "
+        "<|eom_id|> <|eot_id|> <|file_sep|> <|fim_middle|> <|fim_pad|> <|fim_prefix|> <|fim_repo|> <|fim_suffix|> "
+        "<|flush|> <|im_end|> <|middle|> <|prefix|> <|repo_name|> <|return|> <|suffix|> <|tool_response> "
+        "<｜end▁of▁sentence｜> <｜fim▁begin｜> <｜fim▁end｜> <｜fim▁hole｜> [EOS] [EOT] [PAD] [e~[ _<EOT> ▁<MID> ▁<PRE> ▁<SUF>"
+    ).split()
+)
+
+
+def promote_control_looking(texts: list[str], specials: dict[str, int], added: dict[str, int]) -> None:
+    """Class the tokens as llama.cpp does whatever their type in the file: those in
+    :data:`CONTROL_LOOKING` are control (special) tokens, each under its last id, as
+    llama.cpp's text-to-id map holds it; gpt-oss's channel tokens and, with o200k_harmony's
+    or Solar Open's ends, ``<|end|>`` are matched always (added); and ``</s>`` stays an
+    ordinary token beside Gemma 4's or PLaMo's own end tokens."""
+    last = {t: i for i, t in enumerate(texts) if t in CONTROL_LOOKING}
+    if "</s>" in last and ("<|tool_response>" in last or "<|plamo:eos|>" in specials):
+        del last["</s>"]
+    for text, i in last.items():
+        if text not in specials:
+            added.pop(text, None)
+            specials[text] = i
+    always = ["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"]
+    if "<|end|>" in last and ({"<|return|>", "<|call|>"} <= last.keys() or {"<|calls|>", "<|flush|>"} <= last.keys()):
+        always.append("<|end|>")
+    for text in always:
+        if text in specials:
+            added[text] = specials.pop(text)
+
+
+def rstrip_tokens(model_name: str, specials: dict[str, int], added: dict[str, int]) -> set[str]:
+    """The special and added tokens that take the whitespace after them in llama.cpp: those of a
+    model named Phi-3 (by ``general.name``), except ``<unk>``, ``<s>`` and ``<|endoftext|>``."""
+    name = model_name.lower()
+    if "phi-3" not in name and "phi3" not in name:
+        return set()
+    return (set(specials) | set(added) | ({"</s>"} & set(specials))) - {"<unk>", "<s>", "<|endoftext|>"}
 
 
 class UnknownPreTokenizerError(VocabularyError):
@@ -167,9 +222,7 @@ def rule_for_pre(name: str | None, source: str = "") -> tuple[SplitRule, bool]:
         )
     regexes, ignore_merges = entry
     if regexes == ("gpt2",):
-        return PRESETS["r50k"], ignore_merges
-    if len(regexes) == 1:
-        for preset in PRESETS.values():
-            if preset.pattern == regexes[0] and preset.fast is not None:
-                return preset, ignore_merges
-    return SplitRule(tuple(Split(r) for r in regexes), name=key), ignore_merges
+        regexes = (GPT2_SPLIT,)
+    # llama.cpp runs Kimi-K2's and AFMoE's splits as custom code, written here as regexes of the regex module
+    unicode = "" if key in CUSTOM_CODE else "llama"
+    return SplitRule(tuple(Split(r) for r in regexes), name=key, unicode=unicode), ignore_merges

@@ -46,7 +46,7 @@ def rule_to_dict(rule: SplitRule) -> dict:
         "splits": [{"pattern": s.pattern, "behavior": s.behavior, "invert": s.invert} for s in rule.splits],
     }
     if rule.unicode:
-        out["unicode"] = rule.unicode  # the patterns see Unicode as Hugging Face does
+        out["unicode"] = rule.unicode  # the patterns see Unicode as Hugging Face ("hf") or llama.cpp ("llama") does
     return out
 
 
@@ -64,7 +64,9 @@ def rule_from_dict(obj: Any, path: Path | str) -> SplitRule:
         )
         splits.append(Split(s["pattern"], s.get("behavior", "isolated"), s.get("invert", False)))
     name = obj.get("name") if isinstance(obj.get("name"), str) else ""
-    expect(obj.get("unicode", "") in ("", "hf"), path, f"unknown 'unicode' {obj.get('unicode')!r} in 'pattern'")
+    expect(obj.get("unicode", "") in ("", "hf", "llama"), path, f"unknown 'unicode' {obj.get('unicode')!r} in 'pattern'")
+    if obj.get("unicode") == "llama":  # a GGUF file's rule: run as llama.cpp runs it, never on a preset's engine
+        return SplitRule(tuple(splits), name=name, unicode="llama")
     preset = PRESETS.get(name)
     if preset is not None and preset.splits == tuple(splits):
         return preset
@@ -96,6 +98,7 @@ def to_dict(tok: Tokenizer) -> dict:
         "added_tokens": dict(tok.added_tokens),
         "rule": "ranks" if tok.uses_rank_rule else "pairs",
         "ignore_merges": tok.ignore_merges,
+        "byte_barriers": tok.byte_barriers,
         "tokens": tokens,
         "merges": None if tok.uses_rank_rule else [list(m) for m in tok.merges],
         "training": training,
@@ -160,6 +163,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         added_tokens=added,
         merges=merges,
         ignore_merges=bool(obj.get("ignore_merges", False)),
+        byte_barriers=bool(obj.get("byte_barriers", False)),
         name=name or Path(path).name.split(".")[0],
         source=f"{path} (bpeinspect JSON)",
         training=training,

@@ -28,6 +28,7 @@ import numpy as np
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import bytemerges
 from bpeinspect.core.io.formats._common import expect, map_merges, read_bytes_limited
+from bpeinspect.core.io.formats.gguf_pre import promote_control_looking, rstrip_tokens
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SentencePieceBPE, SqueezeSpaces
@@ -320,6 +321,7 @@ def _gguf_vocab(
         p, k = pieces[i], kinds[i]
         if p and p not in specials and p not in added:
             (added if k == USER_DEFINED else specials)[p] = i
+    promote_control_looking(pieces, specials, added)  # as llama.cpp does, whatever their type
     own = meta.get("general.name")
     own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else None
     name = name_for(path, own, file_stem(path))
@@ -442,6 +444,9 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     prefix = meta.get("tokenizer.ggml.add_space_prefix", True)
     steps = [Prepend(" ") if prefix else None, Replace(" ", "▁")]
     unk = meta.get("tokenizer.ggml.unknown_token_id")
+    own = meta.get("general.name")
+    own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else ""
+    rstrip = rstrip_tokens(own, specials, added)  # llama.cpp's attributes for Phi-3
     try:
         return SentencePieceBPE(
             pieces,
@@ -450,6 +455,7 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
             normalizer=sequence(steps),
             special_tokens=specials,
             added_tokens=added,
+            added_options={t: (False, True, False, False) for t in rstrip},
             byte_fallback=True,
             unk_id=unk if isinstance(unk, int) and 0 <= unk < len(pieces) else None,
             flavour="llama.cpp",

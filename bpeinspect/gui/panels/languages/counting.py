@@ -30,6 +30,11 @@ from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.text import fix_surrogates
 
 FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
+# The counting children's priority: below the window's. On two cores, two children starting
+# and counting left the GUI thread a fifth of a core (25 ms of building a plot page took
+# 100-150 ms); an idle machine counts as fast, since a nice value only weighs when the cores
+# are shared.
+NICENESS = 10
 
 Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
 
@@ -76,7 +81,7 @@ def count_each(
         sizes = [(len(s.encode("utf-8")), len(s)) for s in prepared]
         if sum(b for b, _ in sizes) >= POOL_MIN_BYTES:
             own = pool is None
-            pool = CountingPool(processes) if pool is None else pool
+            pool = CountingPool(processes, niceness=NICENESS) if pool is None else pool
             try:
                 with quiet_gc():  # tokenizers counted here (SentencePiece) fill their caches as below
                     toks = [tok for _, tok in pairs]
@@ -89,7 +94,7 @@ def count_each(
                     pool.close()
             return
     n = len(pairs)
-    with ProcessPool(processes) as processes_pool:  # its children start once for all the tokenizers
+    with ProcessPool(processes, niceness=NICENESS) as processes_pool:  # its children start once for all the tokenizers
         for k, pair in enumerate(pairs):
 
             def part(done: int, total: int, k: int = k) -> None:
@@ -150,4 +155,4 @@ class CountCache:
         return CorpusStats(corpus, tuple(label for _, label in done), merged, base)
 
 
-__all__ = ["FOLDER_PREFIX", "CountCache", "CountingPool", "count_each", "count_job", "load_source"]
+__all__ = ["FOLDER_PREFIX", "NICENESS", "CountCache", "CountingPool", "count_each", "count_job", "load_source"]

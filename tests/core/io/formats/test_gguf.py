@@ -192,7 +192,23 @@ def test_pre_names_split_like_the_models_hf_tokenizer(gpt2_meta, vocabs, tmp_pat
     for text in corpus[1:]:
         if any("\ud800" <= c <= "\udfff" for c in text):
             continue
+        if any(c in LLAMA_CPP_OWN_SPACES for c in text):
+            continue  # llama.cpp, the reference for a GGUF file, splits these otherwise (see below)
         assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids, text[:60]
+
+
+# Non-ASCII whitespace that llama.cpp's split (a vertical tab to its std::regex) and Hugging
+# Face's (Oniguruma) cut apart differently; tests/conformance/test_llama_cpp_vectors.py checks
+# them against llama.cpp itself.
+LLAMA_CPP_OWN_SPACES = "\u00a0\u2003"
+
+
+def test_a_non_ascii_space_after_a_space_is_cut_as_llama_cpp_cuts_it(gpt2_meta, tmp_path):
+    # ids from llama.cpp (0c1e570, vendored in llama-cpp-python 0.3.36) for this vocabulary with
+    # the pre-tokenizer 'deepseek-coder': ' \xe2\x80' is one token, as llama.cpp's piece is " \u2003";
+    # Hugging Face's split cuts ' ' and '\u2003' apart
+    tok = load_path(write_gguf(tmp_path / "d.gguf", gpt2_meta, pre="deepseek-coder"))
+    assert [tok.token_bytes(t) for t in tok.encode("}g \u2003\u0661")] == [b"}", b"g", b" \xe2\x80", b"\x83", b"\xd9", b"\xa1"]
 
 
 def test_huge_claimed_counts_are_refused(tmp_path):
@@ -214,3 +230,15 @@ def test_type_codes_match_the_gguf_package():
         t.name: int(t) for t in gguf.GGUFValueType if t.name in gguf_format.GGUFValueType.__members__
     }
     assert {t.name: int(t) for t in gguf_format.TokenType} == {t.name: int(t) for t in gguf.TokenType}
+
+
+def test_tokens_llama_cpp_makes_control_whatever_their_type(gpt2_meta, tmp_path):
+    # llama.cpp makes "<|im_end|>" a control token though the file says normal (1), and
+    # gpt-oss's "<|channel|>" a user-defined one though the file says control (3)
+    path = write_gguf(tmp_path / "c.gguf", gpt2_meta, extra_tokens={"<|im_end|>": 1, "<|channel|>": 3})
+    tok = load_path(path)
+    n = len(gpt2_meta["tokenizer.ggml.tokens"])
+    assert tok.special_tokens.get("<|im_end|>") == n and "<|im_end|>" not in tok.added_tokens
+    assert tok.added_tokens.get("<|channel|>") == n + 1 and "<|channel|>" not in tok.special_tokens
+    assert tok.encode("a<|im_end|>", allowed_special="all")[-1] == n
+    assert tok.encode("a<|channel|>", disallowed_special=())[-1] == n + 1

@@ -1,0 +1,41 @@
+"""The shipped rank files are parsed a slice at a time (no long hold of the interpreter), as one."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpeinspect.core.encoding import token_lengths
+from bpeinspect.core.io import builtins
+
+
+@given(st.binary(max_size=300).map(lambda b: bytes(b"ab\r\n "[x % 5] for x in b)), st.integers(1, 40))
+def test_lines_cut_in_slices_are_splitlines(data: bytes, size: int) -> None:
+    real = builtins._SLICE
+    builtins._SLICE = size
+    try:
+        assert list(builtins._lines(data)) == data.splitlines()
+    finally:
+        builtins._SLICE = real
+
+
+def test_a_rank_file_parsed_in_small_slices_is_the_same(monkeypatch) -> None:
+    path = builtins.resources_dir() / "vocabs" / builtins.BUILTINS["r50k_base"].filename
+    data = gzip.decompress(path.read_bytes())
+    whole = builtins.parse_tiktoken_ranks(data)
+    monkeypatch.setattr(builtins, "_SLICE", 997)  # cuts fall inside lines, never across one
+    assert builtins.parse_tiktoken_ranks(data) == whole
+    assert builtins.parse_tiktoken_ranks(data.replace(b"\n", b"\r\n")) == whole
+    assert len(whole) == 50256
+
+
+def test_token_lengths_over_many_slices_with_holes() -> None:
+    decoder = {i * 3: b"x" * (i % 7) for i in range(40_000)}  # more ids than one slice, with gaps
+    lens = token_lengths(decoder, 120_001)
+    want = np.zeros(120_001, dtype=np.int64)
+    for i, b in decoder.items():
+        want[i] = len(b)
+    assert (lens == want).all()

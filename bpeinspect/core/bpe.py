@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any
 
 import numpy as np
@@ -248,9 +248,9 @@ def _rank_levels(piece: bytes, ranks: Mapping[bytes, int], max_rank: int) -> tup
     return s, payload, done
 
 
-PairMerges = Mapping[tuple[int, int], tuple[int, int]]  # (left, right) -> (merge rank, new id)
-
-
+PairMerges = Mapping[tuple[int, int], int]  # (left, right) -> merge rank
+# merge rank -> id of the token it makes (no (rank, id) tuple per merge to build at load)
+MergeResults = Sequence[int] | Mapping[int, int]
 
 
 def minbpe_ranks(merges: Sequence[tuple[int, int]]) -> dict[bytes, int]:
@@ -273,11 +273,10 @@ def pair_merge_table(
     decoder: Mapping[int, bytes],
     merges: Sequence[tuple[int, int]],
     merge_results: Sequence[int] | None = None,
-) -> tuple[list[tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
-    """The merge list as pairs of ints, and the table the pair rule merges by: ``(left, right)``
-    -> ``(rank, id of the token it makes)``; the first listing of a pair wins. ``merge_results``:
-    what each merge makes, from a loader that already knows it (a 400k-merge tokenizer.json
-    opens ~2x faster). Raises ``ValueError`` for a merge whose token is not in ``ranks``."""
+    keep: str = "first",
+) -> tuple[list[tuple[int, int]], dict[tuple[int, int], int], list[int]]:
+    """The merge list, the pair rule's table (pair -> rank) and the id each rank makes; a pair's
+    first listing wins (``keep="last"``: its last). ``ValueError`` for a token not in ``ranks``."""
     if merge_results is not None:
         em = merges if isinstance(merges, list) else list(merges)
         news: list[int | None] = list(merge_results)
@@ -294,14 +293,21 @@ def pair_merge_table(
         rank = news.index(None)
         a, b = em[rank]
         raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary")
+    table = dict(zip(em, range(len(em))))
+    if len(table) == len(em):  # no pair listed twice (the usual case): built once, forwards
+        return em, table, news  # type: ignore[return-value]
+    if keep == "last":  # Hugging Face: a pair listed again replaces its earlier listing
+        kept = [table[p] == r for r, p in enumerate(em)]
+        em, news = list(compress(em, kept)), list(compress(news, kept))
+        return em, dict(zip(em, range(len(em)))), news  # type: ignore[return-value]
     # built from the end so that the first listing of a pair is written last
-    return em, dict(zip(reversed(em), reversed(list(enumerate(news)))))
+    return em, dict(zip(reversed(em), range(len(em) - 1, -1, -1))), news  # type: ignore[return-value]
 
 
-def pair_encode(ids: list[int], merges: PairMerges) -> list[int]:
-    """Apply listed merges to ``ids`` in merge-rank order, leftmost first on ties.
+def pair_encode(ids: list[int], merges: PairMerges, made: MergeResults) -> list[int]:
+    """Apply merges (pair -> rank; ``made[rank]``: the id made) in rank order, leftmost first.
 
-    >>> pair_encode([97, 98, 97, 98], {(97, 98): (0, 256), (256, 256): (1, 257)})
+    >>> pair_encode([97, 98, 97, 98], {(97, 98): 0, (256, 256): 1}, [256, 257])
     [257]
     """
     n = len(ids)
@@ -311,26 +317,25 @@ def pair_encode(ids: list[int], merges: PairMerges) -> list[int]:
         if n >= BULK_PIECE and min(ids) >= 0:
             # codes are the ids themselves: the pair rule looks at nothing else
             get_merge = merges.get
-            none = (_INF, -1)
 
             def rank_of(a: int, b: int) -> int:
-                return get_merge((a, b), none)[0]
+                return get_merge((a, b), _INF)
 
-            state, done = _merge_levels("".join(map(chr, ids)), rank_of, lambda a, b: merges[(a, b)][1], int)
+            state, done = _merge_levels("".join(map(chr, ids)), rank_of, lambda a, b: made[merges[(a, b)]], int)
             ids = _codes(state).tolist()
             if done:
                 return ids
-        return _pair_encode_heap(ids, merges)
+        return _pair_encode_heap(ids, merges, made)
     get = merges.get
     parts = list(ids)
-    none = (_INF, -1)
+    none = _INF
     cand = [get((parts[i], parts[i + 1]), none) for i in range(n - 1)]
     while cand:
         best = min(cand)
-        if best[0] == _INF:
+        if best == _INF:
             break
         i = cand.index(best)
-        new = best[1]
+        new = made[best]
         parts[i] = new
         del parts[i + 1]
         del cand[i]
@@ -341,7 +346,7 @@ def pair_encode(ids: list[int], merges: PairMerges) -> list[int]:
     return parts
 
 
-def _pair_encode_heap(ids: list[int], merges: PairMerges) -> list[int]:
+def _pair_encode_heap(ids: list[int], merges: PairMerges, made: MergeResults) -> list[int]:
     # Same layout as _rank_bounds_heap: int keys ``rank * (n + 1) + position``; a given rank
     # names one (left, right) pair, so a key that is still current is still a valid merge.
     n = len(ids)
@@ -355,7 +360,7 @@ def _pair_encode_heap(ids: list[int], merges: PairMerges) -> list[int]:
     for i in range(n - 1):
         m = get((val[i], val[i + 1]))
         if m is not None:
-            cur[i] = k = m[0] * size + i
+            cur[i] = k = m * size + i
             heap.append(k)
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
@@ -365,7 +370,7 @@ def _pair_encode_heap(ids: list[int], merges: PairMerges) -> list[int]:
         if cur[a] != k:
             continue
         b = nxt[a]
-        new = merges[(val[a], val[b])][1]
+        new = made[k // size]
         val[a] = new
         end = nxt[a] = nxt[b]
         if end < n:
@@ -375,14 +380,14 @@ def _pair_encode_heap(ids: list[int], merges: PairMerges) -> list[int]:
         if p >= 0:
             m = get((val[p], new))
             if m is not None:
-                cur[p] = k = m[0] * size + p
+                cur[p] = k = m * size + p
                 push(heap, k)
             else:
                 cur[p] = -1
         if end < n:
             m = get((new, val[end]))
             if m is not None:
-                cur[a] = k = m[0] * size + a
+                cur[a] = k = m * size + a
                 push(heap, k)
     out = []
     i = 0
@@ -400,6 +405,7 @@ def make_piece_encoder(
     *,
     drop: bytes = b"",
     barriers: bool = False,
+    made: MergeResults = (),
 ) -> Callable[[bytes], list[int]]:
     """The function that turns one pre-token's bytes into ids for a tokenizer's merge rule.
 
@@ -429,7 +435,7 @@ def make_piece_encoder(
                 t = ranks.get(piece)
                 if t is not None:
                     return [t]
-            return pair_encode([byte_ids[b] for b in piece], pair_merges)
+            return pair_encode([byte_ids[b] for b in piece], pair_merges, made)
 
         encode = encode_pairs
     if not drop:
@@ -445,11 +451,11 @@ def make_piece_encoder(
             runs = piece.translate(bytes.maketrans(drop, drop[:1] * len(drop))).split(drop[:1])
             if pair_merges is None:
                 return [t for run in runs if run for t in rank_encode(run, ranks)]
-            return [t for run in runs if run for t in pair_encode([byte_ids[b] for b in run], pair_merges)]  # type: ignore[index]
+            return [t for run in runs if run for t in pair_encode([byte_ids[b] for b in run], pair_merges, made)]  # type: ignore[index]
         if pair_merges is None:
             return rank_encode(kept, ranks)
         # as in Hugging Face: the whole piece (with its dropped byte) is no token, so merge
-        return pair_encode([byte_ids[b] for b in kept], pair_merges)  # type: ignore[index]
+        return pair_encode([byte_ids[b] for b in kept], pair_merges, made)  # type: ignore[index]
 
     return encode_dropping
 

@@ -108,6 +108,7 @@ class Tokenizer:
         inferred: Mapping[str, str] | None = None,
         merge_results: Sequence[int] | None = None,
         added_options: Mapping[str, AddedOptions] | None = None,
+        duplicate_merges: Literal["first", "last"] = "first",  # a pair listed twice: which listing wins
         byte_barriers: bool = False,  # a byte without a token parts its neighbours (llama.cpp)
     ) -> None:
         self.name = name
@@ -122,7 +123,7 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
         check_tables(self._ranks.values(), self.special_tokens, self.added_tokens)
-        self._decoder: dict[int, bytes] = {i: b for b, i in self._ranks.items()}
+        self._decoder: dict[int, bytes] = dict(zip(self._ranks.values(), self._ranks))
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
         self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
@@ -135,15 +136,17 @@ class Tokenizer:
         decode_special_tokens(self._decoder, self.special_tokens, self.added_tokens)
         self.missing_bytes: tuple[int, ...] = missing_single_bytes(self._ranks)
         self.ignore_merges, self.byte_barriers = ignore_merges, byte_barriers
-        self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
+        self._pair_merges: dict[tuple[int, int], int] | None = None  # (left, right) -> rank
+        self._merge_made: list[int] = []  # rank -> the id its merge makes
         self._explicit_merges: list[tuple[int, int]] | None = None
         byte_ids = None
         if merges is not None:
-            self._explicit_merges, self._pair_merges = pair_merge_table(self._ranks, self._decoder, merges, merge_results)
+            self._explicit_merges, self._pair_merges, self._merge_made = pair_merge_table(
+                self._ranks, self._decoder, merges, merge_results, duplicate_merges
+            )
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
-        self._encode_piece = make_piece_encoder(
-            self._ranks, self._pair_merges, byte_ids, ignore_merges, drop=bytes(self.missing_bytes), barriers=byte_barriers
-        )
+        self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges,
+                                                drop=bytes(self.missing_bytes), barriers=byte_barriers, made=self._merge_made)
         self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
 
@@ -272,8 +275,7 @@ class Tokenizer:
     def merge_rank(self, left: int, right: int) -> int | None:
         """The priority of merging ``left`` and ``right`` (lower first), or ``None``."""
         if self._pair_merges is not None:
-            m = self._pair_merges.get((left, right))
-            return None if m is None else m[0]
+            return self._pair_merges.get((left, right))
         return self._ranks.get(self._decoder.get(left, b"\0") + self._decoder.get(right, b"\0")) if (
             left in self._decoder and right in self._decoder
         ) else None
@@ -282,7 +284,7 @@ class Tokenizer:
         """The token made by merging ``left`` and ``right``, or ``None``."""
         if self._pair_merges is not None:
             m = self._pair_merges.get((left, right))
-            return None if m is None else m[1]
+            return None if m is None else self._merge_made[m]
         return self.merge_rank(left, right)
 
     # -- encoding ---------------------------------------------------------------------------------

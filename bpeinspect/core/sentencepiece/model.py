@@ -34,6 +34,16 @@ from bpeinspect.core.tokenizer import Tokenizer
 _CACHE_LIMIT = 1 << 20
 
 
+def _display_all(pieces: list[str]) -> list[bytes]:
+    """Each piece's UTF-8 bytes with ``▁`` as a space, converted all at once (one join, replace,
+    encode and split for a whole vocabulary: ~3x faster than piece by piece), or piece by piece
+    where a piece holds the NUL that keeps them apart."""
+    joined = "\0".join(pieces)
+    if joined.count("\0") == len(pieces) - 1:
+        return joined.replace(SPACE, " ").encode("utf-8", "surrogatepass").split(b"\0")
+    return [p.replace(SPACE, " ").encode("utf-8", "surrogatepass") for p in pieces]
+
+
 class SentencePieceBPE(Tokenizer):
     """A SentencePiece-style BPE tokenizer (see the module docstring for the three flavours).
 
@@ -103,10 +113,9 @@ class SentencePieceBPE(Tokenizer):
         specials = set(self.special_tokens.values())
         P = self.pieces
         present = [i for i, p in enumerate(P) if p is not None] if None in P else range(n)
-        # id -> what the decoder prints (comprehensions: a 256k vocabulary in ~0.1 s)
+        # id -> what the decoder prints
         self._decoder: dict[int, bytes] = dict(
-            zip(present, [p.replace(SPACE, " ").encode("utf-8", "surrogatepass") for p in (  # type: ignore[union-attr]
-                P if isinstance(present, range) else map(P.__getitem__, present))])
+            zip(present, _display_all(P if isinstance(present, range) else list(map(P.__getitem__, present))))  # type: ignore[arg-type]
         )
         kind_arr = np.array(kinds, dtype=np.int64)
         byte_pieces = [i for i in np.nonzero(kind_arr == BYTE)[0].tolist() if P[i] is not None]
@@ -152,7 +161,8 @@ class SentencePieceBPE(Tokenizer):
             frozen = []
         self._frozen = frozenset(frozen)
         self._explicit_merges: list[tuple[int, int]] | None = None
-        self._pair_merges: dict[tuple[int, int], tuple[int, int]] | None = None
+        self._pair_merges: dict[tuple[int, int], int] | None = None  # (left, right) -> rank
+        self._merge_made: list[int] = []  # rank -> the id its merge makes
         self._score_rank: dict[str, int] = {}
         if merges is not None:
             em = merges if isinstance(merges, list) else list(merges)
@@ -172,7 +182,8 @@ class SentencePieceBPE(Tokenizer):
                 raise ValueError(f"merge {rank} {tuple(em[rank])} makes a token that is not in the vocabulary")
             self._explicit_merges = em
             # Hugging Face keeps the last listing of a pair: built forwards, it is written last
-            self._pair_merges = dict(zip(em, list(zip(range(len(em)), news))))  # type: ignore[arg-type]
+            self._pair_merges = dict(zip(em, range(len(em))))
+            self._merge_made = news  # type: ignore[assignment]
         else:
             assert scores is not None
             # dense rank of the score, highest first: equal scores tie and the leftmost pair wins
@@ -245,8 +256,7 @@ class SentencePieceBPE(Tokenizer):
 
     def merge_rank(self, left: int, right: int) -> int | None:
         if self._pair_merges is not None:
-            m = self._pair_merges.get((left, right))
-            return None if m is None else m[0]
+            return self._pair_merges.get((left, right))
         pa, pb = self._piece(left), self._piece(right)
         if pa is None or pb is None:
             return None
@@ -255,7 +265,7 @@ class SentencePieceBPE(Tokenizer):
     def merge_result(self, left: int, right: int) -> int | None:
         if self._pair_merges is not None:
             m = self._pair_merges.get((left, right))
-            return None if m is None else m[1]
+            return None if m is None else self._merge_made[m]
         pa, pb = self._piece(left), self._piece(right)
         if pa is None or pb is None or (pa + pb) not in self._score_rank:
             return None
@@ -313,7 +323,7 @@ class SentencePieceBPE(Tokenizer):
             if self.fuse_unk and fb == [unk] and ids and ids[-1] == unk:
                 continue
             ids.extend(fb)
-        return pair_encode(ids, self._pair_merges)  # type: ignore[arg-type]
+        return pair_encode(ids, self._pair_merges, self._merge_made)  # type: ignore[arg-type]
 
     def _normalize(self, text: str, first: bool) -> str:
         norm = self.normalizer if first else self._rest_normalizer

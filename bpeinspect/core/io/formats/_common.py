@@ -14,8 +14,8 @@ import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from itertools import chain
-from operator import add, methodcaller
+from itertools import accumulate, chain, repeat
+from operator import add, contains
 from pathlib import Path
 from typing import IO, Any
 
@@ -191,12 +191,25 @@ class MappedMerges:
         return len(self.pairs)
 
 
+def _merges_keys(data: bytes) -> list[re.Match]:
+    """Every match of :data:`_MERGES_KEY` in ``data``: found with ``bytes.find`` (a fast scan),
+    matched only there (a regex search crawls through a 30 MB file at ~1 ns a byte)."""
+    out = []
+    at = data.find(b'"merges"')
+    while at >= 0:
+        m = _MERGES_KEY.match(data, at)
+        if m is not None:
+            out.append(m)
+        at = data.find(b'"merges"', at + 1)
+    return out
+
+
 def _parse_merges_apart(data: bytes) -> Any:
     """The parse of a ``tokenizer.json`` with its one ``"merges"`` array parsed a slice at a time
     and mapped against the vocabulary beside it (a :class:`MappedMerges` in its place), or
     ``None`` if the file is not laid out so or anything is amiss (the caller then parses it
     whole and reports any damage as usual)."""
-    found = list(_MERGES_KEY.finditer(data))
+    found = _merges_keys(data)
     if len(found) != 1 or _PLACEHOLDER.encode() in data or b'"vocab"' not in data:
         return None
     m = found[0]
@@ -281,11 +294,12 @@ def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[t
     get = vocab.get
     n = len(items)
     if strings:
-        # cut once: each string gives two parts if it holds a space; with n spaces in all,
-        # each holds exactly one
-        flat = list(chain.from_iterable(map(methodcaller("split", " ", 1), items)))
-        if len(flat) != 2 * n or "".join(items).count(" ") != n:
+        # cut all at once: with n spaces in all and one in each string, each holds exactly one;
+        # NUL (never in these files) keeps the strings apart in the joined text
+        joined = "\0".join(items)
+        if joined.count(" ") != n or joined.count("\0") != n - 1 or not all(map(contains, items, repeat(" "))):
             return None
+        flat = joined.replace(" ", "\0").split("\0")
     else:
         if set(map(len, items)) != {2}:
             return None
@@ -360,12 +374,8 @@ def tokens_to_bytes(tokens: list[str]) -> list[bytes | None]:
         blob = codecs.charmap_encode("".join(tokens), "strict", _charmap())[0]
     except UnicodeEncodeError:
         return [token_to_bytes(t) for t in tokens]
-    out: list[bytes | None] = []
-    pos = 0
-    for n in map(len, tokens):
-        out.append(blob[pos : pos + n])
-        pos += n
-    return out
+    at = list(accumulate(map(len, tokens), initial=0))
+    return [blob[a:b] for a, b in zip(at, at[1:])]
 
 
 def bytes_to_token(data: bytes) -> str:

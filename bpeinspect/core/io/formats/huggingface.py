@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import json
 import warnings
+from itertools import compress
+from operator import not_
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +132,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         added_options=added_options(obj.get("added_tokens")),
         merges=merges,
         merge_results=made,
+        duplicate_merges="last",  # Hugging Face keeps the last rank of a pair listed twice
         ignore_merges=ignore_merges,
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
@@ -276,23 +279,24 @@ def added_options(items: Any) -> dict[str, AddedOptions]:
 
 def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dict[bytes, int], list[str]]:
     """Token bytes -> id for the vocabulary (ids in ``skip`` left out), and the entries that are
-    not in GPT-2's byte alphabet. Checked in bulk: a 200k vocabulary in ~50 ms."""
-    if not all([type(i) is int for i in vocab.values()]) or min(vocab.values(), default=0) < 0:
+    not in GPT-2's byte alphabet. Checked in bulk (C-level maps, no per-token Python code)."""
+    ids = list(vocab.values())
+    if set(map(type, ids)) - {int} or min(ids, default=0) < 0:
         text, i = next((t, i) for t, i in vocab.items() if type(i) is not int or i < 0)
         raise VocabularyError(f"{path}: token {text!r} has a bad id {i!r}")
+    tokens = list(vocab)
     if skip:
-        tokens = [t for t, i in vocab.items() if i not in skip]
-        ids = [i for i in vocab.values() if i not in skip]
-    else:
-        tokens, ids = list(vocab), list(vocab.values())
+        keep = list(map(not_, map(skip.__contains__, ids)))
+        tokens, ids = list(compress(tokens, keep)), list(compress(ids, keep))
     blobs = tokens_to_bytes(tokens)
+    unmapped: list[str] = []
     if None in blobs:
         unmapped = [t for t, b in zip(tokens, blobs) if b is None]
-        kept = [(b, i) for b, i in zip(blobs, ids) if b is not None]
+        ranks = {b: i for b, i in zip(blobs, ids) if b is not None}
     else:  # the usual case: every token is in the alphabet
-        unmapped, kept = [], list(zip(blobs, ids))
-    ranks = dict(kept)
-    if len(ranks) != len(kept):
+        ranks = dict(zip(blobs, ids))  # type: ignore[arg-type]
+    if len(ranks) != len(blobs) - len(unmapped):
+        kept = [(b, i) for b, i in zip(blobs, ids) if b is not None]
         seen: set[bytes] = set()
         dup = next(b for b, _ in kept if b in seen or seen.add(b))  # type: ignore[func-returns-value]
         raise VocabularyError(f"{path}: token {bytes_to_token(dup)!r} appears twice")
@@ -300,7 +304,8 @@ def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dic
 
 
 def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:
-    """The merges as id pairs, and the id each one makes."""
+    """The merges as id pairs, and the id each one makes (a pair listed twice is left to the
+    tokenizer, which keeps its last listing as Hugging Face does)."""
     if isinstance(items, MappedMerges):  # mapped while parsing
         found: tuple[list[tuple[int, int]], list[int]] | None = (items.pairs, items.made)
     else:
@@ -308,13 +313,7 @@ def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[t
         found = map_merges(items, vocab)
     if found is None:  # something is wrong: find the first bad merge and say what
         found = _checked_merges(items, vocab, path)
-    pairs, made = found
-    if len(set(pairs)) != len(pairs):  # Hugging Face keeps the last rank of a pair listed twice
-        last = {p: n for n, p in enumerate(pairs)}
-        keep = [last[p] == n for n, p in enumerate(pairs)]
-        pairs = [p for p, k in zip(pairs, keep) if k]
-        made = [m for m, k in zip(made, keep) if k]
-    return pairs, made
+    return found
 
 
 def _checked_merges(items: list, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bpeinspect.core import VocabularyError
-from bpeinspect.core.io.formats import _common, load_path
+from bpeinspect.core.io.formats import _common, huggingface, load_path
 from bpeinspect.core.io.formats.sentencepiece import _gguf_merges
 from bpeinspect.core.memory import quiet_gc, thaw
 from bpeinspect.core.tokenizer import Tokenizer
@@ -187,3 +187,18 @@ def test_real_sentencepiece_json_piece_index_is_the_models_own(vid):
 
     tok = load_path(vocab_file(next(v for v in VOCABS if v.id == vid)))
     assert tok._piece_id == _piece_index_built_by_the_model(tok)
+
+
+def test_a_pair_listed_twice_keeps_its_last_listing(tmp_path):
+    # Hugging Face: [a b, b c, a b] ranks "b c" before "a b" (the later listing replaces the
+    # earlier one), so "abc" is a + bc; the earlier listing leaves the merge list
+    ranks = {**{bytes([b]): b for b in range(256)}, b"ab": 256, b"bc": 257}
+    obj = huggingface.to_dict(Tokenizer(ranks, pattern="r50k"))
+    obj["model"]["merges"] = ["a b", "b c", "a b"]
+    obj["model"]["ignore_merges"] = False
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj))
+    tok = load_path(path)
+    assert tok.merges == [(98, 99), (97, 98)]
+    assert tok.encode("abc") == [97, 257]
+    assert tok.merge_rank(97, 98) == 1

@@ -152,8 +152,8 @@ def test_the_file_is_named_with_the_home_folder_as_a_tilde(qtbot, tmp_path, monk
 
 
 def test_a_big_file_is_counted_on_children_below_the_windows_priority(qtbot, tmp_path, monkeypatch):
-    import bpeinspect.core.dataset.counting as counting
     import bpeinspect.gui.panels.dataset as panel
+    from bpeinspect.core.dataset import counting
     from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 
     made = []

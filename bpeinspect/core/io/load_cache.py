@@ -11,8 +11,9 @@ the same file makes the same call from them, with no parse and no lookups.
 
 The key is a hash of the file's bytes (for a file over :data:`HASHED_BYTES`, a model with its
 tensors: of its first megabyte, its size, inode and time of change), its path (the name and source shown come from it), the loader's name argument, this
-cache's :data:`FORMAT_VERSION`, the Python version and bpeinspect's core source code: any
-change to the code that builds tokenizers makes older entries stale. Entries are written
+cache's :data:`FORMAT_VERSION`, the Python version, bpeinspect's version and its core source
+code: any change to the code that builds tokenizers makes older entries stale. An app bundle
+that ships no sources caches nothing. Entries are written
 atomically (``core.io.atomic``), checked by a CRC on reading, and read with an unpickler that
 makes only bpeinspect's own classes, compiled patterns and plain data; a missing, stale, damaged or unreadable
 entry is ignored (the file is parsed, and the entry written again), never an error. Loads that
@@ -71,11 +72,18 @@ def folder() -> Path:
 
 
 @functools.cache
-def _code_fingerprint() -> bytes:
-    """A hash of bpeinspect's core sources: entries made by other code are stale."""
+def _code_fingerprint() -> bytes | None:
+    """A hash of bpeinspect's core sources: entries made by other code are stale. ``None``
+    where the sources cannot be read (an app bundle that ships only compiled modules): no
+    entry is then read or written, since nothing would tell one version's tables from the next."""
+    from bpeinspect import __version__
+
     root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256(f"{FORMAT_VERSION} {sys.version_info[:2]}".encode())
-    for p in sorted(root.rglob("*.py")):
+    h = hashlib.sha256(f"{FORMAT_VERSION} {sys.version_info[:2]} {__version__}".encode())
+    sources = sorted(root.rglob("*.py"))
+    if getattr(sys, "frozen", False) or not any(p.name == "tokenizer.py" for p in sources):
+        return None
+    for p in sources:
         h.update(str(p.relative_to(root)).encode() + b"\0")
         h.update(p.read_bytes())
     return h.digest()
@@ -88,7 +96,10 @@ def key_for(path: Path, extra: str = "") -> str | None:
         st = path.stat()
         if not path.is_file() or st.st_size < MIN_SIZE:
             return None
-        h = hashlib.sha256(_code_fingerprint())
+        code = _code_fingerprint()
+        if code is None:
+            return None
+        h = hashlib.sha256(code)
         h.update(f"{path.resolve()}\0{extra}\0{st.st_size}\0".encode())
         left = st.st_size
         if st.st_size > HASHED_BYTES:  # a model with its tensors: its head, size and time of change

@@ -221,3 +221,27 @@ def test_a_write_that_fails_half_way_leaves_nothing(cache, tmp_path, monkeypatch
     assert load_path(path).encode("hello") == [31373]
     assert _entries(cache) == [] and len(seen) == 3
     assert [p.name for p in cache.iterdir()] == []  # no temporary file left either
+
+
+@pytest.fixture
+def fresh_fingerprint():
+    load_cache._code_fingerprint.cache_clear()
+    yield
+    load_cache._code_fingerprint.cache_clear()
+
+
+def test_an_app_bundle_or_another_version_never_reads_older_tables(cache, tmp_path, monkeypatch, fresh_fingerprint):
+    import bpeinspect
+
+    path = _byte_level_json(tmp_path)
+    key = load_cache.key_for(path)
+    assert key is not None
+    load_cache._code_fingerprint.cache_clear()
+    monkeypatch.setattr(bpeinspect, "__version__", "99.0")
+    assert load_cache.key_for(path) not in (None, key)  # the version is part of the key
+    load_cache._code_fingerprint.cache_clear()
+    # a frozen app ships compiled modules, not sources: no key could tell one build from the next
+    monkeypatch.setattr("sys.frozen", True, raising=False)
+    assert load_cache.key_for(path) is None
+    load_path(path)
+    assert _entries(cache) == []

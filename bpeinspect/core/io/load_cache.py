@@ -14,7 +14,7 @@ tensors: of its first megabyte, its size, inode and time of change), its path (t
 cache's :data:`FORMAT_VERSION`, the Python version and bpeinspect's core source code: any
 change to the code that builds tokenizers makes older entries stale. Entries are written
 atomically (``core.io.atomic``), checked by a CRC on reading, and read with an unpickler that
-makes only bpeinspect's own classes and plain data; a missing, stale, damaged or unreadable
+makes only bpeinspect's own classes, compiled patterns and plain data; a missing, stale, damaged or unreadable
 entry is ignored (the file is parsed, and the entry written again), never an error. Loads that
 warned, streams, folders and files under :data:`MIN_SIZE` are not cached; the newest
 :data:`KEEP` entries are kept.

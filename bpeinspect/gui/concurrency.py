@@ -17,6 +17,11 @@ that does not take ``should_stop`` is closed at its next ``yield``. Every live w
 held in one class-level table until its ``finished`` has been delivered, and
 :meth:`Worker.shutdown` cancels them all and waits for their threads (the app calls it at quit).
 
+A job made with ``background=True`` (work nobody waits for, such as indexing a vocabulary)
+also pauses at those checks while the user types: it goes on :data:`TYPING_QUIET` seconds
+after the last edit the window reported (:func:`note_typing`), so that it never shares the
+interpreter with a keystroke's work.
+
 :class:`Jobs` gives a widget "latest wins" per key: submitting under a key detaches the
 previous worker of that key (none of its signals but ``finished`` reach anyone any more,
 even those already queued) and cancels it.
@@ -43,6 +48,7 @@ PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one wo
 HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
 GUI_LATE = 0.007  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
 GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
+TYPING_QUIET = 0.3  # seconds after an edit before background jobs (``background=True``) go on
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
 
 _YIELDED, _PROGRESSED, _RETURNED, _ERRORED, _ABORTED, _FINISHED = range(6)
@@ -127,6 +133,7 @@ class _Heartbeat:
         self.running = False
         self.waited_out = -1.0  # a beat some worker waited for in full: no one waits for it again
         self.gui = threading.main_thread().ident  # the thread that beats (never waits for itself)
+        self.typed = -1e9  # when the window last reported an edit (monotonic seconds)
         self._timer: QTimer | None = None
 
     def start(self) -> None:
@@ -168,6 +175,25 @@ def give_way() -> None:
         time.sleep(0.001)
 
 
+def note_typing() -> None:
+    """On the GUI thread: the user has just edited the text. Background jobs pause till
+    :data:`TYPING_QUIET` seconds have passed without another edit."""
+    _heartbeat.typed = time.monotonic()
+
+
+def wait_out_typing(stop: threading.Event) -> None:
+    """On a worker running background work: sleep while the user is typing (see
+    :func:`note_typing`), or until ``stop`` is set."""
+    hb = _heartbeat
+    if threading.get_ident() == hb.gui:
+        return
+    while not stop.is_set():
+        left = hb.typed + TYPING_QUIET - time.monotonic()
+        if left <= 0:
+            return
+        stop.wait(min(left, 0.02))
+
+
 def next_beat() -> None:
     """On a worker: wait for the GUI thread's next heartbeat (:data:`GIVE_WAY_FOR` at most), so
     that a job about to run long without checks lets the GUI finish the turn that started it
@@ -188,7 +214,8 @@ class Worker(QRunnable):
 
     _live: ClassVar[dict[int, Worker]] = {}  # started and not yet finished (delivered), by serial
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    def __init__(self, fn: Callable[..., Any], *args: Any, background: bool = False, **kwargs: Any) -> None:
+        """``background``: work nobody waits for, paused while the user types (see the module)."""
         super().__init__()
         # autoDelete stays on: the pool deletes the C++ runnable after run() (with it off,
         # PySide would keep the Python object alive for ever); _live keeps the Python side,
@@ -200,6 +227,7 @@ class Worker(QRunnable):
         self._args, self._kwargs = args, kwargs
         self._hooks = _hooks_of(fn) - set(kwargs)
         self._stop = threading.Event()
+        self.background = background
         self._pool: QThreadPool | None = None
         self._last_progress = 0.0
         self._pending_progress: tuple[int, int] | None = None
@@ -226,8 +254,13 @@ class Worker(QRunnable):
         """True once cancelled; on the worker's thread it first gives way to a late GUI thread."""
         if self._stop.is_set():
             return True
-        give_way()
+        self._give_way()
         return self._stop.is_set()
+
+    def _give_way(self) -> None:
+        give_way()
+        if self.background:
+            wait_out_typing(self._stop)
 
     @property
     def is_running(self) -> bool:
@@ -268,7 +301,7 @@ class Worker(QRunnable):
 
     def _progress(self, done: int, total: int) -> None:
         if not self._stop.is_set():
-            give_way()
+            self._give_way()
         now = time.monotonic()
         if done >= total or now - self._last_progress >= PROGRESS_INTERVAL:
             self._last_progress = now
@@ -314,7 +347,7 @@ class Worker(QRunnable):
                 return stop.value
             self._post(_YIELDED, value)
             if not self._stop.is_set():
-                give_way()
+                self._give_way()
 
 
 class Jobs(QObject):
@@ -344,11 +377,13 @@ class Jobs(QObject):
         on_progress: Callable[[int, int], None] | None = None,
         on_yielded: Callable[[Any], None] | None = None,
         on_aborted: Callable[[], None] | None = None,
+        background: bool = False,
         **kwargs: Any,
     ) -> Worker:
-        """Run ``fn(*args, **kwargs)`` as the job ``key``, superseding the one before."""
+        """Run ``fn(*args, **kwargs)`` as the job ``key``, superseding the one before;
+        ``background``: it pauses while the user types (see the module)."""
         self.cancel(key)
-        worker = Worker(fn, *args, **kwargs)
+        worker = Worker(fn, *args, background=background, **kwargs)
         s = worker.signals
         for signal, slot in (
             (s.returned, on_returned),

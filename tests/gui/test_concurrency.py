@@ -258,3 +258,45 @@ def test_the_heartbeat_beats_only_while_workers_live(qtbot):
         gate.set()
     qtbot.waitUntil(lambda: not Worker._live, timeout=30000)  # workers of earlier tests deliver too
     assert not hb.running
+
+
+def test_a_background_job_pauses_while_the_user_types(qtbot, monkeypatch):
+    """Issue 17: work nobody waits for (the merge tree's index of a 200k vocabulary) stops at
+    its checks while edits come, so that it never shares the interpreter with a keystroke."""
+    monkeypatch.setattr(concurrency, "TYPING_QUIET", 0.4)
+    steps: list[float] = []
+
+    def work(should_stop):
+        for _ in range(3):
+            should_stop()
+            steps.append(time.monotonic())
+
+    concurrency.note_typing()
+    typed = time.monotonic()
+    jobs = Jobs()
+    jobs.submit("index", work, background=True)
+    qtbot.wait(150)
+    assert steps == []  # still waiting for the typing to pause
+    concurrency.note_typing()  # another keystroke: the wait starts over
+    typed = time.monotonic()
+    qtbot.waitUntil(lambda: len(steps) == 3, timeout=5000)
+    assert steps[0] >= typed + 0.4
+    plain = Jobs()
+    ran = []
+    concurrency.note_typing()
+    with qtbot.waitSignal(plain.ended, timeout=5000):
+        plain.submit("encode", lambda should_stop: ran.append(should_stop()))
+    assert ran == [False]  # a job that is waited for goes on while the user types
+
+
+def test_a_background_job_paused_by_typing_still_cancels(qtbot, monkeypatch):
+    monkeypatch.setattr(concurrency, "TYPING_QUIET", 30.0)
+    concurrency.note_typing()
+    jobs = Jobs()
+    stopped = []
+    worker = jobs.submit("index", lambda should_stop: stopped.append(should_stop()), background=True)
+    qtbot.wait(50)
+    assert stopped == []
+    worker.cancel()
+    qtbot.waitUntil(lambda: not jobs.is_busy(), timeout=2000)  # long before the typing pause ends
+    assert stopped == [True]

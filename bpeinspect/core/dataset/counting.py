@@ -351,6 +351,7 @@ def count_dataset(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     processes: int | None = 1,
+    niceness: int = 0,
 ) -> DatasetStats:
     """Count every record of the dataset at ``path`` under each of ``targets``.
 
@@ -362,6 +363,7 @@ def count_dataset(
     ``processes`` > 1 (``None``: one per CPU) counts batches of records in a
     :class:`~bpeinspect.core.pool.ProcessPool`, when every target says the ``spec`` that opens
     its tokenizer again in another process; otherwise, and with ``processes=1``, here.
+    ``niceness`` lowers the children's priority (the window counts in the background).
     """
     if not targets:
         raise DatasetError("no tokenizer to count with")
@@ -398,7 +400,7 @@ def count_dataset(
             yield batch
         stats.stopped = True
 
-    pool = ProcessPool(processes) if ctx.shippable else None
+    pool = ProcessPool(processes, niceness=niceness) if ctx.shippable else None
     if pool is not None and pool.processes < 2:
         pool = None
     results = (pool or _InProcess()).imap(_count_batch, batches(), context=ctx)

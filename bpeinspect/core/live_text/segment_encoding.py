@@ -102,6 +102,7 @@ class LiveEncoding:
         self.whole_version = -1  # the text version ``whole`` encodes
         self._starts: tuple[list[int], list[int], int] | None = None  # running sums of tokens and bytes; chars
         self._full: Encoding | None = None
+        self.changes = 0  # counts every change of what is encoded (readers may keep what they read till it moves)
 
     # -- bringing it up to date -------------------------------------------------------------------
 
@@ -177,6 +178,7 @@ class LiveEncoding:
         self._changed()
 
     def _changed(self) -> None:
+        self.changes += 1
         self._starts = None
         self._full = None
 

@@ -61,6 +61,9 @@ class IdsView(QAbstractScrollArea):
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._digits = 6
+        # what the last paint showed: (first index, ids, flags, columns); an edit that leaves
+        # the cells on screen as they were (a keystroke far below them) repaints nothing
+        self._shown: tuple[int, list[int], bytearray, int] | None = None
         self.setMinimumHeight(60)
         self.verticalScrollBar().valueChanged.connect(self.viewport().update)
 
@@ -73,13 +76,15 @@ class IdsView(QAbstractScrollArea):
     ) -> None:
         """Show ``ids`` (a list, with ``flags``, or a source read a screenful at a time);
         cells are as wide as the largest id of a ``n_vocab`` vocabulary."""
+        same = ids is self.source and (palette is None or palette is self.palette_)
         self.source = _ListSource(ids, flags) if isinstance(ids, list) else ids
-        self._digits = max(len(str(max(n_vocab - 1, 0))), 3)
+        digits, self._digits = self._digits, max(len(str(max(n_vocab - 1, 0))), 3)
         if palette is not None:
             self.palette_ = palette
         if self.selected is not None and self.selected >= len(self.source):
             self.selected = None
-        self._relayout()
+        # the same source after an edit: repaint only if the cells on screen differ
+        self._relayout(repaint=not same or digits != self._digits or self._visible() != self._shown)
 
     def __len__(self) -> int:
         return len(self.source)
@@ -92,13 +97,23 @@ class IdsView(QAbstractScrollArea):
         w, _ = self._cell()
         return max(1, int((self.viewport().width() - 4) // w))
 
-    def _relayout(self) -> None:
+    def _relayout(self, repaint: bool = True) -> None:
         _, h = self._cell()
         rows = -(-len(self.source) // self._cols())
         page = max(1, int(self.viewport().height() // h))
-        self.verticalScrollBar().setRange(0, max(0, rows - page))
+        self.verticalScrollBar().setRange(0, max(0, rows - page))  # a new value repaints
         self.verticalScrollBar().setPageStep(page)
-        self.viewport().update()
+        if repaint:
+            self.viewport().update()
+
+    def _visible(self) -> tuple[int, list[int], bytearray, int]:
+        """The cells on screen: the first one's index, their ids and flags, the columns."""
+        _, h = self._cell()
+        cols = self._cols()
+        first = self.verticalScrollBar().value() * cols
+        rows = int(self.viewport().height() // h) + 1
+        ids, flags = self.source.ids_between(first, first + rows * cols)
+        return first, ids, flags, cols
 
     def resizeEvent(self, e) -> None:
         super().resizeEvent(e)
@@ -131,12 +146,8 @@ class IdsView(QAbstractScrollArea):
     def paintEvent(self, e) -> None:
         p = QPainter(self.viewport())
         w, h = self._cell()
-        cols = self._cols()
-        first_row = self.verticalScrollBar().value()
-        rows = int(self.viewport().height() // h) + 1
         pal = self.palette_
-        first = first_row * cols
-        ids, flags = self.source.ids_between(first, first + rows * cols)
+        self._shown = first, ids, flags, cols = self._visible()
         for k, tid in enumerate(ids):
             r, c = divmod(k, cols)
             i = first + k

@@ -41,6 +41,7 @@ from bpeinspect.core import Tokenizer
 from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, Shape, Target, count_dataset, fields_shape
 from bpeinspect.core.dataset.counting import peek_shape
 from bpeinspect.core.io.builtins import ALIASES, BUILTINS
+from bpeinspect.core.pool import BACKGROUND_NICENESS
 from bpeinspect.core.text import display_label
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
@@ -217,7 +218,8 @@ class DatasetView(QWidget):
         except OSError:
             big = False
         self._counting = self.jobs.submit("count", count_dataset, self.path, targets, shape=self.shape, longest=LONGEST,
-                         processes=None if big else 1, on_progress=self._on_progress, on_returned=self._done,
+                         processes=None if big else 1, niceness=BACKGROUND_NICENESS,
+                         on_progress=self._on_progress, on_returned=self._done,
                          on_errored=self._failed, on_aborted=lambda: self._set_running(False))  # fmt: skip
         self._say(f"Counting {self.shape.label} with {len(targets)} tokenizer{'s' if len(targets) > 1 else ''}…", None)
         self._set_running(True)

@@ -406,6 +406,7 @@ class MergeTreeBrowser(QWidget):
             on_returned=self._on_children_ready,
             on_errored=self._on_failed,
             on_aborted=self._on_cancelled,
+            background=True,  # nobody waits for it: it pauses while the user types
         )
         self.progress.setRange(0, 0)
         self.progress.show()
@@ -414,8 +415,13 @@ class MergeTreeBrowser(QWidget):
 
     def _on_progress(self, done: int, total: int) -> None:
         if total:
-            self.progress.setRange(0, total)
-            self.progress.setValue(done)
+            # QProgressBar.setValue repaints at once, in its own paint of the window, each time
+            # the percentage moves: with updates off it waits for the next paint with the rest
+            bar = self.progress
+            bar.setUpdatesEnabled(False)
+            bar.setRange(0, total)
+            bar.setValue(done)
+            bar.setUpdatesEnabled(True)
 
     def _on_children_ready(self, _: object) -> None:
         self.progress.hide()

@@ -39,6 +39,20 @@ from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font dr
 _Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "ID", "Token", "Bytes")
 COL_INDEX, COL_ID, COL_TOKEN, COL_BYTES = range(len(COLUMNS))
+TEXTS_KEPT = 1 << 16  # token texts remembered before the memo starts afresh
+# the roles the model gives, as ints (what a view passes; comparing enums costs more)
+_DISPLAY, _ALIGN, _FONT, _TIP = (
+    int(r.value)
+    for r in (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.ToolTipRole,
+    )
+)
+_GIVEN = frozenset((_DISPLAY, _ALIGN, _FONT, _TIP))
+_SHOWN_ROLES = [_DISPLAY, _FONT, _TIP]  # what changes with the tokens (alignment does not)
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
 
 def token_text(tok: Tokenizer, token_id: int) -> str:
@@ -79,11 +93,38 @@ class TokenListModel(QAbstractTableModel):
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._special = QFont(self._mono)
         self._special.setBold(True)
+        self._n = 0  # rows the views know of (a LiveEncoding grows and shrinks in place)
+        # the part the last row read came from, as (first row, end row, its encoding, the
+        # LiveEncoding's count of changes then): a view asks for a screenful of neighbouring
+        # rows, nine roles each, per paint
+        self._part_rows: tuple[int, int, Encoding, int] | None = None
+        self._texts: dict[int, str] = {}  # token id -> its text, as shown (for this tokenizer)
 
     def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None) -> None:
-        self.beginResetModel()
-        self.tok, self.enc = tok, enc
-        self.endResetModel()
+        """Show ``enc``. The same encoding again (a :class:`LiveEncoding` after an edit:
+        the same object, changed in place) keeps the views' selection and scroll: rows are
+        added or taken at the end and the rest said to have changed, where a reset would
+        make every view start over."""
+        self._part_rows = None
+        if tok is not self.tok:
+            self._texts = {}
+        if enc is None or enc is not self.enc or tok is not self.tok:
+            self.beginResetModel()
+            self.tok, self.enc = tok, enc
+            self._n = len(enc) if enc is not None else 0
+            self.endResetModel()
+            return
+        old, new = self._n, len(enc)
+        if new > old:
+            self.beginInsertRows(QModelIndex(), old, new - 1)
+            self._n = new
+            self.endInsertRows()
+        elif new < old:
+            self.beginRemoveRows(QModelIndex(), new, old - 1)
+            self._n = new
+            self.endRemoveRows()
+        if new:
+            self.dataChanged.emit(self.index(0, 0), self.index(new - 1, len(COLUMNS) - 1), _SHOWN_ROLES)
 
     def ids(self) -> list[int]:
         enc = self.enc
@@ -93,15 +134,31 @@ class TokenListModel(QAbstractTableModel):
         return between(0, len(enc))[0] if between is not None else list(enc.ids)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() or self.enc is None else len(self.enc)
+        return 0 if parent.isValid() else self._n
 
-    def _part(self, r: int) -> tuple[Encoding, int]:
+    def _part(self, r: int) -> tuple[Encoding | None, int]:
         """The encoding holding token ``r`` and its index there (a segment's, for a LiveEncoding)."""
-        part_of = getattr(self.enc, "part_of_token", None)
+        enc = self.enc
+        part_of = getattr(enc, "part_of_token", None)
         if part_of is None:
-            return self.enc, r  # type: ignore[return-value]
+            return (enc, r) if enc is not None and r < len(enc.ids) else (None, 0)
+        rows, changes = self._part_rows, enc.changes  # type: ignore[union-attr]
+        if rows is not None and rows[0] <= r < rows[1] and rows[3] == changes:
+            return rows[2], r - rows[0]
         p = part_of(r)
+        if p is None:  # the encoding moved on since the views last heard of it
+            return None, 0
+        self._part_rows = (p.token, p.token + len(p.enc.ids), p.enc, changes)
         return p.enc, r - p.token
+
+    def token_text(self, token_id: int) -> str:
+        """:func:`token_text`, remembered for the tokenizer shown (a screenful is asked for on every paint)."""
+        text = self._texts.get(token_id)
+        if text is None:
+            if len(self._texts) > TEXTS_KEPT:
+                self._texts.clear()
+            text = self._texts[token_id] = token_text(self.tok, token_id)  # type: ignore[arg-type]
+        return text
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
@@ -113,32 +170,33 @@ class TokenListModel(QAbstractTableModel):
             return f"the token's text; {LEGEND}"
         return None
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        enc, tok = self.enc, self.tok
-        if enc is None or tok is None or not index.isValid():
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        # a view asks for some nine roles per cell, on every paint: the ones not given go at once
+        if role not in _GIVEN or self.tok is None or not index.isValid():
             return None
         r, col = index.row(), index.column()
-        if r >= len(enc):
+        if role == _ALIGN:
+            return None if col == COL_TOKEN else _RIGHT
+        if role == _FONT and col != COL_TOKEN:
+            return None
+        if r >= self._n:
             return None
         part, j = self._part(r)
+        if part is None:
+            return None
         tid = part.ids[j]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col == COL_INDEX:
                 return str(r)
             if col == COL_ID:
                 return str(tid)
             if col == COL_TOKEN:
-                return token_text(tok, tid)
-            if col == COL_BYTES:
-                return str(part.byte_ends[j] - part.byte_starts[j])
-        if role == Qt.ItemDataRole.TextAlignmentRole and col != COL_TOKEN:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.FontRole and col == COL_TOKEN:
+                return self.token_text(tid)
+            return str(part.byte_ends[j] - part.byte_starts[j])
+        if role == _FONT:
             return self._special if part.is_special(j) else self._mono
-        if role == Qt.ItemDataRole.ToolTipRole:
-            kind = tok.token_kind(tid)
-            return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
-        return None
+        kind = self.tok.token_kind(tid)  # the tooltip
+        return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
 
 
 class TokenList(QWidget):

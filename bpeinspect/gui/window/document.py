@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from bpeinspect.core import limits
 from bpeinspect.core.live_text import LiveText
+from bpeinspect.gui.concurrency import note_typing
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
 from bpeinspect.gui.overlay.token_view import document_text
 
@@ -205,6 +206,8 @@ class LiveDocument(QObject):
                 return  # a format change
             change = lt.replace(pos, removed, new)
         self.revision += 1
+        if self._feeding is None:
+            note_typing()  # background jobs wait until the typing pauses
         self.changed.emit(change)
         if self._feeding is None:
             self.edited.emit()

@@ -149,3 +149,27 @@ def test_the_file_is_named_with_the_home_folder_as_a_tilde(qtbot, tmp_path, monk
     with qtbot.waitSignal(view.statsReady, timeout=60000):
         view.open_file(elsewhere)
     assert view.file_label.text() == str(elsewhere)
+
+
+def test_a_big_file_is_counted_on_children_below_the_windows_priority(qtbot, tmp_path, monkeypatch):
+    import bpeinspect.gui.panels.dataset as panel
+    from bpeinspect.core.dataset import counting
+    from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
+
+    made = []
+
+    class Recorded(ProcessPool):
+        def __init__(self, processes=None, *, niceness=0):
+            made.append((processes, niceness))
+            super().__init__(2, niceness=niceness)
+
+    monkeypatch.setattr(counting, "ProcessPool", Recorded)
+    monkeypatch.setattr(panel, "POOL_FROM_BYTES", 0)  # every file counts as big
+    path = tmp_path / "train.jsonl"
+    write(path, chats(40))
+    view = make(qtbot)
+    with qtbot.waitSignal(view.statsReady, timeout=60000) as got:
+        view.open_file(path)
+    assert made == [(None, BACKGROUND_NICENESS)]  # on every core, niced like the Languages counts
+    assert BACKGROUND_NICENESS > 0
+    assert got.args[0].records == 40

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
+from bpeinspect.core.io import load_cache
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
-from bpeinspect.core.io.formats._common import parse_json, read_bytes_limited, read_head, read_once
+from bpeinspect.core.io.formats._common import is_stream, parse_json, read_bytes_limited, read_head, read_once
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -281,7 +282,11 @@ def load_path(
     # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
     # which set off full collections over and over: ~20 % of a large vocabulary's load.
     with quiet_gc(freeze=False), read_once(path):
-        tok = _load(path, pattern, special_tokens, name)
+        if pattern is None and special_tokens is None and not is_stream(path):
+            # a big file opened before: its tables from the cache, not parsed again
+            tok = load_cache.cached_load(path, lambda: _load(path, None, None, name), extra=repr(name))
+        else:
+            tok = _load(path, pattern, special_tokens, name)
     if name:
         tok.name = name
     return tok

@@ -316,10 +316,36 @@ def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[t
     return list(zip(pairs, pairs)), made  # type: ignore[arg-type]
 
 
+# The constructor calls made while a file loads, for core/io/load_cache.py: (factory, args,
+# kwargs, the object made), or None for a load that must not be cached.
+_CALLS: ContextVar[list[tuple[Any, tuple, dict, Any] | None] | None] = ContextVar("constructor_calls", default=None)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[tuple[Any, tuple, dict, Any] | None]]:
+    """Collect the constructor calls :func:`build_tokenizer` makes in the block."""
+    calls: list[tuple[Any, tuple, dict, Any] | None] = []
+    token = _CALLS.set(calls)
+    try:
+        yield calls
+    finally:
+        _CALLS.reset(token)
+
+
+def not_cacheable() -> None:
+    """Keep this load out of the cache: it warned (a warning a cached load would not repeat)."""
+    calls = _CALLS.get()
+    if calls is not None:
+        calls.append(None)
+
+
 def build_tokenizer(path: Path | str, factory: Any, *args: Any, **kwargs: Any) -> Any:
     """Call the Tokenizer constructor, naming the file in any complaint it has."""
     try:
         tok = factory(*args, **kwargs)
+        calls = _CALLS.get()
+        if calls is not None:  # what a cached load makes again (core/io/load_cache.py)
+            calls.append((factory, args, kwargs, tok))
         # Patterns compile lazily; a damaged one must fail here, naming the file, not at the
         # first encode (found by tests/robustness).
         for split in getattr(getattr(tok, "split_rule", None), "splits", ()):

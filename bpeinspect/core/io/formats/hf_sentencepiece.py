@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import MappedMerges, expect, map_merges
+from bpeinspect.core.io.formats._common import MappedMerges, build_tokenizer, expect, map_merges
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE
@@ -145,7 +145,7 @@ def from_dict(
     del decoders
     p = Path(path)
     try:
-        return SentencePieceBPE(
+        return build_tokenizer(path, SentencePieceBPE,
             pieces,
             kinds,
             merges=merges,

@@ -41,6 +41,7 @@ from bpeinspect.core.io.formats._common import (
     bytes_to_token,
     expect,
     map_merges,
+    not_cacheable,
     parse_json,
     read_bytes_limited,
     token_to_bytes,
@@ -109,6 +110,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     added_ids = set(added.values()) | set(specials.values())
     ranks, unmapped = _ranks(vocab, added_ids, path)
     if unmapped:
+        not_cacheable()  # a cached load would not warn again
         warnings.warn(
             f"{path}: {len(unmapped)} vocabulary entries are not in the byte-level alphabet and can never be "
             f"produced; they are left out (e.g. {unmapped[0]!r})",

@@ -27,7 +27,7 @@ import numpy as np
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import bytemerges
-from bpeinspect.core.io.formats._common import expect, map_merges, read_bytes_limited
+from bpeinspect.core.io.formats._common import build_tokenizer, expect, map_merges, read_bytes_limited
 from bpeinspect.core.io.formats.gguf_pre import promote_control_looking, rstrip_tokens
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
@@ -281,7 +281,7 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
     unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
     name = name_for(path, file_stem(path))
     try:
-        return SentencePieceBPE(
+        return build_tokenizer(path, SentencePieceBPE,
             m.pieces,
             m.types,
             scores=m.scores,
@@ -348,7 +348,7 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
             made += got[1]
     del merges_raw
     try:
-        return SentencePieceBPE(
+        return build_tokenizer(path, SentencePieceBPE,
             pieces,
             kinds,
             merges=merges,
@@ -448,7 +448,7 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else ""
     rstrip = rstrip_tokens(own, specials, added)  # llama.cpp's attributes for Phi-3
     try:
-        return SentencePieceBPE(
+        return build_tokenizer(path, SentencePieceBPE,
             pieces,
             kinds,
             scores=list(scores),

@@ -26,15 +26,11 @@ from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.samples import samples_dir
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.core.text import fix_surrogates
 
 FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
-# The counting children's priority: below the window's. On two cores, two children starting
-# and counting left the GUI thread a fifth of a core (25 ms of building a plot page took
-# 100-150 ms); an idle machine counts as fast, since a nice value only weighs when the cores
-# are shared.
-NICENESS = 10
+NICENESS = BACKGROUND_NICENESS  # the counting children's priority: below the window's
 
 Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
 

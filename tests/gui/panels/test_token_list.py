@@ -1,0 +1,65 @@
+"""The token list follows every keystroke without starting over (issue 17): an edit adds or
+takes rows and says the rest changed, where a model reset would make the view start over;
+and a paint reads a segment's tokens once, not once per cell and role."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from bpeinspect.core.live_text import LiveEncoding
+from bpeinspect.gui.panels.token_list import COL_ID, COL_TOKEN, TokenListModel, token_text
+from tests.gui.conftest import wait_idle
+
+TEXT = "The quick brown fox jumps over the lazy dog. 中文 🎉\n" * 400
+
+
+def _rows(model: TokenListModel) -> list[tuple[str, str]]:
+    return [(model.index(r, COL_ID).data(), model.index(r, COL_TOKEN).data()) for r in range(model.rowCount())]
+
+
+def test_a_keystroke_updates_the_token_list_in_place(qtbot, panel_window):
+    win = panel_window
+    win.panels.show("tokens")
+    win.open_tokenizer("cl100k_base")
+    win.set_text(TEXT)
+    wait_idle(qtbot, win)
+    view = win.panels.view("tokens")
+    model = view.model
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    tok = win.registry.current()
+    cur = win.panes.panes()[0].view.textCursor()
+    for at, typed in ((9000, " x"), (9000, "yz"), (30, "\n")):
+        cur.setPosition(at)
+        cur.insertText(typed)
+        wait_idle(qtbot, win)
+        enc = tok.encode_with_offsets(win.text())
+        assert model.rowCount() == len(enc.ids)
+        assert _rows(model) == [(str(i), token_text(tok, i)) for i in enc.ids]
+    cur.setPosition(9000)
+    cur.setPosition(9004, cur.MoveMode.KeepAnchor)
+    cur.removeSelectedText()  # fewer tokens
+    wait_idle(qtbot, win)
+    enc = tok.encode_with_offsets(win.text())
+    assert _rows(model) == [(str(i), token_text(tok, i)) for i in enc.ids]
+    assert resets == []  # not once started over
+
+
+def test_a_screenful_of_cells_reads_each_segment_once(qtbot, panel_window, monkeypatch):
+    win = panel_window
+    win.open_tokenizer("cl100k_base")
+    win.set_text(TEXT * 3)  # many segments
+    wait_idle(qtbot, win)
+    model = win.panels.view("tokens").model
+    live = win.registry.result(win.registry.current()).enc
+    assert isinstance(live, LiveEncoding) and live.n_parts() > 3
+    looked_up = []
+    real = LiveEncoding.part_of_token
+    monkeypatch.setattr(LiveEncoding, "part_of_token", lambda self, i: looked_up.append(i) or real(self, i))
+    first = live.part(2).token - 20  # a screenful across the start of a segment
+    roles = [r.value for r in Qt.ItemDataRole if r.value < 20]
+    for r in range(first, first + 40):
+        for c in range(model.columnCount()):
+            for role in roles:
+                model.data(model.index(r, c), role)
+    assert len(looked_up) <= 2  # one per segment the rows lie in

@@ -12,8 +12,6 @@ import gc
 import threading
 from collections.abc import Callable, Iterator
 
-from bpeinspect.core.errors import Cancelled
-
 # From this many characters an encode keeps the collector waiting: the new pre-token cache
 # entries of a cold encode set off collections that walk its big young lists (pre-tokens,
 # ids) again and again, 5-10 % of its time.
@@ -96,19 +94,20 @@ _checks = threading.local()
 
 @contextlib.contextmanager
 def checks(should_stop: Callable[[], bool] | None) -> Iterator[None]:
-    """While the block runs on this thread, :func:`check` calls ``should_stop``.
+    """While the block runs on this thread, :func:`stop_asked` calls ``should_stop``.
 
     For long work reached through functions that take no ``should_stop`` (a cached loader such
-    as ``load_builtin``, a constructor): their loops call :func:`check`. A GUI worker's
+    as ``load_builtin``, a constructor): their loops call :func:`stop_asked`. A GUI worker's
     ``should_stop`` gives way there to a busy GUI thread, which would otherwise wait for the
     interpreter lock at each of its calls into Python while the loop runs (parsing o200k_base's
     200k lines: 0.3-0.5 s of stalls next to the window's work on a slow machine).
 
     >>> calls = []
     >>> with checks(lambda: calls.append(1) or False):
-    ...     check()
-    >>> check(), calls
-    (None, [1])
+    ...     stop_asked()
+    False
+    >>> stop_asked(), calls
+    (False, [1])
     """
     prev = getattr(_checks, "should_stop", None)
     _checks.should_stop = should_stop
@@ -118,9 +117,8 @@ def checks(should_stop: Callable[[], bool] | None) -> Iterator[None]:
         _checks.should_stop = prev
 
 
-def check() -> None:
+def stop_asked() -> bool:
     """Call every millisecond or so of a long loop: asks the ``should_stop`` of :func:`checks`
-    on this thread, if any, and raises :class:`~bpeinspect.core.errors.Cancelled` if it says stop."""
+    on this thread, if any (the loop raises :class:`~bpeinspect.core.errors.Cancelled` on True)."""
     should_stop = getattr(_checks, "should_stop", None)
-    if should_stop is not None and should_stop():
-        raise Cancelled()
+    return should_stop is not None and bool(should_stop())

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpeinspect.core import limits
-from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.errors import Cancelled, VocabularyError
+from bpeinspect.core.memory import stop_asked
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -112,6 +113,8 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
     longest = limits.MAX_TOKEN_BYTES
     ranks: dict[bytes, int] = {}
     for lineno, line in enumerate(_lines(data), 1):
+        if not lineno & 1023 and stop_asked():  # a millisecond or so: a GUI's loading worker gives way there
+            raise Cancelled()
         if not line.strip():
             continue
         parts = line.split()

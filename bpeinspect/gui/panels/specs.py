@@ -173,11 +173,21 @@ def _make_tokens(host: Any) -> QWidget:
     later.timeout.connect(lambda: view.select(win.selected_index(reg.current()), scroll=True))
     follow_selection = later.start
 
-    def on_data(first: Any, last: Any, roles: list[int]) -> None:
-        if RESULT_ROLE in roles and first.row() <= reg.current_row() <= last.row():
-            refresh()
+    # a new encoding of the text (a keystroke's) reaches the list a frame after the panes have
+    # shown its colours: the list's repaint (4-7 ms of Qt's item painting, whatever changed)
+    # stays out of the keystroke's turn, and keystrokes that come faster share one
+    later_rows = QTimer(view, singleShot=True, interval=FOLLOW_MS)
+    later_rows.timeout.connect(refresh)
 
-    reg.currentChanged.connect(refresh)
+    def on_data(first: Any, last: Any, roles: list[int]) -> None:
+        if RESULT_ROLE in roles and first.row() <= reg.current_row() <= last.row() and not later_rows.isActive():
+            later_rows.start()
+
+    def on_current(*_args: object) -> None:
+        later_rows.stop()
+        refresh()
+
+    reg.currentChanged.connect(on_current)
     reg.dataChanged.connect(on_data)
     win.selectionChanged.connect(follow_selection)
     view.tokenClicked.connect(lambda i: win.select_token(reg.current(), i) if reg.current() is not None else None)

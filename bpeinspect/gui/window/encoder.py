@@ -16,6 +16,7 @@ registry. Encodings that are dropped are freed a few per turn.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -23,7 +24,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
 from bpeinspect.core.live import EncodeResult, plan_encode
 from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, cheap_to_encode, encode_segment
-from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.document import LiveDocument
@@ -34,7 +35,7 @@ BATCH = 1 << 19  # code points of segments a worker encodes before it looks agai
 SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
 
 
-def load_quietly(spec: str, **settings: Any) -> Tokenizer:
+def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **settings: Any) -> Tokenizer:
     """``load_tokenizer(spec)`` with the cyclic GC held off (see :func:`~bpeinspect.core.memory.quiet_gc`),
     ready for its first encode. ``settings`` (``pattern``, ``special_tokens``: what the file
     does not say, chosen by the user) go to :func:`~bpeinspect.core.io.formats.load_with`.
@@ -42,8 +43,9 @@ def load_quietly(spec: str, **settings: Any) -> Tokenizer:
     Parsing a 200k-token vocabulary allocates enough to set off full collections, each a pause
     of the whole process. The first encode of a tokenizer builds what it keeps for the next
     ones (its token lengths, numpy the first time: 0.3-0.5 s for o200k_base); a short encode
-    here does that in the loading worker, not while the first text waits for its colours."""
-    with quiet_gc():
+    here does that in the loading worker, not while the first text waits for its colours.
+    ``should_stop`` (a worker's) is asked in the loaders' long loops (see :func:`~bpeinspect.core.memory.checks`)."""
+    with quiet_gc(), checks(should_stop):
         if settings:
             from bpeinspect.core.io.formats import load_with
 

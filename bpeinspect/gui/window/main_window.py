@@ -274,7 +274,8 @@ class MainWindow(QMainWindow):
             if isinstance(exc, UnknownPreTokenizerError):
                 self.vocab_settings.ask_for_path(spec, msg)
 
-        self.jobs.submit(("load", spec), load_quietly, spec, **settings, on_returned=done, on_errored=failed)
+        self.jobs.submit(("load", spec), load_quietly, spec, **settings, on_returned=done, on_errored=failed,
+                         on_aborted=lambda: self.registry.forget(spec))  # cancelled (at quit)
 
     def open_text_file(self, path: str, *, right_to_left: bool = False) -> None:
         """Read a text file in a worker and show it (right to left if asked); errors keep the current text."""

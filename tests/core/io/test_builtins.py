@@ -5,11 +5,14 @@ from __future__ import annotations
 import gzip
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bpeinspect.core import Cancelled
 from bpeinspect.core.encoding import token_lengths
 from bpeinspect.core.io import builtins
+from bpeinspect.core.memory import checks
 
 
 @given(st.binary(max_size=300).map(lambda b: bytes(b"ab\r\n "[x % 5] for x in b)), st.integers(1, 40))
@@ -30,6 +33,20 @@ def test_a_rank_file_parsed_in_small_slices_is_the_same(monkeypatch) -> None:
     assert builtins.parse_tiktoken_ranks(data) == whole
     assert builtins.parse_tiktoken_ranks(data.replace(b"\n", b"\r\n")) == whole
     assert len(whole) == 50256
+
+
+def test_parsing_a_rank_file_asks_the_callers_should_stop_every_thousand_lines() -> None:
+    # A GUI's loading worker gives way to the window there: without it the window waited for the
+    # interpreter lock through most of o200k_base's parse (stalls of 0.2-0.5 s next to its work)
+    path = builtins.resources_dir() / "vocabs" / builtins.BUILTINS["r50k_base"].filename
+    data = gzip.decompress(path.read_bytes())
+    asked: list[int] = []
+    with checks(lambda: asked.append(len(asked)) or False):
+        ranks = builtins.parse_tiktoken_ranks(data)
+    assert len(ranks) == 50256 and len(asked) == 50256 // 1024
+    assert builtins.parse_tiktoken_ranks(data) == ranks and len(asked) == 50256 // 1024  # only inside checks()
+    with checks(lambda: True), pytest.raises(Cancelled):
+        builtins.parse_tiktoken_ranks(data)
 
 
 def test_token_lengths_over_many_slices_with_holes() -> None:

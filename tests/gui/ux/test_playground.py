@@ -33,6 +33,7 @@ def test_token_list_shows_text_next_to_id_and_copies(qtbot, panel_window):
     wait_idle(qtbot, win)
     view = win.panels.view("tokens")
     model = view.model
+    qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=5000)  # a frame after the panes
     rows = [(model.index(r, 1).data(), model.index(r, 2).data()) for r in range(model.rowCount())]
     assert rows == [("15339", "hello"), ("1917", "␣world"), ("11410", "␣<f0 9f>"), ("236", "<8e>"), ("231", "<89>")]
     view.copy_ids()

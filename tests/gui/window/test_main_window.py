@@ -306,3 +306,28 @@ def test_panes_badge_a_default_split_rule_and_missing_bytes(qtbot, window, tmp_p
     tags = {tag.text(): tag.toolTip() for tag in pane.provenance}
     assert set(tags) == {"default split", "1 byte missing"}
     assert "cl100k" in tags["default split"] and "03" in tags["1 byte missing"]
+
+
+def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qtbot, window, monkeypatch):
+    """The loading worker's ``should_stop`` reaches the rank file's parse, where it gives way to a
+    busy GUI thread (without it the window waited for the interpreter lock through most of
+    o200k_base's parse: stalls of 0.2-0.5 s); a load cancelled (at quit) leaves the registry."""
+    from bpeinspect.core.io import builtins as catalog
+    from bpeinspect.gui.concurrency import Worker
+
+    asked: list[bool] = []
+    real = Worker.should_stop
+    monkeypatch.setattr(Worker, "should_stop", lambda self: asked.append(True) or real(self))
+    catalog.load_builtin.cache_clear()
+    try:
+        window.open_tokenizer("gpt2")
+        wait_idle(qtbot, window)
+        assert window.registry.current().name == "r50k_base" and len(asked) >= 50256 // 1024
+        monkeypatch.setattr(Worker, "should_stop", lambda self: True)
+        window.open_tokenizer("cl100k_base")
+        assert window.registry.loading() == ["cl100k_base"]
+        qtbot.waitUntil(lambda: not window.registry.loading() and not window.jobs.is_busy())
+        assert len(window.registry) == 1
+    finally:
+        catalog.load_builtin.cache_clear()
+        load_tokenizer("gpt2")  # cached again for the tests that follow

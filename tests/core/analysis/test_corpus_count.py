@@ -60,17 +60,28 @@ def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.Monk
         real(self, message)
 
     monkeypatch.setattr(corpus_count._Child, "send", send)
-    with CountingPool(2) as pool:
-        got = dict(pool.count(toks, texts))
-        assert got == {k: [count_text(t, s) for s in texts] for k, t in enumerate(toks)}
-        assert len({c for c, _ in sent}) == 2
-        assert len(sent) > len(toks)  # a tokenizer went to both children
-        again = dict(pool.count(toks, texts))  # the children kept the tokenizers
-        assert again == got and len(sent) == len(set(sent))
-        pool.keep_only(toks[:1])  # the others were closed: the children forget them
-        loads = len(sent)
-        assert dict(pool.count(toks[:1], texts[:5])) == {0: got[0][:5]} and len(sent) == loads
-        assert dict(pool.count(toks[1:2], texts[:5])) == {0: got[1][:5]} and len(sent) > loads
+    want = {k: [count_text(t, s) for s in texts] for k, t in enumerate(toks)}
+    # Whether a child finishes its own tokenizer while another's still has STEAL_CHARS left
+    # depends on how the two children and this process share the cores: on a busy machine this
+    # process's own batches can leave nothing worth taking. Every try must count right; one of
+    # three must see a tokenizer go to both children.
+    for _ in range(3):
+        sent.clear()
+        with CountingPool(2) as pool:
+            got = dict(pool.count(toks, texts))
+            assert got == want
+            assert len({c for c, _ in sent}) == 2
+            if len(sent) <= len(toks):
+                continue
+            # a tokenizer went to both children
+            again = dict(pool.count(toks, texts))  # the children kept the tokenizers
+            assert again == got and len(sent) == len(set(sent))
+            pool.keep_only(toks[:1])  # the others were closed: the children forget them
+            loads = len(sent)
+            assert dict(pool.count(toks[:1], texts[:5])) == {0: got[0][:5]} and len(sent) == loads
+            assert dict(pool.count(toks[1:2], texts[:5])) == {0: got[1][:5]} and len(sent) > loads
+            return
+    pytest.fail(f"no child took another's tokenizer in three tries (loads: {sent})")
 
 
 def test_merge_list_tokenizer_travels_by_its_tables():

@@ -70,6 +70,16 @@ def search_rows(
     return rows, positions(rows)
 
 
+def shows_everything(query: TokenQuery) -> bool:
+    """True when ``query`` keeps every token (no search text, no filter).
+
+    >>> shows_everything(TokenQuery()), shows_everything(TokenQuery(mode="id", text=" ")), shows_everything(TokenQuery(min_len=2))
+    (True, True, False)
+    """
+    blank = not query.text or (query.mode == "id" and not query.text.strip())
+    return blank and query == TokenQuery(mode=query.mode, text=query.text, ignore_case=query.ignore_case)
+
+
 class VocabBrowser(QWidget):
     """Search box, filters and the token table. Emits ``tokenActivated(id)`` when a token is picked."""
 
@@ -221,7 +231,7 @@ class VocabBrowser(QWidget):
                 self._pending_select = token_id
                 self.run_query()
                 return
-            self.model.set_rows(self.index_.sorted(self.index_.ids(), *self._sort))
+            self.model.show_every_id(self._sort[1])
             self._update_status()
             row = self.model.row_of(token_id)
             if row is None:
@@ -262,10 +272,14 @@ class VocabBrowser(QWidget):
     # -- work ----------------------------------------------------------------------------------------
 
     def run_query(self) -> None:
-        """Search/filter/sort in a worker; the table keeps its rows until the result arrives."""
+        """Search/filter/sort in a worker; the table keeps its rows until the result arrives.
+        Every token in id order is shown at once: the index holds the ids sorted."""
         if self.index_ is None:
             return
         q = self.query()
+        if self._sort[0] == "id" and shows_everything(q):
+            self._show_every_id()
+            return
         if q.unreachable and self.index_.unreachable is None:
             self.find_unreachable()
             return
@@ -274,6 +288,17 @@ class VocabBrowser(QWidget):
             return
         sort, desc = self._sort
         self._submit("query", self._on_rows, "Searching…", search_rows, self.index_, q, sort=sort, descending=desc)
+
+    def _show_every_id(self) -> None:
+        """Every id, in the id order asked for: no worker, nothing sorted (see :meth:`run_query`)."""
+        self.jobs.cancel("query")  # what it would bring is out of date
+        self._finish("query")
+        keep = self._pending_select if self._pending_select is not None else self._selected_id()
+        self._pending_select = None
+        self.model.show_every_id(self._sort[1])
+        if keep is not None and (row := self.model.row_of(keep)) is not None:
+            self._select(row, emit=False)
+        self._update_status()
 
     def find_unreachable(self) -> None:
         """Scan for unreachable tokens in a worker, then show them."""

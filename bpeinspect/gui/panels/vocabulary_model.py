@@ -13,6 +13,7 @@ rows back with :meth:`VocabTableModel.set_rows`.
 from __future__ import annotations
 
 import bisect
+import operator
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ class VocabTableModel(QAbstractTableModel):
         self.index_: VocabIndex | None = None
         self._rows: list[int] = []
         self._row_of: np.ndarray | None = None  # row of each id (see core.analysis.vocab.positions)
-        self._ascending = False  # the rows are the ids in ascending order (row_of bisects)
+        self._id_order = 0  # 1 / -1: the rows are every id in ascending / descending order (row_of bisects)
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
     # -- contents ----------------------------------------------------------------------------------
@@ -67,7 +68,18 @@ class VocabTableModel(QAbstractTableModel):
         self._row_of = None
         # every id in ascending order (a tokenizer just shown): a row is found by bisection, where
         # building the positions of 200k ids would take 10 ms on the GUI thread at the first click
-        self._ascending = rows is None
+        self._id_order = 1 if rows is None else 0
+        self.endResetModel()
+
+    def show_every_id(self, descending: bool = False) -> None:
+        """Show every id of the index in id order: the index holds them sorted, so nothing is
+        sorted and no positions are built (a row is found by bisection)."""
+        self.beginResetModel()
+        rows = self.index_.ids() if self.index_ is not None else []
+        if descending:
+            rows.reverse()
+        self._rows, self._row_of = rows, None
+        self._id_order = -1 if descending else 1
         self.endResetModel()
 
     def set_rows(self, rows: list[int], row_of: np.ndarray | None = None) -> None:
@@ -76,7 +88,7 @@ class VocabTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._rows = rows
         self._row_of = row_of
-        self._ascending = False
+        self._id_order = 0
         self.endResetModel()
 
     def rows(self) -> list[int]:
@@ -86,9 +98,12 @@ class VocabTableModel(QAbstractTableModel):
         return self._rows[row]
 
     def row_of(self, token_id: int) -> int | None:
-        if self._ascending and self._row_of is None:
+        if self._id_order and self._row_of is None:
             rows = self._rows
-            row = bisect.bisect_left(rows, token_id)
+            if self._id_order > 0:
+                row = bisect.bisect_left(rows, token_id)
+            else:
+                row = bisect.bisect_left(rows, -token_id, key=operator.neg)
             return row if row < len(rows) and rows[row] == token_id else None
         if self._row_of is None:
             self._row_of = positions(self._rows)

@@ -302,3 +302,38 @@ def test_finding_a_row_in_the_id_order_builds_no_table(monkeypatch) -> None:
     monkeypatch.undo()
     model.set_rows([302, 5, 300])  # another order: its positions are built once
     assert [model.row_of(i) for i in (302, 5, 300, 0)] == [0, 1, 2, None]
+
+
+def test_every_token_in_id_order_is_shown_without_a_worker(qtbot, monkeypatch) -> None:
+    """Sorting by id with no search, and clearing the search in the id order, show the index's
+    own sorted ids at once: no worker (it held the interpreter while the window repainted),
+    nothing sorted, no positions built (a row is found by bisection, in either direction)."""
+    import bpeinspect.gui.panels.vocabulary_model as vm
+
+    tok = load_tokenizer("cl100k_base")
+    w = _browser(qtbot, tok)
+    w.table.sortByColumn(COL_LEN, Qt.SortOrder.DescendingOrder)
+    _idle(qtbot, w)
+    target = tok.token_id(" hello")
+    w.show_token(target)
+    monkeypatch.setattr(VocabIndex, "sorted", lambda *a, **k: pytest.fail("sorted"))
+    monkeypatch.setattr(VocabIndex, "search", lambda *a, **k: pytest.fail("searched"))
+    monkeypatch.setattr(vm, "positions", lambda ids: pytest.fail("positions built"))
+    for order, want in ((Qt.SortOrder.AscendingOrder, tok.ids()), (Qt.SortOrder.DescendingOrder, tok.ids()[::-1])):
+        w.table.sortByColumn(COL_ID, order)
+        assert not w.busy
+        assert w.model.rows() == want
+        assert w.table.currentIndex().data(TOKEN_ID_ROLE) == target  # the selection is kept
+        assert [w.model.token_id(w.model.row_of(i)) for i in (0, 5000, target, want[-1])] == [0, 5000, target, want[-1]]
+        assert w.model.row_of(10**7) is None and w.model.row_of(-3) is None
+    monkeypatch.undo()
+    w.search.setText("hello")
+    _idle(qtbot, w)
+    assert w.model.rows() == w.index_.search(TokenQuery(text="hello"), sort="id", descending=True)
+    monkeypatch.setattr(VocabIndex, "search", lambda *a, **k: pytest.fail("searched"))
+    w.search.clear()
+    with qtbot.waitSignal(w.debounce.timeout):
+        pass
+    assert not w.busy
+    assert w.model.rows() == tok.ids()[::-1]
+    assert f"{len(tok):,} of {len(tok):,} tokens" in w.status.text()

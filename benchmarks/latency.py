@@ -253,7 +253,9 @@ class Tour:
 
         TokenView.paintEvent = paint
         self.probe = Probe(why)
-        self.wait_idle(60)
+        # and the lazy panels' modules imported: the first action must not share the
+        # interpreter with the window's own start-up worker
+        self.wait(lambda: self.win.is_idle() and not self.win.panels.importing(), 60)
 
     # -- helpers --------------------------------------------------------------------------------
 

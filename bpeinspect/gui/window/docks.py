@@ -46,10 +46,11 @@ class PanelHost(QObject):
             if not spec.lazy:
                 self._make(spec)
         modules = [spec.module for spec in specs if spec.lazy and spec.module]
+        self._imports: Worker | None = None
         if modules:
             # imported while the user looks at the window, not when a panel is first opened
             # (a pool of its own: the loading workers keep the shared pool's threads)
-            Worker(_import_all, modules).start(QThreadPool(self))
+            self._imports = Worker(_import_all, modules).start(QThreadPool(self))
         self._first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
         if self._first is not None:  # the first panel is in front (the token list)
             self._first.raise_()
@@ -63,6 +64,10 @@ class PanelHost(QObject):
             first = self._first
             QTimer.singleShot(0, lambda: self.window.resizeDocks([first], [DOCK_WIDTH], Qt.Orientation.Horizontal))
         return False
+
+    def importing(self) -> bool:
+        """True while the lazy panels' modules are still being imported (on a worker)."""
+        return self._imports is not None and self._imports.is_running
 
     def view(self, key: str) -> QWidget | None:
         return self.views.get(key)

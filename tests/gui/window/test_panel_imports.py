@@ -26,3 +26,18 @@ def test_lazy_panel_modules_are_imported_off_the_gui_thread(qtbot, monkeypatch, 
     assert modules == [s.module for s in PANELS if s.lazy and s.module]
     assert "bpeinspect.gui.panels.languages" in modules
     assert not on_gui_thread
+
+
+def test_the_host_says_while_it_imports(qtbot, monkeypatch, settings):
+    """benchmarks/latency.py waits for the imports before its first action (a load measured
+    next to them shared the interpreter with them)."""
+    from bpeinspect.gui.panels.specs import PANELS
+
+    release = threading.Event()
+    real = docks._import_all
+    monkeypatch.setattr(docks, "_import_all", lambda modules: (release.wait(20), real(modules)))
+    for win in _window(qtbot, settings, PANELS):
+        qtbot.wait(50)
+        assert win.panels.importing()
+        release.set()
+        qtbot.waitUntil(lambda: not win.panels.importing(), timeout=20000)

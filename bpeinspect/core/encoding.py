@@ -21,6 +21,7 @@ from itertools import chain, islice
 from typing import TYPE_CHECKING, NamedTuple
 
 from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.memory import stop_asked
 from bpeinspect.core.text import utf16_len
 
 if TYPE_CHECKING:
@@ -169,6 +170,8 @@ def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
     # GUI thread waits out whole when a worker loads a tokenizer
     keys, sizes = iter(decoder.keys()), map(len, decoder.values())
     for start in range(0, len(decoder), 1 << 14):
+        if stop_asked():  # a loading worker's warm-up encode builds this: it gives way here
+            raise Cancelled()
         k = min(1 << 14, len(decoder) - start)
         lens[np.fromiter(islice(keys, k), dtype=np.int64, count=k)] = np.fromiter(islice(sizes, k), dtype=np.int64, count=k)
     return lens

@@ -35,6 +35,7 @@ from bpeinspect.core.specials import (
     decode_special_tokens,
     missing_regex,
     missing_single_bytes,
+    rank_tables,
 )
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
@@ -119,11 +120,10 @@ class Tokenizer:
         self.split_rule: SplitRule = resolve_rule(pattern)
         if isinstance(self.split_rule.fast, TiktokenSplitter):
             self.split_rule.fast.prepare()  # ~40 ms, once per process: not in the first encode
-        self._ranks: dict[bytes, int] = dict(ranks)
+        self._ranks, self._decoder, low, high = rank_tables(ranks)  # with checks (see rank_tables)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
-        check_tables(self._ranks.values(), self.special_tokens, self.added_tokens)
-        self._decoder: dict[int, bytes] = dict(zip(self._ranks.values(), self._ranks))
+        check_tables((low, high) if self._ranks else (), self.special_tokens, self.added_tokens)
         if len(self._decoder) != len(self._ranks):
             raise ValueError("two tokens share one id")
         self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
@@ -148,7 +148,7 @@ class Tokenizer:
         self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges,
                                                 drop=bytes(self.missing_bytes), barriers=byte_barriers, made=self._merge_made)
         self._cache = PieceCache(self._encode_piece)
-        self.n_vocab: int = max(self._decoder) + 1 if self._decoder else 0
+        self.n_vocab: int = max([high, *self.special_tokens.values(), *self.added_tokens.values()]) + 1 if self._decoder else 0
 
     # -- construction -------------------------------------------------------------------------
 

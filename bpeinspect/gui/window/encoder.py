@@ -52,7 +52,7 @@ def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **
             tok = load_with(spec, **settings)
         else:
             tok = load_tokenizer(spec)
-        tok.encode_with_offsets(WARM_UP_TEXT)
+        tok.encode_with_offsets(WARM_UP_TEXT, should_stop=should_stop)
         return tok
 
 

@@ -56,3 +56,49 @@ def test_token_lengths_over_many_slices_with_holes() -> None:
     for i, b in decoder.items():
         want[i] = len(b)
     assert (lens == want).all()
+
+
+def test_loading_a_builtin_asks_should_stop_before_and_after_the_parse(monkeypatch) -> None:
+    """Reading and checking the file, building the tokenizer and its first encode's tables ask
+    ``should_stop`` too, and a stop asked in any of them ends the load: ~40 ms before the parse and
+    ~80 ms after it ran without a check for o200k_base, and the window waited for the interpreter."""
+    from bpeinspect.core.tokenizer import Tokenizer
+
+    phase = ["read"]
+    parse, init = builtins.parse_tiktoken_ranks, Tokenizer.__init__
+
+    def parsing(*args, **kwargs):
+        phase[0] = "parse"
+        out = parse(*args, **kwargs)
+        phase[0] = "build"
+        return out
+
+    def building(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        phase[0] = "encode"
+
+    monkeypatch.setattr(builtins, "parse_tiktoken_ranks", parsing)
+    monkeypatch.setattr(Tokenizer, "__init__", building)
+
+    def load(stop_in: str | None) -> dict[str, int]:
+        asked = dict.fromkeys(("read", "parse", "build", "encode"), 0)
+
+        def should_stop() -> bool:
+            asked[phase[0]] += 1
+            return phase[0] == stop_in
+
+        phase[0] = "read"
+        builtins.load_builtin.cache_clear()
+        with checks(should_stop):
+            tok = builtins.load_builtin("r50k_base")
+            tok.encode_with_offsets("Hello", should_stop=should_stop)
+        return asked
+
+    try:
+        asked = load(None)
+        assert min(asked.values()) >= 2, asked  # 50k tokens: a few slices in every phase
+        for stop_in in ("read", "build", "encode"):
+            with pytest.raises(Cancelled):
+                load(stop_in)
+    finally:
+        builtins.load_builtin.cache_clear()

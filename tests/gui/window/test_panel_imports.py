@@ -40,4 +40,4 @@ def test_the_host_says_while_it_imports(qtbot, monkeypatch, settings):
         qtbot.wait(50)
         assert win.panels.importing()
         release.set()
-        qtbot.waitUntil(lambda: not win.panels.importing(), timeout=20000)
+        qtbot.waitUntil(lambda w=win: not w.panels.importing(), timeout=20000)

@@ -20,9 +20,13 @@ DOCK_WIDTH = 460
 
 
 def _import_all(modules: list[str]) -> None:
+    """Import each module, and run its ``warm_up()`` if it has one (what its panel's own worker
+    would otherwise import at the panel's first open, next to the GUI thread's work)."""
     for name in modules:
         try:
-            importlib.import_module(name)
+            warm_up = getattr(importlib.import_module(name), "warm_up", None)
+            if callable(warm_up):
+                warm_up()
         except Exception:  # noqa: BLE001 (reported when the panel is made, on the GUI thread)
             return
 

@@ -41,3 +41,17 @@ def test_the_host_says_while_it_imports(qtbot, monkeypatch, settings):
         assert win.panels.importing()
         release.set()
         qtbot.waitUntil(lambda w=win: not w.panels.importing(), timeout=20000)
+
+
+def test_the_languages_views_own_modules_are_imported_with_the_panels(qtbot, monkeypatch, settings):
+    """Its counting, tables and plot pages (and the map) come in at the window's start, not on the
+    view's worker at its first open, beside the first paint."""
+    from bpeinspect.gui.panels import languages
+    from bpeinspect.gui.panels.specs import PANELS
+
+    warmed: list[bool] = []
+    monkeypatch.setattr(languages, "warm_up", lambda: warmed.append(threading.current_thread() is threading.main_thread()),
+                        raising=False)  # fmt: skip
+    for win in _window(qtbot, settings, PANELS):
+        qtbot.waitUntil(lambda w=win: not w.panels.importing(), timeout=20000)
+    assert warmed == [False]

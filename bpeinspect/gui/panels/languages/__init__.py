@@ -3,6 +3,14 @@
 >>> from bpeinspect.gui.panels.languages import LanguagesView   # doctest: +SKIP
 """
 
-from bpeinspect.gui.panels.languages.view import LanguagesView
+from bpeinspect.gui.panels.languages.view import LanguagesView, load_modules
 
-__all__ = ["LanguagesView"]
+
+def warm_up() -> None:
+    """Import the view's counting, tables and plot pages and read the map, ahead of its first
+    open (the window's start-up worker calls it): imported by the view's own worker when it
+    opens, they held the interpreter beside the GUI thread's first paint of the view."""
+    load_modules()
+
+
+__all__ = ["LanguagesView", "warm_up"]

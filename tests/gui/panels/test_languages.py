@@ -280,3 +280,26 @@ def test_pages_not_shown_are_built_after_the_count(qtbot, toks, monkeypatch):
     counted(qtbot, v, toks)
     assert built and built[0] == [v.current_page()]
     qtbot.waitUntil(lambda: all(v.page(k) is not None for k in PAGES), timeout=10000)
+
+
+def test_the_tables_fit_their_columns_one_per_turn(qtbot, toks, monkeypatch):
+    """Never the whole table in one turn (every cell of 60 rows of each column: 50-80 ms next to
+    the counting), and in the end each column as wide as its contents ask."""
+    from PySide6.QtWidgets import QTableView
+
+    monkeypatch.setattr(QTableView, "resizeColumnsToContents", lambda self: pytest.fail("the whole table at once"))
+    sized: list[int] = []
+    real = QTableView.resizeColumnToContents
+    monkeypatch.setattr(QTableView, "resizeColumnToContents", lambda self, c: (sized.append(c), real(self, c)))
+    v = LanguagesView(source="fable")
+    qtbot.addWidget(v)
+    v.resize(1100, 650)
+    v.show()
+    counted(qtbot, v, toks)
+    page = show(qtbot, v, "table")
+    qtbot.waitUntil(lambda: not page.sizing(), timeout=10000)
+    n = page.model.columnCount()
+    assert n > 2 * len(toks) and set(range(n)) <= set(sized)
+    table, header = page.table, page.table.horizontalHeader()
+    for c in range(n):
+        assert table.columnWidth(c) == max(table.sizeHintForColumn(c), header.sectionSizeHint(c)), c

@@ -20,6 +20,7 @@ from PySide6.QtCore import (
     QSize,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
@@ -271,14 +272,31 @@ class TablePage(QWidget):
         lay.addWidget(self.table, 1)
         lay.addWidget(self.count_label)
         self._searchable = searchable
+        self._unsized: list[int] = []  # columns still to fit to their contents (see _size_next)
+        self._sizer = QTimer(self, singleShot=True, interval=0)
+        self._sizer.timeout.connect(self._size_next)
 
     def set_stats(self, stats: CorpusStats | None) -> None:
         self.model.set_stats(stats)
         if self._searchable:  # the new rows in the order the header shows
             header = self.table.horizontalHeader()
             self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
-        self.table.resizeColumnsToContents()
+        self._unsized = list(range(self.model.columnCount()))
+        self._sizer.start()
         self._count()
+
+    def sizing(self) -> bool:
+        """True while some columns are still to be fitted to their contents."""
+        return bool(self._unsized)
+
+    def _size_next(self) -> None:
+        """Fit one column to its contents, the next on the next event-loop turn: the whole
+        table's ``resizeColumnsToContents`` asked the model for every cell of 60 rows in each of
+        its columns in one turn, which next to the counting worker stalled the window 50-80 ms."""
+        if self._unsized:
+            self.table.resizeColumnToContents(self._unsized.pop(0))
+        if self._unsized:
+            self._sizer.start()
 
     def _on_search(self, text: str) -> None:
         self.proxy.set_search(text)

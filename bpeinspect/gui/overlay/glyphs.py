@@ -101,6 +101,20 @@ class GlyphCoverage:
                 glyph_notices().report(found)
         return chars & self.missing.keys() if self.missing else set()
 
+    def learn(self, text: str, budget: int) -> bool:
+        """Probe at most ``budget`` characters of ``text`` not seen before; True once every one
+        is known (a caller spreads a text of many new characters over event-loop turns: each
+        probe lays the character out, 140 of them took 30 ms in one turn)."""
+        if text.isascii():
+            return True
+        new = set(text) - self.known
+        if len(new) > budget:
+            self.missing_in("".join(sorted(new)[:budget]))
+            return False
+        if new:
+            self.missing_in("".join(new))
+        return True
+
     def is_missing(self, ch: str) -> bool:
         if ch not in self.known:
             self.missing_in(ch)
@@ -170,6 +184,12 @@ def undrawn(text: str, font: QFont | None = None) -> set[str]:
     if QApplication.instance() is None:
         return set()
     return coverage_for(font if font is not None else QApplication.font()).missing_in(text) - _NOTATION
+
+
+def learn_glyphs(text: str, font: QFont, budget: int = 24) -> bool:
+    """:meth:`GlyphCoverage.learn` for ``font``'s coverage (on the GUI thread): call again on the
+    next turn while it says False; then :func:`undrawn` on ``text`` probes nothing."""
+    return coverage_for(font).learn(text, budget)
 
 
 def shown_without(text: str, missing: set[str] | frozenset[str]) -> str:

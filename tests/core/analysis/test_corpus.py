@@ -234,3 +234,24 @@ def test_coastlines_outline_the_land_without_wrapping():
         g = t.language
         if g.located:
             assert -60 < g.latitude < 85 and -180 <= g.longitude <= 180, g.code
+
+
+def test_the_udhr_is_unpacked_with_checks_between_pieces_and_texts() -> None:
+    """The languages view's worker unpacks it at the view's first open, beside the window's
+    first paint of the view: it asks ``should_stop`` (and gives way there), and stops when told."""
+    from bpeinspect.core import Cancelled
+    from bpeinspect.core.analysis import corpus as corpus_module
+    from bpeinspect.core.memory import checks
+
+    whole = dict(corpus_module.udhr_texts())
+    corpus_module.udhr_texts.cache_clear()
+    try:
+        with checks(lambda: True), pytest.raises(Cancelled):
+            corpus_module.udhr_texts()
+        asked: list[int] = []
+        with checks(lambda: asked.append(1) or False):
+            assert corpus_module.udhr_texts() == whole
+        assert len(asked) > len(whole)  # a check per text, and per piece of the archive
+    finally:
+        corpus_module.udhr_texts.cache_clear()
+    assert corpus_module._unxz(__import__("lzma").compress(b"x" * 100_000), piece=1000) == b"x" * 100_000

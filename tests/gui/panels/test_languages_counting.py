@@ -29,3 +29,20 @@ def test_count_each_on_the_pool_gives_the_same_stats(monkeypatch: pytest.MonkeyP
         there = dict(count_each(pairs, corpus, processes=None, pool=pool, progress=lambda d, t: done.append((d, t))))
     assert used and there == here and sorted(here[0]) == ["amh", "arb", "cmn_hans", "deu_1996", "eng", "kor"]
     assert done[-1][0] == done[-1][1] and [d for d, _ in done] == sorted(d for d, _ in done)
+
+
+def test_the_count_job_loads_its_corpus_asking_should_stop() -> None:
+    """The corpus is loaded under the job's ``should_stop`` (the UDHR's unpacking asks it, and
+    the worker gives way to the window there)."""
+    import pytest
+
+    from bpeinspect.core import Cancelled
+    from bpeinspect.core.analysis import corpus as corpus_module
+    from bpeinspect.gui.panels.languages.counting import count_job
+
+    corpus_module.udhr_texts.cache_clear()
+    try:
+        with pytest.raises(Cancelled):
+            next(count_job("udhr", None, [], 1, progress=lambda *_: None, should_stop=lambda: True))
+    finally:
+        corpus_module.udhr_texts.cache_clear()

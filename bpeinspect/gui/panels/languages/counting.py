@@ -25,7 +25,7 @@ from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.samples import samples_dir
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
-from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.core.text import fix_surrogates
 
@@ -108,7 +108,8 @@ def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokeniz
     """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
-        corpus = load_source(source)
+        with checks(should_stop):  # its loops ask (the UDHR's: 0.2 s the first time), and give way
+            corpus = load_source(source)
         yield "corpus", corpus
     for k, counts in count_each(
         pairs, corpus, progress=progress, should_stop=should_stop, processes=processes, pool=pool

@@ -28,9 +28,16 @@ def _view(qtbot, tokenizers, text):
     qtbot.addWidget(view)
     view.show()
     view.set_tokenizers(tokenizers)
-    with qtbot.waitSignal(view.jobs.busyChanged, timeout=20000, check_params_cb=lambda busy: not busy):
-        view.set_text(text)
+    view.set_text(text)
+    _shown(qtbot, view)
     return view
+
+
+def _shown(qtbot, view):
+    """Wait for the result to be shown (characters new to the font are probed over a few turns
+    after the job has ended)."""
+    wait_jobs(qtbot, view.jobs, 20000)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=20000)
 
 
 def _bounds(tok, text):
@@ -115,7 +122,7 @@ def test_split_characters_render_without_replacement_chars(qtbot, toks):
     assert view.rows[0].split_marked > 0  # gpt2 splits CJK characters where o200k does not
     view.set_tokenizers([*toks, load_tokenizer("r50k_base")])
     view.resize(720, 620)
-    wait_jobs(qtbot, view.jobs, 20000)
+    _shown(qtbot, view)
     assert len(view.rows) == 4
     view.grab().save("/tmp/compare_view.png")
     Worker.shutdown()
@@ -134,7 +141,7 @@ def test_messages_for_too_few_tokenizers_empty_text_and_too_many(qtbot, toks):
     assert "text" in view.message.text() and not view.busy
     view.set_tokenizers([*toks, toks[0], toks[1]])
     view.set_text("hello there")
-    wait_jobs(qtbot, view.jobs, 20000)
+    _shown(qtbot, view)
     assert len(view.rows) == 4 and "first 4 of 5" in view.note.text()
     Worker.shutdown()
 

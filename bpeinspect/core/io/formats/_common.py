@@ -301,13 +301,15 @@ def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[t
         if joined.count(" ") != n or joined.count("\0") != n - 1 or not all(map(contains, items, repeat(" "))):
             return None
         flat = joined.replace(" ", "\0").split("\0")
+        whole = joined.replace(" ", "").split("\0")  # each string without its one space
     else:
         if set(map(len, items)) != {2}:
             return None
         flat = list(chain.from_iterable(items))
         if not all(map(str.__instancecheck__, flat)):
             return None
-    made = list(map(get, map(add, flat[0::2], flat[1::2])))
+        whole = map(add, flat[0::2], flat[1::2])
+    made = list(map(get, whole))
     if None in made:
         return None
     ids = list(map(get, flat))

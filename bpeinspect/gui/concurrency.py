@@ -14,7 +14,8 @@ GUI thread, by signals only:
 function stops by raising :class:`~bpeinspect.core.Cancelled` (which ends as ``aborted``)
 or by returning what it has, as a training does with its partial vocabulary; a generator
 that does not take ``should_stop`` is closed at its next ``yield``. Every live worker is
-held in one class-level table until its ``finished`` has been delivered, and
+held in one class-level table until its ``finished`` has been delivered, and then until its
+pool thread has let go of it (so that it, with its signals, is freed on the GUI thread);
 :meth:`Worker.shutdown` cancels them all and waits for their threads (the app calls it at quit).
 
 A job made with ``background=True`` (work nobody waits for, such as indexing a vocabulary)
@@ -40,6 +41,7 @@ import time
 from collections.abc import Callable, Generator, Hashable
 from typing import Any, ClassVar
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 
 from bpeinspect.core import Cancelled
@@ -49,6 +51,7 @@ HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
 GUI_LATE = 0.007  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
 GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
 TYPING_QUIET = 0.3  # seconds after an edit before background jobs (``background=True``) go on
+LET_GO_MS = 20  # how often a delivered worker looks whether its pool thread has let go of it
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
 
 _YIELDED, _PROGRESSED, _RETURNED, _ERRORED, _ABORTED, _FINISHED = range(6)
@@ -213,6 +216,8 @@ class Worker(QRunnable):
     """
 
     _live: ClassVar[dict[int, Worker]] = {}  # started and not yet finished (delivered), by serial
+    _retired: ClassVar[list[Worker]] = []  # delivered, maybe still held by the pool thread (see _let_go)
+    _let_go_due: ClassVar[bool] = False  # a timer will call _let_go
 
     def __init__(self, fn: Callable[..., Any], *args: Any, background: bool = False, **kwargs: Any) -> None:
         """``background``: work nobody waits for, paused while the user types (see the module)."""
@@ -276,6 +281,26 @@ class Worker(QRunnable):
             # PySide's pool keeps its last runnable referenced until the next start: drop the
             # signals object, and with it the slots (and what they hold), now
             worker.signals.deleteLater()
+            cls._retired.append(worker)
+        cls._let_go()
+
+    @classmethod
+    def _let_go(cls, *, timer: bool = False) -> None:
+        """Forget the delivered workers that their pool threads have let go of.
+
+        After ``run`` the pool deletes the C++ runnable on its own thread, and PySide drops that
+        thread's reference to the Python worker then. The thread may get there only after the
+        worker was delivered and released (it waits for the interpreter lock, or the machine is
+        busy): if ours were gone by then, the worker would be freed on the pool thread, and its
+        signals, a QObject of the GUI thread, destroyed there while the GUI thread may be
+        deleting it too (a SIGSEGV at times). So a worker is kept until its runnable is deleted
+        (its wrapper no longer valid), looked at again every :data:`LET_GO_MS`."""
+        if timer:
+            cls._let_go_due = False
+        cls._retired = [w for w in cls._retired if shiboken6.isValid(w)]
+        if cls._retired and not cls._let_go_due and QCoreApplication.instance() is not None:
+            cls._let_go_due = True
+            QTimer.singleShot(LET_GO_MS, lambda: cls._let_go(timer=True))
 
     @classmethod
     def running_count(cls) -> int:
@@ -284,14 +309,18 @@ class Worker(QRunnable):
 
     @classmethod
     def shutdown(cls, timeout_ms: int = 3000) -> bool:
-        """Detach and cancel every live worker, then wait for their pools; False on a timeout."""
+        """Detach and cancel every live worker, then wait for their pools, and for those of
+        the delivered workers whose threads have not let go of them yet; False on a timeout."""
         pools: dict[int, QThreadPool] = {}
         for worker in list(cls._live.values()):
             worker.detach()
             worker.cancel()
-            if worker._pool is not None:
+        for worker in [*cls._live.values(), *cls._retired]:
+            if worker._pool is not None and shiboken6.isValid(worker._pool):
                 pools[id(worker._pool)] = worker._pool
-        return all(pool.waitForDone(timeout_ms) for pool in pools.values())
+        done = all(pool.waitForDone(timeout_ms) for pool in pools.values())
+        cls._let_go()
+        return done
 
     # -- the pool thread --------------------------------------------------------------------------
 

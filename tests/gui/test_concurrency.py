@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from typing import ClassVar
 
 from PySide6.QtCore import QThread, QThreadPool
 from PySide6.QtWidgets import QApplication
@@ -174,6 +175,54 @@ def test_workers_stay_alive_until_delivered_and_then_let_go_of_their_slots(qtbot
         del worker, big  # only the class-level table holds it now
     qtbot.waitUntil(lambda: serial not in Worker._live and held() is None, timeout=5000)
     assert all_idle()
+
+
+class _LatePoolThread(Worker):
+    """A worker whose pool thread is held up after its last signal (a busy machine, or a thread
+    waiting for the interpreter lock) until ``go`` is set (a second at most), and that notes
+    the thread it is freed on."""
+
+    freed: ClassVar[list[int]] = []
+
+    def __init__(self, fn):
+        super().__init__(fn)
+        self.go = threading.Event()
+
+    def run(self):
+        super().run()
+        self.go.wait(1.0)
+
+    def __del__(self):
+        _LatePoolThread.freed.append(threading.get_ident())
+
+
+def test_a_worker_is_freed_on_the_gui_thread_when_its_pool_thread_lets_go_last(qtbot):
+    # it holds its signals, a QObject of the GUI thread: freed on the pool thread, they were
+    # destroyed there (while the GUI thread might delete them too: a SIGSEGV at times)
+    _LatePoolThread.freed.clear()
+    pool = QThreadPool()
+    for _ in range(3):
+        worker = _LatePoolThread(lambda: 7)
+        go, serial = worker.go, worker.serial
+        with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+            worker.start(pool)
+        del worker
+        qtbot.waitUntil(lambda s=serial: s not in Worker._live, timeout=5000)  # delivered and released
+        go.set()  # now the pool thread deletes the runnable
+        qtbot.waitUntil(lambda: pool.activeThreadCount() == 0, timeout=5000)
+    qtbot.waitUntil(lambda: len(_LatePoolThread.freed) == 3, timeout=5000)
+    assert _LatePoolThread.freed == [threading.get_ident()] * 3
+
+
+def test_shutdown_waits_for_a_pool_thread_that_has_not_let_go_of_a_delivered_worker(qtbot):
+    pool = QThreadPool()
+    worker = _LatePoolThread(lambda: 7)
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        worker.start(pool)
+    qtbot.waitUntil(lambda: worker.serial not in Worker._live, timeout=5000)
+    assert pool.activeThreadCount() == 1  # held up after delivering
+    assert Worker.shutdown(5000)  # at quit: no thread may still touch Python objects
+    assert pool.activeThreadCount() == 0
 
 
 def test_shutdown_cancels_every_job_in_every_pool(qtbot):

@@ -179,8 +179,8 @@ def test_workers_stay_alive_until_delivered_and_then_let_go_of_their_slots(qtbot
 
 class _LatePoolThread(Worker):
     """A worker whose pool thread is held up after its last signal (a busy machine, or a thread
-    waiting for the interpreter lock) until ``go`` is set (a second at most), and that notes
-    the thread it is freed on."""
+    waiting for the interpreter lock) until ``go`` is set, and that notes the thread it is
+    freed on."""
 
     freed: ClassVar[list[int]] = []
 
@@ -190,7 +190,7 @@ class _LatePoolThread(Worker):
 
     def run(self):
         super().run()
-        self.go.wait(1.0)
+        self.go.wait(30.0)
 
     def __del__(self):
         _LatePoolThread.freed.append(threading.get_ident())
@@ -221,6 +221,7 @@ def test_shutdown_waits_for_a_pool_thread_that_has_not_let_go_of_a_delivered_wor
         worker.start(pool)
     qtbot.waitUntil(lambda: worker.serial not in Worker._live, timeout=5000)
     assert pool.activeThreadCount() == 1  # held up after delivering
+    threading.Timer(0.05, worker.go.set).start()
     assert Worker.shutdown(5000)  # at quit: no thread may still touch Python objects
     assert pool.activeThreadCount() == 0
 

@@ -12,8 +12,8 @@ text at once.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
 import regex
 
@@ -25,8 +25,9 @@ def boundary_rule(mergeable: Iterable[str], frozen: Sequence[str], newline_words
     """Pre-tokens that merging never crosses: cut before a ``▁`` that follows another character,
     unless some piece holds that character right before a ``▁``; user-defined pieces stand alone."""
     # every character that some piece holds right before a ▁, found in one pass over all pieces
-    joined = "\uffff".join(mergeable)
-    before = set(re.findall(f"([^{SPACE}\uffff]){SPACE}", joined))
+    # (the last character of each run between two ▁: a C-speed split, not a regex scan)
+    runs = "\uffff".join(mergeable).split(SPACE)
+    before = set(map(itemgetter(slice(-1, None)), runs[:-1])) - {"", "\uffff"}
     s = regex.escape(SPACE)
     nl = "\\n" if newline_words else ""
     if before:

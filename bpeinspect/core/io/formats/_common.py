@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import functools
@@ -300,13 +301,15 @@ def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[t
         if joined.count(" ") != n or joined.count("\0") != n - 1 or not all(map(contains, items, repeat(" "))):
             return None
         flat = joined.replace(" ", "\0").split("\0")
+        whole = joined.replace(" ", "").split("\0")  # each string without its one space
     else:
         if set(map(len, items)) != {2}:
             return None
         flat = list(chain.from_iterable(items))
         if not all(map(str.__instancecheck__, flat)):
             return None
-    made = list(map(get, map(add, flat[0::2], flat[1::2])))
+        whole = map(add, flat[0::2], flat[1::2])
+    made = list(map(get, whole))
     if None in made:
         return None
     ids = list(map(get, flat))
@@ -393,14 +396,29 @@ def token_to_bytes(token: str) -> bytes | None:
         return None
 
 
+@functools.cache
+def _outside_alphabet() -> re.Pattern[str]:
+    return re.compile("[^" + "".join(map(re.escape, bytes_to_unicode().values())) + "]")
+
+
 def tokens_to_bytes(tokens: list[str]) -> list[bytes | None]:
-    """:func:`token_to_bytes` of many tokens at once: one C call for the whole vocabulary when
-    every token is in the alphabet (each character is one byte, so lengths cut the result)."""
-    try:
-        blob = codecs.charmap_encode("".join(tokens), "strict", _charmap())[0]
-    except UnicodeEncodeError:
-        return [token_to_bytes(t) for t in tokens]
+    """:func:`token_to_bytes` of many tokens at once: one C call for the whole vocabulary (each
+    character is one byte, so lengths cut the result). Where some tokens have characters outside
+    the alphabet (Command-R's emoji), one regex scan of the joined text finds them; the rest is
+    still converted in one call.
+
+    >>> tokens_to_bytes(["Ġhi", "中", "a"])
+    [b' hi', None, b'a']
+    """
+    joined = "".join(tokens)
     at = list(accumulate(map(len, tokens), initial=0))
+    try:
+        blob = codecs.charmap_encode(joined, "strict", _charmap())[0]
+    except UnicodeEncodeError:
+        bad = {bisect.bisect_right(at, m.start()) - 1 for m in _outside_alphabet().finditer(joined)}
+        good = [t for k, t in enumerate(tokens) if k not in bad] if bad else tokens
+        converted = iter(tokens_to_bytes(good)) if len(good) < len(tokens) else iter(map(token_to_bytes, tokens))
+        return [None if k in bad else next(converted) for k in range(len(tokens))]
     return [blob[a:b] for a, b in zip(at, at[1:])]
 
 

@@ -19,7 +19,8 @@ import os
 import struct
 from array import array
 from enum import IntEnum
-from operator import add, itemgetter, methodcaller
+from itertools import chain, compress, repeat
+from operator import add, contains, methodcaller
 from pathlib import Path
 from typing import IO, Any
 
@@ -313,25 +314,33 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
     specials: dict[str, int] = {}
     added: dict[str, int] = {}
     cut = (TokenType.CONTROL, TokenType.USER_DEFINED)
-    normal = range(len(tokens)) if types is None else [i for i, t in enumerate(types) if t not in cut]
-    for i in () if types is None else (i for i, t in enumerate(types) if t in cut):
-        text = tokens[i].decode("utf-8", errors="replace")
-        if text and text not in specials and text not in added:
-            (specials if types[i] == TokenType.CONTROL else added)[text] = i
-    looking = [(i, t) for i, t in enumerate(tokens) if t[:1] in (b"<", b"[", b"_", b"\xe2") and len(t) < 40]
-    looking = [(i, t.decode("utf-8", errors="replace")) for i, t in looking]
-    looking = [(i, t) for i, t in looking if t in CONTROL_LOOKING]
+    texts = _decode_all(tokens)
+    if types is None:
+        normal: range | list[int] = range(len(tokens))
+    else:
+        kinds = np.frombuffer(types, dtype=np.dtype(types.typecode)) if len(types) else np.zeros(0, np.int64)
+        is_cut = np.isin(kinds, cut)
+        normal = np.flatnonzero(~is_cut).tolist()
+        for i in np.flatnonzero(is_cut).tolist():
+            text = texts[i]
+            if text and text not in specials and text not in added:
+                (specials if types[i] == TokenType.CONTROL else added)[text] = i
+    # (a token decodes to one of these texts exactly when it is its UTF-8: none holds U+FFFD)
+    looking = [(i, texts[i]) for i in compress(range(len(tokens)), map(_LOOKING_BYTES.__contains__, tokens))]
     if looking:  # llama.cpp makes these control tokens whatever their type
-        texts = [""] * (looking[-1][0] + 1)
+        texts_by_id = [""] * (looking[-1][0] + 1)
         for i, t in looking:
-            texts[i] = t
-        promote_control_looking(texts, specials, added)
+            texts_by_id[i] = t
+        promote_control_looking(texts_by_id, specials, added)
     # in bulk: one decode and one charmap call for the whole vocabulary; the first id of a
     # token wins (built in reverse); entries outside the byte alphabet are unused/odd ones
     # that byte-level BPE can never produce
-    blobs = tokens_to_bytes([tokens[i].decode("utf-8", errors="replace") for i in normal])
-    kept = [(b, i) for b, i in zip(blobs, normal) if b is not None]
-    ranks: dict[bytes, int] = dict(reversed(kept))
+    blobs = tokens_to_bytes(texts if isinstance(normal, range) else list(map(texts.__getitem__, normal)))
+    if None in blobs:
+        kept = [(b, i) for b, i in zip(blobs, normal) if b is not None]
+        ranks: dict[bytes, int] = dict(reversed(kept))
+    else:
+        ranks = dict(zip(reversed(blobs), reversed(normal)))  # type: ignore[arg-type]
     merges, made = _parse_merges(merges_raw, index, path)
     if not set(made) <= set(ranks.values()):  # a merge makes a token that is not a normal one
         made = None
@@ -371,17 +380,50 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
     )
 
 
+_LOOKING_BYTES = frozenset(t.encode("utf-8") for t in CONTROL_LOOKING)
+
+
+def _decode_all(tokens: list[bytes]) -> list[str]:
+    r"""Each token's text (invalid UTF-8 replaced), decoded in one call where no token holds a
+    NUL to keep them apart (``replace`` works on maximal bad subsequences, which a NUL ends, so
+    the result is the same as decoding one by one).
+
+    >>> tokens = [b"a\xe2\x80", b"\x9fb", b"", b"\xf0"]
+    >>> _decode_all(tokens) == [t.decode("utf-8", errors="replace") for t in tokens]
+    True
+    """
+    joined = b"\0".join(tokens)
+    if joined.count(b"\0") == len(tokens) - 1:
+        return joined.decode("utf-8", errors="replace").split("\0") if tokens else []
+    return [t.decode("utf-8", errors="replace") for t in tokens]
+
+
 def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> tuple[list[tuple[int, int]], list[int]]:
-    """The merges as id pairs and the id each makes, mapped in C (``map``), not one by one."""
-    split = list(map(methodcaller("split", b" "), raw))
-    if split and set(map(len, split)) != {2}:
-        n = next(n for n, parts in enumerate(split) if len(parts) != 2)
-        raise VocabularyError(f"{path}: merge {n} is not 'left right'")
+    """The merges as id pairs and the id each makes, mapped in C (``map``), not one by one: cut
+    all at once where every merge holds exactly one space (n spaces in all, each holding one;
+    NUL keeps them apart in the joined bytes), else split one by one.
+
+    >>> _parse_merges([b"a b", b"ab c"], {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}, Path("x"))
+    ([(0, 1), (3, 2)], [3, 4])
+    """
     get = index.get
-    left, right = list(map(itemgetter(0), split)), list(map(itemgetter(1), split))
-    ia, ib = list(map(get, left)), list(map(get, right))
-    made = list(map(get, map(add, left, right)))
-    if None in ia or None in ib or None in made:
-        n = next(n for n, (x, y) in enumerate(split) if get(x) is None or get(y) is None or x + y not in index)
-        raise VocabularyError(f"{path}: merge {n} uses or makes a token not in the vocabulary")
-    return list(zip(ia, ib)), made  # type: ignore[arg-type]
+    n = len(raw)
+    joined = b"\0".join(raw)
+    if joined.count(b" ") == n and joined.count(b"\0") == n - 1 and all(map(contains, raw, repeat(b" "))):
+        flat = joined.replace(b" ", b"\0").split(b"\0")
+        whole = joined.replace(b" ", b"").split(b"\0")
+    else:
+        split = list(map(methodcaller("split", b" "), raw))
+        if split and set(map(len, split)) != {2}:
+            k = next(k for k, parts in enumerate(split) if len(parts) != 2)
+            raise VocabularyError(f"{path}: merge {k} is not 'left right'")
+        flat = list(chain.from_iterable(split))
+        whole = list(map(add, flat[0::2], flat[1::2]))
+    del joined
+    ids = list(map(get, flat))
+    made = list(map(get, whole))
+    if None in ids or None in made:
+        k = next(k for k in range(n) if ids[2 * k] is None or ids[2 * k + 1] is None or made[k] is None)
+        raise VocabularyError(f"{path}: merge {k} uses or makes a token not in the vocabulary")
+    pairs = iter(ids)
+    return list(zip(pairs, pairs)), made  # type: ignore[arg-type]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import contextlib
 import functools
@@ -291,17 +290,31 @@ def map_merges(items: list, vocab: dict[str, int]) -> tuple[list[tuple[int, int]
 _MAP_AT_ONCE = 8192
 
 
+def cut_at_spaces(items: list, space: Any, nul: Any) -> tuple[list, list] | None:
+    r"""Merges written ``"left right"`` (``str`` or ``bytes`` items), cut all at once: (the halves
+    in order, each item without its space), or None unless every item holds exactly one
+    ``space``. With n spaces in all and one in each item, each holds exactly one; ``nul`` (never
+    in these files) keeps the items apart in the joined text.
+
+    >>> cut_at_spaces([b"a b", b"ab c"], b" ", b"\0")
+    ([b'a', b'b', b'ab', b'c'], [b'ab', b'abc'])
+    >>> cut_at_spaces(["a b c"], " ", "\0") is None
+    True
+    """
+    n = len(items)
+    joined = nul.join(items)
+    if joined.count(space) != n or joined.count(nul) != n - 1 or not all(map(contains, items, repeat(space))):
+        return None
+    return joined.replace(space, nul).split(nul), joined.replace(space, space[:0]).split(nul)
+
+
 def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[tuple[int, int]], list[int]] | None:
     get = vocab.get
-    n = len(items)
     if strings:
-        # cut all at once: with n spaces in all and one in each string, each holds exactly one;
-        # NUL (never in these files) keeps the strings apart in the joined text
-        joined = "\0".join(items)
-        if joined.count(" ") != n or joined.count("\0") != n - 1 or not all(map(contains, items, repeat(" "))):
+        cut = cut_at_spaces(items, " ", "\0")
+        if cut is None:
             return None
-        flat = joined.replace(" ", "\0").split("\0")
-        whole = joined.replace(" ", "").split("\0")  # each string without its one space
+        flat, whole = cut
     else:
         if set(map(len, items)) != {2}:
             return None
@@ -396,29 +409,18 @@ def token_to_bytes(token: str) -> bytes | None:
         return None
 
 
-@functools.cache
-def _outside_alphabet() -> re.Pattern[str]:
-    return re.compile("[^" + "".join(map(re.escape, bytes_to_unicode().values())) + "]")
-
-
 def tokens_to_bytes(tokens: list[str]) -> list[bytes | None]:
-    """:func:`token_to_bytes` of many tokens at once: one C call for the whole vocabulary (each
-    character is one byte, so lengths cut the result). Where some tokens have characters outside
-    the alphabet (Command-R's emoji), one regex scan of the joined text finds them; the rest is
-    still converted in one call.
+    """:func:`token_to_bytes` of many tokens at once: one C call for the whole vocabulary when
+    every token is in the alphabet (each character is one byte, so lengths cut the result).
 
     >>> tokens_to_bytes(["Ġhi", "中", "a"])
     [b' hi', None, b'a']
     """
-    joined = "".join(tokens)
-    at = list(accumulate(map(len, tokens), initial=0))
     try:
-        blob = codecs.charmap_encode(joined, "strict", _charmap())[0]
+        blob = codecs.charmap_encode("".join(tokens), "strict", _charmap())[0]
     except UnicodeEncodeError:
-        bad = {bisect.bisect_right(at, m.start()) - 1 for m in _outside_alphabet().finditer(joined)}
-        good = [t for k, t in enumerate(tokens) if k not in bad] if bad else tokens
-        converted = iter(tokens_to_bytes(good)) if len(good) < len(tokens) else iter(map(token_to_bytes, tokens))
-        return [None if k in bad else next(converted) for k in range(len(tokens))]
+        return [token_to_bytes(t) for t in tokens]
+    at = list(accumulate(map(len, tokens), initial=0))
     return [blob[a:b] for a, b in zip(at, at[1:])]
 
 

@@ -19,8 +19,8 @@ import os
 import struct
 from array import array
 from enum import IntEnum
-from itertools import chain, compress, repeat
-from operator import add, contains, methodcaller
+from itertools import chain, compress
+from operator import add, methodcaller
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,7 +28,14 @@ import numpy as np
 
 from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import build_tokenizer, check_count, expect, open_binary, tokens_to_bytes
+from bpeinspect.core.io.formats._common import (
+    build_tokenizer,
+    check_count,
+    cut_at_spaces,
+    expect,
+    open_binary,
+    tokens_to_bytes,
+)
 from bpeinspect.core.io.formats.gguf_pre import CONTROL_LOOKING, promote_control_looking, rule_for_pre
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
@@ -408,10 +415,9 @@ def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> tupl
     """
     get = index.get
     n = len(raw)
-    joined = b"\0".join(raw)
-    if joined.count(b" ") == n and joined.count(b"\0") == n - 1 and all(map(contains, raw, repeat(b" "))):
-        flat = joined.replace(b" ", b"\0").split(b"\0")
-        whole = joined.replace(b" ", b"").split(b"\0")
+    cut = cut_at_spaces(raw, b" ", b"\0")
+    if cut is not None:
+        flat, whole = cut
     else:
         split = list(map(methodcaller("split", b" "), raw))
         if split and set(map(len, split)) != {2}:
@@ -419,7 +425,6 @@ def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> tupl
             raise VocabularyError(f"{path}: merge {k} is not 'left right'")
         flat = list(chain.from_iterable(split))
         whole = list(map(add, flat[0::2], flat[1::2]))
-    del joined
     ids = list(map(get, flat))
     made = list(map(get, whole))
     if None in ids or None in made:

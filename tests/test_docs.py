@@ -251,3 +251,17 @@ def test_the_conformance_page_lists_every_real_vocabulary_and_its_package() -> N
     assert not missing, f"docs/conformance.md does not list {missing}"
     exact = sum(v.status == "exact" for v in VOCABS)
     assert f"{len(VOCABS)} files, {exact} exact" in (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+
+
+def test_the_command_line_page_shows_every_command() -> None:
+    import argparse
+
+    from bpeinspect.cli.commands import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    shown = {
+        ex.command.split("bpeinspect-cli ", 1)[1].split()[0]
+        for ex in examples(ROOT / "docs" / "cli.md")
+        if isinstance(ex, Example) and "bpeinspect-cli " in ex.command
+    }
+    assert set(sub.choices) <= shown, f"docs/cli.md has no example of {sorted(set(sub.choices) - shown)}"

@@ -34,16 +34,20 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 ENCODER = "encoder.json"
 MERGES = "vocab.bpe"
+HF_ENCODER, HF_MERGES = "vocab.json", "merges.txt"  # the names transformers' GPT2Tokenizer gives the pair
 
 
 def pair_paths(path: Path) -> tuple[Path, Path]:
-    """``(encoder.json, vocab.bpe)`` for a folder or either file of the pair."""
+    """``(encoder.json, vocab.bpe)`` for a folder or either file of the pair (``vocab.json`` and
+    ``merges.txt`` as a Hugging Face repository names them)."""
     if path.is_dir():
         folder = path
     else:
         folder = path.parent
     enc, bpe = folder / ENCODER, folder / MERGES
-    if path.is_file() and path.name not in (ENCODER, MERGES):
+    if path.name in (HF_ENCODER, HF_MERGES) and (folder / HF_ENCODER).is_file() and (folder / HF_MERGES).is_file():
+        enc, bpe = folder / HF_ENCODER, folder / HF_MERGES  # the same pair as a Hugging Face repository names it
+    elif path.is_file() and path.name not in (ENCODER, MERGES):
         # Renamed files: pair "x.json" with the one ".bpe" beside it (or the reverse).
         if path.suffix == ".json":
             enc, bpe = path, _only(folder, "*.bpe", path)

@@ -18,10 +18,7 @@ from bpeinspect.core import load_tokenizer  # noqa: E402
 from bpeinspect.core.io.formats import gguf as gguf_format  # noqa: E402
 from bpeinspect.core.io.formats import load_path, save  # noqa: E402
 from bpeinspect.core.io.formats._common import bytes_to_token  # noqa: E402
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared")
+from tests.paths import SHARED  # noqa: E402
 
 
 def best(fn, repeat=3):

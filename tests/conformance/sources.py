@@ -5,7 +5,7 @@ bpeinspect does with the file today:
 
 * ``exact``: ``load_tokenizer(path)`` encodes every corpus text exactly as the oracle does;
 * ``refused``: the file is not byte-level BPE and must be refused with ``refusal`` in the message;
-* ``pending: ...``: known not to work yet (the reason names the issue item); the test is an
+* ``pending: ...``: known not to work yet (the reason says what is missing); the test is an
   expected failure, and a strict one, so it fails as soon as the vocabulary starts to pass and
   the table must be updated.
 
@@ -219,7 +219,7 @@ VOCABS: list[Vocab] = [
     # no .inp/.out vectors: their ids are checked against llama.cpp's own (test_llama_cpp_vectors.py)
     _gguf("gpt-neox", "GPT-NeoX / Pythia (GGUF)", oracle="llama.cpp-run"),
     _gguf("aquila", "Aquila (no pre-tokenizer: llama.cpp's default)", oracle="llama.cpp-run"),
-    # SentencePiece-style BPE with byte fallback (issue 14 item 8)
+    # SentencePiece-style BPE with byte fallback
     Vocab("gemma3", "Gemma 3", GEMMA3_NPM, NPM_JSON, "hf"),
     # lenml's "llama2" file holds Mistral 7B v0.1's vocabulary (the same pieces as tokenizer.model.v1),
     # in the legacy Llama 2 layout (Prepend + Replace normalizer, Strip decoder)
@@ -261,7 +261,7 @@ VOCABS: list[Vocab] = [
     _gguf("phi-3", "Phi-3 (GGUF, SentencePiece)"),
     _gguf("baichuan", "Baichuan (GGUF, SentencePiece)", oracle="llama.cpp-run"),
     _gguf("gemma-4", "Gemma 4 (GGUF 'gemma4': merges over ▁ pieces)"),
-    # not BPE: refused, naming what they are (issue 14 item 9)
+    # not BPE: refused, naming what they are
     _gguf("bert-bge", "BGE (BERT WordPiece)", "refused", oracle="none", refusal="WordPiece"),
     _gguf("nomic-bert-moe", "Nomic BERT MoE (Unigram)", "refused", oracle="none", refusal="Unigram"),
 ]

@@ -15,9 +15,8 @@ import pytest
 from PySide6.QtGui import QImage
 
 from bpeinspect.core import load_tokenizer
+from tests.paths import ROOT, SHARED
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
 EXE_SUFFIX = ".exe" if sys.platform == "win32" else ""
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]

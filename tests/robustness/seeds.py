@@ -8,9 +8,8 @@ from pathlib import Path
 
 from bpeinspect.core import Tokenizer, train_tokenizer
 from bpeinspect.core.io.formats import save
+from tests.paths import SHARED
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
 SAMPLE = (
     "Byte-level BPE merges the most frequent pair, again and again: lower, lowest, newer, wider. "
     "Größe, naïve café, Ελληνικά, русский текст, 日本語のテキスト, 👩‍💻 emoji and code: def f(x): return x**2\n"

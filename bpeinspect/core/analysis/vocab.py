@@ -262,7 +262,7 @@ class TokenQuery:
 
 def positions(ids: list[int]) -> np.ndarray:
     """Where each id is in ``ids``, as an array indexed by id (``-1``: not there); numpy
-    builds it for 200k ids in a millisecond or two, where a dict takes 20 ms.
+    builds it for 200k ids far faster than a dict.
 
     >>> positions([5, 2, 7]).tolist()
     [-1, -1, 1, -1, -1, 0, -1, 2]
@@ -414,7 +414,7 @@ class VocabIndex:
 
         The keys are computed a token at a time (a loop that lets other threads run) and
         sorted by numpy, which releases the GIL: one ``sorted()`` of 200k keyed rows holds
-        it for 100 ms or more, stalling the window while a worker sorts. ``should_stop`` is
+        it for many frames, stalling the window while a worker sorts. ``should_stop`` is
         asked every 2048 tokens (a GUI's worker gives way to the window there)."""
         got = self._orders.get(sort)
         if got is not None:

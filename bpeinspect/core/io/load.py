@@ -28,7 +28,7 @@ def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
         return hub.load(spec)
     path = Path(spec)
     if path.exists():
-        # imported here: the format modules (and the gguf package) cost ~0.1 s to import,
+        # imported here: the format modules (and the gguf package) are slow to import,
         # which a start-up that only needs a built-in vocabulary should not pay
         from bpeinspect.core.io.formats import load_path
 

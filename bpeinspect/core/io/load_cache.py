@@ -1,5 +1,4 @@
-"""A cache of large vocabularies' built tables, so that opening the same file again is fast
-(issue 14 item 10).
+"""A cache of large vocabularies' built tables, so that opening the same file again is fast.
 
 Opening a big ``tokenizer.json`` or GGUF file mostly parses it and maps ~1 million merge parts
 to ids; the tokenizer is then made by one constructor call (``Tokenizer(...)`` or

@@ -120,7 +120,7 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
     assert done == sorted(done) and done[-1] == outcome.merges == 2000 - 257
     assert sum(len(r.new_merges) for r in reports) == outcome.merges  # every merge reported once
     assert not outcome.stopped and not outcome.exhausted
-    # issue 16 bug 8: the bytes/token curve has a point per merge, however few the reports
+    # the bytes/token curve has a point per merge, however few the reports
     assert len(reports) < outcome.merges and ws.plots.vocab.n >= outcome.merges
     bpt = ws.plots.bpt.view()
     assert (bpt[1:] >= bpt[:-1] - 1e-9).all() and len(set(bpt.round(6))) > len(reports)
@@ -129,7 +129,7 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
     toks = registry.tokenizers()
     assert [t.name for t in toks] == ["taylorswift+1-300", "taylorswift+1-1k", "taylorswift+1-2000"]
     assert registry.current() is toks[-1]
-    # issue 16 bug 4: results join the picker, not the overlay, until the user asks
+    # results join the picker, not the overlay, until the user asks
     assert not any(registry.is_shown(t) for t in toks)
     ws.results.setCurrentRow(1)
     ws.show_button.click()

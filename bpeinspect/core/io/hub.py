@@ -480,13 +480,21 @@ def describe(files: HubFiles) -> str:
     return f"{files.repo} at commit {files.commit}" + ("" if files.revision == "main" else f" ({files.revision})")
 
 
-def load(spec: str, **kwargs: Any) -> Any:
-    """The tokenizer of an ``hf:`` spec (fetched with :func:`fetch`; ``kwargs`` go to it); its
+def load(
+    spec: str,
+    *,
+    pattern: Any = None,
+    special_tokens: list[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Any:
+    """The tokenizer of an ``hf:`` spec (fetched with :func:`fetch`), with the user's split rule
+    and special tokens if given (see :func:`~bpeinspect.core.io.formats.load_with`); its
     ``source`` names the repository and the commit."""
-    from bpeinspect.core.io.formats import load_path
+    from bpeinspect.core.io.formats import load_with
 
-    files = fetch(spec, **kwargs)
-    tok = load_path(files.path)
+    files = fetch(spec, progress=progress, should_stop=should_stop)
+    tok = load_with(files.path, pattern=pattern, special_tokens=special_tokens)
     tok.source = f"{tok.source} (from {PREFIX}{describe(files)})"
     _resolved[spec] = files
     return tok

@@ -9,7 +9,7 @@ from bpeinspect.core import load_tokenizer
 from bpeinspect.core.chat.sources import templates_for
 from bpeinspect.core.errors import Cancelled, VocabularyError
 from bpeinspect.core.io import hub
-from bpeinspect.core.io.formats import load_path, load_with
+from bpeinspect.core.io.formats import load_path
 from tests.conformance.conftest import vocab_file
 from tests.conformance.corpus import conformance_texts
 from tests.conformance.sources import VOCABS
@@ -208,7 +208,7 @@ def test_the_chat_template_beside_a_hub_tokenizer_is_found(hub_env, qwen_repo):
 def test_a_split_rule_chosen_by_the_user_applies_to_a_hub_model(hub_env):
     with FakeHub(small_repos()) as server:
         hub_env.setenv("HF_ENDPOINT", server.endpoint)
-        tok = load_with("hf:acme/tagged", pattern="cl100k")
+        tok = hub.load("hf:acme/tagged", pattern="cl100k")
     assert tok.assumed["pattern"] == "chosen by the user"
 
 

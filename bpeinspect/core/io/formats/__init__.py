@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io import hub, load_cache
+from bpeinspect.core.io import load_cache
 from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
 from bpeinspect.core.io.formats._common import is_stream, parse_json, read_bytes_limited, read_head, read_once
 from bpeinspect.core.memory import quiet_gc
@@ -383,13 +383,8 @@ def load_with(
     path: str | os.PathLike[str], *, pattern: str | SplitRule | None = None, special_tokens: list[str] | None = None
 ) -> Tokenizer:
     """:func:`load_path` with the user's settings: ``special_tokens`` as ``TEXT`` or ``TEXT=ID``
-    entries, those without an id taking the ids after the vocabulary. ``path`` may be an
-    ``hf:`` spec (a model on the Hugging Face Hub)."""
-    if isinstance(path, str) and path.startswith(hub.PREFIX):
-        base = hub.load(path)
-        base = with_settings(base, pattern=pattern) if pattern is not None else base
-    else:
-        base = load_path(path, pattern=pattern)
+    entries, those without an id taking the ids after the vocabulary."""
+    base = load_path(path, pattern=pattern)
     if special_tokens is None:
         return base
     return with_settings(base, special_tokens=special_tokens_from(special_tokens, first_free_id(base)))

@@ -56,6 +56,43 @@ def read_once(path: Path) -> Iterator[None]:
         _READ_ONCE.reset(token)
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+# Paths whose bytes, while a load runs, are what their gzip data decompresses to.
+_GUNZIPPED: ContextVar[frozenset[str]] = ContextVar("gunzipped", default=frozenset())
+
+
+@contextlib.contextmanager
+def gunzipped(path: Path) -> Iterator[None]:
+    """While the block runs, every read of ``path`` through this module gets its content
+    decompressed if it is gzip data (a ``tokenizer.json.gz`` reads as its ``tokenizer.json``),
+    with the bound of :func:`gunzip_limited`; anything else is read as usual."""
+    if str(path) in _GUNZIPPED.get():
+        yield
+        return
+    try:
+        magic = read_head(path, 2)
+    except OSError:  # the reader that comes next says what is wrong with the path
+        magic = b""
+    if magic != GZIP_MAGIC:
+        yield
+        return
+    data = gunzip_limited(_read_raw(path, limits.MAX_VOCAB_FILE), path)
+    if data[:2] == GZIP_MAGIC:
+        raise VocabularyError(f"{path}: gzip data inside gzip data; decompress it once first")
+    token = _READ_ONCE.set({**(_READ_ONCE.get() or {}), str(path): data})
+    marked = _GUNZIPPED.set(_GUNZIPPED.get() | {str(path)})
+    try:
+        yield
+    finally:
+        _GUNZIPPED.reset(marked)
+        _READ_ONCE.reset(token)
+
+
+def is_gunzipped(path: Path) -> bool:
+    """True while ``path`` is read decompressed (inside :func:`gunzipped`, for gzip data)."""
+    return str(path) in _GUNZIPPED.get()
+
+
 def read_head(path: Path, n: int) -> bytes:
     """The first ``n`` bytes of the file (of what was read once, for a stream)."""
     cached = (_READ_ONCE.get() or {}).get(str(path))
@@ -105,7 +142,7 @@ def read_bytes_limited(path: Path, limit: int | None = None) -> bytes:
     data = _read_raw(path, limit)
     if not data:
         raise VocabularyError(f"{path}: the file is empty")
-    if data[:2] == b"\x1f\x8b":
+    if data[:2] == GZIP_MAGIC:
         data = gunzip_limited(data, path, limit)
     return data
 

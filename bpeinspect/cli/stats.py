@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--tokenizer",
         action="append",
         metavar="SPEC",
-        help="built-in name or vocabulary file; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
+        help="built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
     )
     p.add_argument(
         "--baseline",

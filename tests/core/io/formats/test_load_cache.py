@@ -1,4 +1,4 @@
-"""The cache of built tables (``core/io/load_cache.py``, issue 14 item 10): a file opened again
+"""The cache of built tables (``core/io/load_cache.py``): a file opened again
 makes the same tokenizer without being parsed; a damaged, stale or foreign entry is ignored."""
 
 from __future__ import annotations

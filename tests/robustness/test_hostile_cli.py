@@ -1,5 +1,5 @@
-"""Issue 18 at the command line: terminal escapes (2), catastrophic split patterns (3),
-unbounded input (7), a pipe as the vocabulary (8), ``list`` (13), ``train -o`` (14), and
+"""Hostile input at the command line: terminal escapes, catastrophic split patterns,
+unbounded input, a pipe as the vocabulary, ``list``, ``train -o``, and
 ``cli.main``'s promise: every error is one line and exit status 2, an internal error asks
 for a report and shows a traceback only with ``BPEINSPECT_DEBUG=1``."""
 

@@ -461,7 +461,7 @@ def test_fewer_than_one_process_is_refused_in_one_line(capsys, tmp_path, command
 
 
 def test_too_many_processes_are_capped_and_the_user_told(capsys, tmp_path, monkeypatch):
-    import bpeinspect.core.train.counts as counts
+    from bpeinspect.core.train import counts
 
     text = tmp_path / "a.txt"
     text.write_text("hello world " * 100, encoding="utf-8")
@@ -512,7 +512,7 @@ def test_wrote_lines_escape_terminal_codes_in_the_path(capsys, tmp_path):
 def test_a_closed_standard_output_is_an_error_not_a_bug(args):
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
     done = subprocess.run(
-        [sys.executable, "-P", "-m", "bpeinspect.cli", *args], input="hello world", capture_output=False,
+        [sys.executable, "-P", "-m", "bpeinspect.cli", *args], input="hello world", check=False,
         stderr=subprocess.PIPE, text=True, env=env, timeout=100, preexec_fn=lambda: os.close(1),
     )  # fmt: skip
     assert done.returncode != 0

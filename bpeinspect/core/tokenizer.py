@@ -121,7 +121,7 @@ class Tokenizer:
         self.training = training
         self.split_rule: SplitRule = resolve_rule(pattern)
         if isinstance(self.split_rule.fast, TiktokenSplitter):
-            self.split_rule.fast.prepare()  # ~40 ms, once per process: not in the first encode
+            self.split_rule.fast.prepare()  # once per process, and slow: not in the first encode
         self._ranks, self._decoder, low, high = rank_tables(ranks)  # with checks (see rank_tables)
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.added_tokens: dict[str, int] = dict(added_tokens or {})

@@ -146,6 +146,11 @@ def _cached_commit(spec: HubSpec) -> str | None:
             commit = (root / _repo_folder(spec.repo) / "refs" / rev).read_text("utf-8").strip()
             if _COMMIT.fullmatch(commit):
                 return commit
+    if spec.revision is None:  # no record of the default branch (another tool's download): the newest snapshot
+        with contextlib.suppress(OSError):
+            snapshots = [p for p in (hf_cache_dir() / _repo_folder(spec.repo) / "snapshots").iterdir() if p.is_dir()]
+            if snapshots:
+                return max(snapshots, key=lambda p: p.stat().st_mtime).name
     return None
 
 
@@ -194,6 +199,19 @@ def is_cached(repo: str) -> bool:
         return _from_cache(HubSpec(repo)) is not None
     except (OSError, ValueError):
         return False
+
+
+def cached_repos() -> list[str]:
+    """The repositories whose tokenizer the cache holds (the Hugging Face cache, and GGUF
+    metadata fetched before), sorted; reads folder names only, no file is parsed."""
+    found: set[str] = set()
+    for root in (hf_cache_dir(), header_cache_dir()):
+        with contextlib.suppress(OSError):
+            for folder in root.glob("models--*"):
+                repo = folder.name[len("models--") :].replace("--", "/")
+                if repo not in found and is_cached(repo):
+                    found.add(repo)
+    return sorted(found, key=str.lower)
 
 
 # -- fetching ----------------------------------------------------------------------------------------
@@ -325,8 +343,17 @@ def _is_network_error(exc: BaseException) -> bool:
     )
 
 
+DOWNLOAD_SLICE = 1 << 20  # bytes huggingface_hub reads between two progress updates (its default: 10 MB)
+
+
 def _download(spec: HubSpec, progress: Callable[[int, int], None] | None, check: Callable[[], None]) -> HubFiles:
-    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub import HfApi, constants, hf_hub_download
+
+    # huggingface_hub reports progress (and so gives a chance to stop) once per slice it reads;
+    # at 10 MB a tokenizer.json is one or two slices: no progress to show, and a stop asked for
+    # comes too late to matter. This process downloads only tokenizers, so a smaller slice suits it.
+    if getattr(constants, "DOWNLOAD_CHUNK_SIZE", 0) > DOWNLOAD_SLICE:
+        constants.DOWNLOAD_CHUNK_SIZE = DOWNLOAD_SLICE
 
     where, token, cache = endpoint(), _token(), str(hf_cache_dir())
     rev = spec.revision or "main"

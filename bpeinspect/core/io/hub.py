@@ -503,8 +503,9 @@ def _fetch_gguf_header(
 
 
 def describe(files: HubFiles) -> str:
-    """``REPO at COMMIT``, as ``info`` and the windows's tooltips say where a tokenizer came from."""
-    return f"{files.repo} at commit {files.commit}" + ("" if files.revision == "main" else f" ({files.revision})")
+    """``REPO at COMMIT``, as ``info`` and the window's tooltips say where a tokenizer came from."""
+    asked = "" if files.revision in ("main", files.commit) else f" ({files.revision})"
+    return f"{files.repo} at commit {files.commit}{asked}"
 
 
 def load(

@@ -74,8 +74,13 @@ def atomic_path(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iterat
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | None = None) -> Iterator[IO]:
+def atomic_open(
+    path: str | os.PathLike[str], mode: str = "wb", encoding: str | None = None, *, through: bool = True
+) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on a clean exit it replaces ``path``.
+
+    ``through=False`` replaces even a device or a pipe (see :func:`writes_through`): for the
+    program's own state files, where such a thing is only in the way.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
@@ -87,7 +92,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | 
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
-    if writes_through(target):
+    if through and writes_through(target):
         with _open_through(target) as raw:
             if mode == "wb":
                 yield raw
@@ -265,10 +270,13 @@ def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     _fsync_dir(_folder(target))
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8") -> None:
-    """Write ``data`` (bytes, or text as ``encoding``) to ``path`` atomically."""
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8", *, through: bool = True
+) -> None:
+    """Write ``data`` (bytes, or text as ``encoding``) to ``path`` atomically (``through``: as
+    :func:`atomic_open`)."""
     payload = data.encode(encoding) if isinstance(data, str) else data
-    with atomic_open(path, "wb") as f:
+    with atomic_open(path, "wb", through=through) as f:
         f.write(payload)
 
 

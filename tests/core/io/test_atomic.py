@@ -199,3 +199,10 @@ def test_a_pair_on_a_device_is_refused_in_one_line(tmp_path):
     assert "\n" not in str(info.value)
     assert os.path.islink(link) and not (tmp_path / "encoder.json").exists()
 
+
+
+def test_a_state_file_written_not_through_replaces_a_pipe_in_its_place(tmp_path):
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)
+    atomic_write(fifo, b"{}", through=False)  # would wait for a reader for ever if written through
+    assert fifo.is_file() and fifo.read_bytes() == b"{}"

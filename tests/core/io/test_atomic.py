@@ -206,3 +206,20 @@ def test_a_state_file_written_not_through_replaces_a_pipe_in_its_place(tmp_path)
     os.mkfifo(fifo)
     atomic_write(fifo, b"{}", through=False)  # would wait for a reader for ever if written through
     assert fifo.is_file() and fifo.read_bytes() == b"{}"
+
+
+def test_a_pipe_named_like_a_journal_does_not_hold_up_loading_a_pair(tmp_path):
+    import threading
+
+    from bpeinspect.core.io.atomic import finish_interrupted, unfinished_saves
+
+    os.mkfifo(tmp_path / ".encoder.json.999999.journal")  # a process id that is not running
+    done: list = []
+
+    def work():
+        done.append((finish_interrupted(tmp_path), unfinished_saves(tmp_path, ("encoder.json",))))
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(20)
+    assert done == [([], [])]

@@ -588,3 +588,19 @@ def test_a_dask_scheduler_is_given_a_short_time_to_answer(monkeypatch, tmp_path)
     with pytest.raises(OSError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:1 within"):
         counting.count_with_dask([text], "gpt4", scheduler="tcp://127.0.0.1:1")
     assert asked["timeout"] is not None and asked["timeout"] <= 10
+
+
+@pytest.mark.timeout(120)
+def test_a_save_to_standard_output_goes_down_a_pipe_and_stops_quietly_when_it_closes(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    head = f"exec {sys.executable} -P -m bpeinspect.cli convert --format huggingface gpt2 /dev/stdout"
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {head} | head -c 10"], capture_output=True, text=True, env=env, timeout=100,
+        check=False,
+    )
+    assert done.stdout == '{\n "versio' and done.returncode == 0 and done.stderr == "", done.stderr
+    whole = subprocess.run(
+        ["bash", "-c", f"{head} | wc -c"], capture_output=True, text=True, env=env, timeout=100, check=False
+    )
+    assert int(whole.stdout) > 1_000_000 and whole.stderr.strip() == "wrote /dev/stdout", whole.stderr
+    assert os.path.islink("/dev/stdout") or not os.path.isfile("/dev/stdout")

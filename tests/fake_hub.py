@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
@@ -54,8 +55,10 @@ def git_sha(data: bytes) -> str:
 class FakeHub:
     """Two servers: the Hub (``endpoint``) and its storage host. Use as a context manager."""
 
-    def __init__(self, repos: dict[str, Repo]) -> None:
+    def __init__(self, repos: dict[str, Repo], slow: float = 0.0) -> None:
+        """``slow``: seconds the storage host waits after each 64 KB it sends (a slow network)."""
         self.repos = repos
+        self.slow = slow
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers)
         self.blobs: dict[str, bytes] = {}
         self.lock = threading.Lock()
@@ -215,7 +218,14 @@ class FakeHub:
                     self.send_header(k, v)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                if body:
+                if body and storage and hub.slow:
+                    for k in range(0, len(data), 1 << 16):
+                        try:
+                            self.wfile.write(data[k : k + (1 << 16)])
+                        except OSError:  # the client went away (a cancelled download)
+                            return
+                        time.sleep(hub.slow)
+                elif body:
                     self.wfile.write(data)
 
         return Handler

@@ -146,6 +146,11 @@ def _cached_commit(spec: HubSpec) -> str | None:
             commit = (root / _repo_folder(spec.repo) / "refs" / rev).read_text("utf-8").strip()
             if _COMMIT.fullmatch(commit):
                 return commit
+    if spec.revision is None:  # no record of the default branch (another tool's download): the newest snapshot
+        with contextlib.suppress(OSError):
+            snapshots = [p for p in (hf_cache_dir() / _repo_folder(spec.repo) / "snapshots").iterdir() if p.is_dir()]
+            if snapshots:
+                return max(snapshots, key=lambda p: p.stat().st_mtime).name
     return None
 
 
@@ -177,10 +182,10 @@ def _from_cache(spec: HubSpec) -> HubFiles | None:
         for p in snapshot.rglob("*"):
             if p.is_file():
                 names.add(p.relative_to(snapshot).as_posix())
-    chosen = _choose(names - {n for n in names if n.lower().endswith(".gguf")})
+    chosen = _choose(names)  # a whole GGUF model downloaded by another tool opens too (its metadata is read)
     if chosen is not None:
         take, main = chosen
-        return HubFiles(spec.repo, rev, commit, snapshot / main, tuple(take), True)
+        return HubFiles(spec.repo, rev, commit, snapshot / main, tuple(take) or (main,), True)
     headers = header_cache_dir() / _repo_folder(spec.repo) / commit
     with contextlib.suppress(OSError):
         for p in sorted(headers.rglob("*.gguf")):
@@ -194,6 +199,19 @@ def is_cached(repo: str) -> bool:
         return _from_cache(HubSpec(repo)) is not None
     except (OSError, ValueError):
         return False
+
+
+def cached_repos() -> list[str]:
+    """The repositories whose tokenizer the cache holds (the Hugging Face cache, and GGUF
+    metadata fetched before), sorted; reads folder names only, no file is parsed."""
+    found: set[str] = set()
+    for root in (hf_cache_dir(), header_cache_dir()):
+        with contextlib.suppress(OSError):
+            for folder in root.glob("models--*"):
+                repo = folder.name[len("models--") :].replace("--", "/")
+                if repo not in found and is_cached(repo):
+                    found.add(repo)
+    return sorted(found, key=str.lower)
 
 
 # -- fetching ----------------------------------------------------------------------------------------
@@ -325,8 +343,17 @@ def _is_network_error(exc: BaseException) -> bool:
     )
 
 
+DOWNLOAD_SLICE = 1 << 20  # bytes huggingface_hub reads between two progress updates (its default: 10 MB)
+
+
 def _download(spec: HubSpec, progress: Callable[[int, int], None] | None, check: Callable[[], None]) -> HubFiles:
-    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub import HfApi, constants, hf_hub_download
+
+    # huggingface_hub reports progress (and so gives a chance to stop) once per slice it reads;
+    # at 10 MB a tokenizer.json is one or two slices: no progress to show, and a stop asked for
+    # comes too late to matter. This process downloads only tokenizers, so a smaller slice suits it.
+    if getattr(constants, "DOWNLOAD_CHUNK_SIZE", 0) > DOWNLOAD_SLICE:
+        constants.DOWNLOAD_CHUNK_SIZE = DOWNLOAD_SLICE
 
     where, token, cache = endpoint(), _token(), str(hf_cache_dir())
     rev = spec.revision or "main"
@@ -476,8 +503,9 @@ def _fetch_gguf_header(
 
 
 def describe(files: HubFiles) -> str:
-    """``REPO at COMMIT``, as ``info`` and the windows's tooltips say where a tokenizer came from."""
-    return f"{files.repo} at commit {files.commit}" + ("" if files.revision == "main" else f" ({files.revision})")
+    """``REPO at COMMIT``, as ``info`` and the window's tooltips say where a tokenizer came from."""
+    asked = "" if files.revision in ("main", files.commit) else f" ({files.revision})"
+    return f"{files.repo} at commit {files.commit}{asked}"
 
 
 def load(

@@ -1,5 +1,5 @@
-"""Issue 18 at the command line: terminal escapes (2), catastrophic split patterns (3),
-unbounded input (7), a pipe as the vocabulary (8), ``list`` (13), ``train -o`` (14), and
+"""Hostile input at the command line: terminal escapes, catastrophic split patterns,
+unbounded input, a pipe as the vocabulary, ``list``, ``train -o``, and
 ``cli.main``'s promise: every error is one line and exit status 2, an internal error asks
 for a report and shows a traceback only with ``BPEINSPECT_DEBUG=1``."""
 
@@ -207,7 +207,7 @@ def test_3_ctrl_c_stops_a_catastrophic_pattern(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     # stopped by Ctrl-C, not by the time limit (which would say so) nor by the end of the search
-    assert proc.returncode == 2 and err.strip().endswith("interrupted"), err
+    assert proc.returncode == 130 and err.strip().endswith("interrupted"), err
 
 
 def cpu_seconds(pid: int) -> float:
@@ -440,3 +440,167 @@ def test_main_debug_shows_the_traceback(capsys, monkeypatch):
     monkeypatch.setenv("BPEINSPECT_DEBUG", "1")
     code, _, err = run(capsys, "list")
     assert code == 2 and "Traceback" in err and "RuntimeError: boom" in err
+
+
+# -- -j: at least 1, at most a few per core -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["count", "stats"])
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_fewer_than_one_process_is_refused_in_one_line(capsys, tmp_path, command, value):
+    text = tmp_path / "a.txt"
+    text.write_text("hello world", encoding="utf-8")
+    extra = ["-o", str(tmp_path / "out.tsv")] if command == "count" else ["-t", "gpt2"]
+    with pytest.raises(SystemExit) as info:
+        cli.main([command, "-j", value, *extra, str(text)])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    line = one_line_error(2, err)
+    assert "at least 1" in line
+    assert not (tmp_path / "out.tsv").exists()
+
+
+def test_too_many_processes_are_capped_and_the_user_told(capsys, tmp_path, monkeypatch):
+    from bpeinspect.core.train import counts
+
+    text = tmp_path / "a.txt"
+    text.write_text("hello world " * 100, encoding="utf-8")
+    asked: list[object] = []
+    real = counts.count_pretokens
+
+    def spy(*a, processes=None, **kw):
+        asked.append(processes)
+        return real(*a, processes=1, **kw)
+
+    monkeypatch.setattr("bpeinspect.cli.count.count_pretokens", spy)
+    cap = 4 * (os.cpu_count() or 1)
+    code, _, err = run(capsys, "count", "-j", "100000", "-o", str(tmp_path / "out.tsv"), str(text))
+    assert code == 0, err
+    assert asked == [cap]
+    assert f"using {cap}" in err and "100000" in err
+
+
+# -- "wrote PATH" lines escape the path as error lines do -------------------------------------------------
+
+
+def test_wrote_lines_escape_terminal_codes_in_the_path(capsys, tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text("hello world " * 20, encoding="utf-8")
+    hostile = "out\x1b]0;owned\x07\x1b[2J\nfake.tsv"
+    code, out, err = run(capsys, "count", "-j", "1", "-o", str(tmp_path / hostile), str(text))
+    assert code == 0, err
+    no_escapes(err)
+    assert len(err.strip().splitlines()) == 1
+    vocab = tmp_path / ("v\x1b[2J\n.tiktoken")
+    code, out, err = run(capsys, "convert", "gpt2", str(vocab))
+    assert code == 0, err
+    no_escapes(err)
+    assert len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, "train", str(text), "--vocab-size", "260", "-o", str(vocab))
+    assert code == 0, err
+    no_escapes(err)
+    wrote = [line for line in err.splitlines() if line.startswith("wrote ")]
+    assert len(wrote) == 1 and wrote[0].endswith("tokens)"), err
+
+
+# -- a closed standard output ------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("args", [["encode", "-t", "gpt2", "-"], ["decode", "-t", "gpt2", "31373"],
+                                  ["stats", "-t", "gpt2", "-"], ["info", "gpt2"], ["list", "--no-caches"]])  # fmt: skip
+def test_a_closed_standard_output_is_an_error_not_a_bug(args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "bpeinspect.cli", *args], input="hello world", check=False,
+        stderr=subprocess.PIPE, text=True, env=env, timeout=100, preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert lines == ["bpeinspect-cli: error: cannot write to standard output"], done.stderr
+
+
+def test_ctrl_c_exits_with_130_in_every_command(capsys, monkeypatch):
+    def interrupted(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("bpeinspect.cli.encode.load_spec", interrupted)
+    code, _, err = run(capsys, "decode", "-t", "gpt2", "1")
+    assert code == 130
+    assert err.strip().endswith("interrupted")
+
+
+# -- options that would give an empty or a wrong result ----------------------------------------------------
+
+
+def test_a_field_no_record_has_is_an_error_not_an_empty_table(capsys, tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"text": "a b"}\n{"text": "c"}\n', encoding="utf-8")
+    code, out, err = run(capsys, "stats", "--jsonl", str(data), "-t", "gpt2", "--field", "nope")
+    assert "nope" in one_line_error(code, err) and out == ""
+
+
+def test_a_negative_longest_is_refused(capsys, tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"text": "a b"}\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["stats", "--jsonl", str(data), "-t", "gpt2", "--longest", "-5"])
+    assert info.value.code == 2
+    assert "0 or more" in one_line_error(2, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("command", [["encode", "-t", "gpt2"], ["count", "-o", "out.tsv"]])
+def test_a_pattern_name_that_is_no_preset_is_refused_not_used_as_a_regex(capsys, tmp_path, command):
+    text = tmp_path / "a.txt"
+    text.write_text("hello gpt99", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main([*command, "--pattern", "gpt99", str(text)])
+    assert info.value.code == 2
+    assert "no preset is called 'gpt99'" in one_line_error(2, capsys.readouterr().err)
+
+
+def test_gpt2_files_into_a_folder_are_named_and_a_file_name_is_not_made_a_folder(capsys, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, _, err = run(capsys, "convert", "gpt2", str(folder))
+    assert code == 0, err
+    assert err.strip() == f"wrote {folder / 'encoder.json'} and {folder / 'vocab.bpe'}"
+    code, _, err = run(capsys, "convert", "--format", "gpt2", "gpt2", str(tmp_path / "x.txt"))
+    assert "go into a folder" in one_line_error(code, err)
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_a_dask_scheduler_is_given_a_short_time_to_answer(monkeypatch, tmp_path):
+    pytest.importorskip("distributed")
+    import distributed
+
+    from bpeinspect.core.train import distributed as counting
+
+    asked: dict = {}
+
+    def refusing(address, timeout=None, **kw):
+        asked.update(address=address, timeout=timeout)
+        raise OSError("Timed out trying to connect")
+
+    monkeypatch.setattr(distributed, "Client", refusing)
+    text = tmp_path / "a.txt"
+    text.write_text("hello", encoding="utf-8")
+    with pytest.raises(OSError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:1 within"):
+        counting.count_with_dask([text], "gpt4", scheduler="tcp://127.0.0.1:1")
+    assert asked["timeout"] is not None and asked["timeout"] <= 10
+
+
+@pytest.mark.timeout(120)
+def test_a_save_to_standard_output_goes_down_a_pipe_and_stops_quietly_when_it_closes(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    head = f"exec {sys.executable} -P -m bpeinspect.cli convert --format huggingface gpt2 /dev/stdout"
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {head} | head -c 10"], capture_output=True, text=True, env=env, timeout=100,
+        check=False,
+    )
+    assert done.stdout == '{\n "versio' and done.returncode == 0 and done.stderr == "", done.stderr
+    whole = subprocess.run(
+        ["bash", "-c", f"{head} | wc -c"], capture_output=True, text=True, env=env, timeout=100, check=False
+    )
+    assert int(whole.stdout) > 1_000_000 and whole.stderr.strip() == "wrote /dev/stdout", whole.stderr
+    assert os.path.islink("/dev/stdout") or not os.path.isfile("/dev/stdout")

@@ -8,7 +8,7 @@ its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, 
 replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
-['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'training', 'chat', 'dataset']
+['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'vocabs', 'training', 'chat', 'dataset']
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first, s
 EXAMPLE_PIECE = " tokenization"
 # how long after a click the docks follow it: a frame, so that the click's own turn and paint
 # and the docks' turns are apart even for timers due meanwhile (a zero timer ran in the same
-# pass of the event loop as the click's paint, 30 ms in one stretch at the first click)
+# pass of the event loop as the click's paint, one long stretch at the first click)
 FOLLOW_MS = 16
 RIGHT, BOTTOM = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
 
@@ -50,7 +50,7 @@ class PanelSpec:
     action: str = ""
     shortcut: str | None = None
     lazy: bool = False  # made the first time it is shown
-    module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph: ~1 s)
+    module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph is slow)
     floating_size: tuple[int, int] | None = None  # first shown floating, this big
     shown: Callable[[QWidget, Any], None] | None = None  # called each time it is shown from the menu
     docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
@@ -167,14 +167,14 @@ def _make_tokens(host: Any) -> QWidget:
         follow_selection()
 
     # the list follows a click in the turn after it, with the other docks (see Inspector): its
-    # scroll and repaint (10 ms at 1 MB) stay out of the click's own turn, and are not painted
+    # scroll and repaint stay out of the click's own turn, and are not painted
     # at all when the merge tree is brought forward over it
     later = QTimer(view, singleShot=True, interval=FOLLOW_MS)
     later.timeout.connect(lambda: view.select(win.selected_index(reg.current()), scroll=True))
     follow_selection = later.start
 
     # a new encoding of the text (a keystroke's) reaches the list a frame after the panes have
-    # shown its colours: the list's repaint (4-7 ms of Qt's item painting, whatever changed)
+    # shown its colours: the list's repaint (Qt's item painting, whatever changed)
     # stays out of the keystroke's turn, and keystrokes that come faster share one
     later_rows = QTimer(view, singleShot=True, interval=FOLLOW_MS)
     later_rows.timeout.connect(refresh)
@@ -260,6 +260,29 @@ def _languages_follow(view: QWidget, host: Any) -> None:
         view.set_tokenizers(toks)
 
 
+def _make_vocabs(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.vocabs import VocabsView
+
+    win = host.window
+    view = VocabsView()
+    reg = win.registry
+
+    def follow() -> None:
+        if host.docks["vocabs"].isVisible():
+            view.set_tokenizers(*reference_first(reg))
+
+    follow_rows(reg, follow)
+    reg.referenceChanged.connect(lambda _ref: follow())
+    view.tokenPicked.connect(win.tokenActivated.emit)  # the token views follow it, under its tokenizer
+    view.failed.connect(win.show_error)
+    view.set_tokenizers(*reference_first(reg))
+    return view
+
+
+def _vocabs_follow(view: QWidget, host: Any) -> None:
+    view.set_tokenizers(*reference_first(host.window.registry))
+
+
 def _make_training(host: Any) -> QWidget:
     from bpeinspect.gui.training.workspace import TrainingWorkspace
 
@@ -321,6 +344,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("languages", "Languages", _make_languages, BOTTOM, menu="view", action="Languages…",
               shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow,
               module="bpeinspect.gui.panels.languages"),
+    PanelSpec("vocabs", "Vocabularies", _make_vocabs, BOTTOM, menu="view", action="Vocabularies…",
+              shortcut="Ctrl+Shift+B", lazy=True, floating_size=(1200, 720), shown=_vocabs_follow,
+              module="bpeinspect.gui.panels.vocabs"),
     PanelSpec("training", "Training", _make_training, BOTTOM, menu="tokenizers", action="Train a tokenizer…",
               shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800), module="bpeinspect.gui.training.workspace"),
     PanelSpec("chat", "Chat", _make_chat, RIGHT, menu="view", action="Chat…", shortcut="Ctrl+Shift+M", lazy=True,

@@ -322,7 +322,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
     monkeypatch.setattr(Worker, "should_stop", lambda self: asked.append(True) or real(self))
     catalog.load_builtin.cache_clear()
     try:
-        window.open_tokenizer("gpt2")
+        window.open_tokenizer("r50k_base")
         wait_idle(qtbot, window)
         assert window.registry.current().name == "r50k_base" and len(asked) >= 50256 // 1024
         monkeypatch.setattr(Worker, "should_stop", lambda self: True)
@@ -332,7 +332,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
         assert len(window.registry) == 1
     finally:
         catalog.load_builtin.cache_clear()
-        load_tokenizer("gpt2")  # cached again for the tests that follow
+        load_tokenizer("r50k_base")  # cached again for the tests that follow
 
 
 def test_a_big_html_export_asks_and_writes_only_the_visible_part_in_a_worker(qtbot, window, tmp_path, monkeypatch):

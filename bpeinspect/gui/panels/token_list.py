@@ -5,10 +5,10 @@ The model reads the encoding when a row is drawn, so a million tokens cost no mo
 screenful; the window's encoding is kept per segment of the text
 (:class:`~bpeinspect.core.live_text.LiveEncoding`) and is read a part at a time, never joined.
 Copying takes the selected rows, or all of them when none are selected, and is built in a
-worker (:class:`~bpeinspect.gui.overlay.big_copy.BigCopy`): millions of tokens take seconds.
+worker (:class:`~bpeinspect.gui.panels.big_copy.BigCopy`): millions of tokens take seconds.
 
 >>> from bpeinspect.core import load_tokenizer
->>> from bpeinspect.gui.overlay.big_copy import build_copy
+>>> from bpeinspect.gui.panels.big_copy import build_copy
 >>> tok = load_tokenizer("cl100k_base"); enc = tok.encode_with_offsets("hi 🎉")
 >>> b"".join(build_copy(IdSnapshot.of(enc), None, "text", tok)).decode()
 'hi\\n␣<f0 9f>\\n<8e>\\n<89>'
@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.text import LEGEND
-from bpeinspect.gui.overlay.big_copy import BigCopy, IdSnapshot
 from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
+from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 
 _Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "ID", "Token", "Bytes")

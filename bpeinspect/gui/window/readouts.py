@@ -11,8 +11,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.gui.overlay.big_copy import BigCopy, IdSnapshot
 from bpeinspect.gui.overlay.ids_view import IdsView
+from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 from bpeinspect.gui.registry import RESULT_ROLE, TokenizerRegistry
 from bpeinspect.gui.window.encoder import Encoder
 from bpeinspect.gui.window.theme import Appearance

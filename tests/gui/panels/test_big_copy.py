@@ -9,9 +9,9 @@ import threading
 
 from PySide6.QtGui import QGuiApplication
 
-from bpeinspect.gui.overlay import big_copy
-from bpeinspect.gui.overlay.big_copy import IdSnapshot, build_copy
 from bpeinspect.gui.overlay.glyphs import display_bytes
+from bpeinspect.gui.panels import big_copy
+from bpeinspect.gui.panels.big_copy import IdSnapshot, build_copy
 from tests.gui.conftest import wait_idle
 
 TEXT = "The quick brown fox jumps over the lazy dog. 中文 🎉 नमस्ते\n" * 3000  # many segments

@@ -38,8 +38,9 @@ MERGES_SLICE = 1 << 14
 
 
 def can_ship(tok: Tokenizer) -> bool:
-    """Whether a child can build ``tok`` again from its tables: a plain byte-level BPE."""
-    return type(tok) is Tokenizer and tok.byte_level
+    """Whether a child can build ``tok`` again from its tables: a byte-level model (rank or merge
+    list) whose split rule is its own pre-tokenizer's whole story."""
+    return tok.byte_level and tok.rest_normalizer is tok.normalizer and not tok.pre_tokenizer.tiles
 
 
 def counts_pre_tokens(tok: Tokenizer) -> bool:

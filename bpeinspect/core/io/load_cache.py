@@ -49,6 +49,11 @@ from typing import Any
 from bpeinspect.core.io.atomic import atomic_open
 from bpeinspect.core.io.discover import cache_dir
 from bpeinspect.core.io.formats._common import recording
+from bpeinspect.core.sentencepiece import SentencePieceBPE
+from bpeinspect.core.tokenizer import Tokenizer
+
+# what an entry may call to make its tokenizer (the constructor calls the loaders record)
+_FACTORIES = (Tokenizer, SentencePieceBPE)
 
 ENV = "BPEINSPECT_LOAD_CACHE"
 FORMAT_VERSION = 1
@@ -129,7 +134,7 @@ class _Unpickler(pickle.Unpickler):
             return super().find_class(module, name)
         if module.startswith("bpeinspect.core.") and "." not in name:
             found = super().find_class(module, name)
-            if isinstance(found, type):
+            if isinstance(found, type) or found in _FACTORIES:
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a load cache entry")
 
@@ -253,7 +258,7 @@ def read(key: str) -> Any | None:
         if len(body) != n or zlib.crc32(body) != crc or not 0 <= pool <= _MAX_POOL or not 0 <= head_at <= n:
             return None
         factory, arg_specs, kwarg_specs = _Unpickler(io.BytesIO(body[head_at:])).load()
-        if not (isinstance(factory, type) and isinstance(arg_specs, tuple) and isinstance(kwarg_specs, dict)):
+        if not (factory in _FACTORIES and isinstance(arg_specs, tuple) and isinstance(kwarg_specs, dict)):
             return None
         reader = _Reader(body[:head_at], pool)
         args = [reader.value(spec) for spec in arg_specs]

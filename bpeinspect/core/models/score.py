@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -164,14 +165,14 @@ class ScoreBPE:
             return list(given)
         P, get, n = self.pieces, self.piece_id.get, len(self.pieces)
         try:
-            news = [get(P[a] + P[b]) for a, b in merges]  # type: ignore[operator]  # None pieces: TypeError
+            news = [get(cast(str, P[a]) + cast(str, P[b])) for a, b in merges]  # a None piece: TypeError
         except (TypeError, IndexError):
             news = [None if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
-                    else get(P[a] + P[b]) for a, b in merges]  # type: ignore[operator]  # checked not None
+                    else get(cast(str, P[a]) + cast(str, P[b])) for a, b in merges]
         if None in news:
             rank = news.index(None)
             raise ValueError(f"merge {rank} {tuple(merges[rank])} makes a token that is not in the vocabulary")
-        return news  # type: ignore[return-value]  # no None left (checked above)
+        return cast(list[int], news)  # no None left
 
     # -- the token table --------------------------------------------------------------------------
 
@@ -261,7 +262,7 @@ class ScoreBPE:
         if self.byte_fallback:
             ids = [self.byte_ids[b] for b in text.encode("utf-8", "surrogatepass")]
             if None not in ids:
-                return ids  # type: ignore[return-value]  # no None left (checked above)
+                return cast(list[int], ids)
         if self.unk_id is None:
             return []
         return [self.unk_id]
@@ -272,7 +273,7 @@ class ScoreBPE:
             return [self.piece_id[piece]]
         if self.pair_merges is not None:
             return self._encode_pairs(piece, self.pair_merges)
-        bounds = rank_bounds(piece, self.score_rank)  # type: ignore[arg-type]  # characters, not bytes
+        bounds = rank_bounds(piece, self.score_rank)
         out: list[int] = []
         get = self.mergeable.get
         for a, b in zip(bounds, bounds[1:]):

@@ -1,6 +1,7 @@
 """Load times per vocabulary format, and GGUF metadata reading against gguf's GGUFReader.
 
-Run from the project root: ``python benchmarks/bench_formats.py`` (needs ../shared/vocabs).
+Run from the project root: ``python benchmarks/bench_formats.py`` (reads the shared GPT-2 files,
+see ``tests/paths.py``).
 The GGUF case writes a synthetic model with o200k_base's 200k-token vocabulary and a 4 GB
 sparse tensor region into a temporary folder.
 """
@@ -18,10 +19,7 @@ from bpeinspect.core import load_tokenizer  # noqa: E402
 from bpeinspect.core.io.formats import gguf as gguf_format  # noqa: E402
 from bpeinspect.core.io.formats import load_path, save  # noqa: E402
 from bpeinspect.core.io.formats._common import bytes_to_token  # noqa: E402
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-if not SHARED.is_dir():
-    SHARED = Path("/work/shared")
+from tests.paths import SHARED  # noqa: E402
 
 
 def best(fn, repeat=3):

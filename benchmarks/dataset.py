@@ -8,8 +8,8 @@ pieces of 40 to 2,000 characters of distinct text (files of this Python installa
 the text file ``stats`` measures. Dataset counting also parses the JSON, renders each
 conversation with the tokenizer's chat template (gpt-4/gpt-4o ChatML) and gives each token
 to its message. Each run loads fresh tokenizers (empty pre-token caches); both jobs use the
-same process count (default: one per CPU). The issue's target: the dataset within 2x the
-time of the text.
+same process count (default: one per CPU). The target: the dataset within 2x the time of
+the text.
 
     python benchmarks/dataset.py [--mb 100] [--rounds 3] [-j N] [--tokenizers o200k_base,cl100k_base]
 """

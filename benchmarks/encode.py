@@ -32,6 +32,7 @@ from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin, resources_dir  # noqa: E402
 from bpeinspect.core.tokenizer import Tokenizer  # noqa: E402
+from tests.paths import SHARED  # noqa: E402
 
 PATTERNS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
@@ -39,7 +40,7 @@ PATTERNS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 def mixed_text(megabytes: float) -> str:
     """Python sources from the standard library interleaved with English and multilingual prose."""
     prose = []
-    shared = ROOT.parent / "shared" / "corpora" / "taylorswift.txt"
+    shared = SHARED / "corpora" / "taylorswift.txt"
     if shared.exists():
         prose.append(shared.read_text(encoding="utf-8"))
     samples = resources_dir() / "samples"

@@ -515,7 +515,7 @@ class Tour:
 
 
 def summarize(runs: list[dict]) -> dict:
-    """Medians over the runs, in the issue's shape."""
+    """Medians over the runs: keystroke p95, first paint and worst stall per action."""
     names = [n for n in runs[0] if all(n in r for r in runs)]
     med = {n: {k: statistics.median(r[n][k] for r in runs) for k in runs[0][n]} for n in names}
     keys = {label: round(med[f"type in the middle of {label}"]["p95_ms"], 1)
@@ -525,7 +525,7 @@ def summarize(runs: list[dict]) -> dict:
         "keystroke_p95_ms": keys,
         "open_first_paint_ms": first,
         "worst_stall_ms": {n: round(m["stall_ms"], 1) for n, m in med.items()},
-        # beside the issue's figures: the GUI thread's own CPU time in its longest stretch,
+        # beside those figures: the GUI thread's own CPU time in its longest stretch,
         # which a loaded machine does not inflate (see Probe.tick)
         "worst_gui_cpu_ms": {n: round(m["gui_cpu_ms"], 1) for n, m in med.items() if "gui_cpu_ms" in m},
         "_all": med,

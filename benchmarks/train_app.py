@@ -29,8 +29,7 @@ sys.path.insert(0, str(ROOT))
 from bpeinspect.core import train_tokenizer  # noqa: E402
 from bpeinspect.core.train.corpus import iter_corpus  # noqa: E402
 from bpeinspect.core.train.process import ProcessTrainingRun  # noqa: E402
-
-SHARED = ROOT.parent / "shared"
+from tests.paths import SHARED  # noqa: E402
 
 
 def synthetic(path: Path, n_bytes: int) -> Path:

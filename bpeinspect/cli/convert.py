@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES
+from bpeinspect.cli.common import SAVE_NAMES, wrote
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.io.formats import save, saveable
 
@@ -14,7 +13,7 @@ from bpeinspect.core.io.formats import save, saveable
 def add_convert(sub: Any) -> None:
     p = sub.add_parser("convert", help="convert a tokenizer to another file format", description="Load SPEC and write "
                        f"it to OUT; the format follows OUT's name: {SAVE_NAMES}; a folder = gpt2.")
-    p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
+    p.add_argument("spec", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME")
     p.add_argument("out", metavar="OUT", help="file to write")
     add_vocab_options(p)
     p.add_argument("--format", choices=[f.name for f in saveable()],
@@ -25,5 +24,5 @@ def add_convert(sub: Any) -> None:
 def cmd_convert(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token)
     written = save(tok, args.out, fmt=args.format)
-    print(f"wrote {written}", file=sys.stderr)
+    wrote(written)
     return 0

@@ -467,7 +467,7 @@ class PieceCache(dict):
     ``encode_piece`` takes the pre-token's UTF-8 bytes, or with ``as_text`` the text itself
     (SentencePiece-style tokenizers merge characters). A pre-token that is a whole token
     costs its piece encoder one dict lookup on its first miss; the cache is not seeded with
-    every token's text, which cost more (~50-70 ms and ~30 MB for a 200k vocabulary) than the
+    every token's text, which cost more (time and memory for a 200k vocabulary) than the
     misses it saved on a 2 MB text.
 
     Pre-tokens of :data:`LONG_PIECE` characters or more (runs of spaces, a row of emoji, a

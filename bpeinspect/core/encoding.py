@@ -188,7 +188,7 @@ def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
     import numpy as np  # see encoding_from_ids
 
     lens = np.zeros(n_vocab, dtype=np.int64)
-    # a slice at a time: one fromiter over 200k ids holds the interpreter 7 ms (twice), which a
+    # a slice at a time: one fromiter over 200k ids holds the interpreter (twice), which a
     # GUI thread waits out whole when a worker loads a tokenizer
     keys, sizes = iter(decoder.keys()), map(len, decoder.values())
     for start in range(0, len(decoder), 1 << 14):
@@ -218,7 +218,7 @@ def encoding_from_ids(
     binary search; pre-token spans are the running sum of ``piece_lens`` (code points).
     About 30 times faster than walking token by token (:func:`build_encoding`).
     """
-    import numpy as np  # here, not at the top: importing numpy costs the CLI's start ~0.1 s
+    import numpy as np  # here, not at the top: importing numpy would slow the CLI's start
 
     enc = Encoding(text=text, token_bytes_of=token_bytes_of)
     enc.ids = ids

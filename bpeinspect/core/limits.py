@@ -23,7 +23,7 @@ MAX_INPUT = 256 << 20  # bytes of one text to encode or train on (a file, a pipe
 # -- split patterns ------------------------------------------------------------------------------------
 # A split pattern gets this long on a text (seconds plus seconds per character) before it is
 # stopped: a pattern that backtracks catastrophically, such as (a+)+$, would otherwise run for
-# hours. The built-in patterns split about 1 MB a second, fifty times faster than this allows.
+# hours. The built-in patterns split far faster than this allows.
 SPLIT_SECONDS = 2.0
 SPLIT_SECONDS_PER_CHAR = 20e-6
 

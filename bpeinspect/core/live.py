@@ -188,7 +188,7 @@ def encode_chunked(
     """``tok.encode_with_offsets(text)`` computed a chunk at a time.
 
     Each chunk is one short call, so a worker thread running this hands the interpreter
-    back to the GUI thread often (one regex call over 5 MB would hold it for a second).
+    back to the GUI thread often (one regex call over 5 MB would hold it for long).
     ``on_first`` receives the encoding of the first chunk as soon as it is done (a true
     encoding of a prefix of ``text``), so a view can colour the top of a long text early.
 

@@ -22,8 +22,8 @@ _gc_pausers = [0]  # callers inside quiet_gc, on any thread
 _gc_freeze = [False]  # whether one of them asked for the new objects to be frozen
 _gc_was_on = [True]  # whether the collector ran when the first of them came in
 # Whether quiet_gc has frozen objects since the last thaw(). Kept here because asking the
-# collector (gc.get_freeze_count) walks every frozen object with the interpreter held:
-# 30 ms per million, on every count and every long encode, once a big encoding was frozen.
+# collector (gc.get_freeze_count) walks every frozen object with the interpreter held, on
+# every count and every long encode, once a big encoding was frozen.
 _gc_frozen = [False]
 
 
@@ -32,10 +32,10 @@ def quiet_gc(freeze: bool = True) -> Iterator[None]:
     """Keep the cyclic garbage collector from running while a big encoding is built.
 
     Building a million-token encoding allocates millions of tuples, which sets off full
-    collections; each walks the whole heap while holding the interpreter (20-60 ms with
-    every other thread locked out). Encodings hold no cycles, so collection can wait; at the
+    collections; each walks the whole heap while holding the interpreter (with every
+    other thread locked out). Encodings hold no cycles, so collection can wait; at the
     end the new objects are frozen (``gc.freeze``) so that later collections skip them
-    (the first collection after a long pause would otherwise scan them all, ~80 ms).
+    (the first collection after a long pause would otherwise scan them all).
     Refcounting still frees them when they are dropped, which is why the core keeps its
     long-lived objects free of reference cycles (a tokenizer and its merge graph).
 
@@ -70,7 +70,7 @@ def _to_oldest_generation() -> None:
 
     While collection was held off, the youngest generation's count of allocations kept
     growing: the first allocation after ``gc.enable()`` would set off a collection of every
-    object made meanwhile (a large vocabulary's million merge tuples: 0.1-0.2 s, a fifth of its
+    object made meanwhile (a large vocabulary's million merge tuples: a good part of its
     load). ``freeze`` then ``unfreeze`` moves them all to the oldest generation in one list
     splice and resets that count, so they are left to the (rare) full collections, like any
     long-lived object. Used only when nothing else is frozen, which ``unfreeze`` would release.

@@ -215,7 +215,7 @@ class MergeGraph:
         """Build the children index :meth:`children` reads (computes every token's parents).
 
         ``should_stop`` is called every few thousand tokens, as in :meth:`compute_all`: a 200k
-        vocabulary's index is a Python loop of 100 ms or more, and a GUI's worker gives way to
+        vocabulary's index is a long Python loop, and a GUI's worker gives way to
         the window at each check (without one, the GUI thread waits for the interpreter lock)."""
         if self._children is not None:
             return

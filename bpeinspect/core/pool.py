@@ -36,8 +36,8 @@ from typing import Any, TypeVar
 __all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes", "python_command"]
 
 # The priority of children that count in the background while the window is in use: below the
-# window's. On two cores, two children starting and counting left the GUI thread a fifth of a
-# core (25 ms of building a plot page took 100-150 ms); an idle machine counts as fast, since a
+# window's. On two cores, two children starting and counting left the GUI thread a fraction of a
+# core (building a plot page took several times as long); an idle machine counts as fast, since a
 # nice value only weighs when the cores are shared.
 BACKGROUND_NICENESS = 10
 

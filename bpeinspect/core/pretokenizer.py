@@ -48,7 +48,7 @@ class PreTokenizer:
     ) -> None:
         self.split_rule = split_rule
         if isinstance(split_rule.fast, TiktokenSplitter):
-            split_rule.fast.prepare()  # ~40 ms, once per process: not in the first encode
+            split_rule.fast.prepare()  # once per process, and slow: not in the first encode
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
         check_tables((), self.special_tokens, self.added_tokens)

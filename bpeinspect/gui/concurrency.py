@@ -124,9 +124,9 @@ class _Heartbeat:
     """When the GUI thread's event loop last turned: a timer beats there while workers live.
 
     A worker running Python shares the interpreter lock with the GUI thread, which gives it up
-    at every call into Qt and waits for it at every call back into Python: a burst of 15 ms of
-    GUI work (a model reset, a new pane) took 60-100 ms next to one busy worker, and more next
-    to two. So at each of its checks (``should_stop``, ``progress``, a generator's ``yield``)
+    at every call into Qt and waits for it at every call back into Python: a short burst of
+    GUI work (a model reset, a new pane) took several times as long next to one busy worker, and
+    longer next to two. So at each of its checks (``should_stop``, ``progress``, a generator's ``yield``)
     a worker that finds the heartbeat late sleeps until it beats again, leaving the GUI thread
     the lock (:func:`give_way`). A GUI thread late for other reasons (blocked waiting for the
     worker, or with no event loop) is waited for once, :data:`GIVE_WAY_FOR` at most."""

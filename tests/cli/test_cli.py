@@ -15,9 +15,8 @@ from bpeinspect.cli import commands as cli
 from bpeinspect.cli.common import ProgressBar
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io.formats import load_path
+from tests.paths import ROOT, SHARED
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path("/work/shared") if not (ROOT.parent / "shared").is_dir() else ROOT.parent / "shared"
 TEXT = "Hello world! It's <|endoftext|> 1234 naïve 中文 👍🏽\n"
 
 
@@ -160,11 +159,11 @@ def test_info(vocabs_dir, capsys):
     hist = [line.split() for line in out.split("token lengths (bytes):\n")[1].splitlines()]
     assert sum(int(row[1]) for row in hist) == 50256
     assert hist[0][:2] == ["1", "256"]
-    assert len(hist) <= 16  # bucketed, not one line per length (issue 16, bug 11)
+    assert len(hist) <= 16  # bucketed, not one line per length
 
 
 def test_tree_of_a_text_that_is_several_tokens(capsys):
-    # issue 16, bug 11: the README's own example; " tokenization" is " token" + "ization"
+    # the README's own example; " tokenization" is " token" + "ization"
     assert cli.main(["tree", "-t", "cl100k_base", " tokenization"]) == 0
     out = capsys.readouterr().out
     tok = load_tokenizer("cl100k_base")

@@ -68,6 +68,30 @@ def _tiktoken_oracle(name: str, path: Path) -> Encoder:
     raise ValueError(f"no tiktoken oracle named {name!r}")
 
 
+def _tiktoken_json_oracle(path: Path) -> Encoder:
+    """tiktoken on a JSON encoder's settings, its ``bpe_ranks`` read as js-tiktoken reads them."""
+    import base64
+    import json
+
+    import tiktoken
+
+    text = path.read_text(encoding="utf-8")
+    obj = json.loads(text[text.index("{") : text.rindex("}") + 1])  # a ranks module: its one object
+    ranks: dict[bytes, int] = {}
+    for line in filter(None, obj["bpe_ranks"].split("\n")):
+        _, offset, *tokens = line.split(" ")
+        for k, token in enumerate(tokens):
+            ranks[base64.b64decode(token)] = int(offset) + k
+    enc = tiktoken.Encoding(
+        path.name,
+        pat_str=obj["pat_str"],
+        mergeable_ranks=ranks,
+        special_tokens=obj["special_tokens"],
+        explicit_n_vocab=obj.get("explicit_n_vocab"),
+    )
+    return functools.partial(enc.encode, allowed_special="all")
+
+
 def oracle_for(vocab: Vocab, path: Path) -> tuple[Encoder, str]:
     """The reference encoder of ``vocab`` and how bpeinspect must be asked to match it:
     ``"all"`` (special-token text is recognised) or ``"none"`` (it is ordinary text)."""
@@ -75,6 +99,9 @@ def oracle_for(vocab: Vocab, path: Path) -> tuple[Encoder, str]:
         tokenizers = pytest.importorskip("tokenizers")
         hf = tokenizers.Tokenizer.from_file(str(path))
         return (lambda text: hf.encode(text, add_special_tokens=False).ids), "all"
+    if vocab.oracle == "tiktoken-json":
+        pytest.importorskip("tiktoken")
+        return _tiktoken_json_oracle(path), "all"
     if vocab.oracle.startswith("tiktoken:"):
         pytest.importorskip("tiktoken")
         return _tiktoken_oracle(vocab.oracle.split(":", 1)[1], path), "all"

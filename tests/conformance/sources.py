@@ -5,12 +5,13 @@ bpeinspect does with the file today:
 
 * ``exact``: ``load_tokenizer(path)`` encodes every corpus text exactly as the oracle does;
 * ``refused``: the file is not byte-level BPE and must be refused with ``refusal`` in the message;
-* ``pending: ...``: known not to work yet (the reason names the issue item); the test is an
+* ``pending: ...``: known not to work yet (the reason says what is missing); the test is an
   expected failure, and a strict one, so it fails as soon as the vocabulary starts to pass and
   the table must be updated.
 
 Oracles: ``hf`` (the ``tokenizers`` library on the same file), ``tiktoken:NAME`` (tiktoken with
-the settings of the model's own package code, see ``oracles.py``), ``mistral`` (mistral_common's
+the settings of the model's own package code, see ``oracles.py``), ``tiktoken-json`` (tiktoken
+with the pattern, ranks and special tokens of a JSON encoder, read as js-tiktoken reads them), ``mistral`` (mistral_common's
 Tekkenizer), ``llama.cpp`` (llama.cpp's own ``.inp``/``.out`` test vectors shipped beside the
 GGUF file), ``llama.cpp-run`` (no such vectors: only the ids llama.cpp itself gave on the broad
 corpus of ``vectors/llama_cpp.json.xz``, which every GGUF file of the suite is checked against
@@ -96,6 +97,19 @@ ANTHROPIC = Package(
     "anthropic==0.34.2",
     "anthropic-0.34.2-py3-none-any.whl",
     "f50a628eb71e2c76858b106c8cbea278c45c6bd2077cb3aff716a112abddc9fc",
+)
+
+TIKTOKEN_NPM = Package(
+    "npm",
+    "tiktoken@1.0.22",
+    "tiktoken-1.0.22.tgz",
+    "55c339e756fdb17604f7c7e3eb35d2bcbffe4d960e8096e50285d1cefa51dd90",
+)
+JS_TIKTOKEN_NPM = Package(
+    "npm",
+    "js-tiktoken@1.0.21",
+    "js-tiktoken-1.0.21.tgz",
+    "3b1f24b185565ca9a8d8f51466dfc4f99d67f1f05bc009258710ddb7a8d810fa",
 )
 
 
@@ -189,6 +203,17 @@ VOCABS: list[Vocab] = [
         "openai_whisper-20250625/whisper/assets/multilingual.tiktoken",
         "tiktoken:whisper-multilingual",
     ),
+    # tiktoken's JSON encoders (npm tiktoken) and js-tiktoken's ranks modules
+    Vocab("tiktoken-npm-cl100k", "cl100k_base (npm tiktoken JSON)", TIKTOKEN_NPM,
+          "package/encoders/cl100k_base.json", "tiktoken-json"),
+    Vocab("tiktoken-npm-o200k", "o200k_base (npm tiktoken JSON)", TIKTOKEN_NPM,
+          "package/encoders/o200k_base.json", "tiktoken-json"),
+    Vocab("tiktoken-npm-p50k-edit", "p50k_edit (npm tiktoken JSON)", TIKTOKEN_NPM,
+          "package/encoders/p50k_edit.json", "tiktoken-json"),
+    Vocab("js-tiktoken-cl100k", "cl100k_base (js-tiktoken ranks module)", JS_TIKTOKEN_NPM,
+          "package/dist/ranks/cl100k_base.js", "tiktoken-json"),
+    Vocab("js-tiktoken-gpt2", "GPT-2 (js-tiktoken ranks module)", JS_TIKTOKEN_NPM,
+          "package/dist/ranks/gpt2.cjs", "tiktoken-json"),
     # Mistral Tekken
     Vocab(
         "tekken-240718",
@@ -219,7 +244,7 @@ VOCABS: list[Vocab] = [
     # no .inp/.out vectors: their ids are checked against llama.cpp's own (test_llama_cpp_vectors.py)
     _gguf("gpt-neox", "GPT-NeoX / Pythia (GGUF)", oracle="llama.cpp-run"),
     _gguf("aquila", "Aquila (no pre-tokenizer: llama.cpp's default)", oracle="llama.cpp-run"),
-    # SentencePiece-style BPE with byte fallback (issue 14 item 8)
+    # SentencePiece-style BPE with byte fallback
     Vocab("gemma3", "Gemma 3", GEMMA3_NPM, NPM_JSON, "hf"),
     # lenml's "llama2" file holds Mistral 7B v0.1's vocabulary (the same pieces as tokenizer.model.v1),
     # in the legacy Llama 2 layout (Prepend + Replace normalizer, Strip decoder)
@@ -261,7 +286,7 @@ VOCABS: list[Vocab] = [
     _gguf("phi-3", "Phi-3 (GGUF, SentencePiece)"),
     _gguf("baichuan", "Baichuan (GGUF, SentencePiece)", oracle="llama.cpp-run"),
     _gguf("gemma-4", "Gemma 4 (GGUF 'gemma4': merges over ▁ pieces)"),
-    # not BPE: refused, naming what they are (issue 14 item 9)
+    # not BPE: refused, naming what they are
     _gguf("bert-bge", "BGE (BERT WordPiece)", "refused", oracle="none", refusal="WordPiece"),
     _gguf("nomic-bert-moe", "Nomic BERT MoE (Unigram)", "refused", oracle="none", refusal="Unigram"),
 ]

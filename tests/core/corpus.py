@@ -10,7 +10,7 @@ from pathlib import Path
 
 import regex
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+from tests.paths import SHARED
 
 PROSE = [
     "The quick brown fox doesn't jump over the lazy dog; it's ALREADY there, isn't it? We'LL see.",

@@ -1,5 +1,5 @@
-"""Added tokens that are not special, and byte-level vocabularies without every single byte
-(issue 14 items 1 and 2), checked against Hugging Face ``tokenizers`` on the shared repro files."""
+"""Added tokens that are not special, and byte-level vocabularies without every single byte,
+checked against Hugging Face ``tokenizers`` on the shared repro files."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_repros_match_hugging_face(name: str) -> None:
         assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids, repr(text)
 
 
-def test_the_issue_examples() -> None:
+def test_a_missing_byte_is_dropped_and_added_tokens_match_before_bpe() -> None:
     assert load_tokenizer(REPROS / "no-invalid-utf8-bytes.tokenizer.json").encode("hi there") == [243, 32, 116, 104, 101, 114, 101]
     added = load_tokenizer(REPROS / "nonspecial-added.tokenizer.json")
     assert added.encode("hi there  x") == [256, 32, 116, 104, 101, 114, 101, 257, 120]

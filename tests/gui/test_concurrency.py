@@ -311,7 +311,7 @@ def test_the_heartbeat_beats_only_while_workers_live(qtbot):
 
 
 def test_a_background_job_pauses_while_the_user_types(qtbot, monkeypatch):
-    """Issue 17: work nobody waits for (the merge tree's index of a 200k vocabulary) stops at
+    """Work nobody waits for (the merge tree's index of a 200k vocabulary) stops at
     its checks while edits come, so that it never shares the interpreter with a keystroke."""
     monkeypatch.setattr(concurrency, "TYPING_QUIET", 0.4)
     steps: list[float] = []

@@ -1,6 +1,6 @@
-"""Issue 18 in the app: the limits hold there too (case 17), dropped files included, and
-damaged vocabularies of every format, dropped on the window and loaded in its loading
-worker, never take the window down (case 18)."""
+"""Hostile inputs in the app: the limits hold there too, dropped files included, and damaged
+vocabularies of every format, dropped on the window and loaded in its loading worker, never
+take the window down."""
 
 from __future__ import annotations
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from bpeinspect.core import Tokenizer, train_tokenizer
 from bpeinspect.core.io.formats import save
+from tests.paths import SHARED
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
 SAMPLE = (
     "Byte-level BPE merges the most frequent pair, again and again: lower, lowest, newer, wider. "
     "Größe, naïve café, Ελληνικά, русский текст, 日本語のテキスト, 👩‍💻 emoji and code: def f(x): return x**2\n"
@@ -80,7 +79,7 @@ def saved_files(folder: Path) -> dict[str, Path]:
 
 
 def shared_files() -> dict[str, Path]:
-    """The real GPT-2 files of shared/ (empty if shared/ is not beside the repository)."""
+    """The real GPT-2 files of shared/ (empty without the shared test data, see tests/paths.py)."""
     v = SHARED / "vocabs"
     files = {
         "gpt2.tiktoken": v / "gpt2.tiktoken",

@@ -1,4 +1,4 @@
-"""Issue 18 case 1: no child process imports from the current folder.
+"""No child process imports from the current folder.
 
 The pool's children (counting for training, statistics) are covered in
 ``tests/core/test_pool.py``; here the other children: the GUI's training process (a

@@ -1,4 +1,4 @@
-"""Issue 18: hostile and careless vocabulary files (cases 4-6 and 8-13).
+"""Hostile and careless vocabulary files.
 
 Each refusal is a :class:`VocabularyError` naming the file; nothing takes long or much memory
 (the limits are made small with monkeypatch, big files are sparse).

@@ -1,4 +1,4 @@
-"""Issue 18 cases 15 and 16: a save killed with SIGKILL leaves no temporary file for good, and a
+"""A save killed with SIGKILL leaves no temporary file for good, and a
 two-file save (GPT-2's encoder.json + vocab.bpe, minbpe's .model + .vocab) is all-or-nothing.
 
 Each save runs in a child Python that kills itself (SIGKILL: no ``finally``, no cleanup) at

@@ -256,7 +256,7 @@ def _unxz(data: bytes, piece: int = 1 << 18) -> bytes:
 
 @functools.cache
 def udhr_texts() -> dict[str, str]:
-    """Code -> text of every translation (decompressed once per process, ~0.1 s), with checks
+    """Code -> text of every translation (decompressed once per process), with checks
     (:func:`~bpeinspect.core.memory.stop_asked`) between pieces and texts: the languages view's
     worker loads it at the view's first open, beside the GUI thread's first paint of it."""
     data, _ = _udhr_archive()

@@ -50,7 +50,7 @@ from bpeinspect.core.tokenizer import Tokenizer
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 
-BATCH_CHARS = 1 << 15  # characters of text per task (~10-20 ms of counting)
+BATCH_CHARS = 1 << 15  # characters of text per task (a short task, so a stop is heard soon)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
 _DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
 _KEEP = 8  # tokenizers a child keeps between counts

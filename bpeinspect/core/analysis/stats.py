@@ -39,7 +39,7 @@ ShouldStop = Callable[[], bool]
 # before the end of what has been read, so no split-regex match can see the cut.
 _MARGIN_CHARS = 1 << 16
 _CHUNK_BYTES = 1 << 20
-# Below this much text per tokenizer a pool's children (each loading the tokenizer, ~0.5 s)
+# Below this much text per tokenizer a pool's children (each loading the tokenizer)
 # would cost more than they save: it is counted here. This process counts meanwhile, so a
 # child pays off from a few MB (the UDHR is 7 MB; see benchmarks/languages.py).
 POOL_MIN_BYTES = 2 << 20

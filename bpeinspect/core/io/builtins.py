@@ -82,10 +82,10 @@ def resources_dir() -> Path:
 
 
 # Bytes a single C call of the parser goes through: one ``splitlines()`` (or ``count``) over a
-# 4 MB file holds the interpreter 10-20 ms, which the window's GUI thread waits out whole when
-# the file is loaded on a worker; slices of 64 KB take a fraction of a millisecond each.
+# 4 MB file holds the interpreter for frames, which the window's GUI thread waits out whole when
+# the file is loaded on a worker; slices of 64 KB are short.
 _SLICE = 1 << 16
-_READ_SLICE = 1 << 18  # decompressed bytes read at a time (~2 ms)
+_READ_SLICE = 1 << 18  # decompressed bytes read at a time (a small part of a frame)
 
 
 def _lines(data: bytes) -> Iterator[bytes]:

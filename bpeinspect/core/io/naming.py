@@ -117,7 +117,9 @@ def _from_folders(folder: Path) -> str | None:
     return None
 
 
-_VOCAB_SUFFIX = re.compile(r"(\.tiktoken(\.gz)?|\.hf\.json|\.json|\.model(\.v\d+)?|\.gguf|\.vocab|\.bpe)$", re.IGNORECASE)
+_VOCAB_SUFFIX = re.compile(
+    r"(\.tiktoken|\.hf\.json|\.json|\.model(\.v\d+)?|\.gguf|\.vocab|\.bpe|\.c?js|\.txt)(\.gz)?$", re.IGNORECASE
+)
 
 
 def file_stem(path: str | Path) -> str:
@@ -125,6 +127,8 @@ def file_stem(path: str | Path) -> str:
 
     >>> file_stem("a/o200k_base.tiktoken.gz"), file_stem("tokenizer.model.v1"), file_stem("x.hf.json"), file_stem("y.txt")
     ('o200k_base', 'tokenizer', 'x', 'y')
+    >>> file_stem("tokenizer.json.gz"), file_stem("cl100k_base.cjs"), file_stem("bpe_simple_vocab_16e6.txt.gz")
+    ('tokenizer', 'cl100k_base', 'bpe_simple_vocab_16e6')
     """
     name = Path(path).name
     stripped = _VOCAB_SUFFIX.sub("", name)

@@ -38,7 +38,7 @@ from bpeinspect.core.specials import check_tables
 
 def _display_all(pieces: list[str]) -> list[bytes]:
     """Each piece's UTF-8 bytes with ``▁`` as a space, converted all at once (one join, replace,
-    encode and split for a whole vocabulary: ~3x faster than piece by piece), or piece by piece
+    encode and split for a whole vocabulary: faster than piece by piece), or piece by piece
     where a piece holds the NUL that keeps them apart."""
     joined = "\0".join(pieces)
     if joined.count("\0") == len(pieces) - 1:

@@ -186,7 +186,7 @@ class FastSplitter:
 # that does occur is itself replaced, by the representative of "other".
 _D_REPS = {UPPER: "\ud800", LOWER: "\ud801", OTHER_LETTER: "\ud802", MARK: "\ud803",
            NUMBER: "\ud804", SPACE: "\ud805", OTHER: "\ud806"}
-# (two single-range searches are each ~10x faster than one search for the union)
+# (two single-range searches are each much faster than one search for the union)
 _ASTRAL = regex.compile(r"[\U00010000-\U0010ffff]")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 # Runs of characters that need a representative, taken whole across the joiners of emoji
@@ -278,7 +278,7 @@ class TiktokenSplitter(FastSplitter):
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._compiled: re.Pattern[str] | None = None  # compiled on first use: ~30 ms each
+        self._compiled: re.Pattern[str] | None = None  # compiled on first use: compiling is slow
         self._table = _AstralTable()
 
     def prepare(self) -> None:

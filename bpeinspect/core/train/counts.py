@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 # Work is shipped to other processes in batches of about this many characters; below twice
-# this much text counting stays in this process (starting a child costs ~0.1 s).
+# this much text counting stays in this process (starting a child is slow).
 BATCH_CHARS = 1 << 19
 
 

@@ -6,7 +6,7 @@ character would look like any other. Here:
 
 * :class:`GlyphCoverage` finds such characters the way Qt draws them, fallback fonts
   included: a character is missing when shaping it with the view's font (and every fallback
-  Qt would try) gives glyph index 0. Each code point is shaped once (about 40–70 µs) and
+  Qt would try) gives glyph index 0. Each code point is shaped once (shaping is slow) and
   remembered, so painting a page only looks characters up in a set.
 * :class:`CodePointSpacer` (a syntax highlighter that writes nothing into the text) hides
   the empty box and widens its cell so the overlay can draw the code point there
@@ -104,7 +104,7 @@ class GlyphCoverage:
     def learn(self, text: str, budget: int) -> bool:
         """Probe at most ``budget`` characters of ``text`` not seen before; True once every one
         is known (a caller spreads a text of many new characters over event-loop turns: each
-        probe lays the character out, 140 of them took 30 ms in one turn)."""
+        probe lays the character out, and a hundred of them make a visible stall)."""
         if text.isascii():
             return True
         new = set(text) - self.known

@@ -1,7 +1,7 @@
 """Keep pastes and texts within what the window can hold.
 
-The window puts a big paste into its document a slice per event-loop turn (Qt inserts text at
-40-100 ms per MB on the GUI thread), so pasting does not freeze it; but every megabyte of text
+The window puts a big paste into its document a slice per event-loop turn (Qt inserts text
+slowly, on the GUI thread), so pasting does not freeze it; but every megabyte of text
 also costs memory (Qt's copy, the window's, and each tokenizer's encoding: 50-60 MB per MB of
 text and tokenizer). Pastes over :data:`PASTE_LIMIT`, or that would take the text past
 :data:`TEXT_LIMIT`, are refused with a message in the window that says what to do instead;

@@ -40,7 +40,7 @@ from bpeinspect.gui.overlay.palette import colors as ui_colors
 
 MAX_TOKENIZERS = 4
 # characters drawn per section (setHtml and the first layout of 8k characters of token spans
-# take 40-100 ms on the GUI thread; the sections are filled one per event-loop turn); counts cover all
+# stall the GUI thread for several frames; the sections are filled one per event-loop turn); counts cover all
 RENDER_LIMIT = 3_000
 SHORT_HTML = 20_000  # characters of HTML drawn in one go with the next section's
 MARK = "\u2502"  # the red bar drawn at a differing boundary
@@ -91,7 +91,7 @@ def interior_boundaries(enc: Encoding) -> np.ndarray:
     ends = np.frombuffer(enc.byte_ends, dtype=np.int64)[:-1]
     keep = np.ones(len(ends), dtype=bool)  # a token of no bytes (some files hold one) repeats an offset
     np.not_equal(ends[1:], ends[:-1], out=keep[1:])
-    return ends[keep]  # (not np.unique: it hashes, holding the interpreter lock 80 ms for 1 MB)
+    return ends[keep]  # (not np.unique: it hashes, holding the interpreter lock for long)
 
 
 def _within(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -102,7 +102,7 @@ def _within(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _offset_set(offsets: np.ndarray, should_stop: Callable[[], bool] | None, step: int = 1 << 14) -> set[int]:
     """``offsets`` as a set, built a slice at a time with a check between (a worker gives way
-    at each: one set of a 1 MB text's 250k boundaries held the interpreter 10-40 ms)."""
+    at each: one set of a 1 MB text's 250k boundaries held the interpreter too long)."""
     out: set[int] = set()
     for k in range(0, len(offsets), step):
         out.update(offsets[k : k + step].tolist())
@@ -126,13 +126,13 @@ def compare(
     """Encode ``text`` with each tokenizer and build its section (runs in a pool thread).
 
     With ``documents`` (the sections' font), each row also gets its :class:`QTextDocument`,
-    made from the HTML here: parsing it on the GUI thread took 15 ms a section. (Characters
+    made from the HTML here: parsing it on the GUI thread took most of a frame a section. (Characters
     no font draws are looked for on the GUI thread, when the result is in: a section holding
     some is made there again, see :meth:`CompareView._fill_one`.)
 
     The cyclic GC is held off meanwhile: the encodings of a big text are millions of objects,
-    and each full collection they set off walks them all with every thread locked out (25-30 ms
-    a time for 1 MB, a dozen times over); the sections kept are frozen at the end."""
+    and each full collection they set off walks them all with every thread locked out (a dozen
+    times over for 1 MB); the sections kept are frozen at the end."""
     next_beat()  # one encode of the whole text runs without a check: the GUI's turn goes first
     with quiet_gc():
         result = _compare(toks, text, names, render_limit=render_limit, colors=colors, palette=palette,
@@ -165,8 +165,8 @@ def _compare(
         encs.append(tok.encode_with_offsets(text, allowed_special="all", should_stop=should_stop))
         if progress is not None:
             progress(i + 1, len(toks) + 1)
-    # the boundaries as sorted arrays, compared by binary searches (a few ms for 1 MB): Python
-    # sets' union and differences held the interpreter lock 40 ms
+    # the boundaries as sorted arrays, compared by binary searches: Python sets' union and
+    # differences held the interpreter lock for several frames
     bounds = [interior_boundaries(e) for e in encs]
     others = np.sort(np.concatenate(bounds[1:])) if len(bounds) > 1 else bounds[0][:0]
     result = CompareResult(truncated=len(text) > render_limit)
@@ -212,7 +212,7 @@ def cluster_groups(enc: Encoding, inside: set[int]) -> list[tuple[int, int]]:
 
 def _release(enc: Encoding, step: int = 1 << 15) -> None:
     """Free an encoding's lists a slice at a time: dropped at once, a 1 MB text's encoding frees
-    its million objects in one C call (11 ms each, 30 ms with the sets, every thread locked out)."""
+    its million objects in one C call, with every thread locked out."""
     for items in (enc.ids, enc.piece_spans, enc.dropped):
         while items:
             del items[-step:]
@@ -295,7 +295,7 @@ class CompareView(QWidget):
 
     With a ``text_source`` (and the signal ``text_changed`` that says it changed), the view
     reads the text itself, 300 ms after the last change and only while it is shown: a hidden
-    compare tab neither reads (~40 ms for 5 MB) nor encodes, and catches up when shown.
+    compare tab neither reads nor encodes, and catches up when shown.
     """
 
     def __init__(

@@ -473,7 +473,7 @@ def _link_all(tok: Tokenizer, *, progress: Callable[[int, int], None], should_st
 
     The index is some 50k lists that live as long as the tokenizer: made with the cyclic GC
     held off and then frozen (see :func:`~bpeinspect.core.memory.quiet_gc`), since every full
-    collection would otherwise walk them all, 12-30 ms with every thread locked out, and a
+    collection would otherwise walk them all with every thread locked out, and a
     busy worker sets one off every few hundred milliseconds."""
     with quiet_gc():
         tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)

@@ -32,7 +32,7 @@ from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first, s
 EXAMPLE_PIECE = " tokenization"
 # how long after a click the docks follow it: a frame, so that the click's own turn and paint
 # and the docks' turns are apart even for timers due meanwhile (a zero timer ran in the same
-# pass of the event loop as the click's paint, 30 ms in one stretch at the first click)
+# pass of the event loop as the click's paint, one long stretch at the first click)
 FOLLOW_MS = 16
 RIGHT, BOTTOM = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
 
@@ -50,7 +50,7 @@ class PanelSpec:
     action: str = ""
     shortcut: str | None = None
     lazy: bool = False  # made the first time it is shown
-    module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph: ~1 s)
+    module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph is slow)
     floating_size: tuple[int, int] | None = None  # first shown floating, this big
     shown: Callable[[QWidget, Any], None] | None = None  # called each time it is shown from the menu
     docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
@@ -167,14 +167,14 @@ def _make_tokens(host: Any) -> QWidget:
         follow_selection()
 
     # the list follows a click in the turn after it, with the other docks (see Inspector): its
-    # scroll and repaint (10 ms at 1 MB) stay out of the click's own turn, and are not painted
+    # scroll and repaint stay out of the click's own turn, and are not painted
     # at all when the merge tree is brought forward over it
     later = QTimer(view, singleShot=True, interval=FOLLOW_MS)
     later.timeout.connect(lambda: view.select(win.selected_index(reg.current()), scroll=True))
     follow_selection = later.start
 
     # a new encoding of the text (a keystroke's) reaches the list a frame after the panes have
-    # shown its colours: the list's repaint (4-7 ms of Qt's item painting, whatever changed)
+    # shown its colours: the list's repaint (Qt's item painting, whatever changed)
     # stays out of the keystroke's turn, and keystrokes that come faster share one
     later_rows = QTimer(view, singleShot=True, interval=FOLLOW_MS)
     later_rows.timeout.connect(refresh)

@@ -67,7 +67,7 @@ class VocabTableModel(QAbstractTableModel):
         self._rows = (index.ids() if index is not None else []) if rows is None else rows
         self._row_of = None
         # every id in ascending order (a tokenizer just shown): a row is found by bisection, where
-        # building the positions of 200k ids would take 10 ms on the GUI thread at the first click
+        # building the positions of 200k ids would hold the GUI thread at the first click
         self._id_order = 1 if rows is None else 0
         self.endResetModel()
 

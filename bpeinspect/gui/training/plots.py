@@ -99,9 +99,9 @@ def _plot(left: str, bottom: str) -> pg.PlotWidget:
     w = pg.PlotWidget(enableMenu=False)  # no context menus: they cost half of making the plot
     w.setLabel("left", left)
     w.setLabel("bottom", bottom)
-    # no grid: pyqtgraph draws grid lines through its axes, which made each redraw 4x dearer
+    # no grid: pyqtgraph draws grid lines through its axes, which made each redraw several times dearer
     # no SI prefix: when the x axis grew past 1000 merges its label changed to "(x1e+03)",
-    # and the relayout that followed was a 40 ms pause of the window
+    # and the relayout that followed was a visible pause of the window
     for axis in ("left", "bottom"):
         w.getAxis(axis).enableAutoSIPrefix(False)
     w.setMinimumHeight(150)
@@ -122,7 +122,7 @@ class TrainingPlots(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         # the plots are made after the panel shows, one per event-loop turn (each PlotWidget
-        # costs 20-50 ms); anything that needs them before makes them at once (see _ensure)
+        # costs a visible pause); anything that needs them before makes them at once (see _ensure)
         self.counts_plot: pg.PlotWidget | None = None
         self.bpt_plot: pg.PlotWidget | None = None
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
@@ -251,7 +251,7 @@ class TrainingPlots(QWidget):
         self._redraw.stop()
         self._ensure()
         self.counts_curve.setData(*peaks(self.merge_index.view(), self.merge_count.view()))
-        # a 16k-point line with a 2 px pen took 10 ms of every repaint; its peaks draw the same
+        # a 16k-point line with a 2 px pen made every repaint slow; its peaks draw the same pixels
         self.bpt_curve.setData(*peaks(self.vocab.view(), self.bpt.view()))
         n = self.merge_index.n
         if n > 0.9 * self._x_shown and self._x_shown < max(self._x_max, n):

@@ -7,7 +7,7 @@ follows every change Qt reports (``contentsChange``) by reading back only the ch
 that came in. So a keystroke costs the window time proportional to the edit, never to the
 document, and nothing reads the whole document back.
 
-Qt inserts text on the GUI thread at 40-100 ms per MB, so a big text (a file, a big paste)
+Qt inserts text on the GUI thread, slowly, so a big text (a file, a big paste)
 goes in a slice per event-loop turn, within a time budget; its first screen shows (and is
 coloured) after the first slice.
 
@@ -30,7 +30,7 @@ from bpeinspect.gui.concurrency import note_typing
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
 from bpeinspect.gui.overlay.token_view import document_text
 
-FEED_SLICE = 1 << 14  # characters put into the document at once (~1-2 ms)
+FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 
@@ -140,8 +140,8 @@ class LiveDocument(QObject):
         """Replace the text (the document starts afresh, without undo history).
 
         A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
-        the loop for 100 ms or more). ``normalized``: the text has no ``\\r`` nor U+2029
-        (see :func:`normalize_newlines`; looking costs 20-60 ms for 64 MB). ``right_to_left``
+        the loop for many frames). ``normalized``: the text has no ``\\r`` nor U+2029
+        (see :func:`normalize_newlines`; looking through 64 MB is not free). ``right_to_left``
         lays every line out from the right (Arabic, Hebrew, ...)."""
         self._stop_feeding()
         self.set_right_to_left(right_to_left)

@@ -42,14 +42,15 @@ def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **
 
     Parsing a 200k-token vocabulary allocates enough to set off full collections, each a pause
     of the whole process. The first encode of a tokenizer builds what it keeps for the next
-    ones (its token lengths, numpy the first time: 0.3-0.5 s for o200k_base); a short encode
+    ones (its token lengths, numpy the first time: a noticeable wait for o200k_base); a short encode
     here does that in the loading worker, not while the first text waits for its colours.
     ``should_stop`` (a worker's) is asked in the loaders' long loops (see :func:`~bpeinspect.core.memory.checks`)."""
     with quiet_gc(), checks(should_stop):
         if settings:
+            from bpeinspect.core.io import hub
             from bpeinspect.core.io.formats import load_with
 
-            tok = load_with(spec, **settings)
+            tok = (hub.load if hub.is_hub_spec(spec) else load_with)(spec, **settings)
         else:
             tok = load_tokenizer(spec)
         tok.encode_with_offsets(WARM_UP_TEXT, should_stop=should_stop)

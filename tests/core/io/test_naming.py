@@ -1,4 +1,4 @@
-"""Issue 16, bug 7: tokenizers are named by what they are, not by the folder they happen to lie in."""
+"""Tokenizers are named by what they are, not by the folder they happen to lie in."""
 
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def _saved(tok) -> dict:
     return json.loads(huggingface.dumps(tok))
 
 
-# -- issue 20 ------------------------------------------------------------------------------------
+# -- Hugging Face's ids for special tokens, and the edge cases minbpe's references cover -------
 
 EXACTNESS = json.loads((Path(__file__).parent / "reference" / "minbpe-exactness.json").read_text(encoding="utf-8"))
 
@@ -162,7 +162,7 @@ def test_special_tokens_take_hugging_face_ids(texts, vocab_size, specials) -> No
         assert tok.encode(text, allowed_special="all") == theirs.encode(text).ids
 
 
-def test_issue_repro_counts_of_merges_with_a_special() -> None:
+def test_a_merge_that_spells_a_special_adds_no_token() -> None:
     assert len(train_tokenizer("ab ab xy", 259, tie_break="hf", special_tokens=["ab"]).merges) == 3
     ours_ = train_tokenizer("he her hero the", 262, tie_break="hf", special_tokens=["he"])
     theirs, _ = hf_train(["he her hero the"], 262, PRESETS["gpt4"].pattern, ["he"])
@@ -185,7 +185,7 @@ def test_edge_cases_match_hf(case: dict) -> None:
     assert got == expected
 
 
-def test_issue_repros_hf() -> None:
+def test_gaps_and_new_characters_are_pieces_as_in_hugging_face() -> None:
     tok, got = ours(["ab    "], 257, r"\p{L}+")
     assert got == [(b" ", b" ")]
     tok, got = ours(["a\u058bb"], 257, "gpt4")

@@ -139,7 +139,7 @@ def test_tiny_segments_change_nothing(monkeypatch: pytest.MonkeyPatch, seed: int
         assert got.merges == minbpe_train(texts, 256 + 70, None)[0]
 
 
-# -- minbpe's own merges for the edge cases of issue 20 -----------------------------------------
+# -- minbpe's own merges for edge cases: gaps, capture groups, new characters, run-out pairs ----
 # (tests/core/train/reference/README.md says how the references were made)
 
 EDGE_CASES = [
@@ -157,7 +157,7 @@ def test_reproduces_minbpe_on_edge_cases(case: dict) -> None:
     assert got == case["merges"]
 
 
-def test_reference_cases_are_the_issues_repros() -> None:
+def test_edge_case_references_cover_gaps_groups_and_new_characters() -> None:
     names = {c["name"] for c in EDGE_CASES}
     assert {"gap-letters", "capture-group", "unicode17-o200k", "counts-abba-basic", "exhausted-basic"} <= names
     assert train_tokenizer("ab    ", 257, pattern=r"\p{L}+").merges == [(97, 98)]

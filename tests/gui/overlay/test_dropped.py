@@ -1,4 +1,4 @@
-"""Text whose bytes have no token (Falcon, StarCoder, …) is marked in the overlay (issue 14 item 1)."""
+"""Text whose bytes have no token (Falcon, StarCoder, …) is marked in the overlay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Characters no font draws are shown as their code point, never as an empty box (issue 16 bug 10)."""
+"""Characters no font draws are shown as their code point, never as an empty box."""
 
 from __future__ import annotations
 

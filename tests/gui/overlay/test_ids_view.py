@@ -1,4 +1,4 @@
-"""The ids strip after an edit (issue 17): it repaints only when the cells on screen change,
+"""The ids strip after an edit: it repaints only when the cells on screen change,
 so a keystroke far below them costs it no paint."""
 
 from __future__ import annotations

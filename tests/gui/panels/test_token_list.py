@@ -1,4 +1,4 @@
-"""The token list follows every keystroke without starting over (issue 17): an edit adds or
+"""The token list follows every keystroke without starting over: an edit adds or
 takes rows and says the rest changed, where a model reset would make the view start over;
 and a paint reads a segment's tokens once, not once per cell and role."""
 

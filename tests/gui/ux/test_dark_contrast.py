@@ -1,5 +1,5 @@
-"""Issue 16, bug 2: the dark theme keeps its text readable: the special-token cell of the ids,
-search placeholders and the docks' buttons."""
+"""The dark theme keeps its text readable: the special-token cell of the ids, search
+placeholders and the docks' buttons."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16, bug 8: figures that say what they are."""
+"""Figures that say what they are."""
 
 from __future__ import annotations
 

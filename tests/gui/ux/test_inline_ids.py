@@ -1,4 +1,4 @@
-"""Issue 16 bug 1: with "Token ids inline" on, text must keep its size (a new text, a
+"""With "Token ids inline" on, text must keep its size (a new text, a
 restart) and every id must be drawn whole."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 16, bug 9: errors are kept apart from notices, and notices go away by themselves."""
+"""Errors are kept apart from notices, and notices go away by themselves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16, what playground users expect: a big token count and one character count, a token
+"""What playground users expect: a big token count and one character count, a token
 list with each token's text next to its id (copied as text, ids or JSON pairs), and a calm
 first screen."""
 
@@ -71,7 +71,7 @@ def test_a_calm_first_screen(qtbot, panel_window):
 
 def test_a_keystroke_joins_no_whole_encoding(qtbot, panel_window, monkeypatch):
     """The count, the status bar, the token list and the ids read the window's encoding a
-    segment at a time: a keystroke in a long text never joins the whole encoding (issue 17)."""
+    segment at a time: a keystroke in a long text never joins the whole encoding."""
     from bpeinspect.core.live_text import LiveEncoding
 
     win = panel_window

@@ -1,4 +1,4 @@
-"""Issue 16, bugs 3, 4 and 5: one reference everywhere; panes that never grow the window past
+"""One reference everywhere; panes that never grow the window past
 the screen; training results in the picker, not the overlay; the merge tree and the selection
 stay true when the tokenizer or the text changes."""
 

@@ -1,5 +1,5 @@
-"""Issue 14 item 5, the app's side: when a file's split rule or special tokens are unknown, the
-user chooses them in the app (presets or an own regex, and special tokens)."""
+"""When a file's split rule or special tokens are unknown, the user chooses them in the app
+(presets or an own regex, and special tokens)."""
 
 from __future__ import annotations
 

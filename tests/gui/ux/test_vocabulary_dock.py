@@ -1,5 +1,4 @@
-"""Issue 16, bug 6: the Vocabulary dock opens with the ids in view, its columns fit, and the
-less useful ones can be shown or hidden."""
+"""The Vocabulary dock opens with the ids in view, its columns fit, and the less useful ones can be shown or hidden."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Inline token ids (issue 16 bug 1): text that comes in later keeps its size, a restart
+"""Inline token ids: text that comes in later keeps its size, a restart
 keeps the zoom, and short tokens show their whole id."""
 
 from __future__ import annotations

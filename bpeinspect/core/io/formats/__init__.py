@@ -22,8 +22,27 @@ from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io import load_cache
-from bpeinspect.core.io.formats import gguf, gpt2, huggingface, minbpe, native, sentencepiece, tekken, tiktoken
-from bpeinspect.core.io.formats._common import is_stream, parse_json, read_bytes_limited, read_head, read_once
+from bpeinspect.core.io.atomic import writes_through
+from bpeinspect.core.io.formats import (
+    gguf,
+    gpt2,
+    huggingface,
+    minbpe,
+    native,
+    sentencepiece,
+    tekken,
+    tiktoken,
+    tiktoken_json,
+)
+from bpeinspect.core.io.formats._common import (
+    gunzipped,
+    is_gunzipped,
+    is_stream,
+    parse_json,
+    read_bytes_limited,
+    read_head,
+    read_once,
+)
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.split.rules import SplitRule
 from bpeinspect.core.tokenizer import Tokenizer
@@ -78,8 +97,9 @@ class Format:
         return any(fnmatch.fnmatchcase(name.lower(), pat) for pat in self.patterns)
 
     def opens(self, name: str) -> bool:
-        """True if a file called ``name`` may be of this format."""
-        return self.matches(name) or any(fnmatch.fnmatchcase(name.lower(), pat) for pat in self.also_opens)
+        """True if a file called ``name`` may be of this format, plain or gzip-compressed."""
+        plain = name.lower().removesuffix(".gz")
+        return any(fnmatch.fnmatchcase(n, pat) for n in {name.lower(), plain} for pat in self.patterns + self.also_opens)
 
 
 def _json_head(head: bytes) -> bool:
@@ -87,7 +107,7 @@ def _json_head(head: bytes) -> bool:
 
 
 def _gpt2_folder(folder: Path) -> Path | None:
-    return folder if (folder / gpt2.ENCODER).is_file() and (folder / gpt2.MERGES).is_file() else None
+    return folder if gpt2.has_pair(folder) else None
 
 
 def _hf_folder(folder: Path) -> Path | None:
@@ -153,7 +173,7 @@ FORMATS: dict[str, Format] = {
             ".tiktoken",
             tiktoken.load,
             tiktoken.save,
-            looks_like=lambda path, head: head[:2] == b"\x1f\x8b" or tiktoken.looks_like(head),
+            looks_like=lambda path, head: tiktoken.looks_like(head),
             settings=("pattern", "special_tokens"),
         ),
         Format(
@@ -191,6 +211,18 @@ FORMATS: dict[str, Format] = {
             looks_like_json=tekken.looks_like,
             from_json=tekken.from_dict,
         ),
+        Format(
+            "tiktoken-json",
+            "tiktoken JSON encoder (npm tiktoken, js-tiktoken)",
+            "ranks, split pattern, special tokens",
+            ("*.json",),
+            ".json",
+            tiktoken_json.load,
+            also_opens=("*.js", "*.cjs"),
+            looks_like=lambda path, head: tiktoken_json.looks_like_module(head),
+            looks_like_json=tiktoken_json.looks_like,
+            from_json=tiktoken_json.from_dict,
+        ),
     )
 }
 
@@ -205,9 +237,10 @@ def open_patterns() -> list[str]:
     dialog's filter).
 
     >>> open_patterns()
-    ['*.bpe', '*.gguf', '*.json', '*.model', '*.tiktoken', '*.tiktoken.gz', '*.vocab']
+    ['*.bpe', '*.cjs', '*.gguf', '*.gz', '*.js', '*.json', '*.model', '*.tiktoken', '*.vocab']
     """
     globs = {pat if "*" in pat else "*" + Path(pat).suffix for f in FORMATS.values() for pat in f.patterns + f.also_opens}
+    globs.add("*.gz")  # any of them gzip-compressed
     return sorted(g for g in globs if not any(h != g and fnmatch.fnmatchcase(g, h) for h in globs))
 
 
@@ -236,7 +269,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
     Raises :class:`VocabularyError` if it is none of :data:`FORMATS`.
     """
-    with read_once(Path(path)):
+    with read_once(Path(path)), gunzipped(Path(path)):
         return _detect(Path(path))[0].name
 
 
@@ -250,6 +283,7 @@ def _detect(path: Path) -> tuple[Format, Any]:
     head = _head(path)
     if not head:
         raise VocabularyError(f"{path}: the file is empty")
+    packed = "gzip-compressed " if is_gunzipped(path) else ""  # a refusal names what is inside
     for f in FORMATS.values():
         if f.looks_like is not None and f.looks_like(path, head):
             return f, None
@@ -259,9 +293,20 @@ def _detect(path: Path) -> tuple[Format, Any]:
             if f.looks_like_json is not None and f.looks_like_json(obj):
                 return f, obj
         *first, last = [f.description for f in FORMATS.values() if f.looks_like_json is not None]
-        raise VocabularyError(f"{path}: a JSON file, but not a {', '.join(first)} or {last}")
+        raise VocabularyError(f"{path}: a {packed}JSON file, but not a {', '.join(first)} or {last}")
     known = ", ".join(f.description for f in FORMATS.values())
+    if packed:
+        what = "text" if _is_text(head) else "binary data"
+        raise VocabularyError(f"{path}: gzip-compressed {what} that is not a vocabulary file bpeinspect knows ({known})")
     raise VocabularyError(f"{path}: not a vocabulary file bpeinspect knows ({known})")
+
+
+def _is_text(head: bytes) -> bool:
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start > len(head) - 4  # only a character cut at the end of the head
+    return b"\0" not in head
 
 
 def load_path(
@@ -298,6 +343,13 @@ _SURPRISES = (TypeError, AttributeError, KeyError, IndexError, RecursionError, U
 
 
 def _load(
+    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+) -> Tokenizer:
+    with gunzipped(path):
+        return _load_plain(path, pattern, special_tokens, name)
+
+
+def _load_plain(
     path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
 ) -> Tokenizer:
     what = "vocabulary file"
@@ -421,6 +473,10 @@ def check_target(path: str | os.PathLike[str]) -> None:
     """Refuse a path :func:`save` could not write, before any long work (a training): its
     folder is missing, is not a folder, or may not be written in."""
     p = Path(path)
+    if writes_through(p):  # a device, a pipe, /dev/stdout: written into, not replaced
+        if not os.access(p, os.W_OK):
+            raise VocabularyError(f"{p}: cannot write it (permission denied)")
+        return
     folder = p if p.is_dir() else (p.parent if str(p.parent) else Path("."))
     if not folder.exists():
         raise VocabularyError(f"{p}: the folder {folder} does not exist")

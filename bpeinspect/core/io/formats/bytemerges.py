@@ -1,4 +1,4 @@
-"""Merges mapped to ids by their bytes, in bulk with numpy (issue 14 item 10): GGUF's merges.
+"""Merges mapped to ids by their bytes, in bulk with numpy: GGUF's merges.
 
 Mapping a big vocabulary's merges as Python strings costs three dictionary lookups of new
 strings a merge (1.5 million for Gemma 4's 515k merges), each hashing its string first, after

@@ -6,7 +6,7 @@ parser (``gguf``'s ``GGUFReader`` also indexes every tensor and builds numpy vie
 string, which takes seconds for a large vocabulary); tensor data is never touched, so a
 multi-GB model opens as fast as a small one. The value type and token type codes are the
 GGUF specification's (tests check them against the ``gguf`` package, which is not imported
-here: with mistral_common installed, importing it takes seconds and ~100 MB).
+here: with mistral_common installed, importing it is slow and takes much memory).
 
 Tokens are in GPT-2's byte alphabet; control tokens become special tokens and user-defined
 ones added tokens (llama.cpp matches them before BPE even with special parsing off);

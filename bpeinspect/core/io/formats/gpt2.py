@@ -34,31 +34,49 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 ENCODER = "encoder.json"
 MERGES = "vocab.bpe"
+HF_ENCODER, HF_MERGES = "vocab.json", "merges.txt"  # the names transformers' GPT2Tokenizer gives the pair
 
 
 def pair_paths(path: Path) -> tuple[Path, Path]:
-    """``(encoder.json, vocab.bpe)`` for a folder or either file of the pair."""
-    if path.is_dir():
-        folder = path
-    else:
-        folder = path.parent
-    enc, bpe = folder / ENCODER, folder / MERGES
-    if path.is_file() and path.name not in (ENCODER, MERGES):
+    """``(encoder.json, vocab.bpe)`` for a folder or either file of the pair (each may be
+    gzip-compressed: ``encoder.json.gz``; or ``vocab.json`` and ``merges.txt``, as a Hugging Face
+    repository names them)."""
+    folder = path if path.is_dir() else path.parent
+    enc, bpe = _named(folder, ENCODER), _named(folder, MERGES)
+    if path.is_file():
+        plain = path.name.removesuffix(".gz")
+        if plain == ENCODER:
+            enc = path
+        elif plain == MERGES:
+            bpe = path
+        elif plain in (HF_ENCODER, HF_MERGES) and (folder / HF_ENCODER).is_file() and (folder / HF_MERGES).is_file():
+            enc, bpe = folder / HF_ENCODER, folder / HF_MERGES
         # Renamed files: pair "x.json" with the one ".bpe" beside it (or the reverse).
-        if path.suffix == ".json":
-            enc, bpe = path, _only(folder, "*.bpe", path)
+        elif plain.endswith(".json"):
+            enc, bpe = path, _only(folder, ("*.bpe", "*.bpe.gz"), path)
         else:
-            enc, bpe = _only(folder, "*.json", path), path
+            enc, bpe = _only(folder, ("*.json", "*.json.gz"), path), path
     for p in (enc, bpe):
         if not p.is_file():
             raise VocabularyError(f"{path}: GPT-2's format needs both {ENCODER} and {MERGES}; {p} is missing")
     return enc, bpe
 
 
-def _only(folder: Path, glob: str, path: Path) -> Path:
-    found = sorted(folder.glob(glob))
+def _named(folder: Path, name: str) -> Path:
+    """``folder/name``, or its gzip-compressed ``name.gz`` when only that is there."""
+    plain, packed = folder / name, folder / (name + ".gz")
+    return packed if packed.is_file() and not plain.is_file() else plain
+
+
+def has_pair(folder: Path) -> bool:
+    """True if ``folder`` holds an ``encoder.json`` and a ``vocab.bpe`` (plain or gzip-compressed)."""
+    return _named(folder, ENCODER).is_file() and _named(folder, MERGES).is_file()
+
+
+def _only(folder: Path, globs: tuple[str, ...], path: Path) -> Path:
+    found = sorted({p for g in globs for p in folder.glob(g)})
     if len(found) != 1:
-        raise VocabularyError(f"{path}: cannot tell which {glob} file in {folder} belongs with it")
+        raise VocabularyError(f"{path}: cannot tell which {globs[0]} file in {folder} belongs with it")
     return found[0]
 
 

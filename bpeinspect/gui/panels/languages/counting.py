@@ -108,7 +108,7 @@ def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokeniz
     """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
-        with checks(should_stop):  # its loops ask (the UDHR's: 0.2 s the first time), and give way
+        with checks(should_stop):  # its loops ask (unpacking the UDHR is slow), and give way
             corpus = load_source(source)
         yield "corpus", corpus
     for k, counts in count_each(

@@ -65,8 +65,8 @@ class MapPage(PlotPage):
         prem = np.array([m.premium for m in points], dtype=float)
         brushes = [pg.mkBrush(q) for q in scale_colors(prem, c.premium_scale)]
         edge = pg.mkPen(c.plot_point_edge, width=0.6)
-        # a scatter item draws each dot's symbol once (a colour each: 0.1 ms a dot), so the dots
-        # come in items of DOTS_PER_STEP, one per step: 500 in one item held the loop 40-80 ms
+        # a scatter item draws each dot's symbol once (a colour each), so the dots come in items
+        # of DOTS_PER_STEP, one per step: all 500 in one item held the loop for several frames
         for k in range(0, len(points), DOTS_PER_STEP):
             part = slice(k, k + DOTS_PER_STEP)
             self.item.addItem(pg.ScatterPlotItem(lon[part], lat[part], size=DOT_SIZE, brush=brushes[part], pen=edge))

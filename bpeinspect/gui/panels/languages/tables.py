@@ -166,7 +166,7 @@ class LanguageModel(QAbstractTableModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort the rows by one column's raw values (empty cells last), in Python: a proxy's
-        sort would call back into Python twice per comparison (50 ms for 500 rows)."""
+        sort would call back into Python twice per comparison."""
         if not 0 <= column < len(self._head):
             return
 
@@ -292,7 +292,7 @@ class TablePage(QWidget):
     def _size_next(self) -> None:
         """Fit one column to its contents, the next on the next event-loop turn: the whole
         table's ``resizeColumnsToContents`` asked the model for every cell of 60 rows in each of
-        its columns in one turn, which next to the counting worker stalled the window 50-80 ms."""
+        its columns in one turn, which next to the counting worker stalled the window."""
         if self._unsized:
             self.table.resizeColumnToContents(self._unsized.pop(0))
         if self._unsized:

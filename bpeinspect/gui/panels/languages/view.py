@@ -166,18 +166,18 @@ class LanguagesView(QWidget):
         self._cache = mods["counting"].CountCache()
         self._pool = mods["counting"].CountingPool(self.processes, niceness=mods["counting"].NICENESS)
         if self.processes != 1:
-            self.jobs.submit("pool", self._pool.start)  # off the GUI thread: spawning costs ~10 ms a child
+            self.jobs.submit("pool", self._pool.start)  # off the GUI thread: spawning a child is slow
         self._to_build = [self.current_page(), *(k for k in PAGES if k != self.current_page())]
         self._builder.start()
         self.loaded.emit()
         self.start()
 
     def _build_next(self) -> None:
-        """Build one page per event-loop turn (a plot costs 20-30 ms), the one shown first.
+        """Build one page per event-loop turn (a plot costs about a frame), the one shown first.
 
         While the corpus is counted, only the one shown: the others wait for the count's end
         (:meth:`_set_running`), since the count's children and its worker share the cores and
-        the interpreter with the GUI thread, and 25 ms of building a plot then took 100-150 ms."""
+        the interpreter with the GUI thread, and building a plot then took several times as long."""
         while self._to_build and self._to_build[0] in self._pages:
             self._to_build.pop(0)
         if not self._to_build or self._counting and self._to_build[0] != self.current_page():

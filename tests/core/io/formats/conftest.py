@@ -7,8 +7,6 @@ import pytest
 
 from tests.paths import SHARED
 
-if not SHARED.is_dir():  # a worktree beside the shared folder, or the main checkout
-    SHARED = Path("/work/shared")
 VOCABS = SHARED / "vocabs"
 
 EDGE = [

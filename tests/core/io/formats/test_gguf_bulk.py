@@ -1,5 +1,5 @@
 """GGUF strings found a block at a time and Gemma 4's merges mapped by their bytes
-(issue 14 item 10) give exactly what reading and mapping them one by one gives."""
+give exactly what reading and mapping them one by one gives."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What makes large vocabularies open fast and small (issue 14 item 10) keeps them exact:
+"""What makes large vocabularies open fast and small keeps them exact:
 merges parsed a slice at a time, mapped in bulk, the collector held off while loading."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The bulk byte lookups behind GGUF merges (:mod:`bpeinspect.core.io.formats.bytemerges`):
 hashes that compose, byte-for-byte checks, and a table that never returns a key with other
-bytes (issue 14 item 10)."""
+bytes."""
 
 from __future__ import annotations
 

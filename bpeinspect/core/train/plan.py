@@ -19,7 +19,7 @@ the run then stops after the current merge and the outcome keeps the merges lear
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,11 +74,29 @@ class TrainingOutcome:
     merges: int
     seconds: float
     history: dict[str, list[float]]
+    # the size each tokenizer stands for: the one asked for, or the full one's own if it fell short
+    sizes: list[int] = field(default_factory=list)
 
 
 def size_label(size: int) -> str:
     """``4096`` -> ``"4k"``, ``1000`` -> ``"1000"``."""
     return f"{size // 1024}k" if size % 1024 == 0 else str(size)
+
+
+def check_sizes(sizes: Sequence[int], special_tokens: Sequence[str] = ()) -> None:
+    """Refuse a size too small for a merge once the 256 bytes and the special tokens are in:
+    ``ValueError`` naming it.
+
+    >>> check_sizes([257, 4096], ["<|endoftext|>"])
+    Traceback (most recent call last):
+    ...
+    ValueError: Vocabulary size 257 is too small: 256 bytes and 1 special tokens leave no room for a merge (need at least 258).
+    """
+    need = 256 + len(special_tokens) + 1
+    small = [s for s in sizes if s < need]
+    if small:
+        what = f"256 bytes and {len(special_tokens)} special tokens" if special_tokens else "256 bytes"
+        raise ValueError(f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need}).")
 
 
 class TrainingJob:
@@ -158,6 +176,7 @@ class TrainingJob:
         stopped = bool(last is not None and last.stopped)
         exhausted = bool(last is not None and last.exhausted)  # the corpus ran out of pairs
         toks: list[Tokenizer] = []
+        sizes: list[int] = []
         if run.merges:
             full = run.tokenizer()
             settings = {**full.training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
@@ -169,13 +188,15 @@ class TrainingJob:
                         run.merges, size, pattern=full.split_rule, special_tokens=plan.special_tokens,
                         tie_break=plan.tie_break, settings=settings_k, name=f"{plan.name}-{size_label(size)}",
                     ))  # fmt: skip
+                    sizes.append(size)
             partial = stopped or exhausted
-            label = size_label(full.n_vocab if partial else largest)
+            sizes.append(full.n_vocab if partial else largest)
+            label = size_label(sizes[-1])
             full.name = f"{plan.name}-{label}" + (" (partial)" if stopped else "")
             full.training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
             toks.append(full)
         seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0
-        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history))
+        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history), sizes)
 
     def _reached(self, size: int) -> bool:
         """Whether the merges so far hold the whole vocabulary of ``size`` tokens."""

@@ -108,8 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _fail("interrupted")
         return 130  # as a shell reports a command stopped by Ctrl+C (128 + SIGINT)
-    except RecursionError:  # a structure nested deeper than Python follows, wherever it came from
-        return _fail("the input is nested too deeply to read (thousands of levels of brackets)")
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine's memory)")
     except Exception as exc:  # the last resort: a bug, never a traceback unless asked for

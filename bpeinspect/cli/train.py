@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, read_text, wrote
+from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
 from bpeinspect.core.io.formats import check_target, format_for_path, save
 from bpeinspect.core.train.plan import TrainingJob, TrainingPlan, check_sizes, size_label
 from bpeinspect.core.train.run import TrainingRun, train_tokenizer
@@ -27,7 +27,7 @@ def add_train(sub: Any) -> None:
     size.add_argument("--sizes", metavar="N,N,...", help="several vocabulary sizes in one run, e.g. 1k,4k,16k: "
                       "it trains to the largest, the smaller ones are its first merges; each is written beside OUT "
                       "with its size before the extension (bpe.tiktoken: bpe-1k.tiktoken, bpe-4k.tiktoken, ...)")
-    p.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX", help="split rule: a preset name (gpt4, gpt2, "
+    p.add_argument("--pattern", type=pattern_arg, default="gpt4", metavar="NAME|REGEX", help="split rule: a preset name (gpt4, gpt2, "
                    "cl100k, o200k, r50k, llama3) or a regex (default: gpt4)")
     p.add_argument("--special-token", action="append", default=[], metavar="TEXT", help="add a special token "
                    "(repeatable)")

@@ -131,7 +131,7 @@ def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]],
 
     if processes != 1 and pool is not None:
         with quiet_gc():
-            for k, profiles in pool.count(toks, prepared, progress=progress, should_stop=should_stop, profile=True):
+            for k, profiles in pool.count(toks, prepared, progress=progress, should_stop=should_stop, what="profile"):
                 yield measured(k, profiles)
         return
     total = sum(map(len, prepared)) * len(toks)

@@ -4,7 +4,7 @@ Two measurements, each with the wall time, the CPU seconds of this process and o
 children (``getrusage``) and the load average before and after (2 shared cores: wall time says
 little when others run, ``CPU`` says what an idle machine would take):
 
-* **core**: :func:`~bpeinspect.gui.panels.languages.counting.count_each` (the view's worker job)
+* **core**: :func:`~bpeinspect.core.analysis.languages.count_each` (the view's worker job)
   on all 532 texts, freshly loaded tokenizers each round (no warm pre-token cache), in this
   process, and on a :class:`~bpeinspect.core.analysis.corpus_count.CountingPool` of one child
   per CPU made for the call (its start-up included);

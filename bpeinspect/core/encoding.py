@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import stop_asked
@@ -27,7 +27,7 @@ from bpeinspect.core.text import utf16_len
 if TYPE_CHECKING:
     import numpy as np
 
-    from bpeinspect.core.tokenizer import Tokenizer
+    from bpeinspect.core.split.rules import SplitRule
 
 # bits of Encoding.flags, one byte per token
 SPECIAL = 1
@@ -35,6 +35,28 @@ SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
 SPLITS_CHAR = SPLITS_START | SPLITS_END
 ADDED = 8  # an added token that is not special (matched before BPE in any encoding)
+
+
+class TokenTable(Protocol):
+    """What building an encoding reads from a tokenizer (a
+    :class:`~bpeinspect.core.tokenizer.Tokenizer` is one)."""
+
+    @property
+    def special_tokens(self) -> Mapping[str, int]: ...
+
+    @property
+    def split_rule(self) -> SplitRule: ...
+
+    @property
+    def missing_bytes(self) -> tuple[int, ...]: ...
+
+    def token_bytes(self, token_id: int) -> bytes: ...
+
+    def is_special(self, token_id: int) -> bool: ...
+
+    def encode_piece(self, piece: str | bytes) -> list[int]: ...
+
+    def dropped_bytes(self, text: str) -> list[tuple[int, int]]: ...
 
 
 class TokenInfo(NamedTuple):
@@ -240,7 +262,7 @@ def encoding_from_ids(
 
 
 def build_encoding(
-    tok: Tokenizer,
+    tok: TokenTable,
     text: str,
     segments: list[tuple[str, int | None]],
     *,
@@ -352,7 +374,7 @@ def build_encoding(
 
 def _add_dropping_piece(
     enc: Encoding,
-    tok: Tokenizer,
+    tok: TokenTable,
     piece: str,
     piece_ids: list[int],
     *,

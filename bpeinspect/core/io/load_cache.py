@@ -198,7 +198,9 @@ def read(key: str) -> Any | None:
     if not _files_unchanged(files):
         return None
     try:
-        tok = tables.rebuild(body[files_size:])
+        parts = tables.loads(body[files_size:])
+        del data, body  # (the entry's bytes are not kept while the tokenizer is built from the parts)
+        tok = tables.build(parts)
     except Exception:  # noqa: BLE001 - any damage means: parse the file as usual
         return None
     with contextlib.suppress(OSError):

@@ -116,6 +116,7 @@ class RankPage(PlotPage):
             keys.extend((code, tok) for code in codes)
             n = max(n, len(codes))
         self.targets.set(xs, ys, keys)
+        self.item.getAxis("left").enableAutoSIPrefix(False)  # 0.35, not "350 (x0.001)"
         self.item.getAxis("left").setTicks(None)
         self.item.getAxis("bottom").setTicks(None)
         self.item.setXRange(0, n + 1, padding=0.01)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -67,6 +67,8 @@ class TokenView(QPlainTextEdit):
         self._press_pos = None
         # inserts pasted or dropped text in place of the cursor's selection (set by the window)
         self.insert_text: Callable[[QTextCursor, str], None] | None = None
+        # the same for UTF-8 bytes, which it may decode off the GUI thread (set by the window)
+        self.insert_data: Callable[[QTextCursor, QByteArray], None] | None = None
         self.setMouseTracking(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
@@ -74,13 +76,18 @@ class TokenView(QPlainTextEdit):
     def insertFromMimeData(self, source) -> None:
         from bpeinspect.gui.overlay.paste_guard import allow_paste  # a 100 MB paste would not fit
 
-        if not allow_paste(self, source):
+        data = source.data("text/plain") if source.hasFormat("text/plain") else None
+        if not allow_paste(self, source, None if data is None else data.size()):
             return
-        if self.insert_text is None or not source.hasText():
+        if data is not None and self.insert_data is not None:
+            # bytes: turning 10 MB into a string here would hold the loop for 100 ms or more
+            self.insert_data(self.textCursor(), data)
+        elif self.insert_text is None or not source.hasText():
             super().insertFromMimeData(source)
             return
-        # the window's document puts a big text in a slice per turn (Qt would hold the loop)
-        self.insert_text(self.textCursor(), source.text())
+        else:
+            # the window's document puts a big text in a slice per turn (Qt would hold the loop)
+            self.insert_text(self.textCursor(), source.text())
         self.ensureCursorVisible()
 
     # -- state ------------------------------------------------------------------------------------

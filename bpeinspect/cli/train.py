@@ -13,9 +13,15 @@ from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
 from bpeinspect.core.io.formats import check_target, format_for_path, save
-from bpeinspect.core.train.plan import TrainingJob, TrainingPlan, check_sizes, size_label
-from bpeinspect.core.train.run import TrainingRun, train_tokenizer
-from bpeinspect.core.train.setup import parse_sizes
+from bpeinspect.core.train import (
+    TrainingJob,
+    TrainingPlan,
+    TrainingRun,
+    check_sizes,
+    parse_sizes,
+    size_label,
+    train_tokenizer,
+)
 
 
 def add_train(sub: Any) -> None:

@@ -77,8 +77,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def sized_path(out: str | Path, size: int) -> Path:
     """Where the tokenizer of ``size`` tokens goes: OUT with the size before its extension.
 
-    >>> sized_path("runs/bpe.tiktoken", 4096).as_posix(), sized_path("tokenizer.json", 1000).as_posix()
-    ('runs/bpe-4k.tiktoken', 'tokenizer-1000.json')
+    >>> sized_path("runs/bpe.tiktoken", 4000).as_posix(), sized_path("tokenizer.json", 1024).as_posix()
+    ('runs/bpe-4k.tiktoken', 'tokenizer-1024.json')
     """
     p = Path(out)
     return p.with_name(f"{p.stem}-{size_label(size)}{p.suffix}")

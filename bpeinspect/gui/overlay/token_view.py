@@ -262,6 +262,11 @@ class TokenView(QPlainTextEdit):
     def event(self, e: QEvent) -> bool:
         if e.type() in (QEvent.Type.KeyPress, QEvent.Type.InputMethod):
             self.hide_card()
+            ctrl = e.type() == QEvent.Type.KeyPress and e.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and e.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                # Tab types a tab in the text; Ctrl+Tab (Ctrl+Shift+Tab) goes to the next (previous) pane
+                QWidget.focusNextPrevChild(self, e.key() == Qt.Key.Key_Tab)  # the editor's own keeps the focus
+                return True
         if e.type() == QEvent.Type.ToolTip:
             i = self.token_at_point(QPointF(e.pos()))
             p = self.parts.part_of_token(i) if i is not None and self.parts is not None else None

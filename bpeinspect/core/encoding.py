@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import stop_asked
@@ -27,7 +27,7 @@ from bpeinspect.core.text import utf16_len
 if TYPE_CHECKING:
     import numpy as np
 
-    from bpeinspect.core.tokenizer import Tokenizer
+    from bpeinspect.core.split.rules import SplitRule
 
 # bits of Encoding.flags, one byte per token
 SPECIAL = 1
@@ -35,6 +35,28 @@ SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
 SPLITS_CHAR = SPLITS_START | SPLITS_END
 ADDED = 8  # an added token that is not special (matched before BPE in any encoding)
+
+
+class TokenTable(Protocol):
+    """What building an encoding reads from a tokenizer (a
+    :class:`~bpeinspect.core.tokenizer.Tokenizer` is one)."""
+
+    @property
+    def special_tokens(self) -> Mapping[str, int]: ...
+
+    @property
+    def split_rule(self) -> SplitRule: ...
+
+    @property
+    def missing_bytes(self) -> tuple[int, ...]: ...
+
+    def token_bytes(self, token_id: int) -> bytes: ...
+
+    def is_special(self, token_id: int) -> bool: ...
+
+    def encode_piece(self, piece: str | bytes) -> list[int]: ...
+
+    def dropped_bytes(self, text: str) -> list[tuple[int, int]]: ...
 
 
 class TokenInfo(NamedTuple):
@@ -240,7 +262,7 @@ def encoding_from_ids(
 
 
 def build_encoding(
-    tok: Tokenizer,
+    tok: TokenTable,
     text: str,
     segments: list[tuple[str, int | None]],
     *,
@@ -352,7 +374,7 @@ def build_encoding(
 
 def _add_dropping_piece(
     enc: Encoding,
-    tok: Tokenizer,
+    tok: TokenTable,
     piece: str,
     piece_ids: list[int],
     *,
@@ -388,3 +410,35 @@ def _add_dropping_piece(
         off = b1
     enc.dropped.extend((cpos + a, cpos + b) for a, b in gaps)
 
+
+def differing_span(old: Encoding | None, new: Encoding) -> tuple[int, int] | None:
+    """The UTF-16 range of ``new`` (a segment's encoding after an edit) whose tokens differ
+    from ``old`` (its encoding before): tokens the same from either end look the same.
+    ``None`` if nothing differs; all of ``new`` without ``old``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("cl100k_base")
+    >>> differing_span(tok.encode_with_offsets("one two three"), tok.encode_with_offsets("one twos three"))
+    (3, 8)
+    """
+    end = new.utf16_ends[-1] if new.ids else 0
+    if old is None:
+        return 0, end
+    a, b = old.ids, new.ids
+    n = min(len(a), len(b))
+    lo, hi = 0, n  # the common prefix, by bisection: slice comparisons run in C
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
+    p = lo
+    lo, hi = 0, n - p
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[len(a) - mid :] == b[len(b) - mid :] else (lo, mid - 1)
+    last = len(b) - lo - 1  # the last token of new that differs
+    if last < p:
+        if len(a) == len(b):
+            return None
+        at = new.utf16_starts[p] if p < len(b) else end
+        return at, at  # tokens went: the line they were on
+    return new.utf16_starts[p], new.utf16_ends[last]

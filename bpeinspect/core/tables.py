@@ -165,9 +165,10 @@ def parts_of(tok: Tokenizer) -> Parts:
     return Parts("Tokenizer", args)
 
 
-def can_rebuild(tok: Any) -> bool:
-    """Whether :func:`parts_of` knows ``tok``'s parts: a plain byte-level BPE."""
-    return type(tok) is Tokenizer and tok.byte_level
+def can_rebuild(tok: Tokenizer) -> bool:
+    """Whether :func:`parts_of` knows ``tok``'s parts: a byte-level model (rank or merge list)
+    behind a plain pre-tokenizer, with one normalizer for every segment."""
+    return tok.byte_level and tok.rest_normalizer is tok.normalizer and not tok.pre_tokenizer.tiles
 
 
 def build(parts: Parts) -> Any:

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpeinspect.core.train.plan import TrainingPlan, check_sizes
 from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.pattern import PatternChooser
-from bpeinspect.gui.training.worker import TrainingPlan
 
 TIE_BREAKS = {"first-seen": "first seen (minbpe)", "hf": "smaller ids (Hugging Face)"}
 
@@ -123,11 +123,7 @@ class TrainingForm(QWidget):
         except ValueError as exc:
             raise ValueError(f"Vocabulary size: {exc}") from None
         specials = parse_special_tokens(self.specials_edit.text())
-        need = 256 + len(specials) + 1
-        small = [s for s in sizes if s < need]
-        if small:
-            what = f"256 bytes and {len(specials)} special tokens" if specials else "256 bytes"
-            raise ValueError(f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need}).")
+        check_sizes(sizes, specials)
         pattern = self.pattern()
         if why := self.chooser.error():
             raise ValueError(f"Split pattern: {why}")

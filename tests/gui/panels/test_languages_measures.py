@@ -9,9 +9,9 @@ import pytest
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
+from bpeinspect.core.analysis.languages import measure_job
 from bpeinspect.core.analysis.measures import TextMeasures, measure_text, text_profile
 from bpeinspect.gui.panels.languages import LanguagesView
-from bpeinspect.gui.panels.languages.counting import measure_job
 from tests.gui.conftest import wait_jobs
 
 NAMES = ["r50k_base", "o200k_base"]

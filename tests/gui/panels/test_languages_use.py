@@ -9,8 +9,8 @@ import pytest
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
+from bpeinspect.core.analysis.languages import use_job
 from bpeinspect.gui.panels.languages import LanguagesView
-from bpeinspect.gui.panels.languages.counting import use_job
 from tests.gui.conftest import wait_jobs
 from tests.reference import tiktoken_encoding
 

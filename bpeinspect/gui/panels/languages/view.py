@@ -60,12 +60,14 @@ FOCUS_PAGES = ("scripts", "map")  # the pages drawn under one chosen tokenizer
 
 
 # what the view needs besides Qt; imported on the worker (about a second with pyqtgraph)
-MODULES = ("counting", "tables", "export", "figures", *sorted({m for _, m, _ in PAGES.values() if m}))
+MODULES = ("tables", "export", "figures", *sorted({m for _, m, _ in PAGES.values() if m}))
+COUNTING = "bpeinspect.core.analysis.languages"  # the core's counting, as mods["counting"]
 
 
 def load_modules() -> dict[str, ModuleType]:
     """Import the counting, the tables, pyqtgraph and the plot pages, and read the map (on the worker)."""
     mods = {name: importlib.import_module(f"{__package__}.{name}") for name in MODULES}
+    mods["counting"] = importlib.import_module(COUNTING)
     mods["mapplot"].coast()
     return mods
 

@@ -1,12 +1,14 @@
-"""What the languages view counts, and the counts it keeps (no Qt here).
+"""Tokenizers measured across the languages of a parallel corpus: what the Languages view
+and ``stats --corpus`` count, and the counts kept.
 
-A corpus is named by a *source* (:data:`SOURCES`, or ``"folder:PATH"``) and loaded on the
-worker (:func:`load_source`): the UDHR is decompressed once per process, a folder is read. The
+A corpus is named by a *source* (a name of :func:`~bpeinspect.core.analysis.corpus.load_corpus`:
+``udhr``, ``fable``, ``code``, or ``folder:PATH``) and loaded by :func:`load_source` (on a
+worker, in the window): the UDHR is decompressed once per process, a folder is read. The
 counts of each tokenizer on each source are kept in a :class:`CountCache` while that tokenizer
 stays open, so a second tokenizer, a filter, another baseline or a return to an earlier corpus
-costs nothing but the tokenizers never counted on it. :func:`count_each` is the worker's job:
-it counts one tokenizer after the other and yields each one's counts as soon as they are
-known, so the views fill in while the rest is being counted.
+costs nothing but the tokenizers never counted on it. :func:`count_each` counts one tokenizer
+after the other and yields each one's counts as soon as they are known, so a view fills in
+while the rest is being counted.
 
 >>> from bpeinspect.core import load_tokenizer
 >>> corpus = load_source("fable").filter(codes={"en", "ko"})
@@ -20,37 +22,26 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
-from bpeinspect.core import Cancelled, Tokenizer
-from bpeinspect.core.analysis.corpus import Corpus, fable_corpus, folder_corpus, udhr_corpus
+from bpeinspect.core.analysis.corpus import FOLDER_PREFIX, Corpus, load_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.measures import Profile, TextMeasures, is_spaced, text_profile
-from bpeinspect.core.analysis.samples import samples_dir
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
 from bpeinspect.core.analysis.vocab_use import count_ids, vocabulary_use
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.tokenizer import Tokenizer
 
-FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
 NICENESS = BACKGROUND_NICENESS  # the counting children's priority: below the window's
 
 Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
 
 
 def load_source(source: str) -> Corpus:
-    """The whole corpus a source (``udhr``, ``fable``, ``code``, ``folder:PATH``) names.
-
-    The UDHR comes with its fragments: the view filters the stages."""
-    if source == "udhr":
-        return udhr_corpus(stages=None)
-    if source == "fable":
-        return fable_corpus()
-    if source == "code":
-        return dataclasses.replace(folder_corpus(samples_dir() / "code"), title="Code & data samples")
-    if source.startswith(FOLDER_PREFIX):
-        return folder_corpus(source[len(FOLDER_PREFIX) :])
-    raise ValueError(f"unknown corpus {source!r}")
+    """The whole corpus a source names, the UDHR with its fragments (a view filters the stages)."""
+    return load_corpus(source, fragments=True)
 
 
 def count_each(
@@ -108,7 +99,7 @@ def count_each(
 def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None,
               pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
               should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
-    """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
+    """A view's job on its worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
         with checks(should_stop):  # its loops ask (unpacking the UDHR is slow), and give way

@@ -306,3 +306,12 @@ def test_children_are_niced_before_they_import_anything() -> None:
     with ProcessPool(2, niceness=7) as niced:
         got = list(niced.imap(_niceness, range(6)))
     assert {n for n, _ in got} == {base, min(base + 7, 19)}  # this process's items, and the child's
+
+
+def test_a_pool_asked_for_a_hundred_thousand_processes_starts_a_few_per_cpu() -> None:
+    from bpeinspect.core.pool import PROCESSES_PER_CPU, ProcessPool, max_processes
+
+    with ProcessPool(100_000) as pool:
+        assert pool.processes == max_processes() <= PROCESSES_PER_CPU * (os.cpu_count() or 1)
+    with ProcessPool(0) as pool:
+        assert pool.processes == 1

@@ -39,7 +39,7 @@ class TrainingForm(QWidget):
         self.sizes_edit = QLineEdit("1k, 4k")
         self.sizes_edit.setPlaceholderText("e.g. 1k, 4k, 16k")
         self.sizes_edit.setToolTip(
-            "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k.\n"
+            "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k (k is 1,000).\n"
             "Training runs once to the largest; the smaller ones are its first merges."
         )
         self.chooser = PatternChooser(self, default="gpt4")

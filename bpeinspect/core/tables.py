@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import functools
 import json
@@ -557,6 +558,30 @@ def loads(data: bytes | memoryview) -> Parts:
         time.sleep(0)
     _check(len(tables.taken) == len(blobs), "tables that no argument uses")
     return Parts(header["factory"], args)
+
+
+def _pickle(tok: Tokenizer) -> tuple[Callable[..., Tokenizer], tuple[bytes, dict[str, int]]]:
+    """How ``pickle`` stores a tokenizer: as its tables (``copyreg`` calls this), so that a
+    tokenizer pickles as tiktoken's ``Encoding`` does, and unpickling runs no stored code."""
+    if not can_rebuild(tok):
+        raise TypeError(f"tokenizer {tok.name!r} cannot be pickled: only byte-level BPE tokenizers are stored as tables")
+    parts = parts_of(tok)
+    if tok.training is not None:
+        parts.args["training"] = tok.training
+    # a second name of a special token (its text is not what its id decodes to) is added back after
+    named, aliases = {}, {}
+    for text, i in tok.special_tokens.items():
+        (named if tok.token_bytes(i) == text.encode("utf-8") else aliases)[text] = i
+    parts.args["special_tokens"] = named
+    return _unpickle, (dumps(parts), aliases)
+
+
+def _unpickle(data: bytes, aliases: dict[str, int]) -> Tokenizer:
+    tok = rebuild(data)
+    return tok.with_special_tokens(aliases) if aliases else tok
+
+
+copyreg.pickle(Tokenizer, _pickle)
 
 
 def rebuild(data: bytes | memoryview) -> Any:

@@ -19,6 +19,7 @@ while the rest is being counted.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 from bpeinspect.core.analysis.corpus import FOLDER_PREFIX, Corpus, load_corpus
@@ -26,6 +27,7 @@ from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.measures import Profile, TextMeasures, is_spaced, text_profile
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
+from bpeinspect.core.analysis.vocab_use import count_ids, vocabulary_use
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
@@ -148,6 +150,30 @@ def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]],
         yield measured(k, profiles)
 
 
+def use_job(corpus: Corpus, pairs: list[tuple[str, Tokenizer]], processes: int | None,
+            pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
+            should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+    """The view's job for what each vocabulary spends on the corpus (its texts as filtered):
+    yields ``("use", index, VocabularyUse)`` per tokenizer, the unreachable tokens marked. The
+    ids are counted on the pool's children when there is one."""
+    with checks(should_stop):
+        texts = [fix_surrogates(t.sample.read()) for t in corpus.texts]
+    toks = [tok for _, tok in pairs]
+    counted: Iterator[tuple[int, list]]
+    if processes != 1 and pool is not None:
+        counted = pool.count(toks, texts, progress=progress, should_stop=should_stop, what="ids")
+    else:
+        counted = ((k, [c]) for k, c in enumerate(count_ids(toks, texts, progress=progress, should_stop=should_stop,
+                                                            processes=1)))  # fmt: skip
+    with quiet_gc():
+        for k, per_text in counted:
+            total: Counter[int] = Counter()
+            for c in per_text:
+                total.update(c)
+            label, tok = pairs[k]
+            yield "use", k, vocabulary_use(tok, [], name=label, unreachable=True, counts=total, should_stop=should_stop)
+
+
 class CountCache:
     """Counts per (source, open tokenizer), dropped when the tokenizer is closed."""
 
@@ -203,4 +229,5 @@ __all__ = [
     "count_job",
     "load_source",
     "measure_job",
+    "use_job",
 ]

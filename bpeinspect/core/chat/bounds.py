@@ -291,4 +291,14 @@ def time_limit(seconds: float | None = None, *, given: int = 0) -> Iterator[None
             _local.max_text = before
 
 
-__all__ = ["MAX_INT_BITS", "MAX_TEXT", "TIME_LIMIT", "TooLong", "check_binop", "check_size", "time_limit"]
+def stop_all() -> None:
+    """Stop every render running now, in any thread (an app that quits): each raises
+    :class:`TooLong` at its next step instead of keeping the process alive until its limit."""
+    with _watchdog.lock:
+        for token, tid in _watchdog.active.items():
+            if token not in _watchdog.fired:
+                _watchdog.fired.add(token)
+                _raise_in(tid, TooLong)
+
+
+__all__ = ["MAX_INT_BITS", "MAX_TEXT", "TIME_LIMIT", "TooLong", "check_binop", "check_size", "stop_all", "time_limit"]

@@ -141,6 +141,7 @@ class TokenView(QPlainTextEdit):
         self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
         self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
+        self._card_shown = False  # a hover card of this view is (or may be) on screen
         # inserts pasted or dropped text in place of the cursor's selection (set by the window)
         self.insert_text: Callable[[QTextCursor, str], None] | None = None
         # the same for UTF-8 bytes, which it may decode off the GUI thread (set by the window)
@@ -181,6 +182,7 @@ class TokenView(QPlainTextEdit):
         """Show ``enc`` (an encoding of this view's text by ``tok``, whole or kept in
         segments); ``changed`` is the UTF-16 range that differs from the encoding shown
         before (``None``: repaint everything)."""
+        self.hide_card()  # it would speak of a token that may no longer be there
         self.tok, self.enc = tok, enc
         if self.parts is None or self.parts is not enc and getattr(self.parts, "whole", None) is not enc:
             self.parts = as_parts(enc)
@@ -327,19 +329,34 @@ class TokenView(QPlainTextEdit):
 
     # -- events -----------------------------------------------------------------------------------
 
+    def hide_card(self) -> None:
+        """Hide the hover card this view showed (a key press, an edit, a new text)."""
+        if self._card_shown:
+            self._card_shown = False
+            QToolTip.hideText()
+
     def event(self, e: QEvent) -> bool:
+        if e.type() in (QEvent.Type.KeyPress, QEvent.Type.InputMethod):
+            self.hide_card()
+            ctrl = e.type() == QEvent.Type.KeyPress and e.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and e.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                # Tab types a tab in the text; Ctrl+Tab (Ctrl+Shift+Tab) goes to the next (previous) pane
+                QWidget.focusNextPrevChild(self, e.key() == Qt.Key.Key_Tab)  # the editor's own keeps the focus
+                return True
         if e.type() == QEvent.Type.ToolTip:
             i = self.token_at_point(QPointF(e.pos()))
             p = self.parts.part_of_token(i) if i is not None and self.parts is not None else None
             dropped = self.dropped_at_point(QPointF(e.pos())) if i is None else None
             if dropped is not None and self.tok is not None:
                 QToolTip.showText(e.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
+                self._card_shown = True
             elif p is None or self.tok is None:
-                QToolTip.hideText()
+                self.hide_card()
             else:
                 j = i - p.token
                 tip = token_tooltip(self.tok, p.enc, j, split_group(p.enc, j), at=p, total=len(self.parts))
                 QToolTip.showText(e.globalPos(), tip, self)
+                self._card_shown = True
             return True
         return super().event(e)
 

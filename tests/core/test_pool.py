@@ -306,3 +306,17 @@ def test_children_are_niced_before_they_import_anything() -> None:
     with ProcessPool(2, niceness=7) as niced:
         got = list(niced.imap(_niceness, range(6)))
     assert {n for n, _ in got} == {base, min(base + 7, 19)}  # this process's items, and the child's
+
+
+def test_a_loaded_sentencepiece_tokenizer_is_counted_by_children_the_same(children_used: list[int], tmp_path: Path) -> None:
+    pytest.importorskip("tokenizers")
+    from bpeinspect.core.io.formats import load_path
+    from tests.core.test_sentencepiece import GEMMA, _hf_sp_json
+
+    path, _ = _hf_sp_json(tmp_path, *GEMMA)
+    tok = load_path(path)
+    assert not tok.byte_level and shipping.can_ship(tok)
+    samples = [Sample(f"s{i}", text=PROSE[i % len(PROSE)] * 40) for i in range(6)]
+    here = compute_stats({"sp": tok}, samples, baseline="s0")
+    assert compute_stats({"sp": tok}, samples, baseline="s0", processes=2).rows == here.rows
+    assert children_used

@@ -23,6 +23,7 @@ from bpeinspect.cli import chat, convert, encode, tokenizers, train
 from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli import vocab_diff as cli_vocab_diff
+from bpeinspect.cli import vocab_use as cli_vocab_use
 from bpeinspect.cli.common import PROG, CliError
 from bpeinspect.core.errors import PatternError
 from bpeinspect.core.io import load_cache
@@ -51,6 +52,7 @@ REGISTRARS: list[Callable[[Any], None]] = [
     cli_count.register,
     chat.register,
     cli_vocab_diff.register,
+    cli_vocab_use.register,
 ]
 
 
@@ -108,8 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _fail("interrupted")
         return 130  # as a shell reports a command stopped by Ctrl+C (128 + SIGINT)
-    except RecursionError:  # a structure nested deeper than Python follows, wherever it came from
-        return _fail("the input is nested too deeply to read (thousands of levels of brackets)")
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine's memory)")
     except Exception as exc:  # the last resort: a bug, never a traceback unless asked for

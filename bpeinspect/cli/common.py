@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import unicodedata
@@ -24,28 +23,48 @@ class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
 
 
-PROCESSES_PER_CORE = 4  # more than this many processes per core only wait for each other
-
-
 def processes(value: str) -> int:
-    """``-j N`` (an argparse type): at least 1, and at most :data:`PROCESSES_PER_CORE` per
-    core, with a note on stderr when capped."""
+    """``-j N`` (an argparse type): at least 1, and at most what a pool starts
+    (:func:`~bpeinspect.core.pool.max_processes`), with a note on stderr when capped."""
+    from bpeinspect.core.pool import PROCESSES_PER_CPU, max_processes
+
     try:
         n = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
-    cap = PROCESSES_PER_CORE * (os.cpu_count() or 1)
+    cap = max_processes()
     if n > cap:
-        sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CORE} processes per core; using {cap}\n")
+        sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CPU} processes per CPU; using {cap}\n")
         return cap
     return n
 
 
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+
+
+def pattern_arg(value: str) -> str:
+    """``--pattern NAME|REGEX`` (an argparse type): a preset name, or a regex; a plain word
+    that names no preset (``gpt99``) is refused rather than used as a regex matching that word."""
+    from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS
+
+    if _NAME_LIKE.fullmatch(value) and value not in PRESETS and value not in PRESET_ALIASES:
+        names = ", ".join(PRESETS)
+        raise argparse.ArgumentTypeError(f"no preset is called {value!r} (presets: {names}); a regex needs regex characters")
+    return value
+
+
 def wrote(path: Any, detail: str = "") -> None:
-    """The ``wrote PATH`` line on stderr, the path escaped as in error lines."""
-    sys.stderr.write(f"wrote {display_label(str(path))}{detail}\n")
+    """The ``wrote PATH`` line on stderr, the path escaped as in error lines (a folder: the
+    files written into it, GPT-2's pair)."""
+    from pathlib import Path
+
+    from bpeinspect.core.io.formats.gpt2 import ENCODER, MERGES
+
+    p = Path(path)
+    names = f"{p / ENCODER} and {p / MERGES}" if p.is_dir() else str(path)
+    sys.stderr.write(f"wrote {display_label(names)}{detail}\n")
 
 
 def read_text(file: str) -> str:

@@ -176,7 +176,7 @@ _GIVEN = "_tables_parts"
 
 def remember(tok: Any, parts: Parts) -> None:
     """Keep ``parts`` with ``tok`` (made from them) where its tables alone would not make it again."""
-    if parts.factory == "SentencePieceBPE" and type(tok) is SentencePieceBPE:
+    if parts.factory == "SentencePieceBPE" and isinstance(tok, Tokenizer):
         setattr(tok, _GIVEN, parts)
 
 
@@ -190,10 +190,13 @@ def _given(tok: Any) -> Parts | None:
     return parts if same else None
 
 
-def can_rebuild(tok: Any) -> bool:
-    """Whether :func:`parts_of` knows ``tok``'s parts: a plain byte-level BPE, or a tokenizer
-    that kept the parts it was made from."""
-    return (type(tok) is Tokenizer and tok.byte_level) or _given(tok) is not None
+def can_rebuild(tok: Tokenizer) -> bool:
+    """Whether :func:`parts_of` knows ``tok``'s parts: a byte-level model (rank or merge list)
+    behind a plain pre-tokenizer, with one normalizer for every segment; or a tokenizer that
+    kept the parts it was made from."""
+    if _given(tok) is not None:
+        return True
+    return tok.byte_level and tok.rest_normalizer is tok.normalizer and not tok.pre_tokenizer.tiles
 
 
 def build(parts: Parts) -> Any:

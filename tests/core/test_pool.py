@@ -308,6 +308,15 @@ def test_children_are_niced_before_they_import_anything() -> None:
     assert {n for n, _ in got} == {base, min(base + 7, 19)}  # this process's items, and the child's
 
 
+def test_a_pool_asked_for_a_hundred_thousand_processes_starts_a_few_per_cpu() -> None:
+    from bpeinspect.core.pool import PROCESSES_PER_CPU, ProcessPool, max_processes
+
+    with ProcessPool(100_000) as pool:
+        assert pool.processes == max_processes() <= PROCESSES_PER_CPU * (os.cpu_count() or 1)
+    with ProcessPool(0) as pool:
+        assert pool.processes == 1
+
+
 def test_a_loaded_sentencepiece_tokenizer_is_counted_by_children_the_same(children_used: list[int], tmp_path: Path) -> None:
     pytest.importorskip("tokenizers")
     from bpeinspect.core.io.formats import load_path

@@ -155,7 +155,7 @@ def test_a_sentencepiece_tokenizer_ships_as_the_parts_it_was_made_from_and_a_cha
     tok.name = "renamed"
     assert can_ship(tok)
     back = pickle.loads(pickle.dumps(Shipped(tok)))
-    assert type(back) is SentencePieceBPE and back is not tok and back.name == "renamed"
+    assert isinstance(back, Tokenizer) and not back.byte_level and back is not tok and back.name == "renamed"
     _same_encodings(back, tok)
     twin = tok.with_special_tokens({"<extra>": 11})
     assert not can_ship(twin)

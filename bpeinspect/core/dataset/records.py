@@ -31,6 +31,15 @@ JSON_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonlines")
 _CHUNK = 4 << 20  # bytes read at a time
 _MAX_REPORTED = 20  # problems kept verbatim; the rest are only counted
 _WS = json.decoder.WHITESPACE  # type: ignore[attr-defined]
+_MAX_DIGITS = 4000  # Python refuses to read longer integers (sys.get_int_max_str_digits)
+
+
+def _number(digits: str) -> int | float:
+    # a 100,000-digit id is no reason to refuse a record: read it as a (huge) float
+    return int(digits) if len(digits) <= _MAX_DIGITS else float(digits)
+
+
+_DECODER = json.JSONDecoder(parse_int=_number)
 
 
 def is_dataset_name(name: str) -> bool:
@@ -89,7 +98,7 @@ class RecordReader:
         if not newline:
             return False
         try:
-            json.loads(line)
+            _DECODER.decode(_text(line))
         except (ValueError, RecursionError):
             return True
         return False
@@ -109,7 +118,7 @@ class RecordReader:
                     continue
                 filled += 1
                 try:
-                    obj = json.loads(line)
+                    obj = _DECODER.decode(_text(line))
                 except UnicodeDecodeError:
                     self._problem(f"{self.name} line {lineno}: not UTF-8")
                     continue
@@ -154,7 +163,7 @@ class RecordReader:
             block = self.stream.read(_CHUNK)
 
     def _array(self, head: bytes) -> Iterator[tuple[int, Any]]:
-        decoder = json.JSONDecoder()
+        decoder = _DECODER
         chunks = self._text_chunks(head)
         buf, pos, eof = "", 0, False
         index = 0
@@ -219,7 +228,7 @@ class RecordReader:
         data = head + self.stream.read()
         self.done = len(data)
         try:
-            obj = json.loads(data)
+            obj = _DECODER.decode(_text(data))
         except UnicodeDecodeError:
             raise DatasetError(f"{self.name}: not UTF-8 text") from None
         except ValueError as exc:
@@ -227,6 +236,10 @@ class RecordReader:
         except RecursionError:
             raise DatasetError(f"{self.name}: nested too deeply (more levels than a JSON reader follows)") from None
         yield from enumerate(records_in_object(obj))
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8-sig")  # UnicodeDecodeError is a ValueError, as json.loads raises
 
 
 def _utf16(head: bytes) -> bool:

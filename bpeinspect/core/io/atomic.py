@@ -388,7 +388,10 @@ def finish_interrupted(folder: str | os.PathLike[str], names: tuple[str, ...] = 
             continue
         journal = root / name
         try:
-            lines = journal.read_text(encoding="utf-8").splitlines()
+            raw = read_state(journal)  # a pipe named like a journal would never answer
+            if raw is None:
+                continue
+            lines = raw.decode("utf-8").splitlines()
             if lines and lines[-1] == _JOURNAL_END:
                 for line in lines[:-1]:
                     tmp_name, _, target_name = line.partition("\t")
@@ -426,7 +429,10 @@ def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> 
         if _JOURNAL_NAME.match(name) is None:
             continue
         try:
-            lines = (root / name).read_text(encoding="utf-8").splitlines()
+            raw = read_state(root / name)
+            if raw is None:
+                continue
+            lines = raw.decode("utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             continue
         if not lines or lines[-1] != _JOURNAL_END:
@@ -435,6 +441,30 @@ def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> 
         if any(target in names and (root / tmp).exists() for tmp, _, target in staged if "/" not in tmp):
             out.append(root / name)
     return out
+
+
+MAX_STATE = 1 << 20  # a state file larger than this is not one of ours: ignored, and replaced on the next write
+
+
+def read_state(path: Path, limit: int = MAX_STATE) -> bytes | None:
+    """The bytes of one of bpeinspect's own small state files, or None when it is missing, not a
+    regular file (a named pipe would never answer, ``/dev/zero`` never end) or over ``limit``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
 
 
 def _stale_name(target_name: str) -> re.Pattern[str]:

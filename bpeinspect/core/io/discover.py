@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.atomic import atomic_write, read_state
 from bpeinspect.core.io.builtins import BUILTINS
 
 RECENT_LIMIT = 20
@@ -70,30 +70,6 @@ def _user_dir(own_env: str, windows: tuple[str, str], macos: str, xdg: tuple[str
 
 def _recent_path() -> Path:
     return config_dir() / RECENT_FILE
-
-
-_MAX_STATE = 1 << 20  # a state file larger than this is not one of ours: ignored, and replaced on the next write
-
-
-def read_state(path: Path, limit: int = _MAX_STATE) -> bytes | None:
-    """The bytes of one of bpeinspect's own small state files, or None when it is missing, not a
-    regular file (a named pipe would never answer, ``/dev/zero`` never end) or over ``limit``."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            data = f.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return data if len(data) <= limit else None
 
 
 def recent_files() -> list[CatalogEntry]:

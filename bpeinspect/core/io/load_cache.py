@@ -223,7 +223,7 @@ def write(key: str, parts: tables.Parts, files: list[list[str]]) -> None:
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.lstat(entry).st_mode):
                 os.unlink(entry)  # a FIFO, a device or a link in the entry's place: replaced
-        with atomic_open(entry, "wb") as f:
+        with atomic_open(entry, "wb", through=False) as f:  # a pipe there is replaced, never written into
             f.write(_MAGIC + _HEADER.pack(crc, n, len(named)) + named)
             for chunk in chunks:
                 f.write(chunk)

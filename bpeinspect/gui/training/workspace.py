@@ -1,7 +1,7 @@
 """The training workspace: set up a training, watch it run, and inspect the result at once.
 
 Training runs in a child process (:mod:`bpeinspect.core.train.process`) watched by a
-:class:`~bpeinspect.gui.concurrency.Worker` running a :class:`~.worker.TrainingJob` in a pool
+:class:`~bpeinspect.gui.concurrency.Worker` running a :class:`~bpeinspect.core.train.plan.TrainingJob` in a pool
 of its own (so it never takes a thread the window's encoding needs); this widget only shows the throttled reports
 (progress, rate, time left, the current merge, two live plots). The
 tokenizers it makes, one per asked-for size, join the :class:`TokenizerRegistry`, so the
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
+from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome
 from bpeinspect.core.train.run import initial_token_bytes
 from bpeinspect.core.train.setup import format_merge
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
@@ -43,7 +44,6 @@ from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots, bytes_per_token_curve
-from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {

@@ -184,6 +184,7 @@ class PaneStack(QScrollArea):
         self.registry, self.document, self.appearance = registry, document, appearance
         self.read_only = False
         self.insert_text = None  # what the views paste with (LiveDocument.insert_text)
+        self.insert_data = None  # and pasted UTF-8 bytes (LiveDocument.paste_data)
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -271,6 +272,7 @@ class PaneStack(QScrollArea):
         pane = TokenizerPane(tok, self.document)
         pane.view.setReadOnly(self.read_only)
         pane.view.insert_text = self.insert_text
+        pane.view.insert_data = self.insert_data
         self.appearance.style_view(pane.view)
         pane.view.tokenClicked.connect(lambda i, p=pane: self.tokenClicked.emit(p.tok, i))
         pane.closeRequested.connect(self.registry.remove)

@@ -59,6 +59,8 @@ def refused_in_one_line(result: BaseException | str) -> str:
         "{{ '%999999999d' % 1 }}",
         "{{ '{:>999999999}'.format(1) }}",
         "{{ ('x' * 30000000).replace('x', 'yyyyyyyy') }}",
+        "{% set ns = namespace(l=[]) %}{% set s = 'x' * 30000000 %}"
+        "{% for i in range(1000) %}{% set ns.l = ns.l + [s ~ i] %}{% endfor %}",
         "{% set ns = namespace(n=3) %}{% for i in range(40) %}{% set ns.n = ns.n * ns.n %}{% endfor %}",
     ],
 )

@@ -76,3 +76,12 @@ def test_utf16_json_lines_are_refused_not_miscounted(tmp_path, encoding):
     p.write_bytes('{"text": "a"}\n{"text": "b"}\n{"text": "c"}\n'.encode(encoding))
     with pytest.raises(DatasetError, match="UTF-16"):
         list(read_records(p))
+
+
+def test_a_number_of_a_hundred_thousand_digits_does_not_refuse_the_dataset():
+    data = b'{"text": "a", "id": ' + b"7" * 100_000 + b'}\n{"text": "b"}\n'
+    reader = RecordReader(io.BytesIO(data), size=len(data), name="num.jsonl")
+    assert [r["text"] for _, r in reader] == ["a", "b"]
+    array = b'[{"text": "a", "id": ' + b"7" * 100_000 + b'}, {"text": "b"}]'
+    reader = RecordReader(io.BytesIO(array), size=len(array), name="num.json")
+    assert [r["text"] for _, r in reader] == ["a", "b"]

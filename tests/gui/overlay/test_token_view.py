@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextCursor
 
+from bpeinspect.core.encoding import split_groups
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.token_view import Layers, TokenView
-from bpeinspect.gui.overlay.tooltips import split_groups, token_tooltip
+from bpeinspect.gui.overlay.token_view import Layers, TokenView, token_tooltip
 
 ASTRAL = "a😀b 日本語\n👩‍👩‍👧 x 🎉🎉\n\tΩmega 𝔘𝔫𝔦 <|endoftext|>\n"
 

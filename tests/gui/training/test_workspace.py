@@ -591,3 +591,29 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
     assert gaps[-3][0] < MAX_STALL, f"the event loop stalled three times or more: {worst}"
     assert probe.max_gap < 4 * MAX_STALL, f"the event loop stalled {what}"
     shoot(ws, tmp_path, "training-16k.png")
+
+
+def test_resume_is_offered_only_with_merges_left(qtbot, ws):
+    from types import SimpleNamespace
+
+    from bpeinspect.core.train.plan import TrainingOutcome
+
+    job = SimpleNamespace(
+        plan=SimpleNamespace(sizes=[300], name="x"), run_=SimpleNamespace(merges_total=44), history={}
+    )
+    ws._on_finished(job, TrainingOutcome([], stopped=True, exhausted=False, merges=10, seconds=0.1, history={}))
+    ws._refresh_buttons()
+    assert ws.resume_button.isVisible()  # cancelled with 34 merges to go
+    ws._on_finished(job, TrainingOutcome([], stopped=True, exhausted=False, merges=44, seconds=0.1, history={}))
+    ws._refresh_buttons()
+    assert not ws.resume_button.isVisible()  # the cancel came as the last merge was made: nothing to resume
+
+
+def test_a_long_status_line_wraps_and_keeps_the_form_in_the_window(qtbot, ws):
+    ws.resize(1024, 700)
+    ws.phase_label.setText(
+        "The corpus ran out of pairs after 51,804 merges (812.4 s): 52,060 tokens, fewer than the 100,000 asked "
+        "for. Made: " + ", ".join(f"a-corpus-with-a-long-name-{k}k" for k in range(1, 12))
+    )
+    qtbot.wait(50)
+    assert ws.minimumSizeHint().width() <= 1024 and ws.train_button.geometry().right() <= ws.width()

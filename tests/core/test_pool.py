@@ -315,3 +315,17 @@ def test_a_pool_asked_for_a_hundred_thousand_processes_starts_a_few_per_cpu() ->
         assert pool.processes == max_processes() <= PROCESSES_PER_CPU * (os.cpu_count() or 1)
     with ProcessPool(0) as pool:
         assert pool.processes == 1
+
+
+def test_a_loaded_sentencepiece_tokenizer_is_counted_by_children_the_same(children_used: list[int], tmp_path: Path) -> None:
+    pytest.importorskip("tokenizers")
+    from bpeinspect.core.io.formats import load_path
+    from tests.core.test_sentencepiece import GEMMA, _hf_sp_json
+
+    path, _ = _hf_sp_json(tmp_path, *GEMMA)
+    tok = load_path(path)
+    assert not tok.byte_level and shipping.can_ship(tok)
+    samples = [Sample(f"s{i}", text=PROSE[i % len(PROSE)] * 40) for i in range(6)]
+    here = compute_stats({"sp": tok}, samples, baseline="s0")
+    assert compute_stats({"sp": tok}, samples, baseline="s0", processes=2).rows == here.rows
+    assert children_used

@@ -79,8 +79,8 @@ class TrainingOutcome:
 
 
 def size_label(size: int) -> str:
-    """``4096`` -> ``"4k"``, ``1000`` -> ``"1000"``."""
-    return f"{size // 1024}k" if size % 1024 == 0 else str(size)
+    """``4000`` -> ``"4k"``, ``4096`` -> ``"4096"`` (as :func:`parse_sizes` reads them)."""
+    return f"{size // 1000}k" if size and size % 1000 == 0 else str(size)
 
 
 def check_sizes(sizes: Sequence[int], special_tokens: Sequence[str] = ()) -> None:

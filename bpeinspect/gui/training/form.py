@@ -17,8 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core.train.plan import TrainingPlan, check_sizes
-from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens
+from bpeinspect.core.train import TrainingPlan, check_sizes, parse_sizes, parse_special_tokens
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.pattern import PatternChooser
 
@@ -39,7 +38,7 @@ class TrainingForm(QWidget):
         self.sizes_edit = QLineEdit("1k, 4k")
         self.sizes_edit.setPlaceholderText("e.g. 1k, 4k, 16k")
         self.sizes_edit.setToolTip(
-            "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k.\n"
+            "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k (k is 1,000).\n"
             "Training runs once to the largest; the smaller ones are its first merges."
         )
         self.chooser = PatternChooser(self, default="gpt4")

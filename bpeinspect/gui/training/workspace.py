@@ -36,9 +36,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
-from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome
-from bpeinspect.core.train.run import initial_token_bytes
-from bpeinspect.core.train.setup import format_merge
+from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -121,6 +119,8 @@ class TrainingWorkspace(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.phase_label = QLabel("Not started.")
+        self.phase_label.setWordWrap(True)  # a long line ("ran out of pairs … Made: …") wraps, not widens the form
+        self.phase_label.setMinimumWidth(1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -317,8 +317,12 @@ class TrainingWorkspace(QWidget):
     def _on_finished(self, job: TrainingJob, outcome: TrainingOutcome) -> None:
         self._set_progress(outcome.merges, max(job.run_.merges_total, 1))
         self.plots.redraw()
-        if outcome.stopped:
+        # a run cancelled with merges still to make can resume; one that made them all (the
+        # cancel came as it ended) or that ran out of pairs has nothing left to do
+        if outcome.stopped and not outcome.exhausted and outcome.merges < job.run_.merges_total:
             self.paused = (job.plan, job.run_, job.history)
+        else:
+            self._drop_paused()
         for tok in outcome.tokenizers:
             settings = tok.training.settings if tok.training else {}
             if settings.get("finished") and settings.get("vocab_size") in self._delivered:

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.panes.insert_text = self.live.insert_text
+        self.panes.insert_data = self.live.paste_data
         self.live.below_view = self.panes.below_view
         self.files = FileCommands(self)
         self.vocab_settings = VocabSettings(self)

@@ -338,7 +338,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
 def test_a_big_html_export_asks_and_writes_only_the_visible_part_in_a_worker(qtbot, window, tmp_path, monkeypatch):
     import threading
 
-    from bpeinspect.gui.overlay import export
+    from bpeinspect.gui.window import files as export
 
     window.resize(800, 500)
     window.open_tokenizer("cl100k_base")

@@ -60,7 +60,7 @@ FOCUS_PAGES = ("scripts", "map")  # the pages drawn under one chosen tokenizer
 
 
 # what the view needs besides Qt; imported on the worker (about a second with pyqtgraph)
-MODULES = ("tables", "export", "figures", *sorted({m for _, m, _ in PAGES.values() if m}))
+MODULES = ("tables", "export", *sorted({m for _, m, _ in PAGES.values() if m}))
 COUNTING = "bpeinspect.core.analysis.languages"  # the core's counting, as mods["counting"]
 
 
@@ -323,7 +323,7 @@ class LanguagesView(QWidget):
         def on_yielded(value: tuple) -> None:
             if value[0] == "corpus":
                 self._corpora[source] = value[1]
-                self.filters.fill(value[1], self._m["figures"].language_name)
+                self.filters.fill(value[1], self._m["export"].language_name)
             else:
                 self._cache.put(source, toks[value[1]], value[2])
             self._assemble()

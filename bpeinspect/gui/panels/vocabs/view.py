@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import QueryError, Tokenizer
 from bpeinspect.core.analysis.vocab_diff import (
     MAX_SIDES,
     MergeOverlap,
@@ -45,7 +45,6 @@ from bpeinspect.core.analysis.vocab_diff import (
     list_tokens,
     merges_in_common,
 )
-from bpeinspect.core.errors import QueryError
 from bpeinspect.core.text import SYMBOLS, parse_display
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.panels.languages import export

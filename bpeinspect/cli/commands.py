@@ -25,7 +25,7 @@ from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli import vocab_diff as cli_vocab_diff
 from bpeinspect.cli import vocab_use as cli_vocab_use
 from bpeinspect.cli.common import PROG, CliError
-from bpeinspect.core.errors import PatternError
+from bpeinspect.core import PatternError
 from bpeinspect.core.io import load_cache
 from bpeinspect.core.text import display_label
 

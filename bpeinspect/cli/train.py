@@ -13,9 +13,15 @@ from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
 from bpeinspect.core.io.formats import check_target, format_for_path, save
-from bpeinspect.core.train.plan import TrainingJob, TrainingPlan, check_sizes, size_label
-from bpeinspect.core.train.run import TrainingRun, train_tokenizer
-from bpeinspect.core.train.setup import parse_sizes
+from bpeinspect.core.train import (
+    TrainingJob,
+    TrainingPlan,
+    TrainingRun,
+    check_sizes,
+    parse_sizes,
+    size_label,
+    train_tokenizer,
+)
 
 
 def add_train(sub: Any) -> None:
@@ -71,8 +77,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def sized_path(out: str | Path, size: int) -> Path:
     """Where the tokenizer of ``size`` tokens goes: OUT with the size before its extension.
 
-    >>> sized_path("runs/bpe.tiktoken", 4096).as_posix(), sized_path("tokenizer.json", 1000).as_posix()
-    ('runs/bpe-4k.tiktoken', 'tokenizer-1000.json')
+    >>> sized_path("runs/bpe.tiktoken", 4000).as_posix(), sized_path("tokenizer.json", 1024).as_posix()
+    ('runs/bpe-4k.tiktoken', 'tokenizer-1024.json')
     """
     p = Path(out)
     return p.with_name(f"{p.stem}-{size_label(size)}{p.suffix}")

@@ -414,7 +414,7 @@ def _make_dataset(host: PanelContext) -> QWidget:
 
 def _open_record(host: PanelContext, record: Any, shape: Any) -> None:
     """A chat record opens in the chat panel; any other in the text box (its fields' text)."""
-    from bpeinspect.core.dataset.shapes import conversation, field_texts
+    from bpeinspect.core.dataset import conversation, field_texts
 
     messages = conversation(record) if shape.kind == "chat" else None
     if messages is not None:

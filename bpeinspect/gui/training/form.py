@@ -17,8 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core.train.plan import TrainingPlan, check_sizes
-from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens
+from bpeinspect.core.train import TrainingPlan, check_sizes, parse_sizes, parse_special_tokens
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.pattern import PatternChooser
 

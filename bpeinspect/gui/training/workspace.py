@@ -36,9 +36,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
-from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome
-from bpeinspect.core.train.run import initial_token_bytes
-from bpeinspect.core.train.setup import format_merge
+from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry

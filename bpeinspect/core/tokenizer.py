@@ -431,6 +431,7 @@ class Tokenizer:
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
         pre = self.pre_tokenizer
+        found: Iterable[str]
         with quiet_gc(freeze=False) if len(text) >= QUIET_CHARS else nullcontext():
             if pre.sliceable and len(text) > 4 * _SLICE:
                 # a slice at a time: holding one slice's pre-tokens instead of the whole text's
@@ -485,7 +486,9 @@ class Tokenizer:
         """
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
+        segments: list[tuple[str, int | None]] = [(text, None)]
+        if allowed or self.added_tokens:
+            segments = self._segments(text, allowed)
         if self.normalizer is not None or self.rest_normalizer is not None or not self.model.byte_level:
             # offsets are mapped back from the normalized copy into the user's text
             return self._encode_aligned(text, segments, should_stop)

@@ -192,6 +192,7 @@ class TokenList(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # Tab goes on to the next pane (arrows move between cells)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         vh = self.table.verticalHeader()

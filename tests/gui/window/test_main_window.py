@@ -338,7 +338,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
 def test_a_big_html_export_asks_and_writes_only_the_visible_part_in_a_worker(qtbot, window, tmp_path, monkeypatch):
     import threading
 
-    from bpeinspect.gui.overlay import export
+    from bpeinspect.gui.window import files as export
 
     window.resize(800, 500)
     window.open_tokenizer("cl100k_base")
@@ -368,3 +368,13 @@ def test_a_big_html_export_asks_and_writes_only_the_visible_part_in_a_worker(qtb
     wait_jobs(qtbot, window.jobs, 30000)
     page = path.read_text(encoding="utf-8")
     assert ">250<" in page and ">line<" in page and "says" not in page and "the selection" in window.message.text()
+
+
+def test_the_tokenizers_menu_offers_to_add_only_what_is_not_open(qtbot, window):
+    assert window.commands["tokenizers.add.cl100k_base"].isEnabled()
+    window.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, window)
+    assert not window.commands["tokenizers.add.cl100k_base"].isEnabled()
+    assert window.commands["tokenizers.add.r50k_base"].isEnabled()
+    window.close_current()
+    assert window.commands["tokenizers.add.cl100k_base"].isEnabled()

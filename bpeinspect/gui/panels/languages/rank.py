@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
 from bpeinspect.core.analysis.fairness import METRICS, CorpusStats, percentile
 from bpeinspect.gui.overlay.palette import UiColors
-from bpeinspect.gui.panels.languages.figures import baseline_name, log2_premium, premium_text, premium_ticks
+from bpeinspect.gui.panels.languages.export import baseline_name, log2_premium, premium_text, premium_ticks
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
 MEASURED = ("fertility", "renyi", "utilization")  # the METRICS that need each text's ids counted

@@ -23,7 +23,6 @@ SentencePiece-style models).
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -571,7 +570,9 @@ class Tokenizer:
         >>> chat.encode("<|im_start|>hi", allowed_special="all")
         [100264, 6151]
         """
-        twin, id_bytes = copy.copy(self), dict(self._id_bytes)
+        # a shallow copy by hand: copy.copy would go through pickling, which stores the tables
+        twin, id_bytes = type(self).__new__(type(self)), dict(self._id_bytes)
+        twin.__dict__.update(self.__dict__)
         for s, i in extra.items():
             if self.special_tokens.get(s) == i:
                 continue

@@ -111,3 +111,10 @@ def test_with_special_tokens_shares_the_model_and_its_cache() -> None:
     assert chat.model is base.model and chat._cache is base._cache
     assert chat.encode("<|im_start|>hi", allowed_special="all") == [100264, 6151]
     assert "<|im_start|>" not in base.special_tokens and base.token_id("<|im_start|>") is None
+
+
+def test_a_sentencepiece_tokenizer_takes_more_special_tokens() -> None:
+    tok = SentencePieceBPE(["<unk>", "▁", "h", "i", "▁h", "▁hi"], [2, 1, 1, 1, 1, 1],
+                           scores=[0, -5, -6, -7, -1, -2], byte_fallback=False, unk_id=0)
+    chat = tok.with_special_tokens({"<turn>": 6})
+    assert chat.model is tok.model and chat.encode("▁hi<turn>▁h", allowed_special="all") == [5, 6, 4]

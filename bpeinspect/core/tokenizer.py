@@ -40,6 +40,7 @@ from bpeinspect.core.specials import (
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.word_marks import SymbolTables, WordMarks, known, piece_encoder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,6 +92,8 @@ class Tokenizer:
     # are matched after (the file's own normalizer, without a pre-tokenizer's ▁ steps)
     added_options: Mapping[str, AddedOptions] = MappingProxyType({})
     added_normalizer: Normalizer | None = None
+    word_marks: WordMarks | None = None  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
+    unk_id: int | None = None
 
     def __init__(
         self,
@@ -111,6 +114,8 @@ class Tokenizer:
         added_options: Mapping[str, AddedOptions] | None = None,
         duplicate_merges: Literal["first", "last"] = "first",  # a pair listed twice: which listing wins
         byte_barriers: bool = False,  # a byte without a token parts its neighbours (llama.cpp)
+        word_marks: WordMarks | None = None,  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
+        unk_id: int | None = None,  # with word marks: the id of a symbol the vocabulary lacks (else dropped)
     ) -> None:
         self.name = name
         # applied to the text between special tokens before splitting (NFC for Qwen, ...)
@@ -145,10 +150,61 @@ class Tokenizer:
                 self._ranks, self._decoder, merges, merge_results, duplicate_merges
             )
             byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
-        self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges,
-                                                drop=bytes(self.missing_bytes), barriers=byte_barriers, made=self._merge_made)
+        self.word_marks, self.unk_id = word_marks or None, unk_id
+        if self.word_marks is not None:
+            self._mark_tokens(self.word_marks, ignore_merges)
+        else:
+            self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges,
+                                                    drop=bytes(self.missing_bytes), barriers=byte_barriers,
+                                                    made=self._merge_made)
         self._cache = PieceCache(self._encode_piece)
         self.n_vocab: int = max([high, *self.special_tokens.values(), *self.added_tokens.values()]) + 1 if self._decoder else 0
+
+    def _mark_tokens(self, marks: WordMarks, ignore_merges: bool) -> None:
+        """Word marks (see :mod:`bpeinspect.core.word_marks`): each marked token's id table entry
+        becomes the bytes it covers, its marks are kept apart, and pieces start from marked symbols."""
+        if self._pair_merges is None:
+            raise ValueError(f"a model with word marks ({marks.describe()}) needs its merge list")
+        specials = set(self.special_tokens.values()) | set(self.added_tokens.values())
+        continues, ends = set(), set()
+        for i, key in list(self._decoder.items()):
+            if i in specials:
+                continue
+            data, c, e = marks.parse_key(key)
+            if c or e:
+                self._decoder[i] = data
+                if c:
+                    continues.add(i)
+                if e:
+                    ends.add(i)
+        self._continues, self._ends = frozenset(continues), frozenset(ends)
+        self._symbols = SymbolTables.of(self._ranks, marks)
+        self.missing_bytes = ()  # a symbol the vocabulary lacks is the unknown token's, or dropped with its marks
+        self._encode_piece = piece_encoder(
+            self._symbols, self._pair_merges, self._merge_made, unk_id=self.unk_id,
+            whole=self._ranks if ignore_merges else None,
+        )
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)``: whether the token continues a word (Hugging Face's
+        ``continuing_subword_prefix``) and whether it ends one (``end_of_word_suffix``); both
+        ``False`` for a model without word marks."""
+        if self.word_marks is None:
+            return False, False
+        return token_id in self._continues, token_id in self._ends
+
+    def shown_with_marks(self, token_id: int, shown: str) -> str:
+        """``shown`` (a token's text as a view writes it) with the token's word marks: ``on⌋`` for
+        a token that ends a word, ``⌊ing`` for one that continues a word; ``shown`` itself for a
+        model without word marks.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> load_tokenizer("gpt2").shown_with_marks(31373, "hello")
+        'hello'
+        """
+        if self.word_marks is None:
+            return shown
+        return self.word_marks.show(shown, *self.token_marks(token_id))
 
     # -- construction -------------------------------------------------------------------------
 
@@ -192,6 +248,8 @@ class Tokenizer:
 
     def initial_parts(self, piece: bytes) -> list[int]:
         """The symbols merging starts from for one pre-token: here its bytes' tokens."""
+        if self.word_marks is not None:
+            return known(self._symbols.initial(piece), self.unk_id)
         ranks = self._ranks
         return [ranks[bytes([b])] for b in piece]
 
@@ -483,10 +541,13 @@ class Tokenizer:
         """The bytes of a sequence of tokens."""
         dec, ids = self._decoder, list(ids)
         try:
-            return b"".join([dec[i] for i in ids])
+            parts = [dec[i] for i in ids]
         except (KeyError, TypeError):
             bad = next(i for i in ids if i not in dec)
             raise UnknownTokenError(f"unknown token id {bad!r}") from None
+        if self.word_marks is not None:  # a space where a word ends
+            return self.word_marks.join(parts, [i in self._continues for i in ids], [i in self._ends for i in ids])
+        return b"".join(parts)
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         return [self.token_bytes(i) for i in ids]

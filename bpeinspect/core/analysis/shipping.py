@@ -93,7 +93,8 @@ class Shipped:
             spec = rule.pattern
         self._kwargs = {"pattern": spec, "special_tokens": tok.special_tokens, "ignore_merges": tok.ignore_merges,
                         "normalizer": tok.normalizer, "name": tok.name, "source": tok.source,
-                        "added_tokens": tok.added_tokens, "added_options": tok.added_options}  # fmt: skip
+                        "added_tokens": tok.added_tokens, "added_options": tok.added_options,
+                        "word_marks": tok.word_marks, "unk_id": tok.unk_id}  # fmt: skip
 
     def __reduce__(self) -> tuple[Callable[..., Tokenizer], tuple]:
         return _build, (self._ranks, self._merges, self._kwargs)

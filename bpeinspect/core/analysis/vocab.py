@@ -330,7 +330,7 @@ class VocabIndex:
     def display(self, token_id: int) -> str:
         s = self._display.get(token_id)
         if s is None:
-            s = display_bytes(self.tok.token_bytes(token_id))
+            s = self.tok.shown_with_marks(token_id, display_bytes(self.tok.token_bytes(token_id)))
             self._display[token_id] = s
         return s
 

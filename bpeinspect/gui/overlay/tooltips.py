@@ -16,7 +16,7 @@ from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPLITS_CHAR
 from bpeinspect.core.live_text import Part
 from bpeinspect.core.text import hex_bytes
-from bpeinspect.gui.overlay.glyphs import display_bytes, shown
+from bpeinspect.gui.overlay.glyphs import display_bytes, shown, token_shown
 from bpeinspect.gui.overlay.palette import app_colors
 
 # every flag byte with a split bit set, whatever other bits it has
@@ -86,6 +86,7 @@ def token_tooltip(
     rows = [
         ("id", f"<b>{info.id}</b>"),
         ("text", f"<code>{html.escape(display_bytes(info.text_bytes))}</code>"),
+        *([("word", tok.word_marks.where(*tok.token_marks(info.id)))] if tok.word_marks and not info.special else []),
         ("bytes", f"<code>{hex_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
     ]
     if info.special:
@@ -105,8 +106,8 @@ def token_tooltip(
             rows.append(
                 (
                     "parents",
-                    f"{a} <code>{html.escape(display_bytes(tok.token_bytes(a)))}</code> + "
-                    f"{b} <code>{html.escape(display_bytes(tok.token_bytes(b)))}</code>",
+                    f"{a} <code>{html.escape(token_shown(tok, a))}</code> + "
+                    f"{b} <code>{html.escape(token_shown(tok, b))}</code>",
                 )
             )
     (c0, c1), (b0, b1) = info.char_span, info.byte_span

@@ -19,7 +19,7 @@ from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_merge_table
+from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_encode, pair_merge_table
 from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids, tiled_ids, token_lengths
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.memory import QUIET_CHARS, quiet_gc
@@ -452,6 +452,20 @@ class Tokenizer:
         if isinstance(piece, str):
             piece = fix_surrogates(piece).encode("utf-8")
         return list(self._encode_piece(piece))
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging a token's own symbols gives: its bytes encoded as one pre-token, or with
+        word marks, the symbols of its place in a word (``on`` inside a word, ``on⌋`` at its end).
+        ``[token_id]`` unless the token is unreachable that way."""
+        data = self.token_bytes(token_id)
+        if self.word_marks is None or not data:
+            return self.encode_piece(data)
+        continues, ends = self.token_marks(token_id)
+        tables = self._symbols
+        ids = [tables.middle[b] if k or continues else tables.first[b] for k, b in enumerate(data)]
+        if ends:
+            ids[-1] = (tables.last if len(data) > 1 or continues else tables.alone)[data[-1]]
+        return pair_encode(known(ids, self.unk_id), self._pair_merges, self._merge_made)  # type: ignore[arg-type]
 
     def encode_with_offsets(
         self,

@@ -48,3 +48,18 @@ def test_clip_tokens_hold_their_text_and_end_words():
     assert all(tok.token_marks(i) == (False, True) for i in ids)
     enc = tok.encode_with_offsets("A photo of a cat.")
     assert [(a, b) for a, b in zip(enc.char_starts, enc.char_ends)] == [(0, 1), (2, 7), (8, 10), (11, 12), (13, 16), (16, 17)]
+
+
+def test_clips_vocab_json_and_merges_txt_open_as_clip(tmp_path):
+    """transformers' slow CLIPTokenizer files: the same tokenizer as the merge file."""
+    import json
+
+    hf = clip_hf(vocab_file(CLIP))
+    model = json.loads(hf.to_str())["model"]
+    (tmp_path / "vocab.json").write_text(json.dumps(model["vocab"]), encoding="utf-8")
+    merges = [" ".join(m) if isinstance(m, list) else m for m in model["merges"]]
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    tok, ref = load_tokenizer(tmp_path / "merges.txt"), load_tokenizer(vocab_file(CLIP))
+    assert tok.word_marks == ref.word_marks and tok.special_tokens == ref.special_tokens
+    for text in conformance_texts()[:60]:
+        assert tok.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")

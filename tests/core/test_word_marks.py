@@ -142,3 +142,14 @@ def test_char_level_marked_models_are_refused_naming_the_option(tmp_path):
     p.write_text(json.dumps(obj), encoding="utf-8")
     with pytest.raises(VocabularyError, match="end_of_word_suffix"):
         load_path(p)
+
+
+@pytest.mark.parametrize("kind", ["suffix", "both"])
+def test_tokens_met_inside_words_are_not_called_unreachable(kind):
+    from bpeinspect.core.analysis.vocab import unreachable_tokens
+
+    tok = load_path(trained(kind))
+    flagged = {u.id for u in unreachable_tokens(tok)}
+    seen = {i for text in PROSE + [taylorswift()[:60_000]] for i in tok.encode(text)}
+    inside = [i for i in seen if not tok.token_marks(i)[1]]  # tokens that do not end their word
+    assert inside and not flagged & seen

@@ -152,7 +152,7 @@ def unreachable_tokens(
 ) -> list[Unreachable]:
     """Non-special tokens that the encoder never produces from their own bytes.
 
-    Each token's bytes are encoded as a single pre-token (:meth:`Tokenizer.encode_piece`) and,
+    Each token's bytes are encoded as a single pre-token (:meth:`Tokenizer.rebuild`) and,
     when they are valid UTF-8, also as text (:meth:`Tokenizer.encode_ordinary`). Tokens that
     are not whole UTF-8 can only be checked the first way. Raises ``Cancelled`` if asked to stop.
 
@@ -168,7 +168,7 @@ def unreachable_tokens(
         if not n & 2047:
             _tick(n, len(ids), progress, should_stop)
         bts = tok.token_bytes(i)
-        got = tok.encode_piece(bts)
+        got = tok.rebuild(i)
         if got != [i]:
             out.append(Unreachable(i, "merges", tuple(got)))
             continue

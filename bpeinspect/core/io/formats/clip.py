@@ -75,29 +75,45 @@ def load(path: Path, **_: Any) -> Tokenizer:
 def from_text(text: str, path: Path | str) -> Tokenizer:
     """CLIP's tokenizer from the text of its merge file (the first line is skipped)."""
     lines = text.split("\n")[1 : 1 + MERGES_READ]
-    while lines and not lines[-1].strip():
-        lines.pop()
+    parts = merge_parts(lines, path, first_line=2)
     alphabet = list(bytes_to_unicode().values())  # CLIP's order: printable bytes first
-    vocab = alphabet + [c + SUFFIX for c in alphabet]
+    vocab = alphabet + [c + SUFFIX for c in alphabet] + [a + b for a, b in parts]
+    ids = {token: i for i, token in enumerate(vocab)}  # a token listed twice: its last id, as CLIP's dict
+    specials = {s: len(vocab) + k for k, s in enumerate(SPECIALS)}
+    return build(ids, parts, specials, path)
+
+
+def merge_parts(lines: list[str], path: Path | str, first_line: int = 1) -> list[tuple[str, str]]:
+    """The ``left right`` merges of ``lines`` (blank lines at the end left out)."""
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
     parts: list[tuple[str, str]] = []
-    for n, line in enumerate(lines, 2):
+    for n, line in enumerate(lines, first_line):
         pair = line.split()
         expect(len(pair) == 2, path, f"line {n} is not 'left right'")
         parts.append((pair[0], pair[1]))
-        vocab.append(pair[0] + pair[1])
-    ids = {token: i for i, token in enumerate(vocab)}  # a token listed twice: its last id, as CLIP's dict
+    return parts
+
+
+def build(ids: dict[str, int], parts: list[tuple[str, str]], specials: dict[str, int], path: Path | str) -> Tokenizer:
+    """CLIP's tokenizer over the vocabulary ``ids`` (tokens spelled with ``</w>``) and merges."""
     merges: list[tuple[int, int]] = []
-    for n, (a, b) in enumerate(parts, 2):
-        left, right = ids.get(a), ids.get(b)
-        expect(left is not None and right is not None, path, f"line {n} uses a token that no earlier line makes")
+    made: list[int] = []
+    for n, (a, b) in enumerate(parts, 1):
+        left, right, new = ids.get(a), ids.get(b), ids.get(a + b)
+        expect(left is not None and right is not None, path, f"merge {n} ({a} {b}) uses a token not in the vocabulary")
+        expect(new is not None, path, f"merge {n} ({a} {b}) makes a token not in the vocabulary")
         merges.append((left, right))  # type: ignore[arg-type]
+        made.append(new)  # type: ignore[arg-type]
     ranks: dict[bytes, int] = {}
     for token, i in ids.items():
+        if token in specials:
+            continue
         core, continues, ends = MARKS.parse(token)
         data = bytes(map(_BYTE_OF.__getitem__, core)) if all(c in _BYTE_OF for c in core) else None
         expect(data is not None, path, f"token {token!r} is not in GPT-2's byte alphabet")
         ranks[MARKS.key(data, continues, ends)] = i  # type: ignore[arg-type]
-    specials = {s: len(vocab) + k for k, s in enumerate(SPECIALS)}
+    expect("<|endoftext|>" in specials, path, "CLIP's vocabulary needs <|endoftext|>")
     return build_tokenizer(
         path,
         Tokenizer,
@@ -105,7 +121,7 @@ def from_text(text: str, path: Path | str) -> Tokenizer:
         pattern=split_rule_from_pre_tokenizer(PRE_TOKENIZER, path),
         special_tokens=specials,
         merges=merges,
-        merge_results=[ids[a + b] for a, b in parts],
+        merge_results=made,
         duplicate_merges="last",
         normalizer=from_hf(NORMALIZER),
         word_marks=MARKS,

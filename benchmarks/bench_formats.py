@@ -1,6 +1,7 @@
 """Load times per vocabulary format, and GGUF metadata reading against gguf's GGUFReader.
 
-Run from the project root: ``python benchmarks/bench_formats.py`` (needs ../shared/vocabs).
+Run from the project root: ``python benchmarks/bench_formats.py`` (reads the shared GPT-2 files,
+see ``tests/paths.py``).
 The GGUF case writes a synthetic model with o200k_base's 200k-token vocabulary and a 4 GB
 sparse tensor region into a temporary folder.
 """

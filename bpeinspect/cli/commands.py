@@ -22,6 +22,7 @@ from bpeinspect import __version__
 from bpeinspect.cli import chat, convert, encode, tokenizers, train
 from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
+from bpeinspect.cli import vocab_diff as cli_vocab_diff
 from bpeinspect.cli.common import PROG, CliError
 from bpeinspect.core.errors import PatternError
 from bpeinspect.core.text import display_label
@@ -48,6 +49,7 @@ REGISTRARS: list[Callable[[Any], None]] = [
     cli_stats.register,
     cli_count.register,
     chat.register,
+    cli_vocab_diff.register,
 ]
 
 

@@ -117,7 +117,7 @@ def test_frozen_cli_encodes_like_the_package(app_dir, tmp_path):
     assert ids == load_tokenizer("cl100k_base").encode_ordinary(text)
 
 
-@pytest.mark.skipif(not (SHARED / "vocabs" / "gpt2.gguf").is_file(), reason="shared/ test data not beside the repo")
+@pytest.mark.skipif(not (SHARED / "vocabs" / "gpt2.gguf").is_file(), reason="no shared test data (BPEINSPECT_SHARED)")
 def test_frozen_cli_reads_every_format(app_dir, tmp_path):
     """numpy/gguf and the JSON loaders made it into the bundle."""
     vocabs = SHARED / "vocabs"

@@ -79,7 +79,7 @@ def saved_files(folder: Path) -> dict[str, Path]:
 
 
 def shared_files() -> dict[str, Path]:
-    """The real GPT-2 files of shared/ (empty if shared/ is not beside the repository)."""
+    """The real GPT-2 files of shared/ (empty without the shared test data, see tests/paths.py)."""
     v = SHARED / "vocabs"
     files = {
         "gpt2.tiktoken": v / "gpt2.tiktoken",

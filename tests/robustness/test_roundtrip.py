@@ -132,9 +132,9 @@ def test_saved_and_reloaded_encode_the_same(reloaded, text):
 
 
 def test_reference_merges_are_loaded():
-    """The minbpe cases above run only if shared/ is beside the repository; say so if not."""
+    """The minbpe cases above run only with the shared test data (tests/paths.py); say so if not."""
     if not (SHARED / "reference").is_dir():
-        pytest.skip("shared/ test data not beside the repository")
+        pytest.skip("no shared test data (BPEINSPECT_SHARED)")
     refs = minbpe_references()
     assert len(refs) == 3 and all(len(t) > 256 for t in refs.values())
     assert Path(SHARED / "corpora" / "taylorswift.txt").is_file()

@@ -14,7 +14,6 @@ vocabulary browser shows what this module computes.
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import regex
 
+from bpeinspect.core.analysis.scripts import COMMON, NO_SCRIPT, char_script, script_names
 from bpeinspect.core.errors import Cancelled, QueryError
 from bpeinspect.core.text import display_bytes, parse_display
 
@@ -36,35 +36,15 @@ ShouldStop = Callable[[], bool] | None
 
 # -- scripts and kinds --------------------------------------------------------------------------
 
-SCRIPTS: tuple[str, ...] = (
-    "Latin", "Cyrillic", "Greek", "Han", "Hiragana", "Katakana", "Hangul", "Arabic", "Hebrew",
-    "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada",
-    "Malayalam", "Sinhala", "Thai", "Lao", "Tibetan", "Myanmar", "Khmer", "Georgian", "Armenian",
-    "Ethiopic", "Mongolian", "Syriac", "Thaana", "Bopomofo", "Cherokee", "Canadian_Aboriginal",
-    "Yi", "Javanese", "Balinese", "Tifinagh", "Ol_Chiki", "Nko", "Vai",
-)  # fmt: skip
-COMMON = "Common"  # digits, punctuation, symbols, spaces, marks: no script of their own
-OTHER = "Other"  # a letter of a script not in SCRIPTS
+SCRIPTS: tuple[str, ...] = script_names()  # every script a token can be in, the most common first
 BYTES = "bytes"  # no whole character at all
-_SCRIPT_RE = regex.compile("|".join(f"(\\p{{Script={s}}})" for s in SCRIPTS))
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def char_script(ch: str) -> str:
-    """The script of one character, ``"Common"`` for characters shared by all scripts.
-
-    >>> char_script("ж"), char_script("語"), char_script("7")
-    ('Cyrillic', 'Han', 'Common')
-    """
-    m = _SCRIPT_RE.match(ch)
-    if m is not None:
-        return SCRIPTS[m.lastindex - 1]  # type: ignore[operator]
-    return OTHER if unicodedata.category(ch)[0] == "L" else COMMON
 
 
 def token_scripts(token: bytes) -> tuple[str, ...]:
-    """The scripts of a token's whole characters, in order of first use; ``("Common",)`` if it
-    has none of its own and ``("bytes",)`` if it holds no whole character.
+    """The scripts of a token's whole characters, in order of first use (the Unicode Script
+    property, :func:`~bpeinspect.core.analysis.scripts.char_script`); ``("Common",)`` if it has
+    none of its own (digits, punctuation, marks, unassigned code points) and ``("bytes",)`` if it
+    holds no whole character.
 
     >>> token_scripts("␣日本語です".encode()), token_scripts(b"123"), token_scripts(b"\\xe6\\x97")
     (('Han', 'Hiragana'), ('Common',), ('bytes',))
@@ -75,7 +55,7 @@ def token_scripts(token: bytes) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for ch in text:
         s = char_script(ch)
-        if s != COMMON:
+        if s not in NO_SCRIPT:
             seen[s] = None
     return tuple(seen) if seen else (COMMON,)
 

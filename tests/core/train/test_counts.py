@@ -116,7 +116,7 @@ def test_counting_in_processes_equals_counting_here(monkeypatch: pytest.MonkeyPa
      r"(?m)^\p{L}+|\d", r"[\p{L}\p{M}]+|\p{N}{1,3}| ?[\p{P}\p{S}]+|\s+", None],
 )  # fmt: skip
 def test_counting_document_by_document_anywhere_equals_counting_here(pattern, tie_break) -> None:
-    # the README's recipe for counting elsewhere (a Spark or Ray map over documents, then a sum)
+    # docs/cli.md's recipe for counting elsewhere (a Spark or Ray map over documents, then a sum)
     texts = [*PROSE, *ADVERSARIAL, NEW_IN_UNICODE_17, "ab    cd  12"]
     split = counting_splitter(pattern, tie_break)
     anywhere: dict[bytes, int] = {}

@@ -1,0 +1,370 @@
+"""Two to four vocabularies side by side: which tokens (by their bytes) each holds, which ids
+they agree on, what the tokens are made of, and which merges they share.
+
+Special and added tokens are kept apart: they are names for control sequences, not pieces of
+text that merging makes, so they are compared as their own list (``specials``).
+
+>>> from bpeinspect.core import Tokenizer
+>>> a = Tokenizer.from_merges([(104, 105), (256, 33)], pattern=None)  # hi, hi!
+>>> b = Tokenizer.from_merges([(104, 105), (111, 107)], pattern=None)  # hi, ok
+>>> d = compare_vocabularies([("a", a), ("b", b)])
+>>> d.shared_count(0, 1), d.only_count(0), d.only_count(1), d.same_id(0, 1), d.id_prefix(0, 1)
+(257, 1, 1, 257, 257)
+>>> d.only_tokens(0), d.exclusive_counts()
+([b'hi!'], {1: 1, 2: 1, 3: 257})
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bpeinspect.core.analysis.scripts import NO_SCRIPT, char_script
+from bpeinspect.core.errors import Cancelled
+
+if TYPE_CHECKING:
+    from bpeinspect.core.tokenizer import Tokenizer
+
+ShouldStop = Callable[[], bool] | None
+Progress = Callable[[int, int], None] | None
+
+MAX_SIDES = 4
+# The categories of a token that are not a script (see token_category), in the order shown.
+PARTIAL = "partial UTF-8"  # not whole UTF-8: a piece of a character
+WHITESPACE = "whitespace"  # spaces, tabs, newlines only
+DIGITS = "digits"  # decimal digits, with spaces around allowed
+CODE_PUNCTUATION = "code punctuation"  # ASCII punctuation and symbols ({, ;, ->, ==...)
+MIXED = "mixed scripts"  # letters of more than one script
+NO_SCRIPT_LABEL = "other symbols"  # none of the above and no letters: emoji, other punctuation, marks
+CATEGORIES_FIRST: tuple[str, ...] = (PARTIAL, WHITESPACE, DIGITS, CODE_PUNCTUATION)
+CATEGORIES_LAST: tuple[str, ...] = (MIXED, NO_SCRIPT_LABEL)
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
+_CHECK_EVERY = 8192  # tokens between two should_stop checks
+
+
+def token_category(token: bytes) -> str:
+    """What one token is made of, as a single label for composition charts: ``partial UTF-8``,
+    ``whitespace``, ``digits``, ``code punctuation``, the script of its letters (the Unicode
+    Script property), ``mixed scripts``, or ``other symbols``. Spaces around digits and
+    punctuation are allowed (`` 2024``, ``();\\n``); a token of spaces alone is ``whitespace``.
+
+    >>> [token_category(t) for t in (b" the", b"\\n\\n", b" 2024", b"();", "日本".encode(), b"\\xe6\\x97")]
+    ['Latin', 'whitespace', 'digits', 'code punctuation', 'Han', 'partial UTF-8']
+    >>> token_category("ab\u0436".encode()), token_category("\u2014".encode()), token_category(b"a1")
+    ('mixed scripts', 'other symbols', 'Latin')
+    """
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        return PARTIAL
+    core = text.strip()
+    if not core:
+        return WHITESPACE
+    if core.isdecimal():
+        return DIGITS
+    if core.isascii():
+        if all(ch in _ASCII_PUNCTUATION for ch in core):
+            return CODE_PUNCTUATION
+        if any(ch.isalpha() for ch in core):
+            return "Latin"
+        return NO_SCRIPT_LABEL  # ASCII letters absent: digits mixed with punctuation, say
+    found = None
+    for ch in core:
+        s = char_script(ch)
+        if s in NO_SCRIPT or s == found:
+            continue
+        if found is not None:
+            return MIXED
+        found = s
+    return found or NO_SCRIPT_LABEL
+
+
+@dataclass(frozen=True)
+class VocabSide:
+    """One vocabulary's part of a comparison."""
+
+    name: str
+    n_vocab: int  # the full vocabulary size, specials included
+    tokens: int  # tokens compared (special and added ones left out)
+    specials: tuple[str, ...]  # special and added tokens, by their text
+    composition: dict[str, int]  # token_category -> how many tokens
+    lengths: dict[int, int]  # byte length -> how many tokens
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "n_vocab": self.n_vocab,
+            "tokens": self.tokens,
+            "specials": len(self.specials),
+            "composition": self.composition,
+            "lengths": {str(k): v for k, v in sorted(self.lengths.items())},
+        }
+
+
+@dataclass
+class VocabDiff:
+    """The comparison of 2-4 vocabularies by token bytes (see :func:`compare_vocabularies`).
+
+    Sides are numbered in the order given; a *combination* is a bit mask of sides (bit ``k``:
+    side ``k``), as in an UpSet chart.
+    """
+
+    sides: tuple[VocabSide, ...]
+    _sets: tuple[frozenset[bytes], ...] = field(repr=False)
+    _ranks: tuple[dict[bytes, int], ...] = field(repr=False)
+    _categories: dict[bytes, str] = field(repr=False)
+    _exclusive: dict[int, int] = field(repr=False)
+    _same_id: dict[tuple[int, int], int] = field(repr=False)
+    _prefix: dict[tuple[int, int], int] = field(repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.sides)
+
+    def exclusive_counts(self) -> dict[int, int]:
+        """Every combination (bit mask, 1 to 2**n - 1) -> tokens held by exactly those sides."""
+        return dict(self._exclusive)
+
+    def combinations(self) -> list[int]:
+        """Every combination's mask, by how many sides it holds, then by side."""
+        n = len(self.sides)
+        return sorted(range(1, 1 << n), key=lambda m: (m.bit_count(), [-(m >> k & 1) for k in range(n)]))
+
+    def inclusive_count(self, mask: int) -> int:
+        """Tokens held by all the sides of ``mask`` (and maybe others)."""
+        return sum(c for m, c in self._exclusive.items() if m & mask == mask)
+
+    def shared_count(self, a: int, b: int) -> int:
+        return self.inclusive_count(1 << a | 1 << b)
+
+    def only_count(self, k: int) -> int:
+        """Tokens that side ``k`` holds and no other side does."""
+        return self._exclusive.get(1 << k, 0)
+
+    def same_id(self, a: int, b: int) -> int:
+        """Tokens of both sides ``a`` and ``b`` with the same id in both."""
+        return self._same_id[min(a, b), max(a, b)]
+
+    def id_prefix(self, a: int, b: int) -> int:
+        """The longest run of ids from 0 on that are the same token in both sides ``a`` and ``b``:
+        when one vocabulary extends another, the size of the one extended."""
+        return self._prefix[min(a, b), max(a, b)]
+
+    def tokens(self, mask: int, *, exact: bool = True) -> list[bytes]:
+        """The tokens of one combination: held by exactly the sides of ``mask`` (``exact``) or by
+        at least those; sorted by byte value."""
+        inside = [self._sets[k] for k in range(len(self.sides)) if mask >> k & 1]
+        outside = [self._sets[k] for k in range(len(self.sides)) if not mask >> k & 1] if exact else []
+        got = frozenset.intersection(*inside) if len(inside) > 1 else inside[0]
+        for s in outside:
+            got = got - s
+        return sorted(got)
+
+    def only_tokens(self, k: int) -> list[bytes]:
+        return self.tokens(1 << k)
+
+    def shared_tokens(self, a: int, b: int) -> list[bytes]:
+        return self.tokens(1 << a | 1 << b, exact=False)
+
+    def token_id(self, k: int, token: bytes) -> int | None:
+        """The token's id in side ``k``, or ``None`` if that side does not hold it."""
+        return self._ranks[k].get(token)
+
+    def category(self, token: bytes) -> str:
+        got = self._categories.get(token)
+        return got if got is not None else token_category(token)
+
+    def shared_specials(self, a: int, b: int) -> list[str]:
+        return sorted(set(self.sides[a].specials) & set(self.sides[b].specials))
+
+    def category_order(self) -> list[str]:
+        """Every category any side has: the non-script ones first, then scripts by their total
+        count, then mixed scripts and other symbols."""
+        total: Counter[str] = Counter()
+        for s in self.sides:
+            total.update(s.composition)
+        fixed = set(CATEGORIES_FIRST) | set(CATEGORIES_LAST)
+        scripts = sorted((c for c in total if c not in fixed), key=lambda c: (-total[c], c))
+        return [c for c in CATEGORIES_FIRST if c in total] + scripts + [c for c in CATEGORIES_LAST if c in total]
+
+    def as_dict(self, a: int = 0, b: int = 1, *, lists: bool = False) -> dict:
+        """The comparison of sides ``a`` and ``b`` as JSON-ready values; with ``lists``, the tokens
+        of ``only_a``, ``only_b`` and ``shared`` as hex strings as well."""
+        out: dict = {
+            "a": self.sides[a].as_dict(),
+            "b": self.sides[b].as_dict(),
+            "shared": self.shared_count(a, b),
+            "only_a": self.inclusive_count(1 << a) - self.shared_count(a, b),
+            "only_b": self.inclusive_count(1 << b) - self.shared_count(a, b),
+            "same_id": self.same_id(a, b),
+            "id_prefix": self.id_prefix(a, b),
+            "shared_specials": self.shared_specials(a, b),
+        }
+        if len(self.sides) > 2:
+            out["combinations"] = [
+                {
+                    "sides": [self.sides[k].name for k in range(len(self.sides)) if m >> k & 1],
+                    "tokens": self._exclusive[m],
+                }
+                for m in self.combinations()
+            ]
+        if lists:
+            ab = 1 << a | 1 << b
+            out["tokens"] = {
+                "only_a": [t.hex() for t in self._pair_only(a, b)],
+                "only_b": [t.hex() for t in self._pair_only(b, a)],
+                "shared": [t.hex() for t in self.tokens(ab, exact=False)],
+            }
+        return out
+
+    def _pair_only(self, a: int, b: int) -> list[bytes]:
+        return sorted(self._sets[a] - self._sets[b])
+
+
+def _mergeable(tok: Tokenizer) -> dict[bytes, int]:
+    """Token bytes -> id, special and added tokens left out."""
+    ranks = tok.ranks
+    apart = {*tok.special_tokens.values(), *tok.added_tokens.values()}
+    if not apart:
+        return dict(ranks)
+    return {b: i for b, i in ranks.items() if i not in apart}
+
+
+def _tick(n: int, should_stop: ShouldStop) -> None:
+    if should_stop is not None and not n % _CHECK_EVERY and should_stop():
+        raise Cancelled()
+
+
+def _id_prefix(a: dict[bytes, int], b: dict[bytes, int]) -> int:
+    """How many ids from 0 on map to the same bytes in ``a`` and ``b``."""
+    by_id_a = {i: t for t, i in a.items()}
+    n = 0
+    for t, i in sorted(b.items(), key=lambda kv: kv[1]):
+        if i != n or by_id_a.get(i) != t:
+            break
+        n += 1
+    return n
+
+
+def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_stop: ShouldStop = None) -> VocabDiff:
+    """Compare 2-4 ``(name, tokenizer)`` by their tokens' bytes (special and added tokens apart).
+
+    Set operations and one pass over the distinct tokens (to sort them into categories): two
+    200k vocabularies take well under two seconds. ``should_stop`` is asked every few thousand
+    tokens; a yes raises :class:`~bpeinspect.core.errors.Cancelled`.
+    """
+    if not 2 <= len(tokenizers) <= MAX_SIDES:
+        raise ValueError(f"compare 2 to {MAX_SIDES} vocabularies, not {len(tokenizers)}")
+    ranks = tuple(_mergeable(tok) for _, tok in tokenizers)
+    if should_stop is not None and should_stop():
+        raise Cancelled()
+    sets = tuple(frozenset(r) for r in ranks)
+    categories: dict[bytes, str] = {}
+    for n, t in enumerate(frozenset().union(*sets)):
+        _tick(n, should_stop)
+        categories[t] = token_category(t)
+    sides = []
+    for (name, tok), r in zip(tokenizers, ranks):
+        specials = tuple(sorted({*tok.special_tokens, *tok.added_tokens}))
+        comp = Counter(categories[t] for t in r)
+        lengths = Counter(map(len, r))
+        sides.append(VocabSide(name, tok.n_vocab, len(r), specials, dict(comp), dict(sorted(lengths.items()))))
+    diff_sides = tuple(sides)
+    exclusive = _exclusive_counts(sets)
+    same_id: dict[tuple[int, int], int] = {}
+    prefix: dict[tuple[int, int], int] = {}
+    for a, b in itertools.combinations(range(len(ranks)), 2):
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        ra, rb = ranks[a], ranks[b]
+        small, big = (ra, rb) if len(ra) <= len(rb) else (rb, ra)
+        same_id[a, b] = sum(1 for t, i in small.items() if big.get(t) == i)
+        prefix[a, b] = _id_prefix(ra, rb)
+    diff = VocabDiff(diff_sides, sets, ranks, categories, exclusive, same_id, prefix)
+    order = diff.category_order()
+    for side in diff_sides:  # one order for every side: non-script kinds, scripts by size, the rest
+        ordered = {c: side.composition[c] for c in order if c in side.composition}
+        side.composition.clear()
+        side.composition.update(ordered)
+    return diff
+
+
+def _exclusive_counts(sets: Sequence[frozenset]) -> dict[int, int]:
+    """Bit mask -> how many items exactly the sets of the mask hold (inclusion-exclusion free:
+    each combination's intersection minus the union of the others)."""
+    n = len(sets)
+    out = {}
+    for mask in range(1, 1 << n):
+        inside = [sets[k] for k in range(n) if mask >> k & 1]
+        got = frozenset.intersection(*inside) if len(inside) > 1 else inside[0]
+        for k in range(n):
+            if not mask >> k & 1:
+                got = got - sets[k]
+        out[mask] = len(got)
+    return out
+
+
+# -- merges ----------------------------------------------------------------------------------------
+
+
+def merge_pairs(
+    tok: Tokenizer, *, progress: Progress = None, should_stop: ShouldStop = None
+) -> list[tuple[bytes, bytes]]:
+    """Every merge of ``tok`` as the bytes of its two parts, in priority order. A rank-rule
+    vocabulary (tiktoken's) stores no merges: they are recovered from the ranks, which takes
+    seconds for 200k tokens the first time (the tokenizer keeps them)."""
+    if tok.uses_rank_rule:
+        tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
+    tb = tok.token_bytes
+    return [(tb(a), tb(b)) for a, b in tok.merges]
+
+
+@dataclass(frozen=True)
+class MergeOverlap:
+    """Merges (as pairs of byte strings) held by each combination of sides, and how many merges
+    have the same place in the merge order of two sides."""
+
+    names: tuple[str, ...]
+    totals: tuple[int, ...]
+    exclusive: dict[int, int]
+    same_rank: dict[tuple[int, int], int]
+
+    def inclusive_count(self, mask: int) -> int:
+        return sum(c for m, c in self.exclusive.items() if m & mask == mask)
+
+    def as_dict(self, a: int = 0, b: int = 1) -> dict:
+        both = self.inclusive_count(1 << a | 1 << b)
+        return {
+            "merges_a": self.totals[a],
+            "merges_b": self.totals[b],
+            "shared": both,
+            "same_rank": self.same_rank[min(a, b), max(a, b)],
+        }
+
+
+def merges_in_common(
+    tokenizers: Sequence[tuple[str, Tokenizer]], *, progress: Progress = None, should_stop: ShouldStop = None
+) -> MergeOverlap:
+    """Which merges (left bytes + right bytes) the vocabularies share."""
+    lists = []
+    for k, (_, tok) in enumerate(tokenizers):
+        each = None if progress is None else (lambda d, t, k=k: progress(k * t + d, len(tokenizers) * t))
+        lists.append(merge_pairs(tok, progress=each, should_stop=should_stop))
+    sets = [frozenset(m) for m in lists]
+    same_rank = {}
+    for a, b in itertools.combinations(range(len(lists)), 2):
+        same_rank[a, b] = sum(1 for x, y in zip(lists[a], lists[b]) if x == y)
+    return MergeOverlap(
+        tuple(n for n, _ in tokenizers), tuple(len(m) for m in lists), _exclusive_counts(sets), same_rank
+    )
+
+
+def composition_rows(diff: VocabDiff) -> Iterable[list[str]]:
+    """CSV rows of every side's composition: ``category, side1, side2...``."""
+    yield ["category", *diff.names]
+    for c in diff.category_order():
+        yield [c, *(str(s.composition.get(c, 0)) for s in diff.sides)]

@@ -1,0 +1,212 @@
+"""Vocabularies compared by token bytes (bpeinspect.core.analysis.vocab_diff), checked against
+counts computed from tiktoken's own tables, and the one script classifier they use."""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+import pytest
+import regex
+
+from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
+from bpeinspect.core.analysis import scripts, vocab
+from bpeinspect.core.analysis.vocab_diff import (
+    CODE_PUNCTUATION,
+    DIGITS,
+    MIXED,
+    NO_SCRIPT_LABEL,
+    PARTIAL,
+    WHITESPACE,
+    compare_vocabularies,
+    merges_in_common,
+    token_category,
+)
+from tests.paths import SHARED
+from tests.reference import tiktoken_encoding
+
+PAIRS = [("cl100k_base", "o200k_base"), ("r50k_base", "cl100k_base")]
+
+
+def _oracle(name_a: str, name_b: str) -> dict:
+    """The counts, straight from tiktoken's tables (its public accessors only)."""
+    ea, eb = tiktoken_encoding(name_a), tiktoken_encoding(name_b)
+    ta, tb = set(ea.token_byte_values()), set(eb.token_byte_values())
+    shared = ta & tb
+    specials = {e.encode_single_token(s) for e in (ea, eb) for s in e.special_tokens_set}
+    prefix = 0
+    while prefix not in specials:
+        try:
+            same = ea.decode_single_token_bytes(prefix) == eb.decode_single_token_bytes(prefix)
+        except KeyError:
+            break
+        if not same:
+            break
+        prefix += 1
+    return {
+        "a": ta,
+        "b": tb,
+        "shared": len(shared),
+        "only_a": len(ta - tb),
+        "only_b": len(tb - ta),
+        "same_id": sum(1 for t in shared if ea.encode_single_token(t) == eb.encode_single_token(t)),
+        "id_prefix": prefix,
+        "shared_specials": sorted(ea.special_tokens_set & eb.special_tokens_set),
+    }
+
+
+@pytest.fixture(scope="module", params=PAIRS, ids="-".join)
+def pair(request):
+    a, b = request.param
+    diff = compare_vocabularies([(a, load_tokenizer(a)), (b, load_tokenizer(b))])
+    return diff, _oracle(a, b)
+
+
+def test_counts_agree_with_tiktoken_tables(pair) -> None:
+    diff, want = pair
+    got = diff.as_dict()
+    for key in ("shared", "only_a", "only_b", "same_id", "id_prefix", "shared_specials"):
+        assert got[key] == want[key], key
+    assert got["a"]["tokens"] == len(want["a"]) and got["b"]["tokens"] == len(want["b"])
+
+
+def test_token_lists_are_tiktokens_sets(pair) -> None:
+    diff, want = pair
+    assert set(diff.only_tokens(0)) == want["a"] - want["b"]
+    assert set(diff.only_tokens(1)) == want["b"] - want["a"]
+    assert set(diff.shared_tokens(0, 1)) == want["a"] & want["b"]
+
+
+def test_composition_counts_every_token_once_and_lengths_match(pair) -> None:
+    diff, want = pair
+    for side, tokens in zip(diff.sides, (want["a"], want["b"])):
+        assert sum(side.composition.values()) == side.tokens == len(tokens)
+        by_len: dict[int, int] = defaultdict(int)
+        for t in tokens:
+            by_len[len(t)] += 1
+        assert side.lengths == dict(by_len)
+
+
+def test_script_categories_hold_only_that_script_by_the_regex_property() -> None:
+    """Every token filed under a script has a letter of it and no letter of any other script."""
+    enc = tiktoken_encoding("o200k_base")
+    fixed = {PARTIAL, WHITESPACE, DIGITS, CODE_PUNCTUATION, MIXED, NO_SCRIPT_LABEL}
+    by_script: dict[str, list[str]] = defaultdict(list)
+    for t in enc.token_byte_values():
+        c = token_category(t)
+        if c not in fixed:
+            by_script[c].append(t.decode("utf-8"))
+    assert {"Latin", "Cyrillic", "Han", "Arabic", "Devanagari", "Hangul"} <= set(by_script)
+    for name, texts in by_script.items():
+        own = regex.compile(rf"\p{{Script={name}}}")
+        others = regex.compile(rf"[^\p{{Script={name}}}\p{{Script=Common}}\p{{Script=Inherited}}\p{{Script=Unknown}}]")
+        for text in texts:
+            assert own.search(text) and not others.search(text), (name, text)
+
+
+def test_token_category_fixed_kinds() -> None:
+    assert token_category(b"\xe4\xb8") == PARTIAL
+    assert token_category(b" \n\t ") == WHITESPACE
+    assert token_category(b" 1999") == DIGITS
+    assert token_category(b"});\n") == CODE_PUNCTUATION
+    assert token_category(" Привет".encode()) == "Cyrillic"
+    assert token_category("e\u0301".encode()) == "Latin"  # a combining mark takes its letter's script
+    assert token_category("ᜀᜁ".encode()) == "Tagalog"
+    assert token_category("aж".encode()) == MIXED
+    assert token_category("🙂".encode()) == NO_SCRIPT_LABEL
+
+
+def test_four_sides_combinations_partition_the_union() -> None:
+    names = ["r50k_base", "cl100k_base", "o200k_base"]
+    toks = [(n, load_tokenizer(n)) for n in names]
+    toks.append(("gpt2.json", load_tokenizer(str(SHARED / "vocabs" / "gpt2" / "tokenizer.json"))))
+    diff = compare_vocabularies(toks)
+    sets = [set(tiktoken_encoding(n).token_byte_values()) for n in names]
+    sets.append(sets[0])  # GPT-2's tokenizer.json holds r50k's tokens
+    union = set().union(*sets)
+    assert sum(diff.exclusive_counts().values()) == len(union)
+    for mask in range(1, 16):
+        want = {t for t in union if all((t in sets[k]) == bool(mask >> k & 1) for k in range(4))}
+        assert diff.exclusive_counts()[mask] == len(want), mask
+    # GPT-2's tokenizer.json is r50k id for id
+    assert diff.id_prefix(0, 3) == diff.same_id(0, 3) == 50256
+    assert diff.combinations()[:4] == [1, 2, 4, 8] and diff.combinations()[-1] == 15
+
+
+def test_special_and_added_tokens_are_apart() -> None:
+    base = Tokenizer.from_merges([(104, 105)], pattern=None, special_tokens={"<s>": 300})
+    other = Tokenizer.from_merges([(104, 105)], pattern=None, special_tokens={"<s>": 257, "</s>": 258})
+    diff = compare_vocabularies([("a", base), ("b", other)])
+    assert diff.sides[0].tokens == diff.sides[1].tokens == 257
+    assert diff.shared_count(0, 1) == 257 and diff.only_count(0) == diff.only_count(1) == 0
+    assert diff.shared_specials(0, 1) == ["<s>"]
+
+
+def test_id_prefix_stops_at_the_first_difference() -> None:
+    a = Tokenizer.from_merges([(104, 105), (111, 107), (97, 98)], pattern=None)
+    b = Tokenizer.from_merges([(104, 105), (97, 98), (111, 107)], pattern=None)
+    diff = compare_vocabularies([("a", a), ("b", b)])
+    assert diff.id_prefix(0, 1) == 257  # bytes and "hi"; 257 is "ok" in one, "ab" in the other
+    assert diff.same_id(0, 1) == 257 and diff.shared_count(0, 1) == 259
+
+
+def test_cancel_raises() -> None:
+    tok = load_tokenizer("cl100k_base")
+    with pytest.raises(Cancelled):
+        compare_vocabularies([("a", tok), ("b", tok)], should_stop=lambda: True)
+
+
+def test_wrong_number_of_sides_is_refused() -> None:
+    tok = load_tokenizer("r50k_base")
+    with pytest.raises(ValueError, match="2 to 4"):
+        compare_vocabularies([("a", tok)])
+
+
+def test_merges_recovered_from_r50k_ranks_are_gpt2s_merge_list() -> None:
+    ranks = load_tokenizer("r50k_base")
+    listed = load_tokenizer(str(SHARED / "vocabs" / "gpt2" / "tokenizer.json"))
+    got = merges_in_common([("ranks", ranks), ("merges", listed)])
+    assert got.totals == (50000, 50000)
+    assert got.exclusive == {1: 0, 2: 0, 3: 50000} and got.same_rank[0, 1] == 50000
+
+
+def test_merges_in_common_of_small_vocabularies() -> None:
+    a = Tokenizer.from_merges([(104, 105), (256, 33), (111, 107)], pattern=None)  # hi, hi!, ok
+    b = Tokenizer.from_merges([(111, 107), (104, 105)], pattern=None)  # ok, hi
+    got = merges_in_common([("a", a), ("b", b)])
+    assert got.exclusive == {1: 1, 2: 0, 3: 2}
+    assert got.as_dict() == {"merges_a": 3, "merges_b": 2, "shared": 2, "same_rank": 0}
+
+
+# -- the one script classifier --------------------------------------------------------------------
+
+
+def test_one_char_script_for_the_whole_package() -> None:
+    assert vocab.char_script is scripts.char_script
+
+
+def test_char_script_is_the_unicode_script_property_for_every_code_point() -> None:
+    chars: dict[str, list[str]] = defaultdict(list)
+    for cp in range(0x110000):
+        ch = chr(cp)
+        chars[scripts.char_script(ch)].append(ch)
+    assert {"Latin", "Common", "Inherited", "Unknown", "Tagalog", "Ethiopic"} <= set(chars)
+    for name, members in chars.items():
+        assert regex.fullmatch(rf"\p{{Script={name}}}+", "".join(members)), name
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("ᜀ", ("Tagalog",)), ("ꦲ", ("Javanese",)), ("e\u0301", ("Latin",)), ("\ue000", ("Common",)), ("ⴰ", ("Tifinagh",))],
+)
+def test_token_scripts_names_every_script(text: str, want: tuple[str, ...]) -> None:
+    assert vocab.token_scripts(text.encode()) == want
+
+
+def test_script_counts_and_token_scripts_agree_on_letters() -> None:
+    letters = [chr(c) for c in range(0x110000) if regex.match(r"\p{L}", chr(c))]
+    for ch in itertools.islice(letters, 0, None, 7):
+        named = scripts.char_script(ch)
+        got = vocab.token_scripts(ch.encode("utf-8", "surrogatepass"))
+        assert got == ((named,) if named not in scripts.NO_SCRIPT else ("Common",)), ch
+        assert scripts.script_counts(ch) == {named: 1}

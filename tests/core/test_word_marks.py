@@ -101,11 +101,11 @@ def test_prefix_decode_starts_words_with_a_space():
 
 
 def test_saved_tokenizer_json_keeps_the_marks(tmp_path):
-    for kind in MARKS:
+    for kind, options in MARKS.items():
         tok = load_path(trained(kind))
         out = save(tok, tmp_path / f"{kind}.hf.json")
         model = json.loads(out.read_text(encoding="utf-8"))["model"]
-        assert model["end_of_word_suffix"] == (MARKS[kind].get("end_of_word_suffix") or None)
+        assert model["end_of_word_suffix"] == (options.get("end_of_word_suffix") or None)
         hf = tokenizers.Tokenizer.from_file(str(out))
         for text in PROSE[:8]:
             assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text), (kind, text)

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats import clip
 from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted, unfinished_saves
+from bpeinspect.core.io.formats import clip
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,

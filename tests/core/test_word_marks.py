@@ -153,3 +153,15 @@ def test_tokens_met_inside_words_are_not_called_unreachable(kind):
     seen = {i for text in PROSE + [taylorswift()[:60_000]] for i in tok.encode(text)}
     inside = [i for i in seen if not tok.token_marks(i)[1]]  # tokens that do not end their word
     assert inside and not flagged & seen
+
+
+def test_a_model_with_word_marks_travels_to_child_processes_whole():
+    import pickle
+
+    from bpeinspect.core.analysis import shipping
+
+    tok = load_path(trained("both", unk=True))
+    back = pickle.loads(pickle.dumps(shipping.Shipped(tok)))
+    assert back.word_marks == tok.word_marks and back.unk_id == tok.unk_id
+    for text in PROSE:
+        assert back.encode(text) == tok.encode(text)

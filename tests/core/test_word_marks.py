@@ -23,7 +23,7 @@ MARKS = {
     "suffix": {"end_of_word_suffix": "</w>"},
     "prefix": {"continuing_subword_prefix": "##"},
     "both": {"end_of_word_suffix": "</w>", "continuing_subword_prefix": "##"},
-    "subword-nmt": {"end_of_word_suffix": "@@"},
+    "another-suffix": {"end_of_word_suffix": "@@"},
 }
 
 

@@ -22,8 +22,10 @@ def _bytes_to_unicode() -> dict[int, str]:
     return dict(zip(bs, map(chr, cs)))
 
 
-def clip_hf(path: Path):
-    """The ``tokenizers.Tokenizer`` of CLIP's merge file at ``path``."""
+def clip_hf(path: Path, hub_layout: bool = False):
+    """The ``tokenizers.Tokenizer`` of CLIP's merge file at ``path``; ``hub_layout``: with the
+    pre-tokenizer of the ``tokenizer.json`` files on the Hub (the special tokens in the split
+    pattern, ByteLevel without its regex)."""
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import Regex, decoders, normalizers, pre_tokenizers
     from tokenizers.models import BPE
@@ -44,12 +46,13 @@ def clip_hf(path: Path):
         )
     )
     hf.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "), normalizers.Lowercase()])
+    split = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
+    if hub_layout:
+        split = r"<\|startoftext\|>|<\|endoftext\|>|" + split
     hf.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(
-                Regex(r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""), behavior="removed", invert=True
-            ),
-            pre_tokenizers.ByteLevel(add_prefix_space=False),
+            pre_tokenizers.Split(Regex(split), behavior="removed", invert=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=not hub_layout),
         ]
     )
     hf.decoder = decoders.ByteLevel()

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.slow
 CLIP = next(v for v in VOCABS if v.id == "clip")
 
 
-def test_the_tokenizer_json_hugging_face_writes_for_clip_is_exact(tmp_path):
-    hf = clip_hf(vocab_file(CLIP))
+@pytest.mark.parametrize("hub_layout", [False, True], ids=["converter", "hub-layout"])
+def test_the_tokenizer_json_hugging_face_writes_for_clip_is_exact(tmp_path, hub_layout):
+    hf = clip_hf(vocab_file(CLIP), hub_layout)
     path = tmp_path / "tokenizer.json"
     hf.save(str(path))
     with warnings.catch_warnings():

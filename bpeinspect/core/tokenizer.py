@@ -460,11 +460,7 @@ class Tokenizer:
         data = self.token_bytes(token_id)
         if self.word_marks is None or not data:
             return self.encode_piece(data)
-        continues, ends = self.token_marks(token_id)
-        tables = self._symbols
-        ids = [tables.middle[b] if k or continues else tables.first[b] for k, b in enumerate(data)]
-        if ends:
-            ids[-1] = (tables.last if len(data) > 1 or continues else tables.alone)[data[-1]]
+        ids = self._symbols.of_token(data, *self.token_marks(token_id))
         return pair_encode(known(ids, self.unk_id), self._pair_merges, self._merge_made)  # type: ignore[arg-type]
 
     def encode_with_offsets(

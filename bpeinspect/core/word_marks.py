@@ -157,6 +157,20 @@ class SymbolTables:
         return [self.first[piece[0]], *[middle[b] for b in piece[1:-1]], self.last[piece[-1]]]
 
 
+    def of_token(self, data: bytes, continues: bool, ends: bool) -> list[int]:
+        """The symbols a token's own bytes start as at its place in a word (``continues``: not
+        its first symbol, ``ends``: its last); ``-1`` where the vocabulary has none.
+
+        >>> t = SymbolTables.of({b"a": 0, b"b": 1, b"a</w>": 2, b"b</w>": 3}, WordMarks("</w>"))
+        >>> t.of_token(b"ab", False, True), t.of_token(b"ab", False, False)
+        ([0, 3], [0, 1])
+        """
+        ids = [self.middle[b] if k or continues else self.first[b] for k, b in enumerate(data)]
+        if ends and data:
+            ids[-1] = (self.last if len(data) > 1 or continues else self.alone)[data[-1]]
+        return ids
+
+
 def piece_encoder(
     tables: SymbolTables,
     pair_merges: PairMerges,

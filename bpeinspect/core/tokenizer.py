@@ -19,7 +19,7 @@ from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_encode, pair_merge_table
+from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_merge_table
 from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids, tiled_ids, token_lengths
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.memory import QUIET_CHARS, quiet_gc
@@ -40,7 +40,7 @@ from bpeinspect.core.specials import (
 from bpeinspect.core.split.fast import TiktokenSplitter
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
-from bpeinspect.core.word_marks import SymbolTables, WordMarks, known, piece_encoder
+from bpeinspect.core.word_marks import MarkedTokens, WordMarks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -165,25 +165,12 @@ class Tokenizer:
         becomes the bytes it covers, its marks are kept apart, and pieces start from marked symbols."""
         if self._pair_merges is None:
             raise ValueError(f"a model with word marks ({marks.describe()}) needs its merge list")
-        specials = set(self.special_tokens.values()) | set(self.added_tokens.values())
-        continues, ends = set(), set()
-        for i, key in list(self._decoder.items()):
-            if i in specials:
-                continue
-            data, c, e = marks.parse_key(key)
-            if c or e:
-                self._decoder[i] = data
-                if c:
-                    continues.add(i)
-                if e:
-                    ends.add(i)
-        self._continues, self._ends = frozenset(continues), frozenset(ends)
-        self._symbols = SymbolTables.of(self._ranks, marks)
+        plain = {i: self._decoder[i] for i in self._ranks.values()}  # not the special and added tokens
+        self._marked = MarkedTokens(marks, self._ranks, plain, self._pair_merges, self._merge_made,
+                                    unk_id=self.unk_id, ignore_merges=ignore_merges)
+        self._decoder.update(plain)
         self.missing_bytes = ()  # a symbol the vocabulary lacks is the unknown token's, or dropped with its marks
-        self._encode_piece = piece_encoder(
-            self._symbols, self._pair_merges, self._merge_made, unk_id=self.unk_id,
-            whole=self._ranks if ignore_merges else None,
-        )
+        self._encode_piece = self._marked.encode_piece
 
     def token_marks(self, token_id: int) -> tuple[bool, bool]:
         """``(continues, ends)``: whether the token continues a word (Hugging Face's
@@ -191,7 +178,7 @@ class Tokenizer:
         ``False`` for a model without word marks."""
         if self.word_marks is None:
             return False, False
-        return token_id in self._continues, token_id in self._ends
+        return self._marked.token_marks(token_id)
 
     def shown_with_marks(self, token_id: int, shown: str) -> str:
         """``shown`` (a token's text as a view writes it) with the token's word marks: ``on⌋`` for
@@ -249,7 +236,7 @@ class Tokenizer:
     def initial_parts(self, piece: bytes) -> list[int]:
         """The symbols merging starts from for one pre-token: here its bytes' tokens."""
         if self.word_marks is not None:
-            return known(self._symbols.initial(piece), self.unk_id)
+            return self._marked.initial_parts(piece)
         ranks = self._ranks
         return [ranks[bytes([b])] for b in piece]
 
@@ -460,8 +447,7 @@ class Tokenizer:
         data = self.token_bytes(token_id)
         if self.word_marks is None or not data:
             return self.encode_piece(data)
-        ids = self._symbols.of_token(data, *self.token_marks(token_id))
-        return pair_encode(known(ids, self.unk_id), self._pair_merges, self._merge_made)  # type: ignore[arg-type]
+        return self._marked.rebuild(token_id, data)
 
     def encode_with_offsets(
         self,
@@ -556,7 +542,7 @@ class Tokenizer:
             bad = next(i for i in ids if i not in dec)
             raise UnknownTokenError(f"unknown token id {bad!r}") from None
         if self.word_marks is not None:  # a space where a word ends
-            return self.word_marks.join(parts, [i in self._continues for i in ids], [i in self._ends for i in ids])
+            return self._marked.join(parts, ids)
         return b"".join(parts)
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:

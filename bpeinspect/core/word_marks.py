@@ -204,6 +204,60 @@ def piece_encoder(
     return encode
 
 
+class MarkedTokens:
+    """The word marks of one byte-level merge-list model: which tokens continue or end a word,
+    the symbols pieces start from, and the piece encoder.
+
+    ``ranks`` keys marked tokens as :meth:`WordMarks.key` spells them; each such entry of
+    ``decoder`` (id -> bytes, the model's id table) is rewritten to the bytes the token covers.
+    """
+
+    def __init__(
+        self,
+        marks: WordMarks,
+        ranks: Mapping[bytes, int],
+        decoder: dict[int, bytes],
+        pair_merges: PairMerges,
+        made: MergeResults,
+        *,
+        unk_id: int | None = None,
+        ignore_merges: bool = False,
+    ) -> None:
+        self.marks, self.unk_id = marks, unk_id
+        self._pair_merges, self._made = pair_merges, made
+        continues, ends = set(), set()
+        for i, key in list(decoder.items()):
+            data, c, e = marks.parse_key(key)
+            if c or e:
+                decoder[i] = data
+                if c:
+                    continues.add(i)
+                if e:
+                    ends.add(i)
+        self.continues, self.ends = frozenset(continues), frozenset(ends)
+        self.symbols = SymbolTables.of(ranks, marks)
+        self.encode_piece = piece_encoder(
+            self.symbols, pair_merges, made, unk_id=unk_id, whole=ranks if ignore_merges else None
+        )
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)`` of a token."""
+        return token_id in self.continues, token_id in self.ends
+
+    def initial_parts(self, piece: bytes) -> list[int]:
+        """The symbols merging starts from for one pre-token."""
+        return known(self.symbols.initial(piece), self.unk_id)
+
+    def rebuild(self, token_id: int, data: bytes) -> list[int]:
+        """What merging the token's own symbols gives, at its place in a word."""
+        ids = self.symbols.of_token(data, *self.token_marks(token_id))
+        return pair_encode(known(ids, self.unk_id), self._pair_merges, self._made)
+
+    def join(self, parts: Sequence[bytes], ids: Sequence[int]) -> bytes:
+        """The decoded bytes of the tokens ``ids`` (their bytes ``parts``): see :meth:`WordMarks.join`."""
+        return self.marks.join(parts, [i in self.continues for i in ids], [i in self.ends for i in ids])
+
+
 def known(ids: list[int], unk_id: int | None, fuse_unk: bool = False) -> list[int]:
     """``ids`` with each missing symbol (``-1``) dropped, or made ``unk_id``.
 
@@ -222,4 +276,4 @@ def known(ids: list[int], unk_id: int | None, fuse_unk: bool = False) -> list[in
     return out
 
 
-__all__ = ["CONTINUES_MARK", "END_MARK", "SymbolTables", "WordMarks", "known", "piece_encoder"]
+__all__ = ["CONTINUES_MARK", "END_MARK", "MarkedTokens", "SymbolTables", "WordMarks", "known", "piece_encoder"]

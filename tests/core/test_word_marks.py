@@ -66,6 +66,17 @@ def test_encodings_are_hugging_faces(kind, unk):
         assert tok.encode(text, allowed_special="all") == want, text[:60]
 
 
+@pytest.mark.parametrize("kind", ["suffix", "both"])
+def test_ignore_merges_looks_the_bare_word_up_as_hugging_face_does(kind, tmp_path):
+    obj = json.loads(trained(kind).read_text(encoding="utf-8"))
+    obj["model"]["ignore_merges"] = True
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    hf, tok = tokenizers.Tokenizer.from_file(str(path)), load_path(path)
+    for text in PROSE + ADVERSARIAL:
+        assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids, text[:60]
+
+
 def test_clip_style_tokens_are_their_text_and_a_word_end():
     tok = load_path(trained("suffix"))
     ids = tok.encode("the weather")

@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("messages", metavar="MESSAGES", help="a JSON file of messages ('-': standard input)")
     p.add_argument("-t", "--tokenizer", action="append", metavar="SPEC",
-                   help=f"built-in name or vocabulary file; repeat for several (default: {DEFAULT_TOKENIZER})")  # fmt: skip
+                   help=f"built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: {DEFAULT_TOKENIZER})")  # fmt: skip
     p.add_argument("--template", metavar="FILE|NAME",
                    help="a template file (.jinja, tokenizer_config.json, GGUF), the name of a known template "
                    "(e.g. 'gpt-3.5-turbo'), or 'none' (messages joined by newlines)")  # fmt: skip

@@ -25,6 +25,7 @@ from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli import vocab_diff as cli_vocab_diff
 from bpeinspect.cli.common import PROG, CliError
 from bpeinspect.core.errors import PatternError
+from bpeinspect.core.io import load_cache
 from bpeinspect.core.text import display_label
 
 
@@ -76,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    load_cache.turn_on()  # a large file opened again comes from its built tables
 
     def _warn(message: Any, *_: Any, **__: Any) -> None:
         sys.stderr.write(f"{PROG}: warning: {_one_line(message) if str(message).strip() else ''}\n")

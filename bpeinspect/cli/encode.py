@@ -20,7 +20,7 @@ ANSI_RESET = "\x1b[0m"
 
 def add_encode(sub: Any) -> None:
     p = sub.add_parser("encode", help="encode text to token ids", description="Encode a file (or standard input).")
-    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file "
+    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME "
                    "(default: cl100k_base)")
     p.add_argument("--special", choices=("none", "all", "raise"), default="none",
                    help="special-token text: none = encode it as ordinary text (default), all = recognise it, "
@@ -147,7 +147,7 @@ def color_text(enc: Any) -> str:
 
 def add_decode(sub: Any) -> None:
     p = sub.add_parser("decode", help="decode token ids to text", description="Decode ids given as arguments or on stdin.")
-    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
+    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME")
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (spaces or commas); '-' or nothing = read stdin")
     add_vocab_options(p)
     p.set_defaults(func=cmd_decode)

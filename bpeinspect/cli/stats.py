@@ -1,6 +1,7 @@
 """``bpeinspect-cli stats``: token counts, compression and premiums for files under tokenizers.
 
     bpeinspect-cli stats [-t SPEC]... [--baseline FILE] [--json|--csv] [--samples KIND] [-j N] PATHS...
+    bpeinspect-cli stats --metrics [-t SPEC]... [--json|--csv] PATHS...   # fertility, Rényi, utilization
 
 A folder expands to the visible files directly inside it; ``-`` reads standard input.
 Wired into ``bpeinspect.cli.commands`` with ``cli_stats.register(subparsers)``.
@@ -9,6 +10,8 @@ Wired into ``bpeinspect.cli.commands`` with ``cli_stats.register(subparsers)``.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +22,8 @@ from bpeinspect.cli import dataset_stats as cli_dataset
 from bpeinspect.cli.common import align_table, json_text, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
+from bpeinspect.core.analysis.measures import CSV_COLUMNS as MEASURE_COLUMNS
+from bpeinspect.core.analysis.measures import Measures, measure_sample, with_premiums
 from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
 from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
 
@@ -40,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--tokenizer",
         action="append",
         metavar="SPEC",
-        help="built-in name or vocabulary file; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
+        help="built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
     )
     p.add_argument(
         "--baseline",
@@ -61,6 +66,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "-j", "--processes", type=int, metavar="N",
         help="processes that count at once (default: one per CPU; 1: count in this process)",
     )  # fmt: skip
+    p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="also the measures papers report: fertility (tokens per whitespace-separated word), Rényi "
+        "efficiency (order 2.5, over log vocabulary size) and utilization (distinct ids / vocabulary size)",
+    )
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders")
     cli_corpus.add_arguments(p)
     cli_dataset.add_arguments(p)
@@ -96,6 +107,8 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
 def run(args: argparse.Namespace) -> int:
     """Measure, then print a table, JSON or CSV; returns the exit status."""
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    if args.metrics and (args.jsonl is not None or args.corpus is not None):
+        raise ValueError("--metrics measures files and --samples, not --corpus or --jsonl")
     if args.jsonl is not None:
         if args.paths or args.samples or args.corpus is not None:
             raise ValueError("--jsonl counts one dataset file: give no PATHS, --samples or --corpus with it")
@@ -117,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         baseline = next((s for s in samples if s.path is not None and s.path.resolve() == path.resolve()), None)
         baseline = baseline or Sample(str(path), path)
     tokenizers = _load(args, specs)
+    if args.metrics:
+        return _run_metrics(args, tokenizers, samples, baseline)
     table = _measure(
         lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress, processes=args.processes)
     )
@@ -130,6 +145,58 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(safe_lines(format_table(rows, baseline=table.baseline)))
     return 0
+
+
+def _run_metrics(args: argparse.Namespace, tokenizers: list, samples: list[Sample], baseline: Sample | None) -> int:
+    todo = samples + ([baseline] if baseline is not None and baseline not in samples else [])
+    got = _measure(lambda progress: [measure_sample(tok, s, tokenizer=label) for s in todo for label, tok in tokenizers])
+    if got is None:
+        return 130
+    rows = [r for r in with_premiums(got, baseline.name if baseline is not None else None) if r.source in {s.name for s in samples}]
+    if args.json:
+        print(json_text([r.as_dict() for r in rows], indent=1))
+    elif args.csv:
+        out = io.StringIO()
+        w = csv.DictWriter(out, fieldnames=MEASURE_COLUMNS, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: "" if v is None else v for k, v in r.as_dict().items()})
+        sys.stdout.write(out.getvalue())
+    else:
+        sys.stdout.write(safe_lines(format_measures(rows, baseline=baseline.name if baseline is not None else None)))
+    return 0
+
+
+def format_measures(rows: list[Measures], *, baseline: str | None = None) -> str:
+    """The measures as an aligned table, with a note under it where fertility is not defined.
+
+    >>> from bpeinspect.core.analysis.measures import Measures
+    >>> print(format_measures([Measures("gpt2", "ja.txt", 30, 90, 30, 1, 20, 50257, 0.25, "Kanji and kana")]), end="")
+    source  tokenizer  tokens  bytes/tok  chars/tok  fertility  rényi 2.5  utilization
+    ja.txt  gpt2           30       3.00       1.00         —*     0.2500     0.000398
+    * fertility is not defined where words are not separated by spaces (ja.txt: Kanji and kana): see chars/tok
+    """
+    head = ["source", "tokenizer", "tokens", "bytes/tok", "chars/tok", "fertility", "rényi 2.5", "utilization"]
+    if baseline is not None:
+        head.append("premium")
+    body, unspaced = [], {}
+    for r in rows:
+        fert = "—" if r.fertility is None else f"{r.fertility:.3f}"
+        if r.fertility is None and not r.spaced:
+            unspaced[r.source] = r.script
+            fert += "*"
+        cells = [r.source, r.tokenizer, str(r.tokens), f"{r.bytes_per_token:.2f}", f"{r.chars_per_token:.2f}", fert]
+        cells += [f"{r.renyi_efficiency:.4f}", f"{r.utilization:.6f}"]
+        if baseline is not None:
+            cells.append("" if r.premium is None else f"{r.premium:.2f}")
+        body.append(cells)
+    out = align_table(head, body, left=2)
+    if unspaced:
+        where = ", ".join(f"{src}: {script}" for src, script in unspaced.items())
+        out += f"* fertility is not defined where words are not separated by spaces ({where}): see chars/tok\n"
+    if baseline is not None:
+        out += f"premium = tokens / tokens of {baseline} under the same tokenizer\n"
+    return out
 
 
 def _load(args: argparse.Namespace, specs: list[str]) -> list:

@@ -10,6 +10,7 @@ from typing import Any
 from bpeinspect.cli.common import CliError, json_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core import Tokenizer
+from bpeinspect.core.io import hub
 from bpeinspect.core.io.formats import FORMATS, detect_format
 from bpeinspect.core.text import display_bytes, display_label, display_text, parse_display
 
@@ -19,7 +20,28 @@ def add_list(sub: Any) -> None:
                        "those in tiktoken's and Hugging Face's caches, and recently opened files.")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-caches", action="store_true", help="skip scanning the tiktoken and Hugging Face caches")
+    p.add_argument("--hub", action="store_true", help="list the catalog of popular models on the Hugging Face Hub "
+                   "instead (open one with hf:REPOSITORY; a * marks those in the cache)")
     p.set_defaults(func=cmd_list)
+
+
+def _list_hub(as_json: bool) -> int:
+    from dataclasses import asdict
+
+    from bpeinspect.core.io.hub import is_cached
+    from bpeinspect.core.io.hub_catalog import hub_models
+
+    models = hub_models()
+    cached = [is_cached(m.repo) for m in models]
+    if as_json:
+        print(json_text([{**asdict(m), "spec": m.spec, "cached": c} for m, c in zip(models, cached)], indent=1))
+        return 0
+    header = ("SPEC", "FAMILY", "GATE", "LICENCE")
+    rows = [(("* " if c else "  ") + m.spec, m.family, m.gate, m.licence) for m, c in zip(models, cached)]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    for r in [("  " + header[0], *header[1:]), *rows]:
+        print(f"{r[0]:<{widths[0] + 2}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}")
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -27,6 +49,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     from bpeinspect.core.io.discover import discover
 
+    if args.hub:
+        return _list_hub(args.json)
     entries = discover(include_caches=not args.no_caches)
     if args.json:
         print(json_text([asdict(e) for e in entries], indent=1))
@@ -42,7 +66,8 @@ def add_tree(sub: Any) -> None:
     p = sub.add_parser("tree", help="draw the merge tree of a token", description="Draw how a token is built from "
                        "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space); "
                        "a text that is not one token gets the tree of each token it encodes to.")
-    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name or vocabulary file")
+    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC",
+                   help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]")
     p.add_argument("token", metavar="TOKEN", help="token id, or a text (e.g. ' hello' or ' tokenization')")
     add_vocab_options(p)
     p.set_defaults(func=cmd_tree)
@@ -120,7 +145,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
 def add_info(sub: Any) -> None:
     p = sub.add_parser("info", help="describe a tokenizer", description="Vocabulary size, special tokens, split "
                        "rule, source and a histogram of token lengths in bytes.")
-    p.add_argument("spec", metavar="SPEC", help="built-in name or vocabulary file")
+    p.add_argument("spec", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]")
     add_vocab_options(p)
     p.set_defaults(func=cmd_info)
 
@@ -171,6 +196,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
     _say(f"name:           {tok.name}")
     _say(f"source:         {tok.source}")
+    hub_files = hub.resolved(args.spec)
+    if hub_files is not None:
+        _say(f"repository:     {hub_files.repo} (revision {hub_files.revision})")
+        _say(f"commit:         {hub_files.commit}")
+        _say(f"files taken:    {', '.join(hub_files.files)}")
     if Path(args.spec).is_file() or Path(args.spec).is_dir():  # not a pipe: it was read already
         fmt = FORMATS[detect_format(args.spec)]
         _say(f"file format:    {fmt.description}")

@@ -23,6 +23,9 @@ def configure_process() -> None:
     # on it that is a visible hitch per hand-over, so ask for shorter turns.
     if sys.getswitchinterval() > SWITCH_INTERVAL:
         sys.setswitchinterval(SWITCH_INTERVAL)
+    from bpeinspect.core.io import load_cache
+
+    load_cache.turn_on()  # a large file opened again comes from its built tables
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -233,13 +233,17 @@ def test_a_tokenizer_with_its_own_split_rule_shares_whole_samples_out(children_u
     assert here.rows[0].tokens == len(tok.encode_ordinary(samples[0].text))
 
 
-def test_a_tokenizer_travels_to_children_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tokenizer_travels_to_children_as_data_in_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     import pickle
 
-    monkeypatch.setattr(shipping, "MERGES_SLICE", 50)
+    from bpeinspect.core import tables
+
+    monkeypatch.setattr(tables, "_STEP", 50)
     tok = _qwen_like()
-    shipped = shipping.Shipped(tok)
-    assert len(shipped._merges) == -(-len(tok.merges) // 50) > 1
+    asked = []
+    shipped = shipping.Shipped(tok, should_stop=lambda: asked.append(1) and False)
+    assert len(asked) > 2 * len(tok.merges) // 50  # merges and the ids they make, 50 at a time
+    assert tables.build(tables.loads(shipped.data)).merges == tok.merges  # the data alone makes it
     back = pickle.loads(pickle.dumps(shipped))
     assert back.mergeable_ranks == tok.mergeable_ranks and back.normalizer == tok.normalizer
     assert back.split_rule == tok.split_rule and back.name == tok.name
@@ -247,7 +251,6 @@ def test_a_tokenizer_travels_to_children_in_slices(monkeypatch: pytest.MonkeyPat
     assert back.encode_ordinary(text) == tok.encode_ordinary(text)
     with pytest.raises(Cancelled):
         shipping.Shipped(tok, should_stop=lambda: True)
-
 
 
 def test_a_built_in_travels_packed_and_is_built_again_the_same() -> None:

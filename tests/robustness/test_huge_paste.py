@@ -78,7 +78,7 @@ def test_a_paste_over_the_limit_is_refused_without_freezing(qtbot, window):
         qtbot.waitUntil(window.is_idle, timeout=10000)
     assert window.text() == "before the paste "
     assert "Nothing was pasted" in window.message.text() and "MB" in window.message.text()
-    # generous bounds (the machine is shared); without the guard: 9 s in paste(), 11 s gaps
+    # generous bounds (a machine may be busy); without the guard, paste() took seconds
     assert paste_seconds < 2.0 and probe.max_gap < 2.0, (paste_seconds, probe.max_gap)
 
     # the window still works: a normal paste goes in and is encoded

@@ -56,7 +56,9 @@ def source_path(tok: Tokenizer, spec: str | None = None) -> Path | None:
         for cut in cuts:
             p = Path(text[:cut])
             if p.exists():
-                return p.resolve()
+                # not resolved: a Hugging Face cache's snapshot holds links into blobs/, and the
+                # files beside the tokenizer (its tokenizer_config.json) are beside the link
+                return p.absolute()
     return None
 
 

@@ -12,14 +12,20 @@ from pathlib import Path
 
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.builtins import ALIASES, BUILTINS, load_builtin
+from bpeinspect.core.io.hub import PREFIX as HUB_PREFIX
 from bpeinspect.core.tokenizer import Tokenizer
 
 
 def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
     """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
-    ``"o200k_base"``) or a path to a vocabulary file or folder."""
+    ``"o200k_base"``), a model on the Hugging Face Hub (``"hf:OWNER/NAME[@REVISION]"``, see
+    :mod:`bpeinspect.core.io.hub`) or a path to a vocabulary file or folder."""
     if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
         return load_builtin(ALIASES.get(spec, spec))
+    if isinstance(spec, str) and spec.startswith(HUB_PREFIX):
+        from bpeinspect.core.io import hub
+
+        return hub.load(spec)
     path = Path(spec)
     if path.exists():
         # imported here: the format modules (and the gguf package) are slow to import,
@@ -31,7 +37,9 @@ def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
     if problem:
         raise VocabularyError(f"{path}: {problem}")
     known = ", ".join(list(BUILTINS) + list(ALIASES))
-    raise VocabularyError(f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known})")
+    raise VocabularyError(
+        f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known}; a Hub model: hf:OWNER/NAME)"
+    )
 
 
 def _unreachable(path: Path) -> str:

@@ -47,9 +47,10 @@ def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **
     ``should_stop`` (a worker's) is asked in the loaders' long loops (see :func:`~bpeinspect.core.memory.checks`)."""
     with quiet_gc(), checks(should_stop):
         if settings:
+            from bpeinspect.core.io import hub
             from bpeinspect.core.io.formats import load_with
 
-            tok = load_with(spec, **settings)
+            tok = (hub.load if hub.is_hub_spec(spec) else load_with)(spec, **settings)
         else:
             tok = load_tokenizer(spec)
         tok.encode_with_offsets(WARM_UP_TEXT, should_stop=should_stop)

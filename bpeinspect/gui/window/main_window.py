@@ -43,6 +43,7 @@ from bpeinspect.gui.window.docks import PanelHost
 from bpeinspect.gui.window.document import LiveDocument, normalize_newlines, read_text_file
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
+from bpeinspect.gui.window.hub_dialog import HubDialog
 from bpeinspect.gui.window.panes import PaneStack
 from bpeinspect.gui.window.readouts import CountBadge, IdsBox, StatusLine
 from bpeinspect.gui.window.settings import SCHEMA, Preferences, WindowState
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
         self.vocab_settings = VocabSettings(self)
         self.commands = ActionRegistry(self)
         self.about: AboutDialog | None = None
+        self.hub_dialog: HubDialog | None = None
         # the token outlined: (its tokenizer, its UTF-16 start and end, its index)
         self.selection: tuple[Tokenizer, int, int, int] | None = None
         self._build_ui()
@@ -121,7 +123,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_line, 1)
         self.busy_label = QLabel()
         self.statusBar().addPermanentWidget(self.busy_label)
-        self.toolbar = TokenizerBar(self.registry, self.prefs, self.open_tokenizer, self.files.ask_open_tokenizer)
+        self.toolbar = TokenizerBar(
+            self.registry, self.prefs, self.open_tokenizer, self.files.ask_open_tokenizer, self.show_hub_dialog
+        )
         self.addToolBar(self.toolbar)
 
     def _build_menus(self) -> None:
@@ -143,6 +147,8 @@ class MainWindow(QMainWindow):
                              f"Alt+{i + 1}"), lambda n=name: self.open_tokenizer(n))  # fmt: skip
         a.separator("tokenizers")
         a.add(ActionSpec("tokenizers.open", "tokenizers", "Open tokenizer file…"), f.ask_open_tokenizer)
+        hub_action = ActionSpec("tokenizers.open_hub", "tokenizers", "Open from Hugging Face…", "Ctrl+Shift+H")
+        a.add(hub_action, self.show_hub_dialog)
         a.add(ActionSpec("tokenizers.close", "tokenizers", "Close current tokenizer", "Ctrl+W"), self.close_current)
         a.add(ActionSpec("tokenizers.settings", "tokenizers", "Split rule and special tokens…"),
               lambda: self.vocab_settings.ask_for(self.registry.current()))  # fmt: skip
@@ -325,6 +331,17 @@ class MainWindow(QMainWindow):
         if remember:
             self.prefs.theme = theme
         self.appearance.set_theme(theme)
+
+    def show_hub_dialog(self) -> HubDialog:
+        """Tokenizers ▸ Open from Hugging Face… (not modal; one at a time)."""
+        if self.hub_dialog is None or not self.hub_dialog.isVisible():
+            self.hub_dialog = HubDialog(self)
+            self.hub_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.hub_dialog.destroyed.connect(lambda *_: setattr(self, "hub_dialog", None))
+        self.hub_dialog.show()
+        self.hub_dialog.raise_()
+        self.hub_dialog.search.setFocus()
+        return self.hub_dialog
 
     def show_about(self) -> AboutDialog:
         """Show the About box (not modal: the window stays usable)."""

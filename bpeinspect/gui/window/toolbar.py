@@ -24,12 +24,13 @@ class TokenizerBar(QToolBar):
         prefs: Preferences,
         open_tokenizer: Callable[[str], None],
         ask_open_tokenizer: Callable[[], None],
+        ask_hub: Callable[[], None] | None = None,
     ) -> None:
         super().__init__("Tokenizers")
         self.setObjectName("tokenizerBar")
         self.setMovable(False)
         self.registry, self.prefs = registry, prefs
-        self._open, self._ask = open_tokenizer, ask_open_tokenizer
+        self._open, self._ask, self._ask_hub = open_tokenizer, ask_open_tokenizer, ask_hub
         self.addWidget(QLabel(" Tokenizer: "))
         self.picker = QComboBox()
         self.picker.setModel(registry)
@@ -39,7 +40,9 @@ class TokenizerBar(QToolBar):
         self.addWidget(self.picker)
         add = QToolButton(text="+ Add tokenizer")
         add.setObjectName("addTokenizer")
-        add.setToolTip("Open another tokenizer to compare: built-ins, recent files, or a vocabulary file")
+        add.setToolTip(
+            "Open another tokenizer to compare: built-ins, recent files, a vocabulary file, or a model on Hugging Face"
+        )
         add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_menu = QMenu(add)
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
@@ -87,3 +90,5 @@ class TokenizerBar(QToolBar):
                 act.triggered.connect(lambda _=False, p=entry.spec: self._open(p))
         m.addSeparator()
         m.addAction("Open tokenizer file…").triggered.connect(self._ask)
+        if self._ask_hub is not None:
+            m.addAction("Open from Hugging Face…").triggered.connect(self._ask_hub)

@@ -568,7 +568,7 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
     add_corpus(qtbot, ws, big_corpus)
     ws.form.sizes_edit.setText("1k, 4k, 16k")
     # The GUI thread itself never works 50 ms at a stretch: best of three runs, like the other
-    # stall tests (a fresh-clone CI once measured 51 ms where a quiet run takes 15-25 ms).
+    # stall tests (one run on a busy machine can go over where a quiet run stays well under).
     tries = []
     for _ in range(3):
         probe = probe_training(qtbot, ws)
@@ -577,16 +577,16 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
             break
     assert probe.max_busy < MAX_STALL, f"the GUI thread worked at a stretch: {'; '.join(tries)}"
     what = f"{probe.max_gap * 1000:.0f} ms {probe.where}, the GUI thread busy {probe.busy * 1000:.0f} ms of it"
-    # On the shared 2-core machine the OS sometimes does not run the GUI thread for 80-130 ms
-    # even while our process is idle (measured: GUI thread busy 0 ms in such a gap), so two
+    # On a busy machine the OS sometimes does not run the GUI thread for a while even when
+    # our process is idle (the GUI thread was not busy in such a gap), so two
     # such gaps are let pass; the stalls this catches (training or plot rebuilding in the way)
     # came every few reports and lasted 0.3-3 s.
     gaps = sorted(probe.gaps)
     worst = ", ".join(f"{g * 1000:.0f} ms (busy {b * 1000:.0f})" for g, b in gaps[-5:])
     load = os.getloadavg()[0]
     if load > (os.cpu_count() or 1):
-        # next to full test suites on every core the gaps measure the scheduler (a landing
-        # failed so at load ~10; the test passed alone); the GUI thread's own work is judged above
+        # next to other work on every core the gaps measure the scheduler; the GUI thread's
+        # own work is judged above
         pytest.skip(f"the machine is too busy to judge the event loop's gaps (load average {load:.1f}): {worst}")
     assert gaps[-3][0] < MAX_STALL, f"the event loop stalled three times or more: {worst}"
     assert probe.max_gap < 4 * MAX_STALL, f"the event loop stalled {what}"

@@ -98,6 +98,7 @@ def read_head(path: Path, n: int) -> bytes:
     cached = (_READ_ONCE.get() or {}).get(str(path))
     if cached is not None:
         return cached[:n]
+    _note_read(path)
     with open(path, "rb") as f:
         return f.read(n)
 
@@ -107,6 +108,7 @@ def open_binary(path: Path) -> tuple[IO[bytes], int]:
     cached = (_READ_ONCE.get() or {}).get(str(path))
     if cached is not None:
         return io.BytesIO(cached), len(cached)
+    _note_read(path)
     f = open(path, "rb")  # noqa: SIM115 - the caller closes it
     return f, os.fstat(f.fileno()).st_size
 
@@ -115,6 +117,7 @@ def _read_raw(path: Path, limit: int) -> bytes:
     cached = (_READ_ONCE.get() or {}).get(str(path))
     if cached is not None:
         return cached
+    _note_read(path)
     try:
         if path.is_dir():
             raise VocabularyError(f"{path}: is a folder, not a vocabulary file")
@@ -383,6 +386,28 @@ def recording() -> Iterator[list[tuple[Any, tuple, dict, Any] | None]]:
         yield calls
     finally:
         _CALLS.reset(token)
+
+
+# The files read while a file loads (its own and any beside it: a GPT-2 pair's other half), for
+# core/io/load_cache.py, which checks them all before it uses an entry.
+_FILES: ContextVar[list[Path] | None] = ContextVar("files_read", default=None)
+
+
+def _note_read(path: Path) -> None:
+    files = _FILES.get()
+    if files is not None:
+        files.append(Path(path))
+
+
+@contextlib.contextmanager
+def files_read() -> Iterator[list[Path]]:
+    """Collect the paths of the files read through this module in the block."""
+    files: list[Path] = []
+    token = _FILES.set(files)
+    try:
+        yield files
+    finally:
+        _FILES.reset(token)
 
 
 def not_cacheable() -> None:

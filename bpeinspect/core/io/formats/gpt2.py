@@ -35,11 +35,13 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 ENCODER = "encoder.json"
 MERGES = "vocab.bpe"
+HF_ENCODER, HF_MERGES = "vocab.json", "merges.txt"  # the names transformers' GPT2Tokenizer gives the pair
 
 
 def pair_paths(path: Path) -> tuple[Path, Path]:
     """``(encoder.json, vocab.bpe)`` for a folder or either file of the pair (each may be
-    gzip-compressed: ``encoder.json.gz``)."""
+    gzip-compressed: ``encoder.json.gz``; or ``vocab.json`` and ``merges.txt``, as a Hugging Face
+    repository names them)."""
     folder = path if path.is_dir() else path.parent
     enc, bpe = _named(folder, ENCODER), _named(folder, MERGES)
     if path.is_file():
@@ -48,6 +50,8 @@ def pair_paths(path: Path) -> tuple[Path, Path]:
             enc = path
         elif plain == MERGES:
             bpe = path
+        elif plain in (HF_ENCODER, HF_MERGES) and (folder / HF_ENCODER).is_file() and (folder / HF_MERGES).is_file():
+            enc, bpe = folder / HF_ENCODER, folder / HF_MERGES
         # Renamed files: pair "x.json" with the one ".bpe" beside it (or the reverse).
         elif plain.endswith(".json"):
             enc, bpe = path, _only(folder, ("*.bpe", "*.bpe.gz"), path)

@@ -3,12 +3,20 @@ makes the same tokenizer without being parsed; a damaged, stale or foreign entry
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import pickle
+import struct
 import threading
+import time
 import warnings
+import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io import formats, load_cache
@@ -31,7 +39,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 
 def _entries(folder: Path) -> list[Path]:
     load_cache.wait()
-    return sorted(folder.glob("*.pickle")) if folder.is_dir() else []
+    return sorted(folder.glob("*" + load_cache.SUFFIX)) if folder.is_dir() else []
 
 
 def _state(tok) -> dict:
@@ -131,21 +139,72 @@ def test_a_damaged_entry_is_ignored_and_written_again(cache, tmp_path, damage):
     assert _entries(cache) == [entry] and entry.read_bytes() == good
 
 
-def test_an_entry_that_would_make_anything_else_is_refused(cache, tmp_path):
+def _crafted_pickle(code: str) -> bytes:
+    """A pickle that runs ``code`` when loaded, through names that a restricted unpickler
+    allowing any type bound in a bpeinspect core module let through: ``methodcaller`` (bound in
+    the GGUF loader) on ``re._compile`` reaches its globals, their builtins, and ``exec``."""
+
+    def call(fn: bytes, *args: bytes) -> bytes:
+        return fn + b"(" + b"".join(args) + b"tR"
+
+    caller = b"cbpeinspect.core.io.formats.gguf\nmethodcaller\n"
+
+    def text(s: str) -> bytes:
+        return b"V" + s.encode("raw_unicode_escape") + b"\n"
+
+    globals_ = call(call(caller, text("__getattribute__"), text("__globals__")), b"cre\n_compile\n")
+    builtins_ = call(call(caller, text("__getitem__"), text("__builtins__")), globals_)
+    exec_ = call(call(caller, text("__getitem__"), text("exec")), builtins_)
+    return call(exec_, text(code)) + b"."
+
+
+def test_a_tampered_entry_with_a_correct_crc_runs_no_code(cache, tmp_path):
+    path = _byte_level_json(tmp_path)
+    first = load_path(path)
+    (entry,) = _entries(cache)
+    key = entry.stem
+    marker = tmp_path / "payload ran"
+    payload = _crafted_pickle(f"open({str(marker)!r}, 'w').close()")
+    pickle.loads(payload)  # the payload works: it runs when it is unpickled
+    assert marker.exists()
+    marker.unlink()
+    # put in every place a version of this cache reads, each with a correct header and CRC
+    old = b"bpeinspect load cache\n" + struct.pack("<IQQQ", zlib.crc32(payload), len(payload), 0, 0) + payload
+    (cache / f"{key}.pickle").write_bytes(old)
+    body = b"[]" + payload
+    (cache / f"{key}{load_cache.SUFFIX}").write_bytes(
+        load_cache._MAGIC + load_cache._HEADER.pack(zlib.crc32(body), len(body), 2) + body
+    )
+    again = load_path(path)
+    assert not marker.exists()
+    assert again.encode("hello <tool> world") == first.encode("hello <tool> world")
+    load_cache.wait()
+    assert load_cache.read(key) is not None  # the refused entry was written again, as data
+
+
+def test_entries_naming_other_factories_or_classes_are_refused(cache, tmp_path):
+    from bpeinspect.core import tables
+
     path = _byte_level_json(tmp_path)
     load_path(path)
     (entry,) = _entries(cache)
-    ran = []
-    # a well-formed entry (right header and CRC) whose pickle calls a function of the standard library
-    body = pickle.dumps((threading.Thread, (), {"target": ran.append}))
-    import zlib
-
-    entry.write_bytes(load_cache._MAGIC + load_cache._HEADER.pack(zlib.crc32(body), len(body), 0, 0) + body)
-    assert load_cache.read(entry.stem) is None
-    evil = b"cos\nsystem\n(S'echo owned'\ntR."  # protocol 0: os.system("echo owned")
-    entry.write_bytes(load_cache._MAGIC + load_cache._HEADER.pack(zlib.crc32(evil), len(evil), 0, 0) + evil)
-    assert load_cache.read(entry.stem) is None
-    assert load_path(path).encode("hello") == [31373]
+    data = entry.read_bytes()
+    files_size = load_cache._HEADER.unpack_from(data, len(load_cache._MAGIC))[2]
+    at = len(load_cache._MAGIC) + load_cache._HEADER.size + files_size
+    good = tables.loads(data[at:])
+    for factory, changes in [
+        ("builtins.exec", {}),
+        ("Tokenizer", {"normalizer": {"type": "os.system"}}),
+        ("Tokenizer", {"pattern": {"steps": [], "name": "", "unicode": "", "fast": True, "extra": 1}}),
+        ("Tokenizer", {"special_tokens": {"__reduce__": "exec"}}),
+    ]:
+        header, blobs = tables._split(tables.dumps(good))
+        header = {**header, "factory": factory, "args": {**header["args"], **changes}}
+        raw = json.dumps(header).encode("ascii")
+        forged = tables.MAGIC + tables._HEAD.pack(tables.VERSION, len(raw)) + raw + b"".join(map(bytes, blobs))
+        body = b"[]" + forged
+        entry.write_bytes(load_cache._MAGIC + load_cache._HEADER.pack(zlib.crc32(body), len(body), 2) + body)
+        assert load_cache.read(entry.stem) is None, factory
 
 
 def test_a_changed_file_or_changed_code_is_another_entry(cache, tmp_path, monkeypatch):
@@ -208,16 +267,25 @@ def test_only_the_newest_entries_are_kept(cache, tmp_path, monkeypatch):
 
 def test_a_write_that_fails_half_way_leaves_nothing(cache, tmp_path, monkeypatch):
     path = _byte_level_json(tmp_path)
-    real = load_cache._Writer.value
+    real = load_cache.atomic_open
     seen = []
 
-    def fail_late(self, value):
-        seen.append(value)
-        if len(seen) == 3:  # some tables already in the temporary file
-            raise pickle.PicklingError("cannot pickle this")
-        return real(self, value)
+    class Failing:
+        def __init__(self, f):
+            self.f = f
 
-    monkeypatch.setattr(load_cache._Writer, "value", fail_late)
+        def write(self, data):
+            seen.append(len(data))
+            if len(seen) == 3:  # some tables already in the temporary file
+                raise OSError("no space left on the device")
+            return self.f.write(data)
+
+    @contextlib.contextmanager
+    def failing_open(*args, **kwargs):
+        with real(*args, **kwargs) as f:
+            yield Failing(f)
+
+    monkeypatch.setattr(load_cache, "atomic_open", failing_open)
     assert load_path(path).encode("hello") == [31373]
     assert _entries(cache) == [] and len(seen) == 3
     assert [p.name for p in cache.iterdir()] == []  # no temporary file left either
@@ -245,3 +313,144 @@ def test_an_app_bundle_or_another_version_never_reads_older_tables(cache, tmp_pa
     assert load_cache.key_for(path) is None
     load_path(path)
     assert _entries(cache) == []
+
+
+def test_a_gpt2_pair_is_parsed_again_when_its_merges_change_or_go(cache, tmp_path):
+    from bpeinspect.core.errors import VocabularyError
+    from bpeinspect.core.io.formats import gpt2
+
+    folder = tmp_path / "gpt2"
+    gpt2.save(load_tokenizer("r50k_base"), folder)
+    encoder, merges = folder / gpt2.ENCODER, folder / gpt2.MERGES
+    text = "hello world, the tokenizers"
+    before = load_path(encoder).encode(text)
+    assert len(_entries(cache)) == 1
+    assert load_path(encoder).encode(text) == before  # from the entry
+    head, *lines = merges.read_text("utf-8").splitlines()
+    merges.write_text("\n".join([head, *reversed(lines)]) + "\n", "utf-8")  # the merge order reversed
+    after = load_path(encoder).encode(text)
+    assert after == gpt2.load(encoder).encode(text) and after != before
+    merges.unlink()
+    with pytest.raises(VocabularyError):
+        load_path(encoder)
+
+
+def _big_file(tmp_path: Path, monkeypatch) -> Path:
+    """A ``tokenizer.json`` over the size hashed whole (made small for the test), with two ids
+    that can be swapped in place past its first megabyte."""
+    obj = huggingface.to_dict(load_tokenizer("r50k_base"))
+    path = tmp_path / "big" / "tokenizer.json"
+    path.parent.mkdir()
+    path.write_bytes(huggingface.dumps(obj))
+    monkeypatch.setattr(load_cache, "HASHED_BYTES", 1 << 16)
+    monkeypatch.setattr(load_cache, "HEAD_BYTES", 1 << 12)
+    assert path.stat().st_size > load_cache.HASHED_BYTES
+    return path
+
+
+def test_a_big_file_changed_in_place_with_its_time_set_back_is_parsed_again(cache, tmp_path, monkeypatch):
+    path = _big_file(tmp_path, monkeypatch)
+    first = load_path(path)
+    a, b = first.ranks[b"hello"], first.ranks[b"Hello"]
+    data = path.read_bytes()
+    old_a, old_b = f'"hello": {a}'.encode(), f'"Hello": {b}'.encode()
+    assert data.count(old_a) == 1 and data.count(old_b) == 1 and len(str(a)) == len(str(b))
+    assert min(data.index(old_a), data.index(old_b)) > load_cache.HEAD_BYTES
+    st = path.stat()
+    time.sleep(0.05)  # (a coarse clock of change would not move otherwise)
+    swapped = data.replace(old_a, b"\0").replace(old_b, f'"Hello": {a}'.encode()).replace(b"\0", f'"hello": {b}'.encode())
+    with open(path, "r+b") as f:  # in place, the same size, as rsync --inplace writes
+        f.write(swapped)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # as cp -p or rsync -t set it back
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    again = load_path(path)
+    assert again.ranks[b"hello"] == b and again.ranks[b"Hello"] == a
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_fifo_or_a_link_to_dev_zero_in_place_of_an_entry_is_passed_over_and_replaced(cache, tmp_path):
+    path = _byte_level_json(tmp_path)
+    first = load_path(path)
+    (entry,) = _entries(cache)
+    for make in (os.mkfifo, lambda p: os.symlink("/dev/zero", p)):
+        entry.unlink()
+        make(entry)
+        done: list = []
+        reader = threading.Thread(target=lambda got=done: got.append(load_path(path)), daemon=True)
+        reader.start()
+        reader.join(60)  # (a hang would never end: a bound, not a timing)
+        assert done and done[0].encode("hello world") == first.encode("hello world")
+        load_cache.wait()
+        assert entry.is_file() and not entry.is_symlink() and load_cache.read(entry.stem) is not None
+
+
+def test_pruning_deletes_only_the_caches_own_entries(cache, tmp_path, monkeypatch):
+    monkeypatch.setattr(load_cache, "KEEP", 1)
+    cache.mkdir(parents=True)
+    mine = "0123456789abcdef0123456789abcdef01234567"
+    users = {
+        "notes.pickle": b"a user's pickle",
+        f"{mine}.pickle": b"not written by the cache",
+        f"{mine}.tables": b"not written by the cache either",
+        "model.tables": load_cache._MAGIC + b"a user's file that starts like an entry",
+    }
+    for name, data in users.items():
+        (cache / name).write_bytes(data)
+        os.utime(cache / name, (1, 1))  # older than any entry
+    older = cache / f"{'f' * 40}.pickle"
+    older.write_bytes(b"bpeinspect load cache\n" + bytes(28))  # an entry of an older version
+    os.utime(older, (1, 1))
+    tok = Tokenizer.from_merges([(104, 105), (256, 104)], pattern="r50k")
+    for k in range(3):
+        p = tmp_path / f"v{k}" / "tokenizer.json"
+        p.parent.mkdir()
+        save(tok, p)
+        load_path(p)
+        load_cache.wait()
+    assert len([p for p in _entries(cache) if load_cache.is_own(p)]) == 1 and not older.exists()
+    for name, data in users.items():
+        assert (cache / name).read_bytes() == data, name
+
+
+def test_the_cache_is_a_service_off_in_library_use(cache, monkeypatch):
+    from bpeinspect.cli.commands import main
+
+    monkeypatch.delenv(load_cache.ENV)
+    monkeypatch.setitem(load_cache._service, "on", False)
+    assert not load_cache.enabled()
+    main(["list"])
+    assert load_cache.enabled()  # the command line turns it on
+    monkeypatch.setenv(load_cache.ENV, "0")
+    assert not load_cache.enabled()  # and the environment still wins
+    monkeypatch.setenv(load_cache.ENV, "1")
+    load_cache.turn_on(False)
+    assert load_cache.enabled()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.data())
+def test_a_random_or_damaged_entry_with_a_correct_crc_is_refused_or_makes_a_tokenizer(cache, tmp_path, data):
+    path = tmp_path / "small" / "tokenizer.json"
+    if not path.exists():
+        path.parent.mkdir()
+        save(Tokenizer.from_merges([(104, 105), (256, 104), (32, 257)], pattern="r50k", name="small"), path)
+        load_path(path)
+        load_cache.wait()
+    (entry,) = [p for p in _entries(cache) if load_cache.is_own(p)]
+    good = entry.read_bytes()
+    body = good[len(load_cache._MAGIC) + load_cache._HEADER.size :]
+    files_size = load_cache._HEADER.unpack_from(good, len(load_cache._MAGIC))[2]
+    if data.draw(st.booleans()):
+        bad = bytearray(body)
+        for at in data.draw(st.lists(st.integers(0, len(body) - 1), min_size=1, max_size=6)):
+            bad[at] = data.draw(st.integers(0, 255))
+        body = bytes(bad)
+    else:
+        body = data.draw(st.binary(max_size=400))
+        files_size = data.draw(st.integers(0, len(body)))
+    try:
+        entry.write_bytes(load_cache._MAGIC + load_cache._HEADER.pack(zlib.crc32(body), len(body), files_size) + body)
+        tok = load_cache.read(entry.stem)
+        assert tok is None or isinstance(tok, Tokenizer)
+    finally:
+        entry.write_bytes(good)

@@ -369,9 +369,11 @@ def _marked_merges(
                f"merge {n} ({m!r}) is not 'left right' or [left, right]")
         a, b, new = vocab.get(parts[0]), vocab.get(parts[1]), vocab.get(marks.merged(*parts))
         expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
-        expect(new is not None, path, f"merge {n} ({m!r}) makes a token not in the vocabulary")
+        if new is None:
+            why = f" (the continuing_subword_prefix {marks.prefix!r} dropped from its right part)" if marks.prefix else ""
+            raise VocabularyError(f"{path}: merge {n} ({m!r}) makes {marks.merged(*parts)!r}, not in the vocabulary{why}")
         pairs.append((a, b))  # type: ignore[arg-type]
-        made.append(new)  # type: ignore[arg-type]
+        made.append(new)
     return pairs, made
 
 

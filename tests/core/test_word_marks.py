@@ -176,3 +176,13 @@ def test_a_model_with_word_marks_travels_to_child_processes_whole():
     assert back.word_marks == tok.word_marks and back.unk_id == tok.unk_id
     for text in PROSE:
         assert back.encode(text) == tok.encode(text)
+
+
+def test_a_prefix_whose_merges_make_missing_tokens_is_refused_naming_it(tmp_path):
+    save(load_tokenizer("gpt2"), tmp_path / "tokenizer.json")
+    obj = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    obj["model"]["continuing_subword_prefix"] = "##"  # GPT-2's merges know no prefix
+    p = tmp_path / "prefixed.hf.json"
+    p.write_text(json.dumps(obj), encoding="utf-8")
+    with pytest.raises(VocabularyError, match="continuing_subword_prefix '##' dropped from its right part"):
+        load_path(p)

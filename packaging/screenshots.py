@@ -300,6 +300,24 @@ def split_settings(win: Any, env: Env) -> Any:
     return dialog
 
 
+def _vocabularies(*keys: str, page: str = "overlap", which: int = 1) -> Callable[[Any, Any], Any]:
+    """The Vocabularies view on built-ins and real vocabularies (keys of REAL), on ``page``,
+    listing the combination ``which`` (a bit mask of the sides)."""
+
+    def setup(win: Any, env: Env) -> Any:
+        _open(win, env, *(env.real(k) if k in REAL else k for k in keys))
+        win.commands["panels.vocabs"].trigger()
+        view = win.panels.view("vocabs")
+        env.wait(win, timeout=120, also=lambda: view.diff is not None and view.merges is not None and not view.is_busy())
+        view.show_page(page)
+        view.pick_combination(which)
+        env.wait(win, also=lambda: not view.is_busy())
+        env.pause(0.5)
+        return win.panels.docks["vocabs"]
+
+    return setup
+
+
 def korean(win: Any, env: Env) -> None:
     from bpeinspect.core.io.builtins import resources_dir
 
@@ -317,6 +335,12 @@ SHOTS: tuple[Shot, ...] = (
     Shot("merge-tree", "how ' tokenization' is built, and what it is part of", merge_tree),
     *(Shot(f"languages-{page}", f"the Languages view's {page} page: the UDHR under five tokenizers", _languages(page),
            needs=("Qwen3", "Gemma 3"), dark=True) for page in ("summary", "rank", "scripts", "map")),
+    Shot("vocabularies", "the Vocabularies view: o200k_base against cl100k_base, the tokens only o200k_base holds",
+         _vocabularies("o200k_base", "cl100k_base"), dark=True),
+    Shot("vocabularies-composition", "what o200k_base and cl100k_base are made of, by script",
+         _vocabularies("o200k_base", "cl100k_base", page="composition"), dark=True),
+    Shot("vocabularies-llama3-qwen3", "Llama 3 and Qwen3 against cl100k_base: how much of each is cl100k, id for id",
+         _vocabularies("Llama 3", "Qwen3", "cl100k_base", page="summary", which=7), needs=("Llama 3", "Qwen3"), dark=True),
     Shot("chat", "a conversation rendered with the model's chat template, counted per message", chat, dark=True),
     Shot("dataset", "500 chats counted under three tokenizers: histogram, totals per role, longest records", dataset),
     Shot("training", "a tokenizer trained on the bundled samples", training),

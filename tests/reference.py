@@ -15,28 +15,33 @@ from pathlib import Path
 
 import pytest
 
-from bpeinspect.core.io.builtins import BUILTINS, resources_dir
+from bpeinspect.core.io.builtins import BUILTINS, VARIANTS, resources_dir
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 from tiktoken_ext import openai_public  # noqa: E402
 
 BUILTIN_NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
+# tiktoken's every encoding: the built-ins above, p50k_base, and the variants sharing their ranks
+ALL_NAMES = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 
 
 def _definition(name: str) -> dict:
     """tiktoken's definition of ``name`` with its downloading loader stubbed out."""
-    original = openai_public.load_tiktoken_bpe
-    openai_public.load_tiktoken_bpe = lambda *a, **k: {}
+    loaders = ("load_tiktoken_bpe", "data_gym_to_mergeable_bpe_ranks")  # gpt2 reads GPT-2's own files
+    originals = {n: getattr(openai_public, n) for n in loaders}
+    for n in loaders:
+        setattr(openai_public, n, lambda *a, **k: {})
     try:
         return getattr(openai_public, name)()
     finally:
-        openai_public.load_tiktoken_bpe = original
+        for n, f in originals.items():
+            setattr(openai_public, n, f)
 
 
 @functools.cache
 def tiktoken_encoding(name: str) -> tiktoken.Encoding:
-    spec = BUILTINS[name]
+    spec = BUILTINS[VARIANTS[name].base if name in VARIANTS else name]
     definition = _definition(name)
     with tempfile.TemporaryDirectory() as tmp:
         plain = Path(tmp) / spec.filename.removesuffix(".gz")

@@ -70,7 +70,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for any error).
+    """Run the command line; returns the exit status (2 for any error, 130 after Ctrl+C).
 
     Every error is one line on stderr. An error that is not the input's fault (a bug) is
     named, with a request to report it; ``BPEINSPECT_DEBUG=1`` adds its traceback.
@@ -82,10 +82,22 @@ def main(argv: list[str] | None = None) -> int:
     def _warn(message: Any, *_: Any, **__: Any) -> None:
         sys.stderr.write(f"{PROG}: warning: {_one_line(message) if str(message).strip() else ''}\n")
 
+    if sys.stdout is None or not _open(1):  # started with ``>&-``
+        if args.command not in _QUIET_COMMANDS:
+            return _fail(_NO_STDOUT)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (what they print goes to stderr)
     old_show = warnings.showwarning
     warnings.showwarning = _warn
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk, /dev/full
+            _silence_stdout()
+            return _fail(f"{_NO_STDOUT}: {exc.strerror or exc}")
+        return status
     except PatternError as exc:
         return _fail(_naming_the_file(exc, args))
     except (CliError, ValueError, OSError, ImportError) as exc:
@@ -94,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         return _fail(_one_line(exc))
     except KeyboardInterrupt:
-        return _fail("interrupted")
+        _fail("interrupted")
+        return 130  # as a shell reports a command stopped by Ctrl+C (128 + SIGINT)
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine's memory)")
     except Exception as exc:  # the last resort: a bug, never a traceback unless asked for
@@ -106,6 +119,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         warnings.showwarning = old_show
+
+
+_NO_STDOUT = "cannot write to standard output"
+_QUIET_COMMANDS = ("convert", "train", "count")  # they write files and report on stderr only
+
+
+def _open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _naming_the_file(exc: PatternError, args: argparse.Namespace) -> str:

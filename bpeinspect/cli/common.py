@@ -3,7 +3,9 @@ the user's settings is :mod:`.vocab_options`)."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
 import sys
 import unicodedata
@@ -20,6 +22,30 @@ SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable
 
 class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
+
+
+PROCESSES_PER_CORE = 4  # more than this many processes per core only wait for each other
+
+
+def processes(value: str) -> int:
+    """``-j N`` (an argparse type): at least 1, and at most :data:`PROCESSES_PER_CORE` per
+    core, with a note on stderr when capped."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    cap = PROCESSES_PER_CORE * (os.cpu_count() or 1)
+    if n > cap:
+        sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CORE} processes per core; using {cap}\n")
+        return cap
+    return n
+
+
+def wrote(path: Any, detail: str = "") -> None:
+    """The ``wrote PATH`` line on stderr, the path escaped as in error lines."""
+    sys.stderr.write(f"wrote {display_label(str(path))}{detail}\n")
 
 
 def read_text(file: str) -> str:

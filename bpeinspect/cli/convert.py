@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES
+from bpeinspect.cli.common import SAVE_NAMES, wrote
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.io.formats import save, saveable
 
@@ -25,5 +24,5 @@ def add_convert(sub: Any) -> None:
 def cmd_convert(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token)
     written = save(tok, args.out, fmt=args.format)
-    print(f"wrote {written}", file=sys.stderr)
+    wrote(written)
     return 0

@@ -10,9 +10,8 @@ with ``--dask`` it runs on a Dask cluster (a scheduler address) or Dask's local 
 from __future__ import annotations
 
 import argparse
-import sys
 
-from bpeinspect.cli.common import CliError
+from bpeinspect.cli.common import CliError, processes, wrote
 from bpeinspect.core.io.formats import check_target
 from bpeinspect.core.train.corpus import corpus_files, iter_corpus
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
@@ -33,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="the trainer the table is for: minbpe's regex.findall keeps only the matches, "
                    "Hugging Face's split also the text between them")  # fmt: skip
     where = p.add_mutually_exclusive_group()
-    where.add_argument("-j", "--processes", type=int, metavar="N", help="local processes (default: one per CPU)")
+    where.add_argument("-j", "--processes", type=processes, metavar="N", help="local processes (default: one per CPU)")
     where.add_argument("--dask", nargs="?", const="", metavar="SCHEDULER",
                        help="count on Dask: a scheduler address (tcp://host:8786) or a local scheduler "
                        "(processes, threads, synchronous); without one, $DASK_SCHEDULER_ADDRESS or local processes")  # fmt: skip
@@ -59,6 +58,5 @@ def run(args: argparse.Namespace) -> int:
         write_counts_tsv(table, args.output, comment=comment)
     except OSError as exc:  # its temporary's name would say nothing useful
         raise CliError(f"{args.output}: cannot write it: {exc.strerror or exc}") from None
-    print(f"wrote {args.output}: {len(table):,} distinct pre-tokens, {sum(table.values()):,} in all, "
-          f"counted {where}", file=sys.stderr)  # fmt: skip
+    wrote(args.output, f": {len(table):,} distinct pre-tokens, {sum(table.values()):,} in all, counted {where}")
     return 0

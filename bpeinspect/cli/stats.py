@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
-from bpeinspect.cli.common import align_table, json_text, read_text, safe_lines
+from bpeinspect.cli.common import align_table, json_text, processes, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.analysis.fairness import count_corpus
 from bpeinspect.core.analysis.measures import CSV_COLUMNS as MEASURE_COLUMNS
@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="also measure the bundled samples: the fable in every language, or the code and data files",
     )
     p.add_argument(
-        "-j", "--processes", type=int, metavar="N",
+        "-j", "--processes", type=processes, metavar="N",
         help="processes that count at once (default: one per CPU; 1: count in this process)",
     )  # fmt: skip
     p.add_argument(

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, read_text
+from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, read_text, wrote
 from bpeinspect.core.io.formats import check_target, format_for_path, save
 from bpeinspect.core.train.run import train_tokenizer
 
@@ -46,7 +46,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     written = save(tok, args.output)
-    print(f"wrote {written} ({tok.n_vocab} tokens)", file=sys.stderr)
+    wrote(written, f" ({tok.n_vocab} tokens)")
     if tok.training is not None and tok.training.settings.get("ran_out_of_pairs"):
         print(
             f"the corpus ran out of pairs: {tok.n_vocab} tokens, fewer than the {args.vocab_size} asked for",

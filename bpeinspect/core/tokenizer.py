@@ -94,6 +94,8 @@ class Tokenizer:
     added_normalizer: Normalizer | None = None
     word_marks: WordMarks | None = None  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
     unk_id: int | None = None
+    # a special token has a second name, whose text is not the bytes its id decodes to
+    _special_aliases = False
 
     def __init__(
         self,
@@ -375,9 +377,6 @@ class Tokenizer:
             pos += len(segment)
         return out
 
-    def encode_batch(self, texts: Iterable[str], **kwargs: Any) -> list[list[int]]:
-        return [self.encode(t, **kwargs) for t in texts]
-
     def _segments(self, text: str, allowed: frozenset[str]) -> list[tuple[str, int | None]]:
         """``text`` cut into ``(segment, id)`` at the ``allowed`` special tokens and every added
         token (their id), with ``None`` for the text between them; the longest match wins."""
@@ -475,7 +474,10 @@ class Tokenizer:
             not rule.splits
             or any(s.behavior != "isolated" for s in rule.splits)
             or self.dropped_bytes(text)
-            or (self.added_options and any(t is not None and seg.encode() != self._decoder[t] for seg, t in segments))
+            or (
+                (self.added_options or self._special_aliases)
+                and any(t is not None and seg.encode() != self._decoder[t] for seg, t in segments)
+            )
         ):
             # (an added token that took the whitespace beside it covers more than its own text)
             # the rule drops or glues text, or bytes without a token are dropped: token by token
@@ -521,11 +523,14 @@ class Tokenizer:
         for s, i in extra.items():
             if self.special_tokens.get(s) == i:
                 continue
-            if i in decoder or s in self.special_tokens or s in self.added_tokens:
+            # a second name for a special token's id is allowed (tiktoken's o200k_harmony has
+            # one); the id still decodes to its first name, as in tiktoken
+            if (i in decoder and i not in self._special_ids) or s in self.special_tokens or s in self.added_tokens:
                 raise ValueError(f"special token {s!r} (id {i}) clashes with a token the vocabulary has")
-            decoder[i] = s.encode("utf-8")
+            decoder.setdefault(i, s.encode("utf-8"))
         twin._decoder = decoder
         twin.special_tokens = {**self.special_tokens, **extra}
+        twin._special_aliases = any(decoder[i] != s.encode("utf-8") for s, i in twin.special_tokens.items())
         twin.n_vocab = max(decoder) + 1 if decoder else 0
         for derived in ("_special_ids", "_token_lengths", "merge_graph"):
             twin.__dict__.pop(derived, None)
@@ -551,6 +556,108 @@ class Tokenizer:
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """The text of a sequence of tokens; invalid UTF-8 becomes U+FFFD."""
         return self.decode_bytes(list(ids)).decode("utf-8", errors=errors)
+
+    # -- tiktoken's Encoding API ------------------------------------------------------------------
+    # Code written for ``tiktoken.Encoding`` takes any tokenizer: these are its public methods,
+    # with its names, keywords and errors (``num_threads`` is accepted and ignored).
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id of any token, special ones included (``n_vocab - 1``)."""
+        return self.n_vocab - 1
+
+    @property
+    def eot_token(self) -> int:
+        """The id of ``<|endoftext|>`` (a ``KeyError`` where the vocabulary has none)."""
+        return self.special_tokens["<|endoftext|>"]
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The texts of the special tokens."""
+        return set(self.special_tokens)
+
+    def is_special_token(self, token: int) -> bool:
+        """tiktoken's name for :meth:`is_special`."""
+        return self.is_special(token)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of the one token whose bytes (or special-token text) are exactly this.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> tok = load_tokenizer("cl100k_base")
+        >>> tok.encode_single_token(" world"), tok.encode_single_token("<|endoftext|>")
+        (1917, 100257)
+        """
+        data = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
+        found = self._ranks.get(data)
+        if found is None:
+            text = data.decode("utf-8", errors="replace")
+            found = self.special_tokens.get(text, self.added_tokens.get(text))
+        if found is None:
+            raise KeyError(text_or_bytes)
+        return found
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token (a ``KeyError`` for an id no token has)."""
+        return self.token_bytes(token)
+
+    def token_byte_values(self) -> list[bytes]:
+        """The bytes of every mergeable token, sorted."""
+        return sorted(self._ranks)
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """The text of ``tokens`` and, for each token, the index of the character it starts in.
+
+        A token that begins inside a character (its first byte continues a UTF-8 sequence)
+        starts in that character. The bytes must be valid UTF-8.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> tok = load_tokenizer("cl100k_base")
+        >>> tok.decode_with_offsets(tok.encode("hello world"))
+        ('hello world', [0, 5])
+        """
+        parts = self.decode_tokens_bytes(tokens)
+        offsets, chars = [], 0
+        for part in parts:
+            continues = bool(part) and 0x80 <= part[0] < 0xC0
+            offsets.append(max(0, chars - continues))
+            chars += sum(1 for b in part if not 0x80 <= b < 0xC0)
+        return b"".join(parts).decode("utf-8", errors="strict"), offsets
+
+    def encode_batch(
+        self,
+        texts: Iterable[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[list[int]]:
+        """:meth:`encode` for each text."""
+        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
+
+    def encode_ordinary_batch(self, texts: Iterable[str], *, num_threads: int = 8) -> list[list[int]]:
+        """:meth:`encode_ordinary` for each text."""
+        return [self.encode_ordinary(t) for t in texts]
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> np.ndarray:
+        """:meth:`encode` as a ``uint32`` array."""
+        import numpy as np
+
+        return np.array(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32)
+
+    def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+        """:meth:`decode` for each sequence of ids."""
+        return [self.decode(ids, errors=errors) for ids in batch]
+
+    def decode_bytes_batch(self, batch: Iterable[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
+        """:meth:`decode_bytes` for each sequence of ids."""
+        return [self.decode_bytes(ids) for ids in batch]
 
 
 __all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

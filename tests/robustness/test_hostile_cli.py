@@ -207,7 +207,7 @@ def test_3_ctrl_c_stops_a_catastrophic_pattern(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     # stopped by Ctrl-C, not by the time limit (which would say so) nor by the end of the search
-    assert proc.returncode == 2 and err.strip().endswith("interrupted"), err
+    assert proc.returncode == 130 and err.strip().endswith("interrupted"), err
 
 
 def cpu_seconds(pid: int) -> float:
@@ -440,3 +440,91 @@ def test_main_debug_shows_the_traceback(capsys, monkeypatch):
     monkeypatch.setenv("BPEINSPECT_DEBUG", "1")
     code, _, err = run(capsys, "list")
     assert code == 2 and "Traceback" in err and "RuntimeError: boom" in err
+
+
+# -- -j: at least 1, at most a few per core -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["count", "stats"])
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_fewer_than_one_process_is_refused_in_one_line(capsys, tmp_path, command, value):
+    text = tmp_path / "a.txt"
+    text.write_text("hello world", encoding="utf-8")
+    extra = ["-o", str(tmp_path / "out.tsv")] if command == "count" else ["-t", "gpt2"]
+    with pytest.raises(SystemExit) as info:
+        cli.main([command, "-j", value, *extra, str(text)])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    line = one_line_error(2, err)
+    assert "at least 1" in line
+    assert not (tmp_path / "out.tsv").exists()
+
+
+def test_too_many_processes_are_capped_and_the_user_told(capsys, tmp_path, monkeypatch):
+    from bpeinspect.core.train import counts
+
+    text = tmp_path / "a.txt"
+    text.write_text("hello world " * 100, encoding="utf-8")
+    asked: list[object] = []
+    real = counts.count_pretokens
+
+    def spy(*a, processes=None, **kw):
+        asked.append(processes)
+        return real(*a, processes=1, **kw)
+
+    monkeypatch.setattr("bpeinspect.cli.count.count_pretokens", spy)
+    cap = 4 * (os.cpu_count() or 1)
+    code, _, err = run(capsys, "count", "-j", "100000", "-o", str(tmp_path / "out.tsv"), str(text))
+    assert code == 0, err
+    assert asked == [cap]
+    assert f"using {cap}" in err and "100000" in err
+
+
+# -- "wrote PATH" lines escape the path as error lines do -------------------------------------------------
+
+
+def test_wrote_lines_escape_terminal_codes_in_the_path(capsys, tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text("hello world " * 20, encoding="utf-8")
+    hostile = "out\x1b]0;owned\x07\x1b[2J\nfake.tsv"
+    code, out, err = run(capsys, "count", "-j", "1", "-o", str(tmp_path / hostile), str(text))
+    assert code == 0, err
+    no_escapes(err)
+    assert len(err.strip().splitlines()) == 1
+    vocab = tmp_path / ("v\x1b[2J\n.tiktoken")
+    code, out, err = run(capsys, "convert", "gpt2", str(vocab))
+    assert code == 0, err
+    no_escapes(err)
+    assert len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, "train", str(text), "--vocab-size", "260", "-o", str(vocab))
+    assert code == 0, err
+    no_escapes(err)
+    wrote = [line for line in err.splitlines() if line.startswith("wrote ")]
+    assert len(wrote) == 1 and wrote[0].endswith("tokens)"), err
+
+
+# -- a closed standard output ------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("args", [["encode", "-t", "gpt2", "-"], ["decode", "-t", "gpt2", "31373"],
+                                  ["stats", "-t", "gpt2", "-"], ["info", "gpt2"], ["list", "--no-caches"]])  # fmt: skip
+def test_a_closed_standard_output_is_an_error_not_a_bug(args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "bpeinspect.cli", *args], input="hello world", check=False,
+        stderr=subprocess.PIPE, text=True, env=env, timeout=100, preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert lines == ["bpeinspect-cli: error: cannot write to standard output"], done.stderr
+
+
+def test_ctrl_c_exits_with_130_in_every_command(capsys, monkeypatch):
+    def interrupted(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("bpeinspect.cli.encode.load_spec", interrupted)
+    code, _, err = run(capsys, "decode", "-t", "gpt2", "1")
+    assert code == 130
+    assert err.strip().endswith("interrupted")

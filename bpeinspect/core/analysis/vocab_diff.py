@@ -19,8 +19,9 @@ from __future__ import annotations
 import itertools
 import string
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from bpeinspect.core.analysis.scripts import NO_SCRIPT, char_script
@@ -115,7 +116,7 @@ class VocabDiff:
 
     sides: tuple[VocabSide, ...]
     _sets: tuple[frozenset[bytes], ...] = field(repr=False)
-    _ranks: tuple[dict[bytes, int], ...] = field(repr=False)
+    _ids: tuple[dict[bytes, int], ...] = field(repr=False)
     _categories: dict[bytes, str] = field(repr=False)
     _exclusive: dict[int, int] = field(repr=False)
     _same_id: dict[tuple[int, int], int] = field(repr=False)
@@ -172,7 +173,11 @@ class VocabDiff:
 
     def token_id(self, k: int, token: bytes) -> int | None:
         """The token's id in side ``k``, or ``None`` if that side does not hold it."""
-        return self._ranks[k].get(token)
+        return self._ids[k].get(token)
+
+    def ids_of(self, k: int) -> Mapping[bytes, int]:
+        """Side ``k``'s tokens and their ids (read-only)."""
+        return MappingProxyType(self._ids[k])
 
     def category(self, token: bytes) -> str:
         got = self._categories.get(token)
@@ -368,3 +373,63 @@ def composition_rows(diff: VocabDiff) -> Iterable[list[str]]:
     yield ["category", *diff.names]
     for c in diff.category_order():
         yield [c, *(str(s.composition.get(c, 0)) for s in diff.sides)]
+
+
+# -- lists ----------------------------------------------------------------------------------------
+
+SORT_KEYS = ("token", "length", "category")  # and "id:K" for side K's id
+
+
+def list_tokens(
+    diff: VocabDiff,
+    mask: int,
+    *,
+    exact: bool = True,
+    search: bytes = b"",
+    sort: str = "id:0",
+    descending: bool = False,
+    should_stop: ShouldStop = None,
+) -> list[bytes]:
+    """The tokens of one combination (see :meth:`VocabDiff.tokens`) that hold ``search``, sorted
+    by ``sort``: ``token`` (bytes), ``length``, ``category`` or ``id:K`` (side K's id; tokens it
+    lacks last). Ties go by bytes. The keys are made a few thousand tokens at a time (asking
+    ``should_stop`` between) and sorted by numpy, which lets other threads run.
+
+    >>> from bpeinspect.core import Tokenizer
+    >>> a = Tokenizer.from_merges([(104, 105), (256, 33)], pattern=None)
+    >>> b = Tokenizer.from_merges([(104, 105), (111, 107)], pattern=None)
+    >>> d = compare_vocabularies([("a", a), ("b", b)])
+    >>> list_tokens(d, 1 | 2, exact=False, search=b"h", sort="length", descending=True)
+    [b'hi', b'h']
+    """
+    import numpy as np
+
+    tokens = diff.tokens(mask, exact=exact)
+    if search:
+        tokens = [t for t in tokens if search in t]
+    if should_stop is not None and should_stop():
+        raise Cancelled()
+    if sort == "token" or not tokens:
+        return tokens[::-1] if descending else tokens
+    keys: list[int] = []
+    if sort == "length":
+        keys = [len(t) for t in tokens]
+    elif sort == "category":
+        names = sorted({diff.category(t) for t in tokens})
+        code = {n: k for k, n in enumerate(names)}
+        for k in range(0, len(tokens), _CHECK_EVERY):
+            _tick(0, should_stop)
+            keys.extend(code[diff.category(t)] for t in tokens[k : k + _CHECK_EVERY])
+    elif sort.startswith("id:") and sort[3:].isdigit() and int(sort[3:]) < len(diff.sides):
+        ranks = diff.ids_of(int(sort[3:]))
+        missing = 1 << 62
+        for k in range(0, len(tokens), _CHECK_EVERY):
+            _tick(0, should_stop)
+            keys.extend(ranks.get(t, missing) for t in tokens[k : k + _CHECK_EVERY])
+    else:
+        raise ValueError(f"cannot sort by {sort!r}")
+    arr = np.asarray(keys, dtype=np.int64)
+    by = np.argsort(arr, kind="stable")  # tokens are in byte order already: ties keep it
+    if descending:
+        by = by[::-1]
+    return [tokens[i] for i in by.tolist()]

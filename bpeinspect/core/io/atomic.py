@@ -7,6 +7,10 @@ the target's permissions (an existing file keeps its mode, a new one gets the us
 the folder is fsynced so the rename itself survives a crash. If anything fails, the
 temporary file is removed and the old file is untouched.
 
+A target that is not a regular file is never replaced: a device (``/dev/null``), a named
+pipe, an open descriptor (``/dev/stdout``, a shell's ``>(...)``: ``/dev/fd/N``) or a link to
+one of these is written straight through, as ``sort -o`` does (:func:`writes_through`).
+
 A process killed mid-save (SIGKILL, a power cut) leaves nothing behind either. Where the
 system has ``O_TMPFILE`` (Linux) the data goes to a file with no name, linked in only once it
 is complete, so a kill while writing leaves no trace. Every temporary name holds the writing
@@ -30,6 +34,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -50,6 +55,17 @@ def atomic_path(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iterat
     >>> p.read_text()
     'x,y'
     """
+    if writes_through(path):
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            tmp = Path(folder) / ("out" + suffix)
+            yield tmp
+            if not tmp.exists() or tmp.stat().st_size == 0:
+                raise OSError(f"{path}: nothing was written")
+            with _open_through(Path(path)) as out, open(tmp, "rb") as f:
+                shutil.copyfileobj(f, out)
+        return
     with _replacing(Path(path), suffix) as (fd, tmp):
         os.close(fd)
         yield tmp
@@ -71,6 +87,14 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | 
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
+    if writes_through(target):
+        with _open_through(target) as raw:
+            if mode == "wb":
+                yield raw
+            else:
+                with open(raw.fileno(), "w", encoding=encoding, newline="", closefd=False) as f:
+                    yield f
+        return
     clean_stale(target)
     fd = _unnamed_beside(target)
     if fd is None:  # no O_TMPFILE here: a named temporary, removed by a later save if we are killed
@@ -112,6 +136,56 @@ def _replacing(target: Path, suffix: str) -> Iterator[tuple[int, Path]]:
             os.unlink(tmp)
         raise
     _fsync_dir(_folder(target))
+
+
+_DESCRIPTOR = re.compile(r"^/(?:proc/(self|thread-self|\d+)|dev)/fd/(\d+)$")
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def writes_through(path: str | os.PathLike[str]) -> bool:
+    """Whether a save to ``path`` writes straight into it instead of replacing it: it is a
+    device, a named pipe or a socket, an open descriptor (``/dev/stdout``, ``/dev/fd/N``), or
+    a link to one of these. A regular file, a folder or a new name is replaced atomically.
+
+    >>> writes_through("/dev/null"), writes_through("/no/such/file")
+    (True, False)
+    """
+    if _descriptor(Path(path)) is not None:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _descriptor(target: Path) -> int | None:
+    """The descriptor number ``target`` names (``/dev/stdout``, ``/proc/self/fd/N``, or a link
+    leading to one of these), else None."""
+    current = os.path.abspath(target)
+    for _ in range(40):  # as many links as the system follows
+        if current in _STANDARD:
+            return _STANDARD[current]
+        m = _DESCRIPTOR.match(current)
+        if m is not None and m.group(1) in (None, "self", "thread-self", str(os.getpid())):
+            return int(m.group(2))
+        try:
+            link = os.readlink(current)
+        except (OSError, ValueError):
+            return None
+        current = os.path.normpath(os.path.join(os.path.dirname(current), link))
+    return None
+
+
+@contextlib.contextmanager
+def _open_through(target: Path) -> Iterator[IO[bytes]]:
+    """``target`` opened to be written straight into (see :func:`writes_through`): an open
+    descriptor's duplicate (so the data goes where the descriptor's offset is, as a shell's
+    ``>>`` expects), else the device or pipe itself."""
+    number = _descriptor(target)
+    fd = os.dup(number) if number is not None else os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "wb") as f:
+        yield f
 
 
 def _unnamed_beside(target: Path) -> int | None:
@@ -165,6 +239,8 @@ def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     (['texts'], 'hi')
     """
     target = Path(path)
+    if writes_through(target):
+        raise OSError(f"{target}: not a regular file or folder; a folder of files cannot be written into it")
     clean_stale(target)
     for _ in range(100):
         tmp = _folder(target) / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -209,6 +285,9 @@ def atomic_write_many(files: dict[str | os.PathLike[str], bytes | str], encoding
     (b'1', '2')
     """
     targets = [Path(path) for path in files]
+    for target in targets:
+        if writes_through(target):
+            raise OSError(f"{target}: not a regular file; files that belong together are written to regular files only")
     for folder in {_folder(t) for t in targets}:
         finish_interrupted(folder)
     staged: list[tuple[Path, Path]] = []  # (temporary with the new content, target)

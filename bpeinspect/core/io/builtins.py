@@ -1,11 +1,14 @@
 """The built-in vocabularies.
 
-The three OpenAI vocabularies ship inside the package (gzipped ``.tiktoken`` rank files) and
-are checked against the sha256 that tiktoken publishes for them, so a fresh install works
-offline and a damaged install is reported instead of silently mis-encoding.
+OpenAI's vocabularies ship inside the package (gzipped ``.tiktoken`` rank files) and are
+checked against the sha256 that tiktoken publishes for them, so a fresh install works offline
+and a damaged install is reported instead of silently mis-encoding. tiktoken's other encodings
+are :data:`VARIANTS` of these: the same ranks under another name, with more special tokens.
 
 >>> load_builtin("gpt2").n_vocab
 50257
+>>> load_builtin("p50k_edit").encode("<|fim_middle|>", allowed_special="all")
+[50282]
 """
 
 from __future__ import annotations
@@ -66,8 +69,58 @@ BUILTINS: dict[str, BuiltinSpec] = {
         {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
         "GPT-4o (200k)",
     ),
+    "p50k_base": BuiltinSpec(
+        "p50k_base",
+        "p50k_base.tiktoken.gz",
+        "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+        "r50k",
+        {"<|endoftext|>": 50256},
+        "Codex / GPT-3.5 text (p50k)",
+    ),
 }
-ALIASES = {"gpt2": "r50k_base", "r50k": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
+ALIASES = {"r50k": "r50k_base", "p50k": "p50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A built-in that shares another's ranks and pre-token cache, under its own name and with
+    more special tokens (tiktoken's encodings of the same names)."""
+
+    base: str
+    special_tokens: dict[str, int]
+    description: str
+
+
+_HARMONY = {
+    "<|startoftext|>": 199998,
+    "<|reserved_200000|>": 200000,
+    "<|reserved_200001|>": 200001,
+    "<|return|>": 200002,
+    "<|constrain|>": 200003,
+    "<|reserved_200004|>": 200004,
+    "<|channel|>": 200005,
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|reserved_200009|>": 200009,
+    "<|reserved_200010|>": 200010,
+    "<|reserved_200011|>": 200011,
+    "<|call|>": 200012,
+}
+VARIANTS: dict[str, Variant] = {
+    "gpt2": Variant("r50k_base", {}, "GPT-2 (r50k_base under GPT-2's name)"),
+    "p50k_edit": Variant(
+        "p50k_base",
+        {"<|fim_prefix|>": 50281, "<|fim_middle|>": 50282, "<|fim_suffix|>": 50283},
+        "Codex edit (p50k with fill-in-the-middle tokens)",
+    ),
+    # <|reserved_200018|> is a second name for o200k's <|endofprompt|>, as in tiktoken
+    "o200k_harmony": Variant(
+        "o200k_base",
+        {**_HARMONY, **{f"<|reserved_{i}|>": i for i in range(200013, 201088)}},
+        "gpt-oss (o200k with the harmony chat format's tokens)",
+    ),
+}
 
 _MAX_RANK_FILE = 64 << 20  # decompressed bytes; the largest real one is under 4 MB
 
@@ -169,9 +222,19 @@ def _sha256(data: bytes) -> str:
 BUILTIN_SOURCE = "built-in"  # how a shipped vocabulary's Tokenizer.source begins
 
 
+def is_builtin(name: str) -> bool:
+    """Whether ``name`` names a built-in (a shipped vocabulary, an alias or a variant)."""
+    return ALIASES.get(name, name) in BUILTINS or name in VARIANTS
+
+
 @functools.lru_cache(maxsize=8)
 def load_builtin(name: str) -> Tokenizer:
-    """One of the shipped vocabularies, verified against its published sha256."""
+    """One of the shipped vocabularies, verified against its published sha256, or a variant."""
+    if name in VARIANTS:
+        variant = VARIANTS[name]
+        tok = load_builtin(variant.base).with_special_tokens(variant.special_tokens)  # a copy
+        tok.name, tok.source = name, f"{BUILTIN_SOURCE} ({variant.description})"
+        return tok
     spec = BUILTINS[ALIASES.get(name, name)]
     path = resources_dir() / "vocabs" / spec.filename
     try:

@@ -182,10 +182,10 @@ def _from_cache(spec: HubSpec) -> HubFiles | None:
         for p in snapshot.rglob("*"):
             if p.is_file():
                 names.add(p.relative_to(snapshot).as_posix())
-    chosen = _choose(names - {n for n in names if n.lower().endswith(".gguf")})
+    chosen = _choose(names)  # a whole GGUF model downloaded by another tool opens too (its metadata is read)
     if chosen is not None:
         take, main = chosen
-        return HubFiles(spec.repo, rev, commit, snapshot / main, tuple(take), True)
+        return HubFiles(spec.repo, rev, commit, snapshot / main, tuple(take) or (main,), True)
     headers = header_cache_dir() / _repo_folder(spec.repo) / commit
     with contextlib.suppress(OSError):
         for p in sorted(headers.rglob("*.gguf")):
@@ -503,8 +503,9 @@ def _fetch_gguf_header(
 
 
 def describe(files: HubFiles) -> str:
-    """``REPO at COMMIT``, as ``info`` and the windows's tooltips say where a tokenizer came from."""
-    return f"{files.repo} at commit {files.commit}" + ("" if files.revision == "main" else f" ({files.revision})")
+    """``REPO at COMMIT``, as ``info`` and the window's tooltips say where a tokenizer came from."""
+    asked = "" if files.revision in ("main", files.commit) else f" ({files.revision})"
+    return f"{files.repo} at commit {files.commit}{asked}"
 
 
 def load(

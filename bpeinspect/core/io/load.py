@@ -11,16 +11,17 @@ import os
 from pathlib import Path
 
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.builtins import ALIASES, BUILTINS, load_builtin
+from bpeinspect.core.io.builtins import ALIASES, BUILTINS, VARIANTS, is_builtin, load_builtin
 from bpeinspect.core.io.hub import PREFIX as HUB_PREFIX
 from bpeinspect.core.tokenizer import Tokenizer
 
 
 def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
-    """A tokenizer from a built-in name (``"r50k_base"``/``"gpt2"``, ``"cl100k_base"``,
-    ``"o200k_base"``), a model on the Hugging Face Hub (``"hf:OWNER/NAME[@REVISION]"``, see
-    :mod:`bpeinspect.core.io.hub`) or a path to a vocabulary file or folder."""
-    if isinstance(spec, str) and ALIASES.get(spec, spec) in BUILTINS:
+    """A tokenizer from a built-in name (tiktoken's: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
+    ``"p50k_edit"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``), a model on the
+    Hugging Face Hub (``"hf:OWNER/NAME[@REVISION]"``, see :mod:`bpeinspect.core.io.hub`) or a
+    path to a vocabulary file or folder."""
+    if isinstance(spec, str) and is_builtin(spec):
         return load_builtin(ALIASES.get(spec, spec))
     if isinstance(spec, str) and spec.startswith(HUB_PREFIX):
         from bpeinspect.core.io import hub
@@ -36,7 +37,7 @@ def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
     problem = _unreachable(path)
     if problem:
         raise VocabularyError(f"{path}: {problem}")
-    known = ", ".join(list(BUILTINS) + list(ALIASES))
+    known = ", ".join([*BUILTINS, *VARIANTS, *ALIASES])
     raise VocabularyError(
         f"no built-in tokenizer or file named {str(spec)!r} (built-ins: {known}; a Hub model: hf:OWNER/NAME)"
     )

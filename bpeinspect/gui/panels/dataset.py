@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, Shape, Target, count_dataset, fields_shape
 from bpeinspect.core.dataset.counting import peek_shape
-from bpeinspect.core.io.builtins import ALIASES, BUILTINS
+from bpeinspect.core.io.builtins import is_builtin
 from bpeinspect.core.pool import BACKGROUND_NICENESS
 from bpeinspect.core.text import display_label
 from bpeinspect.gui.concurrency import Jobs, describe_error
@@ -75,7 +75,7 @@ def _home_shortened(path: str) -> str:
 
 def _reopenable(spec: str) -> str | None:
     """``spec`` if another process can open the same tokenizer from it (a built-in or a file)."""
-    return spec if spec in BUILTINS or spec in ALIASES or (spec and os.path.exists(spec)) else None
+    return spec if is_builtin(spec) or (spec and os.path.exists(spec)) else None
 
 
 def _labels(toks: Sequence[Tokenizer], specs: Sequence[str]) -> list[str]:

@@ -8,7 +8,7 @@ its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, 
 replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
-['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'training', 'chat', 'dataset']
+['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'vocabs', 'training', 'chat', 'dataset']
 """
 
 from __future__ import annotations
@@ -260,6 +260,29 @@ def _languages_follow(view: QWidget, host: Any) -> None:
         view.set_tokenizers(toks)
 
 
+def _make_vocabs(host: Any) -> QWidget:
+    from bpeinspect.gui.panels.vocabs import VocabsView
+
+    win = host.window
+    view = VocabsView()
+    reg = win.registry
+
+    def follow() -> None:
+        if host.docks["vocabs"].isVisible():
+            view.set_tokenizers(*reference_first(reg))
+
+    follow_rows(reg, follow)
+    reg.referenceChanged.connect(lambda _ref: follow())
+    view.tokenPicked.connect(win.tokenActivated.emit)  # the token views follow it, under its tokenizer
+    view.failed.connect(win.show_error)
+    view.set_tokenizers(*reference_first(reg))
+    return view
+
+
+def _vocabs_follow(view: QWidget, host: Any) -> None:
+    view.set_tokenizers(*reference_first(host.window.registry))
+
+
 def _make_training(host: Any) -> QWidget:
     from bpeinspect.gui.training.workspace import TrainingWorkspace
 
@@ -321,6 +344,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("languages", "Languages", _make_languages, BOTTOM, menu="view", action="Languages…",
               shortcut="Ctrl+L", lazy=True, floating_size=(1100, 700), shown=_languages_follow,
               module="bpeinspect.gui.panels.languages"),
+    PanelSpec("vocabs", "Vocabularies", _make_vocabs, BOTTOM, menu="view", action="Vocabularies…",
+              shortcut="Ctrl+Shift+B", lazy=True, floating_size=(1200, 720), shown=_vocabs_follow,
+              module="bpeinspect.gui.panels.vocabs"),
     PanelSpec("training", "Training", _make_training, BOTTOM, menu="tokenizers", action="Train a tokenizer…",
               shortcut="Ctrl+T", lazy=True, floating_size=(1200, 800), module="bpeinspect.gui.training.workspace"),
     PanelSpec("chat", "Chat", _make_chat, RIGHT, menu="view", action="Chat…", shortcut="Ctrl+Shift+M", lazy=True,

@@ -125,3 +125,77 @@ def test_a_folder_is_replaced_whole_with_the_umask_mode(tmp_path, umask_022):
         (tmp / "a.txt").write_text("new")
     assert [p.name for p in target.iterdir()] == ["a.txt"] and os.listdir(tmp_path) == ["texts"]
     assert target.stat().st_mode & 0o777 == 0o755 and (target / "a.txt").stat().st_mode & 0o777 == 0o644
+
+
+# A target that is not a regular file (a device, a named pipe, a link to one) is written
+# straight through, as ``sort -o`` does: never replaced by a regular file.
+
+
+def test_a_named_pipe_is_written_through_not_replaced(tmp_path):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)  # noqa: SIM115
+    reader.start()
+    atomic_write(fifo, b"through the pipe")
+    reader.join(10)
+    assert got == [b"through the pipe"]
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)
+    assert sorted(os.listdir(tmp_path)) == ["pipe"]
+
+
+def test_a_link_to_a_device_stays_a_link_to_the_device(tmp_path):
+    link = tmp_path / "null"
+    os.symlink(os.devnull, link)
+    atomic_write(link, b"gone")
+    assert os.path.islink(link) and os.readlink(link) == os.devnull
+    assert sorted(os.listdir(tmp_path)) == ["null"]
+
+
+def test_an_open_descriptor_path_writes_to_that_descriptor(tmp_path):
+    # what a shell's process substitution gives: -o >(gzip > out.gz) is /dev/fd/N
+    read_end, write_end = os.pipe()
+    try:
+        atomic_write(f"/dev/fd/{write_end}", b"substituted")
+        os.close(write_end)
+        write_end = -1
+        assert os.read(read_end, 100) == b"substituted"
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+
+
+def test_a_descriptor_link_to_a_regular_file_writes_at_its_offset(tmp_path):
+    out = tmp_path / "out.txt"
+    with open(out, "ab") as f:
+        f.write(b"before\n")
+        f.flush()
+        atomic_write(f"/proc/self/fd/{f.fileno()}", b"after\n")
+    assert out.read_bytes() == b"before\nafter\n"
+    assert sorted(os.listdir(tmp_path)) == ["out.txt"]
+
+
+def test_an_exporter_path_on_a_device_writes_through(tmp_path):
+    from bpeinspect.core.io.atomic import atomic_path
+
+    link = tmp_path / "null.svg"
+    os.symlink(os.devnull, link)
+    with atomic_path(link, suffix=".svg") as tmp:
+        tmp.write_text("<svg/>")
+    assert os.path.islink(link)
+    assert sorted(os.listdir(tmp_path)) == ["null.svg"]
+
+
+def test_a_pair_on_a_device_is_refused_in_one_line(tmp_path):
+    from bpeinspect.core.io.atomic import atomic_write_many
+
+    link = tmp_path / "vocab.bpe"
+    os.symlink(os.devnull, link)
+    with pytest.raises(OSError, match="not a regular file") as info:
+        atomic_write_many({tmp_path / "encoder.json": b"{}", link: b"x"})
+    assert "\n" not in str(info.value)
+    assert os.path.islink(link) and not (tmp_path / "encoder.json").exists()
+

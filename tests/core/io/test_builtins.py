@@ -102,3 +102,22 @@ def test_loading_a_builtin_asks_should_stop_before_and_after_the_parse(monkeypat
                 load(stop_in)
     finally:
         builtins.load_builtin.cache_clear()
+
+
+def test_tiktokens_encodings_are_all_built_in_and_variants_share_their_bases_ranks() -> None:
+    VARIANTS = builtins.VARIANTS
+
+    load_builtin = builtins.load_builtin
+    for name, variant in VARIANTS.items():
+        tok, base = load_builtin(name), load_builtin(variant.base)
+        assert tok.name == name and base.name == variant.base
+        assert tok.ranks == base.ranks and set(variant.special_tokens) <= set(tok.special_tokens)
+    assert load_builtin("p50k_base").n_vocab == 50281 and load_builtin("p50k_edit").n_vocab == 50284
+
+
+def test_a_second_name_of_a_special_token_covers_its_own_text_in_offsets() -> None:
+    tok = builtins.load_builtin("o200k_harmony")
+    text = "a<|reserved_200018|>b <|endofprompt|>"
+    spans = [(t.id, t.char_span) for t in tok.encode_with_offsets(text)]
+    assert spans == [(64, (0, 1)), (200018, (1, 20)), (65, (20, 21)), (220, (21, 22)), (200018, (22, 37))]
+    assert tok.decode([200018]) == "<|endofprompt|>"

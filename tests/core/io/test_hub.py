@@ -222,3 +222,15 @@ def test_a_download_stops_when_asked(hub_env, qwen_repo):
         got = hub.fetch("hf:Qwen/Qwen3-0.6B", progress=lambda d, t: seen.append((d, t)))
     assert got.path.name == "tokenizer.json" and hub.is_cached("Qwen/Qwen3-0.6B")
     assert seen[-1][0] == seen[-1][1] > 10_000_000
+
+
+def test_a_whole_gguf_model_in_the_cache_opens_offline(hub_env, tmp_path):
+    snapshot = tmp_path / "hf" / "hub" / "models--acme--whole-GGUF" / "snapshots" / ("2" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "model-Q8_0.gguf").write_bytes((SHARED / "vocabs" / "gpt2.gguf").read_bytes())
+    (snapshot.parent.parent / "refs").mkdir()
+    (snapshot.parent.parent / "refs" / "main").write_text("2" * 40)
+    hub_env.setenv("HF_HUB_OFFLINE", "1")
+    tok = load_tokenizer("hf:acme/whole-GGUF")
+    assert tok.encode("hello world") == [31373, 995]
+    assert hub.resolved("hf:acme/whole-GGUF").files == ("model-Q8_0.gguf",)

@@ -114,13 +114,13 @@ def test_namesakes_are_told_apart_and_compare_shows_no_paths(qtbot, panel_window
 
     win = panel_window
     vocabs = SHARED / "vocabs"
-    _open(qtbot, win, str(vocabs / "gpt2" / "tokenizer.json"), str(vocabs / "gpt2" / "encoder.json"), "gpt2")
+    _open(qtbot, win, str(vocabs / "gpt2" / "tokenizer.json"), str(vocabs / "gpt2" / "encoder.json"), "r50k_base")
     labels = [win.toolbar.picker.itemText(i) for i in range(win.toolbar.picker.count())]
     assert labels == ["gpt2 (tokenizer.json)", "gpt2 (encoder.json)", "r50k_base"]
     assert [p.title.text() for p in win.panes.panes()][:2] == ["<b>gpt2 (tokenizer.json)</b>", "<b>gpt2 (encoder.json)</b>"]
     compare = win.panels.show("compare")
     assert compare.names == labels and not any("/" in n for n in compare.names)
-    win.registry.remove(win.registry.find("gpt2"))
+    win.registry.remove(win.registry.find("r50k_base"))
     win.registry.remove(win.registry.tokenizers()[1])  # the namesake goes: the plain name again
     assert win.toolbar.picker.itemText(0) == "gpt2" and compare.names == ["gpt2"]
 

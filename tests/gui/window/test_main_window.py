@@ -320,7 +320,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
     monkeypatch.setattr(Worker, "should_stop", lambda self: asked.append(True) or real(self))
     catalog.load_builtin.cache_clear()
     try:
-        window.open_tokenizer("gpt2")
+        window.open_tokenizer("r50k_base")
         wait_idle(qtbot, window)
         assert window.registry.current().name == "r50k_base" and len(asked) >= 50256 // 1024
         monkeypatch.setattr(Worker, "should_stop", lambda self: True)
@@ -330,4 +330,4 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
         assert len(window.registry) == 1
     finally:
         catalog.load_builtin.cache_clear()
-        load_tokenizer("gpt2")  # cached again for the tests that follow
+        load_tokenizer("r50k_base")  # cached again for the tests that follow

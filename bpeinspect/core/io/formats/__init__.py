@@ -22,6 +22,7 @@ from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io import load_cache
+from bpeinspect.core.io.atomic import writes_through
 from bpeinspect.core.io.formats import (
     clip,
     gguf,
@@ -334,7 +335,7 @@ def load_path(
     """
     path = Path(path)
     # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
-    # which set off full collections over and over: ~20 % of a large vocabulary's load.
+    # which set off full collections over and over: a good part of a large vocabulary's load.
     with quiet_gc(freeze=False), read_once(path):
         if pattern is None and special_tokens is None and not is_stream(path):
             # a big file opened before: its tables from the cache, not parsed again
@@ -484,6 +485,10 @@ def check_target(path: str | os.PathLike[str]) -> None:
     """Refuse a path :func:`save` could not write, before any long work (a training): its
     folder is missing, is not a folder, or may not be written in."""
     p = Path(path)
+    if writes_through(p):  # a device, a pipe, /dev/stdout: written into, not replaced
+        if not os.access(p, os.W_OK):
+            raise VocabularyError(f"{p}: cannot write it (permission denied)")
+        return
     folder = p if p.is_dir() else (p.parent if str(p.parent) else Path("."))
     if not folder.exists():
         raise VocabularyError(f"{p}: the folder {folder} does not exist")

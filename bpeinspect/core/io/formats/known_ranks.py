@@ -120,10 +120,6 @@ KNOWN: dict[str, KnownFile] = {
 }
 KNOWN.update(
     {
-        # tiktoken_ext/openai_public.py: GPT-2's pattern, 50281 ids, one special token
-        "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": KnownFile(
-            "p50k_base", "Codex / GPT-3 (p50k)", "r50k", _fixed({"<|endoftext|>": 50256})
-        ),
         "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55": KnownFile(
             "llama3", "Llama 3 / 3.1-3.3 tokenizer.model", "llama3", _llama3
         ),

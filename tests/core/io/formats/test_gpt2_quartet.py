@@ -40,3 +40,15 @@ def test_tiktoken_file_is_recognised_by_hash(vocabs):
 
 def test_load_tokenizer_reaches_formats_for_paths(vocabs):
     assert load_tokenizer(str(vocabs / "gpt2.gguf")).encode("hello world") == [31373, 995]
+
+
+@pytest.mark.parametrize("opened", ["vocab.json", "merges.txt"])
+def test_the_pair_named_as_a_hugging_face_repository_names_it_opens(vocabs, tmp_path, opened):
+    (tmp_path / "vocab.json").write_bytes((vocabs / "gpt2/encoder.json").read_bytes())
+    (tmp_path / "merges.txt").write_bytes((vocabs / "gpt2/vocab.bpe").read_bytes())
+    (tmp_path / "config.json").write_text("{}")  # another JSON file beside them is not taken for the encoder
+    tok = load_path(tmp_path / opened)
+    ref = load_tokenizer("r50k_base")
+    assert tok.n_vocab == 50257
+    assert tok.encode("hello world <|endoftext|>", allowed_special="all") == [31373, 995, 220, 50256]
+    assert tok.encode("hello world") == ref.encode("hello world")

@@ -1,0 +1,260 @@
+"""The Vocabularies view's two figures: the overlap as UpSet bars, and each vocabulary's
+composition as stacked bars on one scale.
+
+An **UpSet chart** has one bar per combination of vocabularies (the tokens exactly those hold)
+and, under it, a dot matrix saying which vocabularies the combination is: unlike a Venn
+diagram it stays readable for four sets. A click on a bar emits ``comboPicked(mask)``.
+
+This module imports pyqtgraph: the view imports it on the worker, never on the GUI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from bpeinspect.core.analysis.vocab_diff import VocabDiff
+from bpeinspect.gui.overlay.palette import UiColors, app_colors
+
+# byte-length buckets of the composition by length
+LENGTH_BUCKETS: tuple[tuple[int, int], ...] = (
+    (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 12), (13, 16), (17, 1 << 30),
+)  # fmt: skip
+MAX_CATEGORIES = 14  # categories drawn by name; the rest of the scripts are one "other scripts"
+OTHER_SCRIPTS = "other scripts"
+
+
+def combo_label(diff: VocabDiff, mask: int) -> str:
+    """``"only A"`` for one side, ``"A ∩ B"`` for several (exactly those)."""
+    names = [diff.names[k] for k in range(len(diff.sides)) if mask >> k & 1]
+    return f"only {names[0]}" if len(names) == 1 else " ∩ ".join(names)
+
+
+def length_label(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}+" if hi >= 1 << 30 else f"{lo}-{hi}"
+
+
+def composition_series(diff: VocabDiff, by: str) -> tuple[list[str], list[list[int]]]:
+    """Category labels and, per label, each side's count: by ``script`` (the largest
+    :data:`MAX_CATEGORIES` by name, the remaining scripts together) or by ``length`` in bytes."""
+    if by == "length":
+        labels = [length_label(lo, hi) for lo, hi in LENGTH_BUCKETS]
+        values = [
+            [sum(c for n, c in s.lengths.items() if lo <= n <= hi) for s in diff.sides] for lo, hi in LENGTH_BUCKETS
+        ]
+        return labels, values
+    order = diff.category_order()
+    if len(order) > MAX_CATEGORIES:
+        keep, rest = order[: MAX_CATEGORIES - 3] + order[-2:], order[MAX_CATEGORIES - 3 : -2]
+    else:
+        keep, rest = order, []
+    values = [[s.composition.get(c, 0) for s in diff.sides] for c in keep]
+    labels = list(keep)
+    if rest:
+        labels.insert(len(labels) - 2, OTHER_SCRIPTS)
+        values.insert(len(values) - 2, [sum(s.composition.get(c, 0) for c in rest) for s in diff.sides])
+    return labels, values
+
+
+# sixteen colours told apart in both themes (Tableau's 20, the pale ones left out)
+CATEGORY_COLORS = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac", "#499894", "#d37295", "#a0cbe8", "#8cd17d", "#b6992d", "#79706e",
+)  # fmt: skip
+
+
+def category_colors(n: int) -> list[QColor]:
+    """``n`` colours, each category its own (they repeat only past sixteen)."""
+    return [QColor(CATEGORY_COLORS[k % len(CATEGORY_COLORS)]) for k in range(n)]
+
+
+class _Figure(QWidget):
+    """A pyqtgraph layout with theme colours and a renderer for export."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.canvas = pg.GraphicsLayoutWidget()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.canvas)
+        self.diff: VocabDiff | None = None
+
+    def style_plot(self, item: pg.PlotItem, c: UiColors) -> None:
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        for ax in ("left", "bottom"):
+            axis = item.getAxis(ax)
+            axis.setTextPen(c.plot_text)
+            axis.setPen(c.plot_axis)
+
+    def renderer(self):
+        canvas = self.canvas
+
+        def render(painter: QPainter, size: QSize) -> None:
+            source = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+            canvas.scene().render(painter, QRectF(0, 0, size.width(), size.height()), source)
+
+        return render, canvas.viewport().size()
+
+    def set_diff(self, diff: VocabDiff | None) -> None:
+        self.diff = diff
+        self.redraw()
+
+    def redraw(self) -> None:
+        self.canvas.clear()
+        c = app_colors()
+        self.canvas.setBackground(c.plot_bg)
+        if self.diff is not None:
+            self.draw(self.diff, c)
+
+    def draw(self, diff: VocabDiff, c: UiColors) -> None:
+        raise NotImplementedError
+
+
+class UpsetPlot(_Figure):
+    """Bars of the tokens each combination holds exactly, over the matrix of its members."""
+
+    comboPicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.masks: list[int] = []
+        self.canvas.scene().sigMouseClicked.connect(self._clicked)
+        self.bars_item: pg.PlotItem | None = None
+
+    def draw(self, diff: VocabDiff, c: UiColors) -> None:
+        counts = diff.exclusive_counts()
+        self.masks = sorted((m for m in counts if counts[m]), key=lambda m: (-counts[m], m))
+        x = np.arange(len(self.masks), dtype=float)
+        heights = np.array([counts[m] for m in self.masks], dtype=float)
+        bars = self.canvas.addPlot(row=0, col=0)
+        self.bars_item = bars
+        self.style_plot(bars, c)
+        bars.setTitle("Tokens held by exactly these vocabularies", color=c.plot_text, size="10pt")
+        bars.showGrid(y=True, alpha=0.15)
+        fill = QColor(c.series[0])
+        bars.addItem(pg.BarGraphItem(x=x, height=heights, width=0.7, brush=fill, pen=pg.mkPen(None)))
+        for xi, h in zip(x, heights):
+            label = pg.TextItem(f"{int(h):,}", color=c.plot_text, anchor=(0.5, 1.0))
+            label.setPos(xi, h)
+            bars.addItem(label)
+        bars.getAxis("bottom").setTicks([[]])
+        bars.getAxis("left").setWidth(90)
+        bars.setLabel("left", "tokens", color=c.plot_text)
+        matrix = self.canvas.addPlot(row=1, col=0)
+        self.style_plot(matrix, c)
+        matrix.setXLink(bars)
+        matrix.getAxis("bottom").setTicks([[]])
+        matrix.getAxis("left").setWidth(90)
+        n = len(diff.sides)
+        matrix.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
+        matrix.setMouseEnabled(x=False, y=False)
+        bars.setMouseEnabled(x=False, y=False)
+        off, on = QColor(c.plot_axis), QColor(c.plot_text)
+        off.setAlpha(70)
+        for xi, m in zip(x, self.masks):
+            ys = [n - 1 - k for k in range(n) if m >> k & 1]
+            if len(ys) > 1:
+                matrix.plot([xi, xi], [min(ys), max(ys)], pen=pg.mkPen(on, width=3))
+        xs = np.repeat(x, n)
+        ys = np.tile(np.arange(n - 1, -1, -1, dtype=float), len(x))
+        member = np.array([bool(m >> k & 1) for m in self.masks for k in range(n)], dtype=bool)
+        matrix.addItem(pg.ScatterPlotItem(xs[~member], ys[~member], size=13, brush=off, pen=pg.mkPen(None)))
+        matrix.addItem(pg.ScatterPlotItem(xs[member], ys[member], size=13, brush=on, pen=pg.mkPen(None)))
+        for item in (bars, matrix):  # after every item: the items' bounds would widen an automatic range
+            item.disableAutoRange()
+        bars.setXRange(-0.6, max(len(x) - 0.4, 0.6), padding=0)
+        bars.setYRange(0, max(heights.max() * 1.12 if len(heights) else 1, 1), padding=0)
+        matrix.setYRange(-0.6, n - 0.4, padding=0)
+        self.canvas.ci.layout.setRowStretchFactor(0, 3)
+        self.canvas.ci.layout.setRowStretchFactor(1, 1)
+
+    def mask_at(self, scene_pos: QPointF) -> int | None:
+        """The combination whose bar (or matrix column) is under ``scene_pos``."""
+        if self.bars_item is None or not self.masks:
+            return None
+        x = self.bars_item.getViewBox().mapSceneToView(scene_pos).x()
+        k = int(round(x))
+        return self.masks[k] if 0 <= k < len(self.masks) and abs(x - k) <= 0.4 else None
+
+    def _clicked(self, event) -> None:
+        m = self.mask_at(event.scenePos())
+        if m is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.comboPicked.emit(m)
+
+    def csv_rows(self) -> tuple[list[str], list[list[object]]]:
+        assert self.diff is not None
+        diff = self.diff
+        counts = diff.exclusive_counts()
+        head = ["combination", *diff.names, "tokens"]
+        rows = [[combo_label(diff, m), *(int(bool(m >> k & 1)) for k in range(len(diff.sides))), counts[m]]
+                for m in diff.combinations()]  # fmt: skip
+        return head, rows
+
+
+class CompositionPlot(_Figure):
+    """One horizontal bar per vocabulary, cut into its categories; every bar on one scale."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.by = "script"
+
+    def set_by(self, by: str) -> None:
+        self.by = by
+        self.redraw()
+
+    def draw(self, diff: VocabDiff, c: UiColors) -> None:
+        labels, values = composition_series(diff, self.by)
+        plot = self.canvas.addPlot(row=0, col=0)
+        self.style_plot(plot, c)
+        what = "script and kind" if self.by == "script" else "length in bytes"
+        plot.setTitle(f"Tokens by {what}", color=c.plot_text, size="10pt")
+        plot.showGrid(x=True, alpha=0.15)
+        legend = plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
+        legend.setBrush(pg.mkBrush(QColor(c.plot_legend_bg)))
+        legend.setLabelTextColor(c.plot_text)
+        n = len(diff.sides)
+        ys = np.arange(n - 1, -1, -1, dtype=float)
+        left = np.zeros(n)
+        colors = category_colors(len(labels))
+        for label, counts, color in zip(labels, values, colors):
+            width = np.asarray(counts, dtype=float)
+            if not width.any():
+                continue
+            item = pg.BarGraphItem(x0=left.copy(), y=ys, height=0.6, width=width, brush=color, pen=pg.mkPen(c.plot_bg))
+            plot.addItem(item)
+            legend.addItem(item, label)
+            left += width
+        plot.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
+        plot.getAxis("left").setWidth(90)
+        plot.setLabel("bottom", "tokens", color=c.plot_text)
+        plot.disableAutoRange()
+        plot.setYRange(-0.6, n - 0.4 + 0.9 * (n + len(labels) / 2) / 3, padding=0)  # room for the legend
+        plot.setXRange(0, max(left.max(), 1) * 1.02, padding=0)
+        plot.setMouseEnabled(x=False, y=False)
+
+    def csv_rows(self) -> tuple[list[str], list[list[object]]]:
+        assert self.diff is not None
+        labels, values = composition_series(self.diff, self.by)
+        return ["length" if self.by == "length" else "category", *self.diff.names], [
+            [label, *counts] for label, counts in zip(labels, values)
+        ]
+
+
+def csv_text(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+__all__ = ["CompositionPlot", "UpsetPlot", "combo_label", "composition_series", "csv_text"]

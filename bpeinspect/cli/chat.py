@@ -71,6 +71,8 @@ def read_messages(source: str) -> list[dict[str, Any]]:
         obj = json.loads(read_text(source))
     except json.JSONDecodeError as exc:
         raise CliError(f"{name}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise CliError(f"{name}: nested too deeply (more levels than a JSON reader follows)") from None
     messages = conversation_of(obj)
     if messages is None:
         raise CliError(f"{name}: holds no conversation (a list of {{\"role\", \"content\"}} messages, "

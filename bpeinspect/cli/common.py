@@ -43,9 +43,30 @@ def processes(value: str) -> int:
     return n
 
 
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+
+
+def pattern_arg(value: str) -> str:
+    """``--pattern NAME|REGEX`` (an argparse type): a preset name, or a regex; a plain word
+    that names no preset (``gpt99``) is refused rather than used as a regex matching that word."""
+    from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS
+
+    if _NAME_LIKE.fullmatch(value) and value not in PRESETS and value not in PRESET_ALIASES:
+        names = ", ".join(PRESETS)
+        raise argparse.ArgumentTypeError(f"no preset is called {value!r} (presets: {names}); a regex needs regex characters")
+    return value
+
+
 def wrote(path: Any, detail: str = "") -> None:
-    """The ``wrote PATH`` line on stderr, the path escaped as in error lines."""
-    sys.stderr.write(f"wrote {display_label(str(path))}{detail}\n")
+    """The ``wrote PATH`` line on stderr, the path escaped as in error lines (a folder: the
+    files written into it, GPT-2's pair)."""
+    from pathlib import Path
+
+    from bpeinspect.core.io.formats.gpt2 import ENCODER, MERGES
+
+    p = Path(path)
+    names = f"{p / ENCODER} and {p / MERGES}" if p.is_dir() else str(path)
+    sys.stderr.write(f"wrote {display_label(names)}{detail}\n")
 
 
 def read_text(file: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from bpeinspect.cli.common import CliError, processes, wrote
+from bpeinspect.cli.common import CliError, pattern_arg, processes, wrote
 from bpeinspect.core.io.formats import check_target
 from bpeinspect.core.train.corpus import corpus_files, iter_corpus
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "write the count<TAB>pre-token table that TrainingRun.from_counts trains on.",
     )
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files or folders")
-    p.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX",
+    p.add_argument("--pattern", type=pattern_arg, default="gpt4", metavar="NAME|REGEX",
                    help="split rule to train with: a preset name or a regex (default: gpt4)")  # fmt: skip
     p.add_argument("--tie-break", choices=("first-seen", "hf"), default="first-seen",
                    help="the trainer the table is for: minbpe's regex.findall keeps only the matches, "

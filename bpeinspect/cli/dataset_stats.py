@@ -37,8 +37,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="chat template for every tokenizer: a file, a known name, or 'none' (default: each one's own)")  # fmt: skip
     g.add_argument("--generation-prompt", action="store_true",
                    help="end each conversation with the header of an assistant reply (as at inference)")  # fmt: skip
-    g.add_argument("--longest", type=int, default=_LONGEST_SHOWN, metavar="N",
+    g.add_argument("--longest", type=_count, default=_LONGEST_SHOWN, metavar="N",
                    help=f"list the N records with the most tokens (default {_LONGEST_SHOWN})")  # fmt: skip
+
+
+def _count(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
+    return n
 
 
 def uses_dataset_options(args: argparse.Namespace) -> bool:
@@ -73,6 +83,10 @@ def run(args: argparse.Namespace, specs: list[str], measure: Any) -> int:
         raise CliError(f"{exc}; e.g. --field {exc.fields[0] if exc.fields else 'text'}") from None
     if stats is None:
         return 130
+    if args.field and stats.records == 0 and stats.skipped:
+        fields = ", ".join(args.field)
+        which = f"the field {fields}" if len(args.field) == 1 else f"any of the fields {fields}"
+        raise CliError(f"{path}: none of its {stats.skipped:,} records has {which} as text")
     if args.json:
         print(json_text(stats.as_dict(), indent=1))
     elif args.csv:

@@ -107,8 +107,8 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
 def run(args: argparse.Namespace) -> int:
     """Measure, then print a table, JSON or CSV; returns the exit status."""
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
-    if args.metrics and (args.jsonl is not None or args.corpus is not None):
-        raise ValueError("--metrics measures files and --samples, not --corpus or --jsonl")
+    if args.metrics and args.jsonl is not None:
+        raise ValueError("--metrics measures files, --samples and --corpus, not --jsonl")
     if args.jsonl is not None:
         if args.paths or args.samples or args.corpus is not None:
             raise ValueError("--jsonl counts one dataset file: give no PATHS, --samples or --corpus with it")
@@ -118,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     if args.corpus is not None:
         if args.paths or args.samples:
             raise ValueError("--corpus measures a corpus: give no PATHS or --samples with it")
+        if args.metrics:
+            return _run_corpus_metrics(args, specs)
         return _run_corpus(args, specs)
     if args.stage or args.script or args.region or args.complete or args.summary:
         raise ValueError("--stage, --script, --region, --complete and --summary go with --corpus")
@@ -165,6 +167,24 @@ def _run_metrics(args: argparse.Namespace, tokenizers: list, samples: list[Sampl
     else:
         sys.stdout.write(safe_lines(format_measures(rows, baseline=baseline.name if baseline is not None else None)))
     return 0
+
+
+def _run_corpus_metrics(args: argparse.Namespace, specs: list[str]) -> int:
+    """``--metrics`` over a corpus: one row per language and tokenizer (the source is its code),
+    premiums against English or ``--baseline CODE``."""
+    if args.summary:
+        raise ValueError("--summary condenses premiums; it does not go with --metrics")
+    corpus = cli_corpus.select(args)
+    samples = [Sample(t.code, t.sample.path, t.sample.text) for t in corpus.texts]
+    baseline = None
+    if args.baseline is not None:
+        baseline = next((s for s in samples if s.name == args.baseline), None)
+        if baseline is None:
+            raise ValueError(f"--baseline {args.baseline}: no such language code in the corpus")
+    elif corpus.baseline is not None:
+        b = corpus.baseline
+        baseline = next((s for s in samples if s.name == b.code), None) or Sample(b.code, b.sample.path, b.sample.text)
+    return _run_metrics(args, _load(args, specs), samples, baseline)
 
 
 def format_measures(rows: list[Measures], *, baseline: str | None = None) -> str:

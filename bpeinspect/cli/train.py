@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, read_text, wrote
+from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
 from bpeinspect.core.io.formats import check_target, format_for_path, save
 from bpeinspect.core.train.run import train_tokenizer
 
@@ -16,7 +16,7 @@ def add_train(sub: Any) -> None:
                        f"tokenizer; the output format follows OUT's name: {SAVE_NAMES}.")
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files to train on")
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="vocabulary size (at least 256)")
-    p.add_argument("--pattern", default="gpt4", metavar="NAME|REGEX", help="split rule: a preset name (gpt4, gpt2, "
+    p.add_argument("--pattern", type=pattern_arg, default="gpt4", metavar="NAME|REGEX", help="split rule: a preset name (gpt4, gpt2, "
                    "cl100k, o200k, r50k, llama3) or a regex (default: gpt4)")
     p.add_argument("--special-token", action="append", default=[], metavar="TEXT", help="add a special token "
                    "(repeatable)")

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bpeinspect.cli.common import pattern_arg
 from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.core.text import display_label
 
@@ -14,7 +15,7 @@ from bpeinspect.core.text import display_label
 def add_vocab_options(p: argparse.ArgumentParser, *, pattern: bool = True) -> None:
     """Add the options that supply what a vocabulary file may not store."""
     if pattern:
-        p.add_argument("--pattern", metavar="NAME|REGEX", help="split rule for a file that does not store one (a "
+        p.add_argument("--pattern", type=pattern_arg, metavar="NAME|REGEX", help="split rule for a file that does not store one (a "
                        ".tiktoken/tokenizer.model that is not a known file, a GGUF with an unknown pre-tokenizer); "
                        "a preset (cl100k, o200k, r50k, llama3, gpt4, gpt2) or a regex; replaces any file's own")
     p.add_argument("--special-token", action="append", default=None, metavar="TEXT[=ID]",

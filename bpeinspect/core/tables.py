@@ -32,7 +32,7 @@ import time
 from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -342,41 +342,56 @@ class _In:
     def __init__(self, blobs: list[memoryview]) -> None:
         self.blobs = blobs
         self.taken: set[int] = set()
-        self.pool: list[int] = list(range(256))
+        self.pool = np.arange(256).astype(object)  # id -> one shared int object
 
     def blob(self, ref: Any) -> memoryview:
         _check(type(ref) is int and 0 <= ref < len(self.blobs) and ref not in self.taken, "a bad table reference")
         self.taken.add(ref)
         return self.blobs[ref]
 
-    def ints(self, ref: Any) -> list[int]:
+    def array(self, ref: Any) -> np.ndarray:
         data = self.blob(ref)
         _check(len(data) % 8 == 0, "a table of ids of a bad length")
-        arr = np.frombuffer(data, dtype="<i8")
+        return np.frombuffer(data, dtype="<i8")
+
+    def pooled(self, arr: np.ndarray) -> np.ndarray:
+        """``arr`` as an array of int objects, each id one shared object (as a parse makes them:
+        a table's ids are the vocabulary's), made in C."""
         if not len(arr) or int(arr.min()) < 0 or int(arr.max()) >= MAX_POOL:
-            return arr.tolist()
+            return arr.astype(object)
         top = int(arr.max()) + 1
         if top > len(self.pool):
-            self.pool += range(len(self.pool), top)
+            self.pool = np.concatenate((self.pool, np.arange(len(self.pool), top).astype(object)))
         time.sleep(0)
-        return list(map(self.pool.__getitem__, arr.tolist()))  # shared int objects
+        return self.pool[arr]
+
+    def ints(self, ref: Any) -> list[int]:
+        return self.pooled(self.array(ref)).tolist()
+
+    def pairs(self, ref: Any) -> list[tuple[int, int]]:
+        flat = self.pooled(self.array(ref))
+        _check(len(flat) % 2 == 0, "an odd number of ids in pairs")
+        return list(zip(flat[0::2].tolist(), flat[1::2].tolist()))
+
+    def cuts(self, ref: Any, total: int, gaps: bool = False) -> list[int]:
+        """Where each of the items whose lengths ``ref`` holds starts, and where the last ends
+        (``gaps``: a length of -1 is an item that is not there, taking no room)."""
+        lens = self.array(ref)
+        _check(not len(lens) or int(lens.min()) >= (-1 if gaps else 0), "items of bad lengths")
+        ends = np.cumsum(np.maximum(lens, 0)) if gaps else np.cumsum(lens)
+        _check(int(ends[-1]) == total if len(ends) else total == 0, "items of lengths that do not add up")
+        return [0, *ends.tolist()]
 
     def texts(self, text_ref: Any, lens_ref: Any) -> list[str | None]:
         text = str(self.blob(text_ref), "utf-8", "surrogatepass")
-        lens = self.ints(lens_ref)
-        _check(all(n >= -1 for n in lens) and sum(n for n in lens if n > 0) == len(text), "texts of bad lengths")
-        if -1 not in lens:
-            ends = list(accumulate(lens))
-            return list(map(text.__getitem__, map(slice, chain((0,), ends), ends)))
-        out: list[str | None] = []
-        at = 0
-        for n in lens:
-            if n < 0:
-                out.append(None)
-            else:
-                out.append(text[at : at + n])
-                at += n
-        return out
+        lens = self.blobs[lens_ref] if type(lens_ref) is int and 0 <= lens_ref < len(self.blobs) else b""
+        missing = len(lens) % 8 == 0 and bool((np.frombuffer(lens, dtype="<i8") < 0).any())
+        at = self.cuts(lens_ref, len(text), gaps=True)
+        got = list(map(text.__getitem__, map(slice, at, at[1:])))
+        if missing:
+            for k in np.nonzero(np.frombuffer(lens, dtype="<i8") < 0)[0].tolist():
+                got[k] = None
+        return got
 
 
 def _is_obj(value: Any, keys: set[str]) -> bool:
@@ -396,10 +411,8 @@ def _decode_value(kind: str, key: str, value: Any, tables: _In) -> Any:  # noqa:
             _check(None not in keys, f"{key}: a missing text")
         else:
             blob = bytes(tables.blob(value["blob"]))
-            lens = tables.ints(value["lens"])
-            _check(all(n >= 0 for n in lens) and sum(lens) == len(blob), f"{key}: bytes of bad lengths")
-            ends = list(accumulate(lens))
-            keys = list(map(blob.__getitem__, map(slice, chain((0,), ends), ends)))
+            at = tables.cuts(value["lens"], len(blob))
+            keys = list(map(blob.__getitem__, map(slice, at, at[1:])))
         _check(len(keys) == len(ids), f"{key}: keys and ids differ in number")
         out = dict(zip(keys, ids))
         _check(len(out) == len(keys), f"{key}: a key twice")
@@ -412,10 +425,7 @@ def _decode_value(kind: str, key: str, value: Any, tables: _In) -> Any:  # noqa:
         return tables.ints(value["ids"])
     if kind == "pairs":
         _check(_is_obj(value, {"pairs"}), f"{key}: bad fields")
-        flat = tables.ints(value["pairs"])
-        _check(len(flat) % 2 == 0, f"{key}: an odd number of ids")
-        it = iter(flat)
-        return list(zip(it, it))
+        return tables.pairs(value["pairs"])
     if kind == "floats":
         _check(_is_obj(value, {"floats"}), f"{key}: bad fields")
         data = tables.blob(value["floats"])

@@ -139,3 +139,16 @@ def test_chat_variables_reach_the_template_and_bad_names_are_refused(messages_fi
     assert "[[1, 2]]" in capsys.readouterr().out
     assert main([*base, "--var", "messages=[]"]) != 0
     assert "set by the renderer" in capsys.readouterr().err
+
+
+def test_a_messages_file_nested_too_deeply_is_one_line_naming_it(tmp_path, capsys):
+    from bpeinspect.cli import commands
+
+    deep = tmp_path / "deep.json"
+    depth = 200_000
+    deep.write_text('[{"role": "user", "content": ' + "[" * depth + "]" * depth + "}]", encoding="utf-8")
+    code = commands.main(["chat", "-t", "gpt2", str(deep)])
+    err = capsys.readouterr().err
+    assert code == 2
+    expected = f"bpeinspect-cli: error: {deep}: nested too deeply (more levels than a JSON reader follows)"
+    assert err.strip().splitlines() == [expected]

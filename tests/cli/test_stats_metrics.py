@@ -11,7 +11,9 @@ import pytest
 
 from bpeinspect.cli.commands import main
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.analysis.samples import samples_dir
+from bpeinspect.core.analysis.corpus import fable_corpus
+from bpeinspect.core.analysis.measures import measure_text
+from bpeinspect.core.analysis.samples import load_samples, samples_dir
 
 tokenization_scorer = pytest.importorskip("tokenization_scorer")
 SAMPLES = samples_dir()
@@ -48,6 +50,27 @@ def test_csv_and_table_with_a_baseline(capsys) -> None:
     assert "rényi 2.5" in out and "fertility is not defined" in out
 
 
-def test_metrics_refuse_a_corpus(capsys) -> None:
-    assert main(["stats", "--metrics", "--corpus", "fable"]) == 2
+def test_metrics_over_a_corpus_agree_with_the_core_and_take_premiums_against_english(capsys) -> None:
+    assert main(["stats", "--metrics", "--corpus", "fable", "-t", "o200k_base", "--json"]) == 0
+    rows = {r["source"]: r for r in json.loads(capsys.readouterr().out)}
+    tok = load_tokenizer("o200k_base")
+    texts = {s.name: s.read() for s in load_samples()}
+    assert sorted(rows) == sorted(fable_corpus().codes) and len(rows) == 27
+    for code, r in rows.items():
+        want = measure_text(tok, texts[code])
+        assert (r["tokens"], r["words"], r["distinct_tokens"]) == (want.tokens, want.words, want.distinct)
+        assert r["renyi_efficiency"] == pytest.approx(want.renyi_efficiency, abs=1e-6)
+        assert r["premium"] == pytest.approx(want.tokens / rows["en"]["tokens"], abs=1e-4)
+    assert rows["zh"]["fertility"] is None and rows["th"]["fertility"] is None and rows["ja"]["fertility"] is None
+    assert rows["de"]["fertility"] == pytest.approx(rows["de"]["tokens"] / rows["de"]["words"], abs=1e-6)
+    assert main(["stats", "--metrics", "--corpus", "fable", "-t", "r50k_base", "--baseline", "xx"]) == 2
+    assert "--baseline xx" in capsys.readouterr().err
+
+
+def test_metrics_refuse_a_dataset_and_a_summary(capsys, tmp_path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"text": "hi"}\n', encoding="utf-8")
+    assert main(["stats", "--metrics", "--jsonl", str(data)]) == 2
     assert "--metrics" in capsys.readouterr().err
+    assert main(["stats", "--metrics", "--corpus", "fable", "--summary"]) == 2
+    assert "--summary" in capsys.readouterr().err

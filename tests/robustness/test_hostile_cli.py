@@ -528,3 +528,79 @@ def test_ctrl_c_exits_with_130_in_every_command(capsys, monkeypatch):
     code, _, err = run(capsys, "decode", "-t", "gpt2", "1")
     assert code == 130
     assert err.strip().endswith("interrupted")
+
+
+# -- options that would give an empty or a wrong result ----------------------------------------------------
+
+
+def test_a_field_no_record_has_is_an_error_not_an_empty_table(capsys, tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"text": "a b"}\n{"text": "c"}\n', encoding="utf-8")
+    code, out, err = run(capsys, "stats", "--jsonl", str(data), "-t", "gpt2", "--field", "nope")
+    assert "nope" in one_line_error(code, err) and out == ""
+
+
+def test_a_negative_longest_is_refused(capsys, tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"text": "a b"}\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["stats", "--jsonl", str(data), "-t", "gpt2", "--longest", "-5"])
+    assert info.value.code == 2
+    assert "0 or more" in one_line_error(2, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("command", [["encode", "-t", "gpt2"], ["count", "-o", "out.tsv"]])
+def test_a_pattern_name_that_is_no_preset_is_refused_not_used_as_a_regex(capsys, tmp_path, command):
+    text = tmp_path / "a.txt"
+    text.write_text("hello gpt99", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main([*command, "--pattern", "gpt99", str(text)])
+    assert info.value.code == 2
+    assert "no preset is called 'gpt99'" in one_line_error(2, capsys.readouterr().err)
+
+
+def test_gpt2_files_into_a_folder_are_named_and_a_file_name_is_not_made_a_folder(capsys, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, _, err = run(capsys, "convert", "gpt2", str(folder))
+    assert code == 0, err
+    assert err.strip() == f"wrote {folder / 'encoder.json'} and {folder / 'vocab.bpe'}"
+    code, _, err = run(capsys, "convert", "--format", "gpt2", "gpt2", str(tmp_path / "x.txt"))
+    assert "go into a folder" in one_line_error(code, err)
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_a_dask_scheduler_is_given_a_short_time_to_answer(monkeypatch, tmp_path):
+    pytest.importorskip("distributed")
+    import distributed
+
+    from bpeinspect.core.train import distributed as counting
+
+    asked: dict = {}
+
+    def refusing(address, timeout=None, **kw):
+        asked.update(address=address, timeout=timeout)
+        raise OSError("Timed out trying to connect")
+
+    monkeypatch.setattr(distributed, "Client", refusing)
+    text = tmp_path / "a.txt"
+    text.write_text("hello", encoding="utf-8")
+    with pytest.raises(OSError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:1 within"):
+        counting.count_with_dask([text], "gpt4", scheduler="tcp://127.0.0.1:1")
+    assert asked["timeout"] is not None and asked["timeout"] <= 10
+
+
+@pytest.mark.timeout(120)
+def test_a_save_to_standard_output_goes_down_a_pipe_and_stops_quietly_when_it_closes(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    head = f"exec {sys.executable} -P -m bpeinspect.cli convert --format huggingface gpt2 /dev/stdout"
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {head} | head -c 10"], capture_output=True, text=True, env=env, timeout=100,
+        check=False,
+    )
+    assert done.stdout == '{\n "versio' and done.returncode == 0 and done.stderr == "", done.stderr
+    whole = subprocess.run(
+        ["bash", "-c", f"{head} | wc -c"], capture_output=True, text=True, env=env, timeout=100, check=False
+    )
+    assert int(whole.stdout) > 1_000_000 and whole.stderr.strip() == "wrote /dev/stdout", whole.stderr
+    assert os.path.islink("/dev/stdout") or not os.path.isfile("/dev/stdout")

@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import count as counter
 
+from bpeinspect.core.analysis.measures import text_profile
 from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import can_spawn, default_processes, python_command
@@ -189,15 +190,18 @@ class CountingPool:
         *,
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
-    ) -> Iterator[tuple[int, list[int]]]:
-        """Yield ``(index in toks, token count of every text)`` for each tokenizer as it is done.
+        profile: bool = False,
+    ) -> Iterator[tuple[int, list]]:
+        """Yield ``(index in toks, token count of every text)`` for each tokenizer as it is done;
+        with ``profile``, each text's :class:`~bpeinspect.core.analysis.measures.Profile` instead
+        (what the corpus measures need; several times the work of a count).
 
         ``progress(done, total)`` counts characters over all the tokenizers; ``should_stop()``
         is asked often and raises :class:`Cancelled`. Texts must hold no lone surrogates
         (:func:`~bpeinspect.core.text.fix_surrogates`).
         """
         self.start()
-        run = _Run(self, toks, texts, progress, should_stop)
+        run = _Run(self, toks, texts, progress, should_stop, profile=profile)
         yield from run.go()
 
 
@@ -240,8 +244,10 @@ class _Run:
     """One :meth:`CountingPool.count`: deals the batches out and gathers the counts."""
 
     def __init__(self, pool: CountingPool, toks: Sequence[Tokenizer], texts: Sequence[str],
-                 progress: Progress | None, should_stop: ShouldStop | None) -> None:  # fmt: skip
+                 progress: Progress | None, should_stop: ShouldStop | None, *, profile: bool = False) -> None:  # fmt: skip
         self.pool, self.toks, self.texts = pool, list(toks), list(texts)
+        self.profile = profile
+        self.count = text_profile if profile else count_text  # what each text gives
         self.progress, self.should_stop = progress, should_stop
         self.children = [c for c in pool._children if c.alive]
         pool._forget_all_but(self.toks)
@@ -285,7 +291,7 @@ class _Run:
             self.gather(block=not local)
             if local:
                 k, i = local.pop(0)
-                self.counts[k][i] = count_text(self.toks[k], self.texts[i])
+                self.counts[k][i] = self.count(self.toks[k], self.texts[i])
                 self.missing[k] -= 1
                 self.advance(len(self.texts[i]))
             for k in range(len(self.toks)):
@@ -335,7 +341,7 @@ class _Run:
                 task = next(self.pool._tasks)
                 self.tasks[task] = (child, k, b)
                 child.inflight += 1
-                child.send(("count", task, key, [self.texts[i] for i in self.batches[b]]))
+                child.send(("count", task, key, [self.texts[i] for i in self.batches[b]], self.profile))
 
     def gather(self, *, block: bool) -> None:
         """Take the replies in (waiting up to :data:`_POLL` for the first if ``block``)."""
@@ -359,7 +365,7 @@ class _Run:
             self.spent[k][1] += self.batch_chars[b]
             self.load_time[k] = max(self.load_time[k], load)
             if not ok:
-                value = [count_text(self.toks[k], self.texts[i]) for i in self.batches[b]]  # its error is raised here
+                value = [self.count(self.toks[k], self.texts[i]) for i in self.batches[b]]  # its error is raised here
             for i, n in zip(self.batches[b], value):
                 self.counts[k][i] = n
             self.missing[k] -= len(value)
@@ -381,14 +387,14 @@ class _Run:
                 for b in bs:
                     for i in self.batches[b]:
                         self.stop()
-                        self.counts[k][i] = count_text(self.toks[k], self.texts[i])
+                        self.counts[k][i] = self.count(self.toks[k], self.texts[i])
                         self.missing[k] -= 1
                     self.advance(self.batch_chars[b])
                 bs.clear()
 
 
 def child_main() -> None:
-    """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts)``
+    """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts, profile)``
     messages on stdin; each count is answered ``(task, True, counts)`` or ``(task, False, error)``."""
     gc.disable()  # the pre-token caches grow by the hundred thousand: full collections would cost seconds
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -411,13 +417,14 @@ def child_main() -> None:
             toks.pop(msg[1], None)
             gc.collect()
             continue
-        _, task, key, texts = msg
+        task, key, texts = msg[1:4]
+        count = text_profile if len(msg) > 4 and msg[4] else count_text
         t0 = time.perf_counter()
         try:
             tok = toks[key]
             if isinstance(tok, Exception):
                 raise tok
-            answer = (task, True, [count_text(tok, t) for t in texts], time.perf_counter() - t0, loads.pop(key, 0.0))
+            answer = (task, True, [count(tok, t) for t in texts], time.perf_counter() - t0, loads.pop(key, 0.0))
         except Exception as exc:  # noqa: BLE001 (the parent counts the batch itself)
             answer = (task, False, f"{type(exc).__name__}: {exc}", 0.0, loads.pop(key, 0.0))
         pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)

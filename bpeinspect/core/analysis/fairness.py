@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bpeinspect.core.analysis.corpus import Corpus, CorpusText, Language
+from bpeinspect.core.analysis.measures import TextMeasures
 from bpeinspect.core.analysis.stats import (
     CSV_COLUMNS,
     Progress,
@@ -41,6 +42,14 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 TOP = 5
 LANGUAGE_COLUMNS = ("language", "script", "code")
+# the figures a language has under a tokenizer, as the rank plot offers them: key -> label
+METRICS: dict[str, str] = {
+    "premium": "premium",
+    "fertility": "fertility (tokens per word)",
+    "renyi": "Rényi efficiency (α = 2.5)",
+    "utilization": "utilization (distinct ids / vocabulary)",
+    "chars_per_token": "characters per token",
+}
 
 
 def percentile(values: Iterable[float], q: float) -> float:
@@ -154,6 +163,8 @@ class CorpusStats:
     counts: Mapping[tuple[str, str], TextStats]  # (tokenizer, code) -> counts without premium
     baseline: str | None = None
     _premiums: dict[str, dict[str, float]] = field(default_factory=dict, compare=False, repr=False)
+    # (tokenizer, code) -> fertility, Rényi efficiency, utilization; empty until they are measured
+    measures: Mapping[tuple[str, str], TextMeasures] = field(default_factory=dict, compare=False, repr=False)
 
     # -- premiums and rows -----------------------------------------------------------------------
 
@@ -188,14 +199,40 @@ class CorpusStats:
         """Premiums against another counted text (``None``: no premiums)."""
         if code is not None and (self.tokenizers[0], code) not in self.counts:
             raise KeyError(f"{code} was not counted")
-        return CorpusStats(self.corpus, self.tokenizers, self.counts, code)
+        return CorpusStats(self.corpus, self.tokenizers, self.counts, code, measures=self.measures)
 
     def restrict(self, corpus: Corpus) -> CorpusStats:
         """The figures of a filtered corpus (e.g. ``stats.corpus.filter(scripts={...})``), without counting."""
         missing = [c for c in corpus.codes if (self.tokenizers[0], c) not in self.counts]
         if missing:
             raise KeyError(f"not counted: {', '.join(missing[:5])}")
-        return CorpusStats(corpus, self.tokenizers, self.counts, self.baseline)
+        return CorpusStats(corpus, self.tokenizers, self.counts, self.baseline, measures=self.measures)
+
+    # -- corpus measures ---------------------------------------------------------------------------
+
+    def has_measures(self) -> bool:
+        """Whether every tokenizer's fertility, Rényi efficiency and utilization are in."""
+        return all((tok, t.code) in self.measures for tok in self.tokenizers for t in self.corpus)
+
+    def metric(self, tokenizer: str, code: str, name: str) -> float | None:
+        """One figure of :data:`METRICS` for one text (``None``: not defined or not measured)."""
+        if name == "premium":
+            return self.premium(tokenizer, code)
+        if name == "chars_per_token":
+            return self.counts[tokenizer, code].chars_per_token
+        m = self.measures.get((tokenizer, code))
+        if m is None:
+            return None
+        return {"fertility": m.fertility, "renyi": m.renyi_efficiency, "utilization": m.utilization}[name]
+
+    def metric_series(self, tokenizer: str, name: str) -> RankSeries:
+        """One tokenizer's figure ``name`` for every language that has one, the highest first
+        (the baseline left out for premiums, where it is 1 by definition)."""
+        if name == "premium":
+            return self.rank_series(tokenizer)
+        values = [(t.code, v) for t in self.corpus if (v := self.metric(tokenizer, t.code, name)) is not None]
+        values.sort(key=lambda kv: (-kv[1], kv[0]))
+        return RankSeries(tokenizer, tuple(c for c, _ in values), tuple(v for _, v in values))
 
     # -- summaries and plot data -------------------------------------------------------------------
 
@@ -270,8 +307,11 @@ class CorpusStats:
         For the searchable table and its CSV export.
         """
         head = ["code", "name", "script", "region", "bytes", "chars"]
+        measured = bool(self.measures)
         for tok in self.tokenizers:
             head += [f"{tok} tokens", f"{tok} premium"]
+            if measured:
+                head += [f"{tok} fertility", f"{tok} rényi", f"{tok} utilization"]
         body: list[list[object]] = []
         for t in self.corpus:
             lang: Language = t.language
@@ -280,6 +320,11 @@ class CorpusStats:
             for tok in self.tokenizers:
                 p = self.premium(tok, t.code)
                 row += [self.counts[tok, t.code].tokens, None if p is None else round(p, 4)]
+                if measured:
+                    m = self.measures.get((tok, t.code))
+                    row += [None, None, None] if m is None else [
+                        None if m.fertility is None else round(m.fertility, 4), round(m.renyi_efficiency, 4),
+                        round(m.utilization, 6)]  # fmt: skip
             body.append(row)
         return head, body
 
@@ -315,6 +360,7 @@ def count_corpus(
 
 __all__ = [
     "LANGUAGE_COLUMNS",
+    "METRICS",
     "CorpusStats",
     "FairnessSummary",
     "MapPoint",

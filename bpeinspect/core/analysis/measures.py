@@ -147,6 +147,76 @@ CSV_COLUMNS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Profile:
+    """What the measures of one text need from its encoding: the token count, the distinct ids
+    and the sum of each id's count to the power :data:`RENYI_ORDER` (children of a counting pool
+    send this, not the ids)."""
+
+    tokens: int
+    distinct: int
+    power_sum: float
+
+    def renyi_efficiency(self, vocab_size: int, order: float = RENYI_ORDER) -> float:
+        """As :func:`renyi_efficiency` of the counts: ``Σ p^α = Σ c^α / N^α``.
+
+        >>> p = text_profile_of([3, 1])
+        >>> round(p.renyi_efficiency(4), 4) == round(renyi_efficiency([3, 1], 4), 4)
+        True
+        """
+        if not self.tokens or vocab_size < 2 or self.power_sum <= 0:
+            return 0.0
+        log_sum = math.log(self.power_sum) - order * math.log(self.tokens)
+        return log_sum / (1.0 - order) / math.log(vocab_size)
+
+
+def text_profile_of(counts: Iterable[int]) -> Profile:
+    """The profile of one text's id counts."""
+    cs = [c for c in counts if c > 0]
+    return Profile(sum(cs), len(cs), math.fsum(c**RENYI_ORDER for c in cs))
+
+
+def text_profile(tok: Tokenizer, text: str) -> Profile:
+    """The profile of ``text`` (lone surrogates already fixed) under ``tok``, counted as
+    :func:`~bpeinspect.core.analysis.shipping.count_text` counts.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> text_profile(load_tokenizer("r50k_base"), "a a a")
+    Profile(tokens=3, distinct=2, power_sum=6.656854249492381)
+    """
+    tally = _Tally(tok)
+    tally.count_ids(text)
+    return text_profile_of(tally.ids.values())
+
+
+def is_spaced(text: str) -> bool:
+    """Whether ``text``'s writing separates words by spaces (see :data:`UNSPACED_SCRIPTS`).
+
+    >>> is_spaced("Всеки човек"), is_spaced("人人生而自由")
+    (True, False)
+    """
+    return dominant_script(text) not in UNSPACED_SCRIPTS
+
+
+@dataclass(frozen=True)
+class TextMeasures:
+    """The corpus measures of one tokenizer on one text of a corpus (the languages view's)."""
+
+    fertility: float | None  # None: the writing does not separate words by spaces
+    renyi_efficiency: float
+    utilization: float
+
+    @classmethod
+    def of(cls, profile: Profile, words: int, spaced: bool, n_vocab: int) -> TextMeasures:
+        """
+        >>> TextMeasures.of(Profile(10, 4, 50.0), words=5, spaced=True, n_vocab=100).fertility
+        2.0
+        """
+        fertility = profile.tokens / words if spaced and words else None
+        utilization = profile.distinct / n_vocab if n_vocab else 0.0
+        return cls(fertility, profile.renyi_efficiency(n_vocab), utilization)
+
+
 class _Tally:
     """Token-id counts, words, characters and bytes of a text read in consecutive parts."""
 
@@ -170,6 +240,9 @@ class _Tally:
         self._in_word = not text[-1].isspace()
         self.chars += len(text)
         self.bytes += len(text.encode("utf-8"))
+        self.count_ids(text)
+
+    def count_ids(self, text: str) -> None:
         tok = self.tok
         if not counts_pre_tokens(tok):
             self.ids.update(tok.encode_ordinary(text))
@@ -263,8 +336,13 @@ __all__ = [
     "RENYI_ORDER",
     "UNSPACED_SCRIPTS",
     "Measures",
+    "Profile",
+    "TextMeasures",
+    "is_spaced",
     "measure_sample",
     "measure_text",
     "renyi_efficiency",
+    "text_profile",
+    "text_profile_of",
     "with_premiums",
 ]

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from bpeinspect.core.chat import bounds
 from bpeinspect.core.errors import ChatTemplateError
 
 Message = Mapping[str, Any]
@@ -65,6 +66,8 @@ def _environment() -> Any:
         return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
     def strftime_now(fmt: str) -> str:
+        if not isinstance(fmt, str) or len(fmt) > bounds.MAX_FORMAT:
+            raise jinja2.exceptions.SecurityError(f"a chat template's date format is limited to {bounds.MAX_FORMAT} characters")
         return datetime.now().strftime(fmt)
 
     class TemplateDict:
@@ -86,6 +89,7 @@ def _environment() -> Any:
 
         def __setitem__(self, name: str, value: Any) -> None:
             TemplateNamespace._check_name(name)
+            bounds.check_size(value)
             jinja2.utils.Namespace.__setitem__(self, name, value)
 
         @staticmethod
@@ -93,9 +97,31 @@ def _environment() -> Any:
             if isinstance(name, str) and name.startswith("_"):
                 raise jinja2.exceptions.SecurityError(f"a chat template cannot set {name!r} on a namespace")
 
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols]
-    )
+    class BoundedEnvironment(ImmutableSandboxedEnvironment):
+        """The sandbox, with what could run for ever or fill the memory refused before it runs:
+        huge powers and products, repeats and concatenations past a size, wide formats."""
+
+        intercepted_binops = frozenset({"**", "*", "+", "%", "//"})
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            bounds.check_binop(operator, left, right)
+            return super().call_binop(context, operator, left, right)
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            bounds.check_call(__obj, args, kwargs)
+            result = ImmutableSandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
+            bounds.check_size(result)
+            return result
+
+        def wrap_str_format(self, value: Any) -> Any:
+            if isinstance(getattr(value, "__self__", None), str):
+                bounds.check_format(value.__self__)
+            return super().wrap_str_format(value)
+
+    env = BoundedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
+    for name in ("center", "indent", "wordwrap", "format", "join", "replace", "truncate"):
+        env.filters[name] = bounds.bounded_filter(env.filters[name])
+    env.globals["lipsum"] = bounds.lipsum
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
@@ -190,24 +216,60 @@ class ChatTemplate:
         """
         import jinja2
 
-        template = _compile(self.source)
+        where = f"the chat template ({self.origin})" if self.origin else "the chat template"
+        template = self._compiled(where)
         chat = _alias_reasoning(list(messages) if plain else plain_data(list(messages)))
         for m in chat:
             if not isinstance(m, dict):
                 raise ChatTemplateError(f"a chat message must be an object, not {m!r}")
         variables = {**self.special_tokens, **kwargs}
         try:
-            return template.render(
-                messages=chat,
-                tools=plain_data(None if tools is None else list(tools)),
-                documents=plain_data(None if documents is None else list(documents)),
-                add_generation_prompt=add_generation_prompt,
-                **plain_data(variables),
-            )
+            with bounds.time_limit(given=_characters(chat) + _characters(variables)):
+                return template.render(
+                    messages=chat,
+                    tools=plain_data(None if tools is None else list(tools)),
+                    documents=plain_data(None if documents is None else list(documents)),
+                    add_generation_prompt=add_generation_prompt,
+                    **plain_data(variables),
+                )
+        except bounds.TooLong:
+            raise ChatTemplateError(f"{where} ran longer than {bounds.TIME_LIMIT:g} s and was stopped") from None
+        except MemoryError:
+            raise ChatTemplateError(f"{where} ran out of memory and was stopped") from None
+        except jinja2.exceptions.SecurityError as exc:
+            raise ChatTemplateError(f"{where} was refused: {_one_line(exc)}") from None
         except jinja2.TemplateError as exc:
-            raise ChatTemplateError(f"the chat template refused the messages: {exc}") from None
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, RecursionError) as exc:
-            raise ChatTemplateError(f"the chat template failed: {type(exc).__name__}: {exc}") from None
+            raise ChatTemplateError(f"{where} refused the messages: {_one_line(exc)}") from None
+        except _FAILURES as exc:
+            raise ChatTemplateError(f"{where} failed: {type(exc).__name__}: {_one_line(exc)}") from None
+
+    def _compiled(self, where: str) -> Any:
+        try:
+            with bounds.time_limit():
+                return _compile(self.source)
+        except bounds.TooLong:
+            raise ChatTemplateError(f"{where} took longer than {bounds.TIME_LIMIT:g} s to compile") from None
+        except (RecursionError, MemoryError):
+            raise ChatTemplateError(f"{where} does not compile: nested too deeply or too large") from None
+
+
+def _characters(value: Any) -> int:
+    """The characters of the texts in plain data (its keys and values)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, Mapping):
+        return sum(_characters(k) + _characters(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return sum(_characters(v) for v in value)
+    return 0
+
+
+_FAILURES = (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, RecursionError, OverflowError)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 __all__ = ["ChatTemplate", "Message", "plain_data"]

@@ -24,7 +24,7 @@ def variable_value(raw: str) -> Any:
     """``raw`` read as JSON if it is JSON, else the string itself."""
     try:
         return json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return raw
 
 
@@ -47,6 +47,8 @@ def parse_variables(text: str) -> dict[str, Any]:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a JSON object: {exc}") from None
+        except RecursionError:
+            raise ValueError("not a JSON object: nested too deeply") from None
         if not isinstance(obj, dict):
             raise ValueError("not a JSON object")
         for name in obj:

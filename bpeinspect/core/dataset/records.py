@@ -31,6 +31,15 @@ JSON_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonlines")
 _CHUNK = 4 << 20  # bytes read at a time
 _MAX_REPORTED = 20  # problems kept verbatim; the rest are only counted
 _WS = json.decoder.WHITESPACE  # type: ignore[attr-defined]
+_MAX_DIGITS = 4000  # Python refuses to read longer integers (sys.get_int_max_str_digits)
+
+
+def _number(digits: str) -> int | float:
+    # a 100,000-digit id is no reason to refuse a record: read it as a (huge) float
+    return int(digits) if len(digits) <= _MAX_DIGITS else float(digits)
+
+
+_DECODER = json.JSONDecoder(parse_int=_number)
 
 
 def is_dataset_name(name: str) -> bool:
@@ -64,31 +73,39 @@ class RecordReader:
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         head = self.stream.read(_CHUNK)
+        if _utf16(head):
+            raise DatasetError(
+                f"{self.name}: UTF-16 text; dataset files are read as UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)"
+            )
         start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if start == b"[":
             self.kind = "json array"
             yield from self._array(head)
-        elif start == b"{" and not self._looks_like_lines(head):
+        elif start == b"{" and self._one_document(head):
             self.kind = "json object"
             yield from self._object(head)
-        elif not start:
-            self.kind = "jsonl"
         else:
             self.kind = "jsonl"
-            yield from self._lines(head)
+            if start:
+                yield from self._lines(head)
 
     @staticmethod
-    def _looks_like_lines(head: bytes) -> bool:
-        # JSON Lines: the first line is a whole JSON value by itself
-        line = head.split(b"\n", 1)[0].strip()
-        try:
-            json.loads(line)
-        except ValueError:
+    def _one_document(head: bytes) -> bool:
+        # Decided from the prefix alone: a first line that is not a whole JSON value starts one
+        # document spread over lines; a first line that is one (or that does not end within the
+        # prefix) starts JSON Lines, and a file of that one line is read as one document then.
+        line, newline, _ = head.lstrip(b"\xef\xbb\xbf \t\r\n").partition(b"\n")
+        if not newline:
             return False
-        return b"\n" in head.strip()
+        try:
+            _DECODER.decode(_text(line))
+        except (ValueError, RecursionError):
+            return True
+        return False
 
     def _lines(self, head: bytes) -> Iterator[tuple[int, Any]]:
-        index = lineno = 0
+        index = lineno = filled = 0
+        first: list[Any] = []  # the first record, held until a second line shows these are lines
         pending = head
         while True:
             block = self.stream.read(_CHUNK)
@@ -99,19 +116,36 @@ class RecordReader:
                 self.done += len(line) + 1
                 if not line.strip():
                     continue
+                filled += 1
                 try:
-                    obj = json.loads(line)
+                    obj = _DECODER.decode(_text(line))
                 except UnicodeDecodeError:
                     self._problem(f"{self.name} line {lineno}: not UTF-8")
                     continue
                 except ValueError as exc:
                     self._problem(f"{self.name} line {lineno}: not JSON ({getattr(exc, 'msg', exc)})")
                     continue
+                except RecursionError:
+                    self._problem(f"{self.name} line {lineno}: nested too deeply")
+                    continue
+                if index == 0 and not first:
+                    first.append(obj)
+                    continue
+                if first:
+                    yield 0, first.pop()
+                    index = 1
                 yield index, obj
                 index += 1
             if not block:
                 self.done = self.size
-                return
+                break
+        if first:  # the only record
+            obj = first.pop()
+            if isinstance(obj, dict) and filled == 1:  # one JSON document on one line
+                self.kind = "json object"
+                yield from enumerate(records_in_object(obj))
+            else:
+                yield 0, obj
 
     def _text_chunks(self, head: bytes) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
@@ -129,7 +163,7 @@ class RecordReader:
             block = self.stream.read(_CHUNK)
 
     def _array(self, head: bytes) -> Iterator[tuple[int, Any]]:
-        decoder = json.JSONDecoder()
+        decoder = _DECODER
         chunks = self._text_chunks(head)
         buf, pos, eof = "", 0, False
         index = 0
@@ -163,6 +197,9 @@ class RecordReader:
                 try:
                     obj, end = decoder.raw_decode(buf, pos)
                     break
+                except RecursionError:
+                    self.truncated = f"{self.name}: record {index + 1} is nested too deeply"
+                    return
                 except json.JSONDecodeError as exc:
                     if not more():
                         if exc.pos >= len(buf) - 1 or "Unterminated" in exc.msg or exc.msg.startswith("Expecting"):
@@ -191,12 +228,26 @@ class RecordReader:
         data = head + self.stream.read()
         self.done = len(data)
         try:
-            obj = json.loads(data)
+            obj = _DECODER.decode(_text(data))
         except UnicodeDecodeError:
             raise DatasetError(f"{self.name}: not UTF-8 text") from None
         except ValueError as exc:
             raise DatasetError(f"{self.name}: not valid JSON ({exc})") from None
+        except RecursionError:
+            raise DatasetError(f"{self.name}: nested too deeply (more levels than a JSON reader follows)") from None
         yield from enumerate(records_in_object(obj))
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8-sig")  # UnicodeDecodeError is a ValueError, as json.loads raises
+
+
+def _utf16(head: bytes) -> bool:
+    """Whether ``head`` starts UTF-16 text: a byte order mark, or ASCII with a zero byte beside each."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    pairs = head[:64]
+    return len(pairs) >= 4 and (pairs[1::2].count(0) == len(pairs) // 2 or pairs[0::2].count(0) == len(pairs) // 2)
 
 
 def records_in_object(obj: dict[str, Any]) -> list[Any]:

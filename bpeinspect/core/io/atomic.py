@@ -74,8 +74,13 @@ def atomic_path(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iterat
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | None = None) -> Iterator[IO]:
+def atomic_open(
+    path: str | os.PathLike[str], mode: str = "wb", encoding: str | None = None, *, through: bool = True
+) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on a clean exit it replaces ``path``.
+
+    ``through=False`` replaces even a device or a pipe (see :func:`writes_through`): for the
+    program's own state files, where such a thing is only in the way.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
@@ -87,7 +92,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", encoding: str | 
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
-    if writes_through(target):
+    if through and writes_through(target):
         with _open_through(target) as raw:
             if mode == "wb":
                 yield raw
@@ -265,10 +270,13 @@ def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     _fsync_dir(_folder(target))
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8") -> None:
-    """Write ``data`` (bytes, or text as ``encoding``) to ``path`` atomically."""
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8", *, through: bool = True
+) -> None:
+    """Write ``data`` (bytes, or text as ``encoding``) to ``path`` atomically (``through``: as
+    :func:`atomic_open`)."""
     payload = data.encode(encoding) if isinstance(data, str) else data
-    with atomic_open(path, "wb") as f:
+    with atomic_open(path, "wb", through=through) as f:
         f.write(payload)
 
 
@@ -380,7 +388,10 @@ def finish_interrupted(folder: str | os.PathLike[str], names: tuple[str, ...] = 
             continue
         journal = root / name
         try:
-            lines = journal.read_text(encoding="utf-8").splitlines()
+            raw = read_state(journal)  # a pipe named like a journal would never answer
+            if raw is None:
+                continue
+            lines = raw.decode("utf-8").splitlines()
             if lines and lines[-1] == _JOURNAL_END:
                 for line in lines[:-1]:
                     tmp_name, _, target_name = line.partition("\t")
@@ -418,7 +429,10 @@ def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> 
         if _JOURNAL_NAME.match(name) is None:
             continue
         try:
-            lines = (root / name).read_text(encoding="utf-8").splitlines()
+            raw = read_state(root / name)
+            if raw is None:
+                continue
+            lines = raw.decode("utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             continue
         if not lines or lines[-1] != _JOURNAL_END:
@@ -427,6 +441,30 @@ def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> 
         if any(target in names and (root / tmp).exists() for tmp, _, target in staged if "/" not in tmp):
             out.append(root / name)
     return out
+
+
+MAX_STATE = 1 << 20  # a state file larger than this is not one of ours: ignored, and replaced on the next write
+
+
+def read_state(path: Path, limit: int = MAX_STATE) -> bytes | None:
+    """The bytes of one of bpeinspect's own small state files, or None when it is missing, not a
+    regular file (a named pipe would never answer, ``/dev/zero`` never end) or over ``limit``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
 
 
 def _stale_name(target_name: str) -> re.Pattern[str]:

@@ -14,13 +14,15 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bpeinspect.core.io.atomic import atomic_write
+from bpeinspect.core.io.atomic import atomic_write, read_state
 from bpeinspect.core.io.builtins import BUILTINS
 
 RECENT_LIMIT = 20
@@ -71,13 +73,16 @@ def _recent_path() -> Path:
 
 
 def recent_files() -> list[CatalogEntry]:
-    """Recently opened vocabulary files that still exist, newest first."""
+    """Recently opened vocabulary files that still exist, newest first (at most :data:`RECENT_LIMIT`)."""
+    raw = read_state(_recent_path())
     try:
-        data = json.loads(_recent_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deeply
+        data = json.loads(raw) if raw is not None else []
+    except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deeply
         return []
-    out = []
+    out: list[CatalogEntry] = []
     for item in data if isinstance(data, list) else []:
+        if len(out) >= RECENT_LIMIT:
+            break
         if not isinstance(item, dict) or not isinstance(item.get("spec"), str):
             continue
         if not Path(item["spec"]).exists():
@@ -102,12 +107,45 @@ def add_recent(path: str | os.PathLike[str], name: str = "", vocab_size: int | N
     if not (os.path.isfile(path) or os.path.isdir(path)):
         return
     spec = str(Path(path).resolve())
-    entries = [e for e in recent_files() if e.spec != spec]
     entry = CatalogEntry(name or Path(spec).name, "recent", spec, vocab_size, time.strftime("%Y-%m-%d %H:%M"))
-    entries.insert(0, entry)
     with contextlib.suppress(OSError):
         _recent_path().parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(_recent_path(), json.dumps([asdict(e) for e in entries[:RECENT_LIMIT]], indent=1))
+        with _locked(_recent_path()):  # read, change and write as one step: another process's entry is kept
+            entries = [entry, *(e for e in recent_files() if e.spec != spec)]
+            text = json.dumps([asdict(e) for e in entries[:RECENT_LIMIT]], indent=1)
+            atomic_write(_recent_path(), text, through=False)  # a pipe or a device there is replaced
+
+
+@contextlib.contextmanager
+def _locked(path: Path, wait: float = 5.0) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``'s lock file (``.NAME.lock`` beside it) while the block
+    runs; best effort: where there is no lock (no ``fcntl``, a lock file that is not a regular
+    file, ``wait`` seconds gone) the block runs without one."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path.with_name(f".{path.name}.lock"), flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def clear_recent() -> None:

@@ -410,7 +410,7 @@ def _remember_ref(spec: HubSpec, rev: str, commit: str) -> None:
         ref = header_cache_dir() / _repo_folder(spec.repo) / "refs" / rev
         with contextlib.suppress(OSError):
             ref.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(ref, commit)
+            atomic_write(ref, commit, through=False)
 
 
 # -- a GGUF's metadata over HTTP ranges --------------------------------------------------------------
@@ -498,7 +498,7 @@ def _fetch_gguf_header(
         raise VocabularyError(f"{spec}: {name} is not a GGUF file")
     data[8:16] = bytes(8)  # no tensors: the file ends after its metadata
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, bytes(data))
+    atomic_write(target, bytes(data), through=False)
     return target
 
 

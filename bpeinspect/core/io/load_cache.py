@@ -198,7 +198,9 @@ def read(key: str) -> Any | None:
     if not _files_unchanged(files):
         return None
     try:
-        tok = tables.rebuild(body[files_size:])
+        parts = tables.loads(body[files_size:])
+        del data, body  # (the entry's bytes are not kept while the tokenizer is built from the parts)
+        tok = tables.build(parts)
     except Exception:  # noqa: BLE001 - any damage means: parse the file as usual
         return None
     with contextlib.suppress(OSError):
@@ -221,7 +223,7 @@ def write(key: str, parts: tables.Parts, files: list[list[str]]) -> None:
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.lstat(entry).st_mode):
                 os.unlink(entry)  # a FIFO, a device or a link in the entry's place: replaced
-        with atomic_open(entry, "wb") as f:
+        with atomic_open(entry, "wb", through=False) as f:  # a pipe there is replaced, never written into
             f.write(_MAGIC + _HEADER.pack(crc, n, len(named)) + named)
             for chunk in chunks:
                 f.write(chunk)

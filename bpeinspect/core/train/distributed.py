@@ -24,6 +24,7 @@ from bpeinspect.core.train.counts import check_counting_pattern, counting_splitt
 __all__ = ["LOCAL_SCHEDULERS", "count_with_dask"]
 
 LOCAL_SCHEDULERS = ("processes", "threads", "synchronous")
+CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler (distributed's own default is 30)
 
 
 def count_with_dask(
@@ -66,7 +67,11 @@ def count_with_dask(
             from distributed import Client
         except ImportError:
             raise ImportError("a Dask cluster needs distributed: pip install distributed") from None
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as exc:  # distributed's own timeout is 30 s
+            raise OSError(f"cannot reach the Dask scheduler at {scheduler} within {CONNECT_TIMEOUT:g} s ({exc})") from None
+        with client:
             tables = client.compute(bag, sync=True)
     total: dict[bytes, int] = {}
     get = total.get

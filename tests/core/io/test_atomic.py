@@ -199,3 +199,27 @@ def test_a_pair_on_a_device_is_refused_in_one_line(tmp_path):
     assert "\n" not in str(info.value)
     assert os.path.islink(link) and not (tmp_path / "encoder.json").exists()
 
+
+
+def test_a_state_file_written_not_through_replaces_a_pipe_in_its_place(tmp_path):
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)
+    atomic_write(fifo, b"{}", through=False)  # would wait for a reader for ever if written through
+    assert fifo.is_file() and fifo.read_bytes() == b"{}"
+
+
+def test_a_pipe_named_like_a_journal_does_not_hold_up_loading_a_pair(tmp_path):
+    import threading
+
+    from bpeinspect.core.io.atomic import finish_interrupted, unfinished_saves
+
+    os.mkfifo(tmp_path / ".encoder.json.999999.journal")  # a process id that is not running
+    done: list = []
+
+    def work():
+        done.append((finish_interrupted(tmp_path), unfinished_saves(tmp_path, ("encoder.json",))))
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(20)
+    assert done == [([], [])]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +82,70 @@ def vocabs_dir():
     if not VOCABS.is_dir():
         pytest.skip("shared vocabularies not available")
     return VOCABS
+
+
+# -- a hostile recent.json: never hangs, never grows memory, replaced on the next write --------------------
+
+
+def _within(seconds: float, work):
+    import threading
+
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(work()), daemon=True)
+    t.start()
+    t.join(seconds)
+    assert got, f"still running after {seconds} s"
+    return got[0]
+
+
+def test_a_named_pipe_as_recent_files_is_ignored_and_replaced(isolated, tmp_path):
+    (isolated / "cfg").mkdir()
+    recent = isolated / "cfg" / "recent.json"
+    os.mkfifo(recent)
+    assert _within(20, d.recent_files) == []
+    vocab = tmp_path / "v.tiktoken"
+    vocab.write_text("x")
+    _within(20, lambda: d.add_recent(vocab))
+    assert recent.is_file() and not recent.is_symlink()
+    assert [e.spec for e in d.recent_files()] == [str(vocab.resolve())]
+
+
+def test_a_link_to_an_endless_device_as_recent_files_is_ignored(isolated):
+    (isolated / "cfg").mkdir()
+    os.symlink("/dev/zero", isolated / "cfg" / "recent.json")
+    assert _within(20, d.recent_files) == []
+
+
+def test_a_huge_recent_files_list_shows_at_most_the_limit(isolated, tmp_path):
+    import json
+
+    vocab = tmp_path / "v.tiktoken"
+    vocab.write_text("x")
+    (isolated / "cfg").mkdir()
+    entries = [{"name": f"n{i}", "spec": str(vocab)} for i in range(300_000)]
+    (isolated / "cfg" / "recent.json").write_text(json.dumps(entries))
+    assert len(d.recent_files()) <= d.RECENT_LIMIT
+
+
+def test_two_processes_adding_recent_files_lose_none(isolated, tmp_path):
+    import subprocess
+    import sys
+
+    files = []
+    for i in range(d.RECENT_LIMIT):
+        f = tmp_path / f"v{i}.tiktoken"
+        f.write_text("x")
+        files.append(str(f))
+    script = (
+        "import sys\nfrom bpeinspect.core.io.discover import add_recent\n"
+        "for f in sys.argv[1:]:\n    add_recent(f)\n"
+    )
+    env = dict(os.environ, BPEINSPECT_CONFIG_DIR=str(isolated / "cfg"))
+    half = d.RECENT_LIMIT // 2
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, *part], env=env)
+        for part in (files[:half], files[half:])
+    ]
+    for p in procs:
+        assert p.wait(120) == 0
+    assert sorted(e.spec for e in d.recent_files()) == sorted(str(Path(f).resolve()) for f in files)

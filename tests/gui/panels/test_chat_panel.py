@@ -165,3 +165,17 @@ def test_template_variables_reach_the_template_and_bad_ones_are_said(qtbot):
     view.variables_edit.clear()
     settle(qtbot, view)
     assert not view.status.isVisibleTo(view) and view.token_view.text().endswith("</think>\n\n")
+
+
+def test_a_template_that_never_ends_is_stopped_and_said_in_one_line(qtbot, monkeypatch):
+    from bpeinspect.core.chat import ChatTemplate, bounds
+
+    monkeypatch.setattr(bounds, "TIME_LIMIT", 1.0)
+    view = make(qtbot, "o200k_base")
+    origin = "tokenizer_config.json beside the file"
+    endless = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
+    for source, said in (("{{ 10**100000000 }}", "refused"), (endless, "ran longer than 1 s")):
+        view._fill_templates([ChatTemplate(source, origin=origin, name="hostile")], view.tok)
+        settle(qtbot, view)
+        assert view.status.isVisibleTo(view), source
+        assert origin in view.status.text() and said in view.status.text() and "\n" not in view.status.text()

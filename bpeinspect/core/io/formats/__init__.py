@@ -526,6 +526,8 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
         )
     try:
         record.save(tok, p)
+    except BrokenPipeError:  # written through to a pipe its reader closed (| head): not the file's fault
+        raise
     except OSError as exc:
         raise VocabularyError(f"{p}: cannot write it: {exc.strerror or exc}") from None
     return record.written(p)

@@ -167,6 +167,13 @@ def save(tok: Tokenizer, path: Path) -> None:
     """Write ``encoder.json`` and ``vocab.bpe`` into the folder ``path`` (or beside ``path``
     if it names one of the two files). The split rule is not stored: GPT-2's is implied."""
     folder = path if path.is_dir() or path.name not in (ENCODER, MERGES) else path.parent
+    if folder.exists() and not folder.is_dir():
+        raise VocabularyError(f"{path}: GPT-2's encoder.json and vocab.bpe go into a folder, and this is not one")
+    if not folder.exists() and folder.suffix:  # ``x.txt``: a file's name, not a folder to make
+        raise VocabularyError(
+            f"{path}: GPT-2's encoder.json and vocab.bpe go into a folder; give a folder (made if missing) "
+            "or a path ending in encoder.json"
+        )
     folder.mkdir(parents=True, exist_ok=True)
     if tok.split_rule.pattern not in (PRESETS["r50k"].pattern, PRESETS["gpt2"].pattern):
         warnings.warn(

@@ -19,10 +19,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import Cancelled, Tokenizer
 from bpeinspect.core.analysis.corpus import Corpus, fable_corpus, folder_corpus, udhr_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
+from bpeinspect.core.analysis.measures import Profile, TextMeasures, is_spaced, text_profile
 from bpeinspect.core.analysis.samples import samples_dir
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
 from bpeinspect.core.memory import checks, quiet_gc
@@ -117,21 +118,69 @@ def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokeniz
         yield "counts", k, counts
 
 
+def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]], processes: int | None,
+                pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
+                should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+    """The view's job for the corpus measures on the worker: yields ``("measures", index,
+    {code: TextMeasures})`` per tokenizer. Each text's ids are counted (on the pool's children
+    when there is one) and only their profile comes back; words and the script are read here."""
+    texts = list(corpus.texts)
+    if corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
+        texts.append(corpus.baseline)
+    with checks(should_stop):
+        prepared = [fix_surrogates(t.sample.read()) for t in texts]
+        words = [len(s.split()) for s in prepared]
+        spaced = [is_spaced(s) for s in prepared]
+    toks = [tok for _, tok in pairs]
+
+    def measured(k: int, profiles: Sequence[Profile]) -> tuple:
+        n_vocab = toks[k].n_vocab
+        return "measures", k, {t.code: TextMeasures.of(p, w, sp, n_vocab)
+                               for t, p, w, sp in zip(texts, profiles, words, spaced)}  # fmt: skip
+
+    if processes != 1 and pool is not None:
+        with quiet_gc():
+            for k, profiles in pool.count(toks, prepared, progress=progress, should_stop=should_stop, profile=True):
+                yield measured(k, profiles)
+        return
+    total = sum(map(len, prepared)) * len(toks)
+    done = 0
+    for k, tok in enumerate(toks):
+        profiles = []
+        with quiet_gc():
+            for text in prepared:
+                if should_stop():
+                    raise Cancelled()
+                profiles.append(text_profile(tok, text))
+                done += len(text)
+                progress(done, total)
+        yield measured(k, profiles)
+
+
 class CountCache:
     """Counts per (source, open tokenizer), dropped when the tokenizer is closed."""
 
     def __init__(self) -> None:
         self._toks: dict[int, Tokenizer] = {}  # id -> tokenizer: holding it keeps its id unique
         self._counts: dict[tuple[str, int], Counts] = {}
+        self._measures: dict[tuple[str, int], dict[str, TextMeasures]] = {}
 
     def keep_only(self, toks: Sequence[Tokenizer]) -> None:
         """Forget the counts of every tokenizer not in ``toks``."""
         ids = {id(t) for t in toks}
         self._counts = {key: c for key, c in self._counts.items() if key[1] in ids}
+        self._measures = {key: m for key, m in self._measures.items() if key[1] in ids}
         self._toks = {i: t for i, t in self._toks.items() if i in ids}
 
     def has(self, source: str, tok: Tokenizer) -> bool:
         return (source, id(tok)) in self._counts
+
+    def has_measures(self, source: str, tok: Tokenizer) -> bool:
+        return (source, id(tok)) in self._measures
+
+    def put_measures(self, source: str, tok: Tokenizer, measures: dict[str, TextMeasures]) -> None:
+        self._toks[id(tok)] = tok
+        self._measures[source, id(tok)] = measures
 
     def put(self, source: str, tok: Tokenizer, counts: Counts) -> None:
         self._toks[id(tok)] = tok
@@ -148,8 +197,19 @@ class CountCache:
         for tok, label in done:
             for code, r in self._counts[source, id(tok)].items():
                 merged[label, code] = r if r.tokenizer == label else dataclasses.replace(r, tokenizer=label)
+        measures = {(label, code): m for tok, label in done
+                    for code, m in self._measures.get((source, id(tok)), {}).items()}  # fmt: skip
         base = corpus.baseline.code if corpus.baseline is not None else None
-        return CorpusStats(corpus, tuple(label for _, label in done), merged, base)
+        return CorpusStats(corpus, tuple(label for _, label in done), merged, base, measures=measures)
 
 
-__all__ = ["FOLDER_PREFIX", "NICENESS", "CountCache", "CountingPool", "count_each", "count_job", "load_source"]
+__all__ = [
+    "FOLDER_PREFIX",
+    "NICENESS",
+    "CountCache",
+    "CountingPool",
+    "count_each",
+    "count_job",
+    "load_source",
+    "measure_job",
+]

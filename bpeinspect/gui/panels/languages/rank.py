@@ -1,7 +1,8 @@
 """Two plots of premiums that stay readable with 500 languages: the rank plot and the script plot.
 
 The **rank plot** sorts each tokenizer's premiums from the most costly language down and draws
-one line per tokenizer: a fairer tokenizer's line lies lower and flatter. The **script plot**
+one line per tokenizer: a fairer tokenizer's line lies lower and flatter. It can rank by a
+corpus measure instead (fertility, Rényi efficiency, utilization, characters per token). The **script plot**
 has a row per script (the costliest first under the chosen tokenizer) and, per tokenizer, a box
 from the first to the third quartile, the median as a bar, and every language as a dot.
 """
@@ -14,25 +15,62 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
-from bpeinspect.core.analysis.fairness import CorpusStats, percentile
+from bpeinspect.core.analysis.fairness import METRICS, CorpusStats, percentile
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.figures import baseline_name, log2_premium, premium_text, premium_ticks
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
+MEASURED = ("fertility", "renyi", "utilization")  # the METRICS that need each text's ids counted
 ROW_PIXELS = 22  # the script plot's height per script, so that every name can be read
 
 
 class RankPage(PlotPage):
-    """Premium against rank, one line per tokenizer (the baseline language, 1× by definition, left out)."""
+    """One figure against rank, one line per tokenizer: the premium by default (the baseline
+    language, 1× by definition, left out), or one of the corpus measures (:data:`METRICS`)."""
 
     title = "Rank"
+    metricChosen = Signal(str)  # a measure other than the premium: the view measures the corpus if it has not
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.metric = "premium"
+        self.metric_box = QComboBox(toolTip="what the languages are ranked by (fertility, Rényi efficiency and "
+                                    "utilization: the corpus measures, counted when first chosen)")  # fmt: skip
+        for key, label in METRICS.items():
+            self.metric_box.addItem(label, key)
+        self.metric_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.metric_box.currentIndexChanged.connect(lambda _: self.set_metric(self.metric_box.currentData()))
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Rank by"))
+        row.addWidget(self.metric_box)
+        row.addStretch(1)
+        self.layout().insertLayout(0, row)
         self.item.getViewBox().setMouseEnabled(x=True, y=False)
 
+    def set_metric(self, metric: str) -> None:
+        """Rank by ``metric`` (a key of :data:`METRICS`)."""
+        if metric == self.metric:
+            return
+        self.metric = metric
+        self.metric_box.setCurrentIndex(self.metric_box.findData(metric))
+        if metric in MEASURED:
+            self.metricChosen.emit(metric)
+        self.redraw()
+
+    def empty_reason(self, stats: CorpusStats | None) -> str:
+        if self.metric == "premium" or stats is None or not stats.tokenizers:
+            return super().empty_reason(stats)
+        if self.metric in MEASURED and not stats.has_measures():
+            return "Measuring the corpus: fertility, Rényi efficiency and utilization need each text's token ids…"
+        return "No language passes the filters." if not len(stats.corpus) else ""
+
     def draw(self, stats: CorpusStats, c: UiColors) -> Iterator[None]:
+        if self.metric != "premium":
+            yield from self._draw_metric(stats)
+            return
         hi, n = 1.0, 1
         xs: list[float] = []
         ys: list[float] = []
@@ -61,12 +99,40 @@ class RankPage(PlotPage):
         self.set_labels(f"Premium vs {base}, languages from the most costly down",
                         f"tokens ÷ {base} tokens (log scale)", "rank (1 = most costly)")  # fmt: skip
 
+    def _draw_metric(self, stats: CorpusStats) -> Iterator[None]:
+        """A measure on a linear scale, each line from its highest value down."""
+        xs: list[float] = []
+        ys: list[float] = []
+        keys: list[tuple[str, str]] = []
+        n = 1
+        for k, tok in enumerate(stats.tokenizers):
+            codes, values = self.ranked(tok)
+            x = np.arange(1, len(codes) + 1, dtype=float)
+            y = np.asarray(values, dtype=float)
+            self.item.addItem(pg.PlotDataItem(x, y, pen=pg.mkPen(self.series_color(k), width=2), name=tok))
+            yield
+            xs.extend(x)
+            ys.extend(y)
+            keys.extend((code, tok) for code in codes)
+            n = max(n, len(codes))
+        self.targets.set(xs, ys, keys)
+        self.item.getAxis("left").setTicks(None)
+        self.item.getAxis("bottom").setTicks(None)
+        self.item.setXRange(0, n + 1, padding=0.01)
+        if ys:
+            lo, hi = min(ys), max(ys)
+            self.item.setYRange(min(lo, 0.0), hi * 1.05 if hi > 0 else 1.0, padding=0)
+        label = METRICS[self.metric]
+        note = " (not defined where words are not separated by spaces)" if self.metric == "fertility" else ""
+        self.set_labels(f"{label[:1].upper()}{label[1:]}, languages from the highest down{note}", label,
+                        "rank (1 = highest)")  # fmt: skip
+
     def ranked(self, tokenizer: str, stats: CorpusStats | None = None) -> tuple[list[str], list[float]]:
-        """The codes and premiums of one line, the most costly first, without the baseline."""
+        """The codes and figures of one line, the highest first (premiums without the baseline)."""
         stats = stats or self.stats
         assert stats is not None
-        s = stats.rank_series(tokenizer)
-        keep = [i for i, code in enumerate(s.codes) if code != stats.baseline]
+        s = stats.metric_series(tokenizer, self.metric)
+        keep = [i for i, code in enumerate(s.codes) if code != stats.baseline or self.metric != "premium"]
         return [s.codes[i] for i in keep], [s.premiums[i] for i in keep]
 
     def heading(self, code: str, tokenizer: str) -> str:
@@ -79,7 +145,7 @@ class RankPage(PlotPage):
             for rank, (code, p) in enumerate(zip(*self.ranked(tok, stats)), 1):
                 lang = stats.corpus.language(code)
                 rows.append([tok, rank, code, lang.name, lang.script, p])
-        return ["tokenizer", "rank", "code", "language", "script", "premium"], rows
+        return ["tokenizer", "rank", "code", "language", "script", self.metric], rows
 
 
 def _jitter(code: str) -> float:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -122,6 +123,13 @@ class LanguagesView(QWidget):
             "summary and the plots, e.g. Qwen3 or Gemma 3 beside the built-ins"
         )
         self.add_button.clicked.connect(self.addTokenizerRequested)
+        self.measures_box = QCheckBox("Fertility, Rényi, utilization")
+        self.measures_box.setToolTip(
+            "Also measure each tokenizer on each text: fertility (tokens per word), Rényi efficiency and "
+            "vocabulary utilization, as columns of the table and a choice of the rank plot (each text's token "
+            "ids are counted: several times the work of the count)"
+        )
+        self.measures_box.toggled.connect(lambda on: self.start() if on else None)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.cancel_button = QPushButton("Cancel")
@@ -139,6 +147,7 @@ class LanguagesView(QWidget):
         second.addWidget(QLabel("Map and scripts under"))
         second.addWidget(self.focus_box)
         second.addWidget(self.add_button)
+        second.addWidget(self.measures_box)
         second.addWidget(self.status, 1)
         for w in (self.progress, self.cancel_button, *self.export_buttons.values()):
             second.addWidget(w)
@@ -213,6 +222,8 @@ class LanguagesView(QWidget):
         else:
             lay.addWidget(page)
         page.languageActivated.connect(self._activate)
+        if hasattr(page, "metricChosen"):
+            page.metricChosen.connect(lambda _metric: self.measures_box.setChecked(True))
         if hasattr(page, "drawn"):
             page.drawn.connect(self._idle.start)
         self._pages[key] = page
@@ -282,8 +293,10 @@ class LanguagesView(QWidget):
     # -- counting --------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Count what is missing for the current corpus and tokenizers (an older run is cancelled)."""
+        """Count what is missing for the current corpus and tokenizers (an older run is cancelled),
+        then measure it if the corpus measures are asked for."""
         self.jobs.cancel("count")
+        self.jobs.cancel("measure")
         if not self._m:
             return  # _on_loaded starts
         self._cache.keep_only(self._tokenizers)
@@ -297,6 +310,7 @@ class LanguagesView(QWidget):
             self._status()
             if self._full is not None:
                 self.statsReady.emit(self.corpus_stats())
+            self._start_measures()
             return
         toks = [tok for _, tok in todo]
 
@@ -320,7 +334,37 @@ class LanguagesView(QWidget):
         self.status.set_tone(None)
         self._set_running(True)
 
+    def _start_measures(self) -> None:
+        """Measure the tokenizers not measured yet on the current corpus (when asked for)."""
+        corpus, source = self.corpus(), self._source
+        if not self.measures_box.isChecked() or corpus is None or not self._m:
+            return
+        todo = [(label, tok) for tok, label in zip(self._tokenizers, self._labels)
+                if self._cache.has(source, tok) and not self._cache.has_measures(source, tok)]  # fmt: skip
+        if not todo:
+            return
+        toks = [tok for _, tok in todo]
+
+        def on_yielded(value: tuple) -> None:
+            self._cache.put_measures(source, toks[value[1]], value[2])
+            self._assemble()
+
+        self.jobs.submit(
+            "measure", self._m["counting"].measure_job, source, corpus, todo, self.processes, self._pool,
+            on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: self._on_done(measured=True),
+            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_aborted=lambda: self._set_running(False),
+        )  # fmt: skip
+        self.status.setText(f"Measuring {source_title(source)} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…")
+        self.status.set_tone(None)
+        self._set_running(True)
+
     def cancel(self) -> None:
+        if self.jobs.pending("measure"):
+            self.jobs.cancel("measure")
+            self._set_running(False)
+            self.status.setText("Cancelled the corpus measures.")
+            return
         if self.jobs.pending("count"):
             self.jobs.cancel("count")
             self._set_running(False)
@@ -341,12 +385,14 @@ class LanguagesView(QWidget):
         if total:
             self.progress.setValue(int(1000 * done / total))
 
-    def _on_done(self) -> None:
+    def _on_done(self, measured: bool = False) -> None:
         self._set_running(False)
         self._status()
         self._idle.start()
         if self._full is not None:
             self.statsReady.emit(self.corpus_stats())
+        if not measured:
+            self._start_measures()
 
     def _assemble(self) -> None:
         corpus = self.corpus()

@@ -1,0 +1,112 @@
+"""A chat template that would run for ever or fill the memory is stopped or refused, with one
+line naming the template; the window (any other thread) keeps running meanwhile."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bpeinspect.core.chat import bounds
+from bpeinspect.core.chat.template import ChatTemplate
+from bpeinspect.core.errors import ChatTemplateError
+
+ROOT = Path(__file__).resolve().parents[3]
+ORIGIN = "tokenizer_config.json beside the file"
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+def render_within(source: str, seconds: float = 30) -> BaseException | str:
+    """What rendering ``source`` gives (its text or its error), in a thread given ``seconds``."""
+    got: list = []
+
+    def work() -> None:
+        try:
+            got.append(ChatTemplate(source, origin=ORIGIN).render(MESSAGES))
+        except BaseException as exc:  # noqa: BLE001  (the test looks at it)
+            got.append(exc)
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert got, f"still rendering after {seconds} s"
+    return got[0]
+
+
+def refused_in_one_line(result: BaseException | str) -> str:
+    assert isinstance(result, ChatTemplateError), result
+    text = str(result)
+    assert "\n" not in text and text.startswith(f"the chat template ({ORIGIN})"), text
+    return text
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ lipsum(1e8) }}",
+        "{{ strftime_now('%Y' * 100000000) }}",
+        "{{ 'a' * 1000000000 }}",
+        "{{ [1] * 1000000000 }}",
+        "{% set ns = namespace(s='ab') %}{% for i in range(100) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+        "{% macro f(n) %}{% if n %}{% set s = f(n-1) %}{{ s }}{{ s }}{% endif %}x{% endmacro %}{{ f(60)|length }}",
+        "{{ 'a'|center(1000000000) }}",
+        "{{ 'a'.center(1000000000) }}",
+        "{{ '%999999999d' % 1 }}",
+        "{{ '{:>999999999}'.format(1) }}",
+        "{{ ('x' * 30000000).replace('x', 'yyyyyyyy') }}",
+        "{% set ns = namespace(n=3) %}{% for i in range(40) %}{% set ns.n = ns.n * ns.n %}{% endfor %}",
+    ],
+)
+def test_what_would_fill_the_memory_is_refused_before_it_runs(source):
+    assert "refused" in refused_in_one_line(render_within(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
+        "{% set x = range(99999)|list %}{% for i in x %}{% for j in x %}{% endfor %}{% endfor %}",
+    ],
+)
+def test_a_template_that_never_ends_is_stopped_at_the_time_limit(source, monkeypatch):
+    monkeypatch.setattr(bounds, "TIME_LIMIT", 0.5)
+    assert "ran longer than 0.5 s" in refused_in_one_line(render_within(source))
+
+
+def test_after_a_stopped_render_the_next_one_runs_normally(monkeypatch):
+    monkeypatch.setattr(bounds, "TIME_LIMIT", 0.3)
+    render_within("{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}")
+    monkeypatch.setattr(bounds, "TIME_LIMIT", 5)
+    for _ in range(200):
+        assert render_within("{% for m in messages %}{{ m.content }}{% endfor %}") == "hi"
+    time.sleep(0.5)  # a late stop, if one were left, would land here
+    assert render_within("{% for m in messages %}{{ m.content }}{% endfor %}") == "hi"
+
+
+@pytest.mark.timeout(120)
+def test_a_huge_power_is_refused_before_it_holds_the_interpreter():
+    # 10**100000000 is one C call holding the interpreter lock for minutes: no time limit can
+    # stop it, and a window's other threads would freeze; it must never start
+    code = (
+        "from bpeinspect.core.chat.template import ChatTemplate\n"
+        "try:\n    ChatTemplate('{{ 10**100000000 }}', origin='x').render([])\n"
+        "except Exception as exc:\n    print(exc)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=False
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("10**100000000 ran instead of being refused")
+    assert "refused" in done.stdout and "bits" in done.stdout, done.stdout + done.stderr
+
+
+def test_ordinary_templates_keep_rendering():
+    source = "{% for m in messages %}{{ '=' * 80 }}{{ m.role|center(20) }}{{ '%5d' % loop.index }}{% endfor %}"
+    assert render_within(source) == "=" * 80 + "user".center(20) + "    1"

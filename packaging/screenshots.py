@@ -199,6 +199,36 @@ def _languages(page: str) -> Callable[[Any, Any], Any]:
     return setup
 
 
+def languages_measures(win: Any, env: Env) -> Any:
+    """The rank plot by Rényi efficiency: the fable under the three built-ins."""
+    _open(win, env, "r50k_base", "cl100k_base", "o200k_base")
+    win.commands["panels.languages"].trigger()
+    view = win.panels.view("languages")
+    view.set_source("fable")
+    env.wait(win, timeout=300, also=lambda: view.corpus_stats() is not None and not view.is_running())
+    view.show_page("rank")
+    env.wait(win, also=lambda: view.page("rank") is not None)
+    view.page("rank").set_metric("renyi")
+    env.wait(win, timeout=300, also=lambda: view.corpus_stats().has_measures() and not view.is_running()
+             and not view.page("rank").is_drawing())  # fmt: skip
+    env.pause(0.5)
+    return win.panels.docks["languages"]
+
+
+def languages_use(win: Any, env: Env) -> Any:
+    """The Use page: what r50k_base, cl100k_base and o200k_base spend on the UDHR."""
+    _open(win, env, "r50k_base", "cl100k_base", "o200k_base")
+    win.commands["panels.languages"].trigger()
+    view = win.panels.view("languages")
+    view.set_source("udhr")
+    env.wait(win, timeout=300, also=lambda: view.corpus_stats() is not None and not view.is_running())
+    view.show_page("use")
+    env.wait(win, timeout=300, also=lambda: view.page("use") is not None and len(view.page("use").uses) == 3
+             and not view.is_running() and not view.page("use").is_drawing())  # fmt: skip
+    env.pause(0.5)
+    return win.panels.docks["languages"]
+
+
 def chat(win: Any, env: Env) -> Any:
     _open(win, env, "cl100k_base", "o200k_base")
     view = win.panels.show("chat")
@@ -341,6 +371,10 @@ SHOTS: tuple[Shot, ...] = (
          _vocabularies("o200k_base", "cl100k_base", page="composition"), dark=True),
     Shot("vocabularies-llama3-qwen3", "Llama 3 and Qwen3 against cl100k_base: how much of each is cl100k, id for id",
          _vocabularies("Llama 3", "Qwen3", "cl100k_base", page="summary", which=7), needs=("Llama 3", "Qwen3"), dark=True),
+    Shot("languages-renyi", "the rank plot by Rényi efficiency: the fable under the three built-ins",
+         languages_measures, dark=True),
+    Shot("languages-use", "the Use page: how often each token occurs on the UDHR, and what goes unused",
+         languages_use, dark=True),
     Shot("chat", "a conversation rendered with the model's chat template, counted per message", chat, dark=True),
     Shot("dataset", "500 chats counted under three tokenizers: histogram, totals per role, longest records", dataset),
     Shot("training", "a tokenizer trained on the bundled samples", training),

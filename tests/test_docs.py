@@ -265,3 +265,11 @@ def test_the_command_line_page_shows_every_command() -> None:
         if isinstance(ex, Example) and "bpeinspect-cli " in ex.command
     }
     assert set(sub.choices) <= shown, f"docs/cli.md has no example of {sorted(set(sub.choices) - shown)}"
+
+
+@pytest.mark.parametrize(
+    ("page", "limit"),
+    [("README.md", 12_000), ("benchmarks/README.md", 20_000), ("docs/ARCHITECTURE.md", 6_000)],
+)
+def test_the_pages_a_newcomer_reads_first_stay_short(page: str, limit: int) -> None:
+    assert len((ROOT / page).read_bytes()) <= limit

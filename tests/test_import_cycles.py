@@ -1,8 +1,10 @@
-"""No import cycles among bpeinspect's modules, counting imports inside functions.
+"""No import cycles among bpeinspect's modules, counting imports inside functions and imports
+under ``if TYPE_CHECKING:`` (they never run, but a cycle through them is still two modules
+that each need the other to be understood).
 
-Imports under ``if TYPE_CHECKING:`` never run and are left out. The graph is built twice: by
-grimp (import-linter's) and from every ``import`` statement read here with ``ast`` (with
-``importlib.import_module("literal")`` calls too), so neither one's blind spot hides a cycle.
+The graph is built twice: by grimp (import-linter's) and from every ``import`` statement read
+here with ``ast`` (with ``importlib.import_module("literal")`` calls too), so neither one's
+blind spot hides a cycle.
 The layers themselves are import-linter contracts in pyproject.toml (``lint-imports`` in .ci/run).
 """
 
@@ -69,26 +71,27 @@ def _components(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycles() -> None:
-    graph = grimp.build_graph("bpeinspect", exclude_type_checking_imports=True, cache_dir=None)
+    graph = grimp.build_graph("bpeinspect", exclude_type_checking_imports=False, cache_dir=None)
     assert [c for c in _cycles(graph, "bpeinspect") if c not in KNOWN] == []
 
 
-def test_the_cycle_finder_finds_function_level_imports(tmp_path, monkeypatch) -> None:
+def test_the_cycle_finder_finds_function_level_and_type_checking_imports(tmp_path, monkeypatch) -> None:
     pkg = tmp_path / "cyc"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text("from cyc import b\n")
     (pkg / "b.py").write_text("def f():\n    from cyc import a\n    return a\n")
-    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from cyc import a\n")
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from cyc import d\n")
+    (pkg / "d.py").write_text("from cyc import c\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    graph = grimp.build_graph("cyc", exclude_type_checking_imports=True, cache_dir=None)
-    assert _cycles(graph, "cyc") == [["cyc.a", "cyc.b"]]
+    graph = grimp.build_graph("cyc", exclude_type_checking_imports=False, cache_dir=None)
+    assert _cycles(graph, "cyc") == [["cyc.a", "cyc.b"], ["cyc.c", "cyc.d"]]
 
 
 def ast_import_graph(root: Path) -> dict[str, set[str]]:
     """Module -> the package's modules it imports, read with ``ast`` from every ``import`` and
-    ``from … import`` statement (in functions too, relative ones resolved; not under ``if
-    TYPE_CHECKING:``) and every ``importlib.import_module`` call with a literal name.
+    ``from … import`` statement (in functions and under ``if TYPE_CHECKING:`` too, relative
+    ones resolved) and every ``importlib.import_module`` call with a literal name.
     ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``."""
     files = {}
     for path in sorted(root.rglob("*.py")):
@@ -99,9 +102,6 @@ def ast_import_graph(root: Path) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for mod, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                node.body = []  # never runs (its else branch does)
         here = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
         targets: set[str] = set()
         for node in ast.walk(tree):
@@ -137,5 +137,5 @@ def test_the_ast_reader_finds_every_kind_of_import(tmp_path) -> None:
     (pkg / "d.py").write_text("import importlib\ndef f():\n    return importlib.import_module('cyc.sub.e')\n")
     (pkg / "sub" / "e.py").write_text("from .. import d\n")  # relative
     graph = ast_import_graph(pkg)
-    assert graph["cyc.c"] == set()  # TYPE_CHECKING imports never run
+    assert graph["cyc.c"] == {"cyc.d"}  # a TYPE_CHECKING import counts
     assert _components(graph) == [["cyc.a", "cyc.b"], ["cyc.d", "cyc.sub.e"]]

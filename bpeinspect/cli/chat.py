@@ -20,19 +20,20 @@ from typing import Any
 
 from bpeinspect.cli.common import CliError, align_table, read_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.core import Tokenizer
 from bpeinspect.core.chat import (
     ChatTemplate,
     EncodedChat,
     chat_format,
+    check_name,
     conversation_of,
     encode_chat,
     render_chat,
     template_from_file,
     templates_for,
+    variable_value,
 )
-from bpeinspect.core.chat.variables import check_name, variable_value
 from bpeinspect.core.text import display_bytes
-from bpeinspect.core.tokenizer import Tokenizer
 
 DEFAULT_TOKENIZER = "cl100k_base"
 

@@ -23,8 +23,9 @@ from bpeinspect.cli import chat, convert, encode, tokenizers, train
 from bpeinspect.cli import count as cli_count
 from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli import vocab_diff as cli_vocab_diff
+from bpeinspect.cli import vocab_use as cli_vocab_use
 from bpeinspect.cli.common import PROG, CliError
-from bpeinspect.core.errors import PatternError
+from bpeinspect.core import PatternError
 from bpeinspect.core.io import load_cache
 from bpeinspect.core.text import display_label
 
@@ -51,6 +52,7 @@ REGISTRARS: list[Callable[[Any], None]] = [
     cli_count.register,
     chat.register,
     cli_vocab_diff.register,
+    cli_vocab_use.register,
 ]
 
 

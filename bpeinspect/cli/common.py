@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import unicodedata
@@ -24,21 +23,20 @@ class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
 
 
-PROCESSES_PER_CORE = 4  # more than this many processes per core only wait for each other
-
-
 def processes(value: str) -> int:
-    """``-j N`` (an argparse type): at least 1, and at most :data:`PROCESSES_PER_CORE` per
-    core, with a note on stderr when capped."""
+    """``-j N`` (an argparse type): at least 1, and at most what a pool starts
+    (:func:`~bpeinspect.core.pool.max_processes`), with a note on stderr when capped."""
+    from bpeinspect.core.pool import PROCESSES_PER_CPU, max_processes
+
     try:
         n = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
-    cap = PROCESSES_PER_CORE * (os.cpu_count() or 1)
+    cap = max_processes()
     if n > cap:
-        sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CORE} processes per core; using {cap}\n")
+        sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CPU} processes per CPU; using {cap}\n")
         return cap
     return n
 

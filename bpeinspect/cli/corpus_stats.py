@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--corpus",
         metavar="NAME",
         help="measure a parallel corpus: 'udhr' (the Universal Declaration of Human Rights, 527 complete "
-        "translations), 'fable' (the bundled fable, 27 languages) or a folder with one file per language",
+        "translations), 'fable' (the bundled fable, 27 languages), 'code' (the bundled code and data samples) "
+        "or a folder with one file per language (its path, or folder:PATH)",
     )
     g.add_argument("--stage", metavar="N[,N]", help="UDHR: keep these encoding stages, or 'all' (default: 4, complete)")
     g.add_argument("--script", action="append", metavar="NAME", help="keep texts in this script (repeatable)")

@@ -13,8 +13,7 @@ import argparse
 
 from bpeinspect.cli.common import CliError, pattern_arg, processes, wrote
 from bpeinspect.core.io.formats import check_target
-from bpeinspect.core.train.corpus import corpus_files, iter_corpus
-from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
+from bpeinspect.core.train import corpus_files, count_pretokens, iter_corpus, write_counts_tsv
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -213,12 +213,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         f"vocab size:     {tok.n_vocab} ids ({len(tok)} tokens, {len(tok.special_tokens)} special, "
         f"{len(tok.added_tokens)} added)"
     )
-    rule = "rank rule (merge priority = id, as tiktoken)" if tok.uses_rank_rule else "pair rule (explicit merge list)"
-    describe_model = getattr(tok, "describe_model", None)
-    if describe_model is not None:
-        rule = describe_model()
-    marks = f", {tok.word_marks.describe()}" if tok.word_marks is not None else ""
-    _say(f"merging:        {rule}{', ignore_merges' if tok.ignore_merges else ''}{marks}")
+    _say(f"merging:        {tok.describe_model()}{', ignore_merges' if tok.ignore_merges else ''}")
     _say(f"normalizer:     {tok.normalizer.describe() if tok.normalizer is not None else 'none'}")
     if tok.training is not None:
         _say(f"training:       {json.dumps(tok.training.settings, default=str)}")

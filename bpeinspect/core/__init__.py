@@ -55,3 +55,6 @@ __all__ = [
 from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, train_tokenizer  # noqa: E402
 
 __all__ += ["TrainedMerge", "TrainingProgress", "TrainingRun", "train_tokenizer"]
+
+# pickling a Tokenizer stores its tables (data only); the module registers that with copyreg
+from bpeinspect.core import tables  # noqa: E402, F401

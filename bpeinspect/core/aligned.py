@@ -25,15 +25,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bpeinspect.core.encoding import ADDED, SPECIAL, SPLITS_END, SPLITS_START, Encoding
+from bpeinspect.core.encoding import ADDED, SPECIAL, SPLITS_END, SPLITS_START, Encoding, TokenTable
 from bpeinspect.core.errors import Cancelled
-
-if TYPE_CHECKING:
-    from bpeinspect.core.tokenizer import Tokenizer
 
 Aligned = tuple[str, "list[int] | None", "list[int] | None"]
 
@@ -55,7 +51,7 @@ def _to_array(a: np.ndarray) -> array:
 
 
 def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel columns)
-    tok: Tokenizer,
+    tok: TokenTable,
     text: str,
     segments: list[tuple[str, bool]] | list[tuple[str, int | None]],
     *,
@@ -183,35 +179,3 @@ def build_aligned_encoding(  # noqa: PLR0914 (one pass over several parallel col
     enc.flags = bytearray(flags.astype(np.uint8).tobytes())
     del id_arr
     return enc
-
-
-def encode_normalized(
-    tok: Tokenizer,
-    text: str,
-    segments: list[tuple[str, bool]] | list[tuple[str, int | None]],
-    *,
-    encode_piece: Callable[[str], list[int]],
-    should_stop: Callable[[], bool] | None = None,
-) -> Encoding:
-    """``tok.encode_with_offsets`` for a byte-level tokenizer with a normalizer; ``encode_piece``
-    gives a pre-token's ids (the tokenizer's pre-token cache)."""
-    norm = tok.normalizer
-    assert norm is not None
-    lengths: dict[int, int] = {}
-
-    def nlen(i: int) -> int:
-        n = lengths.get(i)
-        if n is None:
-            n = lengths[i] = len(tok.token_bytes(i))
-        return n
-
-    return build_aligned_encoding(
-        tok,
-        text,
-        segments,
-        normalize_aligned=norm.normalize_aligned,
-        pieces_of=tok.split_rule.spans,
-        encode_piece=encode_piece,
-        token_nlen=nlen,
-        should_stop=should_stop,
-    )

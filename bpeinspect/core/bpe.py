@@ -39,8 +39,9 @@ _LOW = (1 << _SHIFT) - 1
 _BYTES = [bytes([b]) for b in range(256)]
 
 
-def rank_bounds(piece: bytes, ranks: Mapping[bytes, int], max_rank: int = _INF) -> list[int]:
-    """Cut positions (``[0, ..., len(piece)]``) after merging ``piece`` by the rank rule.
+def rank_bounds(piece: bytes | str, ranks: Mapping[Any, int], max_rank: int = _INF) -> list[int]:
+    """Cut positions (``[0, ..., len(piece)]``) after merging ``piece`` by the rank rule
+    (bytes; or characters, with a table of piece texts, for SentencePiece-style models).
 
     Merges whose result has rank ``>= max_rank`` are not applied (used to recover a token's
     parents from the ranks alone).
@@ -80,7 +81,7 @@ def rank_bounds(piece: bytes, ranks: Mapping[bytes, int], max_rank: int = _INF) 
 
 
 def _rank_bounds_heap(
-    piece: bytes, ranks: Mapping[bytes, int], max_rank: int, starts: Sequence[int] | None = None
+    piece: bytes | str, ranks: Mapping[Any, int], max_rank: int, starts: Sequence[int] | None = None
 ) -> list[int]:
     # Parts are named by their start offset and linked through nxt/prv. The heap holds plain
     # ints ``rank * (n + 1) + start`` (cheaper to compare than tuples); an entry is live only
@@ -224,7 +225,7 @@ def _merge_levels(
     return s, True
 
 
-def _rank_levels(piece: bytes, ranks: Mapping[bytes, int], max_rank: int) -> tuple[str, list[bytes], bool]:
+def _rank_levels(piece: bytes | str, ranks: Mapping[Any, int], max_rank: int) -> tuple[str, list[Any], bool]:
     """:func:`_merge_levels` for the rank rule: the state, what each code stands for, done?"""
     if isinstance(piece, bytes):
         s, payload = piece.decode("latin-1"), list(_BYTES)

@@ -14,11 +14,12 @@ character(s) it touches, so the overlay can group such tokens instead of printin
 from __future__ import annotations
 
 import bisect
+import re
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import stop_asked
@@ -27,7 +28,7 @@ from bpeinspect.core.text import utf16_len
 if TYPE_CHECKING:
     import numpy as np
 
-    from bpeinspect.core.tokenizer import Tokenizer
+    from bpeinspect.core.split.rules import SplitRule
 
 # bits of Encoding.flags, one byte per token
 SPECIAL = 1
@@ -35,6 +36,28 @@ SPLITS_START = 2  # the token starts inside a character
 SPLITS_END = 4  # the token ends inside a character
 SPLITS_CHAR = SPLITS_START | SPLITS_END
 ADDED = 8  # an added token that is not special (matched before BPE in any encoding)
+
+
+class TokenTable(Protocol):
+    """What building an encoding reads from a tokenizer (a
+    :class:`~bpeinspect.core.tokenizer.Tokenizer` is one)."""
+
+    @property
+    def special_tokens(self) -> Mapping[str, int]: ...
+
+    @property
+    def split_rule(self) -> SplitRule: ...
+
+    @property
+    def missing_bytes(self) -> tuple[int, ...]: ...
+
+    def token_bytes(self, token_id: int) -> bytes: ...
+
+    def is_special(self, token_id: int) -> bool: ...
+
+    def encode_piece(self, piece: str | bytes) -> list[int]: ...
+
+    def dropped_bytes(self, text: str) -> list[tuple[int, int]]: ...
 
 
 class TokenInfo(NamedTuple):
@@ -240,7 +263,7 @@ def encoding_from_ids(
 
 
 def build_encoding(
-    tok: Tokenizer,
+    tok: TokenTable,
     text: str,
     segments: list[tuple[str, int | None]],
     *,
@@ -352,7 +375,7 @@ def build_encoding(
 
 def _add_dropping_piece(
     enc: Encoding,
-    tok: Tokenizer,
+    tok: TokenTable,
     piece: str,
     piece_ids: list[int],
     *,
@@ -388,3 +411,86 @@ def _add_dropping_piece(
         off = b1
     enc.dropped.extend((cpos + a, cpos + b) for a, b in gaps)
 
+
+def differing_span(old: Encoding | None, new: Encoding) -> tuple[int, int] | None:
+    """The UTF-16 range of ``new`` (a segment's encoding after an edit) whose tokens differ
+    from ``old`` (its encoding before): tokens the same from either end look the same.
+    ``None`` if nothing differs; all of ``new`` without ``old``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("cl100k_base")
+    >>> differing_span(tok.encode_with_offsets("one two three"), tok.encode_with_offsets("one twos three"))
+    (3, 8)
+    """
+    end = new.utf16_ends[-1] if new.ids else 0
+    if old is None:
+        return 0, end
+    a, b = old.ids, new.ids
+    n = min(len(a), len(b))
+    lo, hi = 0, n  # the common prefix, by bisection: slice comparisons run in C
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
+    p = lo
+    lo, hi = 0, n - p
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[len(a) - mid :] == b[len(b) - mid :] else (lo, mid - 1)
+    last = len(b) - lo - 1  # the last token of new that differs
+    if last < p:
+        if len(a) == len(b):
+            return None
+        at = new.utf16_starts[p] if p < len(b) else end
+        return at, at  # tokens went: the line they were on
+    return new.utf16_starts[p], new.utf16_ends[last]
+
+
+# -- runs of tokens that share a character -------------------------------------------------------
+
+# every flag byte with a split bit set, whatever other bits it has
+_SPLIT_FLAGS = re.compile(b"[" + b"".join(re.escape(bytes([f])) for f in range(256) if f & SPLITS_CHAR) + b"]")
+
+
+def split_groups(enc: Encoding) -> list[tuple[int, int]]:
+    """Runs ``(first, last)`` of more than one token that share characters.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> split_groups(load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉"))
+    [(1, 3)]
+    """
+    out: list[tuple[int, int]] = []
+    for m in _SPLIT_FLAGS.finditer(enc.flags):
+        i = m.start()
+        if out and out[-1][1] >= i:
+            continue
+        group = group_around(enc, i)
+        if group is not None:
+            out.append(group)
+    return out
+
+
+def group_around(enc: Encoding, i: int) -> tuple[int, int] | None:
+    """The run ``(first, last)`` of more than one token sharing characters with token ``i``."""
+    cs, ce, n = enc.char_starts, enc.char_ends, len(enc.ids)
+    k = i
+    while k > 0 and cs[k] < ce[k - 1]:
+        k -= 1
+    j = i
+    while j + 1 < n and cs[j + 1] < ce[j]:
+        j += 1
+    return (k, j) if j > k else None
+
+
+def byte_fractions(enc: Encoding, i: int, group_first: int) -> tuple[float, float]:
+    """Where token ``i``'s bytes lie inside the characters it touches, as fractions 0..1.
+
+    The first token of a group starts on a character boundary (else it would share that
+    character with the token before it), so its byte offset anchors the group's characters.
+    """
+    cs, ce = enc.char_starts[i], enc.char_ends[i]
+    g_char, g_byte = enc.char_starts[group_first], enc.byte_starts[group_first]
+    start = g_byte + len(enc.text[g_char:cs].encode("utf-8", "surrogatepass"))
+    total = len(enc.text[cs:ce].encode("utf-8", "surrogatepass"))
+    if total <= 0:
+        return 0.0, 1.0
+    return (enc.byte_starts[i] - start) / total, (enc.byte_ends[i] - start) / total

@@ -16,18 +16,45 @@ chain of merges leads to it. Such tokens are flagged, never hidden.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bpeinspect.core.bpe import rank_bounds
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.text import fix_surrogates
 
-if TYPE_CHECKING:
-    from bpeinspect.core.tokenizer import Tokenizer
-
 _UNKNOWN = object()
+
+
+class MergeSource(Protocol):
+    """What merge graphs and traces read from a tokenizer (a
+    :class:`~bpeinspect.core.tokenizer.Tokenizer` is one)."""
+
+    @property
+    def uses_rank_rule(self) -> bool: ...
+
+    @property
+    def explicit_merges(self) -> Sequence[tuple[int, int]] | None: ...
+
+    @property
+    def ranks(self) -> Mapping[bytes, int]: ...
+
+    def ids(self) -> list[int]: ...
+
+    def token_bytes(self, token_id: int) -> bytes: ...
+
+    def is_special(self, token_id: int) -> bool: ...
+
+    def is_added(self, token_id: int) -> bool: ...
+
+    def merge_rank(self, left: int, right: int) -> int | None: ...
+
+    def merge_result(self, left: int, right: int) -> int | None: ...
+
+    def initial_parts(self, piece: bytes) -> list[int]: ...
+
+    def encode_piece(self, piece: str | bytes) -> list[int]: ...
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -88,7 +115,7 @@ class Trace:
 class MergeGraph:
     """Parents and children of every token of one tokenizer, computed lazily."""
 
-    def __init__(self, tok: Tokenizer) -> None:
+    def __init__(self, tok: MergeSource) -> None:
         # A proxy, not a reference: the tokenizer holds its graph, and a cycle between them
         # would leave a closed tokenizer to the cyclic collector (or, frozen, keep it for ever).
         self.tok = weakref.proxy(tok)
@@ -96,8 +123,9 @@ class MergeGraph:
         self._unbuildable: set[int] = set()
         self._children: dict[int, list[int]] | None = None
         self._complete = False
-        if not tok.uses_rank_rule:
-            for a, b in tok.merges:
+        explicit = tok.explicit_merges
+        if explicit is not None:  # the pair rule: the listed merges are all there is
+            for a, b in explicit:
                 new = tok.merge_result(a, b)
                 if new is not None and new not in self._parents:
                     self._parents[new] = (a, b)
@@ -267,7 +295,7 @@ def best_split(bts: Any, ranks: Mapping[Any, int]) -> tuple[int, int] | None:
     return best
 
 
-def trace(tok: Tokenizer, piece: str | bytes) -> Trace:
+def trace(tok: MergeSource, piece: str | bytes) -> Trace:
     """Replay how ``tok`` merges one pre-token, one merge at a time.
 
     >>> from bpeinspect.core import load_tokenizer

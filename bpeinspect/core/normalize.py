@@ -438,12 +438,11 @@ def badge(tok: Any) -> tuple[str, str] | None:
     >>> badge(load_tokenizer("gpt2")) is None
     True
     """
-    norm = getattr(tok, "normalizer", None)
-    model = getattr(tok, "describe_model", None)
+    norm = tok.normalizer
     steps = norm.describe() if norm is not None else "none"
     after = "Token offsets point into your own text."
-    if model is not None:
-        return "SentencePiece", f"{model()}.\nNormalizer: {steps}.\n{after}"
+    if not tok.byte_level:
+        return "SentencePiece", f"{tok.describe_model()}.\nNormalizer: {steps}.\n{after}"
     if norm is None:
         return None
     label = steps if len(steps) <= 16 else steps[:15] + "…"

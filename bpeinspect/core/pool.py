@@ -33,7 +33,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes", "python_command"]
+__all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes", "max_processes", "python_command"]
 
 # The priority of children that count in the background while the window is in use: below the
 # window's. On two cores, two children starting and counting left the GUI thread a fraction of a
@@ -55,11 +55,23 @@ def can_spawn() -> bool:
 
 def default_processes() -> int:
     """One process per CPU this process may use, at most 8."""
+    return max(1, min(_cpus(), 8))
+
+
+PROCESSES_PER_CPU = 4  # more than this many processes per CPU only wait for each other
+
+
+def max_processes() -> int:
+    """The most processes a pool starts, whatever it is asked for: :data:`PROCESSES_PER_CPU`
+    per CPU this process may use."""
+    return PROCESSES_PER_CPU * _cpus()
+
+
+def _cpus() -> int:
     try:
-        n = len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
+        return os.cpu_count() or 1
 
 
 def python_command(code: str, *, niceness: int = 0) -> tuple[list[str], dict[str, str]]:
@@ -190,7 +202,7 @@ class ProcessPool:
     """
 
     def __init__(self, processes: int | None = None, *, niceness: int = 0) -> None:
-        self.processes = default_processes() if processes is None else max(1, int(processes))
+        self.processes = default_processes() if processes is None else min(max(1, int(processes)), max_processes())
         self.niceness = niceness
         self._children: list[_Child] = []
         self._job = 0

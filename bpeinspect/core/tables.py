@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import functools
 import json
@@ -143,9 +144,13 @@ def parts_from_call(factory: Any, args: tuple, kwargs: Mapping[str, Any]) -> Par
 
 
 def parts_of(tok: Tokenizer) -> Parts:
-    """The parts a byte-level :class:`Tokenizer` is built again from (see :func:`can_rebuild`)."""
+    """The parts ``tok`` is built again from (see :func:`can_rebuild`): a byte-level
+    :class:`Tokenizer`'s from its tables, another's as they were given to its constructor."""
     if not can_rebuild(tok):
         raise TypeError(f"{type(tok).__name__} {tok.name!r} cannot be built again from its tables")
+    given = _given(tok)
+    if given is not None:
+        return Parts(given.factory, {**given.args, "name": tok.name, "source": tok.source})
     args: dict[str, Any] = {"ranks": tok.ranks}
     if not tok.uses_rank_rule:
         merges, made = tok.merges, tok.merge_result
@@ -169,9 +174,34 @@ def parts_of(tok: Tokenizer) -> Parts:
     return Parts("Tokenizer", args)
 
 
-def can_rebuild(tok: Any) -> bool:
-    """Whether :func:`parts_of` knows ``tok``'s parts: a plain byte-level BPE."""
-    return type(tok) is Tokenizer and tok.byte_level
+# A SentencePiece-style tokenizer keeps the parts it was made from (lists of pointers: a few MB
+# for 262k pieces), since its tables are not the constructor's arguments.
+_GIVEN = "_tables_parts"
+
+
+def remember(tok: Any, parts: Parts) -> None:
+    """Keep ``parts`` with ``tok`` (made from them) where its tables alone would not make it again."""
+    if parts.factory == "SentencePieceBPE" and isinstance(tok, Tokenizer):
+        setattr(tok, _GIVEN, parts)
+
+
+def _given(tok: Any) -> Parts | None:
+    """The parts ``tok`` was made from, if it kept them and still is what they make (a copy
+    with more special tokens is not)."""
+    parts = getattr(tok, _GIVEN, None)
+    if type(parts) is not Parts:
+        return None
+    same = all(getattr(tok, k) == dict(parts.args.get(k) or {}) for k in ("special_tokens", "added_tokens"))
+    return parts if same else None
+
+
+def can_rebuild(tok: Tokenizer) -> bool:
+    """Whether :func:`parts_of` knows ``tok``'s parts: a byte-level model (rank or merge list)
+    behind a plain pre-tokenizer, with one normalizer for every segment; or a tokenizer that
+    kept the parts it was made from."""
+    if _given(tok) is not None:
+        return True
+    return tok.byte_level and tok.rest_normalizer is tok.normalizer and not tok.pre_tokenizer.tiles
 
 
 def build(parts: Parts) -> Any:
@@ -179,7 +209,9 @@ def build(parts: Parts) -> Any:
     factory, positional = FACTORIES[parts.factory]
     args = [parts.args[k] for k in positional if k in parts.args]
     kwargs = {k: v for k, v in parts.args.items() if k not in positional}
-    return factory(*args, **kwargs)
+    tok = factory(*args, **kwargs)
+    remember(tok, parts)
+    return tok
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -343,6 +375,8 @@ class _In:
         self.blobs = blobs
         self.taken: set[int] = set()
         self.pool = np.arange(256).astype(object)  # id -> one shared int object
+        self.first_texts: list[str | None] | None = None
+        self.known: dict[str | None, str | None] | None = None  # text -> one shared str object
 
     def blob(self, ref: Any) -> memoryview:
         _check(type(ref) is int and 0 <= ref < len(self.blobs) and ref not in self.taken, "a bad table reference")
@@ -391,7 +425,14 @@ class _In:
         if missing:
             for k in np.nonzero(np.frombuffer(lens, dtype="<i8") < 0)[0].tolist():
                 got[k] = None
-        return got
+        # one object for a text in two tables (a piece and its key in the piece index), as a
+        # parse makes them: a second copy of 262k pieces would be ~20 MB
+        if self.first_texts is None:
+            self.first_texts = got
+            return got
+        if self.known is None:
+            self.known = dict(zip(self.first_texts, self.first_texts))
+        return list(map(self.known.get, got, got))
 
 
 def _is_obj(value: Any, keys: set[str]) -> bool:
@@ -567,6 +608,30 @@ def loads(data: bytes | memoryview) -> Parts:
     return Parts(header["factory"], args)
 
 
+def _pickle(tok: Tokenizer) -> tuple[Callable[..., Tokenizer], tuple[bytes, dict[str, int]]]:
+    """How ``pickle`` stores a tokenizer: as its tables (``copyreg`` calls this), so that a
+    tokenizer pickles as tiktoken's ``Encoding`` does, and unpickling runs no stored code."""
+    if not can_rebuild(tok):
+        raise TypeError(f"tokenizer {tok.name!r} cannot be pickled: only byte-level BPE tokenizers are stored as tables")
+    parts = parts_of(tok)
+    if tok.training is not None:
+        parts.args["training"] = tok.training
+    # a second name of a special token (its text is not what its id decodes to) is added back after
+    named, aliases = {}, {}
+    for text, i in tok.special_tokens.items():
+        (named if tok.token_bytes(i) == text.encode("utf-8") else aliases)[text] = i
+    parts.args["special_tokens"] = named
+    return _unpickle, (dumps(parts), aliases)
+
+
+def _unpickle(data: bytes, aliases: dict[str, int]) -> Tokenizer:
+    tok = rebuild(data)
+    return tok.with_special_tokens(aliases) if aliases else tok
+
+
+copyreg.pickle(Tokenizer, _pickle)
+
+
 def rebuild(data: bytes | memoryview) -> Any:
     """The tokenizer data written by :func:`dumps` makes: :class:`TablesError` for data that does
     not describe one, or for tables its constructor refuses."""
@@ -594,4 +659,5 @@ __all__ = [
     "parts_from_call",
     "parts_of",
     "rebuild",
+    "remember",
 ]

@@ -1,4 +1,17 @@
-"""The :class:`Tokenizer`: a byte-level BPE vocabulary, its split rule and special tokens.
+"""The :class:`Tokenizer`: normalizer -> pre-tokenizer -> model -> decoder.
+
+A tokenizer is composed of parts, each with one job (as Hugging Face ``tokenizers`` is):
+
+* the **normalizer** rewrites the text first (NFC, SentencePiece's ``▁``...; none for most);
+* the **pre-tokenizer** (:mod:`bpeinspect.core.pretokenizer`) cuts out special and added
+  tokens, then cuts the rest into pre-tokens with the split rule;
+* the **model** (:mod:`bpeinspect.core.models`) turns each pre-token into ids: rank BPE,
+  merge-list BPE or score BPE;
+* the **decoder** (:mod:`bpeinspect.core.decoder`) finishes the tokens' joined bytes.
+
+``Tokenizer(ranks, ...)`` builds a byte-level one from a vocabulary; :meth:`Tokenizer.compose`
+puts any parts together (:func:`~bpeinspect.core.sentencepiece.SentencePieceBPE` does, for
+SentencePiece-style models).
 
 >>> from bpeinspect.core import load_tokenizer
 >>> tok = load_tokenizer("cl100k_base")
@@ -19,28 +32,20 @@ from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from bpeinspect.core.bpe import PairMerges, PieceCache, make_piece_encoder, minbpe_ranks, pair_merge_table
+from bpeinspect.core.aligned import Aligned, build_aligned_encoding
+from bpeinspect.core.bpe import PairMerges, PieceCache, minbpe_ranks
+from bpeinspect.core.decoder import PLAIN_DECODER, Decoder
 from bpeinspect.core.encoding import Encoding, build_encoding, encoding_from_ids, tiled_ids, token_lengths
 from bpeinspect.core.errors import DisallowedSpecialError, UnknownTokenError
 from bpeinspect.core.memory import QUIET_CHARS, quiet_gc
 from bpeinspect.core.merges import MergeGraph
+from bpeinspect.core.models import MergeListBPE, Model, RankBPE
 from bpeinspect.core.normalize import Normalizer
-from bpeinspect.core.specials import (
-    PLAIN,
-    AddedOptions,
-    check_disallowed,
-    check_tables,
-    cut_at,
-    cut_with_flags,
-    decode_special_tokens,
-    missing_regex,
-    missing_single_bytes,
-    rank_tables,
-)
-from bpeinspect.core.split.fast import TiktokenSplitter
+from bpeinspect.core.pretokenizer import PreTokenizer
+from bpeinspect.core.specials import AddedOptions, check_disallowed, missing_regex
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
-from bpeinspect.core.word_marks import MarkedTokens, WordMarks
+from bpeinspect.core.word_marks import WordMarks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,12 +63,13 @@ class TrainingInfo:
 
 
 class Tokenizer:
-    """A byte-level BPE tokenizer.
+    """A BPE tokenizer: a normalizer, a pre-tokenizer, a model and a decoder (see the module).
 
-    ``ranks`` maps every mergeable token's bytes to its id. With ``merges=None`` the id is
-    also the merge priority (tiktoken's rank rule); with an explicit merge list (pairs of
-    ids, in priority order) only those merges apply (the pair rule of Hugging Face, minbpe
-    and llama.cpp).
+    This constructor builds a byte-level one. ``ranks`` maps every mergeable token's bytes to
+    its id. With ``merges=None`` the id is also the merge priority (tiktoken's rank rule,
+    :class:`~bpeinspect.core.models.RankBPE`); with an explicit merge list (pairs of ids, in
+    priority order) only those merges apply (the pair rule of Hugging Face, minbpe and
+    llama.cpp, :class:`~bpeinspect.core.models.MergeListBPE`).
 
     ``special_tokens`` (control tokens) are recognised in text only when the caller allows
     them; ``added_tokens`` (Hugging Face ``special: false``, GGUF ``USER_DEFINED``) are always
@@ -79,23 +85,14 @@ class Tokenizer:
     [256, 256]
     """
 
-    byte_level = True  # token bytes tile the (normalized) text; SentencePiece-style models say False
-
-    # Defaults for subclasses that build themselves without calling __init__ (SentencePieceBPE).
-    added_tokens: Mapping[str, int] = MappingProxyType({})
-    assumed: Mapping[str, str] = MappingProxyType({})
-    inferred: Mapping[str, str] = MappingProxyType({})
-    missing_bytes: tuple[int, ...] = ()
-    byte_barriers = False
-    # Hugging Face's flags of the special and added tokens that have any (lstrip, rstrip,
-    # single_word, normalized: see core.specials), and the normalizer that ``normalized`` ones
-    # are matched after (the file's own normalizer, without a pre-tokenizer's ▁ steps)
-    added_options: Mapping[str, AddedOptions] = MappingProxyType({})
-    added_normalizer: Normalizer | None = None
-    word_marks: WordMarks | None = None  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
-    unk_id: int | None = None
-    # a special token has a second name, whose text is not the bytes its id decodes to
-    _special_aliases = False
+    model: Model
+    pre_tokenizer: PreTokenizer
+    # applied to the text between special tokens before splitting (NFC for Qwen, ...):
+    # ``normalizer`` to a text's first segment, ``rest_normalizer`` to the ones after a special
+    # or added token (they differ where Hugging Face's Metaspace prepends ▁ only to the first)
+    normalizer: Normalizer | None
+    rest_normalizer: Normalizer | None
+    decoder: Decoder
 
     def __init__(
         self,
@@ -119,81 +116,83 @@ class Tokenizer:
         word_marks: WordMarks | None = None,  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
         unk_id: int | None = None,  # with word marks: the id of a symbol the vocabulary lacks (else dropped)
     ) -> None:
-        self.name = name
-        # applied to the text between special tokens before splitting (NFC for Qwen, ...)
-        self.normalizer = normalizer
-        self.source = source
-        self.training = training
-        self.split_rule: SplitRule = resolve_rule(pattern)
-        if isinstance(self.split_rule.fast, TiktokenSplitter):
-            self.split_rule.fast.prepare()  # once per process, and slow: not in the first encode
-        self._ranks, self._decoder, low, high = rank_tables(ranks)  # with checks (see rank_tables)
-        self.special_tokens: dict[str, int] = dict(special_tokens or {})
-        self.added_tokens: dict[str, int] = dict(added_tokens or {})
-        check_tables((low, high) if self._ranks else (), self.special_tokens, self.added_tokens)
-        if len(self._decoder) != len(self._ranks):
-            raise ValueError("two tokens share one id")
-        self.added_options = {w: o for w, o in (added_options or {}).items() if o != PLAIN}
-        self.added_normalizer = normalizer
+        rule = resolve_rule(pattern)
+        model: Model
+        if merges is None:
+            if word_marks:
+                raise ValueError(f"a model with word marks ({word_marks.describe()}) needs its merge list")
+            model = RankBPE(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
+        else:
+            model = MergeListBPE(ranks, merges, merge_results=merge_results, duplicate_merges=duplicate_merges,
+                                 ignore_merges=ignore_merges, byte_barriers=byte_barriers, word_marks=word_marks,
+                                 unk_id=unk_id)
+        pre = PreTokenizer(rule, special_tokens=special_tokens, added_tokens=added_tokens,
+                           added_options=added_options, added_normalizer=normalizer)
+        self._assemble(model, pre, normalizer=normalizer, name=name, source=source, training=training,
+                       assumed=assumed, inferred=inferred,
+                       decoder=Decoder(word_marks=word_marks) if word_marks else PLAIN_DECODER)
+
+    @classmethod
+    def compose(
+        cls,
+        model: Model,
+        pre_tokenizer: PreTokenizer,
+        *,
+        normalizer: Normalizer | None = None,
+        first_normalizer: Normalizer | None = None,
+        decoder: Decoder = PLAIN_DECODER,
+        name: str = "",
+        source: str = "",
+        training: TrainingInfo | None = None,
+        assumed: Mapping[str, str] | None = None,
+        inferred: Mapping[str, str] | None = None,
+    ) -> Tokenizer:
+        """A tokenizer of these parts. ``normalizer`` rewrites the text between special and added
+        tokens; ``first_normalizer``, if given, the text's first segment instead.
+        The model belongs to this tokenizer from now on: its :attr:`~Model.decoder` becomes the
+        tokenizer's id table, with the special and added tokens written into it.
+
+        >>> from bpeinspect.core.models import RankBPE
+        >>> from bpeinspect.core.split.rules import resolve_rule
+        >>> model = RankBPE({bytes([b]): b for b in range(256)} | {b"hi": 256})
+        >>> tok = Tokenizer.compose(model, PreTokenizer(resolve_rule("gpt2"), special_tokens={"<s>": 257}))
+        >>> tok.encode("hi<s>", allowed_special="all"), tok.n_vocab
+        ([256, 257], 258)
+        """
+        tok = cls.__new__(cls)
+        tok._assemble(model, pre_tokenizer, normalizer=normalizer, first_normalizer=first_normalizer, decoder=decoder,
+                      name=name, source=source, training=training, assumed=assumed, inferred=inferred)
+        return tok
+
+    def _assemble(
+        self,
+        model: Model,
+        pre_tokenizer: PreTokenizer,
+        *,
+        normalizer: Normalizer | None,
+        first_normalizer: Normalizer | None = None,
+        decoder: Decoder = PLAIN_DECODER,
+        name: str,
+        source: str,
+        training: TrainingInfo | None,
+        assumed: Mapping[str, str] | None,
+        inferred: Mapping[str, str] | None,
+    ) -> None:
+        self.model, self.pre_tokenizer, self.decoder = model, pre_tokenizer, decoder
+        self.normalizer = first_normalizer if first_normalizer is not None else normalizer
+        self.rest_normalizer = normalizer
+        self.name, self.source, self.training = name, source, training
         # What the file does not store, by setting ("pattern", "special_tokens", "normalizer"):
         # ``inferred`` was derived with certainty (e.g. a rank file recognised by its sha256),
         # ``assumed`` is a default that may be wrong (shown as a warning and a badge).
         self.inferred: dict[str, str] = dict(inferred or {})
         self.assumed: dict[str, str] = dict(assumed or {})
-        decode_special_tokens(self._decoder, self.special_tokens, self.added_tokens)
-        self.missing_bytes: tuple[int, ...] = missing_single_bytes(self._ranks)
-        self.ignore_merges, self.byte_barriers = ignore_merges, byte_barriers
-        self._pair_merges: dict[tuple[int, int], int] | None = None  # (left, right) -> rank
-        self._merge_made: list[int] = []  # rank -> the id its merge makes
-        self._explicit_merges: list[tuple[int, int]] | None = None
-        byte_ids = None
-        if merges is not None:
-            self._explicit_merges, self._pair_merges, self._merge_made = pair_merge_table(
-                self._ranks, self._decoder, merges, merge_results, duplicate_merges
-            )
-            byte_ids = [self._ranks.get(bytes([b]), -1) for b in range(256)]
-        self.word_marks, self.unk_id = word_marks or None, unk_id
-        if self.word_marks is not None:
-            self._mark_tokens(self.word_marks, ignore_merges)
-        else:
-            self._encode_piece = make_piece_encoder(self._ranks, self._pair_merges, byte_ids, ignore_merges,
-                                                    drop=bytes(self.missing_bytes), barriers=byte_barriers,
-                                                    made=self._merge_made)
-        self._cache = PieceCache(self._encode_piece)
-        self.n_vocab: int = max([high, *self.special_tokens.values(), *self.added_tokens.values()]) + 1 if self._decoder else 0
-
-    def _mark_tokens(self, marks: WordMarks, ignore_merges: bool) -> None:
-        """Word marks (see :mod:`bpeinspect.core.word_marks`): each marked token's id table entry
-        becomes the bytes it covers, its marks are kept apart, and pieces start from marked symbols."""
-        if self._pair_merges is None:
-            raise ValueError(f"a model with word marks ({marks.describe()}) needs its merge list")
-        plain = {i: self._decoder[i] for i in self._ranks.values()}  # not the special and added tokens
-        self._marked = MarkedTokens(marks, self._ranks, plain, self._pair_merges, self._merge_made,
-                                    unk_id=self.unk_id, ignore_merges=ignore_merges)
-        self._decoder.update(plain)
-        self.missing_bytes = ()  # a symbol the vocabulary lacks is the unknown token's, or dropped with its marks
-        self._encode_piece = self._marked.encode_piece
-
-    def token_marks(self, token_id: int) -> tuple[bool, bool]:
-        """``(continues, ends)``: whether the token continues a word (Hugging Face's
-        ``continuing_subword_prefix``) and whether it ends one (``end_of_word_suffix``); both
-        ``False`` for a model without word marks."""
-        if self.word_marks is None:
-            return False, False
-        return self._marked.token_marks(token_id)
-
-    def shown_with_marks(self, token_id: int, shown: str) -> str:
-        """``shown`` (a token's text as a view writes it) with the token's word marks: ``on⌋`` for
-        a token that ends a word, ``⌊ing`` for one that continues a word; ``shown`` itself for a
-        model without word marks.
-
-        >>> from bpeinspect.core import load_tokenizer
-        >>> load_tokenizer("gpt2").shown_with_marks(31373, "hello")
-        'hello'
-        """
-        if self.word_marks is None:
-            return shown
-        return self.word_marks.show(shown, *self.token_marks(token_id))
+        model.add_special_tokens(pre_tokenizer.special_tokens, pre_tokenizer.added_tokens)
+        self._id_bytes = model.decoder  # id -> bytes of every token, special and added ones too
+        # a special token has a second name, whose text is not the bytes its id decodes to
+        self._special_aliases = False
+        self.n_vocab: int = model.top_id + 1 if self._id_bytes else 0
+        self._cache = PieceCache(model.encode_piece, as_text=not model.byte_level)
 
     # -- construction -------------------------------------------------------------------------
 
@@ -209,43 +208,127 @@ class Tokenizer:
         """A minbpe-style tokenizer: ids 0-255 are the bytes and merge ``i`` makes id ``256 + i``."""
         return cls(minbpe_ranks(merges), pattern=pattern, special_tokens=special_tokens, merges=list(merges), **kwargs)
 
+    # -- the parts' settings ----------------------------------------------------------------------
+
+    @property
+    def split_rule(self) -> SplitRule:
+        return self.pre_tokenizer.split_rule
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self.pre_tokenizer.special_tokens
+
+    @property
+    def added_tokens(self) -> dict[str, int]:
+        return self.pre_tokenizer.added_tokens
+
+    @property
+    def added_options(self) -> dict[str, AddedOptions]:
+        return self.pre_tokenizer.added_options
+
+    @property
+    def added_normalizer(self) -> Normalizer | None:
+        return self.pre_tokenizer.added_normalizer
+
+    @property
+    def byte_level(self) -> bool:
+        """True when token bytes tile the (normalized) text: the model merges bytes, not characters."""
+        return self.model.byte_level
+
+    @property
+    def missing_bytes(self) -> tuple[int, ...]:
+        return self.model.missing_bytes
+
+    @property
+    def byte_barriers(self) -> bool:
+        return self.model.byte_barriers
+
+    @property
+    def ignore_merges(self) -> bool:
+        return self.model.ignore_merges
+
+    def describe_model(self) -> str:
+        """One line for ``info`` and the pane: what kind of model this is."""
+        return self.model.describe()
+
     # -- vocabulary -----------------------------------------------------------------------------
 
     @property
     def mergeable_ranks(self) -> dict[bytes, int]:
         """Token bytes -> id for every non-special token (a copy)."""
-        return dict(self._ranks)
+        return dict(self.model.ranks)
 
     @property
     def ranks(self) -> Mapping[bytes, int]:
         """Token bytes -> id for every non-special token (a read-only view, no copy)."""
-        return MappingProxyType(self._ranks)
+        return MappingProxyType(self.model.ranks)
 
     @property
     def uses_rank_rule(self) -> bool:
         """True for tiktoken-style tokenizers whose merge order is the id order."""
-        return self._pair_merges is None
+        return self.model.uses_rank_rule
 
     @property
     def merge_source(self) -> str:
         """Where merge order and merge trees come from, as a phrase (``the file's merge list``...)."""
-        return "recovered from the ranks" if self.uses_rank_rule else "the file's merge list"
+        return self.model.merge_source
 
     def leaf_label(self, token_id: int) -> str:
-        """What a token that no merge makes is: ``special`` or ``byte`` here."""
-        return "special" if self.is_special(token_id) else "byte"
+        """What a token that no merge makes is: ``special``, ``byte``, ``byte fallback``, ``character``..."""
+        return self.model.leaf_label(token_id, self.is_special(token_id))
 
     def initial_parts(self, piece: bytes) -> list[int]:
-        """The symbols merging starts from for one pre-token: here its bytes' tokens."""
-        if self.word_marks is not None:
-            return self._marked.initial_parts(piece)
-        ranks = self._ranks
-        return [ranks[bytes([b])] for b in piece]
+        """The symbols merging starts from for one pre-token (its bytes', or its characters' tokens)."""
+        return self.model.initial_parts(piece)
+
+    def piece(self, token_id: int) -> str:
+        """The token's text as the model stores it (``▁hello``, ``<0x0A>``; bytes decoded)."""
+        p = self.model.piece(token_id)
+        return self.token_bytes(token_id).decode("utf-8", "replace") if p is None else p
+
+    @property
+    def word_marks(self) -> WordMarks | None:
+        """The model's word marks (Hugging Face's ``end_of_word_suffix`` and
+        ``continuing_subword_prefix``, see :mod:`bpeinspect.core.word_marks`), or ``None``."""
+        return self.model.word_marks
+
+    @property
+    def unk_id(self) -> int | None:
+        """The id a symbol the vocabulary lacks becomes (``None``: it is dropped, or falls back to bytes)."""
+        return self.model.unk_id
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)``: whether the token continues a word (after the first symbol of
+        its pre-token) and whether it ends one; both ``False`` for a model without word marks."""
+        return self.model.token_marks(token_id)
+
+    def shown_with_marks(self, token_id: int, shown: str) -> str:
+        """``shown`` (a token's text as a view writes it) with the token's word marks: ``on⌋`` for
+        a token that ends a word, ``⌊ing`` for one that continues a word; ``shown`` itself for a
+        model without word marks.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> load_tokenizer("gpt2").shown_with_marks(31373, "hello")
+        'hello'
+        """
+        marks = self.model.word_marks
+        return shown if marks is None else marks.show(shown, *self.model.token_marks(token_id))
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging a token's own symbols gives: its bytes encoded as one pre-token, or with
+        word marks, the symbols of its place in a word (``on`` inside a word, ``on⌋`` at its end).
+        ``[token_id]`` unless the token is unreachable that way."""
+        self.token_bytes(token_id)  # UnknownTokenError for an id that is no token
+        return self.model.rebuild(token_id)
+
+    def kind(self, token_id: int) -> str:
+        """The model's kind of token: ``normal``, ``byte``, ``control``, ``user-defined``..."""
+        return self.model.kind(token_id)
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (special tokens give their UTF-8 text)."""
         try:
-            return self._decoder[token_id]
+            return self._id_bytes[token_id]
         except (KeyError, TypeError):
             raise UnknownTokenError(f"unknown token id {token_id!r}") from None
 
@@ -257,7 +340,7 @@ class Tokenizer:
             if token in self.added_tokens:
                 return self.added_tokens[token]
             token = token.encode("utf-8")
-        return self._ranks.get(token)
+        return self.model.ranks.get(token)
 
     def is_special(self, token_id: int) -> bool:
         """True for special (control) tokens, which text holds only when the caller allows them."""
@@ -292,10 +375,10 @@ class Tokenizer:
 
     def ids(self) -> list[int]:
         """Every id in the vocabulary, ascending."""
-        return sorted(self._decoder)
+        return sorted(self._id_bytes)
 
     def __len__(self) -> int:
-        return len(self._decoder)
+        return len(self._id_bytes)
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name or '(unnamed)'} n_vocab={self.n_vocab}>"
@@ -303,36 +386,35 @@ class Tokenizer:
     # -- merges -----------------------------------------------------------------------------------
 
     @property
+    def explicit_merges(self) -> Sequence[tuple[int, int]] | None:
+        """The file's merge list (read-only; ``None`` when merges are recovered from ranks or scores)."""
+        return self.model.explicit_merges
+
+    @property
     def merges(self) -> list[tuple[int, int]]:
         """The two parts of each merged token, in rank order.
 
-        For rank-rule vocabularies the parts are recovered from the ranks; a token that the
-        ranks cannot rebuild is listed with its best split and flagged in
-        :meth:`MergeGraph.unbuildable`.
+        For rank-rule vocabularies the parts are recovered from the ranks (and from the scores
+        for SentencePiece's); a token that they cannot rebuild is listed with its best split and
+        flagged in :meth:`MergeGraph.unbuildable`.
         """
-        if self._explicit_merges is not None:
-            return list(self._explicit_merges)
+        explicit = self.model.explicit_merges
+        if explicit is not None:
+            return list(explicit)
         return self.merge_graph.merge_list()
 
     @functools.cached_property
     def merge_graph(self) -> MergeGraph:
         """How every token is built from two others (see :class:`MergeGraph`)."""
-        return MergeGraph(self)
+        return self.model.merge_graph(self)
 
     def merge_rank(self, left: int, right: int) -> int | None:
         """The priority of merging ``left`` and ``right`` (lower first), or ``None``."""
-        if self._pair_merges is not None:
-            return self._pair_merges.get((left, right))
-        return self._ranks.get(self._decoder.get(left, b"\0") + self._decoder.get(right, b"\0")) if (
-            left in self._decoder and right in self._decoder
-        ) else None
+        return self.model.merge_rank(left, right)
 
     def merge_result(self, left: int, right: int) -> int | None:
         """The token made by merging ``left`` and ``right``, or ``None``."""
-        if self._pair_merges is not None:
-            m = self._pair_merges.get((left, right))
-            return None if m is None else self._merge_made[m]
-        return self.merge_rank(left, right)
+        return self.model.merge_result(left, right)
 
     # -- encoding ---------------------------------------------------------------------------------
 
@@ -379,33 +461,25 @@ class Tokenizer:
 
     def _segments(self, text: str, allowed: frozenset[str]) -> list[tuple[str, int | None]]:
         """``text`` cut into ``(segment, id)`` at the ``allowed`` special tokens and every added
-        token (their id), with ``None`` for the text between them; the longest match wins."""
-        if not self.added_tokens:
-            words, ids = allowed, self.special_tokens
-        else:
-            words, ids = allowed | self.added_tokens.keys(), {**self.added_tokens, **self.special_tokens}
-        if not self.added_options:
-            return cut_at(text, words, ids)
-        order = (*self.special_tokens, *self.added_tokens)
-        return cut_with_flags(text, words, ids, self.added_options, normalizer=self.added_normalizer, order=order)
+        token (see :meth:`PreTokenizer.segments`)."""
+        return self.pre_tokenizer.segments(text, allowed)
 
     def _encode_ordinary_fixed(self, text: str, first: bool = True) -> list[int]:
-        # ``first``: the text starts the input (SentencePiece-style subclasses prepend ▁ only there)
-        if self.normalizer is not None:
-            text = self.normalizer.normalize(text)
+        # ``first``: the text starts the input (a first-segment normalizer applies only there)
+        norm = self.normalizer if first else self.rest_normalizer
+        if norm is not None:
+            text = norm.normalize(text)
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        rule = self.split_rule
+        pre = self.pre_tokenizer
         with quiet_gc(freeze=False) if len(text) >= QUIET_CHARS else nullcontext():
-            if rule.fast is None:
-                found = rule.pieces(text)
-            elif len(text) > 4 * _SLICE:
+            if pre.sliceable and len(text) > 4 * _SLICE:
                 # a slice at a time: holding one slice's pre-tokens instead of the whole text's
                 # (27 million strings for 100 MB) saves memory and the garbage collector's time
-                found = chain.from_iterable(map(rule.fast.findall, cut_text(text, _SLICE)))
+                found = chain.from_iterable(map(pre.find, cut_text(text, _SLICE)))
             else:
-                found = rule.fast.findall(text)
+                found = pre.find(text)
             # map + chain keep the per-piece loop in C; cache misses go through __missing__
             return list(chain.from_iterable(map(cache.__getitem__, found)))
 
@@ -431,22 +505,12 @@ class Tokenizer:
         text = fix_surrogates(text)
         if self.normalizer is not None:
             text = self.normalizer.normalize(text)
-        return self.split_rule.pieces(text)
+        return self.pre_tokenizer.pieces(text)
 
     def encode_piece(self, piece: str | bytes) -> list[int]:
-        """Token ids of one pre-token, without splitting it."""
-        if isinstance(piece, str):
-            piece = fix_surrogates(piece).encode("utf-8")
-        return list(self._encode_piece(piece))
-
-    def rebuild(self, token_id: int) -> list[int]:
-        """What merging a token's own symbols gives: its bytes encoded as one pre-token, or with
-        word marks, the symbols of its place in a word (``on`` inside a word, ``on⌋`` at its end).
-        ``[token_id]`` unless the token is unreachable that way."""
-        data = self.token_bytes(token_id)
-        if self.word_marks is None or not data:
-            return self.encode_piece(data)
-        return self._marked.rebuild(token_id, data)
+        """Token ids of one pre-token, without splitting it (as bytes, or as text: normalized,
+        or as the decoder prints it)."""
+        return self.model.piece_ids(fix_surrogates(piece) if isinstance(piece, str) else piece)
 
     def encode_with_offsets(
         self,
@@ -464,11 +528,9 @@ class Tokenizer:
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
         segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
-        if self.normalizer is not None:
+        if self.normalizer is not None or self.rest_normalizer is not None or not self.model.byte_level:
             # offsets are mapped back from the normalized copy into the user's text
-            from bpeinspect.core.aligned import encode_normalized
-
-            return encode_normalized(self, text, segments, encode_piece=self._cache.__getitem__, should_stop=should_stop)
+            return self._encode_aligned(text, segments, should_stop)
         rule = self.split_rule
         if (
             not rule.splits
@@ -476,15 +538,14 @@ class Tokenizer:
             or self.dropped_bytes(text)
             or (
                 (self.added_options or self._special_aliases)
-                and any(t is not None and seg.encode() != self._decoder[t] for seg, t in segments)
+                and any(t is not None and seg.encode() != self._id_bytes[t] for seg, t in segments)
             )
         ):
             # (an added token that took the whitespace beside it covers more than its own text)
             # the rule drops or glues text, or bytes without a token are dropped: token by token
             return build_encoding(self, text, segments, should_stop=should_stop)
         # the pre-tokens tile the text: ids through the pre-token cache, offsets in arrays
-        find = rule.fast.findall if rule.fast is not None else rule.pieces
-        ids, piece_lens = tiled_ids(segments, find, self._cache.__getitem__, should_stop)
+        ids, piece_lens = tiled_ids(segments, self.pre_tokenizer.find, self._cache.__getitem__, should_stop)
         return encoding_from_ids(
             text,
             ids,
@@ -495,9 +556,39 @@ class Tokenizer:
             added_ids=self._added_ids,
         )
 
+    def _encode_aligned(
+        self, text: str, segments: list[tuple[str, int | None]], should_stop: Callable[[], bool] | None
+    ) -> Encoding:
+        """:meth:`encode_with_offsets` through the normalized copy of each segment (offsets mapped back)."""
+        firsts, pos = [], 0
+        for seg, cut in segments:
+            if cut is None:
+                firsts.append(pos == 0)  # only a segment that starts the text is "first"
+            pos += len(seg)
+        first = iter(firsts)
+
+        def normalize_aligned(segment: str) -> Aligned:
+            norm = self.normalizer if next(first) else self.rest_normalizer
+            return norm.normalize_aligned(segment) if norm is not None else (segment, None, None)
+
+        return build_aligned_encoding(
+            self,
+            text,
+            segments,
+            normalize_aligned=normalize_aligned,
+            pieces_of=self.pre_tokenizer.spans,
+            encode_piece=self._cache.__getitem__,
+            token_nlen=self._token_nlen,
+            should_stop=should_stop,
+        )
+
+    @functools.cached_property
+    def _token_nlen(self) -> Callable[[int], int]:
+        return self.model.normalized_lengths(self._id_bytes, self._special_ids | self._added_ids)
+
     @functools.cached_property
     def _token_lengths(self) -> np.ndarray:
-        return token_lengths(self._decoder, self.n_vocab)
+        return token_lengths(self._id_bytes, self.n_vocab)
 
     @property
     def token_byte_lengths(self) -> np.ndarray:
@@ -511,7 +602,7 @@ class Tokenizer:
         return self._token_lengths
 
     def with_special_tokens(self, extra: Mapping[str, int]) -> Tokenizer:
-        """This tokenizer with more special tokens, sharing its vocabulary and pre-token cache
+        """This tokenizer with more special tokens, sharing its model and pre-token cache
         (a chat format's control tokens that the vocabulary file does not list).
 
         >>> from bpeinspect.core import load_tokenizer
@@ -519,20 +610,20 @@ class Tokenizer:
         >>> chat.encode("<|im_start|>hi", allowed_special="all")
         [100264, 6151]
         """
-        twin, decoder = copy.copy(self), dict(self._decoder)
+        twin, id_bytes = copy.copy(self), dict(self._id_bytes)
         for s, i in extra.items():
             if self.special_tokens.get(s) == i:
                 continue
             # a second name for a special token's id is allowed (tiktoken's o200k_harmony has
             # one); the id still decodes to its first name, as in tiktoken
-            if (i in decoder and i not in self._special_ids) or s in self.special_tokens or s in self.added_tokens:
+            if (i in id_bytes and i not in self._special_ids) or s in self.special_tokens or s in self.added_tokens:
                 raise ValueError(f"special token {s!r} (id {i}) clashes with a token the vocabulary has")
-            decoder.setdefault(i, s.encode("utf-8"))
-        twin._decoder = decoder
-        twin.special_tokens = {**self.special_tokens, **extra}
-        twin._special_aliases = any(decoder[i] != s.encode("utf-8") for s, i in twin.special_tokens.items())
-        twin.n_vocab = max(decoder) + 1 if decoder else 0
-        for derived in ("_special_ids", "_token_lengths", "merge_graph"):
+            id_bytes.setdefault(i, s.encode("utf-8"))
+        twin._id_bytes = id_bytes
+        twin.pre_tokenizer = self.pre_tokenizer.with_special_tokens(extra)
+        twin._special_aliases = any(id_bytes[i] != s.encode("utf-8") for s, i in twin.special_tokens.items())
+        twin.n_vocab = max(id_bytes) + 1 if id_bytes else 0
+        for derived in ("_special_ids", "_token_lengths", "_token_nlen", "merge_graph"):
             twin.__dict__.pop(derived, None)
         return twin
 
@@ -540,15 +631,13 @@ class Tokenizer:
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of a sequence of tokens."""
-        dec, ids = self._decoder, list(ids)
+        dec, ids = self._id_bytes, list(ids)
         try:
             parts = [dec[i] for i in ids]
         except (KeyError, TypeError):
             bad = next(i for i in ids if i not in dec)
             raise UnknownTokenError(f"unknown token id {bad!r}") from None
-        if self.word_marks is not None:  # a space where a word ends
-            return self._marked.join(parts, ids)
-        return b"".join(parts)
+        return self.decoder.finish(self.decoder.join(parts, ids, self.model.token_marks))
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         return [self.token_bytes(i) for i in ids]
@@ -589,7 +678,7 @@ class Tokenizer:
         (1917, 100257)
         """
         data = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
-        found = self._ranks.get(data)
+        found = self.model.ranks.get(data)
         if found is None:
             text = data.decode("utf-8", errors="replace")
             found = self.special_tokens.get(text, self.added_tokens.get(text))
@@ -603,7 +692,7 @@ class Tokenizer:
 
     def token_byte_values(self) -> list[bytes]:
         """The bytes of every mergeable token, sorted."""
-        return sorted(self._ranks)
+        return sorted(self.model.ranks)
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """The text of ``tokens`` and, for each token, the index of the character it starts in.
@@ -660,4 +749,4 @@ class Tokenizer:
         return [self.decode_bytes(ids) for ids in batch]
 
 
-__all__ = ["DisallowedSpecialError", "PairMerges", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]
+__all__ = ["DisallowedSpecialError", "PairMerges", "PreTokenizer", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]

@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     from bpeinspect.gui.window.files import save_png
 
     configure_process()
+    from bpeinspect.core.chat.bounds import stop_all
+
+    app.aboutToQuit.connect(stop_all)  # a chat template still rendering ends now, not at its time limit
     app.aboutToQuit.connect(Worker.shutdown)
     win = build_window(args)
     win.show()

@@ -306,3 +306,26 @@ def test_children_are_niced_before_they_import_anything() -> None:
     with ProcessPool(2, niceness=7) as niced:
         got = list(niced.imap(_niceness, range(6)))
     assert {n for n, _ in got} == {base, min(base + 7, 19)}  # this process's items, and the child's
+
+
+def test_a_pool_asked_for_a_hundred_thousand_processes_starts_a_few_per_cpu() -> None:
+    from bpeinspect.core.pool import PROCESSES_PER_CPU, ProcessPool, max_processes
+
+    with ProcessPool(100_000) as pool:
+        assert pool.processes == max_processes() <= PROCESSES_PER_CPU * (os.cpu_count() or 1)
+    with ProcessPool(0) as pool:
+        assert pool.processes == 1
+
+
+def test_a_loaded_sentencepiece_tokenizer_is_counted_by_children_the_same(children_used: list[int], tmp_path: Path) -> None:
+    pytest.importorskip("tokenizers")
+    from bpeinspect.core.io.formats import load_path
+    from tests.core.test_sentencepiece import GEMMA, _hf_sp_json
+
+    path, _ = _hf_sp_json(tmp_path, *GEMMA)
+    tok = load_path(path)
+    assert not tok.byte_level and shipping.can_ship(tok)
+    samples = [Sample(f"s{i}", text=PROSE[i % len(PROSE)] * 40) for i in range(6)]
+    here = compute_stats({"sp": tok}, samples, baseline="s0")
+    assert compute_stats({"sp": tok}, samples, baseline="s0", processes=2).rows == here.rows
+    assert children_used

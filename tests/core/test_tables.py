@@ -143,8 +143,24 @@ def test_a_shipped_tokenizer_is_the_same_tokenizer():
     back = tables.rebuild(tables.dumps(tables.parts_of(tok)))
     assert back.ranks == tok.ranks and back.special_tokens == tok.special_tokens and back.split_rule is tok.split_rule
     _same_encodings(back, tok)
+
+
+def test_a_sentencepiece_tokenizer_ships_as_the_parts_it_was_made_from_and_a_changed_copy_does_not():
+    from bpeinspect.core.analysis.shipping import Shipped, can_ship
+    from bpeinspect.core.sentencepiece import SentencePieceBPE
+
+    made = SentencePieceBPE(**_sp_args(merges=[(4, 5), (5, 6), (7, 6)], flavour="huggingface"))
+    assert not can_ship(made)  # made by hand: its parts were not kept
+    tok = tables.build(Parts("SentencePieceBPE", _sp_args(merges=[(4, 5), (5, 6), (7, 6)], flavour="huggingface")))
+    tok.name = "renamed"
+    assert can_ship(tok)
+    back = pickle.loads(pickle.dumps(Shipped(tok)))
+    assert isinstance(back, Tokenizer) and not back.byte_level and back is not tok and back.name == "renamed"
+    _same_encodings(back, tok)
+    twin = tok.with_special_tokens({"<extra>": 11})
+    assert not can_ship(twin)
     with pytest.raises(TypeError):
-        tables.parts_of(tables.build(Parts("SentencePieceBPE", _sp_args(merges=[(4, 5)]))))
+        tables.parts_of(twin)
 
 
 def _data(header: dict, blobs) -> bytes:
@@ -217,3 +233,10 @@ def test_damaged_data_is_refused_or_makes_a_tokenizer_never_anything_else(data):
         return
     assert isinstance(tok, Tokenizer)
     tok.encode("a ab")
+
+
+def test_a_text_in_two_tables_comes_back_as_one_object():
+    args = _sp_args(merges=[(4, 5)], flavour="llama.cpp", piece_ids={"a": 5, "▁ab": 9, "ab": 8})
+    back = _again(Parts("SentencePieceBPE", args)).args
+    keys = {k: k for k in back["piece_ids"]}
+    assert all(keys[p] is p for p in ("a", "▁ab", "ab") for p in [back["pieces"][back["piece_ids"][p]]])

@@ -74,3 +74,16 @@ def test_special_text_is_refused_with_a_value_error_as_in_tiktoken(pair) -> None
         ours.encode(text)
     with pytest.raises(ValueError):
         ours.encode_batch(["fine", text])
+
+
+def test_a_pickled_tokenizer_encodes_and_decodes_as_the_original(pair) -> None:
+    import pickle
+
+    ours, _ref = pair
+    again = pickle.loads(pickle.dumps(ours))
+    assert again is not ours and again.name == ours.name and again.special_tokens == ours.special_tokens
+    for text in PROSE[:20] + ADVERSARIAL:
+        assert again.encode(text, allowed_special="all") == ours.encode(text, allowed_special="all")
+    known = set(ours.ids())
+    ids = [i for i in range(0, ours.n_vocab, 101) if i in known]
+    assert again.decode_bytes(ids) == ours.decode_bytes(ids)

@@ -49,7 +49,7 @@ def corpus(folder: Path, n_bytes: int) -> Path:
 
 
 def test_1_the_training_process_never_imports_from_the_current_folder(shadowing_folder, tmp_path):
-    from bpeinspect.gui.training.worker import TrainingPlan
+    from bpeinspect.core.train.plan import TrainingPlan
 
     plan = TrainingPlan([corpus(tmp_path, 200_000)], [300], pattern="gpt4", processes=1)
     run = plan.make_run()  # what the GUI's training panel starts

@@ -473,7 +473,9 @@ def test_too_many_processes_are_capped_and_the_user_told(capsys, tmp_path, monke
         return real(*a, processes=1, **kw)
 
     monkeypatch.setattr("bpeinspect.cli.count.count_pretokens", spy)
-    cap = 4 * (os.cpu_count() or 1)
+    from bpeinspect.core.pool import max_processes
+
+    cap = max_processes()
     code, _, err = run(capsys, "count", "-j", "100000", "-o", str(tmp_path / "out.tsv"), str(text))
     assert code == 0, err
     assert asked == [cap]

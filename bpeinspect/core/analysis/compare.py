@@ -1,11 +1,17 @@
 """Two tokenizers on one text or side by side: where their token boundaries agree, which
-boundaries all of several segmentations share, and how much of their vocabularies overlap."""
+boundaries all of several segmentations share, which boundaries differ from a reference's
+(:func:`compare_boundaries`, what the compare view marks), and how much of their
+vocabularies overlap."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from bpeinspect.core.encoding import Encoding
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.tokenizer import Tokenizer
 
 
@@ -86,6 +92,79 @@ def shared_spans(spans: Sequence[Sequence[tuple[int, int]]]) -> list[list[bool]]
     return [[all(sp in other for j, other in enumerate(sets) if j != i) for sp in s] for i, s in enumerate(spans)]
 
 
+# -- several encodings of one text against the first ------------------------------------------
+
+
+@dataclass
+class BoundaryComparison:
+    """One encoding's boundaries against the reference's (the first encoding of a comparison).
+
+    ``boundaries`` are its interior boundaries' byte offsets (ascending); ``differing`` those
+    the reference lacks (for the reference itself: those no other encoding has); ``agreement``
+    its agreement with the reference."""
+
+    boundaries: np.ndarray
+    differing: set[int]
+    agreement: BoundaryAgreement
+
+
+def interior_boundaries(enc: Encoding) -> np.ndarray:
+    """Byte offsets where one token of ``enc`` ends and the next begins, ascending.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> interior_boundaries(load_tokenizer("r50k_base").encode_with_offsets("hello world")).tolist()
+    [5]
+    """
+    ends = np.frombuffer(enc.byte_ends, dtype=np.int64)[:-1]
+    keep = np.ones(len(ends), dtype=bool)  # a token of no bytes (some files hold one) repeats an offset
+    np.not_equal(ends[1:], ends[:-1], out=keep[1:])
+    return ends[keep]  # (not np.unique: it hashes, holding the interpreter lock for long)
+
+
+def compare_boundaries(
+    encs: Sequence[Encoding], should_stop: Callable[[], bool] | None = None
+) -> list[BoundaryComparison]:
+    """Each encoding of one text against the first's boundaries (see :class:`BoundaryComparison`).
+
+    The boundaries are sorted arrays compared by binary searches: Python sets' unions and
+    differences held the interpreter lock for long on a big text. ``should_stop`` is asked
+    between slices of the sets built (:class:`~bpeinspect.core.errors.Cancelled` ends it).
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> encs = [load_tokenizer(n).encode_with_offsets("naïve tokenization") for n in ("r50k_base", "o200k_base")]
+    >>> [(sorted(c.differing), round(c.agreement.f1, 3)) for c in compare_boundaries(encs)]
+    [([], 1.0), ([4], 0.857)]
+    """
+    bounds = [interior_boundaries(e) for e in encs]
+    if not bounds:
+        return []
+    others = np.sort(np.concatenate(bounds[1:])) if len(bounds) > 1 else bounds[0][:0]
+    out = []
+    for i, b in enumerate(bounds):
+        diff = b[~_within(b, others if i == 0 else bounds[0])]
+        shared = int(np.count_nonzero(_within(b, bounds[0])))
+        agree = BoundaryAgreement(shared, len(bounds[0]) - shared, len(b) - shared)
+        out.append(BoundaryComparison(b, _offset_set(diff, should_stop), agree))
+    return out
+
+
+def _within(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Which offsets of ``a`` are in the sorted array ``b`` (a binary search, which releases the lock)."""
+    i = np.searchsorted(b, a).clip(max=max(len(b) - 1, 0))
+    return b[i] == a if len(b) else np.zeros(len(a), dtype=bool)
+
+
+def _offset_set(offsets: np.ndarray, should_stop: Callable[[], bool] | None, step: int = 1 << 14) -> set[int]:
+    """``offsets`` as a set, built a slice at a time with a check between (a worker gives way
+    at each: one set of a 1 MB text's 250k boundaries held the interpreter too long)."""
+    out: set[int] = set()
+    for k in range(0, len(offsets), step):
+        out.update(offsets[k : k + step].tolist())
+        if should_stop is not None and should_stop():
+            raise Cancelled("cancelled")
+    return out
+
+
 # -- vocabulary overlap ----------------------------------------------------------------------
 
 
@@ -141,9 +220,12 @@ def shared_tokens(tok_a: Tokenizer, tok_b: Tokenizer) -> list[bytes]:
 
 __all__ = [
     "BoundaryAgreement",
+    "BoundaryComparison",
     "VocabOverlap",
     "agreement",
     "boundary_agreement",
+    "compare_boundaries",
+    "interior_boundaries",
     "shared_spans",
     "shared_tokens",
     "token_boundaries",

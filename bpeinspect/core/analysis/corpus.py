@@ -34,7 +34,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples
+from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples, samples_dir
 from bpeinspect.core.analysis.scripts import dominant_script
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_folder
@@ -411,20 +411,36 @@ def _head(sample: Sample) -> str:
         raise SampleError(f"{sample.path}: cannot read: {exc.strerror or exc}") from None
 
 
-def load_corpus(name: str) -> Corpus:
-    """``"udhr"``, ``"udhr-all"`` (fragments too), ``"fable"``, or a folder's path."""
+FOLDER_PREFIX = "folder:"  # a corpus named by its folder: "folder:PATH"
+CORPUS_NAMES = ("udhr", "udhr-all", "fable", "code")  # the bundled corpora, by name
+
+
+def load_corpus(name: str, *, fragments: bool = False) -> Corpus:
+    """The corpus ``name`` names: ``"udhr"`` (its complete translations; with ``fragments``,
+    its fragments too), ``"udhr-all"`` (fragments too), ``"fable"``, ``"code"`` (the bundled
+    code and data samples), or a folder, as ``"folder:PATH"`` or its path.
+
+    >>> load_corpus("udhr").codes == udhr_corpus().codes
+    True
+    >>> len(load_corpus("udhr", fragments=True)) - len(load_corpus("udhr"))
+    5
+    """
     if name == "udhr":
-        return udhr_corpus()
+        return udhr_corpus(stages=None if fragments else (COMPLETE_STAGE,))
     if name == "udhr-all":
         return udhr_corpus(stages=None)
     if name == "fable":
         return fable_corpus()
-    return folder_corpus(name)
+    if name == "code":
+        return replace(folder_corpus(samples_dir() / "code"), title="Code & data samples")
+    return folder_corpus(name.removeprefix(FOLDER_PREFIX))
 
 
 __all__ = [
     "CACHE_ENV",
     "COMPLETE_STAGE",
+    "CORPUS_NAMES",
+    "FOLDER_PREFIX",
     "REGIONS",
     "Corpus",
     "CorpusText",

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import count as counter
 
-from bpeinspect.core.analysis.measures import text_profile
+from bpeinspect.core.analysis.measures import text_ids, text_profile
 from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import can_spawn, default_processes, python_command
@@ -51,6 +51,8 @@ from bpeinspect.core.tokenizer import Tokenizer
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 
+# what a count gives for each text: its token count, its profile, or its count of every id
+COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {"count": count_text, "profile": text_profile, "ids": text_ids}
 BATCH_CHARS = 1 << 15  # characters of text per task (a short task, so a stop is heard soon)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
 _DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
@@ -190,18 +192,21 @@ class CountingPool:
         *,
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
-        profile: bool = False,
+        what: str = "count",
     ) -> Iterator[tuple[int, list]]:
         """Yield ``(index in toks, token count of every text)`` for each tokenizer as it is done;
-        with ``profile``, each text's :class:`~bpeinspect.core.analysis.measures.Profile` instead
-        (what the corpus measures need; several times the work of a count).
+        with ``what="profile"``, each text's :class:`~bpeinspect.core.analysis.measures.Profile`
+        instead (what the corpus measures need), with ``"ids"`` each text's count of every id
+        (a ``Counter``); both several times the work of a count.
 
         ``progress(done, total)`` counts characters over all the tokenizers; ``should_stop()``
         is asked often and raises :class:`Cancelled`. Texts must hold no lone surrogates
         (:func:`~bpeinspect.core.text.fix_surrogates`).
         """
         self.start()
-        run = _Run(self, toks, texts, progress, should_stop, profile=profile)
+        if what not in COUNTERS:
+            raise ValueError(f"cannot count {what!r}")
+        run = _Run(self, toks, texts, progress, should_stop, what=what)
         yield from run.go()
 
 
@@ -244,10 +249,10 @@ class _Run:
     """One :meth:`CountingPool.count`: deals the batches out and gathers the counts."""
 
     def __init__(self, pool: CountingPool, toks: Sequence[Tokenizer], texts: Sequence[str],
-                 progress: Progress | None, should_stop: ShouldStop | None, *, profile: bool = False) -> None:  # fmt: skip
+                 progress: Progress | None, should_stop: ShouldStop | None, *, what: str = "count") -> None:  # fmt: skip
         self.pool, self.toks, self.texts = pool, list(toks), list(texts)
-        self.profile = profile
-        self.count = text_profile if profile else count_text  # what each text gives
+        self.what = what
+        self.count = COUNTERS[what]  # what each text gives
         self.progress, self.should_stop = progress, should_stop
         self.children = [c for c in pool._children if c.alive]
         pool._forget_all_but(self.toks)
@@ -341,7 +346,7 @@ class _Run:
                 task = next(self.pool._tasks)
                 self.tasks[task] = (child, k, b)
                 child.inflight += 1
-                child.send(("count", task, key, [self.texts[i] for i in self.batches[b]], self.profile))
+                child.send(("count", task, key, [self.texts[i] for i in self.batches[b]], self.what))
 
     def gather(self, *, block: bool) -> None:
         """Take the replies in (waiting up to :data:`_POLL` for the first if ``block``)."""
@@ -394,7 +399,7 @@ class _Run:
 
 
 def child_main() -> None:
-    """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts, profile)``
+    """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts, what)``
     messages on stdin; each count is answered ``(task, True, counts)`` or ``(task, False, error)``."""
     gc.disable()  # the pre-token caches grow by the hundred thousand: full collections would cost seconds
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -418,7 +423,7 @@ def child_main() -> None:
             gc.collect()
             continue
         task, key, texts = msg[1:4]
-        count = text_profile if len(msg) > 4 and msg[4] else count_text
+        count = COUNTERS[msg[4]] if len(msg) > 4 else count_text
         t0 = time.perf_counter()
         try:
             tok = toks[key]

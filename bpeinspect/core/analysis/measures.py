@@ -189,6 +189,18 @@ def text_profile(tok: Tokenizer, text: str) -> Profile:
     return text_profile_of(tally.ids.values())
 
 
+def text_ids(tok: Tokenizer, text: str) -> Counter[int]:
+    """How often each id occurs in ``text`` (lone surrogates already fixed) under ``tok``.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> sorted(text_ids(load_tokenizer("r50k_base"), "a a a").items())
+    [(64, 1), (257, 2)]
+    """
+    tally = _Tally(tok)
+    tally.count_ids(text)
+    return tally.ids
+
+
 def is_spaced(text: str) -> bool:
     """Whether ``text``'s writing separates words by spaces (see :data:`UNSPACED_SCRIPTS`).
 
@@ -342,6 +354,7 @@ __all__ = [
     "measure_sample",
     "measure_text",
     "renyi_efficiency",
+    "text_ids",
     "text_profile",
     "text_profile_of",
     "with_premiums",

@@ -115,7 +115,7 @@ class VocabDiff:
     """
 
     sides: tuple[VocabSide, ...]
-    _sets: tuple[frozenset[bytes], ...] = field(repr=False)
+    _sets: tuple[set[bytes], ...] = field(repr=False)  # never changed
     _ids: tuple[dict[bytes, int], ...] = field(repr=False)
     _categories: dict[bytes, str] = field(repr=False)
     _exclusive: dict[int, int] = field(repr=False)
@@ -158,12 +158,16 @@ class VocabDiff:
     def tokens(self, mask: int, *, exact: bool = True) -> list[bytes]:
         """The tokens of one combination: held by exactly the sides of ``mask`` (``exact``) or by
         at least those; sorted by byte value."""
+        return byte_order(self.members(mask, exact=exact))
+
+    def members(self, mask: int, *, exact: bool = True) -> list[bytes]:
+        """:meth:`tokens` in no particular order."""
         inside = [self._sets[k] for k in range(len(self.sides)) if mask >> k & 1]
         outside = [self._sets[k] for k in range(len(self.sides)) if not mask >> k & 1] if exact else []
-        got = frozenset.intersection(*inside) if len(inside) > 1 else inside[0]
+        got = inside[0].intersection(*inside[1:])
         for s in outside:
             got = got - s
-        return sorted(got)
+        return list(got)
 
     def only_tokens(self, k: int) -> list[bytes]:
         return self.tokens(1 << k)
@@ -227,16 +231,24 @@ class VocabDiff:
         return out
 
     def _pair_only(self, a: int, b: int) -> list[bytes]:
-        return sorted(self._sets[a] - self._sets[b])
+        return byte_order(list(self._sets[a] - self._sets[b]))
 
 
 def _mergeable(tok: Tokenizer) -> dict[bytes, int]:
     """Token bytes -> id, special and added tokens left out."""
-    ranks = tok.ranks
     apart = {*tok.special_tokens.values(), *tok.added_tokens.values()}
-    if not apart:
-        return dict(ranks)
-    return {b: i for b, i in ranks.items() if i not in apart}
+    # a comprehension, not dict(): the interpreter can let the GUI thread run while it copies
+    return {b: i for b, i in tok.ranks.items() if i not in apart}
+
+
+def _set_of(items: Iterable[bytes], step: int = 1 << 13) -> set[bytes]:
+    """``set(items)`` built a slice at a time: one C call over 200k tokens would hold the
+    interpreter for tens of ms; between slices another thread can run."""
+    out: set[bytes] = set()
+    it = iter(items)
+    while chunk := list(itertools.islice(it, step)):
+        out.update(chunk)
+    return out
 
 
 def _tick(n: int, should_stop: ShouldStop) -> None:
@@ -247,10 +259,9 @@ def _tick(n: int, should_stop: ShouldStop) -> None:
 def _id_prefix(a: dict[bytes, int], b: dict[bytes, int]) -> int:
     """How many ids from 0 on map to the same bytes in ``a`` and ``b``."""
     by_id_a = {i: t for t, i in a.items()}
+    by_id_b = {i: t for t, i in b.items()}
     n = 0
-    for t, i in sorted(b.items(), key=lambda kv: kv[1]):
-        if i != n or by_id_a.get(i) != t:
-            break
+    while (t := by_id_a.get(n)) is not None and by_id_b.get(n) == t:
         n += 1
     return n
 
@@ -267,9 +278,9 @@ def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_
     ranks = tuple(_mergeable(tok) for _, tok in tokenizers)
     if should_stop is not None and should_stop():
         raise Cancelled()
-    sets = tuple(frozenset(r) for r in ranks)
+    sets = tuple(_set_of(r) for r in ranks)
     categories: dict[bytes, str] = {}
-    for n, t in enumerate(frozenset().union(*sets)):
+    for n, t in enumerate(_set_of(itertools.chain(*sets))):
         _tick(n, should_stop)
         categories[t] = token_category(t)
     sides = []
@@ -298,14 +309,14 @@ def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_
     return diff
 
 
-def _exclusive_counts(sets: Sequence[frozenset]) -> dict[int, int]:
+def _exclusive_counts(sets: Sequence[set] | Sequence[frozenset]) -> dict[int, int]:
     """Bit mask -> how many items exactly the sets of the mask hold (inclusion-exclusion free:
     each combination's intersection minus the union of the others)."""
     n = len(sets)
     out = {}
     for mask in range(1, 1 << n):
         inside = [sets[k] for k in range(n) if mask >> k & 1]
-        got = frozenset.intersection(*inside) if len(inside) > 1 else inside[0]
+        got = inside[0].intersection(*inside[1:])
         for k in range(n):
             if not mask >> k & 1:
                 got = got - sets[k]
@@ -377,6 +388,26 @@ def composition_rows(diff: VocabDiff) -> Iterable[list[str]]:
 
 # -- lists ----------------------------------------------------------------------------------------
 
+
+def byte_order(tokens: list[bytes], should_stop: ShouldStop = None) -> list[bytes]:
+    """``sorted(tokens)``, sorted by numpy (which lets other threads run; ``sorted`` of 100k
+    byte strings holds the interpreter for tens of ms): fixed-width bytes ignore trailing NULs,
+    so the length breaks those ties.
+
+    >>> byte_order([b"b", b"a\\x00", b"a", b""])
+    [b'', b'a', b'a\\x00', b'b']
+    """
+    import numpy as np
+
+    if len(tokens) < 2:
+        return list(tokens)
+    if should_stop is not None and should_stop():
+        raise Cancelled()
+    arr = np.array(tokens, dtype=np.bytes_)
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    by = np.lexsort((lengths, arr))
+    return [tokens[i] for i in by.tolist()]
+
 SORT_KEYS = ("token", "length", "category")  # and "id:K" for side K's id
 
 
@@ -404,7 +435,7 @@ def list_tokens(
     """
     import numpy as np
 
-    tokens = diff.tokens(mask, exact=exact)
+    tokens = byte_order(diff.members(mask, exact=exact), should_stop)
     if search:
         tokens = [t for t in tokens if search in t]
     if should_stop is not None and should_stop():

@@ -23,6 +23,7 @@ from bpeinspect.core.chat.render import (
 )
 from bpeinspect.core.chat.sources import template_from_file, templates_for
 from bpeinspect.core.chat.template import ChatTemplate
+from bpeinspect.core.chat.variables import check_name, parse_variables, variable_value
 from bpeinspect.core.errors import ChatTemplateError
 
 __all__ = [
@@ -33,11 +34,14 @@ __all__ = [
     "EncodedChat",
     "RenderedChat",
     "chat_format",
+    "check_name",
     "conversation_of",
     "count_chat",
     "encode_chat",
     "message_texts",
+    "parse_variables",
     "render_chat",
     "template_from_file",
     "templates_for",
+    "variable_value",
 ]

@@ -75,7 +75,7 @@ def check_binop(op: str, left: Any, right: Any) -> None:
                 _refuse(f"a chat template may not repeat a text or list past {_max_text():,} characters or items")
     elif op == "+":
         if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-            if len(left) + len(right) > _max_text():
+            if _weight(left, _max_text()) + _weight(right, _max_text()) > _max_text():
                 _refuse(f"a chat template may not join texts or lists past {_max_text():,} characters or items")
     elif op == "%" and isinstance(left, str):
         check_format(left)
@@ -107,11 +107,31 @@ def check_format(text: str) -> None:
 
 
 def check_size(value: Any) -> None:
-    """Refuse a text or list of more than :data:`MAX_TEXT` characters or items."""
-    if isinstance(value, (str, list, tuple, dict)) and len(value) > _max_text():
+    """Refuse a text or list of more than :data:`MAX_TEXT` characters or items (a list: its
+    items and the characters of its texts, so many distinct large texts count as what they hold)."""
+    if isinstance(value, (str, list, tuple, dict)) and _weight(value, _max_text()) > _max_text():
         _refuse(f"a chat template may not build a text or list of more than {_max_text():,} characters or items")
     if isinstance(value, int) and _bits(value) > MAX_INT_BITS:
         _refuse(f"a chat template may not compute a number of more than {MAX_INT_BITS} bits")
+
+
+_WALK = 100_000  # items of a list looked into at most (beyond, its length alone counts)
+
+
+def _weight(value: Any, budget: int) -> int:
+    """Characters and items in ``value``, counted until they pass ``budget``."""
+    if isinstance(value, str):
+        return len(value)
+    if not isinstance(value, (list, tuple, dict)):
+        return 1
+    total = len(value)
+    items = value.values() if isinstance(value, dict) else value
+    for k, item in enumerate(items):
+        if total > budget or k >= _WALK:
+            break
+        if isinstance(item, (str, list, tuple, dict)):
+            total += _weight(item, budget - total) if not isinstance(item, str) else len(item)
+    return total
 
 
 _GROWING = {"center": 0, "ljust": 0, "rjust": 0, "zfill": 0, "expandtabs": 0}
@@ -120,8 +140,11 @@ _GROWING = {"center": 0, "ljust": 0, "rjust": 0, "zfill": 0, "expandtabs": 0}
 def check_call(func: Any, args: tuple, kwargs: dict) -> None:
     """Refuse a call of a text's method whose result would be past :data:`MAX_TEXT`, and any
     call given a text or list past it."""
-    for a in itertools.chain(args, kwargs.values()):
-        check_size(a)
+    for a in itertools.chain(args, kwargs.values()):  # shallow: a macro given the messages may be called often
+        if isinstance(a, (str, list, tuple, dict)) and len(a) > _max_text():
+            _refuse(f"a chat template may not build a text or list of more than {_max_text():,} characters or items")
+        if isinstance(a, int) and _bits(a) > MAX_INT_BITS:
+            _refuse(f"a chat template may not compute a number of more than {MAX_INT_BITS} bits")
     owner = getattr(func, "__self__", None)
     if not isinstance(owner, str):
         return
@@ -268,4 +291,14 @@ def time_limit(seconds: float | None = None, *, given: int = 0) -> Iterator[None
             _local.max_text = before
 
 
-__all__ = ["MAX_INT_BITS", "MAX_TEXT", "TIME_LIMIT", "TooLong", "check_binop", "check_size", "time_limit"]
+def stop_all() -> None:
+    """Stop every render running now, in any thread (an app that quits): each raises
+    :class:`TooLong` at its next step instead of keeping the process alive until its limit."""
+    with _watchdog.lock:
+        for token, tid in _watchdog.active.items():
+            if token not in _watchdog.fired:
+                _watchdog.fired.add(token)
+                _raise_in(tid, TooLong)
+
+
+__all__ = ["MAX_INT_BITS", "MAX_TEXT", "TIME_LIMIT", "TooLong", "check_binop", "check_size", "stop_all", "time_limit"]

@@ -9,9 +9,10 @@ from bpeinspect.core.dataset.counting import (
     Target,
     TokenizerTotals,
     count_dataset,
+    peek_shape,
 )
 from bpeinspect.core.dataset.records import is_dataset_name, read_records
-from bpeinspect.core.dataset.shapes import CHAT, Shape, fields_shape, guess_shape
+from bpeinspect.core.dataset.shapes import CHAT, Shape, conversation, field_texts, fields_shape, guess_shape
 from bpeinspect.core.errors import DatasetError
 
 __all__ = [
@@ -24,9 +25,12 @@ __all__ = [
     "ShapeUnclear",
     "Target",
     "TokenizerTotals",
+    "conversation",
     "count_dataset",
+    "field_texts",
     "fields_shape",
     "guess_shape",
     "is_dataset_name",
+    "peek_shape",
     "read_records",
 ]

@@ -43,6 +43,7 @@ from bpeinspect.core.chat.template import ChatTemplate
 from bpeinspect.core.dataset.records import RecordReader, read_records
 from bpeinspect.core.dataset.shapes import Shape, conversation, field_texts, guess_shape
 from bpeinspect.core.errors import ChatTemplateError, DatasetError
+from bpeinspect.core.io import load_cache
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -234,7 +235,8 @@ class _Context:
         # one template (or None) per target: only chat datasets have formats, and zip() would
         # otherwise leave a child with no tokenizer at all
         templates = [f.template for f in self.formats] if self.formats else [None] * len(self.specs)
-        return _rebuild_context, (self.shape, self.specs, templates, self.add_generation_prompt)
+        # (the child opens the files again: from the load cache if this process uses it)
+        return _rebuild_context, (self.shape, self.specs, templates, self.add_generation_prompt, load_cache.enabled())
 
 
 @functools.lru_cache(maxsize=8)
@@ -244,7 +246,11 @@ def _open(spec: str) -> Tokenizer:
     return load_tokenizer(spec)
 
 
-def _rebuild_context(shape: Shape, specs: list[str], templates: list[ChatTemplate | None], gen: bool) -> _Context:
+def _rebuild_context(
+    shape: Shape, specs: list[str], templates: list[ChatTemplate | None], gen: bool, cache: bool = False
+) -> _Context:
+    if cache:
+        load_cache.turn_on()
     targets = [Target(spec, _open(spec), template, spec) for spec, template in zip(specs, templates)]
     if shape.kind != "chat":
         targets = [Target(t.label, t.tokenizer, None, t.spec) for t in targets]

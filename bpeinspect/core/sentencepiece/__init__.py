@@ -12,6 +12,10 @@ exactly by one ``flavour``:
 * ``"huggingface"`` (``tokenizer.json`` BPE with ``byte_fallback``): only the file's merges,
   in their order (the pair rule); a character without a token becomes byte tokens first.
 
+The tokenizer is composed of parts (:func:`SentencePieceBPE`): the model is
+:class:`~bpeinspect.core.models.score.ScoreBPE`, the pre-tokenizer cuts at
+:func:`boundary_rule`, the decoder may drop the dummy prefix's space.
+
 Token bytes are what the model's decoder prints: ``▁`` as a space, ``<0x41>`` as the byte
 0x41. Offsets point into the user's own text (:mod:`bpeinspect.core.aligned`).
 
@@ -27,10 +31,7 @@ whole text at once.
 [5, 1, 0]
 """
 
-from bpeinspect.core.sentencepiece.boundaries import boundary_rule
-from bpeinspect.core.sentencepiece.merges import SentencePieceMergeGraph
-from bpeinspect.core.sentencepiece.model import SentencePieceBPE
-from bpeinspect.core.sentencepiece.pieces import (
+from bpeinspect.core.models.pieces import (
     BYTE,
     CONTROL,
     KIND_NAMES,
@@ -44,6 +45,9 @@ from bpeinspect.core.sentencepiece.pieces import (
     byte_of_piece,
     display_bytes,
 )
+from bpeinspect.core.models.score_merges import SentencePieceMergeGraph
+from bpeinspect.core.sentencepiece.boundaries import boundary_rule
+from bpeinspect.core.sentencepiece.model import SentencePieceBPE
 
 __all__ = [
     "BYTE",

@@ -17,7 +17,7 @@ from operator import itemgetter
 
 import regex
 
-from bpeinspect.core.sentencepiece.pieces import SPACE
+from bpeinspect.core.models.pieces import SPACE
 from bpeinspect.core.split.rules import SplitRule
 
 

@@ -1,10 +1,50 @@
-"""Training: count pre-tokens, merge pairs incrementally, report progress, stop when asked.
+"""Training: count pre-tokens, merge pairs incrementally, report progress, stop when asked; the
+plan of a training of several sizes, and what the training window and ``train`` set it up with.
 
 >>> from bpeinspect.core.train import train_tokenizer
 >>> train_tokenizer("ab ab ab", 257, pattern=None).merges
 [(97, 98)]
 """
 
-from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, train_tokenizer
+from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
+from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
+from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome, TrainingPlan, check_sizes, size_label
+from bpeinspect.core.train.run import (
+    TrainedMerge,
+    TrainingProgress,
+    TrainingRun,
+    initial_token_bytes,
+    train_tokenizer,
+)
+from bpeinspect.core.train.setup import (
+    CorpusEntry,
+    format_merge,
+    parse_sizes,
+    parse_special_tokens,
+    preview_split,
+    summarize_path,
+)
 
-__all__ = ["TrainedMerge", "TrainingProgress", "TrainingRun", "train_tokenizer"]
+__all__ = [
+    "CorpusEntry",
+    "CorpusError",
+    "TrainedMerge",
+    "TrainingJob",
+    "TrainingOutcome",
+    "TrainingPlan",
+    "TrainingProgress",
+    "TrainingRun",
+    "check_sizes",
+    "corpus_files",
+    "count_pretokens",
+    "format_merge",
+    "initial_token_bytes",
+    "iter_corpus",
+    "parse_sizes",
+    "parse_special_tokens",
+    "preview_split",
+    "size_label",
+    "summarize_path",
+    "train_tokenizer",
+    "write_counts_tsv",
+]

@@ -187,12 +187,15 @@ def parse_special_tokens(text: str) -> list[str]:
 
 
 def parse_sizes(text: str) -> list[int]:
-    """Vocabulary sizes from a text field like ``"1k, 4k 16384"``, ascending and distinct.
+    """Vocabulary sizes from a text field like ``"1k, 4k 16384"``, ascending and distinct;
+    ``k`` means a thousand, and a number is taken as written.
 
     Raises ``ValueError`` naming the bad entry.
 
     >>> parse_sizes("16k, 1k 4096")
-    [1024, 4096, 16384]
+    [1000, 4096, 16000]
+    >>> parse_sizes("100k 100000 102400")
+    [100000, 102400]
     """
     sizes: set[int] = set()
     for s in regex.split(r"[\s,;]+", text.strip()):
@@ -201,7 +204,7 @@ def parse_sizes(text: str) -> list[int]:
         m = regex.fullmatch(r"(\d+)\s*([kK]?)", s)
         if m is None:
             raise ValueError(f"{s!r} is not a vocabulary size (write e.g. 1000, 4096 or 4k)")
-        sizes.add(int(m.group(1)) * (1024 if m.group(2) else 1))
+        sizes.add(int(m.group(1)) * (1000 if m.group(2) else 1))
     if not sizes:
         raise ValueError("no vocabulary size given")
     return sorted(sizes)

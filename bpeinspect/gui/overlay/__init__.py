@@ -1,1 +1,1 @@
-"""The coloured token overlay: the token view, the ids strip, the palette, tooltips and export."""
+"""The coloured token overlay: the token view (with its tooltips), the ids strip and the palette."""

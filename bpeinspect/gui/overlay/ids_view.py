@@ -2,7 +2,7 @@
 
 Only the visible rows are painted, and only their ids are read (from an encoding kept in
 segments as from a list), so 1.2 million ids cost no more than a screenful. Clicking a cell
-selects that token; the ids can be copied as a list or as JSON.
+selects that token.
 
 >>> view = IdsView()                        # doctest: +SKIP
 >>> view.set_ids([9906, 1917], palette)     # doctest: +SKIP
@@ -10,7 +10,6 @@ selects that token; the ids can be copied as a list or as JSON.
 
 from __future__ import annotations
 
-import json
 from typing import Protocol
 
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -19,16 +18,6 @@ from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.gui.overlay.palette import TokenPalette
-
-
-def ids_as_list(ids: list[int]) -> str:
-    """``"1, 2, 3"``"""
-    return ", ".join(map(str, ids))
-
-
-def ids_as_json(ids: list[int]) -> str:
-    """``"[1, 2, 3]"``"""
-    return json.dumps(ids)
 
 
 class IdSource(Protocol):

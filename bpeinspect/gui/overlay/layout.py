@@ -11,10 +11,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QTextBlock, QTextLine
 
 from bpeinspect.core import Encoding
-from bpeinspect.core.encoding import SPLITS_CHAR
+from bpeinspect.core.encoding import SPLITS_CHAR, byte_fractions, group_around
 from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.core.text import utf16_len
-from bpeinspect.gui.overlay.tooltips import byte_fractions, group_around
 
 
 @dataclass

@@ -47,9 +47,11 @@ def file_too_big(path: str) -> str | None:
     )
 
 
-def allow_paste(view: QWidget, source: QMimeData) -> bool:
-    """True if ``source`` may be inserted into ``view``; otherwise the window says why."""
-    size = paste_size(source)
+def allow_paste(view: QWidget, source: QMimeData, size: int | None = None) -> bool:
+    """True if ``source`` (``size`` bytes, if known) may be inserted into ``view``; otherwise
+    the window says why."""
+    if size is None:
+        size = paste_size(source)
     if size <= PASTE_LIMIT:
         doc = getattr(view, "document", None)
         # characterCount() is UTF-16 units, near enough to bytes for a limit

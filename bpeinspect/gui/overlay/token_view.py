@@ -12,9 +12,10 @@ page, copy and paste give the real text, and positions stay true.
 from __future__ import annotations
 
 import bisect
+import html
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -31,7 +32,8 @@ from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.core.live_text import LiveEncoding, Part
-from bpeinspect.gui.overlay.glyphs import CodePointSpacer
+from bpeinspect.core.text import hex_bytes
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer, display_bytes, shown, token_shown
 from bpeinspect.gui.overlay.layout import (
     Layers,
     LineGeometry,
@@ -44,8 +46,83 @@ from bpeinspect.gui.overlay.layout import (
     token_rects,
 )
 from bpeinspect.gui.overlay.marks import NEWLINE_GLYPH, paint_code_points, paint_dropped, paint_whitespace
-from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.tooltips import dropped_tooltip, token_tooltip
+from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
+
+# -- what the view says about a token on hover --------------------------------------------------
+
+
+def token_tooltip(
+    tok: Tokenizer,
+    enc: Encoding,
+    i: int,
+    group: tuple[int, int] | None = None,
+    *,
+    at: Part | None = None,
+    total: int | None = None,
+) -> str:
+    """Rich-text tooltip for token ``i``: id, text, bytes, rank, parents, spans.
+
+    ``enc`` may be one part of a longer encoding (``at`` says where it lies in the whole,
+    ``total`` how many tokens the whole has): positions are then those in the whole."""
+    info = enc.token(i)
+    at = at or Part(enc)
+    rows = [
+        ("id", f"<b>{info.id}</b>"),
+        ("text", f"<code>{html.escape(display_bytes(info.text_bytes))}</code>"),
+        *([("word", tok.word_marks.where(*tok.token_marks(info.id)))] if tok.word_marks and not info.special else []),
+        ("bytes", f"<code>{hex_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
+    ]
+    if info.special:
+        rows.append(("kind", "<b>special token</b>"))
+    elif tok.is_added(info.id):
+        rows.append(("kind", "<b>added token</b> (not special: matched before BPE in any encoding)"))
+    else:
+        graph = tok.merge_graph
+        rank = graph.rank(info.id)
+        rows.append(("rank", "—" if rank is None else str(rank)))
+        parents = graph.parents(info.id)
+        if parents is None:
+            kind = "a single byte" if len(info.text_bytes) == 1 else "not buildable by merges"
+            rows.append(("parents", kind))
+        else:
+            a, b = parents
+            rows.append(
+                (
+                    "parents",
+                    f"{a} <code>{html.escape(token_shown(tok, a))}</code> + "
+                    f"{b} <code>{html.escape(token_shown(tok, b))}</code>",
+                )
+            )
+    (c0, c1), (b0, b1) = info.char_span, info.byte_span
+    rows.append(("chars", f"{c0 + at.char}–{c1 + at.char}  (bytes {b0 + at.byte}–{b1 + at.byte})"))
+    if group is not None and group[0] != group[1]:
+        chars = enc.text[enc.char_starts[group[0]] : enc.char_ends[group[1]]]
+        rows.append(
+            (
+                "note",
+                f"tokens {group[0] + at.token}–{group[1] + at.token} share the character(s) "
+                f"<code>{html.escape(shown(chars))}</code>; this one holds bytes {hex_bytes(info.text_bytes)}",
+            )
+        )
+    quiet = app_colors().tip_label  # the theme's, not a grey the dark tooltip hides
+    body = "".join(f"<tr><td style='color:{quiet}'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    n = len(enc.ids) if total is None else total
+    return f"<table cellspacing=2>{body}</table><i style='color:{quiet}'>token {i + at.token + 1:,} of {n:,}</i>"
+
+
+def dropped_tooltip(tok: Tokenizer, chars: str) -> str:
+    """Rich-text tooltip for characters the encoding drops: which of their bytes have no token."""
+    data = chars.encode("utf-8", "surrogatepass")
+    missing = set(tok.missing_bytes)
+    lost = sorted({b for b in data if b in missing})
+    listed = " ".join(f"{b:02x}" for b in lost)
+    cps = " ".join(f"U+{ord(c):04X}" for c in chars)
+    name = html.escape(tok.name or "this tokenizer")
+    return (
+        f"<b>dropped</b>: <code>{html.escape(display_bytes(data))}</code> ({cps}, bytes <code>{hex_bytes(data)}</code>)"
+        f"<br>{name} has no token for the single byte{'s' if len(lost) != 1 else ''} <code>{listed}</code>, "
+        "so no token holds this text: it is dropped when encoding, as Hugging Face tokenizers and llama.cpp drop it."
+    )
 
 
 class TokenView(QPlainTextEdit):
@@ -65,8 +142,11 @@ class TokenView(QPlainTextEdit):
         self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
         self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
+        self._card_shown = False  # a hover card of this view is (or may be) on screen
         # inserts pasted or dropped text in place of the cursor's selection (set by the window)
         self.insert_text: Callable[[QTextCursor, str], None] | None = None
+        # the same for UTF-8 bytes, which it may decode off the GUI thread (set by the window)
+        self.insert_data: Callable[[QTextCursor, QByteArray], None] | None = None
         self.setMouseTracking(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(4 * QFontMetricsF(self.font()).horizontalAdvance(" "))
@@ -74,13 +154,18 @@ class TokenView(QPlainTextEdit):
     def insertFromMimeData(self, source) -> None:
         from bpeinspect.gui.overlay.paste_guard import allow_paste  # a 100 MB paste would not fit
 
-        if not allow_paste(self, source):
+        data = source.data("text/plain") if source.hasFormat("text/plain") else None
+        if not allow_paste(self, source, None if data is None else data.size()):
             return
-        if self.insert_text is None or not source.hasText():
+        if data is not None and self.insert_data is not None:
+            # bytes: turning 10 MB into a string here would hold the loop for 100 ms or more
+            self.insert_data(self.textCursor(), data)
+        elif self.insert_text is None or not source.hasText():
             super().insertFromMimeData(source)
             return
-        # the window's document puts a big text in a slice per turn (Qt would hold the loop)
-        self.insert_text(self.textCursor(), source.text())
+        else:
+            # the window's document puts a big text in a slice per turn (Qt would hold the loop)
+            self.insert_text(self.textCursor(), source.text())
         self.ensureCursorVisible()
 
     # -- state ------------------------------------------------------------------------------------
@@ -98,6 +183,7 @@ class TokenView(QPlainTextEdit):
         """Show ``enc`` (an encoding of this view's text by ``tok``, whole or kept in
         segments); ``changed`` is the UTF-16 range that differs from the encoding shown
         before (``None``: repaint everything)."""
+        self.hide_card()  # it would speak of a token that may no longer be there
         self.tok, self.enc = tok, enc
         if self.parts is None or self.parts is not enc and getattr(self.parts, "whole", None) is not enc:
             self.parts = as_parts(enc)
@@ -244,19 +330,34 @@ class TokenView(QPlainTextEdit):
 
     # -- events -----------------------------------------------------------------------------------
 
+    def hide_card(self) -> None:
+        """Hide the hover card this view showed (a key press, an edit, a new text)."""
+        if self._card_shown:
+            self._card_shown = False
+            QToolTip.hideText()
+
     def event(self, e: QEvent) -> bool:
+        if e.type() in (QEvent.Type.KeyPress, QEvent.Type.InputMethod):
+            self.hide_card()
+            ctrl = e.type() == QEvent.Type.KeyPress and e.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and e.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                # Tab types a tab in the text; Ctrl+Tab (Ctrl+Shift+Tab) goes to the next (previous) pane
+                QWidget.focusNextPrevChild(self, e.key() == Qt.Key.Key_Tab)  # the editor's own keeps the focus
+                return True
         if e.type() == QEvent.Type.ToolTip:
             i = self.token_at_point(QPointF(e.pos()))
             p = self.parts.part_of_token(i) if i is not None and self.parts is not None else None
             dropped = self.dropped_at_point(QPointF(e.pos())) if i is None else None
             if dropped is not None and self.tok is not None:
                 QToolTip.showText(e.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
+                self._card_shown = True
             elif p is None or self.tok is None:
-                QToolTip.hideText()
+                self.hide_card()
             else:
                 j = i - p.token
                 tip = token_tooltip(self.tok, p.enc, j, split_group(p.enc, j), at=p, total=len(self.parts))
                 QToolTip.showText(e.globalPos(), tip, self)
+                self._card_shown = True
             return True
         return super().event(e)
 

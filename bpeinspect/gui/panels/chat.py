@@ -42,10 +42,10 @@ from bpeinspect.core.chat import (
     conversation_of,
     encode_chat,
     message_texts,
+    parse_variables,
     render_chat,
     templates_for,
 )
-from bpeinspect.core.chat.variables import parse_variables
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import TokenPalette, app_colors

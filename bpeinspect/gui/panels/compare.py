@@ -29,8 +29,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from bpeinspect.core import Cancelled, Tokenizer
-from bpeinspect.core.analysis.compare import BoundaryAgreement
+from bpeinspect.core import Tokenizer
+from bpeinspect.core.analysis.compare import BoundaryAgreement, compare_boundaries
 from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error, next_beat
@@ -79,36 +79,6 @@ class CompareRow:
 class CompareResult:
     rows: list[CompareRow] = field(default_factory=list)
     truncated: bool = False
-
-
-def interior_boundaries(enc: Encoding) -> np.ndarray:
-    """Byte offsets where one token of ``enc`` ends and the next begins, ascending.
-
-    >>> from bpeinspect.core import load_tokenizer
-    >>> interior_boundaries(load_tokenizer("r50k_base").encode_with_offsets("hello world")).tolist()
-    [5]
-    """
-    ends = np.frombuffer(enc.byte_ends, dtype=np.int64)[:-1]
-    keep = np.ones(len(ends), dtype=bool)  # a token of no bytes (some files hold one) repeats an offset
-    np.not_equal(ends[1:], ends[:-1], out=keep[1:])
-    return ends[keep]  # (not np.unique: it hashes, holding the interpreter lock for long)
-
-
-def _within(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Which offsets of ``a`` are in the sorted array ``b`` (a binary search, which releases the lock)."""
-    i = np.searchsorted(b, a).clip(max=max(len(b) - 1, 0))
-    return b[i] == a if len(b) else np.zeros(len(a), dtype=bool)
-
-
-def _offset_set(offsets: np.ndarray, should_stop: Callable[[], bool] | None, step: int = 1 << 14) -> set[int]:
-    """``offsets`` as a set, built a slice at a time with a check between (a worker gives way
-    at each: one set of a 1 MB text's 250k boundaries held the interpreter too long)."""
-    out: set[int] = set()
-    for k in range(0, len(offsets), step):
-        out.update(offsets[k : k + step].tolist())
-        if should_stop is not None and should_stop():
-            raise Cancelled("cancelled")
-    return out
 
 
 def compare(
@@ -165,21 +135,13 @@ def _compare(
         encs.append(tok.encode_with_offsets(text, allowed_special="all", should_stop=should_stop))
         if progress is not None:
             progress(i + 1, len(toks) + 1)
-    # the boundaries as sorted arrays, compared by binary searches: Python sets' union and
-    # differences held the interpreter lock for several frames
-    bounds = [interior_boundaries(e) for e in encs]
-    others = np.sort(np.concatenate(bounds[1:])) if len(bounds) > 1 else bounds[0][:0]
     result = CompareResult(truncated=len(text) > render_limit)
     inside = inside_clusters(text[: render_limit + 1])  # the same text for every section
-    for i, enc in enumerate(encs):
-        diff = bounds[i][~_within(bounds[i], others if i == 0 else bounds[0])]
-        shared = int(np.count_nonzero(_within(bounds[i], bounds[0])))
-        agree = BoundaryAgreement(shared, len(bounds[0]) - shared, len(bounds[i]) - shared)
-        row = CompareRow(names[i], len(enc), len(text), bounds[i], _offset_set(diff, should_stop), agree)
+    for i, (enc, c) in enumerate(zip(encs, compare_boundaries(encs, should_stop), strict=True)):
+        row = CompareRow(names[i], len(enc), len(text), c.boundaries, c.differing, c.agreement)
         _render(row, enc, text, render_limit, colors or ui_colors(dark=False), palette=palette or TokenPalette(),
                 inside=inside)
         result.rows.append(row)
-    del others
     for enc in encs:
         _release(enc)
     return result

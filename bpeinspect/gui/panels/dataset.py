@@ -38,8 +38,15 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, Shape, Target, count_dataset, fields_shape
-from bpeinspect.core.dataset.counting import peek_shape
+from bpeinspect.core.dataset import (
+    TEMPLATE_PART,
+    DatasetStats,
+    Shape,
+    Target,
+    count_dataset,
+    fields_shape,
+    peek_shape,
+)
 from bpeinspect.core.io.builtins import is_builtin
 from bpeinspect.core.pool import BACKGROUND_NICENESS
 from bpeinspect.core.text import display_label

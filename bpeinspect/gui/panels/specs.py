@@ -1,10 +1,11 @@
 """The panels the main window docks, as a registry of :class:`PanelSpec`\\ s.
 
-The window reads :data:`PANELS` (see :class:`~bpeinspect.gui.window.docks.Any`): it
+The window reads :data:`PANELS` (see :class:`~bpeinspect.gui.window.docks.PanelHost`): it
 makes each dock (the lazy ones, and pyqtgraph with them, the first time they are shown), adds
-the menu entries that show them, and tabs them together. Each spec's ``make`` builds its view
-and ties it to the window through the window's public API: its registry model, its text and
-its ``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, vocabulary,
+the menu entries that show them, and tabs them together. Each spec's ``make`` gets a
+:class:`PanelContext` (the panel host) and builds its view, tied to the window through what
+:class:`PanelWindow` names of it: its registry model, its text and its
+``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, vocabulary,
 replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
@@ -15,18 +16,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
+from bpeinspect.gui.overlay.layout import Layers
+from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.panels.compare import CompareView
 from bpeinspect.gui.panels.merge_tree import MergeTreeBrowser
 from bpeinspect.gui.panels.replay import ReplayWidget
 from bpeinspect.gui.panels.token_list import TokenList
 from bpeinspect.gui.panels.vocabulary import VocabBrowser
-from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first, specs_of, tokenizers_of
+from bpeinspect.gui.registry import (
+    RESULT_ROLE,
+    TokenizerRegistry,
+    follow_rows,
+    reference_first,
+    specs_of,
+    tokenizers_of,
+)
+
+if TYPE_CHECKING:
+    from bpeinspect.core.analysis.corpus import CorpusText
+    from bpeinspect.gui.panels.languages import LanguagesView
+    from bpeinspect.gui.panels.vocabs import VocabsView
 
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
@@ -37,13 +53,85 @@ FOLLOW_MS = 16
 RIGHT, BOTTOM = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
 
 
+class Look(Protocol):
+    """The window's appearance, as the panels follow it: its token colours and layers."""
+
+    @property
+    def token_palette(self) -> TokenPalette: ...
+
+    @property
+    def layers(self) -> Layers: ...
+
+    @property
+    def changed(self) -> SignalInstance: ...  # layers, palette, theme or text size
+
+
+class FileCommands(Protocol):
+    def ask_open_tokenizer(self) -> None: ...
+
+
+@runtime_checkable
+class PanelWindow(Protocol):
+    """What the panels use of the main window (which satisfies it): the open tokenizers, the
+    text, the token picked, its appearance and its message bar."""
+
+    @property
+    def registry(self) -> TokenizerRegistry: ...
+
+    @property
+    def document(self) -> QTextDocument: ...  # the text's (``contentsChanged`` when it changes)
+
+    @property
+    def appearance(self) -> Look: ...
+
+    @property
+    def files(self) -> FileCommands: ...
+
+    @property
+    def tokenActivated(self) -> SignalInstance: ...  # (Tokenizer, token id) picked
+
+    @property
+    def pieceActivated(self) -> SignalInstance: ...  # (Tokenizer, pre-token text) picked
+
+    @property
+    def selectionChanged(self) -> SignalInstance: ...
+
+    def text(self) -> str: ...
+
+    def set_text(self, text: str, *, right_to_left: bool = False) -> None: ...
+
+    def open_text_file(self, path: str, *, right_to_left: bool = False) -> None: ...
+
+    def show_error(self, text: str) -> None: ...
+
+    def select_token(self, tok: Tokenizer, index: int) -> None: ...
+
+    def selected_index(self, tok: Tokenizer | None) -> int | None: ...
+
+
+class PanelContext(Protocol):
+    """What a panel is made with (the window's panel host): the window, the docks made so far,
+    the :class:`Inspector` the token views follow, and a way to show another panel."""
+
+    @property
+    def window(self) -> PanelWindow: ...
+
+    @property
+    def docks(self) -> dict[str, QDockWidget]: ...
+
+    @property
+    def inspector(self) -> Inspector: ...
+
+    def show(self, key: str) -> QWidget: ...
+
+
 @dataclass(frozen=True)
 class PanelSpec:
     """One dockable panel: how to make it, where it docks, and the menu entry that shows it."""
 
     key: str
     title: str
-    make: Callable[[Any], QWidget]
+    make: Callable[[PanelContext], QWidget]
     area: Qt.DockWidgetArea = RIGHT
     tab_with: str | None = None  # tabbed behind this panel's dock
     menu: str | None = None  # the menu (an ActionRegistry key) of a "show" entry
@@ -52,7 +140,8 @@ class PanelSpec:
     lazy: bool = False  # made the first time it is shown
     module: str | None = None  # a lazy panel's module, imported ahead of time off the GUI thread (pyqtgraph is slow)
     floating_size: tuple[int, int] | None = None  # first shown floating, this big
-    shown: Callable[[QWidget, Any], None] | None = None  # called each time it is shown from the menu
+    # called with its view each time it is shown from the menu
+    shown: Callable[[Any, PanelContext], None] | None = None
     docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
 
 
@@ -76,8 +165,8 @@ class Inspector(QObject):
     EXAMPLE_VIEWS = ("tree", "replay")  # show EXAMPLE_PIECE until something is picked
     KEEP_IN_FRONT = ("tokens", "vocab", "replay")  # a pick does not bring the tree over these
 
-    def __init__(self, window: Any, docks: dict[str, QDockWidget]) -> None:
-        super().__init__(window)
+    def __init__(self, window: PanelWindow, docks: dict[str, QDockWidget]) -> None:
+        super().__init__(cast(QObject, window))  # a QMainWindow: the inspector goes with it
         self.window, self.docks = window, docks
         self.views: dict[str, QWidget] = {}
         self.shown: dict[str, Tokenizer | None] = {}
@@ -155,7 +244,7 @@ class Inspector(QObject):
 # -- the panels --------------------------------------------------------------------------------------
 
 
-def _make_tokens(host: Any) -> QWidget:
+def _make_tokens(host: PanelContext) -> QWidget:
     win = host.window
     reg = win.registry
     view = TokenList()
@@ -195,25 +284,25 @@ def _make_tokens(host: Any) -> QWidget:
     return view
 
 
-def _make_tree(host: Any) -> QWidget:
+def _make_tree(host: PanelContext) -> QWidget:
     view = MergeTreeBrowser()
     host.inspector.attach("tree", view)
     return view
 
 
-def _make_replay(host: Any) -> QWidget:
+def _make_replay(host: PanelContext) -> QWidget:
     view = ReplayWidget()
     host.inspector.attach("replay", view)
     return view
 
 
-def _make_vocab(host: Any) -> QWidget:
+def _make_vocab(host: PanelContext) -> QWidget:
     view = VocabBrowser()
     host.inspector.attach("vocab", view)
     return view
 
 
-def _make_compare(host: Any) -> QWidget:
+def _make_compare(host: PanelContext) -> QWidget:
     win = host.window
     view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged)
     view.active = False  # until its tab is brought forward
@@ -233,13 +322,13 @@ def _make_compare(host: Any) -> QWidget:
     return view
 
 
-def _make_languages(host: Any) -> QWidget:
+def _make_languages(host: PanelContext) -> QWidget:
     from bpeinspect.gui.panels.languages import LanguagesView
 
     win = host.window
     view = LanguagesView()
 
-    def open_language(text: Any) -> None:  # a CorpusText: shown right to left when its language is written so
+    def open_language(text: CorpusText) -> None:  # shown right to left when its language is written so
         sample, rtl = text.sample, text.language.direction == "rtl"
         if sample.text is not None:
             win.set_text(sample.text, right_to_left=rtl)
@@ -254,13 +343,13 @@ def _make_languages(host: Any) -> QWidget:
     return view
 
 
-def _languages_follow(view: QWidget, host: Any) -> None:
+def _languages_follow(view: LanguagesView, host: PanelContext) -> None:
     toks, _labels = reference_first(host.window.registry)  # the plot sorts by the reference
     if toks and host.docks["languages"].isVisible():
         view.set_tokenizers(toks)
 
 
-def _make_vocabs(host: Any) -> QWidget:
+def _make_vocabs(host: PanelContext) -> QWidget:
     from bpeinspect.gui.panels.vocabs import VocabsView
 
     win = host.window
@@ -279,17 +368,17 @@ def _make_vocabs(host: Any) -> QWidget:
     return view
 
 
-def _vocabs_follow(view: QWidget, host: Any) -> None:
+def _vocabs_follow(view: VocabsView, host: PanelContext) -> None:
     view.set_tokenizers(*reference_first(host.window.registry))
 
 
-def _make_training(host: Any) -> QWidget:
+def _make_training(host: PanelContext) -> QWidget:
     from bpeinspect.gui.training.workspace import TrainingWorkspace
 
     return TrainingWorkspace(host.window.registry)
 
 
-def _make_chat(host: Any) -> QWidget:
+def _make_chat(host: PanelContext) -> QWidget:
     from bpeinspect.gui.panels.chat import ChatView
 
     win = host.window
@@ -310,7 +399,7 @@ def _make_chat(host: Any) -> QWidget:
     return view
 
 
-def _make_dataset(host: Any) -> QWidget:
+def _make_dataset(host: PanelContext) -> QWidget:
     from bpeinspect.gui.panels.dataset import DatasetView
 
     win = host.window
@@ -323,9 +412,9 @@ def _make_dataset(host: Any) -> QWidget:
     return view
 
 
-def _open_record(host: Any, record: Any, shape: Any) -> None:
+def _open_record(host: PanelContext, record: Any, shape: Any) -> None:
     """A chat record opens in the chat panel; any other in the text box (its fields' text)."""
-    from bpeinspect.core.dataset.shapes import conversation, field_texts
+    from bpeinspect.core.dataset import conversation, field_texts
 
     messages = conversation(record) if shape.kind == "chat" else None
     if messages is not None:

@@ -3,24 +3,25 @@ web playgrounds show it, copyable as text, ids or JSON pairs.
 
 The model reads the encoding when a row is drawn, so a million tokens cost no more than a
 screenful; the window's encoding is kept per segment of the text
-(:class:`~bpeinspect.core.live_text.LiveEncoding`) and is read a part at a time, never joined. Copying takes the selected rows, or all of them when none are selected.
+(:class:`~bpeinspect.core.live_text.LiveEncoding`) and is read a part at a time, never joined.
+Copying takes the selected rows, or all of them when none are selected, and is built in a
+worker (:class:`~bpeinspect.gui.panels.big_copy.BigCopy`): millions of tokens take seconds.
 
 >>> from bpeinspect.core import load_tokenizer
+>>> from bpeinspect.gui.panels.big_copy import build_copy
 >>> tok = load_tokenizer("cl100k_base"); enc = tok.encode_with_offsets("hi 🎉")
->>> as_text(tok, enc.ids, range(len(enc.ids)))
+>>> b"".join(build_copy(IdSnapshot.of(enc), None, "text", tok)).decode()
 'hi\\n␣<f0 9f>\\n<8e>\\n<89>'
->>> as_pairs(tok, enc.ids, [0, 1])
+>>> b"".join(build_copy(IdSnapshot.of(enc), [(0, 2)], "pairs", tok)).decode()
 '[{"id": 6151, "token": "hi"}, {"id": 11410, "token": "<20 f0 9f>"}]'
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.text import LEGEND
 from bpeinspect.gui.overlay.glyphs import token_shown  # characters no font draws as code points
+from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 
 _Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "ID", "Token", "Bytes")
@@ -58,29 +60,6 @@ _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value
 def token_text(tok: Tokenizer, token_id: int) -> str:
     """A token's text as every view shows it (``␣`` for a space, ``<e4 bd>`` for bytes of a split character)."""
     return token_shown(tok, token_id)
-
-
-def as_text(tok: Tokenizer, ids: Sequence[int], rows: Iterable[int]) -> str:
-    """The tokens' texts, one per line."""
-    return "\n".join(token_text(tok, ids[r]) for r in rows)
-
-
-def as_ids(ids: Sequence[int], rows: Iterable[int]) -> str:
-    return ", ".join(str(ids[r]) for r in rows)
-
-
-def as_pairs(tok: Tokenizer, ids: Sequence[int], rows: Iterable[int]) -> str:
-    """JSON: ``[{"id": …, "token": …}, …]``; a token that is not whole UTF-8 characters is
-    written in the notation of the views (``<e4 bd>``)."""
-    out = []
-    for r in rows:
-        data = tok.token_bytes(ids[r])
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = "<" + data.hex(" ") + ">"
-        out.append({"id": ids[r], "token": text})
-    return json.dumps(out, ensure_ascii=False)
 
 
 class TokenListModel(QAbstractTableModel):
@@ -213,6 +192,7 @@ class TokenList(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # Tab goes on to the next pane (arrows move between cells)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         vh = self.table.verticalHeader()
@@ -226,6 +206,7 @@ class TokenList(QWidget):
         for col, chars in ((COL_INDEX, 6), (COL_ID, 7), (COL_BYTES, 5)):
             self.table.setColumnWidth(col, em * chars + 12)
         self.table.clicked.connect(lambda ix: self.tokenClicked.emit(ix.row()))
+        self.copier = BigCopy(self)
         buttons = []
         for label, tip, slot in (
             ("Copy text", "The tokens' texts, one per line (the selected ones, or all)", self.copy_text),
@@ -245,23 +226,28 @@ class TokenList(QWidget):
         lay.addWidget(self.table, 1)
 
     def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None, label: str = "") -> None:
-        keep = self.selected_rows()
+        keep = self.selected_ranges() or []
         self.model.set_encoding(tok, enc)
         n = len(enc) if enc is not None else 0
         self.title.setText(f"Tokens — {label or (tok.name if tok else '')} ({n:,})" if tok is not None else "Tokens")
-        if len(keep) == 1 and keep[0] < n:
-            self.select(keep[0], scroll=False)
+        if len(keep) == 1 and keep[0][1] == keep[0][0] + 1 and keep[0][0] < n:
+            self.select(keep[0][0], scroll=False)
 
     def select(self, row: int | None, *, scroll: bool = True) -> None:
-        """Select token ``row`` (None: nothing) and scroll to it."""
+        """Select token ``row`` (None: nothing) and scroll to it. Rows the user selected
+        (several, with Shift or Ctrl) stay selected when ``row`` is one of them or None."""
         sel = self.table.selectionModel()
+        ranges = self.selected_ranges() or []
+        several = sum(end - first for first, end in ranges) > 1
         if row is None or not 0 <= row < self.model.rowCount():
-            sel.clearSelection()
+            if not several:
+                sel.clearSelection()
             return
         ix = self.model.index(row, COL_ID)
-        blocked = self.table.blockSignals(True)
-        self.table.selectRow(row)
-        self.table.blockSignals(blocked)
+        if not (several and any(first <= row < end for first, end in ranges)):
+            blocked = self.table.blockSignals(True)
+            self.table.selectRow(row)
+            self.table.blockSignals(blocked)
         if scroll:
             self.table.scrollTo(ix, QAbstractItemView.ScrollHint.PositionAtCenter)
 
@@ -269,20 +255,33 @@ class TokenList(QWidget):
         sel = self.table.selectionModel()
         return sorted(ix.row() for ix in sel.selectedRows()) if sel is not None else []
 
-    def _rows(self) -> Sequence[int]:
-        return self.selected_rows() or range(self.model.rowCount())
+    def selected_ranges(self) -> list[tuple[int, int]] | None:
+        """The selected rows as (first, end) ranges in order, None when none is selected (read
+        from the selection's ranges: a selection of every row of millions costs no more)."""
+        sel = self.table.selectionModel()
+        if sel is None or not sel.hasSelection():
+            return None
+        spans = sorted((r.top(), r.bottom() + 1) for r in sel.selection())
+        merged: list[tuple[int, int]] = []
+        for first, end in spans:
+            if merged and first <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((first, end))
+        return merged
+
+    def _copy(self, fmt: str) -> None:
+        if self.model.tok is not None and self.model.enc is not None:
+            self.copier.copy(IdSnapshot.of(self.model.enc), self.selected_ranges(), fmt, self.model.tok)
 
     def copy_text(self) -> None:
-        if self.model.tok is not None:
-            QGuiApplication.clipboard().setText(as_text(self.model.tok, self.model.ids(), self._rows()))
+        self._copy("text")
 
     def copy_ids(self) -> None:
-        if self.model.enc is not None:
-            QGuiApplication.clipboard().setText(as_ids(self.model.ids(), self._rows()))
+        self._copy("ids")
 
     def copy_pairs(self) -> None:
-        if self.model.tok is not None:
-            QGuiApplication.clipboard().setText(as_pairs(self.model.tok, self.model.ids(), self._rows()))
+        self._copy("pairs")
 
 
-__all__ = ["COLUMNS", "TokenList", "TokenListModel", "as_ids", "as_pairs", "as_text"]
+__all__ = ["COLUMNS", "TokenList", "TokenListModel"]

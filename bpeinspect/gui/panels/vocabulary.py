@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
@@ -78,6 +79,18 @@ def shows_everything(query: TokenQuery) -> bool:
     """
     blank = not query.text or (query.mode == "id" and not query.text.strip())
     return blank and query == TokenQuery(mode=query.mode, text=query.text, ignore_case=query.ignore_case)
+
+
+_REGEX_SIGNS = re.compile(r"\\[dwsbpPDWSB]|^\^|(?<!\\)\$$|\[[^\]]+\]|\.[*+?]|\{\d+(,\d*)?\}|\(\?")
+
+
+def looks_like_regex(text: str) -> bool:
+    """Whether a text search reads like a regular expression (a hint, when it finds nothing).
+
+    >>> looks_like_regex(r"^\\d{3}$"), looks_like_regex("[aeiou]+"), looks_like_regex("hello")
+    (True, True, False)
+    """
+    return bool(_REGEX_SIGNS.search(text))
 
 
 class VocabBrowser(QWidget):
@@ -414,6 +427,9 @@ class VocabBrowser(QWidget):
         if missing:  # single bytes without a token: dropped from text when encoding
             shown = " ".join(f"{b:02x}" for b in missing[:8]) + (" …" if len(missing) > 8 else "")
             parts.append(f"no token for {len(missing)} single byte{'s' if len(missing) != 1 else ''} ({shown})")
+        query = self.query()
+        if self.model.rowCount() == 0 and query.mode == "text" and looks_like_regex(query.text):
+            parts.append("this reads like a regular expression: set the search to Regex to use it as one")
         name = ix.tok.name or "tokenizer"
         self._set_status(f"{name}: " + " · ".join(parts))
         self.status.setToolTip(

@@ -1,1 +1,1 @@
-"""The training workspace: form, corpus list, live plots and the training worker."""
+"""The training workspace: form, corpus list and live plots (the plan it runs is the core's, :mod:`bpeinspect.core.train.plan`)."""

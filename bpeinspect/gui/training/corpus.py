@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core.train.setup import CorpusEntry, summarize_path
+from bpeinspect.core.train import CorpusEntry, summarize_path
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.overlay.palette import app_colors
 

@@ -17,10 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core.train.setup import parse_sizes, parse_special_tokens
+from bpeinspect.core.train import TrainingPlan, check_sizes, parse_sizes, parse_special_tokens
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.pattern import PatternChooser
-from bpeinspect.gui.training.worker import TrainingPlan
 
 TIE_BREAKS = {"first-seen": "first seen (minbpe)", "hf": "smaller ids (Hugging Face)"}
 
@@ -39,7 +38,7 @@ class TrainingForm(QWidget):
         self.sizes_edit = QLineEdit("1k, 4k")
         self.sizes_edit.setPlaceholderText("e.g. 1k, 4k, 16k")
         self.sizes_edit.setToolTip(
-            "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k.\n"
+            "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k (k is 1,000).\n"
             "Training runs once to the largest; the smaller ones are its first merges."
         )
         self.chooser = PatternChooser(self, default="gpt4")
@@ -123,11 +122,7 @@ class TrainingForm(QWidget):
         except ValueError as exc:
             raise ValueError(f"Vocabulary size: {exc}") from None
         specials = parse_special_tokens(self.specials_edit.text())
-        need = 256 + len(specials) + 1
-        small = [s for s in sizes if s < need]
-        if small:
-            what = f"256 bytes and {len(specials)} special tokens" if specials else "256 bytes"
-            raise ValueError(f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need}).")
+        check_sizes(sizes, specials)
         pattern = self.pattern()
         if why := self.chooser.error():
             raise ValueError(f"Split pattern: {why}")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 
 from bpeinspect.core import PRESETS, PatternError
 from bpeinspect.core.text import display_text
-from bpeinspect.core.train.setup import preview_split
+from bpeinspect.core.train import preview_split
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors

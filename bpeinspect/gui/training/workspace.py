@@ -1,7 +1,7 @@
 """The training workspace: set up a training, watch it run, and inspect the result at once.
 
 Training runs in a child process (:mod:`bpeinspect.core.train.process`) watched by a
-:class:`~bpeinspect.gui.concurrency.Worker` running a :class:`~.worker.TrainingJob` in a pool
+:class:`~bpeinspect.gui.concurrency.Worker` running a :class:`~bpeinspect.core.train.plan.TrainingJob` in a pool
 of its own (so it never takes a thread the window's encoding needs); this widget only shows the throttled reports
 (progress, rate, time left, the current merge, two live plots). The
 tokenizers it makes, one per asked-for size, join the :class:`TokenizerRegistry`, so the
@@ -36,14 +36,12 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, TrainingProgress
 from bpeinspect.core.io.formats import saveable
 from bpeinspect.core.text import LEGEND
-from bpeinspect.core.train.run import initial_token_bytes
-from bpeinspect.core.train.setup import format_merge
+from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots, bytes_per_token_curve
-from bpeinspect.gui.training.worker import TrainingJob, TrainingOutcome
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {
@@ -121,6 +119,8 @@ class TrainingWorkspace(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.phase_label = QLabel("Not started.")
+        self.phase_label.setWordWrap(True)  # a long line ("ran out of pairs … Made: …") wraps, not widens the form
+        self.phase_label.setMinimumWidth(1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -317,8 +317,12 @@ class TrainingWorkspace(QWidget):
     def _on_finished(self, job: TrainingJob, outcome: TrainingOutcome) -> None:
         self._set_progress(outcome.merges, max(job.run_.merges_total, 1))
         self.plots.redraw()
-        if outcome.stopped:
+        # a run cancelled with merges still to make can resume; one that made them all (the
+        # cancel came as it ended) or that ran out of pairs has nothing left to do
+        if outcome.stopped and not outcome.exhausted and outcome.merges < job.run_.merges_total:
             self.paused = (job.plan, job.run_, job.history)
+        else:
+            self._drop_paused()
         for tok in outcome.tokenizers:
             settings = tok.training.settings if tok.training else {}
             if settings.get("finished") and settings.get("vocab_size") in self._delivered:

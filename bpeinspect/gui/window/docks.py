@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.gui.concurrency import Worker
-from bpeinspect.gui.panels.specs import Inspector, PanelSpec
-from bpeinspect.gui.window.actions import ActionSpec
+from bpeinspect.gui.panels.specs import Inspector, PanelSpec, PanelWindow
+from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 
 DOCK_WIDTH = 460
 
@@ -31,11 +31,29 @@ def _import_all(modules: list[str]) -> None:
             return
 
 
-class PanelHost(QObject):
-    """The docked panels of one main window (``window``: its public API)."""
+class DockingWindow(PanelWindow, Protocol):
+    """A main window the panels dock in: what they use of it, its menus and its docks."""
 
-    def __init__(self, window: Any, specs: Sequence[PanelSpec]) -> None:
-        super().__init__(window)
+    @property
+    def commands(self) -> ActionRegistry: ...
+
+    def add_panel(self, title: str, widget: QWidget, area: Qt.DockWidgetArea = ...) -> QDockWidget: ...
+
+    def tabifyDockWidget(self, first: QDockWidget, second: QDockWidget, /) -> None: ...
+
+    def resizeDocks(self, docks: Sequence[QDockWidget], sizes: Sequence[int], orientation: Qt.Orientation, /) -> None: ...
+
+    def installEventFilter(self, filter: QObject, /) -> None: ...
+
+    def removeEventFilter(self, filter: QObject, /) -> None: ...
+
+
+class PanelHost(QObject):
+    """The docked panels of one main window (``window``: what :class:`DockingWindow` names of
+    it); it is the :class:`~bpeinspect.gui.panels.specs.PanelContext` each panel is made with."""
+
+    def __init__(self, window: DockingWindow, specs: Sequence[PanelSpec]) -> None:
+        super().__init__(cast(QObject, window))  # a QMainWindow: the host goes with it
         self.window = window
         self.specs = {spec.key: spec for spec in specs}
         self.views: dict[str, QWidget] = {}

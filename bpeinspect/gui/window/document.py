@@ -20,19 +20,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from bpeinspect.core import limits
 from bpeinspect.core.live_text import LiveText
-from bpeinspect.gui.concurrency import note_typing
+from bpeinspect.gui.concurrency import Worker, note_typing
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
 from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
+PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread (10 MB: 100 ms)
 
 
 def read_text_file(path: str) -> str:
@@ -60,6 +61,12 @@ def normalize_newlines(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.replace("\u2029", "\n") if "\u2029" in text else text
+
+
+def decode_paste(data: QByteArray) -> str:
+    """A paste's UTF-8 bytes as the document's text (newlines normalized); undecodable bytes
+    become U+FFFD."""
+    return normalize_newlines(bytes(data.data()).decode("utf-8", "replace"))
 
 
 def slice_end(text: str, pos: int, size: int = FEED_SLICE) -> int:
@@ -104,6 +111,8 @@ class LiveDocument(QObject):
         self.revision = 0  # bumped on every edit; encodings remember the revision they encode
         self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
         self._feeding: _Feed | None = None
+        self._reading: Worker | None = None  # a big paste being decoded (the views are read-only)
+        self._starting = False  # the first slice of a big insert is going in: more will follow
         self._feed_timer = QTimer(self, singleShot=True, interval=0)
         self._feed_timer.timeout.connect(self._feed)
         self._quiet = False  # set while applying a format: the text does not change
@@ -132,7 +141,7 @@ class LiveDocument(QObject):
         return self.document.defaultTextOption().textDirection() == Qt.LayoutDirection.RightToLeft
 
     def is_feeding(self) -> bool:
-        return self._feeding is not None
+        return self._feeding is not None or self._reading is not None or self._starting
 
     # -- changing ---------------------------------------------------------------------------------
 
@@ -156,19 +165,50 @@ class LiveDocument(QObject):
             return
         self._start_feeding(_Feed(text, cur, undoable=False))
 
-    def insert_text(self, cursor: QTextCursor, text: str) -> None:
-        """Insert ``text`` at ``cursor`` in place of its selection, as one step to undo; a
-        big text goes in a slice per turn (the views are read-only meanwhile)."""
+    def paste_data(self, cursor: QTextCursor, data: QByteArray) -> None:
+        """Paste UTF-8 ``data`` at ``cursor`` as :meth:`insert_text` does; a big paste is first
+        decoded by a worker (the views are read-only meanwhile, and the cursor follows any change)."""
         self._stop_feeding()
-        text = normalize_newlines(text)
+        if data.size() <= PASTE_ON_WORKER:
+            self.insert_text(cursor, decode_paste(data), normalized=True)
+            return
+        at = QTextCursor(cursor)
+        worker = self._reading = Worker(decode_paste, data)
+        worker.signals.returned.connect(lambda text: self._paste_read(worker, at, text))
+        worker.signals.errored.connect(lambda _exc: self._paste_read(worker, at, None))
+        self.feedingChanged.emit(True)
+        worker.start()
+
+    def _paste_read(self, worker: Worker, cursor: QTextCursor, text: str | None) -> None:
+        if worker is not self._reading:
+            return  # superseded (a new text, another paste)
+        self._reading = None
+        if text:
+            self.insert_text(cursor, text, normalized=True)
+        if self._feeding is None:
+            self.feedingChanged.emit(False)
+
+    def insert_text(self, cursor: QTextCursor, text: str, *, normalized: bool = False) -> None:
+        """Insert ``text`` at ``cursor`` in place of its selection, as one step to undo; a
+        big text goes in a slice per turn (the views are read-only meanwhile). ``normalized``:
+        see :meth:`set_text`."""
+        self._stop_feeding()
+        if not normalized:
+            text = normalize_newlines(text)
         cur = QTextCursor(cursor)
-        cur.beginEditBlock()
-        cur.removeSelectedText()
         # the first slice goes in now, as one step to undo with what it replaces; a small one,
         # since its segment is encoded right away, on this thread, for every tokenizer
         end = slice_end(text, 0, FIRST_SLICE)
-        cur.insertText(text[:end], self.char_format)
-        cur.endEditBlock()
+        # what these changes set off (their encoding, a check for idle) must see that the rest
+        # is still to come
+        self._starting = end < len(text)
+        try:
+            cur.beginEditBlock()
+            cur.removeSelectedText()
+            cur.insertText(text[:end], self.char_format)
+            cur.endEditBlock()
+        finally:
+            self._starting = False
         if end < len(text):
             feed = _Feed(text, cur, undoable=True)
             feed.pos = end
@@ -260,6 +300,11 @@ class LiveDocument(QObject):
             self._feed_timer.start()
 
     def _stop_feeding(self) -> None:
+        if self._reading is not None:  # a paste still being decoded will not go in
+            self._reading.detach()
+            self._reading = None
+            if self._feeding is None:
+                self.feedingChanged.emit(False)
         if self._feeding is None:
             return
         self._feed_timer.stop()

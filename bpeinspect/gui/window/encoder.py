@@ -22,6 +22,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
+from bpeinspect.core.encoding import differing_span
 from bpeinspect.core.live import EncodeResult, plan_encode
 from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, cheap_to_encode, encode_segment
 from bpeinspect.core.memory import checks, quiet_gc
@@ -71,39 +72,6 @@ def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = No
                 budget -= 1
             del items[-step:]
     return False
-
-
-def differing_span(old: Encoding | None, new: Encoding) -> tuple[int, int] | None:
-    """The UTF-16 range of ``new`` (a segment's encoding after an edit) whose tokens differ
-    from ``old`` (its encoding before): tokens the same from either end look the same.
-    ``None`` if nothing differs; all of ``new`` without ``old``.
-
-    >>> from bpeinspect.core import load_tokenizer
-    >>> tok = load_tokenizer("cl100k_base")
-    >>> differing_span(tok.encode_with_offsets("one two three"), tok.encode_with_offsets("one twos three"))
-    (3, 8)
-    """
-    end = new.utf16_ends[-1] if new.ids else 0
-    if old is None:
-        return 0, end
-    a, b = old.ids, new.ids
-    n = min(len(a), len(b))
-    lo, hi = 0, n  # the common prefix, by bisection: slice comparisons run in C
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
-    p = lo
-    lo, hi = 0, n - p
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if a[len(a) - mid :] == b[len(b) - mid :] else (lo, mid - 1)
-    last = len(b) - lo - 1  # the last token of new that differs
-    if last < p:
-        if len(a) == len(b):
-            return None
-        at = new.utf16_starts[p] if p < len(b) else end
-        return at, at  # tokens went: the line they were on
-    return new.utf16_starts[p], new.utf16_ends[last]
 
 
 def _encode_batch(tok: Tokenizer, batch: list[tuple[Segment, str]], should_stop):

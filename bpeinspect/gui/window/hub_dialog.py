@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core import VocabularyError
 from bpeinspect.core.io import hub
 from bpeinspect.core.io.hub_catalog import HubModel, hub_models, search
 from bpeinspect.gui.concurrency import Jobs, describe_error

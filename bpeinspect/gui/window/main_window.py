@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.panes.insert_text = self.live.insert_text
+        self.panes.insert_data = self.live.paste_data
         self.live.below_view = self.panes.below_view
         self.files = FileCommands(self)
         self.vocab_settings = VocabSettings(self)
@@ -193,6 +194,8 @@ class MainWindow(QMainWindow):
         self.document.contentsChange.connect(self._on_contents_change)
         for signal in (self.registry.currentChanged, self.registry.shownChanged):
             signal.connect(self._sync_tokenizer_actions)
+        for signal in (self.registry.added, self.registry.removed):
+            signal.connect(self._sync_add_actions)
         self.registry.currentChanged.connect(self._select_in_ids)
         glyph_notices().found.connect(self.show_glyph_notice)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
@@ -431,6 +434,11 @@ class MainWindow(QMainWindow):
     def _select_in_ids(self, tok: Tokenizer | None) -> None:
         # the ids list the current tokenizer's tokens: outline the one at the selected place
         self.ids.view.select(self.selected_index(tok))
+
+    def _sync_add_actions(self, *_args: object) -> None:
+        """Tokenizers ▸ Add NAME is offered only while NAME is not open."""
+        for name in BUILTINS:
+            self.commands[f"tokenizers.add.{name}"].setEnabled(self.registry.find(name) is None)
 
     def _sync_tokenizer_actions(self, *_args: object) -> None:
         tok = self.registry.current()

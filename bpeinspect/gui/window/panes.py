@@ -16,11 +16,16 @@ import html
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSpinBox,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QPlainTextEdit,
     QScrollArea,
     QSplitter,
+    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -165,6 +170,10 @@ class TokenizerPane(QWidget):
         return False
 
 
+# widgets the user types into: the focus is left there when the first pane comes
+TYPING_WIDGETS = (QPlainTextEdit, QTextEdit, QLineEdit, QAbstractSpinBox, QAbstractItemView)
+
+
 class PaneStack(QScrollArea):
     """The panes of the tokenizers shown in the overlay, top to bottom in the registry's order
     (a placeholder while there are none). The panes share the height of the window; when
@@ -178,12 +187,14 @@ class PaneStack(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the panes' texts take the focus, not the frame around them
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.setWidget(self.splitter)
         self.registry, self.document, self.appearance = registry, document, appearance
         self.read_only = False
         self.insert_text = None  # what the views paste with (LiveDocument.insert_text)
+        self.insert_data = None  # and pasted UTF-8 bytes (LiveDocument.paste_data)
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -271,6 +282,7 @@ class PaneStack(QScrollArea):
         pane = TokenizerPane(tok, self.document)
         pane.view.setReadOnly(self.read_only)
         pane.view.insert_text = self.insert_text
+        pane.view.insert_data = self.insert_data
         self.appearance.style_view(pane.view)
         pane.view.tokenClicked.connect(lambda i, p=pane: self.tokenClicked.emit(p.tok, i))
         pane.closeRequested.connect(self.registry.remove)
@@ -283,6 +295,9 @@ class PaneStack(QScrollArea):
         row = self.registry.row_of(tok) or 0
         at = sum(1 for t in before if (self.registry.row_of(t) or 0) < row)
         self.splitter.insertWidget(at, pane)
+        focus = self.window().focusWidget()
+        if not before and not isinstance(focus, TYPING_WIDGETS):
+            pane.view.setFocus()  # typing goes into the text from the start (not to a button)
         pane.set_current(tok is self.registry.current())
         pane.set_reference(tok is self.registry.reference())
         pane.set_label(self.registry.label(tok))

@@ -8,11 +8,11 @@ Both follow the registry (the current tokenizer and its latest encoding) by them
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.gui.overlay.ids_view import IdsView, ids_as_json, ids_as_list
+from bpeinspect.gui.overlay.ids_view import IdsView
+from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 from bpeinspect.gui.registry import RESULT_ROLE, TokenizerRegistry
 from bpeinspect.gui.window.encoder import Encoder
 from bpeinspect.gui.window.theme import Appearance
@@ -29,6 +29,7 @@ class IdsBox(QWidget):
         self.view = IdsView()
         self.view.tokenClicked.connect(self.tokenClicked)
         self.title = QLabel("Token ids")
+        self.copier = BigCopy(self)
         copy_list = QToolButton(text="Copy list")
         copy_list.clicked.connect(self.copy_list)
         copy_json = QToolButton(text="Copy JSON")
@@ -51,11 +52,19 @@ class IdsBox(QWidget):
         r = self.registry.result(tok) if tok is not None else None
         return r.enc.ids_between(0, len(r.enc))[0] if r is not None else []
 
+    def _copy(self, fmt: str) -> None:
+        tok = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        if r is not None:
+            self.copier.copy(IdSnapshot.of(r.enc), None, fmt, tok)
+
     def copy_list(self) -> None:
-        QGuiApplication.clipboard().setText(ids_as_list(self.ids()))
+        """All the ids, ``1, 2, 3`` (built in a worker)."""
+        self._copy("ids")
 
     def copy_json(self) -> None:
-        QGuiApplication.clipboard().setText(ids_as_json(self.ids()))
+        """All the ids, ``[1, 2, 3]`` (built in a worker)."""
+        self._copy("ids_json")
 
     def refresh(self, *_args: object) -> None:
         tok = self.registry.current()

@@ -133,8 +133,8 @@ class VocabSettings(QObject):
         if tok is None:
             return None
         label = win.registry.label(tok)
-        if type(tok) is not Tokenizer:
-            win.show_error(f"{label}: a {type(tok).__name__} merges its own way; it takes no other split rule")
+        if not tok.byte_level:
+            win.show_error(f"{label}: a SentencePiece-style tokenizer merges its own way; it takes no other split rule")
             return None
         dialog = VocabSettingsDialog(win, label, tok=tok, sample=win.text())
         dialog.accepted.connect(lambda: self._apply(tok, dialog))
@@ -155,7 +155,7 @@ class VocabSettings(QObject):
     def tell_defaults(self, tok: Tokenizer) -> None:
         """A notice when a file left its split rule or special tokens to a default."""
         assumed = [k for k, why in tok.assumed.items() if why != "chosen by the user" and k in SETTINGS]
-        if assumed and type(tok) is Tokenizer:
+        if assumed and tok.byte_level:
             what = " and ".join(SETTINGS[k] for k in assumed)
             self.window.show_message(
                 f"{self.window.registry.label(tok)}: the file does not say its {what}; a default is used. "

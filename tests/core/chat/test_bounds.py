@@ -59,6 +59,8 @@ def refused_in_one_line(result: BaseException | str) -> str:
         "{{ '%999999999d' % 1 }}",
         "{{ '{:>999999999}'.format(1) }}",
         "{{ ('x' * 30000000).replace('x', 'yyyyyyyy') }}",
+        "{% set ns = namespace(l=[]) %}{% set s = 'x' * 30000000 %}"
+        "{% for i in range(1000) %}{% set ns.l = ns.l + [s ~ i] %}{% endfor %}",
         "{% set ns = namespace(n=3) %}{% for i in range(40) %}{% set ns.n = ns.n * ns.n %}{% endfor %}",
     ],
 )
@@ -110,3 +112,23 @@ def test_a_huge_power_is_refused_before_it_holds_the_interpreter():
 def test_ordinary_templates_keep_rendering():
     source = "{% for m in messages %}{{ '=' * 80 }}{{ m.role|center(20) }}{{ '%5d' % loop.index }}{% endfor %}"
     assert render_within(source) == "=" * 80 + "user".center(20) + "    1"
+
+
+def test_quitting_stops_a_render_at_once(monkeypatch):
+    monkeypatch.setattr(bounds, "TIME_LIMIT", 600)
+    got: list = []
+    source = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
+
+    def work() -> None:
+        try:
+            ChatTemplate(source, origin=ORIGIN).render(MESSAGES)
+        except ChatTemplateError as exc:
+            got.append(exc)
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    while not bounds._watchdog.active and t.is_alive():
+        time.sleep(0.01)
+    bounds.stop_all()
+    t.join(30)
+    assert not t.is_alive() and len(got) == 1

@@ -151,3 +151,19 @@ def test_a_chats_preview_starts_after_the_shared_system_prompt():
                                              {"role": "assistant", "content": "and the Sun"}]})  # fmt: skip
     assert rec.preview() == "The North Wind and the Sun"
     assert LongRecord(1, (3,), {"messages": [system]}).preview() == "You retell fables."  # nothing else
+
+
+def test_children_open_the_files_again_through_the_load_cache_when_this_process_uses_it(monkeypatch):
+    import pickle
+
+    from bpeinspect.core.dataset import counting
+    from bpeinspect.core.io import load_cache
+
+    monkeypatch.delenv(load_cache.ENV, raising=False)
+    ctx = counting._Context.make(fields_shape("text"), targets("gpt2"), False)
+    for on in (True, False):
+        monkeypatch.setitem(load_cache._service, "on", on)
+        data = pickle.dumps(ctx)
+        monkeypatch.setitem(load_cache._service, "on", False)  # a child starts with the cache off
+        pickle.loads(data)
+        assert load_cache.enabled() is on

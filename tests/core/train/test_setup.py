@@ -94,7 +94,9 @@ def test_empty_folder_is_a_problem(tmp_path):
 
 
 def test_parse_sizes_and_specials():
-    assert parse_sizes(" 4k; 300 1k,1024 ") == [300, 1024, 4096]
+    assert parse_sizes(" 4k; 300 1k,1024 ") == [300, 1000, 1024, 4000]
+    assert parse_sizes("100k") == [100_000]  # k is a thousand: "fewer than the 102,400 asked for" read 100k
+    assert parse_sizes("100000, 102400") == [100_000, 102_400]
     for bad in ("", "abc", "1.5k", "-3"):
         with pytest.raises(ValueError):
             parse_sizes(bad)

@@ -7,8 +7,7 @@ from PySide6.QtGui import QColor
 
 from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.gui.overlay.marks import cell_rect
-from bpeinspect.gui.overlay.token_view import TokenView
-from bpeinspect.gui.overlay.tooltips import dropped_tooltip
+from bpeinspect.gui.overlay.token_view import TokenView, dropped_tooltip
 from tests.conformance.sources import VOCABS
 from tests.gui.overlay.test_token_view import make_view
 

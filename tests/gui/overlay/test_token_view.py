@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextCursor
 
+from bpeinspect.core.encoding import split_groups
 from bpeinspect.gui.overlay.palette import TokenPalette
-from bpeinspect.gui.overlay.token_view import Layers, TokenView
-from bpeinspect.gui.overlay.tooltips import split_groups, token_tooltip
+from bpeinspect.gui.overlay.token_view import Layers, TokenView, token_tooltip
 
 ASTRAL = "a😀b 日本語\n👩‍👩‍👧 x 🎉🎉\n\tΩmega 𝔘𝔫𝔦 <|endoftext|>\n"
 
@@ -172,3 +172,27 @@ def test_selecting_a_token_repaints_the_old_and_new_outline_only(qtbot, cl100k):
     area = sum(r.width() * r.height() for r in painted)
     assert area < view.viewport().width() * view.viewport().height() / 4
     assert view.selected == second
+
+
+def test_the_hover_card_goes_on_a_key_press_and_on_a_new_encoding(qtbot, cl100k):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    view = make_view(qtbot, cl100k, "hello world")
+
+    def hover() -> None:
+        block = view.document().firstBlock()
+        geo = view.blockBoundingGeometry(block).translated(view.contentOffset())
+        pos = view._segments(block, geo, 1)[0].center().toPoint()
+        view.event(QHelpEvent(QEvent.Type.ToolTip, pos, view.viewport().mapToGlobal(pos)))
+        assert QToolTip.isVisible()
+
+    hover()
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    # Qt hides a card 300 ms after it is told to; left alone, it stays 10 s or more
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5000)
+    hover()
+    view.setPlainText("another text altogether")  # replaced: the card spoke of a token gone
+    view.set_encoding(cl100k, cl100k.encode_with_offsets(view.text()))
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5000)

@@ -229,27 +229,6 @@ def test_cancel_stops_counting(qtbot, toks):
     assert not v.is_running() and "Cancelled" in v.status.text()
 
 
-def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bpeinspect.core import pool
-    from bpeinspect.core.analysis import stats as analysis_stats
-    from bpeinspect.gui.panels.languages.counting import count_each
-
-    monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)  # the fable is small
-    started: list[int] = []
-    real = pool._Child.__init__
-
-    def init(self, *args):
-        started.append(1)
-        real(self, *args)
-
-    monkeypatch.setattr(pool._Child, "__init__", init)
-    pairs = [(n, load_tokenizer(n)) for n in ("r50k_base", "cl100k_base", "o200k_base")]
-    corpus = fable_corpus()
-    here = [c for _, c in count_each(pairs, corpus, processes=1)]
-    assert [c for _, c in count_each(pairs, corpus, processes=2)] == here
-    assert len(started) == 1
-
-
 def test_the_status_says_how_much_text_was_counted(qtbot, view):
     stats = view.corpus_stats()
     size = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
@@ -261,7 +240,7 @@ def test_pages_not_shown_are_built_after_the_count(qtbot, toks, monkeypatch):
     with the window) only the page shown is built; the plots, 20-30 ms each, come after."""
     import time
 
-    from bpeinspect.gui.panels.languages import counting
+    from bpeinspect.core.analysis import languages as counting
     from bpeinspect.gui.panels.languages.view import PAGES
 
     real = counting.count_job

@@ -9,9 +9,9 @@ import pytest
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
+from bpeinspect.core.analysis.languages import measure_job
 from bpeinspect.core.analysis.measures import TextMeasures, measure_text, text_profile
 from bpeinspect.gui.panels.languages import LanguagesView
-from bpeinspect.gui.panels.languages.counting import measure_job
 from tests.gui.conftest import wait_jobs
 
 NAMES = ["r50k_base", "o200k_base"]
@@ -48,7 +48,7 @@ def test_measure_job_here_and_on_a_pool_agree_with_measure_text(toks):
 def test_a_pool_sends_profiles_equal_to_this_process(toks):
     texts = [t.sample.read() for t in fable_corpus()]
     with CountingPool(2) as pool:
-        got = dict(pool.count(toks, texts, profile=True))
+        got = dict(pool.count(toks, texts, what="profile"))
     for k, tok in enumerate(toks):
         assert got[k] == [text_profile(tok, t) for t in texts]
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, PANELS
+from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, PANELS, PanelWindow
 from tests.gui.conftest import wait_idle
 
 
@@ -32,6 +32,19 @@ def test_the_window_docks_what_the_registry_lists(panel_window):
     assert titles == [spec.title for spec in PANELS if not spec.lazy]
     assert panel_window.commands["panels.languages"].shortcut().toString() == "Ctrl+L"
     assert panel_window.commands.menu("tokenizers").actions()[-1].text() == "Train a tokenizer…"
+
+
+def test_the_panels_are_made_with_the_window_as_their_typed_context(panel_window):
+    """The window has every member :class:`PanelWindow` names (a stand-in lacking one has not),
+    and the host the panels are made with hands them that window."""
+    from bpeinspect.gui.window.docks import DockingWindow
+
+    assert isinstance(panel_window, PanelWindow) and isinstance(panel_window, DockingWindow)
+    host = panel_window.panels
+    assert host.window is panel_window and host.inspector.window is panel_window
+    members = {n: getattr(panel_window, n) for n in ("registry", "document", "appearance", "files", "text")}
+    stand_in = SimpleNamespace(**members)
+    assert not isinstance(stand_in, PanelWindow)
 
 
 def test_views_follow_the_current_tokenizer_and_show_an_example(qtbot, panel_window):

@@ -337,3 +337,14 @@ def test_every_token_in_id_order_is_shown_without_a_worker(qtbot, monkeypatch) -
     assert not w.busy
     assert w.model.rows() == tok.ids()[::-1]
     assert f"{len(tok):,} of {len(tok):,} tokens" in w.status.text()
+
+
+def test_a_regex_typed_as_text_that_finds_nothing_gets_a_hint(qtbot) -> None:
+    w = _browser(qtbot, load_tokenizer("cl100k_base"))
+    w.mode.setCurrentIndex(w.mode.findData("text"))
+    w.search.setText(r"^\d{3}$")
+    _idle(qtbot, w)
+    assert w.model.rowCount() == 0 and "set the search to Regex" in w.status.text()
+    w.search.setText("zzzzqqqq")  # nothing found, but no regex: no hint
+    _idle(qtbot, w)
+    assert w.model.rowCount() == 0 and "Regex" not in w.status.text()

@@ -127,21 +127,21 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
 
     texts = list(iter_corpus([TAYLOR, folder], "gpt4"))
     toks = registry.tokenizers()
-    assert [t.name for t in toks] == ["taylorswift+1-300", "taylorswift+1-1k", "taylorswift+1-2000"]
+    assert [t.name for t in toks] == ["taylorswift+1-300", "taylorswift+1-1k", "taylorswift+1-2k"]
     assert registry.current() is toks[-1]
     # results join the picker, not the overlay, until the user asks
     assert not any(registry.is_shown(t) for t in toks)
     ws.results.setCurrentRow(1)
     ws.show_button.click()
     assert registry.is_shown(toks[1]) and registry.current() is toks[1] and not registry.is_shown(toks[2])
-    for tok, size in zip(toks, (300, 1024, 2000), strict=True):
+    for tok, size in zip(toks, (300, 1000, 2000), strict=True):
         ref = train_tokenizer(texts, size, pattern="gpt4", special_tokens=["<|endoftext|>"])
         assert tok.n_vocab == size
         assert tok.merges == ref.merges
         assert tok.special_tokens == ref.special_tokens == {"<|endoftext|>": size - 1}
         assert tok.training.counts == ref.training.counts
         s = tok.training.settings
-        assert s["vocab_size"] == size and s["sizes"] == [300, 1024, 2000] and s["pattern"] == "gpt4"
+        assert s["vocab_size"] == size and s["sizes"] == [300, 1000, 2000] and s["pattern"] == "gpt4"
         assert s["corpus"] == [str(TAYLOR), str(folder)]
         assert s["history"]["vocab_size"] and max(s["history"]["vocab_size"]) <= size
         text = "Taylor Swift <|endoftext|> лиса\n"
@@ -194,7 +194,7 @@ def test_the_thread_fallback_trains_the_same(qtbot, ws, registry):
     outcome, reports = train(qtbot, ws)
     assert kinds == ["TrainingRun"] and reports[-1].phase == "done"
     text = TAYLOR.read_text(encoding="utf-8")
-    for tok, size in zip(registry.tokenizers(), (300, 1024), strict=True):
+    for tok, size in zip(registry.tokenizers(), (300, 1000), strict=True):
         assert tok.merges == train_tokenizer(text, size, pattern="gpt4").merges
 
 
@@ -204,9 +204,9 @@ def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     add_corpus(qtbot, ws, small)
     ws.form.sizes_edit.setText("258, 1k")
     outcome, _ = train(qtbot, ws)
-    assert outcome.exhausted and outcome.merges == len(train_tokenizer("abab cdcd abab", 1024).merges)
+    assert outcome.exhausted and outcome.merges == len(train_tokenizer("abab cdcd abab", 1000).merges)
     assert [t.name for t in registry.tokenizers()] == ["small-258", f"small-{256 + outcome.merges}"]
-    assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,024 asked for" in ws.phase_label.text()
+    assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,000 asked for" in ws.phase_label.text()
     assert registry.tokenizers()[-1].training.settings["ran_out_of_pairs"] is True  # the core says so
     shoot(ws, tmp_path, "training-out-of-pairs.png")
 
@@ -254,9 +254,9 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     final = blocker.args[0]
     assert not final.stopped
     full = registry.current()
-    assert full.name == "synthetic-20k" and full.n_vocab == 20480
+    assert full.name == "synthetic-20k" and full.n_vocab == 20000
     assert [t.name for t in registry.tokenizers()] == ["synthetic-300", partial.name, "synthetic-20k"]
-    assert full.merges == train_tokenizer(texts, 20480, pattern="gpt4").merges
+    assert full.merges == train_tokenizer(texts, 20000, pattern="gpt4").merges
     assert not ws.resume_button.isVisible()
 
 
@@ -555,7 +555,7 @@ def probe_training(qtbot, ws: TrainingWorkspace) -> WhereProbe:
         assert ws.start()
     wait_stopped(qtbot, ws, 30000)
     ws.progressed.disconnect(reports.append)
-    assert len(reports) > 10 and reports[-1].merges_done == 16384 - 256
+    assert len(reports) > 10 and reports[-1].merges_done == 16000 - 256
     assert probe.ticks > 100
     return probe
 
@@ -591,3 +591,29 @@ def test_training_does_not_stall_the_event_loop(qtbot, ws, big_corpus, tmp_path)
     assert gaps[-3][0] < MAX_STALL, f"the event loop stalled three times or more: {worst}"
     assert probe.max_gap < 4 * MAX_STALL, f"the event loop stalled {what}"
     shoot(ws, tmp_path, "training-16k.png")
+
+
+def test_resume_is_offered_only_with_merges_left(qtbot, ws):
+    from types import SimpleNamespace
+
+    from bpeinspect.core.train.plan import TrainingOutcome
+
+    job = SimpleNamespace(
+        plan=SimpleNamespace(sizes=[300], name="x"), run_=SimpleNamespace(merges_total=44), history={}
+    )
+    ws._on_finished(job, TrainingOutcome([], stopped=True, exhausted=False, merges=10, seconds=0.1, history={}))
+    ws._refresh_buttons()
+    assert ws.resume_button.isVisible()  # cancelled with 34 merges to go
+    ws._on_finished(job, TrainingOutcome([], stopped=True, exhausted=False, merges=44, seconds=0.1, history={}))
+    ws._refresh_buttons()
+    assert not ws.resume_button.isVisible()  # the cancel came as the last merge was made: nothing to resume
+
+
+def test_a_long_status_line_wraps_and_keeps_the_form_in_the_window(qtbot, ws):
+    ws.resize(1024, 700)
+    ws.phase_label.setText(
+        "The corpus ran out of pairs after 51,804 merges (812.4 s): 52,060 tokens, fewer than the 100,000 asked "
+        "for. Made: " + ", ".join(f"a-corpus-with-a-long-name-{k}k" for k in range(1, 12))
+    )
+    qtbot.wait(50)
+    assert ws.minimumSizeHint().width() <= 1024 and ws.train_button.geometry().right() <= ws.width()

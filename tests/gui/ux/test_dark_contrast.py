@@ -92,7 +92,7 @@ def test_disabled_controls_look_disabled_in_the_dark(qtbot, dark):
 def test_token_tooltips_are_readable_in_both_themes(qtbot, window, theme):
     """The tooltip's labels were a fixed grey: 3.1:1 on the dark tooltip, 3.9:1 on the light one."""
     from bpeinspect.core import load_tokenizer
-    from bpeinspect.gui.overlay.tooltips import token_tooltip
+    from bpeinspect.gui.overlay.token_view import token_tooltip
 
     window.set_theme(theme, remember=False)
     try:

@@ -36,16 +36,18 @@ def test_token_list_shows_text_next_to_id_and_copies(qtbot, panel_window):
     qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=5000)  # a frame after the panes
     rows = [(model.index(r, 1).data(), model.index(r, 2).data()) for r in range(model.rowCount())]
     assert rows == [("15339", "hello"), ("1917", "␣world"), ("11410", "␣<f0 9f>"), ("236", "<8e>"), ("231", "<89>")]
-    view.copy_ids()
-    assert QGuiApplication.clipboard().text() == "15339, 1917, 11410, 236, 231"
-    view.copy_text()
-    assert QGuiApplication.clipboard().text().splitlines()[:2] == ["hello", "␣world"]
-    view.copy_pairs()
-    pairs = json.loads(QGuiApplication.clipboard().text())
+    def copied(copy) -> str:
+        with qtbot.waitSignal(view.copier.done, timeout=10000):
+            copy()
+        return QGuiApplication.clipboard().text()
+
+    assert copied(view.copy_ids) == "15339, 1917, 11410, 236, 231"
+    assert copied(view.copy_text).splitlines()[:2] == ["hello", "␣world"]
+    pairs = json.loads(copied(view.copy_pairs))
     assert pairs[:2] == [{"id": 15339, "token": "hello"}, {"id": 1917, "token": " world"}]
     view.select(1)
-    view.copy_pairs()  # the selected rows only
-    assert json.loads(QGuiApplication.clipboard().text()) == [{"id": 1917, "token": " world"}]
+    # the selected rows only
+    assert json.loads(copied(view.copy_pairs)) == [{"id": 1917, "token": " world"}]
     view.tokenClicked.emit(0)  # a click in the list selects the token everywhere
     assert win.panes.panes()[0].view.selected == 0 and win.ids.view.selected == 0
     win.select_token(win.registry.current(), 1)  # and a click elsewhere selects it in the list

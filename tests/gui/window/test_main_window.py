@@ -103,9 +103,11 @@ def test_copy_ids(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("hello world")
     wait_idle(qtbot, window)
-    window.ids.copy_json()
+    with qtbot.waitSignal(window.ids.copier.done, timeout=10000):
+        window.commands["edit.copy_ids_json"].trigger()
     assert json.loads(QGuiApplication.clipboard().text()) == [15339, 1917]
-    window.ids.copy_list()
+    with qtbot.waitSignal(window.ids.copier.done, timeout=10000):
+        window.commands["edit.copy_ids"].trigger()
     assert QGuiApplication.clipboard().text() == "15339, 1917"
 
 
@@ -331,3 +333,48 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
     finally:
         catalog.load_builtin.cache_clear()
         load_tokenizer("r50k_base")  # cached again for the tests that follow
+
+
+def test_a_big_html_export_asks_and_writes_only_the_visible_part_in_a_worker(qtbot, window, tmp_path, monkeypatch):
+    import threading
+
+    from bpeinspect.gui.window import files as export
+
+    window.resize(800, 500)
+    window.open_tokenizer("cl100k_base")
+    lines = [f"line {i} says héllo 🎉" for i in range(3000)]
+    window.set_text("\n".join(lines))
+    wait_idle(qtbot, window)
+    monkeypatch.setattr("bpeinspect.gui.window.files.HTML_LIMIT", 1000)
+    asked, threads = [], set()
+    real = export._spans
+    monkeypatch.setattr(export, "_spans", lambda *a: threads.add(threading.get_ident()) or real(*a))
+    window.files.ask_html_scope = lambda size, has_sel: asked.append((size, has_sel)) or ""
+    path = tmp_path / "o.html"
+    assert not window.files.export_html(str(path))  # cancelled: nothing written
+    assert asked and asked[0][0] > 3000 * 10 * 100 and not path.exists()
+    window.files.ask_html_scope = lambda size, has_sel: "visible"
+    assert window.files.export_html(str(path))
+    wait_jobs(qtbot, window.jobs, 30000)
+    page = path.read_text(encoding="utf-8")
+    assert ">line<" in page and "🎉" in page and ">2999<" not in page and len(page) < 200_000
+    assert threads and threading.get_ident() not in threads
+    cur = window.panes.panes()[0].view.textCursor()
+    at = window.text().index("line 2500 ")
+    cur.setPosition(len(window.text()[:at].encode("utf-16-le")) // 2)
+    cur.setPosition(cur.position() + 9, cur.MoveMode.KeepAnchor)  # "line 2500"
+    window.panes.panes()[0].view.setTextCursor(cur)
+    assert window.files.export_html(str(path), "selection")
+    wait_jobs(qtbot, window.jobs, 30000)
+    page = path.read_text(encoding="utf-8")
+    assert ">250<" in page and ">line<" in page and "says" not in page and "the selection" in window.message.text()
+
+
+def test_the_tokenizers_menu_offers_to_add_only_what_is_not_open(qtbot, window):
+    assert window.commands["tokenizers.add.cl100k_base"].isEnabled()
+    window.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, window)
+    assert not window.commands["tokenizers.add.cl100k_base"].isEnabled()
+    assert window.commands["tokenizers.add.r50k_base"].isEnabled()
+    window.close_current()
+    assert window.commands["tokenizers.add.cl100k_base"].isEnabled()

@@ -394,8 +394,8 @@ def with_settings(
     tok: Tokenizer, *, pattern: str | SplitRule | None = None, special_tokens: Mapping[str, int] | None = None
 ) -> Tokenizer:
     """``tok`` with another split rule and/or special tokens (the user's choice)."""
-    if type(tok) is not Tokenizer:
-        raise VocabularyError(f"{tok.source or tok.name}: a {type(tok).__name__} takes no other split rule or specials")
+    if not tok.byte_level:
+        raise VocabularyError(f"{tok.source or tok.name}: a SentencePiece-style tokenizer takes no other split rule or specials")
     assumed = dict(tok.assumed)
     inferred = {k: v for k, v in tok.inferred.items() if not (k == "pattern" and pattern is not None)}
     if pattern is not None:

@@ -19,7 +19,7 @@ from operator import add, contains
 from pathlib import Path
 from typing import IO, Any
 
-from bpeinspect.core import limits
+from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PatternError, compile_pattern
 
@@ -421,6 +421,9 @@ def build_tokenizer(path: Path | str, factory: Any, *args: Any, **kwargs: Any) -
     """Call the Tokenizer constructor, naming the file in any complaint it has."""
     try:
         tok = factory(*args, **kwargs)
+        if tables.factory_name(factory) == "SentencePieceBPE":  # (kept to send it to child processes)
+            with contextlib.suppress(tables.TablesError):
+                tables.remember(tok, tables.parts_from_call(factory, args, kwargs))
         calls = _CALLS.get()
         if calls is not None:  # what a cached load makes again (core/io/load_cache.py)
             calls.append((factory, args, kwargs, tok))

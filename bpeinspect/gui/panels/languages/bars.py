@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 from bpeinspect.core.analysis.fairness import CorpusStats
 from bpeinspect.core.analysis.stats import StatsTable, TextStats
 from bpeinspect.gui.overlay.palette import UiColors
-from bpeinspect.gui.panels.languages.figures import baseline_name, premium_text
+from bpeinspect.gui.panels.languages.export import baseline_name, premium_text
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
 MAX_BARS = 60

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor
 from bpeinspect.core.analysis.fairness import CorpusStats
 from bpeinspect.core.analysis.worldmap import coastline_xy
 from bpeinspect.gui.overlay.palette import UiColors
-from bpeinspect.gui.panels.languages.figures import baseline_name, premium_text
+from bpeinspect.gui.panels.languages.export import baseline_name, premium_text
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
 SCALE_TOP = 4.0  # log2 of the premium that gets the last colour (16x)

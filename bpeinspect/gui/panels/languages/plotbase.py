@@ -26,8 +26,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis.fairness import CorpusStats
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
-from bpeinspect.gui.panels.languages.export import Renderer
-from bpeinspect.gui.panels.languages.figures import csv_text, language_tooltip
+from bpeinspect.gui.panels.languages.export import Renderer, csv_text, language_tooltip
 
 HIT_PIXELS = 9.0  # how near the pointer must be to a point to hit it
 STEP_SECONDS = 0.012  # drawing work per event-loop turn

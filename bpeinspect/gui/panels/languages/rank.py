@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
 from bpeinspect.core.analysis.fairness import METRICS, CorpusStats, percentile
 from bpeinspect.gui.overlay.palette import UiColors
-from bpeinspect.gui.panels.languages.figures import baseline_name, log2_premium, premium_text, premium_ticks
+from bpeinspect.gui.panels.languages.export import baseline_name, log2_premium, premium_text, premium_ticks
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
 MEASURED = ("fertility", "renyi", "utilization")  # the METRICS that need each text's ids counted
@@ -116,6 +116,7 @@ class RankPage(PlotPage):
             keys.extend((code, tok) for code in codes)
             n = max(n, len(codes))
         self.targets.set(xs, ys, keys)
+        self.item.getAxis("left").enableAutoSIPrefix(False)  # 0.35, not "350 (x0.001)"
         self.item.getAxis("left").setTicks(None)
         self.item.getAxis("bottom").setTicks(None)
         self.item.setXRange(0, n + 1, padding=0.01)

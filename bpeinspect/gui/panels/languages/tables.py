@@ -26,13 +26,14 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis.fairness import TOP, CorpusStats, FairnessSummary
-from bpeinspect.gui.panels.languages.export import Renderer, widget_renderer
-from bpeinspect.gui.panels.languages.figures import (
+from bpeinspect.gui.panels.languages.export import (
+    Renderer,
     baseline_name,
     csv_text,
     language_name,
     premium_text,
     share_text,
+    widget_renderer,
 )
 
 CODE_ROLE = Qt.ItemDataRole.UserRole + 1  # the language code a cell stands for

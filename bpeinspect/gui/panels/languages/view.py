@@ -53,18 +53,21 @@ PAGES: dict[str, tuple[str, str | None, str]] = {
     "scripts": ("Scripts", "rank", "ScriptPage"),
     "map": ("Map", "mapplot", "MapPage"),
     "table": ("Table", None, ""),
+    "use": ("Use", "usage", "UsePage"),
     "bars": ("Bars", "bars", "BarsPage"),
 }
 FOCUS_PAGES = ("scripts", "map")  # the pages drawn under one chosen tokenizer
 
 
 # what the view needs besides Qt; imported on the worker (about a second with pyqtgraph)
-MODULES = ("counting", "tables", "export", "figures", *sorted({m for _, m, _ in PAGES.values() if m}))
+MODULES = ("tables", "export", *sorted({m for _, m, _ in PAGES.values() if m}))
+COUNTING = "bpeinspect.core.analysis.languages"  # the core's counting, as mods["counting"]
 
 
 def load_modules() -> dict[str, ModuleType]:
     """Import the counting, the tables, pyqtgraph and the plot pages, and read the map (on the worker)."""
     mods = {name: importlib.import_module(f"{__package__}.{name}") for name in MODULES}
+    mods["counting"] = importlib.import_module(COUNTING)
     mods["mapplot"].coast()
     return mods
 
@@ -93,6 +96,8 @@ class LanguagesView(QWidget):
         self._full: CorpusStats | None = None  # every text of the corpus, the tokenizers counted so far
         self._view: CorpusStats | None = None  # what the pages show: filters and baseline applied
         self._pages: dict[str, QWidget] = {}
+        # (source, codes shown) -> id(tokenizer) -> VocabularyUse: what each vocabulary spends on them
+        self._uses: dict[tuple[str, tuple[str, ...]], dict[int, object]] = {}
         self._holders: dict[str, QWidget] = {}
         self._stale: set[str] = set(PAGES)
         self._counting = False
@@ -297,6 +302,7 @@ class LanguagesView(QWidget):
         then measure it if the corpus measures are asked for."""
         self.jobs.cancel("count")
         self.jobs.cancel("measure")
+        self.jobs.cancel("use")
         if not self._m:
             return  # _on_loaded starts
         self._cache.keep_only(self._tokenizers)
@@ -317,7 +323,7 @@ class LanguagesView(QWidget):
         def on_yielded(value: tuple) -> None:
             if value[0] == "corpus":
                 self._corpora[source] = value[1]
-                self.filters.fill(value[1], self._m["figures"].language_name)
+                self.filters.fill(value[1], self._m["export"].language_name)
             else:
                 self._cache.put(source, toks[value[1]], value[2])
             self._assemble()
@@ -360,6 +366,11 @@ class LanguagesView(QWidget):
         self._set_running(True)
 
     def cancel(self) -> None:
+        if self.jobs.pending("use"):
+            self.jobs.cancel("use")
+            self._set_running(False)
+            self.status.setText("Cancelled the count of token use.")
+            return
         if self.jobs.pending("measure"):
             self.jobs.cancel("measure")
             self._set_running(False)
@@ -393,6 +404,9 @@ class LanguagesView(QWidget):
             self.statsReady.emit(self.corpus_stats())
         if not measured:
             self._start_measures()
+        if self.current_page() == "use" and not self._counting:
+            self._stale.add("use")
+            self._draw_current()
 
     def _assemble(self) -> None:
         corpus = self.corpus()
@@ -443,10 +457,56 @@ class LanguagesView(QWidget):
         if page is None or key not in self._stale:
             return
         self._stale.discard(key)
+        if key == "use":
+            self._draw_use(page)
+            return
         if key in ("summary", "table"):
             page.set_stats(self.corpus_stats())
         else:
             page.set_stats(self.corpus_stats(), self.focus())
+
+    def _draw_use(self, page: QWidget) -> None:
+        """The Use page: the token use of the texts shown, counted (on the pool) when first shown."""
+        stats = self.corpus_stats()
+        if stats is None:
+            page.set_stats(None, self.focus())
+            return
+        key = (self._source, tuple(stats.corpus.codes))
+        have = self._uses.get(key, {})
+        pairs = [(label, tok) for tok, label in zip(self._tokenizers, self._labels) if label in stats.tokenizers]
+        page.tokens_of = {label: tok.token_bytes for label, tok in pairs}
+        page.uses = {label: have[id(tok)] for label, tok in pairs if id(tok) in have}
+        page.set_stats(stats, self.focus())
+        todo = [(label, tok) for label, tok in pairs if id(tok) not in have]
+        if not todo:
+            return
+        if self.current_page() == "use" and not self._counting and not self.jobs.pending("use"):
+            self._start_use(key, stats, todo)
+        else:
+            self._stale.add("use")  # counted when its tab is shown and nothing else counts
+
+    def _start_use(self, key: tuple, stats: CorpusStats, todo: list) -> None:
+        toks = [tok for _, tok in todo]
+
+        def on_yielded(value: tuple) -> None:
+            self._uses.setdefault(key, {})[id(toks[value[1]])] = value[2]
+
+        def done() -> None:
+            self._set_running(False)
+            self._status()
+            self._stale.add("use")
+            self._draw_current()
+
+        self.jobs.submit(
+            "use", self._m["counting"].use_job, stats.corpus, todo, self.processes, self._pool,
+            on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: done(),
+            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_aborted=lambda: self._set_running(False),
+        )  # fmt: skip
+        self.status.setText(f"Counting every token of {len(stats.corpus)} texts under {len(todo)} "
+                            f"tokenizer{'s' if len(todo) != 1 else ''}…")  # fmt: skip
+        self.status.set_tone(None)
+        self._set_running(True)
 
     def _draw_hidden(self) -> None:
         """Draw the next page not shown whose figures are old, so that its tab opens at once.
@@ -454,7 +514,7 @@ class LanguagesView(QWidget):
         Only between countings: each tokenizer counted would draw every page again."""
         if self._counting or any(getattr(p, "is_drawing", lambda: False)() for p in self._pages.values()):
             return
-        key = next((k for k in PAGES if k in self._stale and k in self._pages), None)
+        key = next((k for k in PAGES if k in self._stale and k in self._pages and k != "use"), None)
         if key is not None:
             self._draw(key)
             if key in ("summary", "table"):

@@ -106,11 +106,18 @@ class _Figure(QWidget):
         self.redraw()
 
     def redraw(self) -> None:
-        self.canvas.clear()
+        """Draw :attr:`diff` again into the plots made once (making a pyqtgraph plot costs tens
+        of ms: a comparison arriving only clears and fills them)."""
         c = app_colors()
         self.canvas.setBackground(c.plot_bg)
+        for item in self.plots():
+            item.clear()
+            self.style_plot(item, c)
         if self.diff is not None:
             self.draw(self.diff, c)
+
+    def plots(self) -> list[pg.PlotItem]:
+        raise NotImplementedError
 
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         raise NotImplementedError
@@ -125,16 +132,25 @@ class UpsetPlot(_Figure):
         super().__init__(parent)
         self.masks: list[int] = []
         self.canvas.scene().sigMouseClicked.connect(self._clicked)
-        self.bars_item: pg.PlotItem | None = None
+        self.bars_item: pg.PlotItem = self.canvas.addPlot(row=0, col=0)
+        self.matrix: pg.PlotItem = self.canvas.addPlot(row=1, col=0)
+        self.matrix.setXLink(self.bars_item)
+        for item in self.plots():
+            item.setMouseEnabled(x=False, y=False)
+            item.getAxis("bottom").setTicks([[]])
+            item.getAxis("left").setWidth(90)
+        self.canvas.ci.layout.setRowStretchFactor(0, 3)
+        self.canvas.ci.layout.setRowStretchFactor(1, 1)
+
+    def plots(self) -> list[pg.PlotItem]:
+        return [self.bars_item, self.matrix]
 
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         counts = diff.exclusive_counts()
         self.masks = sorted((m for m in counts if counts[m]), key=lambda m: (-counts[m], m))
         x = np.arange(len(self.masks), dtype=float)
         heights = np.array([counts[m] for m in self.masks], dtype=float)
-        bars = self.canvas.addPlot(row=0, col=0)
-        self.bars_item = bars
-        self.style_plot(bars, c)
+        bars, matrix = self.bars_item, self.matrix
         bars.setTitle("Tokens held by exactly these vocabularies", color=c.plot_text, size="10pt")
         bars.showGrid(y=True, alpha=0.15)
         fill = QColor(c.series[0])
@@ -143,18 +159,9 @@ class UpsetPlot(_Figure):
             label = pg.TextItem(f"{int(h):,}", color=c.plot_text, anchor=(0.5, 1.0))
             label.setPos(xi, h)
             bars.addItem(label)
-        bars.getAxis("bottom").setTicks([[]])
-        bars.getAxis("left").setWidth(90)
         bars.setLabel("left", "tokens", color=c.plot_text)
-        matrix = self.canvas.addPlot(row=1, col=0)
-        self.style_plot(matrix, c)
-        matrix.setXLink(bars)
-        matrix.getAxis("bottom").setTicks([[]])
-        matrix.getAxis("left").setWidth(90)
         n = len(diff.sides)
         matrix.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
-        matrix.setMouseEnabled(x=False, y=False)
-        bars.setMouseEnabled(x=False, y=False)
         off, on = QColor(c.plot_axis), QColor(c.plot_text)
         off.setAlpha(70)
         for xi, m in zip(x, self.masks):
@@ -171,12 +178,10 @@ class UpsetPlot(_Figure):
         bars.setXRange(-0.6, max(len(x) - 0.4, 0.6), padding=0)
         bars.setYRange(0, max(heights.max() * 1.12 if len(heights) else 1, 1), padding=0)
         matrix.setYRange(-0.6, n - 0.4, padding=0)
-        self.canvas.ci.layout.setRowStretchFactor(0, 3)
-        self.canvas.ci.layout.setRowStretchFactor(1, 1)
 
     def mask_at(self, scene_pos: QPointF) -> int | None:
         """The combination whose bar (or matrix column) is under ``scene_pos``."""
-        if self.bars_item is None or not self.masks:
+        if not self.masks:
             return None
         x = self.bars_item.getViewBox().mapSceneToView(scene_pos).x()
         k = int(round(x))
@@ -203,6 +208,13 @@ class CompositionPlot(_Figure):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.by = "script"
+        self.plot: pg.PlotItem = self.canvas.addPlot(row=0, col=0)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.getAxis("left").setWidth(90)
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
+
+    def plots(self) -> list[pg.PlotItem]:
+        return [self.plot]
 
     def set_by(self, by: str) -> None:
         self.by = by
@@ -210,12 +222,11 @@ class CompositionPlot(_Figure):
 
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         labels, values = composition_series(diff, self.by)
-        plot = self.canvas.addPlot(row=0, col=0)
-        self.style_plot(plot, c)
+        plot, legend = self.plot, self.legend
+        legend.clear()
         what = "script and kind" if self.by == "script" else "length in bytes"
         plot.setTitle(f"Tokens by {what}", color=c.plot_text, size="10pt")
         plot.showGrid(x=True, alpha=0.15)
-        legend = plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
         legend.setBrush(pg.mkBrush(QColor(c.plot_legend_bg)))
         legend.setLabelTextColor(c.plot_text)
         n = len(diff.sides)
@@ -231,12 +242,10 @@ class CompositionPlot(_Figure):
             legend.addItem(item, label)
             left += width
         plot.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
-        plot.getAxis("left").setWidth(90)
         plot.setLabel("bottom", "tokens", color=c.plot_text)
         plot.disableAutoRange()
         plot.setYRange(-0.6, n - 0.4 + 0.9 * (n + len(labels) / 2) / 3, padding=0)  # room for the legend
         plot.setXRange(0, max(left.max(), 1) * 1.02, padding=0)
-        plot.setMouseEnabled(x=False, y=False)
 
     def csv_rows(self) -> tuple[list[str], list[list[object]]]:
         assert self.diff is not None

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import QueryError, Tokenizer
 from bpeinspect.core.analysis.vocab_diff import (
     MAX_SIDES,
     MergeOverlap,
@@ -45,7 +45,6 @@ from bpeinspect.core.analysis.vocab_diff import (
     list_tokens,
     merges_in_common,
 )
-from bpeinspect.core.errors import QueryError
 from bpeinspect.core.text import SYMBOLS, parse_display
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.panels.languages import export
@@ -53,7 +52,7 @@ from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv
 from bpeinspect.gui.panels.vocabs.plots import CompositionPlot, UpsetPlot, combo_label, csv_text
 
 SEARCH_DEBOUNCE_MS = 250
-TOKEN_COLUMN_MAX = 260  # px
+TOKEN_COLUMN_WIDTH = 200  # px
 PAGES = ("overlap", "composition", "summary")
 
 
@@ -292,12 +291,17 @@ class VocabsView(QWidget):
         self.model.set_rows(diff, rows)
         if self._fit_columns:
             self._fit_columns = False
-            self.table.resizeColumnsToContents()
-            header = self.table.horizontalHeader()
-            header.resizeSection(0, min(header.sectionSize(0), TOKEN_COLUMN_MAX))  # one long token would take it all
-            for col in range(1, self.model.columnCount()):  # room for the sort arrow
-                header.resizeSection(col, header.sectionSize(col) + 18)
+            self._size_columns()
         self.count.setText(f"{len(rows):,} tokens")
+
+    def _size_columns(self) -> None:
+        """Widths from the headers' text (resizing to the contents would lay out a thousand
+        rows of tokens on the GUI thread: a second and more at the first list)."""
+        header, metrics = self.table.horizontalHeader(), self.table.fontMetrics()
+        header.resizeSection(0, TOKEN_COLUMN_WIDTH)
+        for col in range(1, self.model.columnCount()):
+            text = str(self.model.headerData(col, Qt.Orientation.Horizontal))
+            header.resizeSection(col, max(metrics.horizontalAdvance(text) + 28, 60))  # the sort arrow too
 
     def _clicked(self, index: QModelIndex) -> None:
         diff = self.diff

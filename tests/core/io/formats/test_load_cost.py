@@ -159,7 +159,7 @@ def test_map_merges_in_bulk_refuses_a_merge_without_a_space_beside_one_with_two(
 
 
 def _piece_index_built_by_the_model(tok) -> dict[str, int]:
-    P = tok.pieces
+    P = tok.model.pieces
     present = [i for i, p in enumerate(P) if p is not None]
     return dict(zip(map(P.__getitem__, reversed(present)), reversed(present)))  # the first listing wins
 
@@ -175,8 +175,8 @@ def test_a_sentencepiece_json_reuses_its_vocabulary_as_the_piece_index(tmp_path)
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(obj))
     tok = load_path(path)
-    assert tok._piece_id == _piece_index_built_by_the_model(tok)
-    assert tok._piece_id["<gap>"] == 5 and tok._piece_id["<x>"] == 6 and tok._piece_id["ab"] == 3
+    assert tok.model.piece_id == _piece_index_built_by_the_model(tok)
+    assert tok.model.piece_id["<gap>"] == 5 and tok.model.piece_id["<x>"] == 6 and tok.model.piece_id["ab"] == 3
 
 
 @pytest.mark.slow
@@ -186,7 +186,7 @@ def test_real_sentencepiece_json_piece_index_is_the_models_own(vid):
     from tests.conformance.sources import VOCABS
 
     tok = load_path(vocab_file(next(v for v in VOCABS if v.id == vid)))
-    assert tok._piece_id == _piece_index_built_by_the_model(tok)
+    assert tok.model.piece_id == _piece_index_built_by_the_model(tok)
 
 
 def test_a_pair_listed_twice_keeps_its_last_listing(tmp_path):

@@ -1,12 +1,14 @@
-"""What the languages view counts, and the counts it keeps (no Qt here).
+"""Tokenizers measured across the languages of a parallel corpus: what the Languages view
+and ``stats --corpus`` count, and the counts kept.
 
-A corpus is named by a *source* (:data:`SOURCES`, or ``"folder:PATH"``) and loaded on the
-worker (:func:`load_source`): the UDHR is decompressed once per process, a folder is read. The
+A corpus is named by a *source* (a name of :func:`~bpeinspect.core.analysis.corpus.load_corpus`:
+``udhr``, ``fable``, ``code``, or ``folder:PATH``) and loaded by :func:`load_source` (on a
+worker, in the window): the UDHR is decompressed once per process, a folder is read. The
 counts of each tokenizer on each source are kept in a :class:`CountCache` while that tokenizer
 stays open, so a second tokenizer, a filter, another baseline or a return to an earlier corpus
-costs nothing but the tokenizers never counted on it. :func:`count_each` is the worker's job:
-it counts one tokenizer after the other and yields each one's counts as soon as they are
-known, so the views fill in while the rest is being counted.
+costs nothing but the tokenizers never counted on it. :func:`count_each` counts one tokenizer
+after the other and yields each one's counts as soon as they are known, so a view fills in
+while the rest is being counted.
 
 >>> from bpeinspect.core import load_tokenizer
 >>> corpus = load_source("fable").filter(codes={"en", "ko"})
@@ -17,38 +19,29 @@ known, so the views fill in while the rest is being counted.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
-from bpeinspect.core import Cancelled, Tokenizer
-from bpeinspect.core.analysis.corpus import Corpus, fable_corpus, folder_corpus, udhr_corpus
+from bpeinspect.core.analysis.corpus import FOLDER_PREFIX, Corpus, load_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
 from bpeinspect.core.analysis.measures import Profile, TextMeasures, is_spaced, text_profile
-from bpeinspect.core.analysis.samples import samples_dir
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
+from bpeinspect.core.analysis.vocab_use import count_ids, vocabulary_use
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.tokenizer import Tokenizer
 
-FOLDER_PREFIX = "folder:"  # a source naming the user's own folder
 NICENESS = BACKGROUND_NICENESS  # the counting children's priority: below the window's
 
 Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
 
 
 def load_source(source: str) -> Corpus:
-    """The whole corpus a source (``udhr``, ``fable``, ``code``, ``folder:PATH``) names.
-
-    The UDHR comes with its fragments: the view filters the stages."""
-    if source == "udhr":
-        return udhr_corpus(stages=None)
-    if source == "fable":
-        return fable_corpus()
-    if source == "code":
-        return dataclasses.replace(folder_corpus(samples_dir() / "code"), title="Code & data samples")
-    if source.startswith(FOLDER_PREFIX):
-        return folder_corpus(source[len(FOLDER_PREFIX) :])
-    raise ValueError(f"unknown corpus {source!r}")
+    """The whole corpus a source names, the UDHR with its fragments (a view filters the stages)."""
+    return load_corpus(source, fragments=True)
 
 
 def count_each(
@@ -106,7 +99,7 @@ def count_each(
 def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None,
               pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
               should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
-    """The view's job on the worker: yields ``("corpus", corpus)`` if it had to load it, then
+    """A view's job on its worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
         with checks(should_stop):  # its loops ask (unpacking the UDHR is slow), and give way
@@ -140,7 +133,7 @@ def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]],
 
     if processes != 1 and pool is not None:
         with quiet_gc():
-            for k, profiles in pool.count(toks, prepared, progress=progress, should_stop=should_stop, profile=True):
+            for k, profiles in pool.count(toks, prepared, progress=progress, should_stop=should_stop, what="profile"):
                 yield measured(k, profiles)
         return
     total = sum(map(len, prepared)) * len(toks)
@@ -155,6 +148,30 @@ def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]],
                 done += len(text)
                 progress(done, total)
         yield measured(k, profiles)
+
+
+def use_job(corpus: Corpus, pairs: list[tuple[str, Tokenizer]], processes: int | None,
+            pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
+            should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+    """The view's job for what each vocabulary spends on the corpus (its texts as filtered):
+    yields ``("use", index, VocabularyUse)`` per tokenizer, the unreachable tokens marked. The
+    ids are counted on the pool's children when there is one."""
+    with checks(should_stop):
+        texts = [fix_surrogates(t.sample.read()) for t in corpus.texts]
+    toks = [tok for _, tok in pairs]
+    counted: Iterator[tuple[int, list]]
+    if processes != 1 and pool is not None:
+        counted = pool.count(toks, texts, progress=progress, should_stop=should_stop, what="ids")
+    else:
+        counted = ((k, [c]) for k, c in enumerate(count_ids(toks, texts, progress=progress, should_stop=should_stop,
+                                                            processes=1)))  # fmt: skip
+    with quiet_gc():
+        for k, per_text in counted:
+            total: Counter[int] = Counter()
+            for c in per_text:
+                total.update(c)
+            label, tok = pairs[k]
+            yield "use", k, vocabulary_use(tok, [], name=label, unreachable=True, counts=total, should_stop=should_stop)
 
 
 class CountCache:
@@ -212,4 +229,5 @@ __all__ = [
     "count_job",
     "load_source",
     "measure_job",
+    "use_job",
 ]

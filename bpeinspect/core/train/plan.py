@@ -1,26 +1,33 @@
-"""A training as a job for the one :class:`~bpeinspect.gui.concurrency.Worker`.
+"""A training plan and the job that carries it out: what to train (the corpus, the vocabulary
+sizes, the settings), where it runs (a child process where one can be started, else this
+process), and the tokenizers of every asked-for size (the smaller ones are prefixes of the
+largest training's merges).
 
 :meth:`TrainingJob.reports` drives the core's ``TrainingRun.reports()`` generator: it yields
 the core's throttled reports (every ``interval`` seconds) and returns a
-:class:`TrainingOutcome` with the tokenizers of every asked-for size, built on the worker's
-thread rather than the GUI thread. Cancelling makes its ``should_stop`` true; the run then
-stops after the current merge and the outcome keeps the merges learned so far.
+:class:`TrainingOutcome` with the tokenizers of every asked-for size, built on the caller's
+thread (the window's worker, not its GUI thread). Cancelling makes its ``should_stop`` true;
+the run then stops after the current merge and the outcome keeps the merges learned so far.
+:meth:`TrainingJob.run` does the same to the end and returns the outcome.
 
->>> job = TrainingJob(plan)                                          # doctest: +SKIP
->>> worker = Worker(job.reports); worker.signals.yielded.connect(view.show_progress)  # doctest: +SKIP
+>>> plan = TrainingPlan([], [258, 260], pattern=None, name="ab")
+>>> job = TrainingJob(plan, TrainingRun(["ab ab ab abc abc"], 260, pattern=None))
+>>> [tok.name for tok in job.run().tokenizers]
+['ab-258', 'ab-260']
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bpeinspect.core import Tokenizer, TrainingProgress, TrainingRun
 from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
+from bpeinspect.core.train.run import TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
 
 HISTORY_POINTS = 2000
@@ -42,7 +49,7 @@ class TrainingPlan:
     def make_run(self, in_process: bool | None = None) -> TrainingRun | ProcessTrainingRun:
         """The run over the corpus; raises ``ValueError``/``PatternError`` for bad settings.
 
-        It runs in a child process where one can be started (see :mod:`.train_process`
+        It runs in a child process where one can be started (see :mod:`.process`
         for why), else in this process (``in_process=True`` forces that).
         """
         if not in_process and can_spawn():
@@ -67,11 +74,29 @@ class TrainingOutcome:
     merges: int
     seconds: float
     history: dict[str, list[float]]
+    # the size each tokenizer stands for: the one asked for, or the full one's own if it fell short
+    sizes: list[int] = field(default_factory=list)
 
 
 def size_label(size: int) -> str:
-    """``4096`` -> ``"4k"``, ``1000`` -> ``"1000"``."""
-    return f"{size // 1024}k" if size % 1024 == 0 else str(size)
+    """``4000`` -> ``"4k"``, ``4096`` -> ``"4096"`` (as :func:`parse_sizes` reads them)."""
+    return f"{size // 1000}k" if size and size % 1000 == 0 else str(size)
+
+
+def check_sizes(sizes: Sequence[int], special_tokens: Sequence[str] = ()) -> None:
+    """Refuse a size too small for a merge once the 256 bytes and the special tokens are in:
+    ``ValueError`` naming it.
+
+    >>> check_sizes([257, 4096], ["<|endoftext|>"])
+    Traceback (most recent call last):
+    ...
+    ValueError: Vocabulary size 257 is too small: 256 bytes and 1 special tokens leave no room for a merge (need at least 258).
+    """
+    need = 256 + len(special_tokens) + 1
+    small = [s for s in sizes if s < need]
+    if small:
+        what = f"256 bytes and {len(special_tokens)} special tokens" if special_tokens else "256 bytes"
+        raise ValueError(f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need}).")
 
 
 class TrainingJob:
@@ -111,6 +136,21 @@ class TrainingJob:
             self.close_run()
         return outcome
 
+    def run(
+        self,
+        progress: Callable[[TrainingProgress], object] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> TrainingOutcome:
+        """Carry out the whole plan here, handing each report to ``progress``; the outcome."""
+        reports = self.reports(should_stop or (lambda: False))
+        while True:
+            try:
+                report = next(reports)
+            except StopIteration as done:
+                return done.value
+            if progress is not None:
+                progress(report)
+
     def close_run(self) -> None:
         """End the run's child process, if it has one (it is kept while a stop may be resumed)."""
         close = getattr(self.run_, "close", None)
@@ -136,6 +176,7 @@ class TrainingJob:
         stopped = bool(last is not None and last.stopped)
         exhausted = bool(last is not None and last.exhausted)  # the corpus ran out of pairs
         toks: list[Tokenizer] = []
+        sizes: list[int] = []
         if run.merges:
             full = run.tokenizer()
             settings = {**full.training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
@@ -147,13 +188,15 @@ class TrainingJob:
                         run.merges, size, pattern=full.split_rule, special_tokens=plan.special_tokens,
                         tie_break=plan.tie_break, settings=settings_k, name=f"{plan.name}-{size_label(size)}",
                     ))  # fmt: skip
+                    sizes.append(size)
             partial = stopped or exhausted
-            label = size_label(full.n_vocab if partial else largest)
+            sizes.append(full.n_vocab if partial else largest)
+            label = size_label(sizes[-1])
             full.name = f"{plan.name}-{label}" + (" (partial)" if stopped else "")
             full.training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
             toks.append(full)
         seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0
-        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history))
+        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history), sizes)
 
     def _reached(self, size: int) -> bool:
         """Whether the merges so far hold the whole vocabulary of ``size`` tokens."""

@@ -16,51 +16,53 @@ runs score above the shorter runs they are built from), so all other merges are 
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 from bpeinspect.core.bpe import rank_bounds
-from bpeinspect.core.merges import MergeGraph, best_split
+from bpeinspect.core.merges import MergeGraph, MergeSource, best_split
 
-if TYPE_CHECKING:
-    from bpeinspect.core.sentencepiece.model import SentencePieceBPE
+
+class _ScoreTables(Protocol):
+    """What the graph reads from a :class:`~bpeinspect.core.models.score.ScoreBPE`."""
+
+    explicit_merges: list[tuple[int, int]] | None
+    piece_id: Mapping[str, int]
+    mergeable: Mapping[str, int]
+    score_rank: Mapping[str, int]
+
+    def piece(self, token_id: int) -> str | None: ...
+
+    def kind(self, token_id: int) -> str: ...
 
 
 class SentencePieceMergeGraph(MergeGraph):
     """:class:`MergeGraph` over pieces (characters at the leaves) instead of bytes."""
 
-    def __init__(self, tok: SentencePieceBPE) -> None:  # noqa: D107 (the base's state, without its byte rules)
-        self.tok = weakref.proxy(tok)
-        self._parents = {}
-        self._unbuildable = set()
-        self._children = None
-        self._complete = False
-        if tok._explicit_merges is not None:
-            for a, b in tok._explicit_merges:
-                new = tok.merge_result(a, b)
-                if new is not None and new not in self._parents:
-                    self._parents[new] = (a, b)
+    def __init__(self, tok: MergeSource, model: _ScoreTables) -> None:
+        self.model = model
+        super().__init__(tok)
 
     def _compute(self, token_id: int) -> tuple[int, int] | None:
-        tok = self.tok
-        piece = tok._piece(token_id)
+        tok, model = self.tok, self.model
+        piece = model.piece(token_id)
         result: tuple[int, int] | None = None
-        if tok.is_special(token_id) or piece is None or tok.kind(token_id) == "byte" or len(piece) < 2:
+        if tok.is_special(token_id) or piece is None or model.kind(token_id) == "byte" or len(piece) < 2:
             result = None
-        elif tok._explicit_merges is not None:
+        elif model.explicit_merges is not None:
             self._unbuildable.add(token_id)  # no listed merge makes it
-            result = best_split(piece, tok._piece_id)
+            result = best_split(piece, model.piece_id)
         else:
-            ranks = tok._score_rank
+            ranks = model.score_rank
             # Merge the piece's own characters with every merge except the one making the piece
             # itself (which can only be the last): two parts left are its parents. Scores need
             # not grow with length (whitespace runs), so parents may rank below their child.
-            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []  # type: ignore[arg-type]
+            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []
             if len(bounds) == 3:
-                result = (tok._mergeable[piece[: bounds[1]]], tok._mergeable[piece[bounds[1] :]])
+                result = (model.mergeable[piece[: bounds[1]]], model.mergeable[piece[bounds[1] :]])
             else:
                 self._unbuildable.add(token_id)
-                result = best_split(piece, tok._mergeable)
+                result = best_split(piece, model.mergeable)
         self._parents[token_id] = result
         return result
 
@@ -74,7 +76,7 @@ class SentencePieceMergeGraph(MergeGraph):
 class _Without:
     """A read-only view of a rank table without one key."""
 
-    def __init__(self, ranks: dict[str, int], skip: str) -> None:
+    def __init__(self, ranks: Mapping[str, int], skip: str) -> None:
         self._ranks, self._skip = ranks, skip
 
     def get(self, key: str, default: int | None = None) -> int | None:

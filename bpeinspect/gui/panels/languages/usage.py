@@ -1,0 +1,113 @@
+"""The Use page: what each vocabulary spends on the corpus.
+
+A log-log plot of how often each token occurs against its rank (one line per tokenizer: a
+vocabulary that spends its budget on this corpus has a long tail), and under it, per
+tokenizer, the share of its tokens the corpus never uses and, for the chosen tokenizer, the
+unused tokens by script or kind, with the unreachable ones (which no text can give) counted
+apart. The view counts the ids on the counting processes when the page is first shown.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSplitter, QTextBrowser
+
+from bpeinspect.core.analysis.fairness import CorpusStats
+from bpeinspect.core.analysis.vocab_use import VocabularyUse
+from bpeinspect.core.text import display_bytes
+from bpeinspect.gui.overlay.palette import UiColors
+from bpeinspect.gui.panels.languages.plotbase import PlotPage
+
+EXAMPLES = 8  # unused tokens shown per category
+
+
+class UsePage(PlotPage):
+    """Token counts by rank (log-log), and the unused share and categories of each vocabulary."""
+
+    title = "Use"
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.uses: dict[str, VocabularyUse] = {}  # tokenizer label -> its use of the shown corpus
+        self.tokens_of: dict[str, Callable[[int], bytes]] = {}  # tokenizer label -> its token_bytes
+        self.report = QTextBrowser()
+        lay = self.layout()
+        lay.removeWidget(self.plot)
+        split = QSplitter()
+        split.setOrientation(Qt.Orientation.Vertical)
+        split.addWidget(self.plot)
+        split.addWidget(self.report)
+        split.setSizes([400, 260])
+        lay.addWidget(split, 1)
+        self.item.setLogMode(x=True, y=True)
+
+    def set_uses(self, uses: dict[str, VocabularyUse]) -> None:
+        self.uses = uses
+        self.redraw()
+
+    def empty_reason(self, stats: CorpusStats | None) -> str:
+        if stats is None or not stats.tokenizers:
+            return "Nothing counted yet."
+        if not len(stats.corpus):
+            return "No language passes the filters."
+        if any(tok not in self.uses for tok in stats.tokenizers):
+            return "Counting every token of the corpus under each tokenizer…"
+        return ""
+
+    def draw(self, stats: CorpusStats, c: UiColors) -> Iterator[None]:
+        for k, tok in enumerate(stats.tokenizers):
+            counts = self.uses[tok].rank_frequency()
+            x = np.arange(1, len(counts) + 1, dtype=float)
+            self.item.addItem(pg.PlotDataItem(x, counts.astype(float), pen=pg.mkPen(self.series_color(k), width=2),
+                                              name=tok))  # fmt: skip
+            yield
+        self.set_labels(f"Token use on {stats.corpus.title}: how often each token occurs, by rank",
+                        "occurrences (log scale)", "rank (log scale)")  # fmt: skip
+        self.report.setHtml(self.report_html(stats))
+
+    def report_html(self, stats: CorpusStats) -> str:
+        esc = html.escape
+        rows = []
+        for tok in stats.tokenizers:
+            u = self.uses[tok]
+            dead = "" if u.unreachable is None else f"{len(u.unreachable):,}"
+            rows.append(f"<tr><td>{esc(tok)}</td><td align='right'>{u.tokens:,}</td><td align='right'>{u.used:,} of "
+                        f"{u.vocab:,}</td><td align='right'>{100 * u.share_unused:.1f}%</td>"
+                        f"<td align='right'>{dead}</td></tr>")  # fmt: skip
+        out = ("<table cellspacing='0' cellpadding='3'><tr><th align='left'>tokenizer</th><th>tokens</th>"
+               "<th>tokens used</th><th>never used</th><th>unreachable</th></tr>" + "".join(rows) + "</table>")  # fmt: skip
+        focus = self.focus if self.focus in self.uses else stats.tokenizers[-1]
+        u = self.uses[focus]
+        tb = u.categories
+        by_cat: dict[str, list[int]] = {}
+        for i in u.unused:
+            by_cat.setdefault(tb[i], []).append(i)
+        lines = []
+        for cat, n, dead in u.unused_by_category():
+            examples = ", ".join(f"<code>{esc(self.example(focus, i))}</code>" for i in by_cat[cat][:EXAMPLES])
+            lines.append(f"<tr><td>{esc(cat)}</td><td align='right'>{n:,}</td><td align='right'>{dead:,}</td>"
+                         f"<td>{examples}</td></tr>")  # fmt: skip
+        out += (f"<p><b>Never used under {esc(focus)}</b>, by script or kind (the unreachable ones no text can give):</p>"
+                "<table cellspacing='0' cellpadding='3'><tr><th align='left'>category</th><th>unused</th>"
+                "<th>unreachable</th><th align='left'>first of them</th></tr>" + "".join(lines) + "</table>")  # fmt: skip
+        return out
+
+    def example(self, tok: str, token_id: int) -> str:
+        t = self.tokens_of.get(tok)
+        return f"{token_id} {display_bytes(t(token_id))}" if t is not None else str(token_id)
+
+    def csv_rows(self, stats: CorpusStats) -> tuple[list[str], list[list[object]]]:
+        rows: list[list[object]] = []
+        for tok in stats.tokenizers:
+            u = self.uses.get(tok)
+            if u is not None:
+                rows.extend([tok, c, n, dead] for c, n, dead in u.unused_by_category())
+        return ["tokenizer", "category", "unused", "unreachable"], rows
+
+
+__all__ = ["UsePage"]

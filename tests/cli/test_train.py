@@ -1,0 +1,71 @@
+"""``train --sizes``: one run, a tokenizer per size beside OUT in OUT's format, each the one a
+training to that size alone gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeinspect.cli import commands as cli
+from bpeinspect.cli.train import sized_path
+from bpeinspect.core.io.formats import format_for_path, load_path
+from bpeinspect.core.train.run import train_tokenizer
+from tests.paths import SHARED
+
+SPECIAL = "<|endoftext|>"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    src = tmp_path_factory.mktemp("corpus") / "ts.txt"
+    src.write_text((SHARED / "corpora" / "taylorswift.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    return src
+
+
+@pytest.mark.parametrize(("out_name", "tie_break"), [("tokenizer.json", "hf"), ("bpe.json", "first-seen")])
+def test_each_size_is_written_in_outs_format_and_equals_training_to_it_alone(tmp_path, capsys, corpus, out_name,
+                                                                              tie_break):
+    out = tmp_path / out_name
+    args = ["train", str(corpus), "--sizes", "2000, 300,1k", "--special-token", SPECIAL, "--tie-break", tie_break]
+    assert cli.main([*args, "-o", str(out)]) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    text = corpus.read_text(encoding="utf-8")
+    for size in (300, 1000, 2000):
+        path = sized_path(out, size)
+        assert f"wrote {path}" in err
+        tok = load_path(path)
+        assert ('"model"' in path.read_text(encoding="utf-8")) == (format_for_path(out) == "huggingface")
+        ref = train_tokenizer(text, size, special_tokens=[SPECIAL], tie_break=tie_break)
+        assert tok.n_vocab == size and tok.merges == ref.merges and tok.special_tokens == ref.special_tokens
+        sample = f"Taylor Swift {SPECIAL} folklore"
+        assert tok.encode(sample, allowed_special="all") == ref.encode(sample, allowed_special="all")
+    assert not out.exists() and "ran out of pairs" not in err
+
+
+def test_sizes_past_what_the_corpus_holds_say_so_and_keep_what_was_reached(tmp_path, capsys):
+    src = tmp_path / "small.txt"
+    src.write_text("abab cdcd abab", encoding="utf-8")
+    out = tmp_path / "small.json"
+    assert cli.main(["train", str(src), "--sizes", "258,1000", "--pattern", "gpt2", "-o", str(out)]) == 0
+    assert load_path(tmp_path / "small-258.json").n_vocab == 258
+    full = train_tokenizer("abab cdcd abab", 1000, pattern="gpt2")
+    assert load_path(sized_path(out, full.n_vocab)).merges == full.merges
+    assert f"the corpus ran out of pairs: {full.n_vocab} tokens, fewer than the 1000 asked for" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("sizes", "message"),
+    [("1k, lots", "--sizes: 'lots' is not a vocabulary size"), ("257,1k", "--sizes: Vocabulary size 257 is too small")],
+)
+def test_a_bad_size_is_one_line_and_writes_nothing(tmp_path, capsys, corpus, sizes, message):
+    out = tmp_path / "bpe.tiktoken"
+    assert cli.main(["train", str(corpus), "--sizes", sizes, "--special-token", SPECIAL, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_sizes_need_a_file_name_not_a_folder_nor_a_vocab_size_too(tmp_path, capsys, corpus):
+    assert cli.main(["train", str(corpus), "--sizes", "300,400", "-o", str(tmp_path)]) == 2
+    assert "--sizes writes one file per size" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["train", str(corpus), "--sizes", "300", "--vocab-size", "300", "-o", str(tmp_path / "a.json")])
+    assert list(tmp_path.iterdir()) == []

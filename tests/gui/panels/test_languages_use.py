@@ -1,0 +1,68 @@
+"""The Languages view's Use page: what each vocabulary spends on the corpus shown, counted on the
+counting processes, equals tiktoken's own encoding of the same texts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.analysis.corpus import fable_corpus
+from bpeinspect.core.analysis.languages import use_job
+from bpeinspect.gui.panels.languages import LanguagesView
+from tests.gui.conftest import wait_jobs
+from tests.reference import tiktoken_encoding
+
+NAMES = ["r50k_base", "o200k_base"]
+
+
+@pytest.fixture(scope="module")
+def toks():
+    return [load_tokenizer(n) for n in NAMES]
+
+
+def test_use_job_counts_like_tiktoken_and_marks_the_unreachable(toks):
+    corpus = fable_corpus()
+    got = {v[1]: v[2] for v in use_job(corpus, list(zip(NAMES, toks)), 1, progress=lambda d, t: None,
+                                       should_stop=lambda: False)}  # fmt: skip
+    for k, name in enumerate(NAMES):
+        enc = tiktoken_encoding(name)
+        want = Counter(i for t in corpus for i in enc.encode_ordinary(t.sample.read()))
+        assert got[k].counts == dict(want)
+        assert got[k].unreachable is not None and set(got[k].unreachable) <= set(got[k].unused)
+    assert len(got[1].unreachable) == 12  # o200k_base's unreachable tokens
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_use_page_counts_when_shown_and_reports_each_vocabulary(qtbot, toks, processes):
+    view = LanguagesView(source="fable")
+    view.processes = processes
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    view.show()
+    with qtbot.waitSignal(view.statsReady, timeout=120000):
+        view.set_tokenizers(toks)
+    view.show_page("use")
+    qtbot.waitUntil(lambda: view.page("use") is not None, timeout=20000)
+    page = view.page("use")
+    qtbot.waitUntil(lambda: set(page.uses) == set(NAMES) and not view.is_running(), timeout=120000)
+    wait_jobs(qtbot, view.jobs, 60000)
+    qtbot.waitUntil(lambda: not page.is_drawing(), timeout=20000)
+    corpus = fable_corpus()
+    for name in NAMES:
+        enc = tiktoken_encoding(name)
+        want = Counter(i for t in corpus for i in enc.encode_ordinary(t.sample.read()))
+        assert page.uses[name].rank_frequency().tolist() == sorted(want.values(), reverse=True)
+    report = page.report.toPlainText()
+    assert "Never used under" in report and f"{page.uses['o200k_base'].used:,} of 199,998" in report
+    header, rows = page.csv_rows(view.corpus_stats())
+    assert header == ["tokenizer", "category", "unused", "unreachable"]
+    assert sum(r[2] for r in rows if r[0] == "r50k_base") == len(page.uses["r50k_base"].unused)
+    # a filter shows other texts: their use is counted again
+    view.set_filters(script="Latin")
+    qtbot.waitUntil(lambda: not view.is_running() and not view.jobs.is_busy(), timeout=120000)
+    latin = [t for t in view.corpus_stats().corpus]
+    want = Counter(i for t in latin for i in tiktoken_encoding("r50k_base").encode_ordinary(t.sample.read()))
+    qtbot.waitUntil(lambda: page.uses.get("r50k_base") is not None and page.uses["r50k_base"].counts == dict(want),
+                    timeout=60000)  # fmt: skip

@@ -23,7 +23,6 @@ SentencePiece-style models).
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -473,6 +472,7 @@ class Tokenizer:
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
         pre = self.pre_tokenizer
+        found: Iterable[str]
         with quiet_gc(freeze=False) if len(text) >= QUIET_CHARS else nullcontext():
             if pre.sliceable and len(text) > 4 * _SLICE:
                 # a slice at a time: holding one slice's pre-tokens instead of the whole text's
@@ -527,7 +527,9 @@ class Tokenizer:
         """
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
+        segments: list[tuple[str, int | None]] = [(text, None)]
+        if allowed or self.added_tokens:
+            segments = self._segments(text, allowed)
         if self.normalizer is not None or self.rest_normalizer is not None or not self.model.byte_level:
             # offsets are mapped back from the normalized copy into the user's text
             return self._encode_aligned(text, segments, should_stop)
@@ -610,7 +612,9 @@ class Tokenizer:
         >>> chat.encode("<|im_start|>hi", allowed_special="all")
         [100264, 6151]
         """
-        twin, id_bytes = copy.copy(self), dict(self._id_bytes)
+        # a shallow copy by hand: copy.copy would go through pickling, which stores the tables
+        twin, id_bytes = type(self).__new__(type(self)), dict(self._id_bytes)
+        twin.__dict__.update(self.__dict__)
         for s, i in extra.items():
             if self.special_tokens.get(s) == i:
                 continue

@@ -323,10 +323,11 @@ class ScoreBPE:
     def piece_ids(self, piece: str | bytes) -> list[int]:
         """Ids of one pre-token, given normalized (``▁hi``) or as the decoder prints it (`` hi``)."""
         if isinstance(piece, bytes):
+            data = piece
             try:
-                piece = piece.decode("utf-8")
+                piece = data.decode("utf-8")
             except UnicodeDecodeError:
-                return [i for b in piece if (i := self.byte_ids[b]) is not None]
+                return [i for b in data if (i := self.byte_ids[b]) is not None]
         if self.escape_spaces:
             piece = piece.replace(" ", SPACE)
         return list(self.encode_piece(piece))

@@ -84,7 +84,8 @@ class PanelHost(QObject):
             # once the window is laid out at its size (before, Qt shares the width out anew)
             self.window.removeEventFilter(self)
             first = self._first
-            QTimer.singleShot(0, lambda: self.window.resizeDocks([first], [DOCK_WIDTH], Qt.Orientation.Horizontal))
+            if first is not None:
+                QTimer.singleShot(0, lambda: self.window.resizeDocks([first], [DOCK_WIDTH], Qt.Orientation.Horizontal))
         return False
 
     def importing(self) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from bpeinspect.core.merges import MergeGraph, MergeSource
+from bpeinspect.core.word_marks import WordMarks
 
 
 class Model(Protocol):
@@ -55,6 +56,15 @@ class Model(Protocol):
     def normalized_lengths(self, decoder: Mapping[int, bytes], others: Collection[int]) -> Callable[[int], int]: ...
 
     def describe(self) -> str: ...
+
+    # word marks (MergeListBPE's option): where a token sits in its word, and what its own
+    # symbols merge into there
+    word_marks: WordMarks | None
+    unk_id: int | None
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]: ...
+
+    def rebuild(self, token_id: int) -> list[int]: ...
 
 
 __all__ = ["Model"]

@@ -310,6 +310,16 @@ class ScoreBPE:
             ids.extend(fb)
         return pair_encode(ids, pair_merges, self.merge_made)
 
+    word_marks = None  # word marks are a byte-level option (MergeListBPE's)
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)``: no word marks here."""
+        return False, False
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging the token's own text as one pre-token gives."""
+        return self.piece_ids(self.decoder[token_id])
+
     def piece_ids(self, piece: str | bytes) -> list[int]:
         """Ids of one pre-token, given normalized (``▁hi``) or as the decoder prints it (`` hi``)."""
         if isinstance(piece, bytes):

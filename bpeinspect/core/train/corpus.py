@@ -23,14 +23,43 @@ from bpeinspect.core import limits
 from bpeinspect.core.errors import CorpusError
 from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, last_safe_cut, resolve_rule
 
-__all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
+__all__ = ["CorpusError", "corpus_files", "corpus_size", "is_binary_file", "iter_corpus"]
 
 BLOCK_BYTES = 1 << 20
+SNIFF_BYTES = 8192  # a file in a folder whose first bytes hold a NUL or bad UTF-8 is binary
+SKIPPED_FOLDERS = frozenset({"__pycache__"})
+
+
+def is_binary_file(path: str | os.PathLike[str]) -> bool:
+    """True if the first :data:`SNIFF_BYTES` of ``path`` hold a NUL byte or are not UTF-8
+    (a character cut at the end of the sniffed bytes is fine); an unreadable file counts as
+    not binary, so reading it later reports why.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_bytes("h\\u00e9".encode())
+    >>> _ = (d / "a.pyc").write_bytes(b"\\x00\\x01\\xff")
+    >>> is_binary_file(d / "a.txt"), is_binary_file(d / "a.pyc")
+    (False, True)
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if b"\0" in head:
+        return True
+    try:
+        codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=len(head) < SNIFF_BYTES)
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The files of ``paths``: files as given, folders searched recursively (sorted; hidden
-    files and folders skipped). Raises :class:`CorpusError` for a path that does not exist.
+    files and folders, ``__pycache__`` folders and binary files (see :func:`is_binary_file`)
+    skipped). Raises :class:`CorpusError` for a path that does not exist.
 
     >>> corpus_files([])
     []
@@ -43,7 +72,9 @@ def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
             found = [
                 q
                 for q in p.rglob("*")
-                if q.is_file() and not any(part.startswith(".") for part in q.relative_to(p).parts)
+                if q.is_file()
+                and not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in q.relative_to(p).parts)
+                and not is_binary_file(q)
             ]
             out.extend(sorted(found))
         elif p.is_file():

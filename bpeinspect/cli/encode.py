@@ -111,10 +111,15 @@ def _token_json(tok: Any, enc: Any, i: int, offset: int) -> str:
     tid = enc.ids[i]
     tb = (enc.token_bytes_of or tok.token_bytes)(tid)
     text = json.dumps(tb.decode("utf-8", errors="replace"), ensure_ascii=False)
+    marks = ""
+    if tok.word_marks is not None:  # a word mark is not text: it is said apart
+        continues, ends = tok.token_marks(tid)
+        marks = f', "continues_word": {"true" if continues else "false"}, "ends_word": {"true" if ends else "false"}'
     return (
         f'{{"id": {tid}, "text": {text}, "bytes": "{tb.hex()}", '
         f'"chars": [{enc.char_starts[i] + offset}, {enc.char_ends[i] + offset}], '
-        f'"special": {"true" if enc.is_special(i) else "false"}, "added": {"true" if tok.is_added(tid) else "false"}}}'
+        f'"special": {"true" if enc.is_special(i) else "false"}, "added": {"true" if tok.is_added(tid) else "false"}'
+        f"{marks}}}"
     )
 
 

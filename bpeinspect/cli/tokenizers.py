@@ -96,16 +96,18 @@ def resolve_tokens(tok: Tokenizer, token: str) -> list[int]:
     return ids
 
 
-def tree_lines(node: Any, max_depth: int = 200) -> list[str]:
+def tree_lines(node: Any, max_depth: int = 200, tok: Tokenizer | None = None) -> list[str]:
     """The merge tree drawn with box characters, one node per line; levels below ``max_depth``
-    are summed up in one line (a chain of thousands of merges would draw megabytes)."""
+    are summed up in one line (a chain of thousands of merges would draw megabytes). With
+    ``tok``, each token is shown with its word marks."""
 
     def label(n: Any) -> str:
         rank = "" if n.rank is None else f"  (rank {n.rank})"
         mark = "" if n.buildable else "  [no merge makes it]"
         if getattr(n, "repeats", False):
             mark += "  [made from itself: shown above]"
-        return f"{n.id} {display_bytes(n.token)}{rank}{mark}"
+        shown = display_bytes(n.token)
+        return f"{n.id} {tok.shown_with_marks(n.id, shown) if tok is not None else shown}{rank}{mark}"
 
     lines = [label(node)]
     # entries: a line to print, or a node whose children to draw (with their prefix and depth)
@@ -131,12 +133,12 @@ def cmd_tree(args: argparse.Namespace) -> int:
     tok = load_spec(args.tokenizer, pattern=args.pattern, special_tokens=args.special_token)
     ids = resolve_tokens(tok, args.token)
     if len(ids) > 1:
-        shown = " ".join(display_bytes(tok.token_bytes(i)) for i in ids)
+        shown = " ".join(tok.shown_with_marks(i, display_bytes(tok.token_bytes(i))) for i in ids)
         print(f"{display_text(args.token)} is {len(ids)} tokens under {tok.name or 'this tokenizer'}: {shown}")
     for i in ids:
         if len(ids) > 1:
             print()
-        print("\n".join(tree_lines(tok.merge_graph.tree(i))))
+        print("\n".join(tree_lines(tok.merge_graph.tree(i), tok=tok)))
     return 0
 
 
@@ -150,8 +152,9 @@ def add_info(sub: Any) -> None:
 
 def length_histogram(tok: Tokenizer) -> dict[int, int]:
     hist: dict[int, int] = {}
-    for b in tok.mergeable_ranks:
-        hist[len(b)] = hist.get(len(b), 0) + 1
+    for i in tok.ranks.values():  # a token's own bytes (a word mark is not part of them)
+        n = len(tok.token_bytes(i))
+        hist[n] = hist.get(n, 0) + 1
     return dict(sorted(hist.items()))
 
 

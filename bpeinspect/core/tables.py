@@ -43,6 +43,7 @@ from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.sentencepiece import SentencePieceBPE, SqueezeSpaces
 from bpeinspect.core.split.rules import BEHAVIORS, NO_SPLIT, PRESETS, QWEN2_PATTERN, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
+from bpeinspect.core.word_marks import WordMarks
 
 MAGIC = b"bpeinspect tables\n"
 VERSION = 1
@@ -106,6 +107,7 @@ KINDS: dict[str, str] = {
     "user_defined_in_text": "bool",
     "split_before_space": "bool",
     "newline_words": "bool",
+    "word_marks": "word_marks",
     "duplicate_merges": "choice",
     "flavour": "choice",
 }
@@ -167,6 +169,8 @@ def parts_of(tok: Tokenizer) -> Parts:
         assumed=tok.assumed,
         inferred=tok.inferred,
     )
+    if tok.word_marks is not None:
+        args.update(word_marks=tok.word_marks, unk_id=tok.unk_id)
     return Parts("Tokenizer", args)
 
 
@@ -290,6 +294,8 @@ def _encode_value(kind: str, key: str, value: Any, out: _Out) -> Any:  # noqa: P
         return _normalizer_json(value, 0)
     if kind == "rule":
         return _rule_json(value)
+    if kind == "word_marks":
+        return {"suffix": value.suffix, "prefix": value.prefix}
     if kind == "training":
         json.dumps(value.settings)  # TypeError for settings that are not JSON
         return {"settings": value.settings, "counts": out.ints(value.counts)}
@@ -494,6 +500,9 @@ def _decode_value(kind: str, key: str, value: Any, tables: _In) -> Any:  # noqa:
         return _normalizer_from(value, 0)
     if kind == "rule":
         return _rule_from(value)
+    if kind == "word_marks":
+        _check(_is_obj(value, {"suffix", "prefix"}) and all(type(v) is str for v in value.values()), f"{key}: bad marks")
+        return WordMarks(value["suffix"], value["prefix"])
     if kind == "training":
         _check(_is_obj(value, {"settings", "counts"}) and type(value["settings"]) is dict, f"{key}: bad fields")
         return TrainingInfo(value["settings"], tables.ints(value["counts"]))

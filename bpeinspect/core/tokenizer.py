@@ -23,7 +23,6 @@ SentencePiece-style models).
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -45,6 +44,7 @@ from bpeinspect.core.pretokenizer import PreTokenizer
 from bpeinspect.core.specials import AddedOptions, check_disallowed, missing_regex
 from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
 from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.word_marks import WordMarks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -112,18 +112,24 @@ class Tokenizer:
         added_options: Mapping[str, AddedOptions] | None = None,
         duplicate_merges: Literal["first", "last"] = "first",  # a pair listed twice: which listing wins
         byte_barriers: bool = False,  # a byte without a token parts its neighbours (llama.cpp)
+        word_marks: WordMarks | None = None,  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
+        unk_id: int | None = None,  # with word marks: the id of a symbol the vocabulary lacks (else dropped)
     ) -> None:
         rule = resolve_rule(pattern)
         model: Model
         if merges is None:
+            if word_marks:
+                raise ValueError(f"a model with word marks ({word_marks.describe()}) needs its merge list")
             model = RankBPE(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
         else:
             model = MergeListBPE(ranks, merges, merge_results=merge_results, duplicate_merges=duplicate_merges,
-                                 ignore_merges=ignore_merges, byte_barriers=byte_barriers)
+                                 ignore_merges=ignore_merges, byte_barriers=byte_barriers, word_marks=word_marks,
+                                 unk_id=unk_id)
         pre = PreTokenizer(rule, special_tokens=special_tokens, added_tokens=added_tokens,
                            added_options=added_options, added_normalizer=normalizer)
         self._assemble(model, pre, normalizer=normalizer, name=name, source=source, training=training,
-                       assumed=assumed, inferred=inferred)
+                       assumed=assumed, inferred=inferred,
+                       decoder=Decoder(word_marks=word_marks) if word_marks else PLAIN_DECODER)
 
     @classmethod
     def compose(
@@ -279,6 +285,41 @@ class Tokenizer:
         p = self.model.piece(token_id)
         return self.token_bytes(token_id).decode("utf-8", "replace") if p is None else p
 
+    @property
+    def word_marks(self) -> WordMarks | None:
+        """The model's word marks (Hugging Face's ``end_of_word_suffix`` and
+        ``continuing_subword_prefix``, see :mod:`bpeinspect.core.word_marks`), or ``None``."""
+        return self.model.word_marks
+
+    @property
+    def unk_id(self) -> int | None:
+        """The id a symbol the vocabulary lacks becomes (``None``: it is dropped, or falls back to bytes)."""
+        return self.model.unk_id
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)``: whether the token continues a word (after the first symbol of
+        its pre-token) and whether it ends one; both ``False`` for a model without word marks."""
+        return self.model.token_marks(token_id)
+
+    def shown_with_marks(self, token_id: int, shown: str) -> str:
+        """``shown`` (a token's text as a view writes it) with the token's word marks: ``on⌋`` for
+        a token that ends a word, ``⌊ing`` for one that continues a word; ``shown`` itself for a
+        model without word marks.
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> load_tokenizer("gpt2").shown_with_marks(31373, "hello")
+        'hello'
+        """
+        marks = self.model.word_marks
+        return shown if marks is None else marks.show(shown, *self.model.token_marks(token_id))
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging a token's own symbols gives: its bytes encoded as one pre-token, or with
+        word marks, the symbols of its place in a word (``on`` inside a word, ``on⌋`` at its end).
+        ``[token_id]`` unless the token is unreachable that way."""
+        self.token_bytes(token_id)  # UnknownTokenError for an id that is no token
+        return self.model.rebuild(token_id)
+
     def kind(self, token_id: int) -> str:
         """The model's kind of token: ``normal``, ``byte``, ``control``, ``user-defined``..."""
         return self.model.kind(token_id)
@@ -431,6 +472,7 @@ class Tokenizer:
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
         pre = self.pre_tokenizer
+        found: Iterable[str]
         with quiet_gc(freeze=False) if len(text) >= QUIET_CHARS else nullcontext():
             if pre.sliceable and len(text) > 4 * _SLICE:
                 # a slice at a time: holding one slice's pre-tokens instead of the whole text's
@@ -485,7 +527,9 @@ class Tokenizer:
         """
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        segments = self._segments(text, allowed) if allowed or self.added_tokens else [(text, None)]
+        segments: list[tuple[str, int | None]] = [(text, None)]
+        if allowed or self.added_tokens:
+            segments = self._segments(text, allowed)
         if self.normalizer is not None or self.rest_normalizer is not None or not self.model.byte_level:
             # offsets are mapped back from the normalized copy into the user's text
             return self._encode_aligned(text, segments, should_stop)
@@ -568,7 +612,9 @@ class Tokenizer:
         >>> chat.encode("<|im_start|>hi", allowed_special="all")
         [100264, 6151]
         """
-        twin, id_bytes = copy.copy(self), dict(self._id_bytes)
+        # a shallow copy by hand: copy.copy would go through pickling, which stores the tables
+        twin, id_bytes = type(self).__new__(type(self)), dict(self._id_bytes)
+        twin.__dict__.update(self.__dict__)
         for s, i in extra.items():
             if self.special_tokens.get(s) == i:
                 continue
@@ -591,11 +637,11 @@ class Tokenizer:
         """The bytes of a sequence of tokens."""
         dec, ids = self._id_bytes, list(ids)
         try:
-            data = b"".join([dec[i] for i in ids])
+            parts = [dec[i] for i in ids]
         except (KeyError, TypeError):
             bad = next(i for i in ids if i not in dec)
             raise UnknownTokenError(f"unknown token id {bad!r}") from None
-        return self.decoder.finish(data)
+        return self.decoder.finish(self.decoder.join(parts, ids, self.model.token_marks))
 
     def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
         return [self.token_bytes(i) for i in ids]

@@ -99,6 +99,11 @@ def oracle_for(vocab: Vocab, path: Path) -> tuple[Encoder, str]:
         tokenizers = pytest.importorskip("tokenizers")
         hf = tokenizers.Tokenizer.from_file(str(path))
         return (lambda text: hf.encode(text, add_special_tokens=False).ids), "all"
+    if vocab.oracle == "hf-clip":
+        from tests.conformance.clip import clip_hf
+
+        hf = clip_hf(path)
+        return (lambda text: hf.encode(text, add_special_tokens=False).ids), "all"
     if vocab.oracle == "tiktoken-json":
         pytest.importorskip("tiktoken")
         return _tiktoken_json_oracle(path), "all"

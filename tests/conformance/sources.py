@@ -11,7 +11,8 @@ bpeinspect does with the file today:
 
 Oracles: ``hf`` (the ``tokenizers`` library on the same file), ``tiktoken:NAME`` (tiktoken with
 the settings of the model's own package code, see ``oracles.py``), ``tiktoken-json`` (tiktoken
-with the pattern, ranks and special tokens of a JSON encoder, read as js-tiktoken reads them), ``mistral`` (mistral_common's
+with the pattern, ranks and special tokens of a JSON encoder, read as js-tiktoken reads them),
+``hf-clip`` (``tokenizers`` built from CLIP's merge file as transformers' CLIP converter builds it), ``mistral`` (mistral_common's
 Tekkenizer), ``llama.cpp`` (llama.cpp's own ``.inp``/``.out`` test vectors shipped beside the
 GGUF file), ``llama.cpp-run`` (no such vectors: only the ids llama.cpp itself gave on the broad
 corpus of ``vectors/llama_cpp.json.xz``, which every GGUF file of the suite is checked against
@@ -110,6 +111,12 @@ JS_TIKTOKEN_NPM = Package(
     "js-tiktoken@1.0.21",
     "js-tiktoken-1.0.21.tgz",
     "3b1f24b185565ca9a8d8f51466dfc4f99d67f1f05bc009258710ddb7a8d810fa",
+)
+OPEN_CLIP = Package(
+    "pip",
+    "open-clip-torch==3.3.0",
+    "open_clip_torch-3.3.0-py3-none-any.whl",
+    "c549ad5ed6bfc119cc11105033c0a2b9d7a2a4afeb40a58a09aab3da1a0043ce",
 )
 
 
@@ -214,6 +221,9 @@ VOCABS: list[Vocab] = [
           "package/dist/ranks/cl100k_base.js", "tiktoken-json"),
     Vocab("js-tiktoken-gpt2", "GPT-2 (js-tiktoken ranks module)", JS_TIKTOKEN_NPM,
           "package/dist/ranks/gpt2.cjs", "tiktoken-json"),
+    # CLIP's merge file, read directly (BPE with the end-of-word suffix </w>)
+    Vocab("clip", "CLIP (open_clip bpe_simple_vocab_16e6.txt.gz)", OPEN_CLIP,
+          "open_clip/bpe_simple_vocab_16e6.txt.gz", "hf-clip"),
     # Mistral Tekken
     Vocab(
         "tekken-240718",

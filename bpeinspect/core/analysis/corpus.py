@@ -66,6 +66,11 @@ class Language:
     preamble: bool | None = None
 
     @property
+    def has_code(self) -> bool:
+        """False for a UDHR text whose language has no ISO 639 code (``und`` in its index)."""
+        return self.bcp47 != "und"
+
+    @property
     def label(self) -> str:
         """``"amh (Amharic)"``; the code alone when the name is the code."""
         return self.code if self.name == self.code else f"{self.code} ({self.name})"
@@ -202,6 +207,19 @@ def udhr_dir() -> Path:
     return resources_dir() / "udhr"
 
 
+def udhr_name(name: str, bcp47: str) -> str:
+    """The name to show for a UDHR text: the index writes ``(Jinan)`` for a language it has no
+    code for, which reads like a missing name; it says so instead.
+
+    >>> udhr_name("(Jinan)", "und"), udhr_name("Drung", "duu")
+    ('Jinan, no language code', 'Drung')
+    """
+    if bcp47 != "und":
+        return name
+    bare = name[1:-1] if name.startswith("(") and name.endswith(")") else name
+    return f"{bare}, no language code"
+
+
 @functools.cache
 def udhr_languages() -> tuple[Language, ...]:
     """Every translation's metadata (``languages.tsv``), in code order."""
@@ -215,7 +233,7 @@ def udhr_languages() -> tuple[Language, ...]:
         out.append(
             Language(
                 code=row["code"],
-                name=row["name"],
+                name=udhr_name(row["name"], row["bcp47"]),
                 script=row["script"],
                 bcp47=row["bcp47"],
                 iso639_3=row["iso639_3"],

@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bpeinspect.core.analysis.corpus import Corpus, CorpusText, Language
@@ -95,17 +95,24 @@ class FairnessSummary:
         }
 
 
-def summarize(tokenizer: str, premiums: Mapping[str, float], *, top: int = TOP) -> FairnessSummary | None:
-    """The summary of ``code -> premium``; ``None`` when there is nothing to summarize.
+def summarize(
+    tokenizer: str, premiums: Mapping[str, float], *, top: int = TOP, not_extremes: Collection[str] = ()
+) -> FairnessSummary | None:
+    """The summary of ``code -> premium``; ``None`` when there is nothing to summarize. The
+    codes in ``not_extremes`` (texts whose language has no code) count in the figures but
+    are not named among the most and least costly.
 
     >>> s = summarize("t", {"a": 1.0, "b": 3.0, "c": 5.0, "d": 0.5})
     >>> (s.median, s.max, s.over_2, s.over_4, s.most_costly[0], s.least_costly[0])
     (2.0, 5.0, 0.5, 0.25, ('c', 5.0), ('d', 0.5))
+    >>> summarize("t", {"a": 1.0, "b": 3.0, "c": 5.0, "d": 0.5}, not_extremes={"d"}).least_costly[0]
+    ('a', 1.0)
     """
     if not premiums:
         return None
     values = list(premiums.values())
-    ranked = sorted(premiums.items(), key=lambda kv: (-kv[1], kv[0]))
+    named = {c: p for c, p in premiums.items() if c not in not_extremes}
+    ranked = sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))
     n = len(values)
     return FairnessSummary(
         tokenizer,
@@ -116,7 +123,7 @@ def summarize(tokenizer: str, premiums: Mapping[str, float], *, top: int = TOP) 
         sum(v > 2 for v in values) / n,
         sum(v > 4 for v in values) / n,
         tuple(ranked[:top]),
-        tuple(sorted(premiums.items(), key=lambda kv: (kv[1], kv[0]))[:top]),
+        tuple(sorted(named.items(), key=lambda kv: (kv[1], kv[0]))[:top]),
     )
 
 
@@ -241,7 +248,9 @@ class CorpusStats:
 
     def summary(self, tokenizer: str, *, top: int = TOP) -> FairnessSummary | None:
         """Median, 90th percentile, max, shares above 2× and 4×, the most and least costly."""
-        return summarize(tokenizer, self._others(tokenizer), top=top)
+        others = self._others(tokenizer)
+        no_code = {c for c in others if not self.corpus.language(c).has_code}
+        return summarize(tokenizer, others, top=top, not_extremes=no_code)
 
     def summaries(self) -> list[FairnessSummary]:
         return [s for tok in self.tokenizers if (s := self.summary(tok)) is not None]

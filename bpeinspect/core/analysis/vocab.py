@@ -132,7 +132,7 @@ def unreachable_tokens(
 ) -> list[Unreachable]:
     """Non-special tokens that the encoder never produces from their own bytes.
 
-    Each token's bytes are encoded as a single pre-token (:meth:`Tokenizer.encode_piece`) and,
+    Each token's bytes are encoded as a single pre-token (:meth:`Tokenizer.rebuild`) and,
     when they are valid UTF-8, also as text (:meth:`Tokenizer.encode_ordinary`). Tokens that
     are not whole UTF-8 can only be checked the first way. Raises ``Cancelled`` if asked to stop.
 
@@ -148,7 +148,7 @@ def unreachable_tokens(
         if not n & 2047:
             _tick(n, len(ids), progress, should_stop)
         bts = tok.token_bytes(i)
-        got = tok.encode_piece(bts)
+        got = tok.rebuild(i)
         if got != [i]:
             out.append(Unreachable(i, "merges", tuple(got)))
             continue
@@ -310,7 +310,7 @@ class VocabIndex:
     def display(self, token_id: int) -> str:
         s = self._display.get(token_id)
         if s is None:
-            s = display_bytes(self.tok.token_bytes(token_id))
+            s = self.tok.shown_with_marks(token_id, display_bytes(self.tok.token_bytes(token_id)))
             self._display[token_id] = s
         return s
 

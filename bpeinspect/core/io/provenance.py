@@ -8,14 +8,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from bpeinspect.core.tokenizer import Tokenizer
 
 
-def badges(tok: Any) -> list[tuple[str, str]]:
+def badges(tok: Tokenizer) -> list[tuple[str, str]]:
     """``(label, tooltip)`` pairs: a split rule or special tokens that are only a default
     (``Tokenizer.assumed``), and single bytes the vocabulary has no token for."""
     out: list[tuple[str, str]] = []
-    assumed = {k: v for k, v in getattr(tok, "assumed", {}).items() if v != "chosen by the user"}
+    assumed = {k: v for k, v in tok.assumed.items() if v != "chosen by the user"}
     if "pattern" in assumed:
         tip = f"Split rule: {assumed['pattern']}."
         if "special_tokens" in assumed:
@@ -23,7 +23,7 @@ def badges(tok: Any) -> list[tuple[str, str]]:
         out.append(("default split", tip + "\nEncodings may differ from the model's own tokenizer."))
     elif assumed:
         out.append(("assumed", "\n".join(f"{k.replace('_', ' ')}: {v}" for k, v in assumed.items())))
-    missing = getattr(tok, "missing_bytes", ())
+    missing = tok.missing_bytes
     if missing:
         listed = " ".join(f"{b:02x}" for b in missing)
         n = len(missing)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from bpeinspect.core.bpe import make_piece_encoder, pair_merge_table
 from bpeinspect.core.merges import MergeGraph
 from bpeinspect.core.specials import check_tables, decode_special_tokens, missing_single_bytes, rank_tables
+from bpeinspect.core.word_marks import MarkedTokens, WordMarks
 
 if TYPE_CHECKING:
     from bpeinspect.core.merges import MergeSource
@@ -36,6 +37,8 @@ class ByteLevelBPE:
     uses_rank_rule: bool
     explicit_merges: list[tuple[int, int]] | None
     encode_piece: Callable[[bytes], list[int]]
+    word_marks: WordMarks | None = None  # MergeListBPE's option: Hugging Face's end_of_word_suffix / prefix
+    unk_id: int | None = None
 
     def __init__(self, ranks: Mapping[bytes, int], *, ignore_merges: bool = False, byte_barriers: bool = False) -> None:
         self.ranks, self.decoder, low, self.top_id = rank_tables(ranks)  # with checks (see rank_tables)
@@ -58,6 +61,14 @@ class ByteLevelBPE:
     def piece_ids(self, piece: str | bytes) -> list[int]:
         """Ids of one pre-token given as its text or bytes (text: lone surrogates already fixed)."""
         return list(self.encode_piece(piece.encode("utf-8") if isinstance(piece, str) else piece))
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)``: whether the token continues and ends a word (word marks only)."""
+        return False, False
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging the token's own bytes as one pre-token gives (``[token_id]`` unless unreachable)."""
+        return list(self.encode_piece(self.decoder[token_id]))
 
     def leaf_label(self, token_id: int, special: bool) -> str:
         """What a token that no merge makes is: ``special`` or ``byte``."""
@@ -123,6 +134,17 @@ class MergeListBPE(ByteLevelBPE):
     ``merge_results``: the id each merge makes, when the loader looked them up already.
     ``duplicate_merges``: for a pair listed twice, which listing wins. ``ignore_merges``: a
     pre-token that is a whole token is looked up first (Hugging Face's option).
+
+    ``word_marks`` (Hugging Face's ``end_of_word_suffix`` and ``continuing_subword_prefix``: CLIP's
+    ``</w>``): pieces start from marked symbols, ``ranks`` keys marked tokens as
+    :meth:`WordMarks.key` spells them, and :attr:`decoder` holds the bytes each token covers, its
+    marks apart (:meth:`token_marks`; see :mod:`bpeinspect.core.word_marks`). ``unk_id``: the id
+    of a symbol the vocabulary lacks (else it is dropped).
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {bytes([b]) + b"</w>": 256 + b for b in range(256)}
+    >>> m = MergeListBPE(ranks | {b"hi</w>": 512}, [(104, 256 + 105)], word_marks=WordMarks("</w>"))
+    >>> m.encode_piece(b"hi"), m.encode_piece(b"hih"), m.decoder[512], m.token_marks(512), m.piece(512)
+    ([512], [104, 105, 360], b'hi', (False, True), 'hi</w>')
     """
 
     uses_rank_rule = False
@@ -137,11 +159,20 @@ class MergeListBPE(ByteLevelBPE):
         duplicate_merges: Literal["first", "last"] = "first",
         ignore_merges: bool = False,
         byte_barriers: bool = False,
+        word_marks: WordMarks | None = None,
+        unk_id: int | None = None,
     ) -> None:
         super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
         self.explicit_merges, self.pair_merges, self.merge_made = pair_merge_table(
             self.ranks, self.decoder, merges, merge_results, duplicate_merges
         )
+        if word_marks:
+            self.word_marks, self.unk_id = word_marks, unk_id
+            self.marked = MarkedTokens(word_marks, self.ranks, self.decoder, self.pair_merges, self.merge_made,
+                                       unk_id=unk_id, ignore_merges=ignore_merges)
+            self.missing_bytes = ()  # a symbol the vocabulary lacks is the unknown token's, or dropped
+            self.encode_piece = self.marked.encode_piece
+            return
         byte_ids = [self.ranks.get(bytes([b]), -1) for b in range(256)]
         self.encode_piece = make_piece_encoder(self.ranks, self.pair_merges, byte_ids, ignore_merges,
                                                drop=bytes(self.missing_bytes), barriers=byte_barriers,
@@ -155,8 +186,32 @@ class MergeListBPE(ByteLevelBPE):
         m = self.pair_merges.get((left, right))
         return None if m is None else self.merge_made[m]
 
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        if self.word_marks is None:
+            return False, False
+        return self.marked.token_marks(token_id)
+
+    def initial_parts(self, piece: bytes) -> list[int]:
+        if self.word_marks is None:
+            return super().initial_parts(piece)
+        return self.marked.initial_parts(piece)
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging the token's own symbols gives, at its place in a word with word marks."""
+        if self.word_marks is None:
+            return super().rebuild(token_id)
+        return self.marked.rebuild(token_id, self.decoder[token_id])
+
+    def piece(self, token_id: int) -> str | None:
+        """The token's text as the model stores it; with word marks, spelled with them (``on</w>``)."""
+        text = super().piece(token_id)
+        if self.word_marks is None or text is None:
+            return text
+        return self.word_marks.spell(text, *self.marked.token_marks(token_id))
+
     def describe(self) -> str:
-        return "pair rule (explicit merge list)"
+        marks = f", {self.word_marks.describe()}" if self.word_marks is not None else ""
+        return f"pair rule (explicit merge list){marks}"
 
 
 __all__ = ["ByteLevelBPE", "MergeListBPE", "RankBPE"]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from bpeinspect.core.merges import MergeGraph, MergeSource
+from bpeinspect.core.word_marks import WordMarks
 
 
 class Model(Protocol):
@@ -17,15 +18,22 @@ class Model(Protocol):
     missing_bytes: tuple[int, ...]  # single bytes without a token (dropped from text)
     byte_barriers: bool
     ignore_merges: bool
-    uses_rank_rule: bool  # the merge priority is the id (tiktoken)
-    merge_source: str
-    explicit_merges: Sequence[tuple[int, int]] | None
 
     @property
-    def ranks(self) -> Mapping[bytes, int]: ...
+    def uses_rank_rule(self) -> bool: ...  # the merge priority is the id (tiktoken)
 
-    # the hot path: the pre-token cache calls it on a miss (bytes, or text if not byte_level)
-    encode_piece: Callable[[Any], list[int]]
+    @property
+    def merge_source(self) -> str: ...  # where merge order comes from, as a phrase
+
+    @property
+    def explicit_merges(self) -> Sequence[tuple[int, int]] | None: ...  # the file's merge list, if any
+
+    @property
+    def ranks(self) -> Mapping[bytes, int]: ...  # token bytes -> id (special tokens left out)
+
+    def encode_piece(self, piece: Any) -> list[int]:
+        """The hot path: the pre-token cache calls it on a miss (bytes, or text if not byte_level)."""
+        ...
 
     def add_special_tokens(self, special: Mapping[str, int], added: Mapping[str, int]) -> None: ...
 
@@ -48,6 +56,15 @@ class Model(Protocol):
     def normalized_lengths(self, decoder: Mapping[int, bytes], others: Collection[int]) -> Callable[[int], int]: ...
 
     def describe(self) -> str: ...
+
+    # word marks (MergeListBPE's option): where a token sits in its word, and what its own
+    # symbols merge into there
+    word_marks: WordMarks | None
+    unk_id: int | None
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]: ...
+
+    def rebuild(self, token_id: int) -> list[int]: ...
 
 
 __all__ = ["Model"]

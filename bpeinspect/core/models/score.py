@@ -310,13 +310,24 @@ class ScoreBPE:
             ids.extend(fb)
         return pair_encode(ids, pair_merges, self.merge_made)
 
+    word_marks = None  # word marks are a byte-level option (MergeListBPE's)
+
+    def token_marks(self, token_id: int) -> tuple[bool, bool]:
+        """``(continues, ends)``: no word marks here."""
+        return False, False
+
+    def rebuild(self, token_id: int) -> list[int]:
+        """What merging the token's own text as one pre-token gives."""
+        return self.piece_ids(self.decoder[token_id])
+
     def piece_ids(self, piece: str | bytes) -> list[int]:
         """Ids of one pre-token, given normalized (``▁hi``) or as the decoder prints it (`` hi``)."""
         if isinstance(piece, bytes):
+            data = piece
             try:
-                piece = piece.decode("utf-8")
+                piece = data.decode("utf-8")
             except UnicodeDecodeError:
-                return [i for b in piece if (i := self.byte_ids[b]) is not None]
+                return [i for b in data if (i := self.byte_ids[b]) is not None]
         if self.escape_spaces:
             piece = piece.replace(" ", SPACE)
         return list(self.encode_piece(piece))

@@ -26,10 +26,17 @@ from bpeinspect.core.merges import MergeGraph, MergeSource, best_split
 class _ScoreTables(Protocol):
     """What the graph reads from a :class:`~bpeinspect.core.models.score.ScoreBPE`."""
 
-    explicit_merges: list[tuple[int, int]] | None
-    piece_id: Mapping[str, int]
-    mergeable: Mapping[str, int]
-    score_rank: Mapping[str, int]
+    @property
+    def explicit_merges(self) -> list[tuple[int, int]] | None: ...
+
+    @property
+    def piece_id(self) -> Mapping[str, int]: ...
+
+    @property
+    def mergeable(self) -> Mapping[str, int]: ...
+
+    @property
+    def score_rank(self) -> Mapping[str, int]: ...
 
     def piece(self, token_id: int) -> str | None: ...
 
@@ -57,7 +64,7 @@ class SentencePieceMergeGraph(MergeGraph):
             # Merge the piece's own characters with every merge except the one making the piece
             # itself (which can only be the last): two parts left are its parents. Scores need
             # not grow with length (whitespace runs), so parents may rank below their child.
-            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []
+            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []  # type: ignore[arg-type]  # get only
             if len(bounds) == 3:
                 result = (model.mergeable[piece[: bounds[1]]], model.mergeable[piece[bounds[1] :]])
             else:
@@ -74,7 +81,7 @@ class SentencePieceMergeGraph(MergeGraph):
 
 
 class _Without:
-    """A read-only view of a rank table without one key."""
+    """A read-only view of a rank table without one key (only ``get``, all that merging reads)."""
 
     def __init__(self, ranks: Mapping[str, int], skip: str) -> None:
         self._ranks, self._skip = ranks, skip

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import regex
 from PySide6.QtCore import QLocale, QObject, QRectF, Qt, QTimer, Signal
@@ -44,6 +45,9 @@ from PySide6.QtGui import (
 )
 
 from bpeinspect.core import text as core_text
+
+if TYPE_CHECKING:
+    from bpeinspect.core import Tokenizer
 
 # printable ASCII is in every text font; line breaks and tabs are laid out, not drawn
 _ALWAYS_DRAWN = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset("\t\n\r\u2028\u2029")
@@ -203,6 +207,12 @@ def shown_without(text: str, missing: set[str] | frozenset[str]) -> str:
 def display_bytes(data: bytes) -> str:
     """:func:`bpeinspect.core.text.display_bytes`, with characters no font draws as code points."""
     return shown(core_text.display_bytes(data))
+
+
+def token_shown(tok: Tokenizer, token_id: int) -> str:
+    """A token as every view writes it: its bytes (:func:`display_bytes`) with its word marks
+    (``on⌋`` ends a word, for CLIP-style models)."""
+    return tok.shown_with_marks(token_id, display_bytes(tok.token_bytes(token_id)))
 
 
 # -- painting --------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.encoding import SPECIAL
 from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.core.text import hex_bytes
-from bpeinspect.gui.overlay.glyphs import CodePointSpacer, display_bytes, shown
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer, display_bytes, shown, token_shown
 from bpeinspect.gui.overlay.layout import (
     Layers,
     LineGeometry,
@@ -69,6 +69,7 @@ def token_tooltip(
     rows = [
         ("id", f"<b>{info.id}</b>"),
         ("text", f"<code>{html.escape(display_bytes(info.text_bytes))}</code>"),
+        *([("word", tok.word_marks.where(*tok.token_marks(info.id)))] if tok.word_marks and not info.special else []),
         ("bytes", f"<code>{hex_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
     ]
     if info.special:
@@ -88,8 +89,8 @@ def token_tooltip(
             rows.append(
                 (
                     "parents",
-                    f"{a} <code>{html.escape(display_bytes(tok.token_bytes(a)))}</code> + "
-                    f"{b} <code>{html.escape(display_bytes(tok.token_bytes(b)))}</code>",
+                    f"{a} <code>{html.escape(token_shown(tok, a))}</code> + "
+                    f"{b} <code>{html.escape(token_shown(tok, b))}</code>",
                 )
             )
     (c0, c1), (b0, b1) = info.char_span, info.byte_span

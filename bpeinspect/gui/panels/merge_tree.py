@@ -39,7 +39,7 @@ from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import display_bytes, token_shown  # characters no font draws as code points
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -195,7 +195,7 @@ class MergeTreeModel(QAbstractItemModel):
         g = tok.merge_graph
         if role == Qt.ItemDataRole.DisplayRole:
             if col == COL_TOKEN:
-                return display_bytes(tok.token_bytes(tid))
+                return token_shown(tok, tid)
             if col == COL_ID:
                 return str(tid)
             if col == COL_RANK:
@@ -205,7 +205,7 @@ class MergeTreeModel(QAbstractItemModel):
                 p = g.parents(tid)
                 if p is None:
                     return tok.leaf_label(tid)
-                return f"{display_bytes(tok.token_bytes(p[0]))} + {display_bytes(tok.token_bytes(p[1]))}"
+                return f"{token_shown(tok, p[0])} + {token_shown(tok, p[1])}"
             if col == COL_BYTES:
                 h = hex_bytes(tok.token_bytes(tid))
                 return h if len(h) <= 48 else h[:45] + "…"
@@ -217,8 +217,9 @@ class MergeTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_ID, COL_RANK):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
-            bts = tok.token_bytes(tid)
-            tip = f"{tid}: {display_bytes(bts)}"
+            tip = f"{tid}: {token_shown(tok, tid)}"
+            if tok.word_marks is not None:
+                tip += "\n" + tok.word_marks.where(*tok.token_marks(tid))
             if not g.is_buildable(tid):
                 tip += "\nunbuildable: no chain of merges makes this token; shown split at its best split"
             return tip
@@ -343,7 +344,7 @@ class MergeTreeBrowser(QWidget):
             return
         self.message.hide()
         self.query = ("token", bts)
-        self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(display_bytes(bts))}</code> &nbsp;{len(bts)} bytes")
+        self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(token_shown(tok, token_id))}</code> &nbsp;{len(bts)} bytes")
         self._show_down([token_id])
         self.up.set_roots([token_id])
         self._expand(self.up_view, self.up, depth=1)
@@ -485,3 +486,4 @@ def _html(text: str) -> str:
 
 
 __all__ = ["COLUMNS", "TOKEN_ID_ROLE", "MergeTreeBrowser", "MergeTreeModel"]
+

@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import Tokenizer, Trace, trace
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import display_bytes, token_shown  # characters no font draws as code points
 from bpeinspect.gui.overlay.palette import app_colors
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length
@@ -101,7 +101,7 @@ class StepsModel(QAbstractTableModel):
                 return str(s.rank)
             if col in (2, 3, 4):
                 tid = (s.left, s.right, s.result)[col - 2]
-                return f"{display_bytes(tok.token_bytes(tid))}  ({tid})"
+                return f"{token_shown(tok, tid)}  ({tid})"
             if col == 5:
                 return str(len(s.parts))
         if role == Qt.ItemDataRole.FontRole and col in (2, 3, 4):
@@ -391,7 +391,7 @@ class ReplayWidget(QWidget):
         special = self.tok is not None and tr.piece.decode("utf-8", "replace") in self.tok.special_tokens
         self.note.setVisible(tr.shortcut or special)
         if tr.shortcut and self.tok is not None:
-            got = " ".join(display_bytes(self.tok.token_bytes(i)) for i in tr.result)
+            got = " ".join(token_shown(self.tok, i) for i in tr.result)
             self.note.setText(
                 "The encoder looks the whole piece up before merging (tiktoken's rule), so it gives "
                 f"<b>{_html(got)}</b> rather than the result of the merges below."
@@ -410,7 +410,7 @@ class ReplayWidget(QWidget):
             self.step_label.setText("Type a word above, or click a pre-token in the text.")
             return
         parts = list(parts_at(tr, k))
-        labels = [display_bytes(tok.token_bytes(i)) for i in parts]
+        labels = [token_shown(tok, i) for i in parts]
         done = tr.steps[k - 1] if k > 0 else None
         nxt = tr.steps[k] if k < n else None
         self.parts_view.set_parts(
@@ -478,7 +478,7 @@ class ReplayWidget(QWidget):
 
 
 def _chip(tok: Tokenizer, tid: int) -> str:
-    return f"<code style='background:{app_colors().code_bg}'>{_html(display_bytes(tok.token_bytes(tid)))}</code>"
+    return f"<code style='background:{app_colors().code_bg}'>{_html(token_shown(tok, tid))}</code>"
 
 
 def _html(text: str) -> str:

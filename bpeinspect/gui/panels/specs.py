@@ -41,6 +41,7 @@ from bpeinspect.gui.registry import (
 
 if TYPE_CHECKING:
     from bpeinspect.core.analysis.corpus import CorpusText
+    from bpeinspect.gui.panels.chat import ChatView
     from bpeinspect.gui.panels.languages import LanguagesView
     from bpeinspect.gui.panels.vocabs import VocabsView
 
@@ -109,6 +110,19 @@ class PanelWindow(Protocol):
     def selected_index(self, tok: Tokenizer | None) -> int | None: ...
 
 
+class TokenView(Protocol):
+    """A view the :class:`Inspector` keeps on the current tokenizer and the token picked."""
+
+    @property
+    def tokenActivated(self) -> SignalInstance: ...  # (token id) picked in the view
+
+    def set_tokenizer(self, tok: Tokenizer) -> None: ...
+
+    def show_token(self, token_id: int) -> None: ...
+
+    def show_piece(self, text: str) -> None: ...
+
+
 class PanelContext(Protocol):
     """What a panel is made with (the window's panel host): the window, the docks made so far,
     the :class:`Inspector` the token views follow, and a way to show another panel."""
@@ -142,7 +156,7 @@ class PanelSpec:
     floating_size: tuple[int, int] | None = None  # first shown floating, this big
     # called with its view each time it is shown from the menu
     shown: Callable[[Any, PanelContext], None] | None = None
-    docked: Callable[[QWidget, QDockWidget], None] | None = None  # called once its dock is made
+    docked: Callable[[Any, QDockWidget], object] | None = None  # called with its view once its dock is made
 
 
 def _in_front(dock: QDockWidget | None) -> bool:
@@ -168,7 +182,7 @@ class Inspector(QObject):
     def __init__(self, window: PanelWindow, docks: dict[str, QDockWidget]) -> None:
         super().__init__(cast(QObject, window))  # a QMainWindow: the inspector goes with it
         self.window, self.docks = window, docks
-        self.views: dict[str, QWidget] = {}
+        self.views: dict[str, TokenView] = {}
         self.shown: dict[str, Tokenizer | None] = {}
         self.user_picked = False
         # the latest token and pre-token picked, not yet shown (the latest pick wins)
@@ -181,7 +195,7 @@ class Inspector(QObject):
         win.tokenActivated.connect(self._on_token)
         win.pieceActivated.connect(self._on_piece)
 
-    def attach(self, key: str, view: QWidget) -> None:
+    def attach(self, key: str, view: TokenView) -> None:
         self.views[key] = view
         self.shown[key] = None
         view.tokenActivated.connect(lambda tid, src=key: self._on_view_token(src, tid))
@@ -279,7 +293,13 @@ def _make_tokens(host: PanelContext) -> QWidget:
     reg.currentChanged.connect(on_current)
     reg.dataChanged.connect(on_data)
     win.selectionChanged.connect(follow_selection)
-    view.tokenClicked.connect(lambda i: win.select_token(reg.current(), i) if reg.current() is not None else None)
+
+    def clicked(index: int) -> None:
+        tok = reg.current()
+        if tok is not None:
+            win.select_token(tok, index)
+
+    view.tokenClicked.connect(clicked)
     refresh()
     return view
 
@@ -418,7 +438,8 @@ def _open_record(host: PanelContext, record: Any, shape: Any) -> None:
 
     messages = conversation(record) if shape.kind == "chat" else None
     if messages is not None:
-        host.show("chat").set_messages(messages, reply_header=False)  # counted as the dataset counts it
+        chat = cast("ChatView", host.show("chat"))
+        chat.set_messages(messages, reply_header=False)  # counted as the dataset counts it
     else:
         host.window.set_text("\n\n".join(field_texts(shape, record)))
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.text import LEGEND
-from bpeinspect.gui.overlay.glyphs import display_bytes  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import token_shown  # characters no font draws as code points
 from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -59,7 +59,7 @@ _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value
 
 def token_text(tok: Tokenizer, token_id: int) -> str:
     """A token's text as every view shows it (``␣`` for a space, ``<e4 bd>`` for bytes of a split character)."""
-    return display_bytes(tok.token_bytes(token_id))
+    return token_shown(tok, token_id)
 
 
 class TokenListModel(QAbstractTableModel):

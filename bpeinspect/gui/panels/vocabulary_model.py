@@ -222,4 +222,4 @@ class VocabTableModel(QAbstractTableModel):
                 lines.append("unbuildable: no chain of merges makes it (the encoder can still look it up whole)")
             return "\n".join(lines)
         bts = tok.token_bytes(tid)
-        return f"{tid}: {display_bytes(bts)}\n{hex_bytes(bts)}"
+        return f"{tid}: {tok.shown_with_marks(tid, display_bytes(bts))}\n{hex_bytes(bts)}"

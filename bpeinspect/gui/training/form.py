@@ -102,11 +102,15 @@ class TrainingForm(QWidget):
             w.setEnabled(on)
 
     def default_name(self) -> str:
+        """The corpus' name as a person would say it: ``taylorswift``, ``taylorswift + docs``,
+        ``taylorswift + 2 more`` (the Name field replaces it)."""
         paths = self.corpus.paths()
         if not paths:
             return "trained"
-        first = paths[0].name if paths[0].is_dir() else paths[0].stem
-        return first + (f"+{len(paths) - 1}" if len(paths) > 1 else "")
+        names = [p.name if p.is_dir() else p.stem for p in paths]
+        if len(names) == 1:
+            return names[0]
+        return f"{names[0]} + {names[1]}" if len(names) == 2 else f"{names[0]} + {len(names) - 1} more"
 
     def plan(self) -> TrainingPlan:
         """The plan the form describes; ``ValueError`` with a message for the user if it is

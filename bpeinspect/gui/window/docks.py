@@ -16,7 +16,18 @@ from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.specs import Inspector, PanelSpec, PanelWindow
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 
-DOCK_WIDTH = 460
+DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
+DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text keeps two thirds)
+DOCK_MIN = 300
+
+
+def dock_width(window_width: int) -> int:
+    """The side docks' first width in a window ``window_width`` wide.
+
+    >>> dock_width(1400), dock_width(1024), dock_width(700)
+    (460, 337, 300)
+    """
+    return max(DOCK_MIN, min(DOCK_WIDTH, int(window_width * DOCK_SHARE)))
 
 
 def _import_all(modules: list[str]) -> None:
@@ -44,6 +55,8 @@ class DockingWindow(PanelWindow, Protocol):
     def resizeDocks(self, docks: Sequence[QDockWidget], sizes: Sequence[int], orientation: Qt.Orientation, /) -> None: ...
 
     def installEventFilter(self, filter: QObject, /) -> None: ...
+
+    def width(self) -> int: ...
 
     def removeEventFilter(self, filter: QObject, /) -> None: ...
 
@@ -84,7 +97,9 @@ class PanelHost(QObject):
             # once the window is laid out at its size (before, Qt shares the width out anew)
             self.window.removeEventFilter(self)
             first = self._first
-            QTimer.singleShot(0, lambda: self.window.resizeDocks([first], [DOCK_WIDTH], Qt.Orientation.Horizontal))
+            if first is not None:
+                QTimer.singleShot(0, lambda: self.window.resizeDocks(
+                    [first], [dock_width(self.window.width())], Qt.Orientation.Horizontal))
         return False
 
     def importing(self) -> bool:

@@ -169,3 +169,26 @@ def test_count_corpus_reports_progress_and_cancels_between_texts():
 def test_count_corpus_needs_a_tokenizer():
     with pytest.raises(ValueError):
         count_corpus({}, udhr_corpus().filter(codes={"eng"}))
+
+
+def test_udhr_texts_without_a_language_code_are_named_so_and_left_out_of_the_extremes():
+    from bpeinspect.core.analysis.corpus import udhr_languages
+
+    no_code = [lang for lang in udhr_languages() if not lang.has_code]
+    assert no_code and all(lang.name.endswith(", no language code") for lang in no_code)
+    assert not any(lang.name.startswith("(") for lang in no_code)
+    jinan = next(lang for lang in no_code if lang.code == "023")
+    assert jinan.name == "Jinan, no language code"
+
+
+def test_a_text_without_a_language_code_counts_but_is_not_named_among_the_extremes():
+    def lang(code, bcp47=""):
+        return CorpusText(Language(code, code.upper(), "Latin", bcp47=bcp47), Sample(code, text=code))
+
+    texts = (lang("en"), lang("de"), lang("ru"), lang("023", "und"))
+    corpus = Corpus("udhr", "toy", texts, texts[0])
+    tokens = {"en": 10, "de": 15, "ru": 40, "023": 5}
+    counts = {("a", c): TextStats("a", c, n, 4 * n, 3 * n) for c, n in tokens.items()}
+    s = CorpusStats(corpus, ("a",), counts, "en").summary("a")
+    assert s.languages == 3 and s.median == 1.5  # counted: 0.5, 1.5, 4.0
+    assert s.least_costly[0] == ("de", 1.5) and "023" not in dict(s.most_costly)

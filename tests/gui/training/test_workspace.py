@@ -127,7 +127,7 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
 
     texts = list(iter_corpus([TAYLOR, folder], "gpt4"))
     toks = registry.tokenizers()
-    assert [t.name for t in toks] == ["taylorswift+1-300", "taylorswift+1-1k", "taylorswift+1-2k"]
+    assert [t.name for t in toks] == ["taylorswift + docs-300", "taylorswift + docs-1k", "taylorswift + docs-2k"]
     assert registry.current() is toks[-1]
     # results join the picker, not the overlay, until the user asks
     assert not any(registry.is_shown(t) for t in toks)
@@ -402,7 +402,7 @@ def test_corpus_from_a_drop(qtbot, ws, tmp_path, target):
     assert event.isAccepted()
     wait_jobs(qtbot, ws.form.corpus.jobs)
     assert ws.form.corpus.paths() == [(tmp_path / "a.txt").resolve(), TAYLOR.resolve()]
-    assert ws.form.default_name() == "a+1"
+    assert ws.form.default_name() == "a + taylorswift"  # no cryptic "a+1"
 
 
 def test_save_dialog_picks_the_format_and_suffix(qtbot, ws, registry, tmp_path, monkeypatch):

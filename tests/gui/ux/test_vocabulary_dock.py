@@ -36,3 +36,18 @@ def test_the_docks_open_at_their_width_and_leave_the_text_the_room(qtbot, panel_
     dock = win.panels.docks["tokens"]
     qtbot.waitUntil(lambda: abs(dock.width() - DOCK_WIDTH) < 40, timeout=3000)
     assert win.centralWidget().width() > win.width() - DOCK_WIDTH - 60
+
+
+def test_a_small_window_gives_the_docks_a_third_of_its_width(qtbot, settings):
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window.docks import dock_width
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    dock = win.panels.docks["tokens"]
+    qtbot.waitUntil(lambda: abs(dock.width() - dock_width(1024)) < 40, timeout=3000)
+    assert dock.width() < 1024 * 0.4 and win.centralWidget().width() > 1024 * 0.6  # it kept 510 px before

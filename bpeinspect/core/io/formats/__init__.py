@@ -24,6 +24,7 @@ from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io import load_cache
 from bpeinspect.core.io.atomic import writes_through
 from bpeinspect.core.io.formats import (
+    clip,
     gguf,
     gpt2,
     huggingface,
@@ -166,6 +167,15 @@ FORMATS: dict[str, Format] = {
             also_opens=("*.bpe", "*.json"),
         ),
         Format(
+            "clip",
+            "CLIP bpe_simple_vocab merges",
+            "merges only: the vocabulary, normalizer, split rule, </w> word ends and specials are CLIP's",
+            ("bpe_simple_vocab*.txt",),
+            ".txt",
+            clip.load,
+            looks_like=lambda path, head: clip.looks_like(head),
+        ),
+        Format(
             "tiktoken",
             "tiktoken rank file",
             "ranks only (no split rule, special tokens or normalizer: known files get theirs by sha256)",
@@ -237,7 +247,7 @@ def open_patterns() -> list[str]:
     dialog's filter).
 
     >>> open_patterns()
-    ['*.bpe', '*.cjs', '*.gguf', '*.gz', '*.js', '*.json', '*.model', '*.tiktoken', '*.vocab']
+    ['*.bpe', '*.cjs', '*.gguf', '*.gz', '*.js', '*.json', '*.model', '*.tiktoken', '*.vocab', 'bpe_simple_vocab*.txt']
     """
     globs = {pat if "*" in pat else "*" + Path(pat).suffix for f in FORMATS.values() for pat in f.patterns + f.also_opens}
     globs.add("*.gz")  # any of them gzip-compressed
@@ -401,6 +411,8 @@ def with_settings(
         merges=None if tok.uses_rank_rule else tok.merges,
         ignore_merges=tok.ignore_merges,
         byte_barriers=tok.byte_barriers,
+        word_marks=tok.word_marks,
+        unk_id=tok.unk_id,
         name=tok.name,
         source=tok.source,
         training=tok.training,
@@ -501,6 +513,11 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
         raise VocabularyError(
             f"{p}: {tok.name or 'this tokenizer'} is SentencePiece-style BPE (characters, ▁, byte fallback); "
             "bpeinspect writes byte-level formats only, so keep its original file"
+        )
+    if tok.word_marks is not None and kind != "huggingface":
+        raise VocabularyError(
+            f"{p}: the {FORMATS[kind].description} format cannot store word marks ({tok.word_marks.describe()}); "
+            "save it as a tokenizer.json"
         )
     if tok.normalizer is not None and kind != "huggingface":
         raise VocabularyError(

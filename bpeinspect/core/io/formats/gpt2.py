@@ -17,8 +17,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write_many, finish_interrupted, unfinished_saves
+from bpeinspect.core.io.formats import clip
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_token,
@@ -103,6 +104,8 @@ def load(path: Path, **_: Any) -> Tokenizer:
     lines = decode_text(read_bytes_limited(bpe_path), bpe_path).splitlines()
     if lines and lines[0].startswith("#version"):
         lines = lines[1:]
+    if any(t.endswith(clip.SUFFIX) for t in list(encoder)[:1000]):
+        return _with_word_ends(encoder, lines, enc_path, bpe_path)
     merges: list[tuple[int, int]] = []
     made: set[str] = set()
     for n, line in enumerate(lines, 2):
@@ -145,6 +148,19 @@ def load(path: Path, **_: Any) -> Tokenizer:
         name=name_for(folder),
         source=f"{folder} (GPT-2 encoder.json + vocab.bpe)",
     )
+
+
+def _with_word_ends(encoder: dict, lines: list[str], enc_path: Path, bpe_path: Path) -> Tokenizer:
+    """A pair whose tokens end words with ``</w>``: CLIP's (``vocab.json`` + ``merges.txt``, as
+    transformers' CLIPTokenizer reads them), or refused: no other model's split rule and
+    normalizer can be told from these files."""
+    specials = {s: encoder[s] for s in clip.SPECIALS if s in encoder}
+    if len(specials) != len(clip.SPECIALS):
+        raise UnsupportedTokenizerError(
+            f"{bpe_path}: tokens end words with '</w>' (as GPT-1's, XLM's or FlauBERT's do), and these files do not "
+            "say the model's split rule and normalizer; open its tokenizer.json"
+        )
+    return clip.build(encoder, clip.merge_parts(lines, bpe_path, first_line=2), specials, bpe_path)
 
 
 def save(tok: Tokenizer, path: Path) -> None:

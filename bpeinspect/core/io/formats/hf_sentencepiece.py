@@ -66,11 +66,14 @@ def _flat(node: Any, key: str) -> list[dict]:
     return [node]
 
 
-def check_bpe_options(model: dict, path: Path | str) -> None:
-    """Refuse BPE options that no file here needs and bpeinspect does not apply."""
+def check_bpe_options(model: dict, path: Path | str, *, word_marks: bool = False) -> None:
+    """Refuse BPE options that no file here needs and bpeinspect does not apply (``word_marks``:
+    the model applies ``end_of_word_suffix`` and ``continuing_subword_prefix``)."""
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(key):
-            raise UnsupportedTokenizerError(f"{path}: BPE with a {key} ({model[key]!r}) is not supported")
+        if model.get(key) and not word_marks:
+            raise UnsupportedTokenizerError(
+                f"{path}: BPE with a {key} ({model[key]!r}) over characters, not bytes, is not supported"
+            )
     dropout = model.get("dropout")
     if dropout not in (None, 0, 0.0):
         raise UnsupportedTokenizerError(f"{path}: BPE dropout ({dropout}) makes encodings random; not supported")

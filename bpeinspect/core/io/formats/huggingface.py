@@ -52,6 +52,7 @@ from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf
 from bpeinspect.core.specials import PLAIN, AddedOptions
 from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
+from bpeinspect.core.word_marks import WordMarks
 
 BEHAVIORS = {
     "Isolated": "isolated",
@@ -100,7 +101,8 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     if hf_sentencepiece.is_sentencepiece_style(obj):
         specials, added = _added_tokens(obj.get("added_tokens"), path)
         return hf_sentencepiece.from_dict(obj, path, specials, added, added_options(obj.get("added_tokens")))
-    _check_model_options(model, path)
+    marks = word_marks_of(model, path)
+    _check_model_options(model, path, marks)
     normalizer = _normalizer(obj.get("normalizer"), path)
     rule = split_rule_from_pre_tokenizer(obj.get("pre_tokenizer"), path)
 
@@ -108,7 +110,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     expect(isinstance(vocab, dict) and vocab, path, "model.vocab must be a non-empty object of token -> id")
     specials, added = _added_tokens(obj.get("added_tokens"), path)
     added_ids = set(added.values()) | set(specials.values())
-    ranks, unmapped = _ranks(vocab, added_ids, path)
+    ranks, unmapped = _ranks(vocab, added_ids, path) if marks is None else _marked_ranks(vocab, added_ids, marks, path)
     if unmapped:
         not_cacheable()  # a cached load would not warn again
         warnings.warn(
@@ -120,7 +122,10 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         other = vocab.get(content)
         if other is not None and other != i:
             raise VocabularyError(f"{path}: added token {content!r} has id {i} but the vocabulary gives it {other}")
-    merges, made = _merges(model.get("merges"), vocab, path)
+    if marks is None:
+        merges, made = _merges(model.get("merges"), vocab, path)
+    else:
+        merges, made = _marked_merges(model.get("merges"), vocab, marks, path)
     _keep_spelled_specials(ranks, {**specials, **added}, vocab, made)
     model["merges"] = None  # the parsed strings are the largest part of a big file: free them now
     ignore_merges = bool(model.get("ignore_merges", False))
@@ -139,7 +144,25 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
         normalizer=normalizer,
+        **({} if marks is None else {"word_marks": marks, "unk_id": _unk_id(model, vocab, path)}),
     )
+
+
+def word_marks_of(model: dict, path: Path | str) -> WordMarks | None:
+    """The model's ``end_of_word_suffix`` and ``continuing_subword_prefix``, or ``None``."""
+    suffix, prefix = model.get("end_of_word_suffix") or "", model.get("continuing_subword_prefix") or ""
+    expect(isinstance(suffix, str) and isinstance(prefix, str), path,
+           "end_of_word_suffix and continuing_subword_prefix must be strings")
+    marks = WordMarks(suffix, prefix)
+    return marks or None
+
+
+def _unk_id(model: dict, vocab: dict, path: Path | str) -> int | None:
+    unk = model.get("unk_token")
+    if unk is None:
+        return None
+    expect(isinstance(unk, str) and isinstance(vocab.get(unk), int), path, f"the unk_token {unk!r} is not in the vocabulary")
+    return vocab[unk]
 
 
 def _keep_spelled_specials(ranks: dict[bytes, int], added: dict[str, int], vocab: dict, made: list[int]) -> None:
@@ -165,13 +188,15 @@ def _name_for(path: Path | str) -> str:
     return name_for(p, file_stem(p))
 
 
-def _check_model_options(model: dict, path: Path | str) -> None:
+def _check_model_options(model: dict, path: Path | str, marks: WordMarks | None) -> None:
     if model.get("byte_fallback"):
         raise UnsupportedTokenizerError(
             f"{path}: BPE with byte_fallback over a ByteLevel pre-tokenizer is not supported (SentencePiece-style "
             "files, with ▁ pieces and no ByteLevel step, are)"
         )
-    hf_sentencepiece.check_bpe_options(model, path)
+    if marks is not None and model.get("fuse_unk"):
+        raise UnsupportedTokenizerError(f"{path}: BPE with word marks and fuse_unk is not supported")
+    hf_sentencepiece.check_bpe_options(model, path, word_marks=marks is not None)
 
 
 def _normalizer(norm: Any, path: Path | str) -> Normalizer | None:
@@ -305,6 +330,53 @@ def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dic
     return ranks, unmapped
 
 
+def _marked_ranks(
+    vocab: dict[str, Any], skip: set[int], marks: WordMarks, path: Path | str
+) -> tuple[dict[bytes, int], list[str]]:
+    """:func:`_ranks` for a model with word marks: each token's text in GPT-2's byte alphabet,
+    its marks around it as :meth:`WordMarks.key` spells them."""
+    ranks: dict[bytes, int] = {}
+    unmapped: list[str] = []
+    for token, i in vocab.items():
+        expect(type(i) is int and i >= 0, path, f"token {token!r} has a bad id {i!r}")
+        if i in skip:
+            continue
+        text, continues, ends = marks.parse(token)
+        data = token_to_bytes(text)
+        if data is None:
+            unmapped.append(token)
+            continue
+        key = marks.key(data, continues, ends)
+        expect(key not in ranks, path, f"token {token!r} appears twice")
+        ranks[key] = i
+    return ranks, unmapped
+
+
+def _marked_merges(
+    items: Any, vocab: dict[str, int], marks: WordMarks, path: Path | str
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """The merges of a model with word marks as id pairs, and what each makes: Hugging Face
+    spells the result without the right part's prefix (``a`` + ``##b`` -> ``ab``)."""
+    if isinstance(items, MappedMerges):  # mapped while parsing, as left + right
+        expect(not marks.prefix, path, "a merge list too large to read with a continuing_subword_prefix")
+        return items.pairs, items.made
+    expect(isinstance(items, list), path, "model.merges must be a list")
+    pairs: list[tuple[int, int]] = []
+    made: list[int] = []
+    for n, m in enumerate(items):
+        parts = m.split(" ") if isinstance(m, str) else m if isinstance(m, list) else []
+        expect(len(parts) == 2 and all(isinstance(p, str) for p in parts), path,
+               f"merge {n} ({m!r}) is not 'left right' or [left, right]")
+        a, b, new = vocab.get(parts[0]), vocab.get(parts[1]), vocab.get(marks.merged(*parts))
+        expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
+        if new is None:
+            why = f" (the continuing_subword_prefix {marks.prefix!r} dropped from its right part)" if marks.prefix else ""
+            raise VocabularyError(f"{path}: merge {n} ({m!r}) makes {marks.merged(*parts)!r}, not in the vocabulary{why}")
+        pairs.append((a, b))  # type: ignore[arg-type]
+        made.append(new)
+    return pairs, made
+
+
 def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[tuple[int, int]], list[int]]:
     """The merges as id pairs, and the id each one makes (a pair listed twice is left to the
     tokenizer, which keeps its last listing as Hugging Face does)."""
@@ -374,14 +446,17 @@ def to_dict(tok: Tokenizer) -> dict:
     ``ignore_merges`` (a whole pre-token that is a token is used as is, as tiktoken does).
     """
     ranks = tok.mergeable_ranks
-    vocab = {bytes_to_token(b): i for b, i in sorted(ranks.items(), key=lambda x: x[1])}
+    marks = tok.word_marks
+    if marks is not None:  # each token spelled with its marks, as the file's vocabulary does
+        spelled = {i: marks.spell(bytes_to_token(tok.token_bytes(i)), *tok.token_marks(i)) for i in ranks.values()}
+    else:
+        spelled = {i: bytes_to_token(b) for b, i in ranks.items()}
+    vocab = {spelled[i]: i for i in sorted(spelled)}
     # Added tokens go in the model's vocab too: otherwise Hugging Face renumbers them after it.
     cut = {**tok.added_tokens, **tok.special_tokens}
     for s, i in sorted(cut.items(), key=lambda x: x[1]):
         vocab.setdefault(s, i)
-    merges = tok.merges
-    dec = {i: b for b, i in ranks.items()}
-    merge_strings = [[bytes_to_token(dec[a]), bytes_to_token(dec[b])] for a, b in merges]
+    merge_strings = [[spelled[a], spelled[b]] for a, b in tok.merges]
     flags = tok.added_options
     added = [
         {
@@ -407,9 +482,9 @@ def to_dict(tok: Tokenizer) -> dict:
         "model": {
             "type": "BPE",
             "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
+            "unk_token": None if tok.unk_id is None else _unk_text(tok),
+            "continuing_subword_prefix": marks.prefix or None if marks is not None else None,
+            "end_of_word_suffix": marks.suffix or None if marks is not None else None,
             "fuse_unk": False,
             "byte_fallback": False,
             "ignore_merges": bool(tok.ignore_merges or tok.uses_rank_rule),
@@ -417,6 +492,14 @@ def to_dict(tok: Tokenizer) -> dict:
             "merges": merge_strings,
         },
     }
+
+
+def _unk_text(tok: Tokenizer) -> str:
+    i = tok.unk_id
+    for text, j in (*tok.special_tokens.items(), *tok.added_tokens.items()):
+        if j == i:
+            return text
+    return bytes_to_token(tok.token_bytes(i))  # type: ignore[arg-type]
 
 
 def dumps(tok_or_dict: Tokenizer | dict) -> bytes:

@@ -57,6 +57,8 @@ PAGES: dict[str, tuple[str, str | None, str]] = {
     "bars": ("Bars", "bars", "BarsPage"),
 }
 FOCUS_PAGES = ("scripts", "map")  # the pages drawn under one chosen tokenizer
+# pages that export as CSV only: a picture of a long table would hold the rows on screen alone
+CSV_ONLY = ("table",)
 
 
 # what the view needs besides Qt; imported on the worker (about a second with pyqtgraph)
@@ -426,6 +428,14 @@ class LanguagesView(QWidget):
 
     def _on_tab(self) -> None:
         key = self.current_page()
+        for kind, button in self.export_buttons.items():
+            picture_only_of_the_screen = key in CSV_ONLY and kind != "csv"
+            button.setEnabled(not picture_only_of_the_screen)
+            button.setToolTip(
+                "The table exports as CSV: a picture would hold only the rows on screen"
+                if picture_only_of_the_screen
+                else f"Export this page as {kind.upper()}"
+            )
         if self._m and key not in self._pages:  # not built yet: build it now, the rest later
             self._build_page(key)
         self._draw_current()
@@ -543,6 +553,8 @@ class LanguagesView(QWidget):
         try:
             if page is None or export is None:
                 raise ValueError("this page is not shown yet")
+            if kind != "csv" and self.current_page() in CSV_ONLY:
+                raise ValueError("the table exports as CSV (a picture would hold only the rows on screen)")
             if kind == "csv":
                 self.jobs.submit("export", export.write_text, path, page.csv_maker(), on_returned=self.exported.emit,
                                  on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"))  # fmt: skip

@@ -173,7 +173,6 @@ def _gpt2_obj(vocabs):
         (lambda o: o.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
             {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}, {"type": "Punctuation"}]}),
          "Punctuation"),
-        (lambda o: o["model"].update(continuing_subword_prefix="##"), "continuing_subword_prefix"),
         (lambda o: o["model"].update(dropout=0.1), "dropout"),
     ],
 )

@@ -1,13 +1,13 @@
-"""Tokenizers measured across the languages of a parallel corpus: what the Languages view
-and ``stats --corpus`` count, and the counts kept.
+"""Tokenizers measured across the languages of a parallel corpus, one tokenizer after the other,
+and the counts kept: what the Languages view counts.
 
-A corpus is named by a *source* (a name of :func:`~bpeinspect.core.analysis.corpus.load_corpus`:
-``udhr``, ``fable``, ``code``, or ``folder:PATH``) and loaded by :func:`load_source` (on a
-worker, in the window): the UDHR is decompressed once per process, a folder is read. The
-counts of each tokenizer on each source are kept in a :class:`CountCache` while that tokenizer
-stays open, so a second tokenizer, a filter, another baseline or a return to an earlier corpus
-costs nothing but the tokenizers never counted on it. :func:`count_each` counts one tokenizer
-after the other and yields each one's counts as soon as they are known, so a view fills in
+A corpus is named by a *source*, a name of :func:`~bpeinspect.core.analysis.corpus.load_corpus`
+(``udhr``, ``fable``, ``code``, or ``folder:PATH``, the names ``stats --corpus`` takes too), and
+loaded by :func:`load_source` (on a worker, in the window): the UDHR is decompressed once per
+process, a folder is read. The counts of each tokenizer on each source are kept in a
+:class:`CountCache` while that tokenizer stays open, so a second tokenizer, a filter, another
+baseline or a return to an earlier corpus costs nothing but the tokenizers never counted on it.
+:func:`count_each` yields each tokenizer's counts as soon as they are known, so a view fills in
 while the rest is being counted.
 
 >>> from bpeinspect.core import load_tokenizer

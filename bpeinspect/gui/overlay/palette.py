@@ -184,6 +184,26 @@ _DARK_DISABLED = {
 }
 
 # an exported HTML page is read on its own, on a white page, whatever the theme
+# sixteen colours told apart in both themes (Tableau's 20, the pale ones left out): the
+# categories of a figure (scripts, kinds of token)
+CATEGORY_COLORS = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#499894",
+    "#d37295",
+    "#a0cbe8",
+    "#8cd17d",
+    "#b6992d",
+    "#79706e",
+)
 EXPORT_SPECIAL = "#ee3333"
 EXPORT_SPLIT = "#777777"
 

@@ -35,6 +35,7 @@ from bpeinspect.core import VocabularyError
 from bpeinspect.core.io import hub
 from bpeinspect.core.io.hub_catalog import HubModel, hub_models, search
 from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.overlay.palette import app_colors
 
 COLUMNS = ("Model", "Family", "Access", "Licence", "Cache")
 HUB_PAGES = ("https://huggingface.co/", "http://huggingface.co/", "huggingface.co/")
@@ -242,7 +243,7 @@ class HubDialog(QDialog):
     def _say(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setProperty("error", error)
-        self.status.setStyleSheet("color: #d0453a;" if error else "")
+        self.status.setStyleSheet(f"color: {app_colors().error_text};" if error else "")
 
     def done(self, result: int) -> None:
         self.jobs.cancel_all()  # closing stops a download

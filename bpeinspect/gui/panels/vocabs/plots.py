@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis.vocab_diff import VocabDiff
-from bpeinspect.gui.overlay.palette import UiColors, app_colors
+from bpeinspect.gui.overlay.palette import CATEGORY_COLORS, UiColors, app_colors
 
 # byte-length buckets of the composition by length
 LENGTH_BUCKETS: tuple[tuple[int, int], ...] = (
@@ -59,13 +59,6 @@ def composition_series(diff: VocabDiff, by: str) -> tuple[list[str], list[list[i
         labels.insert(len(labels) - 2, OTHER_SCRIPTS)
         values.insert(len(values) - 2, [sum(s.composition.get(c, 0) for c in rest) for s in diff.sides])
     return labels, values
-
-
-# sixteen colours told apart in both themes (Tableau's 20, the pale ones left out)
-CATEGORY_COLORS = (
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac", "#499894", "#d37295", "#a0cbe8", "#8cd17d", "#b6992d", "#79706e",
-)  # fmt: skip
 
 
 def category_colors(n: int) -> list[QColor]:

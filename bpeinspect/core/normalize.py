@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Sequence as _Seq
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 import regex
 
@@ -264,6 +264,9 @@ class StripAccents(Stateless):
 
 
 
+_Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
+
+
 @dataclass(frozen=True)
 class Unicode(Normalizer):
     """Unicode normalization form ``NFC``, ``NFD``, ``NFKC`` or ``NFKD``; with ``tables="hf"``
@@ -279,11 +282,15 @@ class Unicode(Normalizer):
     form: str
     tables: str = ""  # "hf": Hugging Face's (older) tables; "": Python's unicodedata
 
+    @property
+    def _nf(self) -> _Form:
+        return cast(_Form, self.form)  # unicodedata raises ValueError on any other name
+
     def normalize(self, text: str) -> str:
         if self.tables == "hf" and not text.isascii() and _HF_UNKNOWN.search(text):
             parts = _HF_UNKNOWN.split(text)  # odd parts are the characters it does not know
-            return "".join(p if i % 2 else unicodedata.normalize(self.form, p) for i, p in enumerate(parts))
-        return unicodedata.normalize(self.form, text)
+            return "".join(p if i % 2 else unicodedata.normalize(self._nf, p) for i, p in enumerate(parts))
+        return unicodedata.normalize(self._nf, text)
 
     def _aligned(self, text: str):
         if self.tables == "hf" and not text.isascii() and _HF_UNKNOWN.search(text):
@@ -302,7 +309,7 @@ class Unicode(Normalizer):
         return self._aligned_here(text)
 
     def _aligned_here(self, text: str):
-        form = self.form
+        form = self._nf
         if unicodedata.is_normalized(form, text):
             return text, None, None
         pieces: list[tuple[int, int, str]] = []
@@ -326,7 +333,7 @@ def NFC() -> Unicode:  # noqa: N802 (named as the form)
     return Unicode("NFC")
 
 
-def _changed_clusters(form: str, chunk: str, base: int) -> list[tuple[int, int, str]]:
+def _changed_clusters(form: _Form, chunk: str, base: int) -> list[tuple[int, int, str]]:
     """``(start, end, normalized)`` for the clusters of ``chunk`` that ``form`` changes."""
     bounds = [i for i, c in enumerate(chunk) if i == 0 or unicodedata.combining(c) == 0]
     bounds.append(len(chunk))

@@ -27,7 +27,7 @@ from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
-from bpeinspect.core.train.run import TrainingProgress, TrainingRun
+from bpeinspect.core.train.run import TieBreak, TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
 
 HISTORY_POINTS = 2000
@@ -41,7 +41,7 @@ class TrainingPlan:
     sizes: list[int]
     pattern: str | None
     special_tokens: list[str] = field(default_factory=list)
-    tie_break: str = "first-seen"
+    tie_break: TieBreak = "first-seen"
     name: str = "trained"
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
@@ -179,7 +179,9 @@ class TrainingJob:
         sizes: list[int] = []
         if run.merges:
             full = run.tokenizer()
-            settings = {**full.training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
+            training = full.training
+            assert training is not None  # a trained tokenizer carries its settings
+            settings = {**training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
             largest = max(plan.sizes)
             for size in plan.sizes[:-1]:
                 if self._reached(size):
@@ -193,7 +195,7 @@ class TrainingJob:
             sizes.append(full.n_vocab if partial else largest)
             label = size_label(sizes[-1])
             full.name = f"{plan.name}-{label}" + (" (partial)" if stopped else "")
-            full.training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
+            training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
             toks.append(full)
         seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0
         return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history), sizes)

@@ -66,7 +66,7 @@ class TrainedMerge(NamedTuple):
     left: int
     right: int
     id: int
-    count: int
+    count: int  # type: ignore[assignment]  # times seen: a public field name that shadows tuple.count
     token: bytes
 
 
@@ -357,22 +357,28 @@ def merges_tokenizer(
     rule = pattern if isinstance(pattern, SplitRule) else resolve_rule(pattern)
     pairs = [(m.left, m.right) for m in merges]
     info = TrainingInfo(settings=dict(settings or {}), counts=[m.count for m in merges])
-    kwargs = {"training": info, "name": name or "trained", "source": "trained"}
+    name = name or "trained"
     if tie_break == "hf":
         vocab = HFVocabulary.of(special_tokens)
         ranks = {bytes([b]): i for b, i in enumerate(vocab.byte_ids)}
         for m in merges:
             ranks.setdefault(m.token, m.id)
         specials = {s: i for i, s in enumerate(special_tokens)}
-        return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+        return Tokenizer(
+            ranks, pattern=rule, special_tokens=specials, merges=pairs, training=info, name=name, source="trained"
+        )
     n = max((m.id for m in merges), default=255) + 1
     specials = {s: n + i for i, s in enumerate(special_tokens)}
     if n == 256 + len(merges):
-        return Tokenizer.from_merges(pairs, pattern=rule, special_tokens=specials, **kwargs)
+        return Tokenizer.from_merges(
+            pairs, pattern=rule, special_tokens=specials, training=info, name=name, source="trained"
+        )
     ranks = {bytes([b]): b for b in range(256)}
     for m in merges:
         ranks.setdefault(m.token, m.id)
-    return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+    return Tokenizer(
+        ranks, pattern=rule, special_tokens=specials, merges=pairs, training=info, name=name, source="trained"
+    )
 
 
 def initial_token_bytes(tie_break: str, special_tokens: Sequence[str] = ()) -> dict[int, bytes]:

@@ -38,9 +38,9 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-# Each registrar adds one subcommand: register(subparsers) -> None, setting ``func=cmd(args) -> int``
+# Each registrar adds one subcommand: register(subparsers), setting ``func=cmd(args) -> int``
 # with set_defaults. A command reports failure by raising CliError or a ValueError/OSError.
-REGISTRARS: list[Callable[[Any], None]] = [
+REGISTRARS: list[Callable[[Any], object]] = [
     tokenizers.add_list,
     encode.add_encode,
     encode.add_decode,

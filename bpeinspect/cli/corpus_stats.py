@@ -141,16 +141,16 @@ def format_summary(stats: CorpusStats, summaries: list[FairnessSummary], *, csv_
         for s in summaries
     ]
     assert stats.baseline is not None
-    out = f"premium = tokens / tokens of {_label(stats, stats.baseline)}, over {stats.corpus.title}\n"
-    out += align_table(head, body, left=1)
+    text = f"premium = tokens / tokens of {_label(stats, stats.baseline)}, over {stats.corpus.title}\n"
+    text += align_table(head, body, left=1)
     width = max(display_width(s.tokenizer) for s in summaries)
     for title, key in (("most costly", "most_costly"), ("least costly", "least_costly")):
-        out += f"\n{title}:\n"
+        text += f"\n{title}:\n"
         for s in summaries:
             items = ", ".join(f"{_label(stats, c)} {p:.2f}" for c, p in getattr(s, key))
             pad = " " * (width - display_width(s.tokenizer))
-            out += f"  {s.tokenizer}{pad}  {items}\n"
-    return out
+            text += f"  {s.tokenizer}{pad}  {items}\n"
+    return text
 
 
 def _label(stats: CorpusStats, code: str) -> str:

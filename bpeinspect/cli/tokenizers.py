@@ -76,9 +76,9 @@ def add_tree(sub: Any) -> None:
 def resolve_token(tok: Tokenizer, token: str) -> int | None:
     """The id ``token`` names (an id, or one token's text, plain or as printed), or None."""
     if token.lstrip("-").isdigit():
-        i = int(token)
-        tok.token_bytes(i)  # raises UnknownTokenError
-        return i
+        n = int(token)
+        tok.token_bytes(n)  # raises UnknownTokenError
+        return n
     i = tok.token_id(token)
     if i is None:  # written in the notation the CLI prints, e.g. "␣hello"
         i = tok.token_id(parse_display(token))

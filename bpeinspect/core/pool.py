@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from itertools import chain, islice
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -220,7 +220,7 @@ class ProcessPool:
         if not self._children and self.processes > 1 and can_spawn():
             self._children = [_Child(self.niceness) for _ in range(self.processes - 1)]
 
-    def imap(self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None) -> Iterator[R]:
+    def imap(self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None) -> Generator[R, None, None]:
         """``fn(context, item)`` for every item, in order (see the module docstring).
 
         Stop early by closing the iterator: children busy with items nobody will read are

@@ -113,7 +113,7 @@ def cut_with_options(
                 k -= 1
             start = k
         if rstrip:
-            stop = _SPACE_RUN.match(text, stop).end()  # type: ignore[union-attr]
+            stop = _SPACE_RUN.match(text, stop).end()
         # A token that starts inside the whitespace an rstrip token took: tokenizers gives it
         # again over that whitespace (and, if it ends there, encodes the rest of that whitespace
         # twice). Here it takes what is left of its text; one wholly inside is passed over.

@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("bpeinspect")
     app.setOrganizationName("bpeinspect")
     from bpeinspect.gui.overlay.glyphs import prefer_noto

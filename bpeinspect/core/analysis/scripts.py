@@ -83,7 +83,7 @@ def _script_table() -> bytes:
     pattern = regex.compile("|".join(f"(\\p{{Script={name}}}+)" for name in _VALUES))
     table = bytearray(len(every))  # zeros: Unknown, for a script newer than SCRIPT_NAMES
     for m in pattern.finditer(every):
-        table[m.start() : m.end()] = bytes([m.lastindex - 1]) * (m.end() - m.start())  # type: ignore[operator]
+        table[m.start() : m.end()] = bytes([m.lastindex - 1]) * (m.end() - m.start())
     return bytes(table)
 
 

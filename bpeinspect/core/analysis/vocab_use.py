@@ -99,7 +99,7 @@ def count_ids(
     """Each tokenizer's count of every id over all of ``texts``: on a counting pool's children
     (``pool``, or one of ``processes`` made for the call) unless ``processes`` is 1."""
     texts = [fix_surrogates(t) for t in texts]
-    out = [Counter() for _ in toks]
+    out: list[Counter[int]] = [Counter() for _ in toks]
     if processes == 1 and pool is None:
         total, done = sum(map(len, texts)) * len(toks), 0
         for k, tok in enumerate(toks):

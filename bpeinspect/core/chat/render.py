@@ -211,8 +211,8 @@ def render_chat(
             found = {s[0] for s in spans}
             missing = tuple(i for i, m in enumerate(messages) if message_texts(m) and i not in found)
             return RenderedChat(real, roles, tuple(sorted(spans, key=lambda s: s[1])), missing)
-    spans, missing = _search(real, messages)
-    return RenderedChat(real, roles, tuple(spans), tuple(missing), exact=False)
+    searched, absent = _search(real, messages)
+    return RenderedChat(real, roles, tuple(searched), tuple(absent), exact=False)
 
 
 @dataclass(frozen=True)

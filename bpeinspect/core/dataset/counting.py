@@ -33,11 +33,11 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from bpeinspect.core.chat.render import ChatFormat, chat_format, count_chat, render_chat
+from bpeinspect.core.chat.render import ChatFormat, RenderedChat, chat_format, count_chat, render_chat
 from bpeinspect.core.chat.sources import templates_for
 from bpeinspect.core.chat.template import ChatTemplate
 from bpeinspect.core.dataset.records import RecordReader, read_records
@@ -308,7 +308,7 @@ def _count_chat(ctx: _Context, keys: list[Any], totals: list[TokenizerTotals], r
     rendered: dict[Any, Any] = {}
     out = []
     for fmt, plain, key, t in zip(ctx.formats, ctx.plain, keys, totals):
-        r = rendered.get(key)
+        r: RenderedChat | Literal[False] | None = rendered.get(key)  # False: the template refused
         if r is None:
             try:
                 r = render_chat(fmt, msgs, add_generation_prompt=ctx.add_generation_prompt, plain=True)

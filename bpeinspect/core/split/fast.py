@@ -163,7 +163,7 @@ class FastSplitter:
         # In the case-insensitive built-ins, LATIN SMALL LETTER LONG S counts as "s".
         fold = "(?i" in pattern
         self._findall = re.compile(translate_pattern(pattern, fold)).findall
-        self._table = _Table(fold)
+        self._table: dict = _Table(fold)  # a subclass may fill another kind
 
     def translate(self, text: str) -> str:
         """The class-representative copy of ``text`` (``text`` itself when it is ASCII)."""
@@ -287,7 +287,7 @@ class TiktokenSplitter(FastSplitter):
             self._compiled = re.compile(translate_pattern(_rewrite(self.pattern), bodies=_DIRECT_BODIES))
 
     @property
-    def _findall(self):  # type: ignore[override]
+    def _findall(self):
         if self._compiled is None:
             self.prepare()
         return self._compiled.findall

@@ -304,10 +304,12 @@ class TokenView(QPlainTextEdit):
         if self.parts is None:
             return None
         pos = self._position_at(point)
-        p = self.parts.part_at_u16(pos) if pos is not None else None
+        if pos is None:
+            return None
+        p = self.parts.part_at_u16(pos)
         spans = dropped_in(p) if p is not None else []
         k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
-        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None  # type: ignore[operator]
+        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None
 
     def _position_at(self, point: QPointF) -> int | None:
         block = self.cursorForPosition(point.toPoint()).block()

@@ -34,6 +34,7 @@ from bpeinspect.core.models.pieces import (
 )
 from bpeinspect.core.models.score_merges import MergeSource, SentencePieceMergeGraph
 from bpeinspect.core.specials import check_tables
+from bpeinspect.core.word_marks import WordMarks
 
 
 def _display_all(pieces: list[str]) -> list[bytes]:
@@ -310,7 +311,7 @@ class ScoreBPE:
             ids.extend(fb)
         return pair_encode(ids, pair_merges, self.merge_made)
 
-    word_marks = None  # word marks are a byte-level option (MergeListBPE's)
+    word_marks: WordMarks | None = None  # word marks are a byte-level option (MergeListBPE's)
 
     def token_marks(self, token_id: int) -> tuple[bool, bool]:
         """``(continues, ends)``: no word marks here."""

@@ -161,7 +161,7 @@ class TokenView(QPlainTextEdit):
         if not allow_paste(self, source, None if data is None else data.size()):
             return
         if data is not None and self.insert_data is not None:
-            # bytes: turning 10 MB into a string here would hold the loop for 100 ms or more
+            # bytes: turning megabytes into a string here would hold the event loop
             self.insert_data(self.textCursor(), data)
         elif self.insert_text is None or not source.hasText():
             super().insertFromMimeData(source)

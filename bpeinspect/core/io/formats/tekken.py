@@ -44,7 +44,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     expect(looks_like(obj), path, "not a Tekken file (no config.pattern and vocab list)")
     config = obj["config"]
     pattern = config.get("pattern")
-    expect(isinstance(pattern, str) and pattern, path, "config.pattern must be a regex")
+    expect(isinstance(pattern, str) and bool(pattern), path, "config.pattern must be a regex")
     n_special = config.get("default_num_special_tokens")
     vocab_size = config.get("default_vocab_size")
     vocab = obj["vocab"]

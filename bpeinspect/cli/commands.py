@@ -57,8 +57,11 @@ REGISTRARS: list[Callable[[Any], object]] = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Inspect byte-level BPE tokenizers. SPEC is a built-in name (r50k_base/gpt2, "
-                "cl100k_base, o200k_base) or a vocabulary file or folder.")
+    p = _Parser(
+        prog=PROG,
+        description="Inspect byte-level BPE tokenizers. SPEC is a built-in name (r50k_base/gpt2, "
+        "cl100k_base, o200k_base) or a vocabulary file or folder.",
+    )
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     for register in REGISTRARS:

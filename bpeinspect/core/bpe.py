@@ -290,7 +290,10 @@ def pair_merge_table(
         try:
             news = [made(decoder[a] + decoder[b]) for a, b in em]
         except KeyError:
-            news = [made(decoder.get(a, b"\0") + decoder.get(b, b"\0")) if a in decoder and b in decoder else None for a, b in em]
+            news = [
+                made(decoder.get(a, b"\0") + decoder.get(b, b"\0")) if a in decoder and b in decoder else None
+                for a, b in em
+            ]
     if None in news:
         rank = news.index(None)
         a, b = em[rank]

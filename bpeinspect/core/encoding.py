@@ -196,7 +196,9 @@ def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
         if stop_asked():  # a loading worker's warm-up encode builds this: it gives way here
             raise Cancelled()
         k = min(1 << 14, len(decoder) - start)
-        lens[np.fromiter(islice(keys, k), dtype=np.int64, count=k)] = np.fromiter(islice(sizes, k), dtype=np.int64, count=k)
+        lens[np.fromiter(islice(keys, k), dtype=np.int64, count=k)] = np.fromiter(
+            islice(sizes, k), dtype=np.int64, count=k
+        )
     return lens
 
 

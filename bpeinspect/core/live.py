@@ -371,9 +371,7 @@ class EncodePlan:
     where :meth:`run` runs, not where the plan is made.
     """
 
-    def __init__(
-        self, tok: Tokenizer, text: str, previous: Encoding | None, edit: tuple[int, int, int] | None
-    ) -> None:
+    def __init__(self, tok: Tokenizer, text: str, previous: Encoding | None, edit: tuple[int, int, int] | None) -> None:
         self.tok = tok
         self.text = text
         self.previous = previous if previous is not None and supports_cutting(tok) else None

@@ -245,7 +245,6 @@ class Lowercase(Stateless):
         return pieces_aligned(text, [(i, i + 1, x) for i, (c, x) in enumerate(zip(text, low)) if x != c])
 
 
-
 class StripAccents(Stateless):
     """Remove combining marks, spacing ones too (HF ``StripAccents``, used after NFD/NFKD)."""
 
@@ -259,9 +258,6 @@ class StripAccents(Stateless):
         if not found:
             return text, None, None
         return pieces_aligned(text, found)
-
-
-
 
 
 _Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
@@ -404,8 +400,10 @@ def from_hf(obj: Any) -> Normalizer | None:
             except regex.error as exc:
                 raise UnsupportedNormalizer(f"the Replace pattern {pv!r} does not compile: {exc}") from None
         return Replace(pv, content, is_regex=pk == "Regex")
-    raise UnsupportedNormalizer(f"the normalizer {kind or '?'} is not supported (bpeinspect applies NFC, NFD, NFKC, "
-                                "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend and Sequences of them)")
+    raise UnsupportedNormalizer(
+        f"the normalizer {kind or '?'} is not supported (bpeinspect applies NFC, NFD, NFKC, "
+        "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend and Sequences of them)"
+    )
 
 
 def to_hf(norm: Normalizer | None) -> dict | None:
@@ -425,8 +423,11 @@ def to_hf(norm: Normalizer | None) -> dict | None:
     if isinstance(norm, Prepend):
         return {"type": "Prepend", "prepend": norm.prefix}
     if isinstance(norm, Replace):
-        return {"type": "Replace", "pattern": {"Regex" if norm.is_regex else "String": norm.pattern},
-                "content": norm.content}
+        return {
+            "type": "Replace",
+            "pattern": {"Regex" if norm.is_regex else "String": norm.pattern},
+            "content": norm.content,
+        }
     raise UnsupportedNormalizer(f"{norm.describe()} has no tokenizer.json form")
 
 

@@ -506,7 +506,9 @@ def _decode_value(kind: str, key: str, value: Any, tables: _In) -> Any:  # noqa:
     if kind == "rule":
         return _rule_from(value)
     if kind == "word_marks":
-        _check(_is_obj(value, {"suffix", "prefix"}) and all(type(v) is str for v in value.values()), f"{key}: bad marks")
+        _check(
+            _is_obj(value, {"suffix", "prefix"}) and all(type(v) is str for v in value.values()), f"{key}: bad marks"
+        )
         return WordMarks(value["suffix"], value["prefix"])
     if kind == "training":
         _check(_is_obj(value, {"settings", "counts"}) and type(value["settings"]) is dict, f"{key}: bad fields")
@@ -617,7 +619,9 @@ def _pickle(tok: Tokenizer) -> tuple[Callable[..., Tokenizer], tuple[bytes, dict
     """How ``pickle`` stores a tokenizer: as its tables (``copyreg`` calls this), so that a
     tokenizer pickles as tiktoken's ``Encoding`` does, and unpickling runs no stored code."""
     if not can_rebuild(tok):
-        raise TypeError(f"tokenizer {tok.name!r} cannot be pickled: only byte-level BPE tokenizers are stored as tables")
+        raise TypeError(
+            f"tokenizer {tok.name!r} cannot be pickled: only byte-level BPE tokenizers are stored as tables"
+        )
     parts = parts_of(tok)
     if tok.training is not None:
         parts.args["training"] = tok.training

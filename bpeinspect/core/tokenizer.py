@@ -122,14 +122,34 @@ class Tokenizer:
                 raise ValueError(f"a model with word marks ({word_marks.describe()}) needs its merge list")
             model = RankBPE(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
         else:
-            model = MergeListBPE(ranks, merges, merge_results=merge_results, duplicate_merges=duplicate_merges,
-                                 ignore_merges=ignore_merges, byte_barriers=byte_barriers, word_marks=word_marks,
-                                 unk_id=unk_id)
-        pre = PreTokenizer(rule, special_tokens=special_tokens, added_tokens=added_tokens,
-                           added_options=added_options, added_normalizer=normalizer)
-        self._assemble(model, pre, normalizer=normalizer, name=name, source=source, training=training,
-                       assumed=assumed, inferred=inferred,
-                       decoder=Decoder(word_marks=word_marks) if word_marks else PLAIN_DECODER)
+            model = MergeListBPE(
+                ranks,
+                merges,
+                merge_results=merge_results,
+                duplicate_merges=duplicate_merges,
+                ignore_merges=ignore_merges,
+                byte_barriers=byte_barriers,
+                word_marks=word_marks,
+                unk_id=unk_id,
+            )
+        pre = PreTokenizer(
+            rule,
+            special_tokens=special_tokens,
+            added_tokens=added_tokens,
+            added_options=added_options,
+            added_normalizer=normalizer,
+        )
+        self._assemble(
+            model,
+            pre,
+            normalizer=normalizer,
+            name=name,
+            source=source,
+            training=training,
+            assumed=assumed,
+            inferred=inferred,
+            decoder=Decoder(word_marks=word_marks) if word_marks else PLAIN_DECODER,
+        )
 
     @classmethod
     def compose(
@@ -159,8 +179,18 @@ class Tokenizer:
         ([256, 257], 258)
         """
         tok = cls.__new__(cls)
-        tok._assemble(model, pre_tokenizer, normalizer=normalizer, first_normalizer=first_normalizer, decoder=decoder,
-                      name=name, source=source, training=training, assumed=assumed, inferred=inferred)
+        tok._assemble(
+            model,
+            pre_tokenizer,
+            normalizer=normalizer,
+            first_normalizer=first_normalizer,
+            decoder=decoder,
+            name=name,
+            source=source,
+            training=training,
+            assumed=assumed,
+            inferred=inferred,
+        )
         return tok
 
     def _assemble(
@@ -437,7 +467,9 @@ class Tokenizer:
         """
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        disallowed = frozenset(self.special_tokens) - allowed if disallowed_special == "all" else frozenset(disallowed_special)
+        disallowed = (
+            frozenset(self.special_tokens) - allowed if disallowed_special == "all" else frozenset(disallowed_special)
+        )
         check_disallowed(text, disallowed)
         return self._encode_cut(text, allowed)
 
@@ -742,9 +774,13 @@ class Tokenizer:
         """:meth:`encode` as a ``uint32`` array."""
         import numpy as np
 
-        return np.array(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32)
+        return np.array(
+            self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32
+        )
 
-    def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+    def decode_batch(
+        self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8
+    ) -> list[str]:
         """:meth:`decode` for each sequence of ids."""
         return [self.decode(ids, errors=errors) for ids in batch]
 
@@ -753,4 +789,12 @@ class Tokenizer:
         return [self.decode_bytes(ids) for ids in batch]
 
 
-__all__ = ["DisallowedSpecialError", "PairMerges", "PreTokenizer", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]
+__all__ = [
+    "DisallowedSpecialError",
+    "PairMerges",
+    "PreTokenizer",
+    "Tokenizer",
+    "TrainingInfo",
+    "UnknownTokenError",
+    "fix_surrogates",
+]

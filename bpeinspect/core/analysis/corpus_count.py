@@ -53,7 +53,11 @@ Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 
 # what a count gives for each text: its token count, its profile, or its count of every id
-COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {"count": count_text, "profile": text_profile, "ids": text_ids}
+COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {
+    "count": count_text,
+    "profile": text_profile,
+    "ids": text_ids,
+}
 BATCH_CHARS = 1 << 15  # characters of text per task (a short task, so a stop is heard soon)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
 _DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
@@ -68,8 +72,9 @@ class _Child:
         cmd, env = python_command(
             "from bpeinspect.core.analysis.corpus_count import child_main; child_main()", niceness=niceness
         )
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=env)  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
         self._stdin: IO[bytes] = self.proc.stdin
         self._stdout: IO[bytes] = self.proc.stdout
@@ -252,8 +257,16 @@ class _Payloads:
 class _Run:
     """One :meth:`CountingPool.count`: deals the batches out and gathers the counts."""
 
-    def __init__(self, pool: CountingPool, toks: Sequence[Tokenizer], texts: Sequence[str],
-                 progress: Progress | None, should_stop: ShouldStop | None, *, what: str = "count") -> None:  # fmt: skip
+    def __init__(
+        self,
+        pool: CountingPool,
+        toks: Sequence[Tokenizer],
+        texts: Sequence[str],
+        progress: Progress | None,
+        should_stop: ShouldStop | None,
+        *,
+        what: str = "count",
+    ) -> None:
         self.pool, self.toks, self.texts = pool, list(toks), list(texts)
         self.what = what
         self.count = COUNTERS[what]  # what each text gives
@@ -433,7 +446,13 @@ def child_main() -> None:
             tok = toks[key]
             if isinstance(tok, Exception):
                 raise tok
-            answer: tuple[Any, ...] = (task, True, [count(tok, t) for t in texts], time.perf_counter() - t0, loads.pop(key, 0.0))
+            answer: tuple[Any, ...] = (
+                task,
+                True,
+                [count(tok, t) for t in texts],
+                time.perf_counter() - t0,
+                loads.pop(key, 0.0),
+            )
         except Exception as exc:  # noqa: BLE001 (the parent counts the batch itself)
             answer = (task, False, f"{type(exc).__name__}: {exc}", 0.0, loads.pop(key, 0.0))
         pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)

@@ -76,7 +76,9 @@ class VocabularyUse:
             "unused": len(self.unused),
             "share_unused": round(self.share_unused, 6),
             "unreachable": None if self.unreachable is None else len(self.unreachable),
-            "unused_unreachable": None if self.unreachable is None else sum(1 for i in self.unused if i in self.unreachable),
+            "unused_unreachable": None
+            if self.unreachable is None
+            else sum(1 for i in self.unused if i in self.unreachable),
             "unused_by_category": [
                 {"category": c, "unused": n, "unreachable": None if self.unreachable is None else d}
                 for c, n, d in self.unused_by_category()

@@ -98,8 +98,12 @@ class TokenizerTotals:
     def summary(self) -> dict[str, float]:
         """Mean, median, 90th percentile and maximum tokens per record."""
         a = np.frombuffer(self.per_record, dtype=np.int64) if len(self.per_record) else np.zeros(1, np.int64)
-        return {"mean": float(a.mean()), "median": float(np.median(a)), "p90": float(np.percentile(a, 90)),
-                "max": int(a.max())}  # fmt: skip
+        return {
+            "mean": float(a.mean()),
+            "median": float(np.median(a)),
+            "p90": float(np.percentile(a, 90)),
+            "max": int(a.max()),
+        }
 
 
 @dataclass(frozen=True)
@@ -187,10 +191,13 @@ class DatasetStats:
                 for i, t in enumerate(self.tokenizers)
             ],
             "longest": [
-                {"record": r.index, "tokens": dict(zip((t.label for t in self.tokenizers), r.tokens)),
-                 "preview": r.preview()}
+                {
+                    "record": r.index,
+                    "tokens": dict(zip((t.label for t in self.tokenizers), r.tokens)),
+                    "preview": r.preview(),
+                }
                 for r in self.longest
-            ],  # fmt: skip
+            ],
         }
 
 
@@ -423,7 +430,9 @@ def count_dataset(
                         item = (got[0], -index, LongRecord(index, got, kept[index]))
                         (heapq.heappush if len(heap) < longest else heapq.heapreplace)(heap, item)
             stats.skipped += len(result.others)
-            stats.problems += [f"record {i + 1}: not {shape.label}" for i in result.others[: max(0, 20 - len(stats.problems))]]
+            stats.problems += [
+                f"record {i + 1}: not {shape.label}" for i in result.others[: max(0, 20 - len(stats.problems))]
+            ]
             if progress is not None:
                 progress(done, reader.size)
             if should_stop is not None and should_stop():

@@ -156,7 +156,9 @@ class RecordReader:
             try:
                 text = decoder.decode(block, final=final)
             except UnicodeDecodeError as exc:
-                raise DatasetError(f"{self.name}: not UTF-8 text (bad byte near offset {self.done - len(block) + exc.start})") from None
+                raise DatasetError(
+                    f"{self.name}: not UTF-8 text (bad byte near offset {self.done - len(block) + exc.start})"
+                ) from None
             yield text
             if final:
                 return

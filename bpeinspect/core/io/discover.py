@@ -242,7 +242,9 @@ def hf_cache() -> list[CatalogEntry]:
                 with contextlib.suppress(OSError):
                     size = _hf_vocab_size(tj)
                     if size is not None:
-                        out.append(CatalogEntry(name, "Hugging Face cache", str(tj), size, f"snapshot {tj.parent.name[:8]}"))
+                        out.append(
+                            CatalogEntry(name, "Hugging Face cache", str(tj), size, f"snapshot {tj.parent.name[:8]}")
+                        )
                         break
     return out
 

@@ -304,7 +304,9 @@ def _explain(spec: HubSpec, exc: BaseException) -> str | None:
         return f"{spec}: {spec.repo} has no revision {spec.revision!r}"
     if isinstance(exc, errors.RepositoryNotFoundError):
         return f"{spec}: no such repository on {where} (if it is private: {LOGIN_HINT})"
-    if isinstance(exc, errors.EntryNotFoundError | getattr(errors, "RemoteEntryNotFoundError", errors.EntryNotFoundError)):
+    if isinstance(
+        exc, errors.EntryNotFoundError | getattr(errors, "RemoteEntryNotFoundError", errors.EntryNotFoundError)
+    ):
         return f"{spec}: a file of the repository went missing while it was read ({_short(exc)})"
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", None)

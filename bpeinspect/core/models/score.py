@@ -168,8 +168,12 @@ class ScoreBPE:
         try:
             news = [get(cast(str, P[a]) + cast(str, P[b])) for a, b in merges]  # a None piece: TypeError
         except (TypeError, IndexError):
-            news = [None if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
-                    else get(cast(str, P[a]) + cast(str, P[b])) for a, b in merges]
+            news = [
+                None
+                if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
+                else get(cast(str, P[a]) + cast(str, P[b]))
+                for a, b in merges
+            ]
         if None in news:
             rank = news.index(None)
             raise ValueError(f"merge {rank} {tuple(merges[rank])} makes a token that is not in the vocabulary")

@@ -54,14 +54,24 @@ class TrainingPlan:
         """
         if not in_process and can_spawn():
             return ProcessTrainingRun(
-                self.paths, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
-                tie_break=self.tie_break, processes=self.processes, interval=self.interval,
-            )  # fmt: skip
+                self.paths,
+                max(self.sizes),
+                pattern=self.pattern,
+                special_tokens=self.special_tokens,
+                tie_break=self.tie_break,
+                processes=self.processes,
+                interval=self.interval,
+            )
         texts = iter_corpus(self.paths, self.pattern)
         return TrainingRun(
-            texts, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
-            tie_break=self.tie_break, processes=self.processes, interval=self.interval,
-        )  # fmt: skip
+            texts,
+            max(self.sizes),
+            pattern=self.pattern,
+            special_tokens=self.special_tokens,
+            tie_break=self.tie_break,
+            processes=self.processes,
+            interval=self.interval,
+        )
 
 
 @dataclass
@@ -96,7 +106,9 @@ def check_sizes(sizes: Sequence[int], special_tokens: Sequence[str] = ()) -> Non
     small = [s for s in sizes if s < need]
     if small:
         what = f"256 bytes and {len(special_tokens)} special tokens" if special_tokens else "256 bytes"
-        raise ValueError(f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need}).")
+        raise ValueError(
+            f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need})."
+        )
 
 
 class TrainingJob:
@@ -186,10 +198,17 @@ class TrainingJob:
             for size in plan.sizes[:-1]:
                 if self._reached(size):
                     settings_k = {**settings, "finished": True, "history": self._history_to(size)}
-                    toks.append(prefix_tokenizer(
-                        run.merges, size, pattern=full.split_rule, special_tokens=plan.special_tokens,
-                        tie_break=plan.tie_break, settings=settings_k, name=f"{plan.name}-{size_label(size)}",
-                    ))  # fmt: skip
+                    toks.append(
+                        prefix_tokenizer(
+                            run.merges,
+                            size,
+                            pattern=full.split_rule,
+                            special_tokens=plan.special_tokens,
+                            tie_break=plan.tie_break,
+                            settings=settings_k,
+                            name=f"{plan.name}-{size_label(size)}",
+                        )
+                    )
                     sizes.append(size)
             partial = stopped or exhausted
             sizes.append(full.n_vocab if partial else largest)

@@ -36,9 +36,11 @@ from bpeinspect.core.train.run import TieBreak, TrainedMerge, TrainingProgress, 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
 CHILD_NICENESS = 5
-_ERRORS: dict[str, type[Exception]] = {"CorpusError": CorpusError, "PatternError": PatternError, "ValueError": ValueError}
-
-
+_ERRORS: dict[str, type[Exception]] = {
+    "CorpusError": CorpusError,
+    "PatternError": PatternError,
+    "ValueError": ValueError,
+}
 
 
 class ProcessTrainingRun:
@@ -70,10 +72,14 @@ class ProcessTrainingRun:
         self.finished = False
         self.state: dict = {}
         self._args = {
-            "paths": [str(p) for p in paths], "vocab_size": vocab_size, "pattern": pattern,
-            "special_tokens": self.special_tokens, "tie_break": tie_break, "processes": processes,
+            "paths": [str(p) for p in paths],
+            "vocab_size": vocab_size,
+            "pattern": pattern,
+            "special_tokens": self.special_tokens,
+            "tie_break": tie_break,
+            "processes": processes,
             "interval": interval,
-        }  # fmt: skip
+        }
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._lock = threading.Lock()
@@ -208,9 +214,13 @@ class ProcessTrainingRun:
             "seconds": s.get("seconds", 0.0),
         }
         return merges_tokenizer(
-            self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
-            name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
-        )  # fmt: skip
+            self.merges,
+            pattern=self._rule,
+            special_tokens=self.special_tokens,
+            settings=settings,
+            name=f"trained-{self.vocab_size}",
+            tie_break=self.tie_break,
+        )
 
 
 def _child_main() -> None:
@@ -250,10 +260,14 @@ def _child_main() -> None:
     threading.Thread(target=read_commands, daemon=True).start()
     try:
         run = TrainingRun(
-            iter_corpus(args["paths"], args["pattern"]), args["vocab_size"], pattern=args["pattern"],
-            special_tokens=args["special_tokens"], tie_break=args["tie_break"], processes=args["processes"],
+            iter_corpus(args["paths"], args["pattern"]),
+            args["vocab_size"],
+            pattern=args["pattern"],
+            special_tokens=args["special_tokens"],
+            tie_break=args["tie_break"],
+            processes=args["processes"],
             interval=args["interval"],
-        )  # fmt: skip
+        )
         while True:
             for report in run.reports(stop.is_set):
                 send(("report", report))
@@ -270,7 +284,11 @@ def _child_main() -> None:
             resume.clear()
             stop.clear()
     except Exception as exc:
-        kind = type(exc).__name__ if type(exc).__name__ in _ERRORS else ("ValueError" if isinstance(exc, ValueError) else "")
+        kind = (
+            type(exc).__name__
+            if type(exc).__name__ in _ERRORS
+            else ("ValueError" if isinstance(exc, ValueError) else "")
+        )
         send(("error", kind or "TrainingProcessError", str(exc) or type(exc).__name__))
 
 

@@ -30,7 +30,14 @@ def cell_rect(block: QTextBlock, geo: QRectF, start: int, end: int, height: floa
 
 
 def paint_whitespace(
-    p: QPainter, block: QTextBlock, geo: QRectF, *, font: QFont, color: QColor, prepared: Callable[[str, QFont], QStaticText], newline_width: float
+    p: QPainter,
+    block: QTextBlock,
+    geo: QRectF,
+    *,
+    font: QFont,
+    color: QColor,
+    prepared: Callable[[str, QFont], QStaticText],
+    newline_width: float,
 ) -> None:
     """The whitespace marks of one block (spaces, tabs, NBSP and the line break), in ``font``; ``prepared`` gives a prepared glyph."""
     layout = block.layout()
@@ -69,7 +76,13 @@ def paint_whitespace(
 
 
 def paint_code_points(
-    p: QPainter, blocks: list[tuple[QTextBlock, QRectF]], doc: QTextDocument, *, font: QFont, color: QColor, first_seen: Callable[[], None]
+    p: QPainter,
+    blocks: list[tuple[QTextBlock, QRectF]],
+    doc: QTextDocument,
+    *,
+    font: QFont,
+    color: QColor,
+    first_seen: Callable[[], None],
 ) -> None:
     """Characters no font draws, as their code point (their cells are widened by a
     :class:`CodePointSpacer`; ``first_seen`` attaches one to the document, after this paint)."""
@@ -101,7 +114,11 @@ def paint_code_points(
                 cluster = cell_rect(block, geo, start, end, height)
                 later = sum(1 for q, _n, _c in found[k + 1 :] if q < end)
                 w = box_width(ch, font)
-                cell = None if cluster is None else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
+                cell = (
+                    None
+                    if cluster is None
+                    else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
+                )
             if cell is not None:
                 paint_code_point(p, cell, ch, color, font)
 

@@ -432,11 +432,20 @@ class TokenView(QPlainTextEdit):
             if self.layers.whitespace:
                 for block, geo in blocks:
                     paint_whitespace(
-                        painter, block, geo, font=self.glyph_font(), color=self.palette_.glyph,
-                        prepared=self._static_glyph, newline_width=self._newline_width(),
+                        painter,
+                        block,
+                        geo,
+                        font=self.glyph_font(),
+                        color=self.palette_.glyph,
+                        prepared=self._static_glyph,
+                        newline_width=self._newline_width(),
                     )
             paint_code_points(
-                painter, blocks, self.document(), font=self.glyph_font(), color=self.palette_.text_color(),
+                painter,
+                blocks,
+                self.document(),
+                font=self.glyph_font(),
+                color=self.palette_.text_color(),
                 first_seen=lambda: QTimer.singleShot(0, self, self._attach_spacer),
             )
             if self.parts is not None:
@@ -546,8 +555,11 @@ class TokenView(QPlainTextEdit):
                 p.save()
                 p.translate(label.box.topLeft())
                 p.scale(label.squeeze, 1.0)
-                p.drawText(QRectF(0, 0, label.box.width() / label.squeeze, label.box.height()),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label.text)  # fmt: skip
+                p.drawText(
+                    QRectF(0, 0, label.box.width() / label.squeeze, label.box.height()),
+                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                    label.text,
+                )
                 p.restore()
 
     def _utf16_text(self, start: int, end: int) -> str:

@@ -218,8 +218,6 @@ class Tokenizer:
         self.assumed: dict[str, str] = dict(assumed or {})
         model.add_special_tokens(pre_tokenizer.special_tokens, pre_tokenizer.added_tokens)
         self._id_bytes = model.decoder  # id -> bytes of every token, special and added ones too
-        # a special token has a second name, whose text is not the bytes its id decodes to
-        self._special_aliases = False
         self.n_vocab: int = model.top_id + 1 if self._id_bytes else 0
         self._cache = PieceCache(model.encode_piece, as_text=not model.byte_level)
 
@@ -386,6 +384,13 @@ class Tokenizer:
     @functools.cached_property
     def _special_ids(self) -> frozenset[int]:
         return frozenset(self.special_tokens.values())
+
+    @functools.cached_property
+    def _special_aliases(self) -> bool:
+        """Whether a special token's text is not the bytes its id decodes to (a second name of
+        one id, as in tiktoken's o200k_harmony): its span then covers its own text."""
+        id_bytes = self._id_bytes
+        return any(id_bytes.get(i) != s.encode("utf-8") for s, i in self.special_tokens.items())
 
     @functools.cached_property
     def _added_ids(self) -> frozenset[int]:
@@ -657,9 +662,8 @@ class Tokenizer:
             id_bytes.setdefault(i, s.encode("utf-8"))
         twin._id_bytes = id_bytes
         twin.pre_tokenizer = self.pre_tokenizer.with_special_tokens(extra)
-        twin._special_aliases = any(id_bytes[i] != s.encode("utf-8") for s, i in twin.special_tokens.items())
         twin.n_vocab = max(id_bytes) + 1 if id_bytes else 0
-        for derived in ("_special_ids", "_token_lengths", "_token_nlen", "merge_graph"):
+        for derived in ("_special_ids", "_special_aliases", "_token_lengths", "_token_nlen", "merge_graph"):
             twin.__dict__.pop(derived, None)
         return twin
 

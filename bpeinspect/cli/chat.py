@@ -47,18 +47,37 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "each message and of the template itself.",
     )
     p.add_argument("messages", metavar="MESSAGES", help="a JSON file of messages ('-': standard input)")
-    p.add_argument("-t", "--tokenizer", action="append", metavar="SPEC",
-                   help=f"built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: {DEFAULT_TOKENIZER})")  # fmt: skip
-    p.add_argument("--template", metavar="FILE|NAME",
-                   help="a template file (.jinja, tokenizer_config.json, GGUF), the name of a known template "
-                   "(e.g. 'gpt-3.5-turbo'), or 'none' (messages joined by newlines)")  # fmt: skip
-    p.add_argument("--no-generation-prompt", action="store_true",
-                   help="do not end with the header of the assistant's reply (count a finished conversation)")  # fmt: skip
-    p.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
-                   help="a template variable, e.g. enable_thinking=false (the value is read as JSON if it can be)")  # fmt: skip
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        action="append",
+        metavar="SPEC",
+        help=f"built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: {DEFAULT_TOKENIZER})",
+    )
+    p.add_argument(
+        "--template",
+        metavar="FILE|NAME",
+        help="a template file (.jinja, tokenizer_config.json, GGUF), the name of a known template "
+        "(e.g. 'gpt-3.5-turbo'), or 'none' (messages joined by newlines)",
+    )
+    p.add_argument(
+        "--no-generation-prompt",
+        action="store_true",
+        help="do not end with the header of the assistant's reply (count a finished conversation)",
+    )
+    p.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a template variable, e.g. enable_thinking=false (the value is read as JSON if it can be)",
+    )
     show = p.add_mutually_exclusive_group()
-    show.add_argument("--show", choices=("text", "ids", "tokens"),
-                      help="also print the rendered text, its ids, or its tokens one per line with their message")  # fmt: skip
+    show.add_argument(
+        "--show",
+        choices=("text", "ids", "tokens"),
+        help="also print the rendered text, its ids, or its tokens one per line with their message",
+    )
     show.add_argument("--json", action="store_true", help="print JSON: text, ids and counts per tokenizer")
     add_vocab_options(p)
     p.set_defaults(func=run)
@@ -76,8 +95,10 @@ def read_messages(source: str) -> list[dict[str, Any]]:
         raise CliError(f"{name}: nested too deeply (more levels than a JSON reader follows)") from None
     messages = conversation_of(obj)
     if messages is None:
-        raise CliError(f"{name}: holds no conversation (a list of {{\"role\", \"content\"}} messages, "
-                       "or an object with 'messages' or 'conversations')")  # fmt: skip
+        raise CliError(
+            f'{name}: holds no conversation (a list of {{"role", "content"}} messages, '
+            "or an object with 'messages' or 'conversations')"
+        )
     return messages
 
 
@@ -104,14 +125,18 @@ def choose_template(tok: Tokenizer, spec: str, choice: str | None) -> ChatTempla
     known = templates_for(tok, spec)
     if choice is None:
         if not known:
-            print(f"bpeinspect-cli: note: {spec} has no chat template (none beside or inside the file); "
-                  "the messages are joined by newlines. Give one with --template.", file=sys.stderr)  # fmt: skip
+            print(
+                f"bpeinspect-cli: note: {spec} has no chat template (none beside or inside the file); "
+                "the messages are joined by newlines. Give one with --template.",
+                file=sys.stderr,
+            )
         return known[0] if known else None
     matches = [t for t in known if choice.lower() in t.name.lower()]
     if not matches:
         names = ", ".join(repr(t.name) for t in known) or "none"
-        raise CliError(f"--template {choice!r}: no such file, and no template of {spec} "
-                       f"is called that (known: {names})")  # fmt: skip
+        raise CliError(
+            f"--template {choice!r}: no such file, and no template of {spec} is called that (known: {names})"
+        )
     return matches[0]
 
 
@@ -174,7 +199,9 @@ def _as_dict(spec: str, fmt: Any, e: EncodedChat) -> dict[str, Any]:
         "ids": list(e.encoding.ids),
         "total": c.total,
         "template_tokens": c.overhead,
-        "messages": [{"role": r, "tokens": n, "in_text": i not in c.missing}
-                     for i, (r, n) in enumerate(zip(c.roles, c.per_message))],  # fmt: skip
+        "messages": [
+            {"role": r, "tokens": n, "in_text": i not in c.missing}
+            for i, (r, n) in enumerate(zip(c.roles, c.per_message))
+        ],
         "owners": list(e.owners),
     }

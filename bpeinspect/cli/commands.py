@@ -38,9 +38,9 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-# Each registrar adds one subcommand: register(subparsers) -> None, setting ``func=cmd(args) -> int``
+# Each registrar adds one subcommand: register(subparsers), setting ``func=cmd(args) -> int``
 # with set_defaults. A command reports failure by raising CliError or a ValueError/OSError.
-REGISTRARS: list[Callable[[Any], None]] = [
+REGISTRARS: list[Callable[[Any], object]] = [
     tokenizers.add_list,
     encode.add_encode,
     encode.add_decode,
@@ -57,8 +57,11 @@ REGISTRARS: list[Callable[[Any], None]] = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Inspect byte-level BPE tokenizers. SPEC is a built-in name (r50k_base/gpt2, "
-                "cl100k_base, o200k_base) or a vocabulary file or folder.")
+    p = _Parser(
+        prog=PROG,
+        description="Inspect byte-level BPE tokenizers. SPEC is a built-in name (r50k_base/gpt2, "
+        "cl100k_base, o200k_base) or a vocabulary file or folder.",
+    )
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     for register in REGISTRARS:

@@ -51,7 +51,9 @@ def pattern_arg(value: str) -> str:
 
     if _NAME_LIKE.fullmatch(value) and value not in PRESETS and value not in PRESET_ALIASES:
         names = ", ".join(PRESETS)
-        raise argparse.ArgumentTypeError(f"no preset is called {value!r} (presets: {names}); a regex needs regex characters")
+        raise argparse.ArgumentTypeError(
+            f"no preset is called {value!r} (presets: {names}); a regex needs regex characters"
+        )
     return value
 
 
@@ -81,7 +83,9 @@ def read_text(file: str) -> str:
     except OSError as exc:
         raise CliError(f"{name}: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise CliError(f"{name}: more than {limits.mb(limit)} of text; {PROG} reads at most {limits.mb(limit)} from one input")
+        raise CliError(
+            f"{name}: more than {limits.mb(limit)} of text; {PROG} reads at most {limits.mb(limit)} from one input"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -11,13 +11,15 @@ from bpeinspect.core.io.formats import save, saveable
 
 
 def add_convert(sub: Any) -> None:
-    p = sub.add_parser("convert", help="convert a tokenizer to another file format", description="Load SPEC and write "
-                       f"it to OUT; the format follows OUT's name: {SAVE_NAMES}; a folder = gpt2.")
+    p = sub.add_parser(
+        "convert",
+        help="convert a tokenizer to another file format",
+        description=f"Load SPEC and write it to OUT; the format follows OUT's name: {SAVE_NAMES}; a folder = gpt2.",
+    )
     p.add_argument("spec", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME")
     p.add_argument("out", metavar="OUT", help="file to write")
     add_vocab_options(p)
-    p.add_argument("--format", choices=[f.name for f in saveable()],
-                   help="write this format whatever OUT is called")
+    p.add_argument("--format", choices=[f.name for f in saveable()], help="write this format whatever OUT is called")
     p.set_defaults(func=cmd_convert)
 
 

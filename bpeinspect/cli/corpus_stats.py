@@ -34,7 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--stage", metavar="N[,N]", help="UDHR: keep these encoding stages, or 'all' (default: 4, complete)")
     g.add_argument("--script", action="append", metavar="NAME", help="keep texts in this script (repeatable)")
     g.add_argument("--region", action="append", choices=REGIONS, help="keep languages of this region (repeatable)")
-    g.add_argument("--complete", action="store_true", help="UDHR: keep only texts with the preamble and all 30 articles")
+    g.add_argument(
+        "--complete", action="store_true", help="UDHR: keep only texts with the preamble and all 30 articles"
+    )
     g.add_argument(
         "--summary",
         action="store_true",
@@ -125,7 +127,9 @@ def format_summary(stats: CorpusStats, summaries: list[FairnessSummary], *, csv_
     if csv_out:  # the csv module quotes a tokenizer name or path that holds a comma or a quote
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["tokenizer", "languages", "median", "p90", "max", "over_2", "over_4", "most_costly", "least_costly"])
+        writer.writerow(
+            ["tokenizer", "languages", "median", "p90", "max", "over_2", "over_4", "most_costly", "least_costly"]
+        )
         for s in summaries:
             most = " ".join(f"{c}:{p:.4f}" for c, p in s.most_costly)
             least = " ".join(f"{c}:{p:.4f}" for c, p in s.least_costly)
@@ -141,16 +145,16 @@ def format_summary(stats: CorpusStats, summaries: list[FairnessSummary], *, csv_
         for s in summaries
     ]
     assert stats.baseline is not None
-    out = f"premium = tokens / tokens of {_label(stats, stats.baseline)}, over {stats.corpus.title}\n"
-    out += align_table(head, body, left=1)
+    text = f"premium = tokens / tokens of {_label(stats, stats.baseline)}, over {stats.corpus.title}\n"
+    text += align_table(head, body, left=1)
     width = max(display_width(s.tokenizer) for s in summaries)
     for title, key in (("most costly", "most_costly"), ("least costly", "least_costly")):
-        out += f"\n{title}:\n"
+        text += f"\n{title}:\n"
         for s in summaries:
             items = ", ".join(f"{_label(stats, c)} {p:.2f}" for c, p in getattr(s, key))
             pad = " " * (width - display_width(s.tokenizer))
-            out += f"  {s.tokenizer}{pad}  {items}\n"
-    return out
+            text += f"  {s.tokenizer}{pad}  {items}\n"
+    return text
 
 
 def _label(stats: CorpusStats, code: str) -> str:

@@ -25,16 +25,30 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "write the count<TAB>pre-token table that TrainingRun.from_counts trains on.",
     )
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files or folders")
-    p.add_argument("--pattern", type=pattern_arg, default="gpt4", metavar="NAME|REGEX",
-                   help="split rule to train with: a preset name or a regex (default: gpt4)")  # fmt: skip
-    p.add_argument("--tie-break", choices=("first-seen", "hf"), default="first-seen",
-                   help="the trainer the table is for: minbpe's regex.findall keeps only the matches, "
-                   "Hugging Face's split also the text between them")  # fmt: skip
+    p.add_argument(
+        "--pattern",
+        type=pattern_arg,
+        default="gpt4",
+        metavar="NAME|REGEX",
+        help="split rule to train with: a preset name or a regex (default: gpt4)",
+    )
+    p.add_argument(
+        "--tie-break",
+        choices=("first-seen", "hf"),
+        default="first-seen",
+        help="the trainer the table is for: minbpe's regex.findall keeps only the matches, "
+        "Hugging Face's split also the text between them",
+    )
     where = p.add_mutually_exclusive_group()
     where.add_argument("-j", "--processes", type=processes, metavar="N", help="local processes (default: one per CPU)")
-    where.add_argument("--dask", nargs="?", const="", metavar="SCHEDULER",
-                       help="count on Dask: a scheduler address (tcp://host:8786) or a local scheduler "
-                       "(processes, threads, synchronous); without one, $DASK_SCHEDULER_ADDRESS or local processes")  # fmt: skip
+    where.add_argument(
+        "--dask",
+        nargs="?",
+        const="",
+        metavar="SCHEDULER",
+        help="count on Dask: a scheduler address (tcp://host:8786) or a local scheduler "
+        "(processes, threads, synchronous); without one, $DASK_SCHEDULER_ADDRESS or local processes",
+    )
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the table (TSV)")
     p.set_defaults(func=run)
     return p
@@ -49,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
         table = count_with_dask(files, args.pattern, tie_break=args.tie_break, scheduler=args.dask or None)
         where = f"on Dask ({args.dask or 'default scheduler'})"
     else:
-        table = count_pretokens(iter_corpus(files, args.pattern), args.pattern, tie_break=args.tie_break,
-                                processes=args.processes)  # fmt: skip
+        table = count_pretokens(
+            iter_corpus(files, args.pattern), args.pattern, tie_break=args.tie_break, processes=args.processes
+        )
         where = "here"
     comment = f"pattern={args.pattern!r} tie_break={args.tie_break} files={len(files)}"
     try:

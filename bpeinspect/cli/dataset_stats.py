@@ -28,17 +28,35 @@ _LONGEST_SHOWN = 10
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The dataset options of ``stats``."""
     g = p.add_argument_group("datasets (instead of PATHS)")
-    g.add_argument("--jsonl", metavar="FILE",
-                   help="count a dataset of records: JSON Lines or a JSON list; chat messages (OpenAI, ShareGPT), "
-                   "prompt/completion, prompt/response or text")  # fmt: skip
-    g.add_argument("--field", action="append", metavar="NAME",
-                   help="count these text fields of each record (repeatable) instead of the shape recognised")  # fmt: skip
-    g.add_argument("--template", metavar="FILE|NAME",
-                   help="chat template for every tokenizer: a file, a known name, or 'none' (default: each one's own)")  # fmt: skip
-    g.add_argument("--generation-prompt", action="store_true",
-                   help="end each conversation with the header of an assistant reply (as at inference)")  # fmt: skip
-    g.add_argument("--longest", type=_count, default=_LONGEST_SHOWN, metavar="N",
-                   help=f"list the N records with the most tokens (default {_LONGEST_SHOWN})")  # fmt: skip
+    g.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="count a dataset of records: JSON Lines or a JSON list; chat messages (OpenAI, ShareGPT), "
+        "prompt/completion, prompt/response or text",
+    )
+    g.add_argument(
+        "--field",
+        action="append",
+        metavar="NAME",
+        help="count these text fields of each record (repeatable) instead of the shape recognised",
+    )
+    g.add_argument(
+        "--template",
+        metavar="FILE|NAME",
+        help="chat template for every tokenizer: a file, a known name, or 'none' (default: each one's own)",
+    )
+    g.add_argument(
+        "--generation-prompt",
+        action="store_true",
+        help="end each conversation with the header of an assistant reply (as at inference)",
+    )
+    g.add_argument(
+        "--longest",
+        type=_count,
+        default=_LONGEST_SHOWN,
+        metavar="N",
+        help=f"list the N records with the most tokens (default {_LONGEST_SHOWN})",
+    )
 
 
 def _count(value: str) -> int:
@@ -74,8 +92,15 @@ def run(args: argparse.Namespace, specs: list[str], measure: Any) -> int:
     shape = fields_shape(*args.field) if args.field else None
 
     def count(progress: Any) -> DatasetStats:
-        return count_dataset(path, targets, shape=shape, add_generation_prompt=args.generation_prompt,
-                             longest=max(0, args.longest), progress=progress, processes=args.processes)  # fmt: skip
+        return count_dataset(
+            path,
+            targets,
+            shape=shape,
+            add_generation_prompt=args.generation_prompt,
+            longest=max(0, args.longest),
+            progress=progress,
+            processes=args.processes,
+        )
 
     try:
         stats = measure(count)
@@ -132,9 +157,11 @@ def to_csv(stats: DatasetStats) -> str:
 
 def format_dataset(stats: DatasetStats, longest: int) -> str:
     """A readable report: what was read, a table per tokenizer, the longest records."""
-    lines = [f"{stats.path}: {stats.records:,} records of {stats.shape.label}"
-             + (f", {stats.skipped:,} skipped" if stats.skipped else "")
-             + (" (stopped early)" if stats.stopped else "")]  # fmt: skip
+    lines = [
+        f"{stats.path}: {stats.records:,} records of {stats.shape.label}"
+        + (f", {stats.skipped:,} skipped" if stats.skipped else "")
+        + (" (stopped early)" if stats.stopped else "")
+    ]
     parts = _columns(stats)
     head = ["tokenizer", "chat template", "tokens", *parts, "mean", "median", "p90", "max"]
     body = []
@@ -147,8 +174,11 @@ def format_dataset(stats: DatasetStats, longest: int) -> str:
     out = "\n".join(lines) + "\n" + align_table(head, body, left=2)
     refused = [f"{t.label}: {t.refused:,}" for t in stats.tokenizers if t.refused]
     if refused:
-        out += ("records the chat template refused (counted without it, messages joined by newlines): "
-                + ", ".join(refused) + "\n")  # fmt: skip
+        out += (
+            "records the chat template refused (counted without it, messages joined by newlines): "
+            + ", ".join(refused)
+            + "\n"
+        )
     if longest and stats.longest:
         out += f"\nlongest records (by {stats.tokenizers[0].label}):\n"
         rows = [[str(r.index + 1), r.preview(60), *(f"{n:,}" for n in r.tokens)] for r in stats.longest[:longest]]

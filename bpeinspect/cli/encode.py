@@ -20,13 +20,26 @@ ANSI_RESET = "\x1b[0m"
 
 def add_encode(sub: Any) -> None:
     p = sub.add_parser("encode", help="encode text to token ids", description="Encode a file (or standard input).")
-    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME "
-                   "(default: cl100k_base)")
-    p.add_argument("--special", choices=("none", "all", "raise"), default="none",
-                   help="special-token text: none = encode it as ordinary text (default), all = recognise it, "
-                   "raise = refuse it; added tokens that are not special are matched in every mode")
-    p.add_argument("--output", choices=("ids", "json", "color"), default="ids",
-                   help="ids separated by spaces (default), JSON with token details, or the text with coloured tokens")
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        default="cl100k_base",
+        metavar="SPEC",
+        help="built-in name, vocabulary file or hf:OWNER/NAME (default: cl100k_base)",
+    )
+    p.add_argument(
+        "--special",
+        choices=("none", "all", "raise"),
+        default="none",
+        help="special-token text: none = encode it as ordinary text (default), all = recognise it, "
+        "raise = refuse it; added tokens that are not special are matched in every mode",
+    )
+    p.add_argument(
+        "--output",
+        choices=("ids", "json", "color"),
+        default="ids",
+        help="ids separated by spaces (default), JSON with token details, or the text with coloured tokens",
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="text file to encode; '-' or nothing = stdin")
     add_vocab_options(p)
     p.set_defaults(func=cmd_encode)
@@ -92,7 +105,11 @@ def write_json(tok: Any, text: str, parts: list[tuple[int, int]], allowed: Any, 
     encs: Any = [tok.encode_with_offsets(text, allowed_special=allowed)] if len(parts) == 1 else None
     sep = ""
     for a, n in parts:
-        ids = encs[0].ids if encs else tok.encode(text[a : a + n], allowed_special=allowed or set(), disallowed_special=())
+        ids = (
+            encs[0].ids
+            if encs
+            else tok.encode(text[a : a + n], allowed_special=allowed or set(), disallowed_special=())
+        )
         if len(ids):
             out.write(sep + ", ".join(map(str, ids)))
             sep = ", "
@@ -101,7 +118,10 @@ def write_json(tok: Any, text: str, parts: list[tuple[int, int]], allowed: Any, 
     for a, n in parts:
         enc = encs.pop() if encs else tok.encode_with_offsets(text[a : a + n], allowed_special=allowed)
         for lo in range(0, len(enc.ids), batch):
-            out.write(sep + json_safe(", ".join(_token_json(tok, enc, i, a) for i in range(lo, min(len(enc.ids), lo + batch)))))
+            out.write(
+                sep
+                + json_safe(", ".join(_token_json(tok, enc, i, a) for i in range(lo, min(len(enc.ids), lo + batch))))
+            )
             sep = ", "
         del enc
     out.write("]}\n")
@@ -133,8 +153,10 @@ def color_text(enc: Any) -> str:
         if a > pos:
             out.append(display_terminal(text[pos:a]))
         special = any(enc.token(i).special for i in range(first, last + 1))
-        style = f"\x1b[1;4;48;5;{BG_COLORS[n % len(BG_COLORS)]};38;5;16m" if special else (
-            f"\x1b[48;5;{BG_COLORS[n % len(BG_COLORS)]};38;5;16m"
+        style = (
+            f"\x1b[1;4;48;5;{BG_COLORS[n % len(BG_COLORS)]};38;5;16m"
+            if special
+            else (f"\x1b[48;5;{BG_COLORS[n % len(BG_COLORS)]};38;5;16m")
         )
         # Newlines end the colour so the background does not bleed across the line; the
         # text's own control characters show in the notation (only ours reach the terminal).
@@ -146,8 +168,16 @@ def color_text(enc: Any) -> str:
 
 
 def add_decode(sub: Any) -> None:
-    p = sub.add_parser("decode", help="decode token ids to text", description="Decode ids given as arguments or on stdin.")
-    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME")
+    p = sub.add_parser(
+        "decode", help="decode token ids to text", description="Decode ids given as arguments or on stdin."
+    )
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        default="cl100k_base",
+        metavar="SPEC",
+        help="built-in name, vocabulary file or hf:OWNER/NAME",
+    )
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (spaces or commas); '-' or nothing = read stdin")
     add_vocab_options(p)
     p.set_defaults(func=cmd_decode)

@@ -45,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--tokenizer",
         action="append",
         metavar="SPEC",
-        help="built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: " + ", ".join(DEFAULT_TOKENIZERS) + ")",
+        help="built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: "
+        + ", ".join(DEFAULT_TOKENIZERS)
+        + ")",
     )
     p.add_argument(
         "--baseline",
@@ -63,9 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="also measure the bundled samples: the fable in every language, or the code and data files",
     )
     p.add_argument(
-        "-j", "--processes", type=processes, metavar="N",
+        "-j",
+        "--processes",
+        type=processes,
+        metavar="N",
         help="processes that count at once (default: one per CPU; 1: count in this process)",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--metrics",
         action="store_true",
@@ -135,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
     if args.metrics:
         return _run_metrics(args, tokenizers, samples, baseline)
     table = _measure(
-        lambda progress: compute_stats(tokenizers, samples, baseline=baseline, progress=progress, processes=args.processes)
+        lambda progress: compute_stats(
+            tokenizers, samples, baseline=baseline, progress=progress, processes=args.processes
+        )
     )
     if table is None:
         return 130
@@ -151,10 +158,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_metrics(args: argparse.Namespace, tokenizers: list, samples: list[Sample], baseline: Sample | None) -> int:
     todo = samples + ([baseline] if baseline is not None and baseline not in samples else [])
-    got = _measure(lambda progress: [measure_sample(tok, s, tokenizer=label) for s in todo for label, tok in tokenizers])
+    got = _measure(
+        lambda progress: [measure_sample(tok, s, tokenizer=label) for s in todo for label, tok in tokenizers]
+    )
     if got is None:
         return 130
-    rows = [r for r in with_premiums(got, baseline.name if baseline is not None else None) if r.source in {s.name for s in samples}]
+    rows = [
+        r
+        for r in with_premiums(got, baseline.name if baseline is not None else None)
+        if r.source in {s.name for s in samples}
+    ]
     if args.json:
         print(json_text([r.as_dict() for r in rows], indent=1))
     elif args.csv:

@@ -16,12 +16,20 @@ from bpeinspect.core.text import display_bytes, display_label, display_text, par
 
 
 def add_list(sub: Any) -> None:
-    p = sub.add_parser("list", help="list the tokenizers bpeinspect can find", description="List built-in tokenizers, "
-                       "those in tiktoken's and Hugging Face's caches, and recently opened files.")
+    p = sub.add_parser(
+        "list",
+        help="list the tokenizers bpeinspect can find",
+        description="List built-in tokenizers, "
+        "those in tiktoken's and Hugging Face's caches, and recently opened files.",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-caches", action="store_true", help="skip scanning the tiktoken and Hugging Face caches")
-    p.add_argument("--hub", action="store_true", help="list the catalog of popular models on the Hugging Face Hub "
-                   "instead (open one with hf:REPOSITORY; a * marks those in the cache)")
+    p.add_argument(
+        "--hub",
+        action="store_true",
+        help="list the catalog of popular models on the Hugging Face Hub "
+        "instead (open one with hf:REPOSITORY; a * marks those in the cache)",
+    )
     p.set_defaults(func=cmd_list)
 
 
@@ -55,7 +63,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text([asdict(e) for e in entries], indent=1))
         return 0
-    rows = [tuple(map(display_label, (e.name, e.source, "?" if e.vocab_size is None else str(e.vocab_size), e.spec))) for e in entries]
+    rows = [
+        tuple(map(display_label, (e.name, e.source, "?" if e.vocab_size is None else str(e.vocab_size), e.spec)))
+        for e in entries
+    ]
     widths = [max(len(r[i]) for r in [("NAME", "SOURCE", "VOCAB", "SPEC"), *rows]) for i in range(3)]
     for r in [("NAME", "SOURCE", "VOCAB", "SPEC"), *rows]:
         print(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}")
@@ -63,11 +74,20 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def add_tree(sub: Any) -> None:
-    p = sub.add_parser("tree", help="draw the merge tree of a token", description="Draw how a token is built from "
-                       "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space); "
-                       "a text that is not one token gets the tree of each token it encodes to.")
-    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="SPEC",
-                   help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]")
+    p = sub.add_parser(
+        "tree",
+        help="draw the merge tree of a token",
+        description="Draw how a token is built from "
+        "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space); "
+        "a text that is not one token gets the tree of each token it encodes to.",
+    )
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        default="cl100k_base",
+        metavar="SPEC",
+        help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]",
+    )
     p.add_argument("token", metavar="TOKEN", help="token id, or a text (e.g. ' hello' or ' tokenization')")
     add_vocab_options(p)
     p.set_defaults(func=cmd_tree)
@@ -76,9 +96,9 @@ def add_tree(sub: Any) -> None:
 def resolve_token(tok: Tokenizer, token: str) -> int | None:
     """The id ``token`` names (an id, or one token's text, plain or as printed), or None."""
     if token.lstrip("-").isdigit():
-        i = int(token)
-        tok.token_bytes(i)  # raises UnknownTokenError
-        return i
+        n = int(token)
+        tok.token_bytes(n)  # raises UnknownTokenError
+        return n
     i = tok.token_id(token)
     if i is None:  # written in the notation the CLI prints, e.g. "␣hello"
         i = tok.token_id(parse_display(token))
@@ -143,8 +163,11 @@ def cmd_tree(args: argparse.Namespace) -> int:
 
 
 def add_info(sub: Any) -> None:
-    p = sub.add_parser("info", help="describe a tokenizer", description="Vocabulary size, special tokens, split "
-                       "rule, source and a histogram of token lengths in bytes.")
+    p = sub.add_parser(
+        "info",
+        help="describe a tokenizer",
+        description="Vocabulary size, special tokens, split rule, source and a histogram of token lengths in bytes.",
+    )
     p.add_argument("spec", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]")
     add_vocab_options(p)
     p.set_defaults(func=cmd_info)
@@ -165,8 +188,24 @@ def _say(line: str) -> None:
 
 
 # token lengths in bytes, bucketed: one line each up to 8, then ever wider ranges
-LENGTH_BUCKETS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 12), (13, 16), (17, 24),
-                  (25, 32), (33, 64), (65, 128), (129, 256), (257, 1 << 62))  # fmt: skip
+LENGTH_BUCKETS = (
+    (1, 1),
+    (2, 2),
+    (3, 3),
+    (4, 4),
+    (5, 5),
+    (6, 6),
+    (7, 7),
+    (8, 8),
+    (9, 12),
+    (13, 16),
+    (17, 24),
+    (25, 32),
+    (33, 64),
+    (65, 128),
+    (129, 256),
+    (257, 1 << 62),
+)
 
 
 def bucketed(hist: dict[int, int]) -> list[tuple[str, int]]:

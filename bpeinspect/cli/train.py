@@ -25,20 +25,37 @@ from bpeinspect.core.train import (
 
 
 def add_train(sub: Any) -> None:
-    p = sub.add_parser("train", help="train a tokenizer on text files", description="Train a byte-level BPE "
-                       f"tokenizer; the output format follows OUT's name: {SAVE_NAMES}.")
+    p = sub.add_parser(
+        "train",
+        help="train a tokenizer on text files",
+        description=f"Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}.",
+    )
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files to train on")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", type=int, metavar="N", help="vocabulary size (at least 256)")
-    size.add_argument("--sizes", metavar="N,N,...", help="several vocabulary sizes in one run, e.g. 1k,4k,16k: "
-                      "it trains to the largest, the smaller ones are its first merges; each is written beside OUT "
-                      "with its size before the extension (bpe.tiktoken: bpe-1k.tiktoken, bpe-4k.tiktoken, ...)")
-    p.add_argument("--pattern", type=pattern_arg, default="gpt4", metavar="NAME|REGEX", help="split rule: a preset name (gpt4, gpt2, "
-                   "cl100k, o200k, r50k, llama3) or a regex (default: gpt4)")
-    p.add_argument("--special-token", action="append", default=[], metavar="TEXT", help="add a special token "
-                   "(repeatable)")
-    p.add_argument("--tie-break", choices=("first-seen", "hf"), default="first-seen", help="which of equally frequent "
-                   "pairs to merge: minbpe's first-seen or Hugging Face's order")
+    size.add_argument(
+        "--sizes",
+        metavar="N,N,...",
+        help="several vocabulary sizes in one run, e.g. 1k,4k,16k: "
+        "it trains to the largest, the smaller ones are its first merges; each is written beside OUT "
+        "with its size before the extension (bpe.tiktoken: bpe-1k.tiktoken, bpe-4k.tiktoken, ...)",
+    )
+    p.add_argument(
+        "--pattern",
+        type=pattern_arg,
+        default="gpt4",
+        metavar="NAME|REGEX",
+        help="split rule: a preset name (gpt4, gpt2, cl100k, o200k, r50k, llama3) or a regex (default: gpt4)",
+    )
+    p.add_argument(
+        "--special-token", action="append", default=[], metavar="TEXT", help="add a special token (repeatable)"
+    )
+    p.add_argument(
+        "--tie-break",
+        choices=("first-seen", "hf"),
+        default="first-seen",
+        help="which of equally frequent pairs to merge: minbpe's first-seen or Hugging Face's order",
+    )
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
     p.set_defaults(func=cmd_train)
 
@@ -93,7 +110,9 @@ def _train_sizes(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(f"--sizes: {exc}") from None
     if Path(args.output).is_dir():
-        raise CliError(f"{args.output}: --sizes writes one file per size; name a file (e.g. bpe.tiktoken), not a folder")
+        raise CliError(
+            f"{args.output}: --sizes writes one file per size; name a file (e.g. bpe.tiktoken), not a folder"
+        )
     fmt = format_for_path(args.output)  # every size in OUT's format, whatever its new name implies
     for size in sizes:
         check_target(sized_path(args.output, size))

@@ -84,11 +84,11 @@ _LIST_HEAD = ["token", "hex", "id_a", "id_b", "bytes", "category"]
 def token_rows(diff: VocabDiff, which: str) -> list[dict]:
     """The tokens of one list, by their id in A (in B for ``only-b``)."""
     if which == "only-a":
-        tokens = sorted(diff.only_tokens(0), key=lambda t: diff.token_id(0, t))
+        tokens = sorted(diff.only_tokens(0), key=diff.ids_of(0).__getitem__)
     elif which == "only-b":
-        tokens = sorted(diff.only_tokens(1), key=lambda t: diff.token_id(1, t))
+        tokens = sorted(diff.only_tokens(1), key=diff.ids_of(1).__getitem__)
     else:
-        tokens = sorted(diff.shared_tokens(0, 1), key=lambda t: diff.token_id(0, t))
+        tokens = sorted(diff.shared_tokens(0, 1), key=diff.ids_of(0).__getitem__)
     return [
         dict(
             zip(

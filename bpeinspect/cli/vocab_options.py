@@ -15,12 +15,22 @@ from bpeinspect.core.text import display_label
 def add_vocab_options(p: argparse.ArgumentParser, *, pattern: bool = True) -> None:
     """Add the options that supply what a vocabulary file may not store."""
     if pattern:
-        p.add_argument("--pattern", type=pattern_arg, metavar="NAME|REGEX", help="split rule for a file that does not store one (a "
-                       ".tiktoken/tokenizer.model that is not a known file, a GGUF with an unknown pre-tokenizer); "
-                       "a preset (cl100k, o200k, r50k, llama3, gpt4, gpt2) or a regex; replaces any file's own")
-    p.add_argument("--special-token", action="append", default=None, metavar="TEXT[=ID]",
-                   help="a special token for a file that stores none (repeat for more; without =ID the ids follow "
-                   "the vocabulary); replaces the file's own special tokens")
+        p.add_argument(
+            "--pattern",
+            type=pattern_arg,
+            metavar="NAME|REGEX",
+            help="split rule for a file that does not store one (a "
+            ".tiktoken/tokenizer.model that is not a known file, a GGUF with an unknown pre-tokenizer); "
+            "a preset (cl100k, o200k, r50k, llama3, gpt4, gpt2) or a regex; replaces any file's own",
+        )
+    p.add_argument(
+        "--special-token",
+        action="append",
+        default=None,
+        metavar="TEXT[=ID]",
+        help="a special token for a file that stores none (repeat for more; without =ID the ids follow "
+        "the vocabulary); replaces the file's own special tokens",
+    )
 
 
 def load_spec(
@@ -44,7 +54,9 @@ def load_spec(
     else:
         tok = load_tokenizer(spec)
         if special_tokens is not None or rule is not None:
-            tok = with_settings(tok, pattern=rule, special_tokens=special_tokens_from(special_tokens, first_free_id(tok)))
+            tok = with_settings(
+                tok, pattern=rule, special_tokens=special_tokens_from(special_tokens, first_free_id(tok))
+            )
     if remember and path.exists():
         from bpeinspect.core.io.discover import add_recent
 
@@ -52,6 +64,7 @@ def load_spec(
     if warn:
         for key, why in tok.assumed.items():
             if why != "chosen by the user":
-                print(display_label(f"bpeinspect-cli: warning: {spec}: {key.replace('_', ' ')}: {why}"), file=sys.stderr)
+                print(
+                    display_label(f"bpeinspect-cli: warning: {spec}: {key.replace('_', ' ')}: {why}"), file=sys.stderr
+                )
     return tok
-

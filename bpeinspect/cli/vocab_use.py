@@ -34,19 +34,36 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Count every token of a corpus under each tokenizer (on every core): the share of the "
         "vocabulary never used, the unused tokens by script or kind, and the token counts by rank.",
     )
-    p.add_argument("-t", "--tokenizer", action="append", required=True, metavar="SPEC",
-                   help="built-in name or vocabulary file; repeat for several")  # fmt: skip
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        action="append",
+        required=True,
+        metavar="SPEC",
+        help="built-in name or vocabulary file; repeat for several",
+    )
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders ('-': standard input)")
     p.add_argument("--corpus", metavar="NAME", help="'udhr', 'udhr-all', 'fable' or a folder, instead of PATHS")
-    p.add_argument("--unreachable", action="store_true",
-                   help="also find the tokens the encoder never produces (seconds for a 200k vocabulary)")  # fmt: skip
+    p.add_argument(
+        "--unreachable",
+        action="store_true",
+        help="also find the tokens the encoder never produces (seconds for a 200k vocabulary)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a JSON list, one object per tokenizer")
     fmt.add_argument("--csv", action="store_true", help="print CSV: unused tokens per category and tokenizer")
-    p.add_argument("--rank-frequency", action="store_true",
-                   help="JSON: add every used token's count, most frequent first; CSV: print tokenizer,rank,count")  # fmt: skip
-    p.add_argument("-j", "--processes", type=int, metavar="N",
-                   help="processes that count at once (default: one per CPU; 1: count in this process)")  # fmt: skip
+    p.add_argument(
+        "--rank-frequency",
+        action="store_true",
+        help="JSON: add every used token's count, most frequent first; CSV: print tokenizer,rank,count",
+    )
+    p.add_argument(
+        "-j",
+        "--processes",
+        type=int,
+        metavar="N",
+        help="processes that count at once (default: one per CPU; 1: count in this process)",
+    )
     add_vocab_options(p)
     p.set_defaults(func=run)
     return p
@@ -107,10 +124,17 @@ def format_use(uses: list[VocabularyUse]) -> str:
     """A line per tokenizer, then each one's unused tokens by category."""
     head = ["tokenizer", "tokens", "vocabulary", "used", "never used", "share", "unreachable"]
     body = [
-        [u.tokenizer, f"{u.tokens:,}", f"{u.vocab:,}", f"{u.used:,}", f"{len(u.unused):,}", f"{100 * u.share_unused:.1f}%",
-         "" if u.unreachable is None else f"{len(u.unreachable):,}"]
+        [
+            u.tokenizer,
+            f"{u.tokens:,}",
+            f"{u.vocab:,}",
+            f"{u.used:,}",
+            f"{len(u.unused):,}",
+            f"{100 * u.share_unused:.1f}%",
+            "" if u.unreachable is None else f"{len(u.unreachable):,}",
+        ]
         for u in uses
-    ]  # fmt: skip
+    ]
     out = align_table(head, body, left=1)
     for u in uses:
         rows = u.unused_by_category()

@@ -24,7 +24,7 @@ import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, compress
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -227,6 +227,7 @@ def _merge_levels(
 
 def _rank_levels(piece: bytes | str, ranks: Mapping[Any, int], max_rank: int) -> tuple[str, list[Any], bool]:
     """:func:`_merge_levels` for the rank rule: the state, what each code stands for, done?"""
+    payload: list[Any]
     if isinstance(piece, bytes):
         s, payload = piece.decode("latin-1"), list(_BYTES)
     else:  # SentencePiece-style: characters
@@ -289,20 +290,23 @@ def pair_merge_table(
         try:
             news = [made(decoder[a] + decoder[b]) for a, b in em]
         except KeyError:
-            news = [made(decoder.get(a, b"\0") + decoder.get(b, b"\0")) if a in decoder and b in decoder else None for a, b in em]
+            news = [
+                made(decoder.get(a, b"\0") + decoder.get(b, b"\0")) if a in decoder and b in decoder else None
+                for a, b in em
+            ]
     if None in news:
         rank = news.index(None)
         a, b = em[rank]
         raise ValueError(f"merge {rank} ({a}, {b}) makes a token that is not in the vocabulary")
     table = dict(zip(em, range(len(em))))
     if len(table) == len(em):  # no pair listed twice (the usual case): built once, forwards
-        return em, table, news  # type: ignore[return-value]
+        return em, table, cast("list[int]", news)  # no None left (checked above)
     if keep == "last":  # Hugging Face: a pair listed again replaces its earlier listing
         kept = [table[p] == r for r, p in enumerate(em)]
         em, news = list(compress(em, kept)), list(compress(news, kept))
-        return em, dict(zip(em, range(len(em)))), news  # type: ignore[return-value]
+        return em, dict(zip(em, range(len(em)))), cast("list[int]", news)
     # built from the end so that the first listing of a pair is written last
-    return em, dict(zip(reversed(em), range(len(em) - 1, -1, -1))), news  # type: ignore[return-value]
+    return em, dict(zip(reversed(em), range(len(em) - 1, -1, -1))), cast("list[int]", news)
 
 
 def pair_encode(ids: list[int], merges: PairMerges, made: MergeResults) -> list[int]:
@@ -441,6 +445,7 @@ def make_piece_encoder(
         encode = encode_pairs
     if not drop:
         return encode
+    pair_ids = byte_ids if byte_ids is not None else []  # set whenever pair_merges is
 
     def encode_dropping(piece: bytes) -> list[int]:
         kept = piece.translate(None, drop)
@@ -452,11 +457,11 @@ def make_piece_encoder(
             runs = piece.translate(bytes.maketrans(drop, drop[:1] * len(drop))).split(drop[:1])
             if pair_merges is None:
                 return [t for run in runs if run for t in rank_encode(run, ranks)]
-            return [t for run in runs if run for t in pair_encode([byte_ids[b] for b in run], pair_merges, made)]  # type: ignore[index]
+            return [t for run in runs if run for t in pair_encode([pair_ids[b] for b in run], pair_merges, made)]
         if pair_merges is None:
             return rank_encode(kept, ranks)
         # as in Hugging Face: the whole piece (with its dropped byte) is no token, so merge
-        return pair_encode([byte_ids[b] for b in kept], pair_merges, made)  # type: ignore[index]
+        return pair_encode([pair_ids[b] for b in kept], pair_merges, made)
 
     return encode_dropping
 
@@ -490,12 +495,12 @@ class PieceCache(dict):
             ids = self[piece] = self._encode(piece)
             return ids
         long = self._long
-        ids = long.get(piece)
-        if ids is None:
-            ids = long[piece] = self._encode(piece)
+        got = long.get(piece)
+        if got is None:
+            got = long[piece] = self._encode(piece)
             self._long_chars += len(piece)
             while self._long_chars > LONG_BUDGET:  # the oldest go first
                 old = next(iter(long))
                 self._long_chars -= len(old)
                 del long[old]
-        return ids
+        return got

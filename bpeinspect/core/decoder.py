@@ -20,7 +20,9 @@ class Decoder:
     strip_leading_space: bool = False
     word_marks: WordMarks | None = None
 
-    def join(self, parts: Sequence[bytes], ids: Sequence[int], token_marks: Callable[[int], tuple[bool, bool]]) -> bytes:
+    def join(
+        self, parts: Sequence[bytes], ids: Sequence[int], token_marks: Callable[[int], tuple[bool, bool]]
+    ) -> bytes:
         """The tokens' bytes ``parts`` joined; with word marks, a space where a word ends (as
         Hugging Face's ``BPEDecoder``, see :meth:`WordMarks.join`). ``token_marks``: the model's.
 

@@ -61,7 +61,7 @@ class TokenTable(Protocol):
 
 
 class TokenInfo(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # the token's position: a public field name that shadows tuple.index
     id: int
     text_bytes: bytes
     byte_span: tuple[int, int]
@@ -196,7 +196,9 @@ def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
         if stop_asked():  # a loading worker's warm-up encode builds this: it gives way here
             raise Cancelled()
         k = min(1 << 14, len(decoder) - start)
-        lens[np.fromiter(islice(keys, k), dtype=np.int64, count=k)] = np.fromiter(islice(sizes, k), dtype=np.int64, count=k)
+        lens[np.fromiter(islice(keys, k), dtype=np.int64, count=k)] = np.fromiter(
+            islice(sizes, k), dtype=np.int64, count=k
+        )
     return lens
 
 
@@ -283,7 +285,7 @@ def build_encoding(
         enc.utf16_ends,
     )
     pof, flags, piece_spans = enc.pieces_of, enc.flags, enc.piece_spans
-    token_len = {}
+    token_len: dict[int, int] = {}
     encode_piece = tok.encode_piece
     rule = tok.split_rule
     cpos = bpos = upos = 0
@@ -294,9 +296,14 @@ def build_encoding(
             nb = len(segment.encode("utf-8"))
             nu = utf16_len(segment)
             ids.append(cut)
-            bs.append(bpos), be.append(bpos + nb), cs.append(cpos), ce.append(cpos + len(segment))
-            us.append(upos), ue.append(upos + nu)
-            pof.append(len(piece_spans)), flags.append(SPECIAL if tok.is_special(cut) else ADDED)
+            bs.append(bpos)
+            be.append(bpos + nb)
+            cs.append(cpos)
+            ce.append(cpos + len(segment))
+            us.append(upos)
+            ue.append(upos + nu)
+            pof.append(len(piece_spans))
+            flags.append(SPECIAL if tok.is_special(cut) else ADDED)
             piece_spans.append((cpos, cpos + len(segment)))
             cpos += len(segment)
             bpos += nb
@@ -331,10 +338,14 @@ def build_encoding(
                     if n is None:
                         n = token_len[t] = len(tok.token_bytes(t))
                     ids.append(t)
-                    bs.append(bpos + off), be.append(bpos + off + n)
-                    cs.append(cpos + off), ce.append(cpos + off + n)
-                    us.append(upos + off), ue.append(upos + off + n)
-                    pof.append(pidx), flags.append(0)
+                    bs.append(bpos + off)
+                    be.append(bpos + off + n)
+                    cs.append(cpos + off)
+                    ce.append(cpos + off + n)
+                    us.append(upos + off)
+                    ue.append(upos + off + n)
+                    pof.append(pidx)
+                    flags.append(0)
                     off += n
                 bpos += off
                 cpos += off
@@ -357,10 +368,14 @@ def build_encoding(
                 c1 = bisect.bisect_left(char_byte, b1)
                 f = (0 if char_byte[c0] == b0 else SPLITS_START) | (0 if char_byte[c1] == b1 else SPLITS_END)
                 ids.append(t)
-                bs.append(bpos + b0), be.append(bpos + b1)
-                cs.append(cpos + c0), ce.append(cpos + c1)
-                us.append(upos + char_u16[c0]), ue.append(upos + char_u16[c1])
-                pof.append(pidx), flags.append(f)
+                bs.append(bpos + b0)
+                be.append(bpos + b1)
+                cs.append(cpos + c0)
+                ce.append(cpos + c1)
+                us.append(upos + char_u16[c0])
+                ue.append(upos + char_u16[c1])
+                pof.append(pidx)
+                flags.append(f)
                 off = b1
             bpos += char_byte[-1]
             cpos += len(piece)
@@ -404,10 +419,14 @@ def _add_dropping_piece(
         c1 = bisect.bisect_left(char_byte, b1)
         f = (0 if char_byte[c0] == b0 else SPLITS_START) | (0 if char_byte[c1] == b1 else SPLITS_END)
         enc.ids.append(t)
-        enc.byte_starts.append(bpos + b0), enc.byte_ends.append(bpos + b1)
-        enc.char_starts.append(cpos + c0), enc.char_ends.append(cpos + c1)
-        enc.utf16_starts.append(upos + char_u16[c0]), enc.utf16_ends.append(upos + char_u16[c1])
-        enc.pieces_of.append(pidx), enc.flags.append(f)
+        enc.byte_starts.append(bpos + b0)
+        enc.byte_ends.append(bpos + b1)
+        enc.char_starts.append(cpos + c0)
+        enc.char_ends.append(cpos + c1)
+        enc.utf16_starts.append(upos + char_u16[c0])
+        enc.utf16_ends.append(upos + char_u16[c1])
+        enc.pieces_of.append(pidx)
+        enc.flags.append(f)
         off = b1
     enc.dropped.extend((cpos + a, cpos + b) for a, b in gaps)
 

@@ -146,7 +146,7 @@ def join_ranges(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int,
     all at once would be one long pause).
     """
     out = Encoding(text=text, token_bytes_of=tok.token_bytes)
-    deltas = {"byte_starts": 4, "byte_ends": 4, "char_starts": 3, "char_ends": 3, "utf16_starts": 5, "utf16_ends": 5}
+    deltas = {"byte_starts": 1, "byte_ends": 1, "char_starts": 0, "char_ends": 0, "utf16_starts": 2, "utf16_ends": 2}
     parts.reverse()
     while parts:
         enc, lo, hi, _dc, _db, _du = parts.pop()
@@ -159,7 +159,7 @@ def join_ranges(tok: Tokenizer, text: str, parts: list[tuple[Encoding, int, int,
             out.ids.extend(enc.ids[s0:s1])
             out.flags += enc.flags[s0:s1]
             for col, k in deltas.items():
-                d = (enc, lo, hi, _dc, _db, _du)[k]
+                d = (_dc, _db, _du)[k]
                 _append_shifted(getattr(out, col), getattr(enc, col), s0, s1, d)
             _append_shifted(out.pieces_of, enc.pieces_of, s0, s1, pdelta)
         for q0 in range(p0, p1, _SLICE):
@@ -371,13 +371,11 @@ class EncodePlan:
     where :meth:`run` runs, not where the plan is made.
     """
 
-    def __init__(
-        self, tok: Tokenizer, text: str, previous: Encoding | None, edit: tuple[int, int, int] | None
-    ) -> None:
+    def __init__(self, tok: Tokenizer, text: str, previous: Encoding | None, edit: tuple[int, int, int] | None) -> None:
         self.tok = tok
         self.text = text
         self.previous = previous if previous is not None and supports_cutting(tok) else None
-        if self.previous is not None and edit is not None and len(text) - len(previous.text) == edit[2] - edit[1]:
+        if self.previous is not None and edit is not None and len(text) - len(self.previous.text) == edit[2] - edit[1]:
             self.edit = edit  # a consistent hint saves comparing the texts
 
     @functools.cached_property
@@ -387,6 +385,7 @@ class EncodePlan:
         return None if self.previous is None else find_edit(self.previous.text, self.text)
 
     def _changed(self) -> int:
+        assert self.edit is not None  # called with a previous encoding only
         start, old_end, new_end = self.edit
         return (old_end - start) + (new_end - start)
 
@@ -427,6 +426,7 @@ class EncodePlan:
         t0 = time.perf_counter()
         tok, text = self.tok, self.text
         if self.mode == "incremental":
+            assert self.edit is not None and self.previous is not None  # what "incremental" means
             start, old_end, new_end = self.edit
             enc = reencode_edit(
                 tok, self.previous, text, start, old_end, new_end, should_stop=should_stop, in_place=in_place

@@ -24,8 +24,6 @@ from bpeinspect.core.bpe import rank_bounds
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.text import fix_surrogates
 
-_UNKNOWN = object()
-
 
 class MergeSource(Protocol):
     """What merge graphs and traces read from a tokenizer (a
@@ -135,10 +133,10 @@ class MergeGraph:
     def parents(self, token_id: int) -> tuple[int, int] | None:
         """The two tokens merged to make ``token_id``; ``None`` for bytes, specials and unbuildable
         tokens without any split (see :meth:`is_buildable`)."""
-        p = self._parents.get(token_id, _UNKNOWN)
-        if p is _UNKNOWN:
-            p = self._compute(token_id)
-        return p  # type: ignore[return-value]
+        try:
+            return self._parents[token_id]
+        except KeyError:
+            return self._compute(token_id)
 
     def is_buildable(self, token_id: int) -> bool:
         """False for a multi-byte token that no chain of merges produces."""
@@ -209,7 +207,8 @@ class MergeGraph:
         """Tokens that have ``token_id`` as one of their two parents, ascending."""
         if self._children is None:
             self.index_children()
-        return list(self._children.get(token_id, ()))  # type: ignore[union-attr]
+        assert self._children is not None  # index_children fills it
+        return list(self._children.get(token_id, ()))
 
     def index_children(self, *, should_stop: Callable[[], bool] | None = None) -> None:
         """Build the children index :meth:`children` reads (computes every token's parents).

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Sequence as _Seq
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 import regex
 
@@ -245,7 +245,6 @@ class Lowercase(Stateless):
         return pieces_aligned(text, [(i, i + 1, x) for i, (c, x) in enumerate(zip(text, low)) if x != c])
 
 
-
 class StripAccents(Stateless):
     """Remove combining marks, spacing ones too (HF ``StripAccents``, used after NFD/NFKD)."""
 
@@ -261,7 +260,7 @@ class StripAccents(Stateless):
         return pieces_aligned(text, found)
 
 
-
+_Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
 
 
 @dataclass(frozen=True)
@@ -279,11 +278,15 @@ class Unicode(Normalizer):
     form: str
     tables: str = ""  # "hf": Hugging Face's (older) tables; "": Python's unicodedata
 
+    @property
+    def _nf(self) -> _Form:
+        return cast(_Form, self.form)  # unicodedata raises ValueError on any other name
+
     def normalize(self, text: str) -> str:
         if self.tables == "hf" and not text.isascii() and _HF_UNKNOWN.search(text):
             parts = _HF_UNKNOWN.split(text)  # odd parts are the characters it does not know
-            return "".join(p if i % 2 else unicodedata.normalize(self.form, p) for i, p in enumerate(parts))
-        return unicodedata.normalize(self.form, text)
+            return "".join(p if i % 2 else unicodedata.normalize(self._nf, p) for i, p in enumerate(parts))
+        return unicodedata.normalize(self._nf, text)
 
     def _aligned(self, text: str):
         if self.tables == "hf" and not text.isascii() and _HF_UNKNOWN.search(text):
@@ -302,7 +305,7 @@ class Unicode(Normalizer):
         return self._aligned_here(text)
 
     def _aligned_here(self, text: str):
-        form = self.form
+        form = self._nf
         if unicodedata.is_normalized(form, text):
             return text, None, None
         pieces: list[tuple[int, int, str]] = []
@@ -326,7 +329,7 @@ def NFC() -> Unicode:  # noqa: N802 (named as the form)
     return Unicode("NFC")
 
 
-def _changed_clusters(form: str, chunk: str, base: int) -> list[tuple[int, int, str]]:
+def _changed_clusters(form: _Form, chunk: str, base: int) -> list[tuple[int, int, str]]:
     """``(start, end, normalized)`` for the clusters of ``chunk`` that ``form`` changes."""
     bounds = [i for i, c in enumerate(chunk) if i == 0 or unicodedata.combining(c) == 0]
     bounds.append(len(chunk))
@@ -397,8 +400,10 @@ def from_hf(obj: Any) -> Normalizer | None:
             except regex.error as exc:
                 raise UnsupportedNormalizer(f"the Replace pattern {pv!r} does not compile: {exc}") from None
         return Replace(pv, content, is_regex=pk == "Regex")
-    raise UnsupportedNormalizer(f"the normalizer {kind or '?'} is not supported (bpeinspect applies NFC, NFD, NFKC, "
-                                "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend and Sequences of them)")
+    raise UnsupportedNormalizer(
+        f"the normalizer {kind or '?'} is not supported (bpeinspect applies NFC, NFD, NFKC, "
+        "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend and Sequences of them)"
+    )
 
 
 def to_hf(norm: Normalizer | None) -> dict | None:
@@ -418,8 +423,11 @@ def to_hf(norm: Normalizer | None) -> dict | None:
     if isinstance(norm, Prepend):
         return {"type": "Prepend", "prepend": norm.prefix}
     if isinstance(norm, Replace):
-        return {"type": "Replace", "pattern": {"Regex" if norm.is_regex else "String": norm.pattern},
-                "content": norm.content}
+        return {
+            "type": "Replace",
+            "pattern": {"Regex" if norm.is_regex else "String": norm.pattern},
+            "content": norm.content,
+        }
     raise UnsupportedNormalizer(f"{norm.describe()} has no tokenizer.json form")
 
 

@@ -28,10 +28,10 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 __all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes", "max_processes", "python_command"]
 
@@ -105,6 +105,9 @@ class _Child:
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self._stdin: IO[bytes] = self.proc.stdin
+        self._stdout: IO[bytes] = self.proc.stdout
         self.alive = True
         self.job = -1  # the job whose context the child holds
         self._slots: deque[list] = deque()  # the items in flight, oldest first
@@ -132,7 +135,7 @@ class _Child:
         self._outbox.put((context, ("task", job, fn, item)))
 
     def _write(self) -> None:
-        out = self.proc.stdin
+        out = self._stdin
         while (messages := self._outbox.get()) is not None:
             try:
                 for message in messages:
@@ -144,7 +147,7 @@ class _Child:
                 return
 
     def _read(self) -> None:
-        inp = self.proc.stdout
+        inp = self._stdout
         while True:
             try:
                 ok, value = pickle.load(inp)
@@ -178,7 +181,7 @@ class _Child:
         self._outbox.put(None)
         self._writer.join()
         try:
-            self.proc.stdin.close()  # the child reads the end and leaves
+            self._stdin.close()  # the child reads the end and leaves
         except OSError:
             pass
         try:
@@ -188,7 +191,7 @@ class _Child:
             self.proc.wait()
         self._reader.join()
         try:
-            self.proc.stdout.close()
+            self._stdout.close()
         except OSError:
             pass
 
@@ -217,7 +220,7 @@ class ProcessPool:
         if not self._children and self.processes > 1 and can_spawn():
             self._children = [_Child(self.niceness) for _ in range(self.processes - 1)]
 
-    def imap(self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None) -> Iterator[R]:
+    def imap(self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None) -> Generator[R, None, None]:
         """``fn(context, item)`` for every item, in order (see the module docstring).
 
         Stop early by closing the iterator: children busy with items nobody will read are

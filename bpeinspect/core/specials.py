@@ -113,7 +113,7 @@ def cut_with_options(
                 k -= 1
             start = k
         if rstrip:
-            stop = _SPACE_RUN.match(text, stop).end()  # type: ignore[union-attr]
+            stop = _SPACE_RUN.match(text, stop).end()
         # A token that starts inside the whitespace an rstrip token took: tokenizers gives it
         # again over that whitespace (and, if it ends there, encodes the rest of that whitespace
         # twice). Here it takes what is left of its text; one wholly inside is passed over.
@@ -127,7 +127,6 @@ def cut_with_options(
     if pos < n:
         out.append((text[pos:], None))
     return out
-
 
 
 def cut_with_flags(
@@ -149,7 +148,9 @@ def cut_with_flags(
         return segments
     out: list[tuple[str, int | None]] = []
     for seg, tid in segments:
-        out.extend(_cut_normalized(seg, later, ids, options, norm=normalizer, order=order) if tid is None else [(seg, tid)])
+        out.extend(
+            _cut_normalized(seg, later, ids, options, norm=normalizer, order=order) if tid is None else [(seg, tid)]
+        )
     return out
 
 
@@ -173,7 +174,9 @@ def _cut_normalized(
                 found.setdefault(nw, w)
     nseg, starts, ends = norm.normalize_aligned(seg)
     cut = cut_with_options(
-        nseg, found.keys(), {nw: ids[w] for nw, w in found.items()},
+        nseg,
+        found.keys(),
+        {nw: ids[w] for nw, w in found.items()},
         {nw: options.get(w, PLAIN) for nw, w in found.items()},
     )
     out: list[tuple[str, int | None]] = []
@@ -192,7 +195,6 @@ def _cut_normalized(
     if rpos < len(seg):
         out.append((seg[rpos:], None))
     return out
-
 
 
 _TABLE_SLICE = 1 << 14  # ids a slice of rank_tables handles (well under a frame)

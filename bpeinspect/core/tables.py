@@ -314,14 +314,19 @@ def _normalizer_json(norm: normalize.Normalizer, depth: int) -> dict:
         raise TablesError("normalizers nested too deeply")
     kind = type(norm)
     if kind is normalize.Sequence:
+        assert isinstance(norm, normalize.Sequence)
         return {"type": "Sequence", "steps": [_normalizer_json(s, depth + 1) for s in norm.steps]}
     if kind is normalize.Unicode:
+        assert isinstance(norm, normalize.Unicode)
         return {"type": "Unicode", "form": norm.form, "tables": norm.tables}
     if kind is normalize.Replace:
+        assert isinstance(norm, normalize.Replace)
         return {"type": "Replace", "pattern": norm.pattern, "content": norm.content, "is_regex": norm.is_regex}
     if kind is normalize.Prepend:
+        assert isinstance(norm, normalize.Prepend)
         return {"type": "Prepend", "prefix": norm.prefix}
     if kind is normalize.Strip:
+        assert isinstance(norm, normalize.Strip)
         return {"type": "Strip", "left": norm.left, "right": norm.right}
     for name, plain in _PLAIN_NORMALIZERS.items():
         if kind is plain:
@@ -421,7 +426,7 @@ class _In:
         lens = self.blobs[lens_ref] if type(lens_ref) is int and 0 <= lens_ref < len(self.blobs) else b""
         missing = len(lens) % 8 == 0 and bool((np.frombuffer(lens, dtype="<i8") < 0).any())
         at = self.cuts(lens_ref, len(text), gaps=True)
-        got = list(map(text.__getitem__, map(slice, at, at[1:])))
+        got: list[str | None] = list(map(text.__getitem__, map(slice, at, at[1:])))
         if missing:
             for k in np.nonzero(np.frombuffer(lens, dtype="<i8") < 0)[0].tolist():
                 got[k] = None
@@ -501,7 +506,9 @@ def _decode_value(kind: str, key: str, value: Any, tables: _In) -> Any:  # noqa:
     if kind == "rule":
         return _rule_from(value)
     if kind == "word_marks":
-        _check(_is_obj(value, {"suffix", "prefix"}) and all(type(v) is str for v in value.values()), f"{key}: bad marks")
+        _check(
+            _is_obj(value, {"suffix", "prefix"}) and all(type(v) is str for v in value.values()), f"{key}: bad marks"
+        )
         return WordMarks(value["suffix"], value["prefix"])
     if kind == "training":
         _check(_is_obj(value, {"settings", "counts"}) and type(value["settings"]) is dict, f"{key}: bad fields")
@@ -558,10 +565,10 @@ def _rule_from(obj: Any) -> SplitRule | str:
         if known == rule and (known.fast is not None) == obj["fast"]:
             return known
     if obj["fast"]:  # a built-in pattern's fast engine, under another name
-        known = next((k for k in _known_rules() if k.fast is not None and k.splits == rule.splits), None)
-        _check(known is not None, "a fast split rule that is not built in")
-        assert known is not None
-        rule = dataclasses.replace(rule, fast=known.fast)
+        engine = next((k for k in _known_rules() if k.fast is not None and k.splits == rule.splits), None)
+        _check(engine is not None, "a fast split rule that is not built in")
+        assert engine is not None
+        rule = dataclasses.replace(rule, fast=engine.fast)
     return rule
 
 
@@ -612,12 +619,15 @@ def _pickle(tok: Tokenizer) -> tuple[Callable[..., Tokenizer], tuple[bytes, dict
     """How ``pickle`` stores a tokenizer: as its tables (``copyreg`` calls this), so that a
     tokenizer pickles as tiktoken's ``Encoding`` does, and unpickling runs no stored code."""
     if not can_rebuild(tok):
-        raise TypeError(f"tokenizer {tok.name!r} cannot be pickled: only byte-level BPE tokenizers are stored as tables")
+        raise TypeError(
+            f"tokenizer {tok.name!r} cannot be pickled: only byte-level BPE tokenizers are stored as tables"
+        )
     parts = parts_of(tok)
     if tok.training is not None:
         parts.args["training"] = tok.training
     # a second name of a special token (its text is not what its id decodes to) is added back after
-    named, aliases = {}, {}
+    named: dict[str, int] = {}
+    aliases: dict[str, int] = {}
     for text, i in tok.special_tokens.items():
         (named if tok.token_bytes(i) == text.encode("utf-8") else aliases)[text] = i
     parts.args["special_tokens"] = named

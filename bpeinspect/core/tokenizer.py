@@ -122,14 +122,34 @@ class Tokenizer:
                 raise ValueError(f"a model with word marks ({word_marks.describe()}) needs its merge list")
             model = RankBPE(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
         else:
-            model = MergeListBPE(ranks, merges, merge_results=merge_results, duplicate_merges=duplicate_merges,
-                                 ignore_merges=ignore_merges, byte_barriers=byte_barriers, word_marks=word_marks,
-                                 unk_id=unk_id)
-        pre = PreTokenizer(rule, special_tokens=special_tokens, added_tokens=added_tokens,
-                           added_options=added_options, added_normalizer=normalizer)
-        self._assemble(model, pre, normalizer=normalizer, name=name, source=source, training=training,
-                       assumed=assumed, inferred=inferred,
-                       decoder=Decoder(word_marks=word_marks) if word_marks else PLAIN_DECODER)
+            model = MergeListBPE(
+                ranks,
+                merges,
+                merge_results=merge_results,
+                duplicate_merges=duplicate_merges,
+                ignore_merges=ignore_merges,
+                byte_barriers=byte_barriers,
+                word_marks=word_marks,
+                unk_id=unk_id,
+            )
+        pre = PreTokenizer(
+            rule,
+            special_tokens=special_tokens,
+            added_tokens=added_tokens,
+            added_options=added_options,
+            added_normalizer=normalizer,
+        )
+        self._assemble(
+            model,
+            pre,
+            normalizer=normalizer,
+            name=name,
+            source=source,
+            training=training,
+            assumed=assumed,
+            inferred=inferred,
+            decoder=Decoder(word_marks=word_marks) if word_marks else PLAIN_DECODER,
+        )
 
     @classmethod
     def compose(
@@ -159,8 +179,18 @@ class Tokenizer:
         ([256, 257], 258)
         """
         tok = cls.__new__(cls)
-        tok._assemble(model, pre_tokenizer, normalizer=normalizer, first_normalizer=first_normalizer, decoder=decoder,
-                      name=name, source=source, training=training, assumed=assumed, inferred=inferred)
+        tok._assemble(
+            model,
+            pre_tokenizer,
+            normalizer=normalizer,
+            first_normalizer=first_normalizer,
+            decoder=decoder,
+            name=name,
+            source=source,
+            training=training,
+            assumed=assumed,
+            inferred=inferred,
+        )
         return tok
 
     def _assemble(
@@ -188,8 +218,6 @@ class Tokenizer:
         self.assumed: dict[str, str] = dict(assumed or {})
         model.add_special_tokens(pre_tokenizer.special_tokens, pre_tokenizer.added_tokens)
         self._id_bytes = model.decoder  # id -> bytes of every token, special and added ones too
-        # a special token has a second name, whose text is not the bytes its id decodes to
-        self._special_aliases = False
         self.n_vocab: int = model.top_id + 1 if self._id_bytes else 0
         self._cache = PieceCache(model.encode_piece, as_text=not model.byte_level)
 
@@ -358,6 +386,13 @@ class Tokenizer:
         return frozenset(self.special_tokens.values())
 
     @functools.cached_property
+    def _special_aliases(self) -> bool:
+        """Whether a special token's text is not the bytes its id decodes to (a second name of
+        one id, as in tiktoken's o200k_harmony): its span then covers its own text."""
+        id_bytes = self._id_bytes
+        return any(id_bytes.get(i) != s.encode("utf-8") for s, i in self.special_tokens.items())
+
+    @functools.cached_property
     def _added_ids(self) -> frozenset[int]:
         return frozenset(self.added_tokens.values())
 
@@ -437,7 +472,9 @@ class Tokenizer:
         """
         text = fix_surrogates(text)
         allowed = self._allowed(allowed_special)
-        disallowed = frozenset(self.special_tokens) - allowed if disallowed_special == "all" else frozenset(disallowed_special)
+        disallowed = (
+            frozenset(self.special_tokens) - allowed if disallowed_special == "all" else frozenset(disallowed_special)
+        )
         check_disallowed(text, disallowed)
         return self._encode_cut(text, allowed)
 
@@ -625,9 +662,8 @@ class Tokenizer:
             id_bytes.setdefault(i, s.encode("utf-8"))
         twin._id_bytes = id_bytes
         twin.pre_tokenizer = self.pre_tokenizer.with_special_tokens(extra)
-        twin._special_aliases = any(id_bytes[i] != s.encode("utf-8") for s, i in twin.special_tokens.items())
         twin.n_vocab = max(id_bytes) + 1 if id_bytes else 0
-        for derived in ("_special_ids", "_token_lengths", "_token_nlen", "merge_graph"):
+        for derived in ("_special_ids", "_special_aliases", "_token_lengths", "_token_nlen", "merge_graph"):
             twin.__dict__.pop(derived, None)
         return twin
 
@@ -742,9 +778,13 @@ class Tokenizer:
         """:meth:`encode` as a ``uint32`` array."""
         import numpy as np
 
-        return np.array(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32)
+        return np.array(
+            self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special), dtype=np.uint32
+        )
 
-    def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+    def decode_batch(
+        self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8
+    ) -> list[str]:
         """:meth:`decode` for each sequence of ids."""
         return [self.decode(ids, errors=errors) for ids in batch]
 
@@ -753,4 +793,12 @@ class Tokenizer:
         return [self.decode_bytes(ids) for ids in batch]
 
 
-__all__ = ["DisallowedSpecialError", "PairMerges", "PreTokenizer", "Tokenizer", "TrainingInfo", "UnknownTokenError", "fix_surrogates"]
+__all__ = [
+    "DisallowedSpecialError",
+    "PairMerges",
+    "PreTokenizer",
+    "Tokenizer",
+    "TrainingInfo",
+    "UnknownTokenError",
+    "fix_surrogates",
+]

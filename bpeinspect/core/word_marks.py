@@ -94,8 +94,12 @@ class WordMarks:
         ('ends a word', 'continues a word')
         """
         if self.suffix and self.prefix:
-            return {(False, False): "starts a word", (True, False): "inside a word",
-                    (False, True): "a whole word", (True, True): "ends a word"}[(continues, ends)]
+            return {
+                (False, False): "starts a word",
+                (True, False): "inside a word",
+                (False, True): "a whole word",
+                (True, True): "ends a word",
+            }[(continues, ends)]
         if self.suffix:
             return "ends a word" if ends else "does not end a word"
         return "continues a word" if continues else "starts a word"
@@ -155,7 +159,6 @@ class SymbolTables:
             return [self.alone[piece[0]]] if n else []
         middle = self.middle
         return [self.first[piece[0]], *[middle[b] for b in piece[1:-1]], self.last[piece[-1]]]
-
 
     def of_token(self, data: bytes, continues: bool, ends: bool) -> list[int]:
         """The symbols a token's own bytes start as at its place in a word (``continues``: not

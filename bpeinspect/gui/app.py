@@ -34,9 +34,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "-t", "--tokenizer", action="append", default=[], metavar="SPEC", help="tokenizer to open (repeatable)"
     )
     p.add_argument("--screenshot", metavar="OUT.png", help="save a PNG of the window once every job is done, then exit")
-    p.add_argument(
-        "--size", metavar="WxH", help="window size (default: as last time; 1400x860 for --screenshot)"
-    )
+    p.add_argument("--size", metavar="WxH", help="window size (default: as last time; 1400x860 for --screenshot)")
     p.add_argument("--version", action="version", version=f"bpeinspect {__version__}")
     p.add_argument("file", nargs="?", help="text file to open")
     return p.parse_args(argv)
@@ -78,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("bpeinspect")
     app.setOrganizationName("bpeinspect")
     from bpeinspect.gui.overlay.glyphs import prefer_noto

@@ -39,7 +39,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable, Generator, Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
@@ -111,7 +111,7 @@ class WorkerSignals(QObject):
         if kind == _YIELDED:
             self.yielded.emit(value)
         elif kind == _PROGRESSED:
-            self.progressed.emit(*value)
+            self.progressed.emit(*cast("tuple[int, int]", value))
         elif kind == _RETURNED:
             self.returned.emit(value)
         elif kind == _ERRORED:
@@ -229,7 +229,8 @@ class Worker(QRunnable):
         self.serial = next(_serials)
         self.signals = WorkerSignals(self.serial)
         self._fn: Callable[..., Any] | None = fn
-        self._args, self._kwargs = args, kwargs
+        self._args: tuple[Any, ...] | None = args
+        self._kwargs: dict[str, Any] | None = kwargs
         self._hooks = _hooks_of(fn) - set(kwargs)
         self._stop = threading.Event()
         self.background = background
@@ -343,7 +344,9 @@ class Worker(QRunnable):
         self._post(_YIELDED, value)
 
     def run(self) -> None:
-        fn, args, kwargs = self._fn, self._args, dict(self._kwargs)
+        fn, args, given = self._fn, self._args, self._kwargs
+        assert fn is not None and args is not None and given is not None  # a worker runs once
+        kwargs = dict(given)
         hooks = {"should_stop": self.should_stop, "progress": self._progress, "report": self._report}
         kwargs.update({name: hooks[name] for name in self._hooks})
         try:
@@ -358,13 +361,14 @@ class Worker(QRunnable):
             kind, value = _RETURNED, result
         finally:
             # the closure may hold a tokenizer or a text: a worker waiting for delivery must not
-            self._fn = self._args = self._kwargs = fn = args = kwargs = hooks = None
+            self._fn = self._args = self._kwargs = None
+            del fn, args, given, kwargs, hooks
         if self._pending_progress is not None:
             self._post(_PROGRESSED, self._pending_progress)
         self._post(kind, value)
         self._post(_FINISHED)
 
-    def _drive(self, gen: Generator[Any, None, Any]) -> Any:
+    def _drive(self, gen: Generator[Any, Any, Any]) -> Any:
         closes = "should_stop" not in self._hooks  # a generator that stops itself is run to its end
         while True:
             if closes and self._stop.is_set():

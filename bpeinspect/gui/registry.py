@@ -111,9 +111,15 @@ class TokenizerRegistry(QAbstractListModel):
 
     def roleNames(self) -> dict[int, QByteArray]:
         names = super().roleNames()
-        names.update({TOKENIZER_ROLE: QByteArray(b"tokenizer"), SPEC_ROLE: QByteArray(b"spec"),
-                      RESULT_ROLE: QByteArray(b"result"), REFERENCE_ROLE: QByteArray(b"reference"),
-                      SHOWN_ROLE: QByteArray(b"shown")})  # fmt: skip
+        names.update(
+            {
+                TOKENIZER_ROLE: QByteArray(b"tokenizer"),
+                SPEC_ROLE: QByteArray(b"spec"),
+                RESULT_ROLE: QByteArray(b"result"),
+                REFERENCE_ROLE: QByteArray(b"reference"),
+                SHOWN_ROLE: QByteArray(b"shown"),
+            }
+        )
         return names
 
     # -- opening and closing ------------------------------------------------------------------------

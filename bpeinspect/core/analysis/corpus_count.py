@@ -41,6 +41,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import count as counter
+from typing import IO, Any
 
 from bpeinspect.core.analysis.measures import text_ids, text_profile
 from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
@@ -52,7 +53,11 @@ Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 
 # what a count gives for each text: its token count, its profile, or its count of every id
-COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {"count": count_text, "profile": text_profile, "ids": text_ids}
+COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {
+    "count": count_text,
+    "profile": text_profile,
+    "ids": text_ids,
+}
 BATCH_CHARS = 1 << 15  # characters of text per task (a short task, so a stop is heard soon)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
 _DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
@@ -67,8 +72,12 @@ class _Child:
         cmd, env = python_command(
             "from bpeinspect.core.analysis.corpus_count import child_main; child_main()", niceness=niceness
         )
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=env)  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self._stdin: IO[bytes] = self.proc.stdin
+        self._stdout: IO[bytes] = self.proc.stdout
         self.alive = True
         self.loaded: set[int] = set()  # tokenizer keys sent to it
         self.inflight = 0
@@ -81,7 +90,7 @@ class _Child:
         self._outbox.put(message)
 
     def _write(self) -> None:
-        out = self.proc.stdin
+        out = self._stdin
         while (message := self._outbox.get()) is not None:
             try:
                 pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -96,7 +105,7 @@ class _Child:
     def _read(self) -> None:
         while True:
             try:
-                reply = pickle.load(self.proc.stdout)
+                reply = pickle.load(self._stdout)
             except Exception:  # noqa: BLE001 (gone: EOF, a broken pipe, garbage)
                 self._inbox.put((self, None))
                 return
@@ -248,8 +257,16 @@ class _Payloads:
 class _Run:
     """One :meth:`CountingPool.count`: deals the batches out and gathers the counts."""
 
-    def __init__(self, pool: CountingPool, toks: Sequence[Tokenizer], texts: Sequence[str],
-                 progress: Progress | None, should_stop: ShouldStop | None, *, what: str = "count") -> None:  # fmt: skip
+    def __init__(
+        self,
+        pool: CountingPool,
+        toks: Sequence[Tokenizer],
+        texts: Sequence[str],
+        progress: Progress | None,
+        should_stop: ShouldStop | None,
+        *,
+        what: str = "count",
+    ) -> None:
         self.pool, self.toks, self.texts = pool, list(toks), list(texts)
         self.what = what
         self.count = COUNTERS[what]  # what each text gives
@@ -275,7 +292,7 @@ class _Run:
         self.order = sorted(shipped, key=lambda k: -len(self.toks[k].ranks) * (1 if self.toks[k].uses_rank_rule else 2))
         self.owner: dict[int, _Child] = {}  # tokenizer -> the child that started it
         self.payloads = _Payloads(pool, [(self.keys[k], self.toks[k]) for k in self.order], should_stop)
-        self.counts: list[list[int | None]] = [[None] * len(self.texts) for _ in self.toks]
+        self.counts: list[list[Any]] = [[None] * len(self.texts) for _ in self.toks]
         self.missing = [len(self.texts)] * len(self.toks)
         self.tasks: dict[int, tuple[_Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
         self.spent = {k: [0.0, 0] for k in shipped}  # seconds the children took, characters they counted
@@ -287,7 +304,7 @@ class _Run:
         if self.should_stop is not None and self.should_stop():
             raise Cancelled()
 
-    def go(self) -> Iterator[tuple[int, list[int]]]:
+    def go(self) -> Iterator[tuple[int, list[Any]]]:
         local = [(k, i) for k in self.local for i in range(len(self.texts))]
         finished: set[int] = set()
         while len(finished) < len(self.toks):
@@ -302,7 +319,7 @@ class _Run:
             for k in range(len(self.toks)):
                 if k not in finished and not self.missing[k]:
                     finished.add(k)
-                    yield k, list(self.counts[k])  # type: ignore[arg-type]
+                    yield k, list(self.counts[k])
 
     def advance(self, chars: int) -> None:
         self.done_chars += chars
@@ -429,7 +446,13 @@ def child_main() -> None:
             tok = toks[key]
             if isinstance(tok, Exception):
                 raise tok
-            answer = (task, True, [count(tok, t) for t in texts], time.perf_counter() - t0, loads.pop(key, 0.0))
+            answer: tuple[Any, ...] = (
+                task,
+                True,
+                [count(tok, t) for t in texts],
+                time.perf_counter() - t0,
+                loads.pop(key, 0.0),
+            )
         except Exception as exc:  # noqa: BLE001 (the parent counts the batch itself)
             answer = (task, False, f"{type(exc).__name__}: {exc}", 0.0, loads.pop(key, 0.0))
         pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)

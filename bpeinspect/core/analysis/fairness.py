@@ -331,9 +331,15 @@ class CorpusStats:
                 row += [self.counts[tok, t.code].tokens, None if p is None else round(p, 4)]
                 if measured:
                     m = self.measures.get((tok, t.code))
-                    row += [None, None, None] if m is None else [
-                        None if m.fertility is None else round(m.fertility, 4), round(m.renyi_efficiency, 4),
-                        round(m.utilization, 6)]  # fmt: skip
+                    row += (
+                        [None, None, None]
+                        if m is None
+                        else [
+                            None if m.fertility is None else round(m.fertility, 4),
+                            round(m.renyi_efficiency, 4),
+                            round(m.utilization, 6),
+                        ]
+                    )
             body.append(row)
         return head, body
 

@@ -77,8 +77,13 @@ def count_each(
                     toks = [tok for _, tok in pairs]
                     for k, counts in pool.count(toks, prepared, progress=progress, should_stop=should_stop):
                         label = pairs[k][0]
-                        yield k, {t.code: TextStats(label, t.sample.name, n, *size)
-                                  for t, n, size in zip(texts, counts, sizes)}  # fmt: skip
+                        yield (
+                            k,
+                            {
+                                t.code: TextStats(label, t.sample.name, n, *size)
+                                for t, n, size in zip(texts, counts, sizes)
+                            },
+                        )
             finally:
                 if own:
                     pool.close()
@@ -96,9 +101,16 @@ def count_each(
             yield k, {code: r for (_, code), r in stats.counts.items()}
 
 
-def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokenizer]], processes: int | None,
-              pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
-              should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+def count_job(
+    source: str,
+    corpus: Corpus | None,
+    pairs: list[tuple[str, Tokenizer]],
+    processes: int | None,
+    pool: CountingPool | None = None,
+    *,
+    progress: Callable[[int, int], None],
+    should_stop: Callable[[], bool],
+) -> Iterator[tuple]:
     """A view's job on its worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
@@ -111,9 +123,16 @@ def count_job(source: str, corpus: Corpus | None, pairs: list[tuple[str, Tokeniz
         yield "counts", k, counts
 
 
-def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]], processes: int | None,
-                pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
-                should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+def measure_job(
+    source: str,
+    corpus: Corpus,
+    pairs: list[tuple[str, Tokenizer]],
+    processes: int | None,
+    pool: CountingPool | None = None,
+    *,
+    progress: Callable[[int, int], None],
+    should_stop: Callable[[], bool],
+) -> Iterator[tuple]:
     """The view's job for the corpus measures on the worker: yields ``("measures", index,
     {code: TextMeasures})`` per tokenizer. Each text's ids are counted (on the pool's children
     when there is one) and only their profile comes back; words and the script are read here."""
@@ -128,8 +147,11 @@ def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]],
 
     def measured(k: int, profiles: Sequence[Profile]) -> tuple:
         n_vocab = toks[k].n_vocab
-        return "measures", k, {t.code: TextMeasures.of(p, w, sp, n_vocab)
-                               for t, p, w, sp in zip(texts, profiles, words, spaced)}  # fmt: skip
+        return (
+            "measures",
+            k,
+            {t.code: TextMeasures.of(p, w, sp, n_vocab) for t, p, w, sp in zip(texts, profiles, words, spaced)},
+        )
 
     if processes != 1 and pool is not None:
         with quiet_gc():
@@ -150,9 +172,15 @@ def measure_job(source: str, corpus: Corpus, pairs: list[tuple[str, Tokenizer]],
         yield measured(k, profiles)
 
 
-def use_job(corpus: Corpus, pairs: list[tuple[str, Tokenizer]], processes: int | None,
-            pool: CountingPool | None = None, *, progress: Callable[[int, int], None],
-            should_stop: Callable[[], bool]) -> Iterator[tuple]:  # fmt: skip
+def use_job(
+    corpus: Corpus,
+    pairs: list[tuple[str, Tokenizer]],
+    processes: int | None,
+    pool: CountingPool | None = None,
+    *,
+    progress: Callable[[int, int], None],
+    should_stop: Callable[[], bool],
+) -> Iterator[tuple]:
     """The view's job for what each vocabulary spends on the corpus (its texts as filtered):
     yields ``("use", index, VocabularyUse)`` per tokenizer, the unreachable tokens marked. The
     ids are counted on the pool's children when there is one."""
@@ -163,8 +191,10 @@ def use_job(corpus: Corpus, pairs: list[tuple[str, Tokenizer]], processes: int |
     if processes != 1 and pool is not None:
         counted = pool.count(toks, texts, progress=progress, should_stop=should_stop, what="ids")
     else:
-        counted = ((k, [c]) for k, c in enumerate(count_ids(toks, texts, progress=progress, should_stop=should_stop,
-                                                            processes=1)))  # fmt: skip
+        counted = (
+            (k, [c])
+            for k, c in enumerate(count_ids(toks, texts, progress=progress, should_stop=should_stop, processes=1))
+        )
     with quiet_gc():
         for k, per_text in counted:
             total: Counter[int] = Counter()
@@ -214,8 +244,9 @@ class CountCache:
         for tok, label in done:
             for code, r in self._counts[source, id(tok)].items():
                 merged[label, code] = r if r.tokenizer == label else dataclasses.replace(r, tokenizer=label)
-        measures = {(label, code): m for tok, label in done
-                    for code, m in self._measures.get((source, id(tok)), {}).items()}  # fmt: skip
+        measures = {
+            (label, code): m for tok, label in done for code, m in self._measures.get((source, id(tok)), {}).items()
+        }
         base = corpus.baseline.code if corpus.baseline is not None else None
         return CorpusStats(corpus, tuple(label for _, label in done), merged, base, measures=measures)
 

@@ -142,9 +142,21 @@ class Measures:
 
 
 CSV_COLUMNS = (
-    "tokenizer", "source", "tokens", "bytes", "chars", "words", "bytes_per_token", "chars_per_token", "fertility",
-    "renyi_efficiency", "utilization", "distinct_tokens", "n_vocab", "premium",
-)  # fmt: skip
+    "tokenizer",
+    "source",
+    "tokens",
+    "bytes",
+    "chars",
+    "words",
+    "bytes_per_token",
+    "chars_per_token",
+    "fertility",
+    "renyi_efficiency",
+    "utilization",
+    "distinct_tokens",
+    "n_vocab",
+    "premium",
+)
 
 
 @dataclass(frozen=True)

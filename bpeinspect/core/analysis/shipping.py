@@ -6,8 +6,8 @@ Both pools that count text on other cores, :func:`~bpeinspect.core.analysis.stat
 :class:`Shipped`: the constructor call it is made by, as data (``core/tables.py``: the ranks as
 one byte string and arrays of ids, the merges with the token each makes, so the child need not
 look them up), built again in the child the way the load cache builds it. A pickle of the
-tokenizer itself would hold the interpreter 80-250 ms for a big vocabulary (a frozen window when
-the GUI's worker does it), and sending its file would make each child parse it again. Between
+tokenizer's objects would hold the interpreter for long for a big vocabulary (a frozen window
+when the GUI's worker does it), and sending its file would make each child parse it again. Between
 steps the interpreter is let go and ``should_stop`` is asked.
 
 >>> import pickle

@@ -276,7 +276,7 @@ def compute_stats(
         def parts() -> Iterator[tuple[int, str]]:
             nonlocal done
             left = sum(s.size() for k, s in enumerate(todo) if k not in here)
-            tail, step = _TAIL_CHUNKS * pool.processes * chunk_bytes, max(1, chunk_bytes // _TAIL_SPLIT)
+            tail, step = _TAIL_CHUNKS * shared.processes * chunk_bytes, max(1, chunk_bytes // _TAIL_SPLIT)
             for k, sample in enumerate(todo):
                 if k in here:
                     continue
@@ -300,7 +300,7 @@ def compute_stats(
                 if carry:
                     yield k, carry
 
-        for k, tokens in pool.imap(_count_tokens, parts(), context=Shipped(tok, should_stop)):
+        for k, tokens in shared.imap(_count_tokens, parts(), context=Shipped(tok, should_stop)):
             sizes[k][0] += tokens
         out = {s.name: TextStats(label, s.name, *sizes[k]) for k, s in enumerate(todo)}
         for k in sorted(here):
@@ -309,17 +309,17 @@ def compute_stats(
 
     rows: list[TextStats] = []
     own_pool = pool is None
-    pool = ProcessPool(processes) if pool is None else pool
+    shared = ProcessPool(processes) if pool is None else pool
     try:
         for label, tok in pairs:
-            if pool.processes > 1 and total >= POOL_MIN_BYTES * len(pairs) and can_ship(tok):
+            if shared.processes > 1 and total >= POOL_MIN_BYTES * len(pairs) and can_ship(tok):
                 measured = measure_in_pool(label, tok, cuts=_can_cut(tok))
             else:
                 measured = {s.name: measure(label, tok, s) for s in todo}
             rows.extend(_with_premiums(measured, samples, base_sample))
     finally:
         if own_pool:
-            pool.close()
+            shared.close()
     if progress is not None:
         progress(total, total)
     return StatsTable(rows, base_sample.name if base_sample is not None else None)

@@ -62,7 +62,16 @@ def token_scripts(token: bytes) -> tuple[str, ...]:
 
 Kind = Literal["special", "added", "byte", "partial", "whitespace", "word", "number", "punctuation", "symbol", "mixed"]
 KINDS: tuple[str, ...] = (
-    "word", "number", "punctuation", "symbol", "whitespace", "mixed", "partial", "byte", "special", "added"
+    "word",
+    "number",
+    "punctuation",
+    "symbol",
+    "whitespace",
+    "mixed",
+    "partial",
+    "byte",
+    "special",
+    "added",
 )
 
 

@@ -408,6 +408,7 @@ def byte_order(tokens: list[bytes], should_stop: ShouldStop = None) -> list[byte
     by = np.lexsort((lengths, arr))
     return [tokens[i] for i in by.tolist()]
 
+
 SORT_KEYS = ("token", "length", "category")  # and "id:K" for side K's id
 
 

@@ -76,7 +76,9 @@ class VocabularyUse:
             "unused": len(self.unused),
             "share_unused": round(self.share_unused, 6),
             "unreachable": None if self.unreachable is None else len(self.unreachable),
-            "unused_unreachable": None if self.unreachable is None else sum(1 for i in self.unused if i in self.unreachable),
+            "unused_unreachable": None
+            if self.unreachable is None
+            else sum(1 for i in self.unused if i in self.unreachable),
             "unused_by_category": [
                 {"category": c, "unused": n, "unreachable": None if self.unreachable is None else d}
                 for c, n, d in self.unused_by_category()
@@ -99,7 +101,7 @@ def count_ids(
     """Each tokenizer's count of every id over all of ``texts``: on a counting pool's children
     (``pool``, or one of ``processes`` made for the call) unless ``processes`` is 1."""
     texts = [fix_surrogates(t) for t in texts]
-    out = [Counter() for _ in toks]
+    out: list[Counter[int]] = [Counter() for _ in toks]
     if processes == 1 and pool is None:
         total, done = sum(map(len, texts)) * len(toks), 0
         for k, tok in enumerate(toks):

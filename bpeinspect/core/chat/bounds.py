@@ -186,8 +186,10 @@ def bounded_filter(func: Callable[..., Any]) -> Callable[..., Any]:
         texts = [a for a in values if isinstance(a, (str, list, tuple))]
         if func.__name__ == "do_join" and texts:
             _check_join(str(texts[1]) if len(texts) > 1 and isinstance(texts[1], str) else "", texts[0])
-        if func.__name__ == "do_replace" and len(texts) >= 3 and all(isinstance(t, str) for t in texts[:3]):
-            _check_replace(*texts[:3])
+        if func.__name__ == "do_replace" and len(texts) >= 3:
+            s, old, new = texts[:3]
+            if isinstance(s, str) and isinstance(old, str) and isinstance(new, str):
+                _check_replace(s, old, new)
         if func.__name__ == "do_indent" and len(texts) >= 2 and isinstance(texts[1], str):
             if len(texts[1]) * (texts[0].count("\n") + 1) > _max_text():
                 _refuse(f"a chat template may not build a text of more than {_max_text():,} characters")

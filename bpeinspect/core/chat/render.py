@@ -202,7 +202,9 @@ def render_chat(
     marked_messages = _marked(messages) if len(messages) <= _MAX_MARKED else None
     if marked_messages is not None:
         try:
-            marked = fmt.template.render(marked_messages, add_generation_prompt=add_generation_prompt, plain=True, **kwargs)
+            marked = fmt.template.render(
+                marked_messages, add_generation_prompt=add_generation_prompt, plain=True, **kwargs
+            )
         except ValueError:
             marked = None
         unmarked = _unmark(marked) if marked is not None else None
@@ -211,8 +213,8 @@ def render_chat(
             found = {s[0] for s in spans}
             missing = tuple(i for i, m in enumerate(messages) if message_texts(m) and i not in found)
             return RenderedChat(real, roles, tuple(sorted(spans, key=lambda s: s[1])), missing)
-    spans, missing = _search(real, messages)
-    return RenderedChat(real, roles, tuple(spans), tuple(missing), exact=False)
+    searched, absent = _search(real, messages)
+    return RenderedChat(real, roles, tuple(searched), tuple(absent), exact=False)
 
 
 @dataclass(frozen=True)
@@ -284,7 +286,9 @@ def count_chat(fmt: ChatFormat, rendered: RenderedChat) -> ChatCount:
     text = rendered.text
     if tok.byte_level and tok.normalizer is None:
         ids = tok.encode(text, allowed_special="all", disallowed_special=())
-        lengths = tok.token_byte_lengths[np.frombuffer(array("q", ids), dtype=np.int64)] if ids else np.zeros(0, np.int64)
+        lengths = (
+            tok.token_byte_lengths[np.frombuffer(array("q", ids), dtype=np.int64)] if ids else np.zeros(0, np.int64)
+        )
         ends = np.cumsum(lengths, dtype=np.int64)
         if not len(ends) or int(ends[-1]) == len(text.encode("utf-8", "surrogatepass")):  # bytes tile the text
             return _count(_owners(ends - lengths, ends, _byte_spans(text, rendered.spans)), n, rendered)

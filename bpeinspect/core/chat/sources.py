@@ -126,7 +126,9 @@ def templates_in_folder(folder: Path, tokenizer_file: Path | None = None) -> lis
     jinja = folder / "chat_template.jinja"
     if jinja.is_file():
         try:
-            found.append(ChatTemplate(jinja.read_text("utf-8"), specials, f"{jinja.name} beside the file", "chat template"))
+            found.append(
+                ChatTemplate(jinja.read_text("utf-8"), specials, f"{jinja.name} beside the file", "chat template")
+            )
         except (OSError, UnicodeDecodeError) as exc:
             raise ChatTemplateError(f"{jinja}: cannot read it ({exc})") from None
     found += _named(config.get("chat_template"), specials, "tokenizer_config.json beside the file")

@@ -60,14 +60,17 @@ def _environment() -> Any:
     def raise_exception(message: str) -> None:
         raise jinja2.exceptions.TemplateError(message)
 
-    def tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
-               sort_keys: bool = False) -> str:  # fmt: skip
+    def tojson(
+        x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None, sort_keys: bool = False
+    ) -> str:
         # Jinja's own tojson escapes HTML characters; transformers' does not, nor non-ASCII text
         return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
     def strftime_now(fmt: str) -> str:
         if not isinstance(fmt, str) or len(fmt) > bounds.MAX_FORMAT:
-            raise jinja2.exceptions.SecurityError(f"a chat template's date format is limited to {bounds.MAX_FORMAT} characters")
+            raise jinja2.exceptions.SecurityError(
+                f"a chat template's date format is limited to {bounds.MAX_FORMAT} characters"
+            )
         return datetime.now().strftime(fmt)
 
     class TemplateDict:
@@ -264,7 +267,16 @@ def _characters(value: Any) -> int:
     return 0
 
 
-_FAILURES = (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, RecursionError, OverflowError)
+_FAILURES = (
+    TypeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    ZeroDivisionError,
+    RecursionError,
+    OverflowError,
+)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -33,11 +33,11 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from bpeinspect.core.chat.render import ChatFormat, chat_format, count_chat, render_chat
+from bpeinspect.core.chat.render import ChatFormat, RenderedChat, chat_format, count_chat, render_chat
 from bpeinspect.core.chat.sources import templates_for
 from bpeinspect.core.chat.template import ChatTemplate
 from bpeinspect.core.dataset.records import RecordReader, read_records
@@ -98,8 +98,12 @@ class TokenizerTotals:
     def summary(self) -> dict[str, float]:
         """Mean, median, 90th percentile and maximum tokens per record."""
         a = np.frombuffer(self.per_record, dtype=np.int64) if len(self.per_record) else np.zeros(1, np.int64)
-        return {"mean": float(a.mean()), "median": float(np.median(a)), "p90": float(np.percentile(a, 90)),
-                "max": int(a.max())}  # fmt: skip
+        return {
+            "mean": float(a.mean()),
+            "median": float(np.median(a)),
+            "p90": float(np.percentile(a, 90)),
+            "max": int(a.max()),
+        }
 
 
 @dataclass(frozen=True)
@@ -187,10 +191,13 @@ class DatasetStats:
                 for i, t in enumerate(self.tokenizers)
             ],
             "longest": [
-                {"record": r.index, "tokens": dict(zip((t.label for t in self.tokenizers), r.tokens)),
-                 "preview": r.preview()}
+                {
+                    "record": r.index,
+                    "tokens": dict(zip((t.label for t in self.tokenizers), r.tokens)),
+                    "preview": r.preview(),
+                }
                 for r in self.longest
-            ],  # fmt: skip
+            ],
         }
 
 
@@ -308,7 +315,7 @@ def _count_chat(ctx: _Context, keys: list[Any], totals: list[TokenizerTotals], r
     rendered: dict[Any, Any] = {}
     out = []
     for fmt, plain, key, t in zip(ctx.formats, ctx.plain, keys, totals):
-        r = rendered.get(key)
+        r: RenderedChat | Literal[False] | None = rendered.get(key)  # False: the template refused
         if r is None:
             try:
                 r = render_chat(fmt, msgs, add_generation_prompt=ctx.add_generation_prompt, plain=True)
@@ -423,7 +430,9 @@ def count_dataset(
                         item = (got[0], -index, LongRecord(index, got, kept[index]))
                         (heapq.heappush if len(heap) < longest else heapq.heapreplace)(heap, item)
             stats.skipped += len(result.others)
-            stats.problems += [f"record {i + 1}: not {shape.label}" for i in result.others[: max(0, 20 - len(stats.problems))]]
+            stats.problems += [
+                f"record {i + 1}: not {shape.label}" for i in result.others[: max(0, 20 - len(stats.problems))]
+            ]
             if progress is not None:
                 progress(done, reader.size)
             if should_stop is not None and should_stop():

@@ -30,7 +30,7 @@ from bpeinspect.core.errors import DatasetError
 JSON_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonlines")
 _CHUNK = 4 << 20  # bytes read at a time
 _MAX_REPORTED = 20  # problems kept verbatim; the rest are only counted
-_WS = json.decoder.WHITESPACE  # type: ignore[attr-defined]
+_WS = json.decoder.WHITESPACE  # type: ignore[attr-defined]  # the json module's own whitespace pattern, not in its stubs
 _MAX_DIGITS = 4000  # Python refuses to read longer integers (sys.get_int_max_str_digits)
 
 
@@ -156,7 +156,9 @@ class RecordReader:
             try:
                 text = decoder.decode(block, final=final)
             except UnicodeDecodeError as exc:
-                raise DatasetError(f"{self.name}: not UTF-8 text (bad byte near offset {self.done - len(block) + exc.start})") from None
+                raise DatasetError(
+                    f"{self.name}: not UTF-8 text (bad byte near offset {self.done - len(block) + exc.start})"
+                ) from None
             yield text
             if final:
                 return

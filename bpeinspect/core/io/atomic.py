@@ -103,9 +103,10 @@ def atomic_open(
     clean_stale(target)
     fd = _unnamed_beside(target)
     if fd is None:  # no O_TMPFILE here: a named temporary, removed by a later save if we are killed
-        with _replacing(target, ".tmp") as (named_fd, _tmp), os.fdopen(
-            named_fd, mode, encoding=encoding, newline="" if "b" not in mode else None
-        ) as f:
+        with (
+            _replacing(target, ".tmp") as (named_fd, _tmp),
+            os.fdopen(named_fd, mode, encoding=encoding, newline="" if "b" not in mode else None) as f,
+        ):
             yield f
         return
     try:

@@ -163,7 +163,9 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
     """
     lines = sum(data.count(b"\n", i, i + _SLICE) for i in range(0, len(data), _SLICE)) + 1
     if lines > limits.MAX_IDS:  # before the work: memory, not the file's size, is the cost
-        raise VocabularyError(f"{source}: {lines:,} lines, more tokens than bpeinspect opens (at most {limits.MAX_IDS:,})")
+        raise VocabularyError(
+            f"{source}: {lines:,} lines, more tokens than bpeinspect opens (at most {limits.MAX_IDS:,})"
+        )
     longest = limits.MAX_TOKEN_BYTES
     ranks: dict[bytes, int] = {}
     for lineno, line in enumerate(_lines(data), 1):
@@ -251,5 +253,3 @@ def load_builtin(name: str) -> Tokenizer:
         name=spec.name,
         source=f"{BUILTIN_SOURCE} ({spec.description})",
     )
-
-

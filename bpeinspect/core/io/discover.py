@@ -219,10 +219,12 @@ def _hf_vocab_size(p: Path) -> int | None:
 def _bpe_ids(obj: object) -> int | None:
     """The number of ids of a parsed byte-level BPE tokenizer.json; None for anything else
     (another model, or a file that is not a tokenizer.json at all, such as ``{}``)."""
-    model = obj.get("model") if isinstance(obj, dict) else None
+    if not isinstance(obj, dict):
+        return None
+    model = obj.get("model")
     if not isinstance(model, dict) or model.get("type", "BPE") != "BPE" or model.get("byte_fallback"):
         return None
-    vocab, added = model.get("vocab"), obj.get("added_tokens") or []  # type: ignore[union-attr]
+    vocab, added = model.get("vocab"), obj.get("added_tokens") or []
     if not isinstance(vocab, dict) or not vocab or not isinstance(added, list):
         return None
     ids = [*vocab.values(), *(t.get("id") for t in added if isinstance(t, dict))]
@@ -240,7 +242,9 @@ def hf_cache() -> list[CatalogEntry]:
                 with contextlib.suppress(OSError):
                     size = _hf_vocab_size(tj)
                     if size is not None:
-                        out.append(CatalogEntry(name, "Hugging Face cache", str(tj), size, f"snapshot {tj.parent.name[:8]}"))
+                        out.append(
+                            CatalogEntry(name, "Hugging Face cache", str(tj), size, f"snapshot {tj.parent.name[:8]}")
+                        )
                         break
     return out
 

@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from bpeinspect.core.errors import Cancelled, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
@@ -229,7 +229,7 @@ def _progress_bar(on_bytes: Callable[[int], None]) -> type:
     """A silent tqdm class that hands each update to ``on_bytes`` (which may raise Cancelled)."""
     from tqdm.auto import tqdm
 
-    class Bar(tqdm):  # type: ignore[misc, valid-type]
+    class Bar(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs["disable"] = True
             super().__init__(*args, **kwargs)
@@ -304,7 +304,9 @@ def _explain(spec: HubSpec, exc: BaseException) -> str | None:
         return f"{spec}: {spec.repo} has no revision {spec.revision!r}"
     if isinstance(exc, errors.RepositoryNotFoundError):
         return f"{spec}: no such repository on {where} (if it is private: {LOGIN_HINT})"
-    if isinstance(exc, errors.EntryNotFoundError | getattr(errors, "RemoteEntryNotFoundError", errors.EntryNotFoundError)):
+    if isinstance(
+        exc, errors.EntryNotFoundError | getattr(errors, "RemoteEntryNotFoundError", errors.EntryNotFoundError)
+    ):
         return f"{spec}: a file of the repository went missing while it was read ({_short(exc)})"
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", None)
@@ -492,7 +494,8 @@ def _fetch_gguf_header(
             progress(done, max(done, min(size, GGUF_MAX_HEADER)))
 
     remote = _RangeFile(meta.location, headers, size, on_bytes)
-    read_metadata(remote, Path(name), size, wanted=frozenset())  # raises VocabularyError if it is no GGUF
+    # the reader only calls read(); it raises VocabularyError if this is no GGUF
+    read_metadata(cast(IO[bytes], remote), Path(name), size, wanted=frozenset())
     data = remote.data
     if data[:4] != MAGIC:
         raise VocabularyError(f"{spec}: {name} is not a GGUF file")

@@ -299,7 +299,9 @@ def cached_load(path: Path, load: Callable[[], Any], extra: str = "") -> Any:
         return tok
     factory, args, kwargs, _ = calls[-1]
     try:
-        parts = tables.parts_from_call(factory, tuple(map(_snapshot, args)), {k: _snapshot(v) for k, v in kwargs.items()})
+        parts = tables.parts_from_call(
+            factory, tuple(map(_snapshot, args)), {k: _snapshot(v) for k, v in kwargs.items()}
+        )
     except tables.TablesError:
         return tok
     main = os.path.abspath(path)

@@ -63,11 +63,11 @@ def encode_segment(
 
 class Part(NamedTuple):
     """One segment's encoding and where it lies in the whole (its first token, code point,
-    UTF-16 unit and byte: exact once the parts before it are encoded); ``index`` is the
-    segment's."""
+    UTF-16 unit and byte: exact once the parts before it are encoded); ``segment`` is the
+    segment's index."""
 
     enc: Encoding
-    index: int = 0
+    segment: int = 0
     token: int = 0
     char: int = 0
     u16: int = 0

@@ -110,8 +110,9 @@ class RankBPE(ByteLevelBPE):
 
     def __init__(self, ranks: Mapping[bytes, int], *, ignore_merges: bool = False, byte_barriers: bool = False) -> None:
         super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
-        self.encode_piece = make_piece_encoder(self.ranks, None, None, False, drop=bytes(self.missing_bytes),
-                                               barriers=byte_barriers)
+        self.encode_piece = make_piece_encoder(
+            self.ranks, None, None, False, drop=bytes(self.missing_bytes), barriers=byte_barriers
+        )
 
     def merge_rank(self, left: int, right: int) -> int | None:
         """The priority of merging ``left`` and ``right`` (the id it makes), or ``None``."""
@@ -168,15 +169,28 @@ class MergeListBPE(ByteLevelBPE):
         )
         if word_marks:
             self.word_marks, self.unk_id = word_marks, unk_id
-            self.marked = MarkedTokens(word_marks, self.ranks, self.decoder, self.pair_merges, self.merge_made,
-                                       unk_id=unk_id, ignore_merges=ignore_merges)
+            self.marked = MarkedTokens(
+                word_marks,
+                self.ranks,
+                self.decoder,
+                self.pair_merges,
+                self.merge_made,
+                unk_id=unk_id,
+                ignore_merges=ignore_merges,
+            )
             self.missing_bytes = ()  # a symbol the vocabulary lacks is the unknown token's, or dropped
             self.encode_piece = self.marked.encode_piece
             return
         byte_ids = [self.ranks.get(bytes([b]), -1) for b in range(256)]
-        self.encode_piece = make_piece_encoder(self.ranks, self.pair_merges, byte_ids, ignore_merges,
-                                               drop=bytes(self.missing_bytes), barriers=byte_barriers,
-                                               made=self.merge_made)
+        self.encode_piece = make_piece_encoder(
+            self.ranks,
+            self.pair_merges,
+            byte_ids,
+            ignore_merges,
+            drop=bytes(self.missing_bytes),
+            barriers=byte_barriers,
+            made=self.merge_made,
+        )
 
     def merge_rank(self, left: int, right: int) -> int | None:
         """The priority of merging ``left`` and ``right`` (its place in the list), or ``None``."""

@@ -15,8 +15,14 @@ import regex
 from bpeinspect.core.normalize import Stateless
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-KIND_NAMES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
-              UNUSED: "unused", BYTE: "byte"}
+KIND_NAMES = {
+    NORMAL: "normal",
+    UNKNOWN: "unknown",
+    CONTROL: "control",
+    USER_DEFINED: "user-defined",
+    UNUSED: "unused",
+    BYTE: "byte",
+}
 SPACE = "▁"
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 Flavour = Literal["sentencepiece", "llama.cpp", "huggingface"]

@@ -34,6 +34,7 @@ from bpeinspect.core.models.pieces import (
 )
 from bpeinspect.core.models.score_merges import MergeSource, SentencePieceMergeGraph
 from bpeinspect.core.specials import check_tables
+from bpeinspect.core.word_marks import WordMarks
 
 
 def _display_all(pieces: list[str]) -> list[bytes]:
@@ -167,8 +168,12 @@ class ScoreBPE:
         try:
             news = [get(cast(str, P[a]) + cast(str, P[b])) for a, b in merges]  # a None piece: TypeError
         except (TypeError, IndexError):
-            news = [None if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
-                    else get(cast(str, P[a]) + cast(str, P[b])) for a, b in merges]
+            news = [
+                None
+                if not (0 <= a < n and 0 <= b < n and P[a] is not None and P[b] is not None)
+                else get(cast(str, P[a]) + cast(str, P[b]))
+                for a, b in merges
+            ]
         if None in news:
             rank = news.index(None)
             raise ValueError(f"merge {rank} {tuple(merges[rank])} makes a token that is not in the vocabulary")
@@ -310,7 +315,7 @@ class ScoreBPE:
             ids.extend(fb)
         return pair_encode(ids, pair_merges, self.merge_made)
 
-    word_marks = None  # word marks are a byte-level option (MergeListBPE's)
+    word_marks: WordMarks | None = None  # word marks are a byte-level option (MergeListBPE's)
 
     def token_marks(self, token_id: int) -> tuple[bool, bool]:
         """``(continues, ends)``: no word marks here."""

@@ -55,20 +55,44 @@ def SentencePieceBPE(
     rest = normalizer or first_normalizer
     escapes = rest is not None and rest.normalize(" x") != " x" and SPACE in rest.normalize("a b")
     model = ScoreBPE(
-        pieces, kinds, scores=scores, merges=merges, merge_results=merge_results, byte_fallback=byte_fallback,
-        unk_id=unk_id, fuse_unk=fuse_unk, flavour=flavour, ignore_merges=ignore_merges,
-        user_defined_in_text=user_defined_in_text, newline_words=newline_words, piece_ids=piece_ids,
-        special_ids=set(special_tokens.values()), escape_spaces=escapes,
+        pieces,
+        kinds,
+        scores=scores,
+        merges=merges,
+        merge_results=merge_results,
+        byte_fallback=byte_fallback,
+        unk_id=unk_id,
+        fuse_unk=fuse_unk,
+        flavour=flavour,
+        ignore_merges=ignore_merges,
+        user_defined_in_text=user_defined_in_text,
+        newline_words=newline_words,
+        piece_ids=piece_ids,
+        special_ids=set(special_tokens.values()),
+        escape_spaces=escapes,
     )
     if split_before_space:  # Metaspace(split=true): every ▁ starts a word
         rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
     else:
         rule = boundary_rule(model.mergeable, sorted(model.frozen), newline_words)
     # the rule's one pattern covers the whole text, so its findall gives every pre-token
-    pre = PreTokenizer(rule, special_tokens=special_tokens, added_tokens=added_tokens, added_options=added_options,
-                       added_normalizer=added_normalizer, find=compile_pattern(rule.splits[0].pattern).findall)
-    return Tokenizer.compose(model, pre, normalizer=normalizer, first_normalizer=first_normalizer, name=name, source=source,
-                             decoder=Decoder(strip_leading_space=strip_leading_space))
+    pre = PreTokenizer(
+        rule,
+        special_tokens=special_tokens,
+        added_tokens=added_tokens,
+        added_options=added_options,
+        added_normalizer=added_normalizer,
+        find=compile_pattern(rule.splits[0].pattern).findall,
+    )
+    return Tokenizer.compose(
+        model,
+        pre,
+        normalizer=normalizer,
+        first_normalizer=first_normalizer,
+        name=name,
+        source=source,
+        decoder=Decoder(strip_leading_space=strip_leading_space),
+    )
 
 
 __all__ = ["SentencePieceBPE"]

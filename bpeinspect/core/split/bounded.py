@@ -36,6 +36,7 @@ from bpeinspect.core.errors import PatternError
 
 T = TypeVar("T")
 
+
 class _Expired(Exception):
     """Raised by the CPU-time signal inside a search in the main thread."""
 

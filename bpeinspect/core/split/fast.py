@@ -46,7 +46,16 @@ OTHER = "\x87"  # everything else
 FOLDED_S = "\x88"  # Ll that matches "s" case-insensitively (U+017F LATIN SMALL LETTER LONG S)
 _FOLD_REPS = {"s": FOLDED_S}
 
-_CLASS_OF = {"Lu": UPPER, "Lt": UPPER, "Ll": LOWER, "Lm": OTHER_LETTER, "Lo": OTHER_LETTER, "M": MARK, "N": NUMBER, "WS": SPACE}
+_CLASS_OF = {
+    "Lu": UPPER,
+    "Lt": UPPER,
+    "Ll": LOWER,
+    "Lm": OTHER_LETTER,
+    "Lo": OTHER_LETTER,
+    "M": MARK,
+    "N": NUMBER,
+    "WS": SPACE,
+}
 
 _bounds: list[tuple[int, int, str]] = sorted(
     (a, b, _CLASS_OF[name]) for name, ranges in RANGES.items() for a, b in ranges
@@ -163,7 +172,7 @@ class FastSplitter:
         # In the case-insensitive built-ins, LATIN SMALL LETTER LONG S counts as "s".
         fold = "(?i" in pattern
         self._findall = re.compile(translate_pattern(pattern, fold)).findall
-        self._table = _Table(fold)
+        self._table: dict = _Table(fold)  # a subclass may fill another kind
 
     def translate(self, text: str) -> str:
         """The class-representative copy of ``text`` (``text`` itself when it is ASCII)."""
@@ -184,8 +193,15 @@ class FastSplitter:
 # Representatives of the characters beyond the BMP: lone surrogates, which no text that
 # reaches a tokenizer holds (tiktoken's fix-up turns them into U+FFFD). Any lone surrogate
 # that does occur is itself replaced, by the representative of "other".
-_D_REPS = {UPPER: "\ud800", LOWER: "\ud801", OTHER_LETTER: "\ud802", MARK: "\ud803",
-           NUMBER: "\ud804", SPACE: "\ud805", OTHER: "\ud806"}
+_D_REPS = {
+    UPPER: "\ud800",
+    LOWER: "\ud801",
+    OTHER_LETTER: "\ud802",
+    MARK: "\ud803",
+    NUMBER: "\ud804",
+    SPACE: "\ud805",
+    OTHER: "\ud806",
+}
 # (two single-range searches are each much faster than one search for the union)
 _ASTRAL = regex.compile(r"[\U00010000-\U0010ffff]")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
@@ -287,7 +303,7 @@ class TiktokenSplitter(FastSplitter):
             self._compiled = re.compile(translate_pattern(_rewrite(self.pattern), bodies=_DIRECT_BODIES))
 
     @property
-    def _findall(self):  # type: ignore[override]
+    def _findall(self):
         if self._compiled is None:
             self.prepare()
         return self._compiled.findall

@@ -205,15 +205,17 @@ class SplitRule:
             return "no splitting"
         parts = []
         for s in self.splits:
-            flags = "" if s.behavior == "isolated" and not s.invert else f" [{s.behavior}{', inverted' if s.invert else ''}]"
+            flags = (
+                ""
+                if s.behavior == "isolated" and not s.invert
+                else f" [{s.behavior}{', inverted' if s.invert else ''}]"
+            )
             parts.append(s.pattern + flags)
         return "\n".join(parts)
 
 
 R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
+CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 O200K_PATTERN = "|".join(
     [
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
@@ -225,9 +227,7 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+LLAMA3_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 # karpathy/minbpe's patterns, run by the ``regex`` module exactly as minbpe runs them.
 GPT4_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
@@ -297,7 +297,13 @@ PRESETS: dict[str, SplitRule] = {
 # not offered for training): Qwen2's and Qwen3's (Llama 3's with single digits).
 QWEN2_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 _FAST_RULES = {QWEN2_PATTERN: SplitRule((Split(QWEN2_PATTERN),), fast=_fastsplit.TiktokenSplitter(QWEN2_PATTERN))}
-PRESET_ALIASES = {"p50k": "r50k", "cl100k_base": "cl100k", "o200k_base": "o200k", "r50k_base": "r50k", "llama-bpe": "llama3"}
+PRESET_ALIASES = {
+    "p50k": "r50k",
+    "cl100k_base": "cl100k",
+    "o200k_base": "o200k",
+    "r50k_base": "r50k",
+    "llama-bpe": "llama3",
+}
 NO_SPLIT = SplitRule((), name="none")
 _PRESET_PATTERNS = frozenset(rule.pattern for rule in PRESETS.values())
 

@@ -82,7 +82,10 @@ class CountingProgress:
 
 # -- splitting --------------------------------------------------------------------------------
 
-def counting_splitter(pattern: str | SplitRule | None = "gpt4", tie_break: str = "first-seen") -> Callable[[str], list[str]]:
+
+def counting_splitter(
+    pattern: str | SplitRule | None = "gpt4", tie_break: str = "first-seen"
+) -> Callable[[str], list[str]]:
     """The pre-tokens training counts in one document, as the trainer it follows makes them.
 
     * ``"first-seen"`` (minbpe): ``regex.findall(pattern, text)`` with the installed ``regex``
@@ -140,6 +143,7 @@ def check_counting_pattern(rule: SplitRule, tie_break: str) -> None:
 
 
 # -- counting ---------------------------------------------------------------------------------
+
 
 def count_batch(context: tuple[str | SplitRule | None, str], texts: list[str]) -> Counter[str]:
     """Pool task: the pieces of ``texts`` counted, in first-seen order; ``context`` is

@@ -70,7 +70,9 @@ def count_with_dask(
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:  # distributed's own timeout is 30 s
-            raise OSError(f"cannot reach the Dask scheduler at {scheduler} within {CONNECT_TIMEOUT:g} s ({exc})") from None
+            raise OSError(
+                f"cannot reach the Dask scheduler at {scheduler} within {CONNECT_TIMEOUT:g} s ({exc})"
+            ) from None
         with client:
             tables = client.compute(bag, sync=True)
     total: dict[bytes, int] = {}

@@ -83,11 +83,11 @@ class HFVocabulary:
         byte_ids = [0] * 256
         for b in HF_BYTE_ORDER:
             t = bytes([b])
-            i = known.get(t)
-            if i is None:
-                i = known[t] = len(token_bytes)
+            got = known.get(t)
+            if got is None:
+                got = known[t] = len(token_bytes)
                 token_bytes.append(t)
-            byte_ids[b] = i
+            byte_ids[b] = got
         return cls(tuple(byte_ids), tuple(token_bytes), known, len(token_bytes))
 
 

@@ -27,7 +27,7 @@ from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
-from bpeinspect.core.train.run import TrainingProgress, TrainingRun
+from bpeinspect.core.train.run import TieBreak, TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
 
 HISTORY_POINTS = 2000
@@ -41,7 +41,7 @@ class TrainingPlan:
     sizes: list[int]
     pattern: str | None
     special_tokens: list[str] = field(default_factory=list)
-    tie_break: str = "first-seen"
+    tie_break: TieBreak = "first-seen"
     name: str = "trained"
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
@@ -54,14 +54,24 @@ class TrainingPlan:
         """
         if not in_process and can_spawn():
             return ProcessTrainingRun(
-                self.paths, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
-                tie_break=self.tie_break, processes=self.processes, interval=self.interval,
-            )  # fmt: skip
+                self.paths,
+                max(self.sizes),
+                pattern=self.pattern,
+                special_tokens=self.special_tokens,
+                tie_break=self.tie_break,
+                processes=self.processes,
+                interval=self.interval,
+            )
         texts = iter_corpus(self.paths, self.pattern)
         return TrainingRun(
-            texts, max(self.sizes), pattern=self.pattern, special_tokens=self.special_tokens,
-            tie_break=self.tie_break, processes=self.processes, interval=self.interval,
-        )  # fmt: skip
+            texts,
+            max(self.sizes),
+            pattern=self.pattern,
+            special_tokens=self.special_tokens,
+            tie_break=self.tie_break,
+            processes=self.processes,
+            interval=self.interval,
+        )
 
 
 @dataclass
@@ -96,7 +106,9 @@ def check_sizes(sizes: Sequence[int], special_tokens: Sequence[str] = ()) -> Non
     small = [s for s in sizes if s < need]
     if small:
         what = f"256 bytes and {len(special_tokens)} special tokens" if special_tokens else "256 bytes"
-        raise ValueError(f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need}).")
+        raise ValueError(
+            f"Vocabulary size {small[0]:,} is too small: {what} leave no room for a merge (need at least {need})."
+        )
 
 
 class TrainingJob:
@@ -179,21 +191,30 @@ class TrainingJob:
         sizes: list[int] = []
         if run.merges:
             full = run.tokenizer()
-            settings = {**full.training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
+            training = full.training
+            assert training is not None  # a trained tokenizer carries its settings
+            settings = {**training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
             largest = max(plan.sizes)
             for size in plan.sizes[:-1]:
                 if self._reached(size):
                     settings_k = {**settings, "finished": True, "history": self._history_to(size)}
-                    toks.append(prefix_tokenizer(
-                        run.merges, size, pattern=full.split_rule, special_tokens=plan.special_tokens,
-                        tie_break=plan.tie_break, settings=settings_k, name=f"{plan.name}-{size_label(size)}",
-                    ))  # fmt: skip
+                    toks.append(
+                        prefix_tokenizer(
+                            run.merges,
+                            size,
+                            pattern=full.split_rule,
+                            special_tokens=plan.special_tokens,
+                            tie_break=plan.tie_break,
+                            settings=settings_k,
+                            name=f"{plan.name}-{size_label(size)}",
+                        )
+                    )
                     sizes.append(size)
             partial = stopped or exhausted
             sizes.append(full.n_vocab if partial else largest)
             label = size_label(sizes[-1])
             full.name = f"{plan.name}-{label}" + (" (partial)" if stopped else "")
-            full.training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
+            training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
             toks.append(full)
         seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0
         return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history), sizes)

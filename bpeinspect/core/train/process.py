@@ -24,20 +24,23 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from typing import IO
 
 from bpeinspect.core.errors import TrainingProcessError
 from bpeinspect.core.pool import can_spawn, python_command
 from bpeinspect.core.split.rules import PatternError
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
-from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
+from bpeinspect.core.train.run import TieBreak, TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
 CHILD_NICENESS = 5
-_ERRORS: dict[str, type[Exception]] = {"CorpusError": CorpusError, "PatternError": PatternError, "ValueError": ValueError}
-
-
+_ERRORS: dict[str, type[Exception]] = {
+    "CorpusError": CorpusError,
+    "PatternError": PatternError,
+    "ValueError": ValueError,
+}
 
 
 class ProcessTrainingRun:
@@ -55,7 +58,7 @@ class ProcessTrainingRun:
         *,
         pattern: str | None = "gpt4",
         special_tokens: Sequence[str] | None = None,
-        tie_break: str = "first-seen",
+        tie_break: TieBreak = "first-seen",
         processes: int | None = None,
         interval: float = 0.1,
     ) -> None:
@@ -69,20 +72,25 @@ class ProcessTrainingRun:
         self.finished = False
         self.state: dict = {}
         self._args = {
-            "paths": [str(p) for p in paths], "vocab_size": vocab_size, "pattern": pattern,
-            "special_tokens": self.special_tokens, "tie_break": tie_break, "processes": processes,
+            "paths": [str(p) for p in paths],
+            "vocab_size": vocab_size,
+            "pattern": pattern,
+            "special_tokens": self.special_tokens,
+            "tie_break": tie_break,
+            "processes": processes,
             "interval": interval,
-        }  # fmt: skip
-        self._proc: subprocess.Popen | None = None
-        self._stderr = None
+        }
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
         self._lock = threading.Lock()
 
     # -- the child ----------------------------------------------------------------------------------
 
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> subprocess.Popen[bytes]:
         cmd, env = python_command("from bpeinspect.core.train.process import child_main; child_main()")
         self._stderr = tempfile.TemporaryFile()  # a file, so a chatty child never blocks on it
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes
         pickle.dump(self._args, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         proc.stdin.flush()
         return proc
@@ -115,13 +123,15 @@ class ProcessTrainingRun:
         else:
             self._send("resume")
         proc = self._proc
+        stdout = proc.stdout
+        assert stdout is not None  # a pipe (see _start)
         asked = False
         while True:
             if not asked and should_stop is not None and should_stop():
                 self.stop()
                 asked = True
             try:
-                msg = pickle.load(proc.stdout)
+                msg = pickle.load(stdout)
             except (EOFError, OSError, pickle.UnpicklingError):
                 code = proc.wait()
                 why = self._last_error_line()
@@ -159,9 +169,11 @@ class ProcessTrainingRun:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        stdin = proc.stdin
+        assert stdin is not None  # a pipe (see _start)
         try:
-            proc.stdin.write(b"quit\n")
-            proc.stdin.close()
+            stdin.write(b"quit\n")
+            stdin.close()
         except OSError:
             pass
         try:
@@ -202,9 +214,13 @@ class ProcessTrainingRun:
             "seconds": s.get("seconds", 0.0),
         }
         return merges_tokenizer(
-            self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
-            name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
-        )  # fmt: skip
+            self.merges,
+            pattern=self._rule,
+            special_tokens=self.special_tokens,
+            settings=settings,
+            name=f"trained-{self.vocab_size}",
+            tie_break=self.tie_break,
+        )
 
 
 def _child_main() -> None:
@@ -244,14 +260,20 @@ def _child_main() -> None:
     threading.Thread(target=read_commands, daemon=True).start()
     try:
         run = TrainingRun(
-            iter_corpus(args["paths"], args["pattern"]), args["vocab_size"], pattern=args["pattern"],
-            special_tokens=args["special_tokens"], tie_break=args["tie_break"], processes=args["processes"],
+            iter_corpus(args["paths"], args["pattern"]),
+            args["vocab_size"],
+            pattern=args["pattern"],
+            special_tokens=args["special_tokens"],
+            tie_break=args["tie_break"],
+            processes=args["processes"],
             interval=args["interval"],
-        )  # fmt: skip
+        )
         while True:
             for report in run.reports(stop.is_set):
                 send(("report", report))
-            settings = run.tokenizer().training.settings
+            training = run.tokenizer().training
+            assert training is not None  # a trained tokenizer carries its settings
+            settings = training.settings
             keep = ("documents", "corpus_bytes", "distinct_pretokens", "ran_out_of_pairs", "seconds")
             send(("state", {"finished": run.finished, **{k: settings[k] for k in keep}}))
             if run.finished:
@@ -262,7 +284,11 @@ def _child_main() -> None:
             resume.clear()
             stop.clear()
     except Exception as exc:
-        kind = type(exc).__name__ if type(exc).__name__ in _ERRORS else ("ValueError" if isinstance(exc, ValueError) else "")
+        kind = (
+            type(exc).__name__
+            if type(exc).__name__ in _ERRORS
+            else ("ValueError" if isinstance(exc, ValueError) else "")
+        )
         send(("error", kind or "TrainingProcessError", str(exc) or type(exc).__name__))
 
 

@@ -66,7 +66,7 @@ class TrainedMerge(NamedTuple):
     left: int
     right: int
     id: int
-    count: int
+    count: int  # type: ignore[assignment]  # times seen: a public field name that shadows tuple.count
     token: bytes
 
 
@@ -151,7 +151,9 @@ class TrainingRun:
         needed = 256 + len(self.special_tokens) + 1
         if vocab_size < needed:
             what = f"256 bytes and {len(self.special_tokens)} special tokens" if self.special_tokens else "256 bytes"
-            raise ValueError(f"vocab_size {vocab_size} is too small: {what} leave no room for a merge (need >= {needed})")
+            raise ValueError(
+                f"vocab_size {vocab_size} is too small: {what} leave no room for a merge (need >= {needed})"
+            )
         if vocab_size > MAX_ID + 1:
             raise ValueError(f"vocab_size {vocab_size} is too large (at most {MAX_ID + 1})")
         # new tokens to make (Hugging Face may make more merges: one that makes a special's text adds none)
@@ -203,9 +205,18 @@ class TrainingRun:
                     self.documents = item.documents
                     now = time.perf_counter()
                     yield TrainingProgress(
-                        "counting", 0, self.merges_total, None, (), 0.0, 0.0, base + now - start,
-                        item.documents, item.corpus_bytes, item.distinct,
-                    )  # fmt: skip
+                        "counting",
+                        0,
+                        self.merges_total,
+                        None,
+                        (),
+                        0.0,
+                        0.0,
+                        base + now - start,
+                        item.documents,
+                        item.corpus_bytes,
+                        item.distinct,
+                    )
                     if should_stop is not None and should_stop():
                         self._seconds = base + time.perf_counter() - start
                         yield self._report("done", (), 0.0, self._seconds, stopped=True)
@@ -300,10 +311,20 @@ class TrainingRun:
         engine = self._engine
         bpt = engine.corpus_bytes / engine.tokens if engine is not None and engine.tokens else 0.0
         return TrainingProgress(
-            phase, len(self.merges), self.merges_total, self.merges[-1] if self.merges else None, new, rate, bpt,
-            elapsed, self.documents, engine.corpus_bytes if engine else 0, len(self.counts or ()), stopped,
+            phase,
+            len(self.merges),
+            self.merges_total,
+            self.merges[-1] if self.merges else None,
+            new,
+            rate,
+            bpt,
+            elapsed,
+            self.documents,
+            engine.corpus_bytes if engine else 0,
+            len(self.counts or ()),
+            stopped,
             self.exhausted and phase == "done",
-        )  # fmt: skip
+        )
 
     # -- the result ----------------------------------------------------------------------------
 
@@ -332,9 +353,13 @@ class TrainingRun:
         }
         with quiet_gc():
             return merges_tokenizer(
-                self.merges, pattern=self._rule, special_tokens=self.special_tokens, settings=settings,
-                name=f"trained-{self.vocab_size}", tie_break=self.tie_break,
-            )  # fmt: skip
+                self.merges,
+                pattern=self._rule,
+                special_tokens=self.special_tokens,
+                settings=settings,
+                name=f"trained-{self.vocab_size}",
+                tie_break=self.tie_break,
+            )
 
 
 def merges_tokenizer(
@@ -357,22 +382,28 @@ def merges_tokenizer(
     rule = pattern if isinstance(pattern, SplitRule) else resolve_rule(pattern)
     pairs = [(m.left, m.right) for m in merges]
     info = TrainingInfo(settings=dict(settings or {}), counts=[m.count for m in merges])
-    kwargs = {"training": info, "name": name or "trained", "source": "trained"}
+    name = name or "trained"
     if tie_break == "hf":
         vocab = HFVocabulary.of(special_tokens)
         ranks = {bytes([b]): i for b, i in enumerate(vocab.byte_ids)}
         for m in merges:
             ranks.setdefault(m.token, m.id)
         specials = {s: i for i, s in enumerate(special_tokens)}
-        return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+        return Tokenizer(
+            ranks, pattern=rule, special_tokens=specials, merges=pairs, training=info, name=name, source="trained"
+        )
     n = max((m.id for m in merges), default=255) + 1
     specials = {s: n + i for i, s in enumerate(special_tokens)}
     if n == 256 + len(merges):
-        return Tokenizer.from_merges(pairs, pattern=rule, special_tokens=specials, **kwargs)
+        return Tokenizer.from_merges(
+            pairs, pattern=rule, special_tokens=specials, training=info, name=name, source="trained"
+        )
     ranks = {bytes([b]): b for b in range(256)}
     for m in merges:
         ranks.setdefault(m.token, m.id)
-    return Tokenizer(ranks, pattern=rule, special_tokens=specials, merges=pairs, **kwargs)
+    return Tokenizer(
+        ranks, pattern=rule, special_tokens=specials, merges=pairs, training=info, name=name, source="trained"
+    )
 
 
 def initial_token_bytes(tie_break: str, special_tokens: Sequence[str] = ()) -> dict[int, bytes]:

@@ -39,10 +39,33 @@ __all__ = [
 
 # Scripts worth naming in a corpus summary, most common first.
 SCRIPTS = (
-    "Latin", "Cyrillic", "Greek", "Arabic", "Hebrew", "Han", "Hiragana", "Katakana", "Hangul",
-    "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Tamil", "Telugu", "Kannada", "Malayalam",
-    "Sinhala", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan", "Georgian", "Armenian", "Ethiopic",
-)  # fmt: skip
+    "Latin",
+    "Cyrillic",
+    "Greek",
+    "Arabic",
+    "Hebrew",
+    "Han",
+    "Hiragana",
+    "Katakana",
+    "Hangul",
+    "Devanagari",
+    "Bengali",
+    "Gurmukhi",
+    "Gujarati",
+    "Tamil",
+    "Telugu",
+    "Kannada",
+    "Malayalam",
+    "Sinhala",
+    "Thai",
+    "Lao",
+    "Khmer",
+    "Myanmar",
+    "Tibetan",
+    "Georgian",
+    "Armenian",
+    "Ethiopic",
+)
 _SCRIPT_RES = {name: regex.compile(rf"\p{{Script={name}}}") for name in SCRIPTS}
 _LETTER = regex.compile(r"\p{L}")
 SAMPLE_BYTES = 1 << 16  # read at most this much of each file for the summary
@@ -254,7 +277,11 @@ def prefix_tokenizer(
     else:
         taken = list(merges[: n_tokens - 256])
     settings = {**(settings or {}), "vocab_size": vocab_size, "merges": len(taken)}
-    return merges_tokenizer(taken, pattern=rule, special_tokens=special_tokens, settings=settings,
-                            name=name or f"trained-{vocab_size}", tie_break=tie_break)  # fmt: skip
-
-
+    return merges_tokenizer(
+        taken,
+        pattern=rule,
+        special_tokens=special_tokens,
+        settings=settings,
+        name=name or f"trained-{vocab_size}",
+        tie_break=tie_break,
+    )

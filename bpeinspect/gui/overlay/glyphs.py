@@ -59,9 +59,33 @@ _EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regi
 _PRIVATE = regex.compile(r"\p{Co}")
 _UNASSIGNED = regex.compile(r"\p{Cn}")
 _CONTROL = regex.compile(r"\p{Cc}")
-_NAME_STOP = {"LETTER", "SIGN", "DIGIT", "SYLLABLE", "CHARACTER", "VOWEL", "CONSONANT", "MARK", "NUMBER", "PUNCTUATION",
-              "SYMBOL", "LIGATURE", "LOGOGRAM", "IDEOGRAPH", "HIEROGLYPH", "FRACTION", "NUMERAL", "TONE", "CAPITAL",
-              "SMALL", "FILLER", "SEPARATOR", "VOICED", "HEAD", "SUBJOINED"}  # fmt: skip
+_NAME_STOP = {
+    "LETTER",
+    "SIGN",
+    "DIGIT",
+    "SYLLABLE",
+    "CHARACTER",
+    "VOWEL",
+    "CONSONANT",
+    "MARK",
+    "NUMBER",
+    "PUNCTUATION",
+    "SYMBOL",
+    "LIGATURE",
+    "LOGOGRAM",
+    "IDEOGRAPH",
+    "HIEROGLYPH",
+    "FRACTION",
+    "NUMERAL",
+    "TONE",
+    "CAPITAL",
+    "SMALL",
+    "FILLER",
+    "SEPARATOR",
+    "VOICED",
+    "HEAD",
+    "SUBJOINED",
+}
 
 
 def code_point_label(ch: str) -> str:
@@ -466,8 +490,14 @@ def glyph_notices() -> GlyphNotices:
 def noto_fallbacks(installed: set[str] | None = None) -> list[str]:
     """Installed Noto fonts to try, in order, for what the main font lacks."""
     families = installed if installed is not None else installed_families()
-    wanted = ["Noto Sans", "Noto Sans Symbols", "Noto Sans Symbols 2", "Noto Sans Math", cjk_family(),
-              "Noto Color Emoji"]  # fmt: skip
+    wanted = [
+        "Noto Sans",
+        "Noto Sans Symbols",
+        "Noto Sans Symbols 2",
+        "Noto Sans Math",
+        cjk_family(),
+        "Noto Color Emoji",
+    ]
     return [f for f in wanted if f in families]
 
 

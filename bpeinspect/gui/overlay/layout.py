@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QTextBlock, QTextLine
@@ -14,6 +15,11 @@ from bpeinspect.core import Encoding
 from bpeinspect.core.encoding import SPLITS_CHAR, byte_fractions, group_around
 from bpeinspect.core.live_text import LiveEncoding, Part
 from bpeinspect.core.text import utf16_len
+
+
+def cursor_x(line: QTextLine, pos: int) -> float:
+    """The x of the cursor at UTF-16 position ``pos`` on ``line``."""
+    return cast("tuple[float, int]", line.cursorToX(pos))[0]  # (x, position); typed as object
 
 
 @dataclass
@@ -134,7 +140,7 @@ class LineGeometry:
         key = (line.lineNumber(), pos)
         x = self._x.get(key)
         if x is None:
-            x = self._x[key] = line.cursorToX(pos)[0]
+            x = self._x[key] = cursor_x(line, pos)
         return x
 
     def end_x(self, line: QTextLine) -> float:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticT
 
 from bpeinspect.core.text import SYMBOLS
 from bpeinspect.gui.overlay.glyphs import CodePointSpacer, box_width, coverage_for, missing_positions, paint_code_point
-from bpeinspect.gui.overlay.layout import LineGeometry, dropped_in
+from bpeinspect.gui.overlay.layout import LineGeometry, cursor_x, dropped_in
 
 GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
 NEWLINE_GLYPH = SYMBOLS["\n"]
@@ -23,14 +23,21 @@ def cell_rect(block: QTextBlock, geo: QRectF, start: int, end: int, height: floa
     line = layout.lineForTextPosition(start)
     if not line.isValid():
         return None
-    x1 = line.cursorToX(start)[0]
-    x2 = line.cursorToX(min(end, line.textStart() + line.textLength()))[0]
+    x1 = cursor_x(line, start)
+    x2 = cursor_x(line, min(end, line.textStart() + line.textLength()))
     lo, hi = min(x1, x2), max(x1, x2)
     return QRectF(geo.left() + lo, geo.top() + line.y(), max(hi - lo, 4.0), min(height, line.height()))
 
 
 def paint_whitespace(
-    p: QPainter, block: QTextBlock, geo: QRectF, *, font: QFont, color: QColor, prepared: Callable[[str, QFont], QStaticText], newline_width: float
+    p: QPainter,
+    block: QTextBlock,
+    geo: QRectF,
+    *,
+    font: QFont,
+    color: QColor,
+    prepared: Callable[[str, QFont], QStaticText],
+    newline_width: float,
 ) -> None:
     """The whitespace marks of one block (spaces, tabs, NBSP and the line break), in ``font``; ``prepared`` gives a prepared glyph."""
     layout = block.layout()
@@ -52,7 +59,7 @@ def paint_whitespace(
             while li + 1 < len(lines) and k >= lines[li].textStart() + lines[li].textLength():
                 li += 1
             line = lines[li]
-            x1, x2 = line.cursorToX(k)[0], line.cursorToX(k + 1)[0]
+            x1, x2 = cursor_x(line, k), cursor_x(line, k + 1)
             st = prepared(glyph, font)
             size = st.size()
             top = geo.top() + line.y() + (min(text_height, line.height()) - size.height()) / 2
@@ -69,7 +76,13 @@ def paint_whitespace(
 
 
 def paint_code_points(
-    p: QPainter, blocks: list[tuple[QTextBlock, QRectF]], doc: QTextDocument, *, font: QFont, color: QColor, first_seen: Callable[[], None]
+    p: QPainter,
+    blocks: list[tuple[QTextBlock, QRectF]],
+    doc: QTextDocument,
+    *,
+    font: QFont,
+    color: QColor,
+    first_seen: Callable[[], None],
 ) -> None:
     """Characters no font draws, as their code point (their cells are widened by a
     :class:`CodePointSpacer`; ``first_seen`` attaches one to the document, after this paint)."""
@@ -101,7 +114,11 @@ def paint_code_points(
                 cluster = cell_rect(block, geo, start, end, height)
                 later = sum(1 for q, _n, _c in found[k + 1 :] if q < end)
                 w = box_width(ch, font)
-                cell = None if cluster is None else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
+                cell = (
+                    None
+                    if cluster is None
+                    else QRectF(cluster.right() - (later + 1) * w, cluster.top(), w, cluster.height())
+                )
             if cell is not None:
                 paint_code_point(p, cell, ch, color, font)
 

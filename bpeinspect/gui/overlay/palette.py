@@ -77,7 +77,9 @@ class TokenPalette:
         self.edge = QColor(0, 0, 0, 70) if not dark else QColor(255, 255, 255, 70)
         self.special = QColor("#ff4d4d") if not dark else QColor("#ff7070")
         # a special token's cell (the ids): a tint the theme's text stays readable on
-        self.special_fill = _mix(self.special, QColor("white"), 0.55) if not dark else _mix(self.special, QColor("#1e1e1e"), 0.6)
+        self.special_fill = (
+            _mix(self.special, QColor("white"), 0.55) if not dark else _mix(self.special, QColor("#1e1e1e"), 0.6)
+        )
         self.split_char = QColor("#7a7a7a")
         self.selection = QColor("#e8175d") if not dark else QColor("#ffd400")
         self.glyph = QColor(0, 0, 0, 110) if not dark else QColor(255, 255, 255, 110)
@@ -133,32 +135,70 @@ class UiColors:
 
 _LIGHT = UiColors(
     dark=False,
-    error_text="#a01414", error_bg="#fde2e1", info_text="#0d3b66", info_bg="#e3f1fd",
-    note_text="#92400e", tip_label="#5a5a5a", warn_text="#a01414", warn_bg="#ffe4e1",
-    compare_special="#e3c8ff", compare_diff="#d00000", compare_diff_box=("#ffb8b0", "#ffd6d1"),
-    chips=("#dbeafe", "#fef3c7", "#dcfce7", "#fce7f3", "#e0e7ff"), chip_merged="#86efac", chip_next="#f97316",
-    chip_border="#94a3b8", chip_text="#111827", chip_rank="#166534", code_bg="#e5e7eb",
+    error_text="#a01414",
+    error_bg="#fde2e1",
+    info_text="#0d3b66",
+    info_bg="#e3f1fd",
+    note_text="#92400e",
+    tip_label="#5a5a5a",
+    warn_text="#a01414",
+    warn_bg="#ffe4e1",
+    compare_special="#e3c8ff",
+    compare_diff="#d00000",
+    compare_diff_box=("#ffb8b0", "#ffd6d1"),
+    chips=("#dbeafe", "#fef3c7", "#dcfce7", "#fce7f3", "#e0e7ff"),
+    chip_merged="#86efac",
+    chip_next="#f97316",
+    chip_border="#94a3b8",
+    chip_text="#111827",
+    chip_rank="#166534",
+    code_bg="#e5e7eb",
     preview=("#d6e6fb", "#fde2cc"),
-    plot_bg="#ffffff", plot_text="#333333", plot_axis="#888888", plot_guide="#999999", plot_legend_bg="#ffffff",
+    plot_bg="#ffffff",
+    plot_text="#333333",
+    plot_axis="#888888",
+    plot_guide="#999999",
+    plot_legend_bg="#ffffff",
     series=("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f"),
-    plot_land="#9aa5b1", plot_point_edge="#404040",
+    plot_land="#9aa5b1",
+    plot_point_edge="#404040",
     premium_scale=("#2c7bb6", "#7fbfdc", "#f2e35c", "#f08a3c", "#c4161c"),
-    count_curve="#3d7bd9", bpt_curve="#d9653d",
-)  # fmt: skip
+    count_curve="#3d7bd9",
+    bpt_curve="#d9653d",
+)
 _DARK = UiColors(
     dark=True,
-    error_text="#ff8a80", error_bg="#4a1c1c", info_text="#b3d4f5", info_bg="#1c3147",
-    note_text="#f5b971", tip_label="#b0b0b0", warn_text="#ff8a80", warn_bg="#4a2424",
-    compare_special="#4f2f73", compare_diff="#ff6b6b", compare_diff_box=("#7a2020", "#5a1818"),
-    chips=("#1e3a5f", "#4d3b12", "#1d4a2c", "#4f1f3a", "#2b3168"), chip_merged="#2f7a45", chip_next="#fb923c",
-    chip_border="#64748b", chip_text="#f1f5f9", chip_rank="#86efac", code_bg="#3a3f47",
+    error_text="#ff8a80",
+    error_bg="#4a1c1c",
+    info_text="#b3d4f5",
+    info_bg="#1c3147",
+    note_text="#f5b971",
+    tip_label="#b0b0b0",
+    warn_text="#ff8a80",
+    warn_bg="#4a2424",
+    compare_special="#4f2f73",
+    compare_diff="#ff6b6b",
+    compare_diff_box=("#7a2020", "#5a1818"),
+    chips=("#1e3a5f", "#4d3b12", "#1d4a2c", "#4f1f3a", "#2b3168"),
+    chip_merged="#2f7a45",
+    chip_next="#fb923c",
+    chip_border="#64748b",
+    chip_text="#f1f5f9",
+    chip_rank="#86efac",
+    code_bg="#3a3f47",
     preview=("#27406a", "#5a3a22"),
-    plot_bg="#1e1e1e", plot_text="#dddddd", plot_axis="#999999", plot_guide="#777777", plot_legend_bg="#2b2b2b",
+    plot_bg="#1e1e1e",
+    plot_text="#dddddd",
+    plot_axis="#999999",
+    plot_guide="#777777",
+    plot_legend_bg="#2b2b2b",
     series=("#6b9bd1", "#f5a55a", "#7cc26f", "#ef7f81", "#8fd0cb", "#c99bbd", "#f0d86a", "#c19a7f"),
-    plot_land="#5c6670", plot_point_edge="#101010",
+    plot_land="#5c6670",
+    plot_point_edge="#101010",
     premium_scale=("#4a9ad4", "#98d1e8", "#f5e86e", "#f59a4e", "#e8413a"),
-    count_curve="#6ea4ff", bpt_curve="#ff9a6e",
-)  # fmt: skip
+    count_curve="#6ea4ff",
+    bpt_curve="#ff9a6e",
+)
 
 # the dark theme's window palette (the light theme keeps the style's own)
 _DARK_WINDOW = {

@@ -14,12 +14,15 @@ from __future__ import annotations
 import bisect
 import html
 from collections.abc import Callable
+from typing import cast
 
 from PySide6.QtCore import QByteArray, QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
+    QHelpEvent,
+    QKeyEvent,
     QPainter,
     QPen,
     QStaticText,
@@ -158,7 +161,7 @@ class TokenView(QPlainTextEdit):
         if not allow_paste(self, source, None if data is None else data.size()):
             return
         if data is not None and self.insert_data is not None:
-            # bytes: turning 10 MB into a string here would hold the loop for 100 ms or more
+            # bytes: turning megabytes into a string here would hold the event loop
             self.insert_data(self.textCursor(), data)
         elif self.insert_text is None or not source.hasText():
             super().insertFromMimeData(source)
@@ -187,7 +190,7 @@ class TokenView(QPlainTextEdit):
         self.tok, self.enc = tok, enc
         if self.parts is None or self.parts is not enc and getattr(self.parts, "whole", None) is not enc:
             self.parts = as_parts(enc)
-        if self.selected is not None and (enc is None or self.selected >= len(self.parts)):
+        if self.selected is not None and (enc is None or self.parts is None or self.selected >= len(self.parts)):
             self.selected = None
         if changed is None:
             self.viewport().update()
@@ -301,10 +304,12 @@ class TokenView(QPlainTextEdit):
         if self.parts is None:
             return None
         pos = self._position_at(point)
-        p = self.parts.part_at_u16(pos) if pos is not None else None
+        if pos is None:
+            return None
+        p = self.parts.part_at_u16(pos)
         spans = dropped_in(p) if p is not None else []
         k = bisect.bisect_right(spans, (pos, float("inf"))) - 1
-        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None  # type: ignore[operator]
+        return spans[k] if k >= 0 and spans[k][0] <= pos < spans[k][1] else None
 
     def _position_at(self, point: QPointF) -> int | None:
         block = self.cursorForPosition(point.toPoint()).block()
@@ -339,24 +344,26 @@ class TokenView(QPlainTextEdit):
     def event(self, e: QEvent) -> bool:
         if e.type() in (QEvent.Type.KeyPress, QEvent.Type.InputMethod):
             self.hide_card()
-            ctrl = e.type() == QEvent.Type.KeyPress and e.modifiers() & Qt.KeyboardModifier.ControlModifier
-            if ctrl and e.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            key = cast(QKeyEvent, e)  # read only for a KeyPress
+            ctrl = e.type() == QEvent.Type.KeyPress and key.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and key.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
                 # Tab types a tab in the text; Ctrl+Tab (Ctrl+Shift+Tab) goes to the next (previous) pane
-                QWidget.focusNextPrevChild(self, e.key() == Qt.Key.Key_Tab)  # the editor's own keeps the focus
+                QWidget.focusNextPrevChild(self, key.key() == Qt.Key.Key_Tab)  # the editor's own keeps the focus
                 return True
         if e.type() == QEvent.Type.ToolTip:
-            i = self.token_at_point(QPointF(e.pos()))
+            help_event = cast(QHelpEvent, e)
+            i = self.token_at_point(QPointF(help_event.pos()))
             p = self.parts.part_of_token(i) if i is not None and self.parts is not None else None
-            dropped = self.dropped_at_point(QPointF(e.pos())) if i is None else None
+            dropped = self.dropped_at_point(QPointF(help_event.pos())) if i is None else None
             if dropped is not None and self.tok is not None:
-                QToolTip.showText(e.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
+                QToolTip.showText(help_event.globalPos(), dropped_tooltip(self.tok, self._utf16_text(*dropped)), self)
                 self._card_shown = True
-            elif p is None or self.tok is None:
+            elif p is None or i is None or self.parts is None or self.tok is None:
                 self.hide_card()
             else:
                 j = i - p.token
                 tip = token_tooltip(self.tok, p.enc, j, split_group(p.enc, j), at=p, total=len(self.parts))
-                QToolTip.showText(e.globalPos(), tip, self)
+                QToolTip.showText(help_event.globalPos(), tip, self)
                 self._card_shown = True
             return True
         return super().event(e)
@@ -411,33 +418,42 @@ class TokenView(QPlainTextEdit):
                     lg = LineGeometry(block, nl)
                     drawn.append((p, [(i, token_rects(p, block, geo, i, lg)) for i in self._local_range(p, block)]))
         if drawn and self.layers.colors:
-            p = QPainter(self.viewport())
+            painter = QPainter(self.viewport())
             try:
-                p.setRenderHint(QPainter.RenderHint.Antialiasing)
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
                 for part, items in drawn:
-                    self._paint_tokens(p, part.enc, items)
+                    self._paint_tokens(painter, part.enc, items)
             finally:
-                p.end()
+                painter.end()
         super().paintEvent(e)
-        p = QPainter(self.viewport())
+        painter = QPainter(self.viewport())
         try:
-            p.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             if self.layers.whitespace:
                 for block, geo in blocks:
                     paint_whitespace(
-                        p, block, geo, font=self.glyph_font(), color=self.palette_.glyph,
-                        prepared=self._static_glyph, newline_width=self._newline_width(),
+                        painter,
+                        block,
+                        geo,
+                        font=self.glyph_font(),
+                        color=self.palette_.glyph,
+                        prepared=self._static_glyph,
+                        newline_width=self._newline_width(),
                     )
             paint_code_points(
-                p, blocks, self.document(), font=self.glyph_font(), color=self.palette_.text_color(),
+                painter,
+                blocks,
+                self.document(),
+                font=self.glyph_font(),
+                color=self.palette_.text_color(),
                 first_seen=lambda: QTimer.singleShot(0, self, self._attach_spacer),
             )
             if self.parts is not None:
-                paint_dropped(p, blocks, self.parts, font=self.glyph_font(), color=self.palette_.dropped)
+                paint_dropped(painter, blocks, self.parts, font=self.glyph_font(), color=self.palette_.dropped)
             for part, items in drawn:
-                self._paint_marks(p, part, items)
+                self._paint_marks(painter, part, items)
         finally:
-            p.end()
+            painter.end()
 
     def _visible_blocks(self, rect):
         block = self.firstVisibleBlock()
@@ -539,8 +555,11 @@ class TokenView(QPlainTextEdit):
                 p.save()
                 p.translate(label.box.topLeft())
                 p.scale(label.squeeze, 1.0)
-                p.drawText(QRectF(0, 0, label.box.width() / label.squeeze, label.box.height()),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label.text)  # fmt: skip
+                p.drawText(
+                    QRectF(0, 0, label.box.width() / label.squeeze, label.box.height()),
+                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                    label.text,
+                )
                 p.restore()
 
     def _utf16_text(self, start: int, end: int) -> str:

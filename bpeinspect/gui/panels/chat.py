@@ -62,9 +62,13 @@ EDIT_DELAY_MS = 120  # edits within this are rendered once
 MAX_ROWS = 24  # a longer conversation (a dataset record) lists only its first messages as rows
 
 
-def render_and_encode(tok: Tokenizer, template: ChatTemplate | None, messages: list[dict[str, Any]],
-                      generation_prompt: bool, variables: Mapping[str, Any] | None = None,
-                      ) -> tuple[str, Tokenizer, EncodedChat]:  # fmt: skip
+def render_and_encode(
+    tok: Tokenizer,
+    template: ChatTemplate | None,
+    messages: list[dict[str, Any]],
+    generation_prompt: bool,
+    variables: Mapping[str, Any] | None = None,
+) -> tuple[str, Tokenizer, EncodedChat]:
     """What the worker does for each change: the chat format's label, the tokenizer that reads
     the rendered text (with the template's control tokens) and the encoded chat; ``variables``
     reach the template (``enable_thinking=False``, ``tools=[...]``...)."""
@@ -112,7 +116,11 @@ class MessageRow(QFrame):
         lay.addWidget(self.editor)
 
     def message(self) -> dict[str, Any]:
-        return {**self.extra, "role": self.role_box.currentText().strip() or "user", "content": self.editor.toPlainText()}
+        return {
+            **self.extra,
+            "role": self.role_box.currentText().strip() or "user",
+            "content": self.editor.toPlainText(),
+        }
 
     def set_count(self, n: int | None, missing: bool = False) -> None:
         if n is None:
@@ -152,13 +160,19 @@ class ChatView(QWidget):
         self.template_box.currentIndexChanged.connect(self._changed)
         self.generation_box = QCheckBox("Reply header")
         self.generation_box.setChecked(True)
-        self.generation_box.setToolTip("End with the header of the assistant's reply (add_generation_prompt), "
-                                       "as the model reads it before answering")  # fmt: skip
+        self.generation_box.setToolTip(
+            "End with the header of the assistant's reply (add_generation_prompt), "
+            "as the model reads it before answering"
+        )
         self.generation_box.toggled.connect(self._changed)
         self.variables_edit = QLineEdit()
-        self.variables_edit.setPlaceholderText('template variables, e.g. enable_thinking=false  tools=[{"type": "function", ...}]')
-        self.variables_edit.setToolTip("Variables the chat template reads, as NAME=VALUE pairs (a value is read as JSON "
-                                       "if it is JSON, else as a word) or one JSON object")  # fmt: skip
+        self.variables_edit.setPlaceholderText(
+            'template variables, e.g. enable_thinking=false  tools=[{"type": "function", ...}]'
+        )
+        self.variables_edit.setToolTip(
+            "Variables the chat template reads, as NAME=VALUE pairs (a value is read as JSON "
+            "if it is JSON, else as a word) or one JSON object"
+        )
         self.variables_edit.setClearButtonEnabled(True)
         self.variables_edit.textChanged.connect(self._changed)
         self.add_button = QPushButton("Add message")
@@ -232,9 +246,14 @@ class ChatView(QWidget):
         if tok is None:
             self._fill_templates([])
             return
-        self.jobs.submit("templates", templates_for, tok, spec or None,
-                         on_returned=lambda found, t=tok: self._fill_templates(found, t),
-                         on_errored=lambda exc, t=tok: self._template_lookup_failed(exc, t))  # fmt: skip
+        self.jobs.submit(
+            "templates",
+            templates_for,
+            tok,
+            spec or None,
+            on_returned=lambda found, t=tok: self._fill_templates(found, t),
+            on_errored=lambda exc, t=tok: self._template_lookup_failed(exc, t),
+        )
 
     def set_messages(self, messages: Sequence[Mapping[str, Any]] | Any, *, reply_header: bool | None = None) -> None:
         """Replace the conversation (a list of messages, or a record holding one); ``reply_header``
@@ -261,8 +280,11 @@ class ChatView(QWidget):
 
     def _show_rest(self) -> None:
         n = len(self._rest)
-        self.rest_label.setText(f"… and {n:,} more message{'s' if n != 1 else ''}: counted and shown in the tokens "
-                                f"below, not listed here" if n else "")  # fmt: skip
+        self.rest_label.setText(
+            f"… and {n:,} more message{'s' if n != 1 else ''}: counted and shown in the tokens below, not listed here"
+            if n
+            else ""
+        )
         self.rest_label.setVisible(bool(n))
         self.add_button.setEnabled(not n)  # a new message would go after the ones not listed
         self.add_button.setToolTip("Open a shorter conversation to add messages" if n else "Add a message at the end")
@@ -300,15 +322,19 @@ class ChatView(QWidget):
         self.template_box.clear()
         for t in self.templates:
             name = t.name or "chat template"
-            self.template_box.addItem(name if not t.origin or t.origin.startswith("built in") else f"{name} ({t.origin})")
+            self.template_box.addItem(
+                name if not t.origin or t.origin.startswith("built in") else f"{name} ({t.origin})"
+            )
             self.template_box.setItemData(self.template_box.count() - 1, t.origin, Qt.ItemDataRole.ToolTipRole)
         self.template_box.addItem(NO_TEMPLATE)
         self.template_box.setCurrentIndex(0)
         self.template_box.blockSignals(False)
         self._note = ""
         if not self.templates and self.tok is not None:
-            self._note = (f"{self.tok.name or 'This tokenizer'} has no chat template (none beside or inside its "
-                          "file): the messages are joined by newlines.")  # fmt: skip
+            self._note = (
+                f"{self.tok.name or 'This tokenizer'} has no chat template (none beside or inside its "
+                "file): the messages are joined by newlines."
+            )
         self._say(self._note, "note" if self._note else None)
         self.render()
 
@@ -339,9 +365,17 @@ class ChatView(QWidget):
             self._say(f"Template variables: {exc}", "error")
             self.failed.emit(f"Template variables: {exc}")
             return
-        self.jobs.submit("render", render_and_encode, self.tok, self.template(), self.messages(),
-                         self.generation_box.isChecked(), variables, on_returned=self._show,
-                         on_errored=self._render_failed)  # fmt: skip
+        self.jobs.submit(
+            "render",
+            render_and_encode,
+            self.tok,
+            self.template(),
+            self.messages(),
+            self.generation_box.isChecked(),
+            variables,
+            on_returned=self._show,
+            on_errored=self._render_failed,
+        )
 
     def _render_failed(self, exc: BaseException) -> None:
         self._say(f"The template refuses this conversation: {describe_error(exc)}", "error")
@@ -356,8 +390,9 @@ class ChatView(QWidget):
             row.set_count(c.per_message[i] if i < len(c.per_message) else None, i in c.missing)
         self.total_label.setText(f"{c.total:,} tokens")
         parts = [f"{role} {n:,}" for role, n in c.by_role().items()]
-        self.breakdown.setText(f"{label} · " + " · ".join([*parts, f"template {c.overhead:,}"])
-                               + f" · {len(e.rendered.text):,} characters")  # fmt: skip
+        self.breakdown.setText(
+            f"{label} · " + " · ".join([*parts, f"template {c.overhead:,}"]) + f" · {len(e.rendered.text):,} characters"
+        )
         view = self.token_view
         if view.text() != e.rendered.text:
             view.setPlainText(e.rendered.text)

@@ -105,8 +105,16 @@ def compare(
     times over for 1 MB); the sections kept are frozen at the end."""
     next_beat()  # one encode of the whole text runs without a check: the GUI's turn goes first
     with quiet_gc():
-        result = _compare(toks, text, names, render_limit=render_limit, colors=colors, palette=palette,
-                          progress=progress, should_stop=should_stop)  # fmt: skip
+        result = _compare(
+            toks,
+            text,
+            names,
+            render_limit=render_limit,
+            colors=colors,
+            palette=palette,
+            progress=progress,
+            should_stop=should_stop,
+        )
     if documents is not None:
         gui = QCoreApplication.instance().thread()
         for row in result.rows:
@@ -139,8 +147,15 @@ def _compare(
     inside = inside_clusters(text[: render_limit + 1])  # the same text for every section
     for i, (enc, c) in enumerate(zip(encs, compare_boundaries(encs, should_stop), strict=True)):
         row = CompareRow(names[i], len(enc), len(text), c.boundaries, c.differing, c.agreement)
-        _render(row, enc, text, render_limit, colors or ui_colors(dark=False), palette=palette or TokenPalette(),
-                inside=inside)
+        _render(
+            row,
+            enc,
+            text,
+            render_limit,
+            colors or ui_colors(dark=False),
+            palette=palette or TokenPalette(),
+            inside=inside,
+        )
         result.rows.append(row)
     for enc in encs:
         _release(enc)
@@ -180,8 +195,9 @@ def _release(enc: Encoding, step: int = 1 << 15) -> None:
             del items[-step:]
 
 
-def _render(row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, *, palette: TokenPalette,
-            inside: set[int]) -> None:
+def _render(
+    row: CompareRow, enc: Encoding, text: str, limit: int, c: UiColors, *, palette: TokenPalette, inside: set[int]
+) -> None:
     out: list[str] = []
     pos = 0
     diff = row.differing
@@ -307,7 +323,9 @@ class CompareView(QWidget):
     @property
     def busy(self) -> bool:
         """True while the texts are being compared (and drawn)."""
-        return self.jobs.pending() or bool(self._to_fill) or self._arrived is not None or self._catch_up_timer.isActive()
+        return (
+            self.jobs.pending() or bool(self._to_fill) or self._arrived is not None or self._catch_up_timer.isActive()
+        )
 
     @property
     def rows(self) -> list[CompareRow]:
@@ -333,12 +351,19 @@ class CompareView(QWidget):
         for s in self.sections:
             s.hide()
         extra = len(self.toks) - MAX_TOKENIZERS
-        self.note.setText(f"Comparing the first {MAX_TOKENIZERS} of {len(self.toks)} tokenizers; {extra} more "
-                          f"{'is' if extra == 1 else 'are'} left out." if extra > 0 else "")  # fmt: skip
+        self.note.setText(
+            f"Comparing the first {MAX_TOKENIZERS} of {len(self.toks)} tokenizers; {extra} more "
+            f"{'is' if extra == 1 else 'are'} left out."
+            if extra > 0
+            else ""
+        )
         self.note.setVisible(extra > 0)
         if len(self.toks) < 2:
-            self._say("Open a second tokenizer to compare it with this one." if self.toks
-                      else "Open two to four tokenizers to compare how they split the text.")  # fmt: skip
+            self._say(
+                "Open a second tokenizer to compare it with this one."
+                if self.toks
+                else "Open two to four tokenizers to compare how they split the text."
+            )
             return
         if not self.text:
             self._say("Type or paste some text to compare the tokenizers on it.")
@@ -349,10 +374,17 @@ class CompareView(QWidget):
         self._dirty = False
         self._say("Comparing…")
         self.jobs.submit(
-            "compare", compare, self.toks[:MAX_TOKENIZERS], self.text, self.names[:MAX_TOKENIZERS],
-            colors=self._theme(), palette=self._token_palette(), documents=self.sections[0].browser.font(), on_returned=self._on_done,
+            "compare",
+            compare,
+            self.toks[:MAX_TOKENIZERS],
+            self.text,
+            self.names[:MAX_TOKENIZERS],
+            colors=self._theme(),
+            palette=self._token_palette(),
+            documents=self.sections[0].browser.font(),
+            on_returned=self._on_done,
             on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
-        )  # fmt: skip
+        )
 
     def _say(self, msg: str) -> None:
         self.message.setText(msg)
@@ -445,7 +477,9 @@ class CompareView(QWidget):
     def _token_palette(self) -> TokenPalette:
         p = self.token_palette
         dark = app_colors().dark
-        return p if p is not None and p.dark == dark else TokenPalette(p.name if p is not None else "default", dark=dark)
+        return (
+            p if p is not None and p.dark == dark else TokenPalette(p.name if p is not None else "default", dark=dark)
+        )
 
     def _theme(self) -> UiColors:
         c = app_colors()

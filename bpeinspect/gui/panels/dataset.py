@@ -120,8 +120,9 @@ class DatasetView(QWidget):
 
     def _build(self) -> None:
         self.open_button = QPushButton("Open dataset…")
-        self.open_button.setToolTip("A .jsonl or .json file of records: chat messages, prompt/completion, "
-                                    "prompt/response, text…")  # fmt: skip
+        self.open_button.setToolTip(
+            "A .jsonl or .json file of records: chat messages, prompt/completion, prompt/response, text…"
+        )
         self.open_button.clicked.connect(self._ask_open)
         self.file_label = QLabel("No dataset open.")
         self.progress = QProgressBar()
@@ -218,16 +219,28 @@ class DatasetView(QWidget):
         if not self._toks:
             self._say("Open a tokenizer to count with.", "note")
             return
-        targets = [Target(label, tok, spec=_reopenable(spec))
-                   for label, tok, spec in zip(_labels(self._toks, self._specs), self._toks, self._specs)]  # fmt: skip
+        targets = [
+            Target(label, tok, spec=_reopenable(spec))
+            for label, tok, spec in zip(_labels(self._toks, self._specs), self._toks, self._specs)
+        ]
         try:
             big = os.path.getsize(self.path) >= POOL_FROM_BYTES
         except OSError:
             big = False
-        self._counting = self.jobs.submit("count", count_dataset, self.path, targets, shape=self.shape, longest=LONGEST,
-                         processes=None if big else 1, niceness=BACKGROUND_NICENESS,
-                         on_progress=self._on_progress, on_returned=self._done,
-                         on_errored=self._failed, on_aborted=lambda: self._set_running(False))  # fmt: skip
+        self._counting = self.jobs.submit(
+            "count",
+            count_dataset,
+            self.path,
+            targets,
+            shape=self.shape,
+            longest=LONGEST,
+            processes=None if big else 1,
+            niceness=BACKGROUND_NICENESS,
+            on_progress=self._on_progress,
+            on_returned=self._done,
+            on_errored=self._failed,
+            on_aborted=lambda: self._set_running(False),
+        )
         self._say(f"Counting {self.shape.label} with {len(targets)} tokenizer{'s' if len(targets) > 1 else ''}…", None)
         self._set_running(True)
 
@@ -263,9 +276,11 @@ class DatasetView(QWidget):
         if not guess.looked_at:
             self._say(f"{self.path} holds no records.", "error")
             return
-        self._say(f"The records are not chat messages, prompt/completion, prompt/response or text (only "
-                  f"{guess.fitting} of the first {guess.looked_at} fit one shape): pick the fields to count.",
-                  "note")  # fmt: skip
+        self._say(
+            f"The records are not chat messages, prompt/completion, prompt/response or text (only "
+            f"{guess.fitting} of the first {guess.looked_at} fit one shape): pick the fields to count.",
+            "note",
+        )
         for box in self.field_boxes:
             box.setParent(None)
             box.deleteLater()
@@ -296,7 +311,9 @@ class DatasetView(QWidget):
         self.stats = stats
         kind = "chat messages" if stats.shape.kind == "chat" else f"text in {stats.shape.label}"
         note = f"{stats.records:,} records of {kind}" + (f", {stats.skipped:,} skipped" if stats.skipped else "")
-        note += f" in {stats.seconds:.1f} s" + (" — stopped early: the counts cover the records read" if stats.stopped else "")
+        note += f" in {stats.seconds:.1f} s" + (
+            " — stopped early: the counts cover the records read" if stats.stopped else ""
+        )
         if stats.truncated:
             note += f"; {stats.truncated}"
         self._say(note + ".", "note" if stats.stopped or stats.truncated else None)
@@ -354,12 +371,12 @@ class DatasetView(QWidget):
             color = QColor(c.series[k % len(c.series)])
             fill = QColor(color)
             fill.setAlpha(60)
-            curve = pg.PlotDataItem(edges, n, stepMode="center", fillLevel=0, brush=fill,
-                                    pen=pg.mkPen(color, width=2), name=t.label)  # fmt: skip
+            curve = pg.PlotDataItem(
+                edges, n, stepMode="center", fillLevel=0, brush=fill, pen=pg.mkPen(color, width=2), name=t.label
+            )
             item.addItem(curve)
             self._curves.append(curve)
-        item.setTitle(f"Tokens per record ({stats.records:,} records; last bin: the longest 1%)",
-                      color=c.plot_text)  # fmt: skip
+        item.setTitle(f"Tokens per record ({stats.records:,} records; last bin: the longest 1%)", color=c.plot_text)
         self._fill_totals(stats)
         self._fill_longest(stats)
 

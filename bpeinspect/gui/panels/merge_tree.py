@@ -182,7 +182,11 @@ class MergeTreeModel(QAbstractItemModel):
     # -- data --------------------------------------------------------------------------------------
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(COLUMNS)
+        ):
             return COLUMNS[section]
         return None
 
@@ -227,7 +231,7 @@ class MergeTreeModel(QAbstractItemModel):
 
 
 class MergeTreeBrowser(QWidget):
-    """"Built from" and "part of" trees for one token; emits ``tokenActivated(id)`` on a double-click."""
+    """ "Built from" and "part of" trees for one token; emits ``tokenActivated(id)`` on a double-click."""
 
     tokenActivated = Signal(int)
     EXPAND_DEPTH = 4
@@ -344,7 +348,9 @@ class MergeTreeBrowser(QWidget):
             return
         self.message.hide()
         self.query = ("token", bts)
-        self.title.setText(f"<b>{token_id}</b> &nbsp;<code>{_html(token_shown(tok, token_id))}</code> &nbsp;{len(bts)} bytes")
+        self.title.setText(
+            f"<b>{token_id}</b> &nbsp;<code>{_html(token_shown(tok, token_id))}</code> &nbsp;{len(bts)} bytes"
+        )
         self._show_down([token_id])
         self.up.set_roots([token_id])
         self._expand(self.up_view, self.up, depth=1)
@@ -486,4 +492,3 @@ def _html(text: str) -> str:
 
 
 __all__ = ["COLUMNS", "TOKEN_ID_ROLE", "MergeTreeBrowser", "MergeTreeModel"]
-

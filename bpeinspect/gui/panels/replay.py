@@ -84,7 +84,11 @@ class StepsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(self.HEADERS)
+        ):
             return self.HEADERS[section]
         return None
 
@@ -194,12 +198,16 @@ class PartsView(QWidget):
             p.setFont(small)
             if i == self.merged and self.merged_rank is not None:
                 p.setPen(QColor(c.chip_rank))
-                p.drawText(QRectF(r.x(), r.y() - 18, max(r.width(), 90), 16), Qt.AlignmentFlag.AlignLeft,
-                           f"rank {self.merged_rank}")  # fmt: skip
+                p.drawText(
+                    QRectF(r.x(), r.y() - 18, max(r.width(), 90), 16),
+                    Qt.AlignmentFlag.AlignLeft,
+                    f"rank {self.merged_rank}",
+                )
             if self.next_pair == i and self.next_rank is not None and i != self.merged:
                 p.setPen(QColor(c.chip_next))
-                p.drawText(QRectF(r.x(), r.bottom() + 2, 140, 16), Qt.AlignmentFlag.AlignLeft,
-                           f"next: rank {self.next_rank}")  # fmt: skip
+                p.drawText(
+                    QRectF(r.x(), r.bottom() + 2, 140, 16), Qt.AlignmentFlag.AlignLeft, f"next: rank {self.next_rank}"
+                )
         p.end()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -222,7 +230,9 @@ class ReplayWidget(QWidget):
         self.jobs = Jobs(self)
         self._piece: bytes | None = None
         self._typed = False  # the piece came from the entry (split by the rule), not show_piece
-        self.entry = QLineEdit(placeholderText="Type a word or text; pick a pre-token to replay…", clearButtonEnabled=True)
+        self.entry = QLineEdit(
+            placeholderText="Type a word or text; pick a pre-token to replay…", clearButtonEnabled=True
+        )
         self.pieces = QComboBox(toolTip="the pre-tokens the split rule cuts the text into")
         self.pieces.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.pieces.hide()
@@ -330,7 +340,9 @@ class ReplayWidget(QWidget):
             return
         self.show_piece(bts)
         if self.tok.is_special(token_id):
-            self._message("This is a special token: the encoder inserts it whole; below is how its text merges as ordinary text.")
+            self._message(
+                "This is a special token: the encoder inserts it whole; below is how its text merges as ordinary text."
+            )
 
     @property
     def busy(self) -> bool:
@@ -376,9 +388,13 @@ class ReplayWidget(QWidget):
             self._message(f"This pre-token is {len(piece):,} bytes; replay works on pieces up to {MAX_PIECE_BYTES:,}.")
             return
         self.jobs.submit(
-            "trace", trace, self.tok, piece, on_returned=self._on_trace,
+            "trace",
+            trace,
+            self.tok,
+            piece,
+            on_returned=self._on_trace,
             on_errored=lambda exc: self._message(describe_error(exc)),
-        )  # fmt: skip
+        )
         self.step_label.setText("Tracing…")
 
     def _on_trace(self, tr: Trace) -> None:

@@ -55,8 +55,16 @@ from bpeinspect.gui.panels.vocabulary_model import (
 )
 
 # column widths in characters; what a 460 px dock shows at first (the others: right-click the header)
-COLUMN_CHARS = {COL_ID: 7, COL_RANK: 7, COL_TOKEN: 18, COL_BYTES: 22, COL_LEN: 4, COL_SCRIPT: 9, COL_KIND: 9,
-                COL_PARENTS: 20}  # fmt: skip
+COLUMN_CHARS = {
+    COL_ID: 7,
+    COL_RANK: 7,
+    COL_TOKEN: 18,
+    COL_BYTES: 22,
+    COL_LEN: 4,
+    COL_SCRIPT: 9,
+    COL_KIND: 9,
+    COL_PARENTS: 20,
+}
 HIDDEN_AT_FIRST = frozenset({COL_RANK, COL_BYTES, COL_PARENTS, COL_FLAGS})
 
 
@@ -114,7 +122,10 @@ class VocabBrowser(QWidget):
         self.debounce.timeout.connect(self.run_query)
 
     def _build(self) -> None:
-        self.search = QLineEdit(placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]), clearButtonEnabled=True)
+        self.search = QLineEdit(
+            placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]),
+            clearButtonEnabled=True,
+        )
         self.mode = QComboBox()
         for label, key in self.MODES:
             self.mode.addItem(label, key)
@@ -130,8 +141,13 @@ class VocabBrowser(QWidget):
         for k in KINDS:
             self.kind.addItem(k, k)
         self.show_which = QComboBox(toolTip="special, unreachable and unused tokens")
-        for label, key in (("all tokens", "all"), ("no specials", "nospecial"), ("specials only", "special"),
-                           ("unreachable", "unreachable"), ("unused in corpus", "unused")):  # fmt: skip
+        for label, key in (
+            ("all tokens", "all"),
+            ("no specials", "nospecial"),
+            ("specials only", "special"),
+            ("unreachable", "unreachable"),
+            ("unused in corpus", "unused"),
+        ):
             self.show_which.addItem(label, key)
         for combo in (self.script, self.kind, self.show_which):
             # narrower than their longest item: the filters fit the dock's width
@@ -326,13 +342,15 @@ class VocabBrowser(QWidget):
 
     def _submit(self, key: str, on_done: Any, label: str, fn: Any, *args: Any, **kwargs: Any) -> None:
         self.jobs.submit(
-            key, fn, *args,
+            key,
+            fn,
+            *args,
             on_returned=lambda value: (self._finish(key), on_done(value)),
             on_errored=lambda exc: (self._finish(key), self._set_status(describe_error(exc), error=True)),
             on_aborted=lambda: (self._finish(key), self._update_status()),
             on_progress=self._on_progress,
             **kwargs,
-        )  # fmt: skip
+        )
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel.show()
@@ -441,6 +459,18 @@ class VocabBrowser(QWidget):
 
 
 __all__ = [
-    "COLUMNS", "COL_BYTES", "COL_FLAGS", "COL_ID", "COL_KIND", "COL_LEN", "COL_PARENTS", "COL_RANK", "COL_SCRIPT",
-    "COL_TOKEN", "TOKEN_ID_ROLE", "QueryError", "VocabBrowser", "VocabTableModel",
-]  # fmt: skip
+    "COLUMNS",
+    "COL_BYTES",
+    "COL_FLAGS",
+    "COL_ID",
+    "COL_KIND",
+    "COL_LEN",
+    "COL_PARENTS",
+    "COL_RANK",
+    "COL_SCRIPT",
+    "COL_TOKEN",
+    "TOKEN_ID_ROLE",
+    "QueryError",
+    "VocabBrowser",
+    "VocabTableModel",
+]

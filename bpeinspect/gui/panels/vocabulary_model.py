@@ -38,9 +38,13 @@ COLUMNS: list[tuple[str, str | None, str]] = [
     ("Script", "script", "scripts of the token's letters (Common: none; bytes: no whole character)"),
     ("Kind", "kind", "what the token is made of"),
     ("Parents", None, "the two tokens merged to make it"),
-    ("Flags", None, "unreachable: the encoder never produces it from its own bytes; unused: never occurs "
-     "in the corpus; unbuildable: no chain of merges makes it"),
-]  # fmt: skip
+    (
+        "Flags",
+        None,
+        "unreachable: the encoder never produces it from its own bytes; unused: never occurs "
+        "in the corpus; unbuildable: no chain of merges makes it",
+    ),
+]
 COL_ID, COL_RANK, COL_TOKEN, COL_BYTES, COL_LEN, COL_SCRIPT, COL_KIND, COL_PARENTS, COL_FLAGS = range(len(COLUMNS))
 _MONO_COLUMNS = {COL_TOKEN, COL_BYTES, COL_PARENTS}
 _NUMBER_COLUMNS = {COL_ID, COL_RANK, COL_LEN}

@@ -59,8 +59,11 @@ class _Tree(QTreeWidget):
         if self.topLevelItemCount() == 0:
             p = QPainter(self.viewport())
             p.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-            p.drawText(self.viewport().rect().adjusted(8, 8, -8, -8), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-                       self.placeholder)  # fmt: skip
+            p.drawText(
+                self.viewport().rect().adjusted(8, 8, -8, -8),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self.placeholder,
+            )
             p.end()
 
     def dragEnterEvent(self, e: QDragEnterEvent) -> None:
@@ -219,7 +222,9 @@ class CorpusList(QWidget):
             self.total.setText(f"{n:,} file{'' if n == 1 else 's'} · {human_size(self.total_size())}{pending}")
 
     def _ask_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Add corpus files", "", "Text files (*.txt *.md *.jsonl *.csv);;All files (*)")
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, "Add corpus files", "", "Text files (*.txt *.md *.jsonl *.csv);;All files (*)"
+        )
         if paths:
             self.add_paths(paths)
 

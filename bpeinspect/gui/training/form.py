@@ -44,7 +44,11 @@ class TrainingForm(QWidget):
         self.chooser = PatternChooser(self, default="gpt4")
         # the chooser's widgets, under the names the form has always had
         self.pattern_combo, self.pattern_edit = self.chooser.combo, self.chooser.edit
-        self.sample_edit, self.preview, self.pattern_message = self.chooser.sample_edit, self.chooser.preview, self.chooser.message
+        self.sample_edit, self.preview, self.pattern_message = (
+            self.chooser.sample_edit,
+            self.chooser.preview,
+            self.chooser.message,
+        )
         self.specials_edit = QLineEdit()
         self.specials_edit.setPlaceholderText("e.g. <|endoftext|>, <|pad|>")
         self.specials_edit.setToolTip(
@@ -98,7 +102,14 @@ class TrainingForm(QWidget):
 
     def set_editable(self, on: bool) -> None:
         self.corpus.set_editable(on)
-        for w in (self.sizes_edit, self.pattern_combo, self.pattern_edit, self.specials_edit, self.tie_combo, self.name_edit):
+        for w in (
+            self.sizes_edit,
+            self.pattern_combo,
+            self.pattern_edit,
+            self.specials_edit,
+            self.tie_combo,
+            self.name_edit,
+        ):
             w.setEnabled(on)
 
     def default_name(self) -> str:
@@ -131,6 +142,10 @@ class TrainingForm(QWidget):
         if why := self.chooser.error():
             raise ValueError(f"Split pattern: {why}")
         return TrainingPlan(
-            paths=paths, sizes=sizes, pattern=pattern, special_tokens=specials,
-            tie_break=self.tie_combo.currentData(), name=self.name_edit.text().strip() or self.default_name(),
-        )  # fmt: skip
+            paths=paths,
+            sizes=sizes,
+            pattern=pattern,
+            special_tokens=specials,
+            tie_break=self.tie_combo.currentData(),
+            name=self.name_edit.text().strip() or self.default_name(),
+        )

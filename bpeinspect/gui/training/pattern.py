@@ -37,7 +37,12 @@ class PatternChooser(QObject):
     changed = Signal()
 
     def __init__(
-        self, parent: QObject | None = None, *, default: str = "gpt4", allow_none: bool = True, sample: str = SAMPLE_TEXT
+        self,
+        parent: QObject | None = None,
+        *,
+        default: str = "gpt4",
+        allow_none: bool = True,
+        sample: str = SAMPLE_TEXT,
     ) -> None:
         super().__init__(parent)
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -69,8 +74,13 @@ class PatternChooser(QObject):
 
     def rows(self) -> list[tuple[str, QWidget]]:
         """(label, widget) rows for a ``QFormLayout``."""
-        return [("Split pattern", self.combo), ("", self.edit), ("Sample text", self.sample_edit),
-                ("Pre-tokens", self.preview), ("", self.message)]  # fmt: skip
+        return [
+            ("Split pattern", self.combo),
+            ("", self.edit),
+            ("Sample text", self.sample_edit),
+            ("Pre-tokens", self.preview),
+            ("", self.message),
+        ]
 
     def pattern(self) -> str | None:
         """A preset name, a custom regex, or ``None`` (no splitting)."""

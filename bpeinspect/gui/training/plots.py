@@ -210,8 +210,13 @@ class TrainingPlots(QWidget):
         self.size_lines = []
         c = app_colors()
         for size in sizes:
-            line = pg.InfiniteLine(size, angle=90, pen=pg.mkPen(c.plot_guide, style=Qt.PenStyle.DashLine),
-                                   label=f"{size:,}", labelOpts={"position": 0.92, "color": c.plot_text})  # fmt: skip
+            line = pg.InfiniteLine(
+                size,
+                angle=90,
+                pen=pg.mkPen(c.plot_guide, style=Qt.PenStyle.DashLine),
+                label=f"{size:,}",
+                labelOpts={"position": 0.92, "color": c.plot_text},
+            )
             self.bpt_plot.addItem(line)
             self.size_lines.append(line)
 

@@ -301,7 +301,9 @@ class TrainingWorkspace(QWidget):
             m = report.merge
             if m is not None:
                 self.merge_label.setText(format_merge(tb.get(m.left, b"?"), tb.get(m.right, b"?")))
-                self.merge_info.setText(f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}")
+                self.merge_info.setText(
+                    f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}"
+                )
             self.plots.add_merges(report.new_merges)
             if report.bytes_per_token:
                 size = 256 + len(self.job.plan.special_tokens) + report.merges_done
@@ -415,9 +417,11 @@ class TrainingWorkspace(QWidget):
             self.show_message(" ".join([f"Saved {tok.name} to {written}.", *(f"Note: {n}" for n in notes)]))
 
         self.saver.submit(
-            ("save", str(path)), save, on_returned=done,
+            ("save", str(path)),
+            save,
+            on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}"),
-        )  # fmt: skip
+        )
 
     def _ask_save(self) -> None:
         tok = self.selected_tokenizer()

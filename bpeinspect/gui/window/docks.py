@@ -52,7 +52,9 @@ class DockingWindow(PanelWindow, Protocol):
 
     def tabifyDockWidget(self, first: QDockWidget, second: QDockWidget, /) -> None: ...
 
-    def resizeDocks(self, docks: Sequence[QDockWidget], sizes: Sequence[int], orientation: Qt.Orientation, /) -> None: ...
+    def resizeDocks(
+        self, docks: Sequence[QDockWidget], sizes: Sequence[int], orientation: Qt.Orientation, /
+    ) -> None: ...
 
     def installEventFilter(self, filter: QObject, /) -> None: ...
 
@@ -76,7 +78,8 @@ class PanelHost(QObject):
             if spec.menu is not None:
                 window.commands.separator(spec.menu)
                 window.commands.add(
-                    ActionSpec(f"panels.{spec.key}", spec.menu, spec.action, spec.shortcut), lambda k=spec.key: self.show(k)
+                    ActionSpec(f"panels.{spec.key}", spec.menu, spec.action, spec.shortcut),
+                    lambda k=spec.key: self.show(k),
                 )
             if not spec.lazy:
                 self._make(spec)
@@ -98,8 +101,12 @@ class PanelHost(QObject):
             self.window.removeEventFilter(self)
             first = self._first
             if first is not None:
-                QTimer.singleShot(0, lambda: self.window.resizeDocks(
-                    [first], [dock_width(self.window.width())], Qt.Orientation.Horizontal))
+                QTimer.singleShot(
+                    0,
+                    lambda: self.window.resizeDocks(
+                        [first], [dock_width(self.window.width())], Qt.Orientation.Horizontal
+                    ),
+                )
         return False
 
     def importing(self) -> bool:

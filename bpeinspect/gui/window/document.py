@@ -33,7 +33,7 @@ from bpeinspect.gui.overlay.token_view import document_text
 FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
-PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread (10 MB: 100 ms)
+PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread
 
 
 def read_text_file(path: str) -> str:

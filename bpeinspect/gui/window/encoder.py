@@ -251,9 +251,14 @@ class Encoder(QObject):
                 self._fail(tok, exc)
 
         self.jobs.submit(
-            ("encode", id(tok)), _encode_batch, tok, batch,
-            on_yielded=got, on_returned=returned, on_errored=errored,
-        )  # fmt: skip
+            ("encode", id(tok)),
+            _encode_batch,
+            tok,
+            batch,
+            on_yielded=got,
+            on_returned=returned,
+            on_errored=errored,
+        )
 
     def _encode_whole(self, tok: Tokenizer, live: LiveEncoding) -> None:
         """A tokenizer whose split rule cannot be cut: one encoding of the whole text."""
@@ -297,8 +302,10 @@ class Encoder(QObject):
         self.jobs.submit(
             key,
             lambda should_stop, report: plan.run(should_stop=should_stop, on_first=report),
-            on_returned=keep, on_errored=failed, on_yielded=first,
-        )  # fmt: skip
+            on_returned=keep,
+            on_errored=failed,
+            on_yielded=first,
+        )
 
     # -- results --------------------------------------------------------------------------------
 
@@ -350,7 +357,9 @@ class Encoder(QObject):
         self.encoded.emit(tok, result)
 
     def _fail(self, tok: Tokenizer, exc: BaseException) -> None:
-        self.registry.set_result(tok, self.registry.result(tok), self.doc.revision)  # do not retry the same text forever
+        self.registry.set_result(
+            tok, self.registry.result(tok), self.doc.revision
+        )  # do not retry the same text forever
         self.failed.emit(f"{tok.name}: could not encode the text: {exc}")
         self.settled.emit()
 

@@ -144,22 +144,31 @@ class MainWindow(QMainWindow):
         a.add(ActionSpec("edit.copy_ids", "edit", "Copy token ids as list", "Ctrl+Shift+C"), self.ids.copy_list)
         a.add(ActionSpec("edit.copy_ids_json", "edit", "Copy token ids as JSON", "Ctrl+Alt+C"), self.ids.copy_json)
         for i, (name, spec) in enumerate(BUILTINS.items()):
-            a.add(ActionSpec(f"tokenizers.add.{name}", "tokenizers", f"Add {name} ({spec.description})",
-                             f"Alt+{i + 1}"), lambda n=name: self.open_tokenizer(n))  # fmt: skip
+            a.add(
+                ActionSpec(f"tokenizers.add.{name}", "tokenizers", f"Add {name} ({spec.description})", f"Alt+{i + 1}"),
+                lambda n=name: self.open_tokenizer(n),
+            )
         a.separator("tokenizers")
         a.add(ActionSpec("tokenizers.open", "tokenizers", "Open tokenizer file…"), f.ask_open_tokenizer)
         hub_action = ActionSpec("tokenizers.open_hub", "tokenizers", "Open from Hugging Face…", "Ctrl+Shift+H")
         a.add(hub_action, self.show_hub_dialog)
         a.add(ActionSpec("tokenizers.close", "tokenizers", "Close current tokenizer", "Ctrl+W"), self.close_current)
-        a.add(ActionSpec("tokenizers.settings", "tokenizers", "Split rule and special tokens…"),
-              lambda: self.vocab_settings.ask_for(self.registry.current()))  # fmt: skip
-        a.add(ActionSpec("tokenizers.reference", "tokenizers", "Make current the reference", "Ctrl+R"),
-              self.pin_current)  # fmt: skip
-        a.add(ActionSpec("tokenizers.shown", "tokenizers", "Show current as a pane", checkable=True, checked=True),
-              self.show_current_pane)  # fmt: skip
+        a.add(
+            ActionSpec("tokenizers.settings", "tokenizers", "Split rule and special tokens…"),
+            lambda: self.vocab_settings.ask_for(self.registry.current()),
+        )
+        a.add(
+            ActionSpec("tokenizers.reference", "tokenizers", "Make current the reference", "Ctrl+R"), self.pin_current
+        )
+        a.add(
+            ActionSpec("tokenizers.shown", "tokenizers", "Show current as a pane", checkable=True, checked=True),
+            self.show_current_pane,
+        )
         for name, text, key, on, on_bar in LAYER_ACTIONS:
-            act = a.add(ActionSpec(f"view.layer.{name}", "view", text, key, checkable=True, checked=on),
-                        lambda checked, n=name: look.set_layer(n, checked))  # fmt: skip
+            act = a.add(
+                ActionSpec(f"view.layer.{name}", "view", text, key, checkable=True, checked=on),
+                lambda checked, n=name: look.set_layer(n, checked),
+            )
             look.set_layer(name, on)
             if on_bar:
                 self.toolbar.addAction(act)
@@ -168,18 +177,30 @@ class MainWindow(QMainWindow):
         a.separator("view")
         for name in PALETTES:
             a.add(ActionSpec(f"view.palette.{name}", "view/palette", name), lambda n=name: look.set_palette(n))
-        a.add(ActionSpec("view.dark", "view", "Dark theme", "Ctrl+Shift+D", checkable=True),
-              lambda on: self.set_theme("dark" if on else "light"))  # fmt: skip
+        a.add(
+            ActionSpec("view.dark", "view", "Dark theme", "Ctrl+Shift+D", checkable=True),
+            lambda on: self.set_theme("dark" if on else "light"),
+        )
         a.separator("view")
         a.add(ActionSpec("view.zoom_in", "view", "Zoom in", QKeySequence.StandardKey.ZoomIn), lambda: look.zoom(1))
         a.add(ActionSpec("view.zoom_out", "view", "Zoom out", QKeySequence.StandardKey.ZoomOut), lambda: look.zoom(-1))
         a.add(ActionSpec("view.zoom_reset", "view", "Reset zoom", "Ctrl+0"), lambda: look.zoom(0))
         for name, text in THEME_ACTIONS:
-            a.add(ActionSpec(f"view.theme.{name}", "view/theme", text, checkable=True, group="theme"),
-                  lambda on, n=name: self.set_theme(n) if on else None)  # fmt: skip
+            a.add(
+                ActionSpec(f"view.theme.{name}", "view/theme", text, checkable=True, group="theme"),
+                lambda on, n=name: self.set_theme(n) if on else None,
+            )
         a.menu("view/panels")
-        a.add(ActionSpec("help.about", "help", "About bpeinspect", QKeySequence.StandardKey.HelpContents,
-                         role=QAction.MenuRole.AboutRole), self.show_about)  # fmt: skip
+        a.add(
+            ActionSpec(
+                "help.about",
+                "help",
+                "About bpeinspect",
+                QKeySequence.StandardKey.HelpContents,
+                role=QAction.MenuRole.AboutRole,
+            ),
+            self.show_about,
+        )
         a.add(ActionSpec("help.clear_recent", "help", "Clear recent files"), self.prefs.clear_recent)
 
     def _connect(self) -> None:
@@ -214,8 +235,11 @@ class MainWindow(QMainWindow):
         state = prefs.load_window()
         self.restored_docks = state is not None and state.docks is not None  # the docks' widths are the user's
         if state is not None:
-            for value, restore in ((state.geometry, self.restoreGeometry), (state.docks, lambda v: self.restoreState(v, SCHEMA)),
-                                   (state.split, self.main_split.restoreState)):  # fmt: skip
+            for value, restore in (
+                (state.geometry, self.restoreGeometry),
+                (state.docks, lambda v: self.restoreState(v, SCHEMA)),
+                (state.split, self.main_split.restoreState),
+            ):
                 if value is not None:
                     restore(value)
             if state.palette in PALETTES:
@@ -283,8 +307,15 @@ class MainWindow(QMainWindow):
             if isinstance(exc, UnknownPreTokenizerError):
                 self.vocab_settings.ask_for_path(spec, msg)
 
-        self.jobs.submit(("load", spec), load_quietly, spec, **settings, on_returned=done, on_errored=failed,
-                         on_aborted=lambda: self.registry.forget(spec))  # cancelled (at quit)
+        self.jobs.submit(
+            ("load", spec),
+            load_quietly,
+            spec,
+            **settings,
+            on_returned=done,
+            on_errored=failed,
+            on_aborted=lambda: self.registry.forget(spec),
+        )  # cancelled (at quit)
 
     def open_text_file(self, path: str, *, right_to_left: bool = False) -> None:
         """Read a text file in a worker and show it (right to left if asked); errors keep the current text."""
@@ -308,9 +339,12 @@ class MainWindow(QMainWindow):
                 )
 
         self.jobs.submit(
-            "open-text", read, path, on_returned=done,
+            "open-text",
+            read,
+            path,
+            on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not open {path}: {exc}"),
-        )  # fmt: skip
+        )
 
     def close_current(self) -> None:
         tok = self.registry.current()

@@ -90,7 +90,9 @@ class TokenizerPane(QWidget):
         self.settings_badge = next((t for t in self.provenance if t.text() in CHOOSABLE), None)
         if self.settings_badge is not None:  # a default the user may replace: click it
             self.settings_badge.setCursor(Qt.CursorShape.PointingHandCursor)
-            self.settings_badge.setToolTip(self.settings_badge.toolTip() + "\nClick to choose the split rule and special tokens.")
+            self.settings_badge.setToolTip(
+                self.settings_badge.toolTip() + "\nClick to choose the split rule and special tokens."
+            )
             self.settings_badge.installEventFilter(self)
         self.count = QLabel("encoding…")
         self.count.setObjectName("tokenCount")

@@ -143,8 +143,11 @@ class Preferences:
     def save_window(self, state: WindowState) -> None:
         s = self.settings
         s.setValue("window/schema", SCHEMA)
-        for key, value in (("window/geometry", state.geometry), ("window/state", state.docks),
-                           ("window/main_split", state.split)):  # fmt: skip
+        for key, value in (
+            ("window/geometry", state.geometry),
+            ("window/state", state.docks),
+            ("window/main_split", state.split),
+        ):
             if value is not None:
                 s.setValue(key, value)
         if state.palette is not None:

@@ -75,7 +75,9 @@ def _button_icon(kind: QStyle.StandardPixmap, rgba: int, size: int) -> QIcon:
         p.setPen(QPen(color, 1.6))
         if kind == QStyle.StandardPixmap.SP_TitleBarNormalButton:
             p.drawRect(QRectF(3.5, 6.5, 7, 6))
-            p.drawPolyline([QPointF(6.5, 6.5), QPointF(6.5, 3.5), QPointF(12.5, 3.5), QPointF(12.5, 9.5), QPointF(10.5, 9.5)])
+            p.drawPolyline(
+                [QPointF(6.5, 6.5), QPointF(6.5, 3.5), QPointF(12.5, 3.5), QPointF(12.5, 9.5), QPointF(10.5, 9.5)]
+            )
         else:
             p.drawLine(QPointF(4.5, 4.5), QPointF(11.5, 11.5))
             p.drawLine(QPointF(11.5, 4.5), QPointF(4.5, 11.5))

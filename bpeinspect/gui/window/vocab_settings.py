@@ -59,8 +59,9 @@ class VocabSettingsDialog(QDialog):
         )
         intro.setWordWrap(True)
         default = rule_text(tok.split_rule) if tok is not None else "cl100k"
-        self.chooser = PatternChooser(self, default=default or "cl100k", allow_none=False,
-                                      sample=sample[:SAMPLE_CHARS] or SAMPLE_TEXT)  # fmt: skip
+        self.chooser = PatternChooser(
+            self, default=default or "cl100k", allow_none=False, sample=sample[:SAMPLE_CHARS] or SAMPLE_TEXT
+        )
         self.specials_edit = QPlainTextEdit()
         self.specials_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.specials_edit.setPlaceholderText("one per line: <|endoftext|> (the next free id) or <|endoftext|>=100257")
@@ -76,7 +77,11 @@ class VocabSettingsDialog(QDialog):
         free = first_free_id(tok) if tok is not None else None
         note.setText(
             (f"{len(self._more):,} more special tokens are kept as they are. " if self._more else "")
-            + (f"Tokens without an id take {free:,} and up." if free is not None else "Tokens without an id follow the vocabulary.")
+            + (
+                f"Tokens without an id take {free:,} and up."
+                if free is not None
+                else "Tokens without an id follow the vocabulary."
+            )
         )
         self.message = ToneLabel(tone="error")
         self.message.setWordWrap(True)
@@ -117,7 +122,6 @@ class VocabSettingsDialog(QDialog):
         super().accept()
 
 
-
 class VocabSettings(QObject):
     """The window's ways to the dialog: for an open tokenizer (the pane's "default split" badge,
     Tokenizers ▸ Split rule and special tokens…) and for a file that would not open without."""
@@ -143,8 +147,9 @@ class VocabSettings(QObject):
     def ask_for_path(self, path: str, why: str) -> VocabSettingsDialog:
         """``path`` would not open as it is (``why``): choose what it lacks, then open it."""
         win = self.window
-        dialog = VocabSettingsDialog(win, Path(path).name, why=f"{why}\n\nChoose a split rule to open it.",
-                                     sample=win.text())  # fmt: skip
+        dialog = VocabSettingsDialog(
+            win, Path(path).name, why=f"{why}\n\nChoose a split rule to open it.", sample=win.text()
+        )
 
         def open_it() -> None:
             win.open_tokenizer(path, pattern=dialog.pattern(), special_tokens=dialog.special_lines() or None)
@@ -184,6 +189,10 @@ class VocabSettings(QObject):
             )
 
         win.jobs.submit(
-            ("settings", id(tok)), with_settings, tok, **settings, on_returned=done,
+            ("settings", id(tok)),
+            with_settings,
+            tok,
+            **settings,
+            on_returned=done,
             on_errored=lambda exc: win.show_error(f"{label}: {exc}"),
-        )  # fmt: skip
+        )

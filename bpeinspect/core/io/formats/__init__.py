@@ -100,7 +100,9 @@ class Format:
     def opens(self, name: str) -> bool:
         """True if a file called ``name`` may be of this format, plain or gzip-compressed."""
         plain = name.lower().removesuffix(".gz")
-        return any(fnmatch.fnmatchcase(n, pat) for n in {name.lower(), plain} for pat in self.patterns + self.also_opens)
+        return any(
+            fnmatch.fnmatchcase(n, pat) for n in {name.lower(), plain} for pat in self.patterns + self.also_opens
+        )
 
 
 def _json_head(head: bytes) -> bool:
@@ -149,8 +151,9 @@ FORMATS: dict[str, Format] = {
             ".model",
             minbpe.load,
             minbpe.save,
-            looks_like=lambda path, head: minbpe.looks_like(head)
-            or (path.suffix == ".vocab" and path.with_suffix(".model").is_file()),
+            looks_like=lambda path, head: (
+                minbpe.looks_like(head) or (path.suffix == ".vocab" and path.with_suffix(".model").is_file())
+            ),
             written=lambda path: path.with_suffix(".model"),
         ),
         Format(
@@ -194,8 +197,9 @@ FORMATS: dict[str, Format] = {
             ".json",
             native.load,
             native.save,
-            looks_like=lambda path, head: _json_head(head)
-            and (b'"format": "bpeinspect"' in head or b'"format":"bpeinspect"' in head),
+            looks_like=lambda path, head: (
+                _json_head(head) and (b'"format": "bpeinspect"' in head or b'"format":"bpeinspect"' in head)
+            ),
             looks_like_json=native.looks_like,
             from_json=native.from_dict,
         ),
@@ -249,7 +253,9 @@ def open_patterns() -> list[str]:
     >>> open_patterns()
     ['*.bpe', '*.cjs', '*.gguf', '*.gz', '*.js', '*.json', '*.model', '*.tiktoken', '*.vocab', 'bpe_simple_vocab*.txt']
     """
-    globs = {pat if "*" in pat else "*" + Path(pat).suffix for f in FORMATS.values() for pat in f.patterns + f.also_opens}
+    globs = {
+        pat if "*" in pat else "*" + Path(pat).suffix for f in FORMATS.values() for pat in f.patterns + f.also_opens
+    }
     globs.add("*.gz")  # any of them gzip-compressed
     return sorted(g for g in globs if not any(h != g and fnmatch.fnmatchcase(g, h) for h in globs))
 
@@ -307,7 +313,9 @@ def _detect(path: Path) -> tuple[Format, Any]:
     known = ", ".join(f.description for f in FORMATS.values())
     if packed:
         what = "text" if _is_text(head) else "binary data"
-        raise VocabularyError(f"{path}: gzip-compressed {what} that is not a vocabulary file bpeinspect knows ({known})")
+        raise VocabularyError(
+            f"{path}: gzip-compressed {what} that is not a vocabulary file bpeinspect knows ({known})"
+        )
     raise VocabularyError(f"{path}: not a vocabulary file bpeinspect knows ({known})")
 
 
@@ -395,7 +403,9 @@ def with_settings(
 ) -> Tokenizer:
     """``tok`` with another split rule and/or special tokens (the user's choice)."""
     if not tok.byte_level:
-        raise VocabularyError(f"{tok.source or tok.name}: a SentencePiece-style tokenizer takes no other split rule or specials")
+        raise VocabularyError(
+            f"{tok.source or tok.name}: a SentencePiece-style tokenizer takes no other split rule or specials"
+        )
     assumed = dict(tok.assumed)
     inferred = {k: v for k, v in tok.inferred.items() if not (k == "pattern" and pattern is not None)}
     if pattern is not None:
@@ -471,7 +481,12 @@ def format_for_path(path: str | os.PathLike[str]) -> str:
     if p.is_dir():
         return "gpt2"
     # the most specific pattern wins: "tokenizer.json" over "*.json"
-    found = [(len(pat), -k, f) for k, f in enumerate(saveable()) for pat in f.patterns if fnmatch.fnmatchcase(p.name.lower(), pat)]
+    found = [
+        (len(pat), -k, f)
+        for k, f in enumerate(saveable())
+        for pat in f.patterns
+        if fnmatch.fnmatchcase(p.name.lower(), pat)
+    ]
     if found:
         return max(found, key=lambda x: x[:2])[2].name
     for f in FORMATS.values():

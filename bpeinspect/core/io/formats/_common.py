@@ -492,5 +492,3 @@ def tokens_to_bytes(tokens: list[str]) -> list[bytes | None]:
 def bytes_to_token(data: bytes) -> str:
     table = bytes_to_unicode()
     return "".join(table[b] for b in data)
-
-

@@ -109,7 +109,9 @@ class _Stream:
     def ensure(self, n: int) -> None:
         """Make ``buf[pos:pos + n]`` available, reading more of the file if needed."""
         if n < 0 or self.offset + n > self.size:
-            raise VocabularyError(f"{self.path}: the GGUF metadata is truncated or claims more data than the file holds")
+            raise VocabularyError(
+                f"{self.path}: the GGUF metadata is truncated or claims more data than the file holds"
+            )
         if self.pos + n > len(self.buf):
             rest = self.buf[self.pos :]
             self.base += self.pos
@@ -181,8 +183,10 @@ class _Stream:
             (n,) = unpack_len(buf, pos)
             pos += 8
             if n > longest:
-                raise VocabularyError(f"{self.path}: a string of {n:,} bytes in the GGUF metadata; tokens are at most "
-                                      f"{limits.MAX_TOKEN_BYTES:,} bytes")
+                raise VocabularyError(
+                    f"{self.path}: a string of {n:,} bytes in the GGUF metadata; tokens are at most "
+                    f"{limits.MAX_TOKEN_BYTES:,} bytes"
+                )
             if pos + n > blen:
                 self.pos = pos
                 self.ensure(n)
@@ -249,12 +253,16 @@ def read_metadata(
                     arr.byteswap()
                 return arr
             if etype == GGUFValueType.STRING:
-                expect(count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds")
+                expect(
+                    count <= (size - s.offset) // 8, path, f"{key}: claims {count} strings, more than the file holds"
+                )
                 cap(count, key)
                 items = s.strings(count, struct.Struct(end + "Q").unpack_from, keep=key in wanted)
                 return items if key in wanted else None
             if etype == GGUFValueType.ARRAY:
-                expect(count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds")
+                expect(
+                    count <= (size - s.offset) // 12, path, f"{key}: claims {count} arrays, more than the file holds"
+                )
                 cap(count, key)
                 for _ in range(count):
                     value(GGUFValueType.ARRAY, "")
@@ -367,7 +375,9 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
         if pre:
             inferred["pattern"] = f"llama.cpp's split rule for the pre-tokenizer {pre!r} (tokenizer.ggml.pre)"
         else:
-            assumed["pattern"] = "llama.cpp's 'default' split rule: the file names no pre-tokenizer (tokenizer.ggml.pre)"
+            assumed["pattern"] = (
+                "llama.cpp's 'default' split rule: the file names no pre-tokenizer (tokenizer.ggml.pre)"
+            )
     name = name_for(path, _text(meta.get("general.name")), file_stem(path))
     return build_tokenizer(
         path,

@@ -188,4 +188,6 @@ def save(tok: Tokenizer, path: Path) -> None:
         encoder[s] = i
     lines = ["#version: 0.2"] + [f"{bytes_to_token(dec[a])} {bytes_to_token(dec[b])}" for a, b in tok.merges]
     # both or neither: a new encoder.json beside an old vocab.bpe is a broken pair
-    atomic_write_many({folder / ENCODER: json.dumps(encoder, ensure_ascii=False), folder / MERGES: "\n".join(lines) + "\n"})
+    atomic_write_many(
+        {folder / ENCODER: json.dumps(encoder, ensure_ascii=False), folder / MERGES: "\n".join(lines) + "\n"}
+    )

@@ -108,7 +108,12 @@ def from_dict(
                 first_steps.append(PrependUnlessPresent(rep))
             if scheme == "always":
                 rest_steps.append(PrependUnlessPresent(rep))
-        elif kind == "Split" and step.get("pattern") == {"String": " "} and norm is not None and " " not in norm.normalize("a b"):
+        elif (
+            kind == "Split"
+            and step.get("pattern") == {"String": " "}
+            and norm is not None
+            and " " not in norm.normalize("a b")
+        ):
             continue  # Gemma 3: splits on spaces the normalizer has already replaced (a no-op)
         else:
             raise UnsupportedTokenizerError(
@@ -142,13 +147,17 @@ def from_dict(
         d.get("type") == "Strip" and d.get("content") == " " and d.get("start", 0) >= 1
         for d in _flat(obj.get("decoder"), "decoders")
     ) or any(
-        d.get("type") == "Metaspace" and d.get("prepend_scheme", "always") != "never" and d.get("add_prefix_space", True)
+        d.get("type") == "Metaspace"
+        and d.get("prepend_scheme", "always") != "never"
+        and d.get("add_prefix_space", True)
         for d in _flat(obj.get("decoder"), "decoders")
     )
     del decoders
     p = Path(path)
     try:
-        return build_tokenizer(path, SentencePieceBPE,
+        return build_tokenizer(
+            path,
+            SentencePieceBPE,
             pieces,
             kinds,
             merges=merges,
@@ -217,9 +226,15 @@ def _merges(items: Any, vocab: dict[str, int], path: Path | str) -> tuple[list[t
     get = vocab.get
     for n, m in enumerate(items):  # find the first bad one and say what is wrong with it
         pr = m.split(" ") if isinstance(m, str) else m
-        expect(isinstance(pr, list) and len(pr) == 2 and all(isinstance(x, str) for x in pr), path,
-               f"merge {n} ({m!r}) is not 'left right' or [left, right]")
-        expect(get(pr[0]) is not None and get(pr[1]) is not None, path,
-               f"merge {n} ({m!r}) uses a token not in the vocabulary")
+        expect(
+            isinstance(pr, list) and len(pr) == 2 and all(isinstance(x, str) for x in pr),
+            path,
+            f"merge {n} ({m!r}) is not 'left right' or [left, right]",
+        )
+        expect(
+            get(pr[0]) is not None and get(pr[1]) is not None,
+            path,
+            f"merge {n} ({m!r}) uses a token not in the vocabulary",
+        )
         expect(get(pr[0] + pr[1]) is not None, path, f"merge {n} ({m!r}) makes a token that is not in the vocabulary")
     raise VocabularyError(f"{path}: the merges are malformed")

@@ -151,8 +151,11 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
 def word_marks_of(model: dict, path: Path | str) -> WordMarks | None:
     """The model's ``end_of_word_suffix`` and ``continuing_subword_prefix``, or ``None``."""
     suffix, prefix = model.get("end_of_word_suffix") or "", model.get("continuing_subword_prefix") or ""
-    expect(isinstance(suffix, str) and isinstance(prefix, str), path,
-           "end_of_word_suffix and continuing_subword_prefix must be strings")
+    expect(
+        isinstance(suffix, str) and isinstance(prefix, str),
+        path,
+        "end_of_word_suffix and continuing_subword_prefix must be strings",
+    )
     marks = WordMarks(suffix, prefix)
     return marks or None
 
@@ -161,7 +164,11 @@ def _unk_id(model: dict, vocab: dict, path: Path | str) -> int | None:
     unk = model.get("unk_token")
     if unk is None:
         return None
-    expect(isinstance(unk, str) and isinstance(vocab.get(unk), int), path, f"the unk_token {unk!r} is not in the vocabulary")
+    expect(
+        isinstance(unk, str) and isinstance(vocab.get(unk), int),
+        path,
+        f"the unk_token {unk!r} is not in the vocabulary",
+    )
     return vocab[unk]
 
 
@@ -365,13 +372,20 @@ def _marked_merges(
     made: list[int] = []
     for n, m in enumerate(items):
         parts = m.split(" ") if isinstance(m, str) else m if isinstance(m, list) else []
-        expect(len(parts) == 2 and all(isinstance(p, str) for p in parts), path,
-               f"merge {n} ({m!r}) is not 'left right' or [left, right]")
+        expect(
+            len(parts) == 2 and all(isinstance(p, str) for p in parts),
+            path,
+            f"merge {n} ({m!r}) is not 'left right' or [left, right]",
+        )
         a, b, new = vocab.get(parts[0]), vocab.get(parts[1]), vocab.get(marks.merged(*parts))
         expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
         if new is None:
-            why = f" (the continuing_subword_prefix {marks.prefix!r} dropped from its right part)" if marks.prefix else ""
-            raise VocabularyError(f"{path}: merge {n} ({m!r}) makes {marks.merged(*parts)!r}, not in the vocabulary{why}")
+            why = (
+                f" (the continuing_subword_prefix {marks.prefix!r} dropped from its right part)" if marks.prefix else ""
+            )
+            raise VocabularyError(
+                f"{path}: merge {n} ({m!r}) makes {marks.merged(*parts)!r}, not in the vocabulary{why}"
+            )
         pairs.append((a, b))  # type: ignore[arg-type]
         made.append(new)
     return pairs, made
@@ -510,4 +524,3 @@ def dumps(tok_or_dict: Tokenizer | dict) -> bytes:
 def save(tok: Tokenizer, path: Path) -> None:
     """Write ``tok`` as a ``tokenizer.json`` (atomically)."""
     atomic_write(path, dumps(tok))
-

@@ -48,9 +48,18 @@ def _numbered(tokens: list[str], start: int) -> dict[str, int]:
 def _llama3(n: int) -> dict[str, int]:
     # llama_models/llama3/tokenizer.py (Llama 3.1-3.3 names; Llama 3 shares the file)
     named = [
-        "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-        "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
-        "<|eot_id|>", "<|python_tag|>", "<|image|>",
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "<|reserved_special_token_0|>",
+        "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>",
+        "<|step_id|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+        "<|python_tag|>",
+        "<|image|>",
     ]
     named += [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
     return _numbered(named, n)
@@ -66,10 +75,19 @@ def _llama4(n: int) -> dict[str, int]:
     text += [f"<|text_post_train_reserved_special_token_{i}|>" for i in range(6)]
     text += ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>", *_reserved("text_post_train", 61, 8)]
     vision = [
-        "<|image_start|>", "<|image_end|>", "<|vision_reserved_special_token_0|>", "<|vision_reserved_special_token_1|>",
-        "<|tile_x_separator|>", "<|tile_y_separator|>", "<|vision_reserved_special_token_2|>",
-        "<|vision_reserved_special_token_3|>", "<|vision_reserved_special_token_4|>",
-        "<|vision_reserved_special_token_5|>", "<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>",
+        "<|image_start|>",
+        "<|image_end|>",
+        "<|vision_reserved_special_token_0|>",
+        "<|vision_reserved_special_token_1|>",
+        "<|tile_x_separator|>",
+        "<|tile_y_separator|>",
+        "<|vision_reserved_special_token_2|>",
+        "<|vision_reserved_special_token_3|>",
+        "<|vision_reserved_special_token_4|>",
+        "<|vision_reserved_special_token_5|>",
+        "<|image|>",
+        "<|vision_reserved_special_token_6|>",
+        "<|patch|>",
         *_reserved("vision", 1041, 7),
     ]
     reasoning = [*_reserved("reasoning", 8), "<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]

@@ -60,7 +60,9 @@ def load(path: Path, **_: Any) -> Tokenizer:
         if not model.is_file():
             raise VocabularyError(f"{path}: a minbpe .vocab file is for reading only; load its .model file")
         path = model
-    finish_interrupted(path.parent, (path.name, path.with_suffix('.vocab').name))  # a save killed between the renames of .model and .vocab
+    finish_interrupted(
+        path.parent, (path.name, path.with_suffix(".vocab").name)
+    )  # a save killed between the renames of .model and .vocab
     lines = decode_text(read_bytes_limited(path), path).split("\n")
     expect(lines[0].strip() == MAGIC, path, f"not a minbpe model (the first line is not {MAGIC!r})")
     expect(len(lines) >= 3, path, "the file is truncated (no pattern or special-token count)")
@@ -113,7 +115,9 @@ def _pattern_of(tok: Tokenizer, path: Path) -> str:
 def _check_numbering(tok: Tokenizer, path: Path) -> list[tuple[int, int]]:
     for b in range(256):
         if tok.token_id(bytes([b])) != b:
-            raise VocabularyError(f"{path}: minbpe's format needs ids 0-255 to be the single bytes; this vocabulary differs")
+            raise VocabularyError(
+                f"{path}: minbpe's format needs ids 0-255 to be the single bytes; this vocabulary differs"
+            )
     merges = tok.merges
     for n, (a, b) in enumerate(merges):
         if tok.merge_result(a, b) != 256 + n:

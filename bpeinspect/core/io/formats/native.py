@@ -64,7 +64,9 @@ def rule_from_dict(obj: Any, path: Path | str) -> SplitRule:
         )
         splits.append(Split(s["pattern"], s.get("behavior", "isolated"), s.get("invert", False)))
     name = obj.get("name") if isinstance(obj.get("name"), str) else ""
-    expect(obj.get("unicode", "") in ("", "hf", "llama"), path, f"unknown 'unicode' {obj.get('unicode')!r} in 'pattern'")
+    expect(
+        obj.get("unicode", "") in ("", "hf", "llama"), path, f"unknown 'unicode' {obj.get('unicode')!r} in 'pattern'"
+    )
     if obj.get("unicode") == "llama":  # a GGUF file's rule: run as llama.cpp runs it, never on a preset's engine
         return SplitRule(tuple(splits), name=name, unicode="llama")
     preset = PRESETS.get(name)
@@ -106,7 +108,7 @@ def to_dict(tok: Tokenizer) -> dict:
 
 
 def from_dict(obj: Any, path: Path | str) -> Tokenizer:
-    expect(looks_like(obj), path, f"not a {FORMAT} file (no \"format\": \"{FORMAT}\")")
+    expect(looks_like(obj), path, f'not a {FORMAT} file (no "format": "{FORMAT}")')
     version = obj.get("version")
     expect(type(version) is int, path, "no format version")
     expect(version <= VERSION, path, f"format version {version} is newer than this bpeinspect reads ({VERSION})")
@@ -143,7 +145,11 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         raw = obj.get("merges")
         expect(isinstance(raw, list), path, "'merges' must be a list for the pair rule")
         for n, m in enumerate(raw):
-            expect(isinstance(m, list) and len(m) == 2 and all(type(x) is int for x in m), path, f"merge {n} is not [left, right]")
+            expect(
+                isinstance(m, list) and len(m) == 2 and all(type(x) is int for x in m),
+                path,
+                f"merge {n} is not [left, right]",
+            )
         merges = [(a, b) for a, b in raw]
     training = None
     tr = obj.get("training")
@@ -151,7 +157,9 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         expect(isinstance(tr, dict), path, "'training' must be an object")
         settings, counts = tr.get("settings", {}), tr.get("counts", [])
         expect(isinstance(settings, dict), path, "training settings must be an object")
-        expect(isinstance(counts, list) and all(type(c) is int for c in counts), path, "training counts must be integers")
+        expect(
+            isinstance(counts, list) and all(type(c) is int for c in counts), path, "training counts must be integers"
+        )
         training = TrainingInfo(settings, counts)
     name = obj.get("name") if isinstance(obj.get("name"), str) else ""
     return build_tokenizer(

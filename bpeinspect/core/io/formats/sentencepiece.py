@@ -281,7 +281,9 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
     unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
     name = name_for(path, file_stem(path))
     try:
-        return build_tokenizer(path, SentencePieceBPE,
+        return build_tokenizer(
+            path,
+            SentencePieceBPE,
             m.pieces,
             m.types,
             scores=m.scores,
@@ -298,9 +300,7 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
         raise VocabularyError(f"{path}: {exc}") from None
 
 
-def _gguf_vocab(
-    meta: dict[str, Any], path: Path
-) -> tuple[list[str], list[int], dict[str, int], dict[str, int], str]:
+def _gguf_vocab(meta: dict[str, Any], path: Path) -> tuple[list[str], list[int], dict[str, int], dict[str, int], str]:
     """Pieces, their types, the special ones (control, unknown), the added ones (user-defined,
     which llama.cpp always cuts out of the text) and the model's name."""
     tokens = meta.get("tokenizer.ggml.tokens")
@@ -309,8 +309,11 @@ def _gguf_vocab(
     expect(types is None or len(types) == len(tokens), path, "token_type does not match the tokens")
     pieces = _decode_all(tokens)
     if types is not None:  # in bulk: a quarter of a million types
-        arr = np.asarray(types) if isinstance(types, array) and types.typecode in "bBhHiIlLqQ" else np.array(
-            [k if type(k) is int else -1 for k in types], dtype=np.int64)
+        arr = (
+            np.asarray(types)
+            if isinstance(types, array) and types.typecode in "bBhHiIlLqQ"
+            else np.array([k if type(k) is int else -1 for k in types], dtype=np.int64)
+        )
         kinds = np.where(np.isin(arr, list(_PIECE_TYPES)), arr, NORMAL).tolist()
         marked = np.nonzero(np.isin(arr, (CONTROL, UNKNOWN, USER_DEFINED)))[0].tolist()
     else:
@@ -348,7 +351,9 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
             made += got[1]
     del merges_raw
     try:
-        return build_tokenizer(path, SentencePieceBPE,
+        return build_tokenizer(
+            path,
+            SentencePieceBPE,
             pieces,
             kinds,
             merges=merges,
@@ -377,8 +382,12 @@ def _merges_from_bytes(
     (:func:`.bytemerges.map_gguf`) when every token is valid UTF-8 (its bytes then stand for its
     text); the few merges that are not found so (not valid UTF-8, no space) are looked up as
     text, as before."""
-    if not (isinstance(tokens, list) and len(tokens) == len(pieces) and all(map(bytes.__instancecheck__, tokens))
-            and all(map(bytes.__instancecheck__, raw))):
+    if not (
+        isinstance(tokens, list)
+        and len(tokens) == len(pieces)
+        and all(map(bytes.__instancecheck__, tokens))
+        and all(map(bytes.__instancecheck__, raw))
+    ):
         return None
     try:  # each token valid UTF-8 (a NUL between them: none can borrow a neighbour's bytes)
         b"\0".join(tokens).decode("utf-8")
@@ -439,8 +448,11 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
 
     pieces, kinds, specials, added, name = _gguf_vocab(meta, path)
     scores = meta.get("tokenizer.ggml.scores")
-    expect(isinstance(scores, array) and len(scores) == len(pieces), path,
-           "tokenizer.ggml.scores is missing or does not match the tokens (llama.cpp's SentencePiece needs them)")
+    expect(
+        isinstance(scores, array) and len(scores) == len(pieces),
+        path,
+        "tokenizer.ggml.scores is missing or does not match the tokens (llama.cpp's SentencePiece needs them)",
+    )
     prefix = meta.get("tokenizer.ggml.add_space_prefix", True)
     steps = [Prepend(" ") if prefix else None, Replace(" ", "▁")]
     unk = meta.get("tokenizer.ggml.unknown_token_id")
@@ -448,7 +460,9 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
     own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else ""
     rstrip = rstrip_tokens(own, specials, added)  # llama.cpp's attributes for Phi-3
     try:
-        return build_tokenizer(path, SentencePieceBPE,
+        return build_tokenizer(
+            path,
+            SentencePieceBPE,
             pieces,
             kinds,
             scores=list(scores),

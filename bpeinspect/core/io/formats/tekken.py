@@ -44,15 +44,18 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     expect(looks_like(obj), path, "not a Tekken file (no config.pattern and vocab list)")
     config = obj["config"]
     pattern = config.get("pattern")
-    expect(isinstance(pattern, str) and pattern, path, "config.pattern must be a regex")
+    expect(isinstance(pattern, str) and bool(pattern), path, "config.pattern must be a regex")
     n_special = config.get("default_num_special_tokens")
     vocab_size = config.get("default_vocab_size")
     vocab = obj["vocab"]
     expect(type(n_special) is int and n_special >= 0, path, "config.default_num_special_tokens must be a count")
     if vocab_size is None:
         vocab_size = len(vocab) + n_special
-    expect(type(vocab_size) is int and n_special <= vocab_size <= len(vocab) + n_special, path,
-           f"config.default_vocab_size {vocab_size!r} does not fit {len(vocab)} tokens and {n_special} specials")
+    expect(
+        type(vocab_size) is int and n_special <= vocab_size <= len(vocab) + n_special,
+        path,
+        f"config.default_vocab_size {vocab_size!r} does not fit {len(vocab)} tokens and {n_special} specials",
+    )
     ranks: dict[bytes, int] = {}
     for rank, entry in enumerate(vocab[: vocab_size - n_special]):
         expect(isinstance(entry, dict) and entry.get("rank") == rank, path, f"vocab entry {rank} is not rank {rank}")
@@ -69,8 +72,11 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         expect(isinstance(named, list), path, "special_tokens must be a list")
         names = []
         for n, t in enumerate(named):
-            expect(isinstance(t, dict) and t.get("rank") == n and isinstance(t.get("token_str"), str), path,
-                   f"special token {n} is not {{rank: {n}, token_str: ...}}")
+            expect(
+                isinstance(t, dict) and t.get("rank") == n and isinstance(t.get("token_str"), str),
+                path,
+                f"special token {n} is not {{rank: {n}, token_str: ...}}",
+            )
             names.append(t["token_str"])
     expect(len(names) <= n_special, path, f"{len(names)} special tokens, more than the {n_special} ids reserved")
     specials = {s: i for i, s in enumerate(names)}

@@ -112,7 +112,9 @@ def load(
 def dumps(tok: Tokenizer) -> bytes:
     """The rank file of ``tok``'s non-special tokens, in id order."""
     ranks = tok.mergeable_ranks
-    return b"".join(base64.b64encode(t) + b" " + str(i).encode() + b"\n" for t, i in sorted(ranks.items(), key=lambda x: x[1]))
+    return b"".join(
+        base64.b64encode(t) + b" " + str(i).encode() + b"\n" for t, i in sorted(ranks.items(), key=lambda x: x[1])
+    )
 
 
 def save(tok: Tokenizer, path: Path) -> None:
@@ -130,4 +132,3 @@ def save(tok: Tokenizer, path: Path) -> None:
         )
     with atomic_open(path, "wb") as f:
         f.write(dumps(tok))
-

@@ -110,8 +110,11 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     n_vocab = obj.get("explicit_n_vocab")
     if n_vocab is not None:
         count = len(ranks) + len(specials)
-        expect(type(n_vocab) is int and n_vocab == count, path,
-               f"explicit_n_vocab is {n_vocab!r}, but the file holds {count} tokens")
+        expect(
+            type(n_vocab) is int and n_vocab == count,
+            path,
+            f"explicit_n_vocab is {n_vocab!r}, but the file holds {count} tokens",
+        )
     try:
         rule = resolve_rule(pattern).with_hf_unicode()  # tiktoken's engine sees Unicode as Hugging Face's does
     except PatternError as exc:

@@ -62,8 +62,10 @@ class BarsPage(PlotPage):
         if stats is None or not stats.tokenizers:
             return "Nothing counted yet."
         if len(stats.corpus) > MAX_BARS:
-            return (f"{len(stats.corpus)} texts are too many for bars (up to {MAX_BARS}): see Rank, Scripts, "
-                    "Map and Table, or filter by script or region.")  # fmt: skip
+            return (
+                f"{len(stats.corpus)} texts are too many for bars (up to {MAX_BARS}): see Rank, Scripts, "
+                "Map and Table, or filter by script or region."
+            )
         if not len(stats.corpus):
             return "No language passes the filters."
         if self.metric() == "premium" and stats.baseline is None:
@@ -86,8 +88,9 @@ class BarsPage(PlotPage):
         for k, label in enumerate(labels):
             xs = [i - 0.4 + width * (k + 0.5) for i in range(len(self.order))]
             hs = [value(table.get(label, src)) for src in self.order]
-            bar = pg.BarGraphItem(x=xs, height=hs, width=width * 0.92, brush=c.series[k % len(c.series)],
-                                  pen=pg.mkPen(None), name=label)  # fmt: skip
+            bar = pg.BarGraphItem(
+                x=xs, height=hs, width=width * 0.92, brush=c.series[k % len(c.series)], pen=pg.mkPen(None), name=label
+            )
             self.item.addItem(bar)  # named items join the legend by themselves
             yield
             self.bars.append(bar)

@@ -60,8 +60,15 @@ class FilterBar(QWidget):
             box.currentIndexChanged.connect(self.changed)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        for w in (QLabel("Corpus"), self.source_box, self.stage_box, self.script_box, self.region_box,
-                  QLabel("premium vs"), self.baseline_box):  # fmt: skip
+        for w in (
+            QLabel("Corpus"),
+            self.source_box,
+            self.stage_box,
+            self.script_box,
+            self.region_box,
+            QLabel("premium vs"),
+            self.baseline_box,
+        ):
             lay.addWidget(w)
         lay.addStretch(1)
         self.show_source(source)

@@ -89,8 +89,10 @@ class MapPage(PlotPage):
     def heading(self, code: str, tokenizer: str) -> str:
         assert self.stats is not None
         lang = self.stats.corpus.language(code)
-        where = f"{abs(lang.latitude or 0):.1f}°{'N' if (lang.latitude or 0) >= 0 else 'S'}, " \
-                f"{abs(lang.longitude or 0):.1f}°{'E' if (lang.longitude or 0) >= 0 else 'W'}"  # fmt: skip
+        where = (
+            f"{abs(lang.latitude or 0):.1f}°{'N' if (lang.latitude or 0) >= 0 else 'S'}, "
+            f"{abs(lang.longitude or 0):.1f}°{'E' if (lang.longitude or 0) >= 0 else 'W'}"
+        )
         return f"{where}; {tokenizer}: {premium_text(self.stats.premium(tokenizer, code))}"
 
     def csv_rows(self, stats: CorpusStats) -> tuple[list[str], list[list[object]]]:
@@ -99,8 +101,15 @@ class MapPage(PlotPage):
         for t in stats.corpus:
             lang = t.language
             if lang.located:
-                rows.append([t.code, lang.name, lang.latitude, lang.longitude,
-                             *(stats.premium(tok, t.code) for tok in stats.tokenizers)])  # fmt: skip
+                rows.append(
+                    [
+                        t.code,
+                        lang.name,
+                        lang.latitude,
+                        lang.longitude,
+                        *(stats.premium(tok, t.code) for tok in stats.tokenizers),
+                    ]
+                )
         return head, rows
 
 

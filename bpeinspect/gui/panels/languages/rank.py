@@ -37,8 +37,10 @@ class RankPage(PlotPage):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.metric = "premium"
-        self.metric_box = QComboBox(toolTip="what the languages are ranked by (fertility, Rényi efficiency and "
-                                    "utilization: the corpus measures, counted when first chosen)")  # fmt: skip
+        self.metric_box = QComboBox(
+            toolTip="what the languages are ranked by (fertility, Rényi efficiency and "
+            "utilization: the corpus measures, counted when first chosen)"
+        )
         for key, label in METRICS.items():
             self.metric_box.addItem(label, key)
         self.metric_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -96,8 +98,11 @@ class RankPage(PlotPage):
         self.item.setXRange(0, n + 1, padding=0.01)
         self.item.setYRange(math.log2(max(lo, 1 / 64)) - 0.1, math.log2(hi) + 0.2, padding=0)
         base = baseline_name(stats)
-        self.set_labels(f"Premium vs {base}, languages from the most costly down",
-                        f"tokens ÷ {base} tokens (log scale)", "rank (1 = most costly)")  # fmt: skip
+        self.set_labels(
+            f"Premium vs {base}, languages from the most costly down",
+            f"tokens ÷ {base} tokens (log scale)",
+            "rank (1 = most costly)",
+        )
 
     def _draw_metric(self, stats: CorpusStats) -> Iterator[None]:
         """A measure on a linear scale, each line from its highest value down."""
@@ -125,8 +130,9 @@ class RankPage(PlotPage):
             self.item.setYRange(min(lo, 0.0), hi * 1.05 if hi > 0 else 1.0, padding=0)
         label = METRICS[self.metric]
         note = " (not defined where words are not separated by spaces)" if self.metric == "fertility" else ""
-        self.set_labels(f"{label[:1].upper()}{label[1:]}, languages from the highest down{note}", label,
-                        "rank (1 = highest)")  # fmt: skip
+        self.set_labels(
+            f"{label[:1].upper()}{label[1:]}, languages from the highest down{note}", label, "rank (1 = highest)"
+        )
 
     def ranked(self, tokenizer: str, stats: CorpusStats | None = None) -> tuple[list[str], list[float]]:
         """The codes and figures of one line, the highest first (premiums without the baseline)."""
@@ -196,13 +202,20 @@ class ScriptPage(PlotPage):
                     keys.append((code, tok))
                 hi, lo = max(hi, *g.premiums), min(lo, *g.premiums)
             colour = self.series_color(k)
-            boxes = pg.BarGraphItem(x0=q1s, x1=q3s, y=centres, height=band * 0.85,
-                                    brush=self.series_color(k, 60), pen=pg.mkPen(colour, width=1))  # fmt: skip
+            boxes = pg.BarGraphItem(
+                x0=q1s,
+                x1=q3s,
+                y=centres,
+                height=band * 0.85,
+                brush=self.series_color(k, 60),
+                pen=pg.mkPen(colour, width=1),
+            )
             self.item.addItem(boxes)
             yield
             mx = np.repeat(medians, 3)
-            my = np.column_stack([np.array(centres) - band * 0.45, np.array(centres) + band * 0.45,
-                                  np.full(len(centres), np.nan)]).ravel()  # fmt: skip
+            my = np.column_stack(
+                [np.array(centres) - band * 0.45, np.array(centres) + band * 0.45, np.full(len(centres), np.nan)]
+            ).ravel()
             mx[2::3] = np.nan
             self.item.addItem(pg.PlotCurveItem(mx, my, connect="finite", pen=pg.mkPen(colour, width=3)))
             yield
@@ -222,8 +235,11 @@ class ScriptPage(PlotPage):
         self.item.setXRange(math.log2(max(lo, 1 / 64)) - 0.2, math.log2(hi) + 0.2, padding=0)
         self.plot.setMinimumHeight(ROW_PIXELS * len(self.rows) + 110)
         base = baseline_name(stats)
-        self.set_labels(f"Premium vs {base} per script (ordered by the median under {focus})", "",
-                        f"tokens ÷ {base} tokens (log scale); box: middle half, bar: median")  # fmt: skip
+        self.set_labels(
+            f"Premium vs {base} per script (ordered by the median under {focus})",
+            "",
+            f"tokens ÷ {base} tokens (log scale); box: middle half, bar: median",
+        )
 
     def heading(self, code: str, tokenizer: str) -> str:
         assert self.stats is not None

@@ -115,8 +115,10 @@ class SummaryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and code is not None:
             lang = self._stats.corpus.language(code)
             p = self._stats.premium(s.tokenizer, code)
-            return (f"{language_name(lang)}: {premium_text(p)} {baseline_name(self._stats)} under "
-                    f"{s.tokenizer}\nDouble-click to open its text")  # fmt: skip
+            return (
+                f"{language_name(lang)}: {premium_text(p)} {baseline_name(self._stats)} under "
+                f"{s.tokenizer}\nDouble-click to open its text"
+            )
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -248,8 +250,9 @@ class TablePage(QWidget):
         self.proxy.setSourceModel(model)
         self.table = QTableView()
         self.table.setModel(self.proxy if searchable else model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows if searchable
-                                        else QTableView.SelectionBehavior.SelectItems)  # fmt: skip
+        self.table.setSelectionBehavior(
+            QTableView.SelectionBehavior.SelectRows if searchable else QTableView.SelectionBehavior.SelectItems
+        )
         self.table.setSortingEnabled(searchable)
         if searchable:
             self.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by name
@@ -308,8 +311,10 @@ class TablePage(QWidget):
             shown, total = self.proxy.rowCount(), self.model.rowCount()
             self.count_label.setText(f"{shown:,} of {total:,} languages" if shown != total else f"{total:,} languages")
         else:
-            self.count_label.setText("premium = a language's tokens ÷ the baseline's tokens for the same text, "
-                                     "under the same tokenizer; double-click a language to open its text")  # fmt: skip
+            self.count_label.setText(
+                "premium = a language's tokens ÷ the baseline's tokens for the same text, "
+                "under the same tokenizer; double-click a language to open its text"
+            )
 
     def shown_rows(self) -> list[int]:
         """The model rows the table shows, in its order (search and sort applied)."""

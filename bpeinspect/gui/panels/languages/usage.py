@@ -63,11 +63,15 @@ class UsePage(PlotPage):
         for k, tok in enumerate(stats.tokenizers):
             counts = self.uses[tok].rank_frequency()
             x = np.arange(1, len(counts) + 1, dtype=float)
-            self.item.addItem(pg.PlotDataItem(x, counts.astype(float), pen=pg.mkPen(self.series_color(k), width=2),
-                                              name=tok))  # fmt: skip
+            self.item.addItem(
+                pg.PlotDataItem(x, counts.astype(float), pen=pg.mkPen(self.series_color(k), width=2), name=tok)
+            )
             yield
-        self.set_labels(f"Token use on {stats.corpus.title}: how often each token occurs, by rank",
-                        "occurrences (log scale)", "rank (log scale)")  # fmt: skip
+        self.set_labels(
+            f"Token use on {stats.corpus.title}: how often each token occurs, by rank",
+            "occurrences (log scale)",
+            "rank (log scale)",
+        )
         self.report.setHtml(self.report_html(stats))
 
     def report_html(self, stats: CorpusStats) -> str:
@@ -76,11 +80,15 @@ class UsePage(PlotPage):
         for tok in stats.tokenizers:
             u = self.uses[tok]
             dead = "" if u.unreachable is None else f"{len(u.unreachable):,}"
-            rows.append(f"<tr><td>{esc(tok)}</td><td align='right'>{u.tokens:,}</td><td align='right'>{u.used:,} of "
-                        f"{u.vocab:,}</td><td align='right'>{100 * u.share_unused:.1f}%</td>"
-                        f"<td align='right'>{dead}</td></tr>")  # fmt: skip
-        out = ("<table cellspacing='0' cellpadding='3'><tr><th align='left'>tokenizer</th><th>tokens</th>"
-               "<th>tokens used</th><th>never used</th><th>unreachable</th></tr>" + "".join(rows) + "</table>")  # fmt: skip
+            rows.append(
+                f"<tr><td>{esc(tok)}</td><td align='right'>{u.tokens:,}</td><td align='right'>{u.used:,} of "
+                f"{u.vocab:,}</td><td align='right'>{100 * u.share_unused:.1f}%</td>"
+                f"<td align='right'>{dead}</td></tr>"
+            )
+        out = (
+            "<table cellspacing='0' cellpadding='3'><tr><th align='left'>tokenizer</th><th>tokens</th>"
+            "<th>tokens used</th><th>never used</th><th>unreachable</th></tr>" + "".join(rows) + "</table>"
+        )
         focus = self.focus if self.focus in self.uses else stats.tokenizers[-1]
         u = self.uses[focus]
         tb = u.categories
@@ -90,11 +98,15 @@ class UsePage(PlotPage):
         lines = []
         for cat, n, dead in u.unused_by_category():
             examples = ", ".join(f"<code>{esc(self.example(focus, i))}</code>" for i in by_cat[cat][:EXAMPLES])
-            lines.append(f"<tr><td>{esc(cat)}</td><td align='right'>{n:,}</td><td align='right'>{dead:,}</td>"
-                         f"<td>{examples}</td></tr>")  # fmt: skip
-        out += (f"<p><b>Never used under {esc(focus)}</b>, by script or kind (the unreachable ones no text can give):</p>"
-                "<table cellspacing='0' cellpadding='3'><tr><th align='left'>category</th><th>unused</th>"
-                "<th>unreachable</th><th align='left'>first of them</th></tr>" + "".join(lines) + "</table>")  # fmt: skip
+            lines.append(
+                f"<tr><td>{esc(cat)}</td><td align='right'>{n:,}</td><td align='right'>{dead:,}</td>"
+                f"<td>{examples}</td></tr>"
+            )
+        out += (
+            f"<p><b>Never used under {esc(focus)}</b>, by script or kind (the unreachable ones no text can give):</p>"
+            "<table cellspacing='0' cellpadding='3'><tr><th align='left'>category</th><th>unused</th>"
+            "<th>unreachable</th><th align='left'>first of them</th></tr>" + "".join(lines) + "</table>"
+        )
         return out
 
     def example(self, tok: str, token_id: int) -> str:

@@ -109,9 +109,12 @@ class LanguagesView(QWidget):
         self._idle = QTimer(self, singleShot=True, interval=0)  # draws hidden pages, one step a turn
         self._idle.timeout.connect(self._draw_hidden)
         self._build()
-        self.jobs.submit("load", load_modules, on_returned=self._on_loaded,
-                         on_errored=lambda exc: self._show_error(f"The languages view cannot start: "
-                                                                 f"{describe_error(exc)}"))  # fmt: skip
+        self.jobs.submit(
+            "load",
+            load_modules,
+            on_returned=self._on_loaded,
+            on_errored=lambda exc: self._show_error(f"The languages view cannot start: {describe_error(exc)}"),
+        )
         self.status.setText("Loading…")
 
     # -- construction ----------------------------------------------------------------------------
@@ -259,8 +262,9 @@ class LanguagesView(QWidget):
         self.filters.show_source(source)
         self.start()
 
-    def set_filters(self, *, stage: int | None = COMPLETE_STAGE, script: str | None = None,
-                    region: str | None = None) -> None:  # fmt: skip
+    def set_filters(
+        self, *, stage: int | None = COMPLETE_STAGE, script: str | None = None, region: str | None = None
+    ) -> None:
         """Show the texts of one stage (``None``: all), script and region (``None``: all)."""
         self.filters.set_filters(stage=stage, script=script, region=region)
 
@@ -331,14 +335,25 @@ class LanguagesView(QWidget):
             self._assemble()
 
         self.jobs.submit(
-            "count", self._m["counting"].count_job, source, corpus, todo, self.processes, self._pool,
-            on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: self._on_done(),
+            "count",
+            self._m["counting"].count_job,
+            source,
+            corpus,
+            todo,
+            self.processes,
+            self._pool,
+            on_yielded=on_yielded,
+            on_progress=self._on_progress,
+            on_returned=lambda _: self._on_done(),
             on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
             on_aborted=lambda: self._set_running(False),
-        )  # fmt: skip
+        )
         what = source_title(source)
-        self.status.setText(f"Counting {what} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…"
-                            if todo else f"Loading {what}…")  # fmt: skip
+        self.status.setText(
+            f"Counting {what} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…"
+            if todo
+            else f"Loading {what}…"
+        )
         self.status.set_tone(None)
         self._set_running(True)
 
@@ -347,8 +362,11 @@ class LanguagesView(QWidget):
         corpus, source = self.corpus(), self._source
         if not self.measures_box.isChecked() or corpus is None or not self._m:
             return
-        todo = [(label, tok) for tok, label in zip(self._tokenizers, self._labels)
-                if self._cache.has(source, tok) and not self._cache.has_measures(source, tok)]  # fmt: skip
+        todo = [
+            (label, tok)
+            for tok, label in zip(self._tokenizers, self._labels)
+            if self._cache.has(source, tok) and not self._cache.has_measures(source, tok)
+        ]
         if not todo:
             return
         toks = [tok for _, tok in todo]
@@ -358,12 +376,22 @@ class LanguagesView(QWidget):
             self._assemble()
 
         self.jobs.submit(
-            "measure", self._m["counting"].measure_job, source, corpus, todo, self.processes, self._pool,
-            on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: self._on_done(measured=True),
+            "measure",
+            self._m["counting"].measure_job,
+            source,
+            corpus,
+            todo,
+            self.processes,
+            self._pool,
+            on_yielded=on_yielded,
+            on_progress=self._on_progress,
+            on_returned=lambda _: self._on_done(measured=True),
             on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
             on_aborted=lambda: self._set_running(False),
-        )  # fmt: skip
-        self.status.setText(f"Measuring {source_title(source)} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…")
+        )
+        self.status.setText(
+            f"Measuring {source_title(source)} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…"
+        )
         self.status.set_tone(None)
         self._set_running(True)
 
@@ -455,8 +483,10 @@ class LanguagesView(QWidget):
         size = sum(view.counts[view.tokenizers[0], t.code].bytes for t in view.corpus)
         texts = f"{shown} of {total} texts" if shown != total else f"{total} texts"
         amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
-        self.status.setText(f"{view.corpus.title}: {texts} ({amount} in all) under "
-                            f"{len(view.tokenizers)} tokenizer{'s' if len(view.tokenizers) != 1 else ''}.")  # fmt: skip
+        self.status.setText(
+            f"{view.corpus.title}: {texts} ({amount} in all) under "
+            f"{len(view.tokenizers)} tokenizer{'s' if len(view.tokenizers) != 1 else ''}."
+        )
         self.status.set_tone(None)
 
     def _draw_current(self) -> None:
@@ -508,13 +538,22 @@ class LanguagesView(QWidget):
             self._draw_current()
 
         self.jobs.submit(
-            "use", self._m["counting"].use_job, stats.corpus, todo, self.processes, self._pool,
-            on_yielded=on_yielded, on_progress=self._on_progress, on_returned=lambda _: done(),
+            "use",
+            self._m["counting"].use_job,
+            stats.corpus,
+            todo,
+            self.processes,
+            self._pool,
+            on_yielded=on_yielded,
+            on_progress=self._on_progress,
+            on_returned=lambda _: done(),
             on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
             on_aborted=lambda: self._set_running(False),
-        )  # fmt: skip
-        self.status.setText(f"Counting every token of {len(stats.corpus)} texts under {len(todo)} "
-                            f"tokenizer{'s' if len(todo) != 1 else ''}…")  # fmt: skip
+        )
+        self.status.setText(
+            f"Counting every token of {len(stats.corpus)} texts under {len(todo)} "
+            f"tokenizer{'s' if len(todo) != 1 else ''}…"
+        )
         self.status.set_tone(None)
         self._set_running(True)
 
@@ -556,8 +595,14 @@ class LanguagesView(QWidget):
             if kind != "csv" and self.current_page() in CSV_ONLY:
                 raise ValueError("the table exports as CSV (a picture would hold only the rows on screen)")
             if kind == "csv":
-                self.jobs.submit("export", export.write_text, path, page.csv_maker(), on_returned=self.exported.emit,
-                                 on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"))  # fmt: skip
+                self.jobs.submit(
+                    "export",
+                    export.write_text,
+                    path,
+                    page.csv_maker(),
+                    on_returned=self.exported.emit,
+                    on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"),
+                )
                 return
             render, size = page.renderer()
             if kind == "png":

@@ -23,8 +23,18 @@ from bpeinspect.gui.overlay.palette import CATEGORY_COLORS, UiColors, app_colors
 
 # byte-length buckets of the composition by length
 LENGTH_BUCKETS: tuple[tuple[int, int], ...] = (
-    (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 12), (13, 16), (17, 1 << 30),
-)  # fmt: skip
+    (1, 1),
+    (2, 2),
+    (3, 3),
+    (4, 4),
+    (5, 5),
+    (6, 6),
+    (7, 7),
+    (8, 8),
+    (9, 12),
+    (13, 16),
+    (17, 1 << 30),
+)
 MAX_CATEGORIES = 14  # categories drawn by name; the rest of the scripts are one "other scripts"
 OTHER_SCRIPTS = "other scripts"
 
@@ -190,8 +200,10 @@ class UpsetPlot(_Figure):
         diff = self.diff
         counts = diff.exclusive_counts()
         head = ["combination", *diff.names, "tokens"]
-        rows = [[combo_label(diff, m), *(int(bool(m >> k & 1)) for k in range(len(diff.sides))), counts[m]]
-                for m in diff.combinations()]  # fmt: skip
+        rows = [
+            [combo_label(diff, m), *(int(bool(m >> k & 1)) for k in range(len(diff.sides))), counts[m]]
+            for m in diff.combinations()
+        ]
         return head, rows
 
 

@@ -89,8 +89,12 @@ class VocabsView(QWidget):
         )
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.export_button)
-        for label, kind in (("Figure as PNG…", "png"), ("Figure as SVG…", "svg"), ("Figure's numbers as CSV…", "csv"),
-                            ("Token list as CSV…", "list")):  # fmt: skip
+        for label, kind in (
+            ("Figure as PNG…", "png"),
+            ("Figure as SVG…", "svg"),
+            ("Figure's numbers as CSV…", "csv"),
+            ("Token list as CSV…", "list"),
+        ):
             menu.addAction(label, lambda k=kind: self._ask_export(k))
         self.export_button.setMenu(menu)
         top = QHBoxLayout()
@@ -110,8 +114,10 @@ class VocabsView(QWidget):
 
         self.which = QComboBox(toolTip="which tokens to list")
         self.which.currentIndexChanged.connect(lambda _: self.refresh_list())
-        self.search = QLineEdit(placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]),
-                                clearButtonEnabled=True)  # fmt: skip
+        self.search = QLineEdit(
+            placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]),
+            clearButtonEnabled=True,
+        )
         self.search.textChanged.connect(lambda _: self._debounce.start())
         self.count = QLabel()
         self.model = TokenRows(self)
@@ -161,8 +167,13 @@ class VocabsView(QWidget):
         if len(toks) < 2:
             return
         self._say("Comparing the vocabularies…")
-        self.jobs.submit("diff", compare_vocabularies, list(zip(_unique(names), toks)), on_returned=self._on_diff,
-                         on_errored=lambda exc: self._fail(f"Could not compare the vocabularies: {describe_error(exc)}"))  # fmt: skip
+        self.jobs.submit(
+            "diff",
+            compare_vocabularies,
+            list(zip(_unique(names), toks)),
+            on_returned=self._on_diff,
+            on_errored=lambda exc: self._fail(f"Could not compare the vocabularies: {describe_error(exc)}"),
+        )
 
     def _show_empty(self) -> None:
         self.model.set_rows(None, [])
@@ -180,16 +191,25 @@ class VocabsView(QWidget):
         self.diff = diff
         self._fit_columns = True
         more = " (the first four open tokenizers)" if len(self.toks) >= MAX_SIDES else ""
-        self._say(f"{len(diff.sides)} vocabularies{more}: " + ", ".join(
-            f"{s.name} {s.tokens:,}" for s in diff.sides) + " tokens, special and added tokens apart.")  # fmt: skip
+        self._say(
+            f"{len(diff.sides)} vocabularies{more}: "
+            + ", ".join(f"{s.name} {s.tokens:,}" for s in diff.sides)
+            + " tokens, special and added tokens apart."
+        )
         self.upset.set_diff(diff)
         self.composition.set_diff(diff)
         self._fill_which(diff)
         self._write_summary()
         self.refresh_list()
-        self.jobs.submit("merges", merges_in_common, list(zip(diff.names, self.toks)), background=True,
-                         on_returned=self._on_merges, on_progress=self._merges_progress,
-                         on_errored=lambda exc: self._fail(f"Could not compare the merges: {describe_error(exc)}"))  # fmt: skip
+        self.jobs.submit(
+            "merges",
+            merges_in_common,
+            list(zip(diff.names, self.toks)),
+            background=True,
+            on_returned=self._on_merges,
+            on_progress=self._merges_progress,
+            on_errored=lambda exc: self._fail(f"Could not compare the merges: {describe_error(exc)}"),
+        )
 
     def _fill_which(self, diff: VocabDiff) -> None:
         counts = diff.exclusive_counts()
@@ -236,8 +256,10 @@ class VocabsView(QWidget):
                 ]
                 if self.merges is not None:
                     both = self.merges.inclusive_count(1 << a | 1 << b)
-                    cells.append(f"{both:,} of {self.merges.totals[a]:,} · {self.merges.totals[b]:,}; "
-                                 f"{self.merges.same_rank[a, b]:,} at the same place")  # fmt: skip
+                    cells.append(
+                        f"{both:,} of {self.merges.totals[a]:,} · {self.merges.totals[b]:,}; "
+                        f"{self.merges.same_rank[a, b]:,} at the same place"
+                    )
                 else:
                     cells.append(esc(merges_note or "computing…"))
                 rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
@@ -251,11 +273,15 @@ class VocabsView(QWidget):
         ]
         self.summary.setHtml(
             "<table cellspacing='0' cellpadding='4' border='1' style='border-collapse: collapse'>"
-            + "<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
+            + "<tr>"
+            + "".join(f"<th>{h}</th>" for h in head)
+            + "</tr>"
+            + "".join(rows)
+            + "</table>"
             + "<p>Tokens are compared by their bytes; special and added tokens are compared apart, by their text. "
             "<i>ids 0… that agree</i> is the longest run of ids from 0 that are the same token in both: when one "
             "vocabulary extends another, the size of the one extended.</p>"
-        )  # fmt: skip
+        )
 
     # -- the token list ----------------------------------------------------------------------------
 
@@ -281,9 +307,18 @@ class VocabsView(QWidget):
         mask, exact = abs(choice), choice > 0
         key, descending = self._sort
         self.count.setText("Listing…")
-        self.jobs.submit("list", list_tokens, diff, mask, exact=exact, search=needle, sort=key, descending=descending,
-                         on_returned=lambda rows, d=diff: self._on_rows(d, rows),
-                         on_errored=lambda exc: self.count.setText(f"Could not list them: {describe_error(exc)}"))  # fmt: skip
+        self.jobs.submit(
+            "list",
+            list_tokens,
+            diff,
+            mask,
+            exact=exact,
+            search=needle,
+            sort=key,
+            descending=descending,
+            on_returned=lambda rows, d=diff: self._on_rows(d, rows),
+            on_errored=lambda exc: self.count.setText(f"Could not list them: {describe_error(exc)}"),
+        )
 
     def _on_rows(self, diff: VocabDiff, rows: list[bytes]) -> None:
         if diff is not self.diff:
@@ -368,8 +403,14 @@ class VocabsView(QWidget):
         except (OSError, ValueError) as exc:
             self._fail(f"{path}: could not export: {exc}")
             return
-        self.jobs.submit("export", export.write_text, path, maker, on_returned=self.exported.emit,
-                         on_errored=lambda exc: self._fail(f"{path}: could not export: {exc}"))  # fmt: skip
+        self.jobs.submit(
+            "export",
+            export.write_text,
+            path,
+            maker,
+            on_returned=self.exported.emit,
+            on_errored=lambda exc: self._fail(f"{path}: could not export: {exc}"),
+        )
 
     def _renderer(self):
         page = self.current_page()

@@ -65,15 +65,15 @@ class NoSync(Exception):
 
 
 def cut_before(text: str, limit: int) -> int:
-    """The last cut point ``q`` with ``q < limit`` (0 if there is none): what lies before it
-    is not changed by an edit at ``limit``."""
-    return max(last_cut(text, 0, limit), 0)
+    """The last cut point ``q`` with ``q < limit`` (0 if there is none; the parts are encoded
+    with the character after them, see :func:`encode_window`): an edit at ``limit`` changes
+    neither it nor what lies before it."""
+    return max(last_cut(text, 0, limit, lookahead=True), 0)
 
 
 def cut_after(text: str, pos: int) -> int:
-    """The first cut point ``q`` with ``q > pos`` (``len(text)`` if there is none): neither it
-    nor the character before it is changed by an edit ending at ``pos``."""
-    q = next_cut(text, pos + 1)
+    """The first cut point ``q`` with ``q > pos`` (``len(text)`` if there is none)."""
+    q = next_cut(text, pos + 1, lookahead=True)
     return len(text) if q < 0 else q
 
 

@@ -24,7 +24,7 @@ brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
 >>> change = text.replace(4, 3, "2")                # "two" -> "2", in UTF-16 units
 >>> _ = live.apply(change)
 >>> [seg.text for seg, _ in live.pending()]        # only the edited segment
-['one\\n2']
+['one\\n', '2\\n']
 >>> for seg, head in live.pending():
 ...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
 >>> live.encoding().ids == tok.encode("one\\n2\\nthree\\n")

@@ -48,7 +48,7 @@ class Change(NamedTuple):
 def can_cut_between(left: str, right: str) -> bool:
     """True if the text may be cut between ``left`` and ``right`` (a cut point, see
     :mod:`bpeinspect.core.split.cuts`)."""
-    return bool(left) and right.startswith("\n") and is_cut(left[-1] + "\n", 1)
+    return bool(left) and is_cut(left[-2:] + right[:1], len(left[-2:]), lookahead=True)
 
 
 def cut(text: str, target: int = TARGET) -> list[str]:
@@ -56,14 +56,14 @@ def cut(text: str, target: int = TARGET) -> list[str]:
     longer where the text has no cut point; a text up to twice ``target`` stays whole).
 
     >>> cut("ab\\ncd\\nef\\n", target=3)
-    ['ab\\ncd', '\\nef\\n']
+    ['ab\\n', 'cd\\nef\\n']
     """
     if len(text) <= 2 * target:
         return [text] if text else []
     out = []
     a = 0
     while a < len(text):
-        b = next_cut(text, a + target) if len(text) - a > 2 * target else -1
+        b = next_cut(text, a + target, lookahead=True) if len(text) - a > 2 * target else -1
         b = len(text) if b < 0 else b
         out.append(text[a:b])
         a = b

@@ -1,16 +1,27 @@
 """Where a text may be cut so that its parts encode exactly as the whole: the one rule.
 
-A *cut point* is a newline right after a letter or digit (tiktoken's Unicode tables, the
-Basic Multilingual Plane). The text is cut just before that newline. For every rule
-:func:`rule_can_cut` accepts (the built-in patterns, and any rule the fast engine runs), a
-pre-token never joins a letter or digit to the newline after it, the newline always starts
-a pre-token, and no pattern looks behind. So the parts split, encode and count on their own
-exactly as within the whole text, with nothing of their neighbours. (A character assigned
-after tiktoken's tables, U+058B say, is no letter to tiktoken, whose pattern then takes the
-newline after it into its piece: it is never before a cut point.)
+The *cut points* of a text lie at its newlines:
+
+- before a newline that follows a letter or digit (tiktoken's Unicode tables, the Basic
+  Multilingual Plane): ``"word|\\n"``;
+- after a newline between two *solid* characters (white space under no definition in play,
+  no lone surrogate), the second not ``/``: ``").\\n|next"``;
+- where the parts are encoded with the one character after them (``lookahead=True``, as the
+  live window encodes its segments), also after a newline before a solid character (not
+  ``/``), whatever precedes it: ``".\\n\\n|next"``.
+
+For every rule :func:`rule_can_cut` accepts (the built-in patterns, and any rule the fast
+engine runs), a pre-token starts at a cut point, the pre-tokens before it end there however
+the text goes on (or, in the third case, given the next character), and no pattern looks
+behind. Only white space runs on over a newline (``\\s+(?!\\S)`` backtracks before a solid
+character), the punctuation pre-tokens take the newlines after them (and ``/``, in o200k),
+and a letter or digit never does. So the parts split, encode and count on their own exactly
+as within the whole text. (A character assigned after tiktoken's tables, U+058B say, is no
+letter to tiktoken, whose pattern then takes the newline after it into its piece: it is never
+before a cut point of the first kind.)
 
 Whether a tokenizer's text may be cut at all is :func:`can_cut`; :func:`stream_cut` is the one
-loop that reads a text in chunks and hands it on in parts cut there.
+loop that reads a text in chunks and hands it on in parts cut at cut points.
 
 >>> cut_text("ab\\ncd\\nef", 2)
 ['ab', '\\ncd', '\\nef']
@@ -49,6 +60,9 @@ def bmp_class_body(names: tuple[str, ...], reps: str = "") -> str:
 
 
 _BEFORE_CUT = re.compile("[" + bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo", "N")) + "]")
+# white space under any definition in play (tiktoken's tables, Python's, and older Unicode's),
+# lone surrogates, and "/" (o200k's punctuation pre-tokens run on over newlines and slashes)
+_NOT_SOLID = re.compile(r"[\s" + bmp_class_body(("WS",)) + "\u180e\u200b\ufeff\ud800-\udfff/]")
 
 
 class _Rule(Protocol):
@@ -105,45 +119,62 @@ def can_cut(tok: _Tokenizer) -> bool:
     return not any("\n" in s for s in (*tok.special_tokens, *tok.added_tokens))
 
 
-def is_cut(text: str, pos: int) -> bool:
-    """Whether ``pos`` is a cut point of ``text``.
+def _after_newline(text: str, q: int, lookahead: bool) -> bool:
+    """Whether ``q``, right after a newline, is a cut point (``text[q - 1] == "\\n"``)."""
+    if q >= len(text) or _NOT_SOLID.match(text, q) is not None:
+        return False
+    return lookahead or (q >= 2 and text[q - 2] != "/" and _NOT_SOLID.match(text, q - 2) is None)
 
-    >>> is_cut("ab\\ncd", 2), is_cut(").\\ncd", 2)
-    (True, False)
+
+def is_cut(text: str, pos: int, *, lookahead: bool = False) -> bool:
+    """Whether ``pos`` is a cut point of ``text`` (see the module docstring).
+
+    >>> is_cut("ab\\ncd", 2), is_cut(").\\ncd", 2), is_cut(").\\ncd", 3), is_cut(".\\n\\ncd", 3)
+    (True, False, True, False)
+    >>> is_cut(".\\n\\ncd", 3, lookahead=True)
+    True
     """
-    return 0 < pos < len(text) and text[pos] == "\n" and _BEFORE_CUT.match(text, pos - 1) is not None
+    if not 0 < pos < len(text):
+        return False
+    if text[pos] == "\n" and _BEFORE_CUT.match(text, pos - 1) is not None:
+        return True
+    return text[pos - 1] == "\n" and _after_newline(text, pos, lookahead)
 
 
-def next_cut(text: str, pos: int = 0, end: int | None = None) -> int:
+def next_cut(text: str, pos: int = 0, end: int | None = None, *, lookahead: bool = False) -> int:
     """The first cut point ``q`` with ``pos <= q < end``, or -1 (``str.find`` on the newlines:
     a regex with a look-behind costs ~40 ns a character).
 
-    >>> next_cut("ab\\n).\\nx\\n", 3), next_cut("ab\\n).\\n", 3)
-    (7, -1)
+    >>> next_cut("ab\\n).\\nx\\n", 3), next_cut("ab\\n).\\n", 4), next_cut("ab\\n)\\n\\n", 4, lookahead=True)
+    (3, -1, -1)
     """
     end = len(text) if end is None else end
     pos = max(pos, 1)
-    test = _BEFORE_CUT.match
-    while (k := text.find("\n", pos, end)) >= 0:
-        if test(text, k - 1):
+    before = _BEFORE_CUT.match
+    k = pos - 2  # a newline at pos - 1 makes pos a cut point
+    while (k := text.find("\n", max(k + 1, 0), end)) >= 0:
+        if k >= pos and before(text, k - 1):
             return k
-        pos = k + 1
+        if k + 1 < end and k + 1 >= pos and _after_newline(text, k + 1, lookahead):
+            return k + 1
     return -1
 
 
-def last_cut(text: str, start: int = 0, end: int | None = None) -> int:
+def last_cut(text: str, start: int = 0, end: int | None = None, *, lookahead: bool = False) -> int:
     """The last cut point ``q`` with ``start <= q < end``, or -1.
 
-    >>> last_cut("ab\\ncd\\nef"), last_cut("ab cd")
-    (5, -1)
+    >>> last_cut("ab\\ncd\\nef"), last_cut("ab cd"), last_cut("ab\\ncd\\nef", 0, 5)
+    (6, -1, 3)
     """
     end = len(text) if end is None else end
     start = max(start, 1)
-    test = _BEFORE_CUT.match
-    while (k := text.rfind("\n", start, end)) >= 0:
-        if test(text, k - 1):
+    before = _BEFORE_CUT.match
+    k = end
+    while (k := text.rfind("\n", max(start - 1, 0), k)) >= 0:
+        if k + 1 < end and k + 1 >= start and _after_newline(text, k + 1, lookahead):
+            return k + 1
+        if k >= start and before(text, k - 1):
             return k
-        end = k
     return -1
 
 
@@ -186,19 +217,20 @@ def stream_cut(chunks: Iterable[str], *, size: int | Callable[[], int] = 0, cuts
     is handed on.
 
     >>> list(stream_cut(["a\\nb", "c\\n", "d\\ne"])), list(stream_cut(["a\\nb", "c\\nd"], cuts=False))
-    (['a', '\\nbc', '\\nd', '\\ne'], ['a\\nbc\\nd'])
+    (['a\\n', 'bc', '\\nd\\n', 'e'], ['a\\nbc\\nd'])
     """
     held: list[str] = []
     n = 0
+    tail = ""  # the last two characters read
     for chunk in chunks:
         if not chunk:
             continue
         held.append(chunk)
         n += len(chunk)
+        before, tail = tail, (tail + chunk)[-2:]  # cut points at the chunk's start look at them
         if not cuts or n < (size() if callable(size) else size):
             continue
-        before = held[-2][-1] if len(held) > 1 else ""  # a cut point at the chunk's start needs it
-        q = last_cut(before + chunk)
+        q = last_cut(before + chunk, len(before))
         if q < 0:
             continue
         q -= len(before)  # where in ``chunk`` (0: before it)

@@ -20,31 +20,57 @@ from bpeinspect.core.split.cuts import (
     rule_can_cut,
     stream_cut,
 )
+from bpeinspect.core.split.patterns import QWEN2_PATTERN
 from bpeinspect.core.split.rules import PRESETS, Split, SplitRule, resolve_rule
 from tests.core.corpus import ADVERSARIAL, NEW_IN_UNICODE_17, PROSE, all_texts, code_samples
 
 LETTER_OR_DIGIT_NEWLINE = re.compile("(?<=[" + bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo", "N")) + "])\n")
 
 
-def test_cut_points_are_newlines_after_a_letter_or_digit() -> None:
-    text = "ab\n).\nx\n\n9\né\n𝐀\nend\n"
-    cuts = [m.start() for m in LETTER_OR_DIGIT_NEWLINE.finditer(text)]
-    assert cuts == [2, 7, 10, 12, 18]  # not after ")." or "\n", nor after an astral letter
+def test_cut_points_lie_at_newlines() -> None:
+    text = "ab\n).\nx\n\n9\né\n𝐀\nend\n \nq\n/x"
+    after_letter = [m.start() for m in LETTER_OR_DIGIT_NEWLINE.finditer(text)]
+    assert after_letter == [2, 7, 10, 12, 18, 22]  # not after ")." or "\n", nor after an astral letter
+    between_solid = [3, 6, 11, 13, 15]  # not after "\n\n" or " \n", nor before "/"
+    cuts = sorted(after_letter + between_solid)
     assert [q for q in range(len(text) + 1) if is_cut(text, q)] == cuts
-    forward, pos = [], 0
-    while (k := next_cut(text, pos)) >= 0:
-        forward.append(k)
-        pos = k + 1
-    assert forward == cuts
-    backward, end = [], len(text)
-    while (k := last_cut(text, 0, end)) >= 0:
-        backward.append(k)
-        end = k
-    assert backward == cuts[::-1]
-    assert last_cut(text, 0, 7) == 2
-    assert next_cut(text, 3, 7) == -1
+    with_lookahead = sorted([*cuts, 9, 21])  # ... but before a solid character whatever precedes
+    assert [q for q in range(len(text) + 1) if is_cut(text, q, lookahead=True)] == with_lookahead
+    for lookahead, want in ((False, cuts), (True, with_lookahead)):
+        forward, pos = [], 0
+        while (k := next_cut(text, pos, lookahead=lookahead)) >= 0:
+            forward.append(k)
+            pos = k + 1
+        assert forward == want
+        backward, end = [], len(text)
+        while (k := last_cut(text, 0, end, lookahead=lookahead)) >= 0:
+            backward.append(k)
+            end = k
+        assert backward == want[::-1]
+    assert last_cut(text, 0, 7) == 6
+    assert next_cut(text, 4, 6) == -1
     assert next_cut("\n\n") == last_cut("\n") == -1
     assert next_cut("\nab\n") == 3  # a newline at the start is looked past, not an end
+
+
+ATOMS = ["word", " ", "\n", "x\n", "9\n", ").\n", "\n\n", "  \n", "é\n", "𝐀\n", "🙂", "\ud800", "\t", "/", "\r\n",
+         "'s", "\u058b", "\u3000", "\x85", "\u200b", "\u0301", "12345", "<|endoftext|>", "...", "; "]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [*sorted(PRESETS), "qwen2"])
+def test_every_cut_point_splits_as_the_whole(name: str) -> None:
+    rule = resolve_rule(QWEN2_PATTERN) if name == "qwen2" else PRESETS[name]
+    rng = random.Random(name)
+    for _ in range(300):
+        text = "".join(rng.choices(ATOMS, k=rng.randrange(2, 40)))
+        whole = rule.pieces(text)
+        for q in range(1, len(text)):
+            if is_cut(text, q):
+                assert rule.pieces(text[:q]) + rule.pieces(text[q:]) == whole, (text, q)
+            if is_cut(text, q, lookahead=True):  # a pre-token starts at q, given the character after it
+                left = rule.pieces(text[: q + 1])
+                assert sum(map(len, left[:-1])) == q, (text, q)
+                assert left[:-1] + rule.pieces(text[q:]) == whole, (text, q)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -60,7 +86,7 @@ def test_cutting_long_texts_splits_them_as_a_whole(name: str) -> None:
 def test_no_cut_after_a_character_tiktoken_does_not_know() -> None:
     # U+058B is a letter to the regex module (Unicode 17) but not to tiktoken and Hugging Face
     # (15.1), whose patterns take the newline after it into the same piece
-    text = "word\u058b\nnext " * 100
+    text = "word\u058b\n next " * 100
     assert cut_text(text, 10) == [text]
     for name in ("cl100k", "o200k"):
         assert "\u058b\n" in PRESETS[name].pieces(text)

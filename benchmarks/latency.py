@@ -853,7 +853,8 @@ class ActionTour:
                 found.append((f"Dock tab ▸ {dock.windowTitle()}", lambda d=dock: (d.show(), d.raise_())))
             for tabs in dock.widget().findChildren(QTabWidget):
                 for i in range(tabs.count()):
-                    found.append((f"{dock.windowTitle()} ▸ tab {_clean(tabs.tabText(i))}", lambda t=tabs, i=i: t.setCurrentIndex(i)))
+                    name = f"{dock.windowTitle()} ▸ tab {_clean(tabs.tabText(i))}"
+                    found.append((name, lambda t=tabs, i=i: t.setCurrentIndex(i)))
         return found
 
     # -- running them ---------------------------------------------------------------------------
@@ -949,7 +950,8 @@ class ActionTour:
                     self.run_action(name, b)
         self.extras()
         self.probe.stop()
-        return {"document_bytes": len(self.text.encode("utf-8")), "worst_stall_ms": self.results, "skipped": self.skipped}
+        size = len(self.text.encode("utf-8"))
+        return {"document_bytes": size, "worst_stall_ms": self.results, "skipped": self.skipped}
 
 
 def summarize(runs: list[dict]) -> dict:

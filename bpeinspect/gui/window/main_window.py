@@ -209,6 +209,8 @@ class MainWindow(QMainWindow):
         self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
+        # what the panes show is encoded first (a new tokenizer, a long text)
+        self.panes.scrolled.connect(lambda position: setattr(self.encoder, "focus", position))
         self.panes.settingsRequested.connect(self.vocab_settings.ask_for)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)

@@ -35,9 +35,19 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex, positions
+from bpeinspect.core.analysis.vocab import (
+    BYTES,
+    COMMON,
+    KINDS,
+    SCRIPTS,
+    QueryError,
+    TokenQuery,
+    VocabIndex,
+    positions,
+    token_scripts,
+)
 from bpeinspect.core.text import SYMBOLS
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.vocabulary_model import (
     COL_BYTES,
@@ -120,6 +130,9 @@ class VocabBrowser(QWidget):
         self._build()
         self.debounce = QTimer(self, singleShot=True, interval=250)
         self.debounce.timeout.connect(self.run_query)
+        # the Script column's first cells would build the table of every code point's script
+        # here, on the GUI thread: a worker builds it while nobody looks at the vocabulary
+        Worker(token_scripts, b"a", background=True).start()
 
     def _build(self) -> None:
         self.search = QLineEdit(

@@ -71,10 +71,19 @@ class FileCommands(QObject):
     def ask_save_text(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, "Save text as", "", "Text (*.txt)")
         if path:
-            try:
-                atomic_write(path, self.window.text())
-            except (OSError, ValueError) as exc:
-                self.window.show_error(f"Could not save {path}: {exc}")
+            self.save_text(path)
+
+    def save_text(self, path: str) -> None:
+        """Write the text to ``path`` in a worker (encoding and syncing 10 MB takes a while)."""
+        win = self.window
+        win.jobs.submit(
+            ("save-text", path),
+            atomic_write,
+            path,
+            win.text(),
+            on_returned=lambda _: win.show_message(f"Saved the text to {path}"),
+            on_errored=lambda exc: win.show_error(f"Could not save {path}: {exc}"),
+        )
 
     def ask_export_html(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, "Export overlay as HTML", "overlay.html", "HTML (*.html)")

@@ -9,7 +9,6 @@ import pytest
 from bpeinspect.core import Tokenizer, TrainingInfo, load_tokenizer
 from bpeinspect.core.io.formats import detect_format, format_for_path, load_path, save
 from bpeinspect.core.io.formats import minbpe as minbpe_format
-
 from tests.paths import SHARED
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.cli.common import CliError, align_table, json_text, safe_lines
+from bpeinspect.core import display_label
 from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, ShapeUnclear, Target, count_dataset, fields_shape
-from bpeinspect.core.text import display_label
 
 _LONGEST_SHOWN = 10
 

@@ -9,10 +9,8 @@ from typing import Any
 
 from bpeinspect.cli.common import CliError, json_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.io import hub
-from bpeinspect.core.io.formats import FORMATS, detect_format
-from bpeinspect.core.text import display_bytes, display_label, display_text, parse_display
+from bpeinspect.core import Tokenizer, display_bytes, display_label, display_text, parse_display
+from bpeinspect.core.io import FORMATS, detect_format, hub
 
 
 def add_list(sub: Any) -> None:
@@ -36,11 +34,10 @@ def add_list(sub: Any) -> None:
 def _list_hub(as_json: bool) -> int:
     from dataclasses import asdict
 
-    from bpeinspect.core.io.hub import is_cached
-    from bpeinspect.core.io.hub_catalog import hub_models
+    from bpeinspect.core.io import hub_models
 
     models = hub_models()
-    cached = [is_cached(m.repo) for m in models]
+    cached = [hub.is_cached(m.repo) for m in models]
     if as_json:
         print(json_text([{**asdict(m), "spec": m.spec, "cached": c} for m, c in zip(models, cached)], indent=1))
         return 0
@@ -55,11 +52,11 @@ def _list_hub(as_json: bool) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from bpeinspect.core.io.discover import discover
+    from bpeinspect.core.io import discover_vocabularies
 
     if args.hub:
         return _list_hub(args.json)
-    entries = discover(include_caches=not args.no_caches)
+    entries = discover_vocabularies(include_caches=not args.no_caches)
     if args.json:
         print(json_text([asdict(e) for e in entries], indent=1))
         return 0

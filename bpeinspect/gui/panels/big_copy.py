@@ -26,10 +26,10 @@ from PySide6.QtCore import QByteArray, QMimeData, QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from bpeinspect.core import Cancelled, Tokenizer
-from bpeinspect.core.io.atomic import atomic_open
+from bpeinspect.core import Cancelled, Tokenizer, display_bytes
+from bpeinspect.core.io import atomic_open
 from bpeinspect.gui.concurrency import Jobs, describe_error
-from bpeinspect.gui.overlay.glyphs import display_bytes
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.paste_guard import describe_size
 
 PROGRESS_ROWS = 200_000  # copies of this many tokens or more show a progress dialog
@@ -85,7 +85,7 @@ class IdSnapshot:
 
 
 def _remember(texts: dict[int, str], tok: Tokenizer, token_id: int) -> str:
-    text = texts[token_id] = display_bytes(tok.token_bytes(token_id))
+    text = texts[token_id] = shown(display_bytes(tok.token_bytes(token_id)))
     return text
 
 

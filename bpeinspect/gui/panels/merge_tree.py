@@ -34,12 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import Tokenizer, display_bytes, hex_bytes
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.core.text import hex_bytes
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import display_bytes, token_shown  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -365,7 +364,7 @@ class MergeTreeBrowser(QWidget):
         self.message.hide()
         self.query = ("piece", text)
         self.title.setText(
-            f"pre-token <code>{_html(display_bytes(text.encode('utf-8', 'surrogatepass')))}</code> → {len(ids)} "
+            f"pre-token <code>{_html(shown(display_bytes(text.encode('utf-8', 'surrogatepass'))))}</code> → {len(ids)} "
             f"token{'s' if len(ids) != 1 else ''}"
         )
         self._show_down(ids)

@@ -40,7 +40,7 @@ from bpeinspect.gui.registry import (
 )
 
 if TYPE_CHECKING:
-    from bpeinspect.core.analysis.corpus import CorpusText
+    from bpeinspect.core.analysis import CorpusText
     from bpeinspect.gui.panels.chat import ChatView
     from bpeinspect.gui.panels.languages import LanguagesView
     from bpeinspect.gui.panels.vocabs import VocabsView

@@ -33,8 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.core.text import LEGEND
+from bpeinspect.core import LEGEND, Encoding, Tokenizer
 from bpeinspect.gui.overlay.glyphs import token_shown  # characters no font draws as code points
 from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 

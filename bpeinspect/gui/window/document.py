@@ -24,7 +24,7 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from bpeinspect.core import limits
+from bpeinspect.core import read_at_most
 from bpeinspect.core.live_text import LiveText
 from bpeinspect.gui.concurrency import Worker, note_typing
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
@@ -41,7 +41,7 @@ def read_text_file(path: str) -> str:
     the window can show (read in chunks and stopped there: ``/dev/zero``, a pipe or a link to
     one has no size to check beforehand)."""
     with open(path, "rb") as f:
-        data = limits.read_at_most(f, TEXT_LIMIT)
+        data = read_at_most(f, TEXT_LIMIT)
     if len(data) > TEXT_LIMIT:
         raise ValueError(f"{path}: more than the {describe_size(TEXT_LIMIT)} of text the window can show")
     try:

@@ -34,12 +34,9 @@ from typing import Any, NamedTuple
 from PySide6.QtCore import QObject, QPoint
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core import SPECIAL, Cancelled, Encoding, Tokenizer, hex_bytes
 from bpeinspect.core.dataset import is_dataset_name
-from bpeinspect.core.encoding import SPECIAL
-from bpeinspect.core.io.atomic import atomic_open, atomic_path, atomic_write
-from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
-from bpeinspect.core.text import hex_bytes
+from bpeinspect.core.io import atomic_open, atomic_path, atomic_write, is_vocabulary_name, open_patterns
 from bpeinspect.gui.overlay.palette import EXPORT_SPECIAL, EXPORT_SPLIT, TokenPalette
 from bpeinspect.gui.overlay.paste_guard import describe_size
 

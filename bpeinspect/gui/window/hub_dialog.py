@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import VocabularyError
-from bpeinspect.core.io import hub
-from bpeinspect.core.io.hub_catalog import HubModel, hub_models, search
+from bpeinspect.core.io import HubModel, hub, hub_models
+from bpeinspect.core.io import search_hub_models as search
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.overlay.palette import app_colors
 

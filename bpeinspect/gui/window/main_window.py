@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import BUILTINS, Tokenizer
-from bpeinspect.core.io.builtins import resources_dir
-from bpeinspect.core.io.formats.gguf_pre import UnknownPreTokenizerError
+from bpeinspect.core import BUILTINS, Tokenizer, UnknownPreTokenizerError
+from bpeinspect.core.io import resources_dir
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.glyphs import glyph_notices

@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.io.provenance import badges as provenance_badges
+from bpeinspect.core import normalizer_badge as badge
+from bpeinspect.core.io import provenance_badges
 from bpeinspect.core.live import EncodeResult
 from bpeinspect.core.live_text import LiveEncoding
-from bpeinspect.core.normalize import badge
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.theme import Appearance

@@ -42,8 +42,7 @@ from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PRE
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
-    from bpeinspect.core.analysis.corpus import Corpus
-    from bpeinspect.core.analysis.fairness import CorpusStats
+    from bpeinspect.core.analysis import Corpus, CorpusStats
 
 KINDS = ("png", "svg", "csv")
 # page key -> (tab title, module of its class or None for a table, class name)

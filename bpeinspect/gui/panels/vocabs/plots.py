@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.vocab_diff import VocabDiff
+from bpeinspect.core.analysis import VocabDiff
 from bpeinspect.gui.overlay.palette import CATEGORY_COLORS, UiColors, app_colors
 
 # byte-length buckets of the composition by length

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import QueryError, Tokenizer
-from bpeinspect.core.analysis.vocab_diff import (
+from bpeinspect.core import SYMBOLS, QueryError, Tokenizer, parse_display
+from bpeinspect.core.analysis import (
     MAX_SIDES,
     MergeOverlap,
     VocabDiff,
@@ -45,7 +45,6 @@ from bpeinspect.core.analysis.vocab_diff import (
     list_tokens,
     merges_in_common,
 )
-from bpeinspect.core.text import SYMBOLS, parse_display
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.panels.languages import export
 from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv

@@ -10,7 +10,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from bpeinspect.core import MAX_INPUT, display_label, mb, read_at_most
+from bpeinspect.core import MAX_INPUT, display_label, human_size, read_at_most
 from bpeinspect.core.io import saveable
 
 PROG = "bpeinspect-cli"
@@ -82,7 +82,9 @@ def read_text(file: str) -> str:
     except OSError as exc:
         raise CliError(f"{name}: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise CliError(f"{name}: more than {mb(limit)} of text; {PROG} reads at most {mb(limit)} from one input")
+        raise CliError(
+            f"{name}: more than {human_size(limit)} of text; {PROG} reads at most {human_size(limit)} from one input"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -29,7 +29,7 @@ from bpeinspect.core.errors import (
 )
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin
 from bpeinspect.core.io.load import load_tokenizer
-from bpeinspect.core.limits import MAX_INPUT, mb, read_at_most
+from bpeinspect.core.limits import MAX_INPUT, human_size, read_at_most
 from bpeinspect.core.merges import MergeGraph, MergeNode, MergeStep, Trace, trace
 from bpeinspect.core.normalize import badge as normalizer_badge
 from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS, Split, SplitRule, resolve_rule
@@ -83,9 +83,9 @@ __all__ = [
     "display_text",
     "group_around",
     "hex_bytes",
+    "human_size",
     "load_builtin",
     "load_tokenizer",
-    "mb",
     "normalizer_badge",
     "parse_display",
     "read_at_most",

@@ -24,10 +24,10 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from bpeinspect.core import read_at_most
+from bpeinspect.core import human_size, read_at_most
 from bpeinspect.core.live_text import LiveText
 from bpeinspect.gui.concurrency import Worker, note_typing
-from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
+from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
 from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
@@ -43,7 +43,7 @@ def read_text_file(path: str) -> str:
     with open(path, "rb") as f:
         data = read_at_most(f, TEXT_LIMIT)
     if len(data) > TEXT_LIMIT:
-        raise ValueError(f"{path}: more than the {describe_size(TEXT_LIMIT)} of text the window can show")
+        raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -30,7 +30,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextLine,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QPlainTextEdit, QToolTip, QWidget
 
 from bpeinspect.core import SPECIAL, Encoding, Tokenizer, display_bytes, hex_bytes
 from bpeinspect.core.live_text import LiveEncoding, Part
@@ -338,6 +338,14 @@ class TokenView(QPlainTextEdit):
         if self._card_shown:
             self._card_shown = False
             QToolTip.hideText()
+
+    def changeEvent(self, e: QEvent) -> None:
+        if e.type() == QEvent.Type.FontChange and self.document().defaultFont() == self.font():
+            # the shared document has this font already: Qt would give it again and lay all of
+            # the text out anew, once per pane (a long text takes a while)
+            QAbstractScrollArea.changeEvent(self, e)
+            return
+        super().changeEvent(e)
 
     def event(self, e: QEvent) -> bool:
         if e.type() in (QEvent.Type.KeyPress, QEvent.Type.InputMethod):

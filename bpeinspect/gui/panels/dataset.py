@@ -37,9 +37,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, display_label
+from bpeinspect.core import Tokenizer, VocabularyError, display_label
 from bpeinspect.core.dataset import (
     TEMPLATE_PART,
+    DatasetError,
     DatasetStats,
     Shape,
     Target,
@@ -47,7 +48,7 @@ from bpeinspect.core.dataset import (
     fields_shape,
     peek_shape,
 )
-from bpeinspect.core.io import is_builtin
+from bpeinspect.core.io import detect_format, is_builtin
 from bpeinspect.core.pool import BACKGROUND_NICENESS
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
@@ -64,6 +65,15 @@ def peek(path: str) -> Any:
     close = getattr(reader, "close", None)
     if close is not None:
         close()
+    if guess.shape is None and guess.looked_at:
+        try:
+            kind = detect_format(path)
+        except VocabularyError:
+            return guess  # records of fields to pick from
+        raise DatasetError(
+            f"{Path(path).name} is a tokenizer file ({kind}), not a dataset: it has no text fields to count. "
+            "Open it with Tokenizers ▸ Open tokenizer file…"
+        )
     return guess
 
 

@@ -34,6 +34,7 @@ FEED_SLICE = 1 << 14  # characters put into the document at once (a small part o
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread
+FORMAT_SLICE = 1 << 16  # characters given a new format at once (Qt lays them out again)
 
 
 def read_text_file(path: str) -> str:
@@ -102,6 +103,7 @@ class LiveDocument(QObject):
     changed = Signal(object)  # live_text.Change
     edited = Signal()
     feedingChanged = Signal(bool)
+    formatted = Signal()  # the last format set has reached all of the text
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -116,6 +118,11 @@ class LiveDocument(QObject):
         self._feed_timer = QTimer(self, singleShot=True, interval=0)
         self._feed_timer.timeout.connect(self._feed)
         self._quiet = False  # set while applying a format: the text does not change
+        # the ranges [start, end) still to format with char_format, the first one next
+        self._formatting: list[list[int]] = []
+        self._format_timer = QTimer(self, singleShot=True, interval=0)
+        self._format_timer.timeout.connect(self._format_some)
+        self.top_shown: Callable[[], int] = lambda: 0  # where the views show the text (set by the window)
         # position -> True if it lies below everything the views show (set by the window)
         self.below_view: Callable[[int], bool] | None = None
         self.document.contentsChange.connect(self._on_change)
@@ -216,21 +223,65 @@ class LiveDocument(QObject):
 
     def set_char_format(self, fmt: QTextCharFormat) -> None:
         """Format all text, and text inserted from now on, with ``fmt`` (the text itself does
-        not change; a big document takes a while, in Qt)."""
+        not change). Qt lays formatted text out again on the spot, which takes a while for a
+        big text: it is formatted a slice per turn, from what the views show to the end and
+        then the top, the first slice at once."""
         self.char_format = QTextCharFormat(fmt)
+        end = self.document.characterCount() - 1
+        top = min(max(0, self.top_shown()), end)
+        self._formatting = [r for r in ([top, end], [0, top]) if r[0] < r[1]]
+        self._format_some()
+
+    def is_formatting(self) -> bool:
+        """Whether some of the text still waits for the format last set."""
+        return bool(self._formatting)
+
+    def _format_some(self) -> None:
+        deadline = time.perf_counter() + FEED_BUDGET / 2  # Qt's layout of the slice comes after
+        layout = self.document.documentLayout()
         cur = QTextCursor(self.document)
-        cur.select(QTextCursor.SelectionType.Document)
-        self._quiet = True
-        try:
-            cur.setCharFormat(fmt)
-        finally:
-            self._quiet = False
+        first = True
+        while self._formatting and (first or time.perf_counter() < deadline):
+            span = self._formatting[0]
+            end = min(span[1], span[0] + FORMAT_SLICE)
+            cur.setPosition(span[0])
+            cur.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            quiet = self.below_view is not None and self.below_view(span[0])
+            layout.blockSignals(quiet)  # a slice below the views need not repaint them
+            self._quiet = True
+            try:
+                cur.setCharFormat(self.char_format)
+            finally:
+                self._quiet = False
+                layout.blockSignals(False)
+            if quiet:
+                layout.documentSizeChanged.emit(layout.documentSize())
+            span[0] = end
+            if span[0] >= span[1]:
+                self._formatting.pop(0)
+            first = False
+        if self._formatting:
+            self._format_timer.start()
+        else:
+            self.formatted.emit()
+
+    def _shift_formatting(self, pos: int, removed: int, added: int) -> None:
+        """An edit at ``pos``: the ranges still to format follow the text (inserted text
+        comes in formatted already)."""
+        delta = added - removed
+        for span in self._formatting:
+            for i in (0, 1):
+                if span[i] > pos:
+                    span[i] = max(pos, span[i] + delta)
+        self._formatting = [s for s in self._formatting if s[0] < s[1]]
 
     # -- following Qt -------------------------------------------------------------------------------
 
     def _on_change(self, pos: int, removed: int, added: int) -> None:
         if self._quiet:
             return
+        if self._formatting:
+            self._shift_formatting(pos, removed, added)
         lt = self.live_text
         total = lt.u16_len
         doc_len = self.document.characterCount() - 1  # without the final paragraph separator

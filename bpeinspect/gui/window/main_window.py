@@ -208,6 +208,9 @@ class MainWindow(QMainWindow):
         self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
+        # what the panes show is encoded first (a new tokenizer, a long text)
+        self.panes.scrolled.connect(lambda position: setattr(self.encoder, "focus", position))
+        self.live.top_shown = lambda: self.encoder.focus  # and formatted first
         self.panes.settingsRequested.connect(self.vocab_settings.ask_for)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
@@ -219,7 +222,8 @@ class MainWindow(QMainWindow):
         self.registry.currentChanged.connect(self._select_in_ids)
         glyph_notices().found.connect(self.show_glyph_notice)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
-        for signal in (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved):
+        signals = (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved)
+        for signal in (*signals, self.live.formatted):
             signal.connect(self._check_idle)
 
     def show_glyph_notice(self, message: str) -> None:
@@ -396,7 +400,8 @@ class MainWindow(QMainWindow):
     def is_idle(self) -> bool:
         """True when nothing is loading or encoding and every pane shows the current text
         (after each encode, job and close, ``idle`` says so when it is)."""
-        return not self.jobs.pending() and not self.registry.loading() and self.encoder.is_idle()
+        busy = self.jobs.pending() or self.registry.loading() or self.live.is_formatting()
+        return not busy and self.encoder.is_idle()
 
     def _check_idle(self, *_args: object) -> None:
         if self.is_idle():

@@ -183,6 +183,7 @@ class PaneStack(QScrollArea):
 
     tokenClicked = Signal(object, int)  # (Tokenizer, token index in its encoding)
     settingsRequested = Signal(object)  # Tokenizer
+    scrolled = Signal(int)  # the UTF-16 position of the first line the panes show
 
     def __init__(self, registry: TokenizerRegistry, document: QTextDocument, appearance: Appearance) -> None:
         super().__init__()
@@ -297,6 +298,8 @@ class PaneStack(QScrollArea):
         row = self.registry.row_of(tok) or 0
         at = sum(1 for t in before if (self.registry.row_of(t) or 0) < row)
         self.splitter.insertWidget(at, pane)
+        if before:  # the new pane shows the place the others show, not the text's top
+            pane.view.verticalScrollBar().setValue(self.pane_of(before[0]).view.verticalScrollBar().value())
         focus = self.window().focusWidget()
         if not before and not isinstance(focus, TYPING_WIDGETS):
             pane.view.setFocus()  # typing goes into the text from the start (not to a button)
@@ -355,6 +358,7 @@ class PaneStack(QScrollArea):
             self.appearance.style_view(pane.view)
 
     def _sync_scroll(self, source: TokenizerPane, value: int) -> None:
+        self.scrolled.emit(source.view.firstVisibleBlock().position())
         for pane in self.panes():
             if pane is not source and pane.view.verticalScrollBar().value() != value:
                 pane.view.verticalScrollBar().setValue(value)

@@ -11,17 +11,20 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
 from operator import add, contains
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeGuard, TypeVar
 
 from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PatternError, compile_pattern
+
+_T = TypeVar("_T")
+_K = TypeVar("_K", str, bytes)
 
 # The largest real vocabulary files are tens of MB (a 256k-token tokenizer.json is ~35 MB).
 MAX_TEXT_FILE = limits.MAX_VOCAB_FILE
@@ -293,7 +296,8 @@ def _parse_merges_apart(data: bytes) -> Any:
     return obj
 
 
-def expect(cond: bool, path: Path | str, message: str) -> None:
+def expect(cond: object, path: Path | str, message: str) -> None:
+    """Refuse the file, naming it, unless ``cond`` holds (is truthy)."""
     if not cond:
         raise VocabularyError(f"{path}: {message}")
 
@@ -351,7 +355,6 @@ def cut_at_spaces(items: list, space: Any, nul: Any) -> tuple[list, list] | None
 
 
 def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[tuple[int, int]], list[int]] | None:
-    get = vocab.get
     if strings:
         cut = cut_at_spaces(items, " ", "\0")
         if cut is None:
@@ -363,15 +366,50 @@ def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[t
         flat = list(chain.from_iterable(items))
         if not all(map(str.__instancecheck__, flat)):
             return None
-        whole = map(add, flat[0::2], flat[1::2])
+        whole = list(map(add, flat[0::2], flat[1::2]))
+    return merge_ids(flat, whole, vocab)
+
+
+def first_repeat(items: Iterable[_T]) -> _T:
+    """The first item that was seen before (``ValueError`` when none repeats).
+
+    >>> first_repeat([3, 1, 4, 1, 3])
+    1
+    """
+    seen: set[_T] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    raise ValueError("no item repeats")
+
+
+def all_found(values: list[_T | None]) -> TypeGuard[list[_T]]:
+    """Whether a list of look-ups found every one (holds no ``None``)."""
+    return None not in values
+
+
+def merge_ids(
+    flat: list[_K], whole: list[_K], vocab: Mapping[_K, int]
+) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """Merges given as their parts in order (``flat``, two a merge) and what each makes
+    (``whole``), looked up in ``vocab``: (the id pairs, the ids made), or None unless every
+    one is in it. Mapped in C (``map``), not merge by merge.
+
+    >>> merge_ids([b"a", b"b", b"ab", b"c"], [b"ab", b"abc"], {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    ([(0, 1), (3, 2)], [3, 4])
+    >>> merge_ids(["a", "x"], ["ax"], {"a": 0}) is None
+    True
+    """
+    get = vocab.get
     made = list(map(get, whole))
-    if None in made:
+    if not all_found(made):
         return None
     ids = list(map(get, flat))
-    if None in ids:
+    if not all_found(ids):
         return None
     pairs = iter(ids)
-    return list(zip(pairs, pairs)), made  # type: ignore[arg-type]
+    return list(zip(pairs, pairs)), made
 
 
 # The constructor calls made while a file loads, for core/io/load_cache.py: (factory, args,

@@ -225,5 +225,6 @@ def rule_for_pre(name: str | None, source: str = "") -> tuple[SplitRule, bool]:
     if regexes == ("gpt2",):
         regexes = (GPT2_SPLIT,)
     # llama.cpp runs Kimi-K2's and AFMoE's splits as custom code, written here as regexes of the regex module
-    unicode = "" if key in CUSTOM_CODE else "llama"
-    return SplitRule(tuple(Split(r) for r in regexes), name=key, unicode=unicode), ignore_merges
+    return SplitRule(
+        tuple(Split(r) for r in regexes), name=key, unicode="" if key in CUSTOM_CODE else "llama"
+    ), ignore_merges

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import MappedMerges, build_tokenizer, expect, map_merges
+from bpeinspect.core.io.formats._common import MappedMerges, build_tokenizer, expect, first_repeat, map_merges
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE
+from bpeinspect.core.tokenizer import Tokenizer
 
 
 class PrependUnlessPresent(Prepend):
@@ -81,7 +82,7 @@ def check_bpe_options(model: dict, path: Path | str, *, word_marks: bool = False
 
 def from_dict(
     obj: dict, path: Path | str, specials: dict[str, int], added: dict[str, int], options: dict | None = None
-) -> SentencePieceBPE:
+) -> Tokenizer:
     model = obj["model"]
     check_bpe_options(model, path)
     vocab = model.get("vocab")
@@ -202,8 +203,7 @@ def _pieces(vocab: dict[str, Any], path: Path | str) -> tuple[list[str | None], 
     else:
         by_id = dict(zip(ids, vocab))
         if len(by_id) != len(ids):
-            seen: set[int] = set()
-            dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+            dup = first_repeat(ids)
             raise VocabularyError(f"{path}: two tokens share id {dup}")
         pieces = list(map(by_id.get, range(n)))
     kinds = [NORMAL] * n

@@ -54,8 +54,11 @@ def looks_like_module(head: bytes) -> bool:
 
 def _object_of_module(data: bytes, path: Path | str) -> bytes:
     m = _MODULE_HEAD.match(data)
-    expect(m is not None, path, "not a js-tiktoken ranks module (no 'export default {' or 'module.exports = {')")
-    body = data[m.end() :].rstrip().rstrip(b";").rstrip()  # type: ignore[union-attr]
+    if m is None:
+        raise VocabularyError(
+            f"{path}: not a js-tiktoken ranks module (no 'export default {{' or 'module.exports = {{')"
+        )
+    body = data[m.end() :].rstrip().rstrip(b";").rstrip()
     expect(body.endswith(b"}"), path, "the ranks module does not end with its object")
     return body
 

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Tokenizer, display_bytes, hex_bytes
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
 
@@ -235,8 +235,11 @@ class MergeTreeBrowser(QWidget):
     tokenActivated = Signal(int)
     EXPAND_DEPTH = 4
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, typing: Typing | None = None) -> None:
+        """``typing``: the text's, where the user types; the view's background work waits for
+        the typing to pause (``None``: it does not wait)."""
         super().__init__(parent)
+        self.typing = typing
         self.tok: Tokenizer | None = None
         # what is shown, to show again under another tokenizer: ("token", its bytes),
         # ("piece", text) or ("entry", what was typed in the box)
@@ -412,7 +415,7 @@ class MergeTreeBrowser(QWidget):
             on_returned=self._on_children_ready,
             on_errored=self._on_failed,
             on_aborted=self._on_cancelled,
-            background=True,  # nobody waits for it: it pauses while the user types
+            paused_by=self.typing,  # nobody waits for it: it pauses while the user types
         )
         self.progress.setRange(0, 0)
         self.progress.show()

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from bpeinspect.core import human_size, read_at_most
 from bpeinspect.core.live_text import LiveText
-from bpeinspect.gui.concurrency import Worker, note_typing
+from bpeinspect.gui.concurrency import Typing, Worker
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
 from bpeinspect.gui.overlay.token_view import document_text
 
@@ -111,6 +111,7 @@ class LiveDocument(QObject):
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.live_text = LiveText()
         self.revision = 0  # bumped on every edit; encodings remember the revision they encode
+        self.typing = Typing()  # background jobs wait until the typing pauses
         self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
         self._feeding: _Feed | None = None
         self._reading: Worker | None = None  # a big paste being decoded (the views are read-only)
@@ -298,7 +299,7 @@ class LiveDocument(QObject):
             change = lt.replace(pos, removed, new)
         self.revision += 1
         if self._feeding is None:
-            note_typing()  # background jobs wait until the typing pauses
+            self.typing.note()
         self.changed.emit(change)
         if self._feeding is None:
             self.edited.emit()

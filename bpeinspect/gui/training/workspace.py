@@ -404,7 +404,7 @@ class TrainingWorkspace(QWidget):
             self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
             return
 
-        def save() -> tuple[Path, list[str]]:
+        def write() -> tuple[Path, list[str]]:
             # what the format cannot keep comes as a warning: show it with the result
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -417,7 +417,7 @@ class TrainingWorkspace(QWidget):
 
         self.saver.submit(
             ("save", str(path)),
-            save,
+            write,
             on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}"),
         )

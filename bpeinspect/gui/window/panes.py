@@ -31,8 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core import normalizer_badge as badge
+from bpeinspect.core import Tokenizer, normalizer_badge
 from bpeinspect.core.io import provenance_badges
 from bpeinspect.core.live import EncodeResult
 from bpeinspect.core.live_text import LiveEncoding
@@ -48,7 +47,7 @@ CHOOSABLE = ("default split", "assumed")  # provenance badges that open the spli
 
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
     """A small tag in the pane header when the tokenizer normalizes text (NFC, SentencePiece's ▁)."""
-    b = badge(tok)
+    b = normalizer_badge(tok)
     return None if b is None else _tag(*b, name="normalizerBadge")
 
 

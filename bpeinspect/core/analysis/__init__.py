@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         count_corpus,
         percentile,
     )
+    from bpeinspect.core.analysis.languages import CountCache, CountingPool
     from bpeinspect.core.analysis.measures import CSV_COLUMNS, Measures, measure_sample, with_premiums
     from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples, read_text
     from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         TokenQuery,
         VocabIndex,
         positions,
+        token_scripts,
     )
     from bpeinspect.core.analysis.vocab_diff import (
         MAX_SIDES,
@@ -62,6 +64,8 @@ __all__ = [
     "TOP",
     "BoundaryAgreement",
     "Corpus",
+    "CountCache",
+    "CountingPool",
     "CorpusStats",
     "CorpusText",
     "FairnessSummary",
@@ -93,6 +97,7 @@ __all__ = [
     "percentile",
     "positions",
     "read_text",
+    "token_scripts",
     "udhr_corpus",
     "vocabulary_use",
     "with_premiums",
@@ -104,10 +109,11 @@ __getattr__ = lazy_names(
         "compare": "BoundaryAgreement compare_boundaries",
         "corpus": "REGIONS Corpus CorpusText Language load_corpus udhr_corpus",
         "fairness": "METRICS TOP CorpusStats FairnessSummary count_corpus percentile",
+        "languages": "CountCache CountingPool",
         "measures": "CSV_COLUMNS Measures measure_sample with_premiums",
         "samples": "Sample code_samples expand_paths load_samples read_text",
         "stats": "Progress StatsTable TextStats compute_stats",
-        "vocab": "BYTES COMMON KINDS SCRIPTS TokenQuery VocabIndex positions",
+        "vocab": "BYTES COMMON KINDS SCRIPTS TokenQuery VocabIndex positions token_scripts",
         "vocab_diff": "MAX_SIDES MergeOverlap VocabDiff compare_vocabularies composition_rows list_tokens merges_in_common",
         "vocab_use": "VocabularyUse count_ids vocabulary_use",
         "worldmap": "coastline_xy",

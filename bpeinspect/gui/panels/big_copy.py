@@ -97,6 +97,18 @@ def _pair(tok: Tokenizer, token_id: int) -> dict[str, Any]:
     return {"id": token_id, "token": text}
 
 
+def _piece_maker(fmt: str, tok: Tokenizer | None) -> Callable[[Sequence[int]], str]:
+    """How a run of ids is written in the format ``fmt`` (``text`` and ``pairs`` need ``tok``)."""
+    if fmt not in ("text", "pairs"):
+        return lambda ids: ", ".join(map(str, ids))
+    if tok is None:
+        raise ValueError(f"a {fmt!r} copy needs the tokenizer")
+    if fmt == "pairs":
+        return lambda ids: json.dumps([_pair(tok, t) for t in ids], ensure_ascii=False)[1:-1]
+    texts: dict[int, str] = {}
+    return lambda ids: "\n".join([texts.get(t) or _remember(texts, tok, t) for t in ids])
+
+
 def build_copy(
     snapshot: IdSnapshot,
     ranges: Ranges | None,
@@ -112,7 +124,7 @@ def build_copy(
     if fmt not in FORMATS:
         raise ValueError(f"unknown copy format {fmt!r}")
     total = sum(max(0, min(e, len(snapshot)) - max(f, 0)) for f, e in ranges) if ranges is not None else len(snapshot)
-    texts: dict[int, str] = {}
+    piece_of = _piece_maker(fmt, tok)
     sep = b"\n" if fmt == "text" else b", "
     if fmt in ("pairs", "ids_json"):
         yield b"["
@@ -120,13 +132,7 @@ def build_copy(
     for ids in snapshot.runs(ranges):
         if should_stop is not None and should_stop():
             raise Cancelled("copy cancelled")
-        if fmt == "text":
-            piece = "\n".join([texts.get(t) or _remember(texts, tok, t) for t in ids])  # type: ignore[arg-type]
-        elif fmt == "pairs":
-            piece = json.dumps([_pair(tok, t) for t in ids], ensure_ascii=False)[1:-1]  # type: ignore[arg-type]
-        else:
-            piece = ", ".join(map(str, ids))
-        data = piece.encode("utf-8", "surrogatepass")
+        data = piece_of(ids).encode("utf-8", "surrogatepass")
         yield sep + data if done else data
         done += len(ids)
         if progress is not None:

@@ -115,7 +115,9 @@ def compare(
             should_stop=should_stop,
         )
     if documents is not None:
-        gui = QCoreApplication.instance().thread()
+        app = QCoreApplication.instance()
+        assert app is not None, "documents are made for a running application"
+        gui = app.thread()
         for row in result.rows:
             doc = QTextDocument()
             doc.setDefaultFont(documents)

@@ -408,7 +408,9 @@ class DatasetView(QWidget):
                 self.totals.setItem(r, col, cell)
         if TEMPLATE_PART in parts:
             col = 3 + parts.index(TEMPLATE_PART)
-            self.totals.horizontalHeaderItem(col).setToolTip("The chat template's own tokens, once per record")
+            header = self.totals.horizontalHeaderItem(col)  # there is one: the labels were set above
+            if header is not None:
+                header.setToolTip("The chat template's own tokens, once per record")
         self.totals.resizeColumnsToContents()
 
     def _fill_longest(self, stats: DatasetStats) -> None:

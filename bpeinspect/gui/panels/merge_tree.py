@@ -129,7 +129,7 @@ class MergeTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, siblings[row])
 
-    def parent(self, index: _Index | None = None) -> Any:  # type: ignore[override]
+    def parent(self, index: _Index | None = None) -> Any:
         if index is None:  # QObject.parent()
             return super().parent()
         node = self._node(index)
@@ -255,7 +255,9 @@ class MergeTreeBrowser(QWidget):
         self.down_view = self._make_view(self.down)
         self.up_view = self._make_view(self.up)
         self.up_label = QLabel("Part of")
-        self.progress = QProgressBar(textVisible=False, maximumWidth=160)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumWidth(160)
         self.cancel = QPushButton("Cancel")
         self.cancel.clicked.connect(self.cancel_work)
         for w in (self.progress, self.cancel, self.message):
@@ -394,7 +396,7 @@ class MergeTreeBrowser(QWidget):
     def _expand(self, view: QTreeView, model: MergeTreeModel, depth: int) -> None:
         level = [model.index(r, 0) for r in range(model.rowCount())]
         for _ in range(depth):
-            nxt = []
+            nxt: list[QModelIndex] = []
             for ix in level:
                 if model.canFetchMore(ix):
                     model.fetchMore(ix)

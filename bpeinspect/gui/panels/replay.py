@@ -233,17 +233,27 @@ class ReplayWidget(QWidget):
         self.entry = QLineEdit(
             placeholderText="Type a word or text; pick a pre-token to replay…", clearButtonEnabled=True
         )
-        self.pieces = QComboBox(toolTip="the pre-tokens the split rule cuts the text into")
+        self.pieces = QComboBox()
+        self.pieces.setToolTip("the pre-tokens the split rule cuts the text into")
         self.pieces.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.pieces.hide()
-        self.slider = QSlider(Qt.Orientation.Horizontal, minimum=0, maximum=0, pageStep=1)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(1)
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-        self.first = QPushButton("⏮", toolTip="bytes (before any merge)")
-        self.prev = QPushButton("◀", toolTip="previous merge")
-        self.next = QPushButton("▶", toolTip="next merge")
-        self.last = QPushButton("⏭", toolTip="all merges done")
-        self.play = QPushButton("Play", checkable=True)
-        for b in (self.first, self.prev, self.next, self.last):
+        self.first = QPushButton("⏮")
+        self.prev = QPushButton("◀")
+        self.next = QPushButton("▶")
+        self.last = QPushButton("⏭")
+        self.play = QPushButton("Play")
+        self.play.setCheckable(True)
+        for b, tip in (
+            (self.first, "bytes (before any merge)"),
+            (self.prev, "previous merge"),
+            (self.next, "next merge"),
+            (self.last, "all merges done"),
+        ):
+            b.setToolTip(tip)
             b.setFixedWidth(36)
         self.step_label = QLabel()
         self.step_label.setWordWrap(True)

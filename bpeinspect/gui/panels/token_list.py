@@ -120,7 +120,7 @@ class TokenListModel(QAbstractTableModel):
         part_of = getattr(enc, "part_of_token", None)
         if part_of is None:
             return (enc, r) if enc is not None and r < len(enc.ids) else (None, 0)
-        rows, changes = self._part_rows, enc.changes  # type: ignore[union-attr]
+        rows, changes = self._part_rows, getattr(enc, "changes", 0)  # a LiveEncoding's count of changes
         if rows is not None and rows[0] <= r < rows[1] and rows[3] == changes:
             return rows[2], r - rows[0]
         p = part_of(r)
@@ -129,13 +129,13 @@ class TokenListModel(QAbstractTableModel):
         self._part_rows = (p.token, p.token + len(p.enc.ids), p.enc, changes)
         return p.enc, r - p.token
 
-    def token_text(self, token_id: int) -> str:
+    def token_text(self, tok: Tokenizer, token_id: int) -> str:
         """:func:`token_text`, remembered for the tokenizer shown (a screenful is asked for on every paint)."""
         text = self._texts.get(token_id)
         if text is None:
             if len(self._texts) > TEXTS_KEPT:
                 self._texts.clear()
-            text = self._texts[token_id] = token_text(self.tok, token_id)  # type: ignore[arg-type]
+            text = self._texts[token_id] = token_text(tok, token_id)
         return text
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
@@ -150,7 +150,8 @@ class TokenListModel(QAbstractTableModel):
 
     def data(self, index: _Index, role: int = _DISPLAY) -> Any:
         # a view asks for some nine roles per cell, on every paint: the ones not given go at once
-        if role not in _GIVEN or self.tok is None or not index.isValid():
+        tok = self.tok
+        if role not in _GIVEN or tok is None or not index.isValid():
             return None
         r, col = index.row(), index.column()
         if role == _ALIGN:
@@ -169,11 +170,11 @@ class TokenListModel(QAbstractTableModel):
             if col == COL_ID:
                 return str(tid)
             if col == COL_TOKEN:
-                return self.token_text(tid)
+                return self.token_text(tok, tid)
             return str(part.byte_ends[j] - part.byte_starts[j])
         if role == _FONT:
             return self._special if part.is_special(j) else self._mono
-        kind = self.tok.token_kind(tid)  # the tooltip
+        kind = tok.token_kind(tid)  # the tooltip
         return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
 
 
@@ -212,7 +213,9 @@ class TokenList(QWidget):
             ("Copy ids", "The ids as a list: 9906, 1917", self.copy_ids),
             ("Copy JSON", 'Pairs of id and text: [{"id": 9906, "token": "Hello"}, …]', self.copy_pairs),
         ):
-            b = QToolButton(text=label, toolTip=tip)
+            b = QToolButton()
+            b.setText(label)
+            b.setToolTip(tip)
             b.clicked.connect(slot)
             buttons.append(b)
         head = QHBoxLayout()
@@ -260,7 +263,7 @@ class TokenList(QWidget):
         sel = self.table.selectionModel()
         if sel is None or not sel.hasSelection():
             return None
-        spans = sorted((r.top(), r.bottom() + 1) for r in sel.selection())
+        spans = sorted((r.top(), r.bottom() + 1) for r in sel.selection().toList())
         merged: list[tuple[int, int]] = []
         for first, end in spans:
             if merged and first <= merged[-1][1]:

@@ -278,8 +278,10 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"panel:{title}")
         dock.setWidget(widget)
-        if not self.restoreDockWidget(dock):  # where it was last time (the state restored at start)
+        restored = self.restoreDockWidget(dock)  # where it was last time (the state restored at start)
+        if not restored:
             self.addDockWidget(area, dock)
+        dock.setProperty("restored", restored)
         self.commands.add_action(f"view.panels.{title}", "view/panels", dock.toggleViewAction())
         return dock
 

@@ -15,6 +15,7 @@ window hands in when it closes and gets back when it opens (it builds and applie
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -40,10 +41,9 @@ def _as_list(value: object) -> list[str]:
         return []
     if isinstance(value, str):
         return [value]
-    try:
-        return [str(v) for v in value]  # type: ignore[union-attr]
-    except TypeError:
+    if not isinstance(value, Iterable):
         return []
+    return [str(v) for v in value]
 
 
 def _as_bytes(value: object) -> QByteArray | None:
@@ -84,7 +84,7 @@ class Preferences:
     def font_size(self) -> float | None:
         """The text's point size, or ``None`` for the default."""
         try:
-            size = float(self.settings.value("appearance/font_size"))  # type: ignore[arg-type]
+            size = float(self.settings.value("appearance/font_size"))
         except (TypeError, ValueError):
             return None
         return size if FONT_RANGE[0] <= size <= FONT_RANGE[1] else None
@@ -159,9 +159,10 @@ class Preferences:
     def load_window(self) -> WindowState | None:
         """What :meth:`save_window` stored; None if nothing (usable) was stored."""
         s = self.settings
+        stored = s.value("window/schema", 0)
         try:
-            schema = int(s.value("window/schema", 0))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+            schema = int(stored) if isinstance(stored, (int, float, str)) else 0
+        except ValueError:
             schema = 0
         if schema != SCHEMA:
             return None

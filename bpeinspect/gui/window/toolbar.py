@@ -38,7 +38,8 @@ class TokenizerBar(QToolBar):
         self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
         self.picker.activated.connect(self._on_picked)
         self.addWidget(self.picker)
-        add = QToolButton(text="+ Add tokenizer")
+        add = QToolButton()
+        add.setText("+ Add tokenizer")
         add.setObjectName("addTokenizer")
         add.setToolTip(
             "Open another tokenizer to compare: built-ins, recent files, a vocabulary file, or a model on Hugging Face"

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, QSize
-from PySide6.QtGui import QColor, QImage, QPaintDevice, QPainter
+from PySide6.QtGui import QColor, QImage, QImageWriter, QPaintDevice, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
@@ -79,7 +79,7 @@ def premium_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
     """Ticks of a log2 premium axis from ``lo`` to ``hi`` (premiums): powers of two, labelled ``2×``."""
     a = math.floor(math.log2(max(lo, 1 / 64)))
     b = math.ceil(math.log2(max(hi, 1.0)))
-    major = [(k, f"{2.0**k:g}×") for k in range(min(a, 0), max(b, 1) + 1)]
+    major: list[tuple[float, str]] = [(k, f"{2.0**k:g}×") for k in range(min(a, 0), max(b, 1) + 1)]
     minor = [(math.log2(m * 2.0**k), "") for k in range(min(a, 0), max(b, 1)) for m in (1.5,)]
     return [major, minor]
 
@@ -118,7 +118,7 @@ def write_png(path: str | os.PathLike[str], render: Renderer, size: QSize, *, sc
     image.fill(QColor(app_colors().plot_bg))
     paint(image, render, size)
     with atomic_path(path, suffix=Path(path).suffix) as tmp:
-        if not image.save(str(tmp), "PNG"):
+        if not QImageWriter(str(tmp), b"png").write(image):
             raise OSError("could not write the PNG")
 
 

@@ -125,6 +125,10 @@ class _Figure(QWidget):
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         raise NotImplementedError
 
+    def csv_rows(self) -> tuple[list[str], list[list[object]]]:
+        """The figure's numbers: a header and its rows."""
+        raise NotImplementedError
+
 
 class UpsetPlot(_Figure):
     """Bars of the tokens each combination holds exactly, over the matrix of its members."""
@@ -171,11 +175,11 @@ class UpsetPlot(_Figure):
             ys = [n - 1 - k for k in range(n) if m >> k & 1]
             if len(ys) > 1:
                 matrix.plot([xi, xi], [min(ys), max(ys)], pen=pg.mkPen(on, width=3))
-        xs = np.repeat(x, n)
-        ys = np.tile(np.arange(n - 1, -1, -1, dtype=float), len(x))
+        dot_xs = np.repeat(x, n)
+        dot_ys = np.tile(np.arange(n - 1, -1, -1, dtype=float), len(x))
         member = np.array([bool(m >> k & 1) for m in self.masks for k in range(n)], dtype=bool)
-        matrix.addItem(pg.ScatterPlotItem(xs[~member], ys[~member], size=13, brush=off, pen=pg.mkPen(None)))
-        matrix.addItem(pg.ScatterPlotItem(xs[member], ys[member], size=13, brush=on, pen=pg.mkPen(None)))
+        matrix.addItem(pg.ScatterPlotItem(dot_xs[~member], dot_ys[~member], size=13, brush=off, pen=pg.mkPen(None)))
+        matrix.addItem(pg.ScatterPlotItem(dot_xs[member], dot_ys[member], size=13, brush=on, pen=pg.mkPen(None)))
         for item in (bars, matrix):  # after every item: the items' bounds would widen an automatic range
             item.disableAutoRange()
         bars.setXRange(-0.6, max(len(x) - 0.4, 0.6), padding=0)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -82,13 +82,13 @@ class VocabsView(QWidget):
     def _build(self) -> None:
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.by = QComboBox(toolTip="what the composition bars are cut by")
+        self.by = QComboBox()
+        self.by.setToolTip("what the composition bars are cut by")
         self.by.addItem("by script", "script")
         self.by.addItem("by length", "length")
-        self.by.currentIndexChanged.connect(lambda _: self.composition.set_by(self.by.currentData()))
-        self.export_button = QToolButton(
-            text="Export", toolTip="the figure shown as PNG, SVG or CSV; the token list as CSV"
-        )
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setToolTip("the figure shown as PNG, SVG or CSV; the token list as CSV")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.export_button)
         for label, kind in (
@@ -97,7 +97,7 @@ class VocabsView(QWidget):
             ("Figure's numbers as CSV…", "csv"),
             ("Token list as CSV…", "list"),
         ):
-            menu.addAction(label, lambda k=kind: self._ask_export(k))
+            menu.addAction(label, self._exporter(kind))
         self.export_button.setMenu(menu)
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
@@ -107,6 +107,7 @@ class VocabsView(QWidget):
         self.upset = UpsetPlot()
         self.upset.comboPicked.connect(self.pick_combination)
         self.composition = CompositionPlot()
+        self.by.currentIndexChanged.connect(lambda _: self.composition.set_by(self.by.currentData()))
         self.summary = QTextBrowser(openExternalLinks=False)
         self.pages = QTabWidget()
         self.pages.addTab(self.upset, "Overlap")
@@ -114,7 +115,8 @@ class VocabsView(QWidget):
         self.pages.addTab(self.summary, "Summary")
         self.pages.currentChanged.connect(lambda _: self.by.setVisible(self.current_page() == "composition"))
 
-        self.which = QComboBox(toolTip="which tokens to list")
+        self.which = QComboBox()
+        self.which.setToolTip("which tokens to list")
         self.which.currentIndexChanged.connect(lambda _: self.refresh_list())
         self.search = QLineEdit(
             placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]),
@@ -318,7 +320,7 @@ class VocabsView(QWidget):
             search=needle,
             sort=key,
             descending=descending,
-            on_returned=lambda rows, d=diff: self._on_rows(d, rows),
+            on_returned=lambda rows: self._on_rows(diff, rows),
             on_errored=lambda exc: self.count.setText(f"Could not list them: {describe_error(exc)}"),
         )
 
@@ -372,6 +374,10 @@ class VocabsView(QWidget):
     def _fail(self, message: str) -> None:
         self._say(message)
         self.failed.emit(message)
+
+    def _exporter(self, kind: str) -> Callable[[], None]:
+        """The menu's action for exporting ``kind``."""
+        return lambda: self._ask_export(kind)
 
     def _ask_export(self, kind: str) -> None:
         page = "tokens" if kind == "list" else self.current_page()

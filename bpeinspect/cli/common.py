@@ -22,17 +22,30 @@ class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
 
 
+def whole_number(value: str, least: int = 0) -> int:
+    """A whole number of at least ``least`` (an argparse type).
+
+    >>> whole_number("3")
+    3
+    >>> whole_number("x")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not a whole number: 'x'
+    """
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if n < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {n}")
+    return n
+
+
 def processes(value: str) -> int:
     """``-j N`` (an argparse type): at least 1, and at most what a pool starts
     (:func:`~bpeinspect.core.pool.max_processes`), with a note on stderr when capped."""
     from bpeinspect.core.pool import PROCESSES_PER_CPU, max_processes
 
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    n = whole_number(value, 1)
     cap = max_processes()
     if n > cap:
         sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CPU} processes per CPU; using {cap}\n")

@@ -10,6 +10,7 @@ from typing import Any
 from bpeinspect.cli.common import CliError, json_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core import Tokenizer, display_bytes, display_label, display_text, parse_display
+from bpeinspect.core.analysis import length_buckets
 from bpeinspect.core.io import FORMATS, detect_format, hub
 
 
@@ -184,40 +185,14 @@ def _say(line: str) -> None:
     print(display_label(line))
 
 
-# token lengths in bytes, bucketed: one line each up to 8, then ever wider ranges
-LENGTH_BUCKETS = (
-    (1, 1),
-    (2, 2),
-    (3, 3),
-    (4, 4),
-    (5, 5),
-    (6, 6),
-    (7, 7),
-    (8, 8),
-    (9, 12),
-    (13, 16),
-    (17, 24),
-    (25, 32),
-    (33, 64),
-    (65, 128),
-    (129, 256),
-    (257, 1 << 62),
-)
-
-
 def bucketed(hist: dict[int, int]) -> list[tuple[str, int]]:
-    """``hist`` in :data:`LENGTH_BUCKETS`, as (label, count), leaving out empty ones at either end.
+    """``hist`` in the core's length buckets, as (label, count), leaving out empty ones at the end.
 
     >>> bucketed({1: 256, 3: 10, 10: 3, 11: 1})
     [('1', 256), ('2', 0), ('3', 10), ('4', 0), ('5', 0), ('6', 0), ('7', 0), ('8', 0), ('9-12', 4)]
     """
-    rows = []
-    for lo, hi in LENGTH_BUCKETS:
-        label = str(lo) if lo == hi else f"{lo}+" if hi >= 1 << 62 else f"{lo}-{hi}"
-        rows.append((label, sum(c for n, c in hist.items() if lo <= n <= hi)))
-    while rows and rows[-1][1] == 0:
-        rows.pop()
-    return rows
+    labels, rows = length_buckets([hist])
+    return [(label, row[0]) for label, row in zip(labels, rows)]
 
 
 def _print_tokens(table: dict[str, int], limit: int = 30) -> None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import LEGEND, Encoding, Tokenizer
+from bpeinspect.core.live_text import LiveEncoding
 from bpeinspect.gui.overlay.glyphs import token_shown  # characters no font draws as code points
 from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 
@@ -67,7 +68,7 @@ class TokenListModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.tok: Tokenizer | None = None
-        self.enc: Encoding | None = None
+        self.enc: Encoding | LiveEncoding | None = None
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._special = QFont(self._mono)
         self._special.setBold(True)
@@ -78,7 +79,7 @@ class TokenListModel(QAbstractTableModel):
         self._part_rows: tuple[int, int, Encoding, int] | None = None
         self._texts: dict[int, str] = {}  # token id -> its text, as shown (for this tokenizer)
 
-    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None) -> None:
+    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | LiveEncoding | None) -> None:
         """Show ``enc``. The same encoding again (a :class:`LiveEncoding` after an edit:
         the same object, changed in place) keeps the views' selection and scroll: rows are
         added or taken at the end and the rest said to have changed, where a reset would
@@ -108,8 +109,9 @@ class TokenListModel(QAbstractTableModel):
         enc = self.enc
         if enc is None:
             return []
-        between = getattr(enc, "ids_between", None)  # a LiveEncoding: read, not joined
-        return between(0, len(enc))[0] if between is not None else list(enc.ids)
+        if isinstance(enc, LiveEncoding):  # read, not joined
+            return enc.ids_between(0, len(enc))[0]
+        return list(enc.ids)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._n
@@ -117,13 +119,12 @@ class TokenListModel(QAbstractTableModel):
     def _part(self, r: int) -> tuple[Encoding | None, int]:
         """The encoding holding token ``r`` and its index there (a segment's, for a LiveEncoding)."""
         enc = self.enc
-        part_of = getattr(enc, "part_of_token", None)
-        if part_of is None:
+        if not isinstance(enc, LiveEncoding):
             return (enc, r) if enc is not None and r < len(enc.ids) else (None, 0)
-        rows, changes = self._part_rows, getattr(enc, "changes", 0)  # a LiveEncoding's count of changes
+        rows, changes = self._part_rows, enc.changes
         if rows is not None and rows[0] <= r < rows[1] and rows[3] == changes:
             return rows[2], r - rows[0]
-        p = part_of(r)
+        p = enc.part_of_token(r)
         if p is None:  # the encoding moved on since the views last heard of it
             return None, 0
         self._part_rows = (p.token, p.token + len(p.enc.ids), p.enc, changes)
@@ -227,7 +228,7 @@ class TokenList(QWidget):
         lay.addLayout(head)
         lay.addWidget(self.table, 1)
 
-    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None, label: str = "") -> None:
+    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | LiveEncoding | None, label: str = "") -> None:
         keep = self.selected_ranges() or []
         self.model.set_encoding(tok, enc)
         n = len(enc) if enc is not None else 0

@@ -89,6 +89,7 @@ class _Feed:
     def __init__(self, text: str, cursor: QTextCursor, undoable: bool) -> None:
         self.text, self.cursor, self.undoable = text, cursor, undoable
         self.pos = 0
+        self.removing: tuple[int, int] | None = None  # a big selection it replaces, removed first, from its end
 
 
 class LiveDocument(QObject):
@@ -204,6 +205,17 @@ class LiveDocument(QObject):
         if not normalized:
             text = normalize_newlines(text)
         cur = QTextCursor(cursor)
+        start, stop = cur.selectionStart(), cur.selectionEnd()
+        if stop - start > FEED_SLICE:  # Qt removes 10 MB in one long call: a slice per turn instead
+            feed = _Feed(text, cur, undoable=True)
+            feed.removing = (start, stop)
+            self._starting = True  # more is to come
+            try:
+                self._remove_slice(feed, first=True)  # the removal and the new text: one step to undo
+            finally:
+                self._starting = False
+            self._start_feeding(feed)
+            return
         # the first slice goes in now, as one step to undo with what it replaces; a small one,
         # since its segment is encoded right away, on this thread, for every tokenizer
         end = slice_end(text, 0, FIRST_SLICE)
@@ -331,7 +343,9 @@ class LiveDocument(QObject):
         quiet = self.below_view is not None and self.below_view(cur.position())
         layout.blockSignals(quiet)
         try:
-            while feed.pos < len(text):
+            while feed.removing is not None and time.perf_counter() <= deadline:
+                self._remove_slice(feed)
+            while feed.removing is None and feed.pos < len(text):
                 end = slice_end(text, feed.pos)
                 if feed.undoable:
                     cur.joinPreviousEditBlock()  # the whole paste is one step to undo
@@ -345,11 +359,28 @@ class LiveDocument(QObject):
             layout.blockSignals(False)
         if quiet:
             layout.documentSizeChanged.emit(layout.documentSize())
-        if feed.pos >= len(text):
+        if feed.removing is None and feed.pos >= len(text):
             self._stop_feeding()
             self.edited.emit()
         else:
             self._feed_timer.start()
+
+    def _remove_slice(self, feed: _Feed, *, first: bool = False) -> None:
+        """Remove the last slice of the selection a big insert replaces (the ``first``
+        begins the step to undo, the others join it)."""
+        assert feed.removing is not None
+        start, stop = feed.removing
+        cut = max(start, stop - FEED_SLICE)
+        cur = feed.cursor
+        cur.setPosition(stop)
+        cur.setPosition(cut, QTextCursor.MoveMode.KeepAnchor)
+        if first:
+            cur.beginEditBlock()
+        else:
+            cur.joinPreviousEditBlock()
+        cur.removeSelectedText()
+        cur.endEditBlock()
+        feed.removing = (start, cut) if cut > start else None
 
     def _stop_feeding(self) -> None:
         if self._reading is not None:  # a paste still being decoded will not go in

@@ -12,7 +12,7 @@ What it remembers goes through :class:`Preferences`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -495,7 +495,7 @@ class MainWindow(QMainWindow):
     def _fill_recent_tokenizers(self) -> None:
         self._fill_recent("file/recent_tokenizers", self.prefs.recent_tokenizers(), self.open_tokenizer)
 
-    def _fill_recent(self, key: str, paths: list[str], open_: object) -> None:
+    def _fill_recent(self, key: str, paths: list[str], open_: Callable[[str], object]) -> None:
         menu = self.commands.menu(key)
         menu.clear()
         if not paths:

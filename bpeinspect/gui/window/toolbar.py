@@ -24,7 +24,7 @@ class TokenizerBar(QToolBar):
         prefs: Preferences,
         open_tokenizer: Callable[[str], None],
         ask_open_tokenizer: Callable[[], None],
-        ask_hub: Callable[[], None] | None = None,
+        ask_hub: Callable[[], object] | None = None,
     ) -> None:
         super().__init__("Tokenizers")
         self.setObjectName("tokenizerBar")

@@ -124,7 +124,6 @@ def test_split_characters_render_without_replacement_chars(qtbot, toks):
     view.resize(720, 620)
     _shown(qtbot, view)
     assert len(view.rows) == 4
-    view.grab().save("/tmp/compare_view.png")
     Worker.shutdown()
 
 

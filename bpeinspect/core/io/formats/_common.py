@@ -136,7 +136,9 @@ def _read_raw(path: Path, limit: int) -> bytes:
     except OSError as exc:
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise VocabularyError(f"{path}: more than {limits.mb(limit)}, larger than any vocabulary file; refusing it")
+        raise VocabularyError(
+            f"{path}: more than {limits.human_size(limit)}, larger than any vocabulary file; refusing it"
+        )
     return data
 
 
@@ -171,7 +173,7 @@ def gunzip_limited(data: bytes, path: Path, limit: int | None = None) -> bytes:
         total += len(chunk)
         out.append(chunk)
         if total > limit or d.unconsumed_tail:
-            raise VocabularyError(f"{path}: decompresses to more than {limits.mb(limit)}; refusing it")
+            raise VocabularyError(f"{path}: decompresses to more than {limits.human_size(limit)}; refusing it")
         if not d.eof:
             raise VocabularyError(f"{path}: the gzip data is truncated")
         rest = d.unused_data.lstrip(b"\0")  # members may be padded with zeros, as gzip allows

@@ -20,7 +20,7 @@ from typing import Any
 
 from bpeinspect.cli.common import CliError, align_table, read_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import Tokenizer, display_bytes
 from bpeinspect.core.chat import (
     ChatTemplate,
     EncodedChat,
@@ -33,7 +33,6 @@ from bpeinspect.core.chat import (
     templates_for,
     variable_value,
 )
-from bpeinspect.core.text import display_bytes
 
 DEFAULT_TOKENIZER = "cl100k_base"
 

@@ -21,11 +21,21 @@ from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
 from bpeinspect.cli.common import align_table, json_text, processes, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.analysis.fairness import count_corpus
-from bpeinspect.core.analysis.measures import CSV_COLUMNS as MEASURE_COLUMNS
-from bpeinspect.core.analysis.measures import Measures, measure_sample, with_premiums
-from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
-from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
+from bpeinspect.core.analysis import CSV_COLUMNS as MEASURE_COLUMNS
+from bpeinspect.core.analysis import (
+    Measures,
+    Progress,
+    Sample,
+    StatsTable,
+    TextStats,
+    code_samples,
+    compute_stats,
+    count_corpus,
+    expand_paths,
+    load_samples,
+    measure_sample,
+    with_premiums,
+)
 
 DEFAULT_TOKENIZERS = ("r50k_base", "cl100k_base", "o200k_base")
 _PROGRESS_MIN_BYTES = 8 << 20

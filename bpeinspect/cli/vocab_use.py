@@ -18,10 +18,8 @@ import sys
 
 from bpeinspect.cli.common import align_table, json_text, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.analysis.corpus import load_corpus
-from bpeinspect.core.analysis.samples import expand_paths
-from bpeinspect.core.analysis.samples import read_text as read_file
-from bpeinspect.core.analysis.vocab_use import VocabularyUse, count_ids, vocabulary_use
+from bpeinspect.core.analysis import VocabularyUse, count_ids, expand_paths, load_corpus, vocabulary_use
+from bpeinspect.core.analysis import read_text as read_file
 
 TOP = 15  # categories listed per tokenizer in the table
 

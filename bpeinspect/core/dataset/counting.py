@@ -42,7 +42,7 @@ from bpeinspect.core.chat.sources import templates_for
 from bpeinspect.core.chat.template import ChatTemplate
 from bpeinspect.core.dataset.records import RecordReader, read_records
 from bpeinspect.core.dataset.shapes import Shape, conversation, field_texts, guess_shape
-from bpeinspect.core.errors import ChatTemplateError, DatasetError
+from bpeinspect.core.errors import ChatTemplateError, DatasetError, ShapeUnclear
 from bpeinspect.core.io import load_cache
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.tokenizer import Tokenizer
@@ -52,14 +52,6 @@ TEMPLATE_PART = "template"  # the part name of the template's own tokens
 _SAMPLE = 200  # records looked at to name the shape
 _BATCH = 256  # records counted together (in one process of a pool)
 _DEFAULT = object()
-
-
-class ShapeUnclear(DatasetError):
-    """No known shape fits the records: the caller must name the fields to count."""
-
-    def __init__(self, message: str, fields: Sequence[str]) -> None:
-        super().__init__(message)
-        self.fields = tuple(fields)
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,10 @@ from PySide6.QtCore import QByteArray, QMimeData, QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from bpeinspect.core import Cancelled, Tokenizer
-from bpeinspect.core.io.atomic import atomic_open
+from bpeinspect.core import Cancelled, Tokenizer, display_bytes, human_size
+from bpeinspect.core.io import atomic_open
 from bpeinspect.gui.concurrency import Jobs, describe_error
-from bpeinspect.gui.overlay.glyphs import display_bytes
-from bpeinspect.gui.overlay.paste_guard import describe_size
+from bpeinspect.gui.overlay.glyphs import shown
 
 PROGRESS_ROWS = 200_000  # copies of this many tokens or more show a progress dialog
 CLIPBOARD_LIMIT = 32 << 20  # UTF-8 bytes: a bigger copy is offered as a file instead
@@ -85,7 +84,7 @@ class IdSnapshot:
 
 
 def _remember(texts: dict[int, str], tok: Tokenizer, token_id: int) -> str:
-    text = texts[token_id] = display_bytes(tok.token_bytes(token_id))
+    text = texts[token_id] = shown(display_bytes(tok.token_bytes(token_id)))
     return text
 
 
@@ -275,11 +274,11 @@ class BigCopy(QObject):
             )
             return
         put_on_clipboard(payload.data)
-        self._tell(f"Copied {describe_size(size)} of {WHAT[fmt]}")
+        self._tell(f"Copied {human_size(size)} of {WHAT[fmt]}")
         self.done.emit("copied")
 
     def _saved(self, path: str, size: int) -> None:
-        self._tell(f"Saved {describe_size(size)} to {path}")
+        self._tell(f"Saved {human_size(size)} to {path}")
         self.done.emit("saved")
 
     def _failed(self, exc: BaseException, what: str = "Could not copy") -> None:
@@ -295,7 +294,7 @@ class BigCopy(QObject):
         answer = QMessageBox.question(
             self.owner.window(),
             "Copy",
-            f"The copy holds {describe_size(size)}, more than the clipboard takes well. Save it to a file instead?",
+            f"The copy holds {human_size(size)}, more than the clipboard takes well. Save it to a file instead?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
         )
         if answer != QMessageBox.StandardButton.Save:

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, VocabularyError
+from bpeinspect.core import Tokenizer, VocabularyError, display_label
 from bpeinspect.core.dataset import (
     TEMPLATE_PART,
     DatasetError,
@@ -48,10 +48,8 @@ from bpeinspect.core.dataset import (
     fields_shape,
     peek_shape,
 )
-from bpeinspect.core.io.builtins import is_builtin
-from bpeinspect.core.io.formats import detect_format
+from bpeinspect.core.io import detect_format, is_builtin
 from bpeinspect.core.pool import BACKGROUND_NICENESS
-from bpeinspect.core.text import display_label
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors

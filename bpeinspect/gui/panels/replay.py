@@ -46,10 +46,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, Trace, trace
+from bpeinspect.core import Tokenizer, Trace, display_bytes, trace
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import display_bytes, token_shown  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
 from bpeinspect.gui.overlay.palette import app_colors
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length
@@ -375,7 +375,7 @@ class ReplayWidget(QWidget):
         self.pieces.blockSignals(True)
         self.pieces.clear()
         for p in pieces:
-            self.pieces.addItem(display_bytes(p.encode("utf-8", "surrogatepass")), p)
+            self.pieces.addItem(shown(display_bytes(p.encode("utf-8", "surrogatepass"))), p)
         self.pieces.blockSignals(False)
         self.pieces.setVisible(len(pieces) > 1)
         if pieces:

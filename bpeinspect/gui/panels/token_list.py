@@ -33,9 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core import LEGEND, Encoding, Tokenizer
 from bpeinspect.core.live_text import LiveEncoding
-from bpeinspect.core.text import LEGEND
 from bpeinspect.gui.overlay.glyphs import token_shown  # characters no font draws as code points
 from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 

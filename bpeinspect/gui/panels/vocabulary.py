@@ -34,19 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.vocab import (
-    BYTES,
-    COMMON,
-    KINDS,
-    SCRIPTS,
-    QueryError,
-    TokenQuery,
-    VocabIndex,
-    positions,
-    token_scripts,
-)
-from bpeinspect.core.text import SYMBOLS
+from bpeinspect.core import SYMBOLS, QueryError, Tokenizer
+from bpeinspect.core.analysis import BYTES, COMMON, KINDS, SCRIPTS, TokenQuery, VocabIndex, positions, token_scripts
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.vocabulary_model import (

@@ -26,21 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpeinspect.core import human_size
 from bpeinspect.core.train import CorpusEntry, summarize_path
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.overlay.palette import app_colors
 
 COLUMNS = ("File or folder", "Files", "Size", "Scripts")
-
-
-def human_size(n: int) -> str:
-    """``1536`` -> ``"1.5 KB"``."""
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{int(size)} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
 
 
 class _Tree(QTreeWidget):

@@ -33,9 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, TrainingProgress
-from bpeinspect.core.io.formats import saveable
-from bpeinspect.core.text import LEGEND
+from bpeinspect.core import LEGEND, Tokenizer, TrainingProgress
+from bpeinspect.core.io import saveable
 from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
@@ -401,16 +400,16 @@ class TrainingWorkspace(QWidget):
     def save_tokenizer(self, tok: Tokenizer, path: str | Path, fmt: str | None = None) -> None:
         """Write ``tok`` to ``path`` in a worker (atomically); the outcome shows as a message."""
         try:
-            from bpeinspect.core.io import formats
+            from bpeinspect.core.io import save
         except ImportError:
             self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
             return
 
-        def save() -> tuple[Path, list[str]]:
+        def write() -> tuple[Path, list[str]]:
             # what the format cannot keep comes as a warning: show it with the result
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                written = formats.save(tok, path, fmt)
+                written = save(tok, path, fmt)
             return written, [str(w.message) for w in caught]
 
         def done(result: tuple[Path, list[str]]) -> None:
@@ -419,7 +418,7 @@ class TrainingWorkspace(QWidget):
 
         self.saver.submit(
             ("save", str(path)),
-            save,
+            write,
             on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}"),
         )

@@ -24,10 +24,10 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from bpeinspect.core import limits
+from bpeinspect.core import human_size, read_at_most
 from bpeinspect.core.live_text import LiveText
-from bpeinspect.gui.concurrency import Worker, note_typing
-from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
+from bpeinspect.gui.concurrency import Typing, Worker
+from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
 from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
@@ -42,9 +42,9 @@ def read_text_file(path: str) -> str:
     the window can show (read in chunks and stopped there: ``/dev/zero``, a pipe or a link to
     one has no size to check beforehand)."""
     with open(path, "rb") as f:
-        data = limits.read_at_most(f, TEXT_LIMIT)
+        data = read_at_most(f, TEXT_LIMIT)
     if len(data) > TEXT_LIMIT:
-        raise ValueError(f"{path}: more than the {describe_size(TEXT_LIMIT)} of text the window can show")
+        raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -112,6 +112,7 @@ class LiveDocument(QObject):
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.live_text = LiveText()
         self.revision = 0  # bumped on every edit; encodings remember the revision they encode
+        self.typing = Typing()  # background jobs wait until the typing pauses
         self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
         self._feeding: _Feed | None = None
         self._reading: Worker | None = None  # a big paste being decoded (the views are read-only)
@@ -310,7 +311,7 @@ class LiveDocument(QObject):
             change = lt.replace(pos, removed, new)
         self.revision += 1
         if self._feeding is None:
-            note_typing()  # background jobs wait until the typing pauses
+            self.typing.note()
         self.changed.emit(change)
         if self._feeding is None:
             self.edited.emit()

@@ -21,8 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
-from bpeinspect.core.encoding import differing_span
+from bpeinspect.core import Encoding, Tokenizer, differing_span, load_tokenizer
 from bpeinspect.core.live import EncodeResult, Mode, plan_encode
 from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, cheap_to_encode, encode_segment
 from bpeinspect.core.memory import checks, quiet_gc
@@ -48,8 +47,7 @@ def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **
     ``should_stop`` (a worker's) is asked in the loaders' long loops (see :func:`~bpeinspect.core.memory.checks`)."""
     with quiet_gc(), checks(should_stop):
         if settings:
-            from bpeinspect.core.io import hub
-            from bpeinspect.core.io.formats import load_with
+            from bpeinspect.core.io import hub, load_with
 
             tok = (hub.load if hub.is_hub_spec(spec) else load_with)(spec, **settings)
         else:

@@ -34,14 +34,10 @@ from typing import Any, NamedTuple
 from PySide6.QtCore import QObject, QPoint
 from PySide6.QtWidgets import QAbstractButton, QFileDialog, QMessageBox
 
-from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core import SPECIAL, Cancelled, Encoding, Tokenizer, hex_bytes, human_size
 from bpeinspect.core.dataset import is_dataset_name
-from bpeinspect.core.encoding import SPECIAL
-from bpeinspect.core.io.atomic import atomic_open, atomic_path, atomic_write
-from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
-from bpeinspect.core.text import hex_bytes
+from bpeinspect.core.io import atomic_open, atomic_path, atomic_write, is_vocabulary_name, open_patterns
 from bpeinspect.gui.overlay.palette import EXPORT_SPECIAL, EXPORT_SPLIT, TokenPalette
-from bpeinspect.gui.overlay.paste_guard import describe_size
 
 VOCAB_FILTER = f"Vocabularies ({' '.join(open_patterns())});;All files (*)"
 
@@ -153,14 +149,14 @@ class FileCommands(QObject):
         box.setWindowTitle("Export overlay as HTML")
         box.setIcon(QMessageBox.Icon.Question)
         box.setText(
-            f"The whole overlay would make a page of about {describe_size(size)}, more than a browser opens "
+            f"The whole overlay would make a page of about {human_size(size)}, more than a browser opens "
             "comfortably. Export a part of it?"
         )
         choices: dict[QAbstractButton, str] = {}
         if has_selection:
             choices[box.addButton("The selection", QMessageBox.ButtonRole.AcceptRole)] = "selection"
         choices[box.addButton("The visible part", QMessageBox.ButtonRole.AcceptRole)] = "visible"
-        choices[box.addButton(f"All ({describe_size(size)})", QMessageBox.ButtonRole.DestructiveRole)] = "all"
+        choices[box.addButton(f"All ({human_size(size)})", QMessageBox.ButtonRole.DestructiveRole)] = "all"
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.exec()
         return choices.get(box.clickedButton(), "")

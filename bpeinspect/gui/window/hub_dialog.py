@@ -31,9 +31,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from bpeinspect.core import VocabularyError
-from bpeinspect.core.io import hub
-from bpeinspect.core.io.hub_catalog import HubModel, hub_models, search
+from bpeinspect.core import VocabularyError, human_size
+from bpeinspect.core.io import HubModel, hub, hub_models, search_hub_models
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.overlay.palette import app_colors
 
@@ -157,7 +156,7 @@ class HubDialog(QDialog):
         for repo in sorted(self.cached - known, key=str.lower):
             if all(w in repo.lower() for w in text.lower().split()):
                 self._add(hub.PREFIX + repo, (repo, "(in the cache)", "", ""))
-        for m in search(text, self.models) if typed is None else self._typed_matches(typed):
+        for m in search_hub_models(text, self.models) if typed is None else self._typed_matches(typed):
             self._add(m.spec, (m.repo, m.family, m.gate, m.licence), model=m)
 
     def _typed_matches(self, spec: str) -> list[HubModel]:
@@ -220,7 +219,7 @@ class HubDialog(QDialog):
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, max(1, total >> 10))
         self.progress.setValue(min(done, total) >> 10)
-        self._say(f"Downloading {(self.loading or '')[len(hub.PREFIX) :]}: {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+        self._say(f"Downloading {(self.loading or '')[len(hub.PREFIX) :]}: {human_size(done)} of {human_size(total)}")
 
     def _on_fetched(self, files: hub.HubFiles) -> None:
         self.loading = None

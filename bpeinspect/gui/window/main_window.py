@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import BUILTINS, Tokenizer
-from bpeinspect.core.io.builtins import resources_dir
-from bpeinspect.core.io.formats.gguf_pre import UnknownPreTokenizerError
+from bpeinspect.core import BUILTINS, Tokenizer, UnknownPreTokenizerError
+from bpeinspect.core.io import resources_dir
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.glyphs import glyph_notices
@@ -82,6 +81,7 @@ class MainWindow(QMainWindow):
         self.jobs = Jobs(self)
         self.live = LiveDocument(self)
         self.document = self.live.document
+        self.typing = self.live.typing  # the background work of panels pauses while the user types
         self.appearance = Appearance(self.document, self, format_text=self.live.set_char_format)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)

@@ -32,11 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.io.provenance import badges as provenance_badges
+from bpeinspect.core import Tokenizer, normalizer_badge
+from bpeinspect.core.io import provenance_badges
 from bpeinspect.core.live import EncodeResult
 from bpeinspect.core.live_text import LiveEncoding
-from bpeinspect.core.normalize import badge
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.theme import Appearance
@@ -49,7 +48,7 @@ CHOOSABLE = ("default split", "assumed")  # provenance badges that open the spli
 
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
     """A small tag in the pane header when the tokenizer normalizes text (NFC, SentencePiece's ▁)."""
-    b = badge(tok)
+    b = normalizer_badge(tok)
     return None if b is None else _tag(*b, name="normalizerBadge")
 
 

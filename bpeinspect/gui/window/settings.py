@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from bpeinspect.core.io import discover
-from bpeinspect.core.io.discover import CatalogEntry
+from bpeinspect.core.io import CatalogEntry, add_recent, clear_recent, recent_files
 from bpeinspect.gui.window.theme import FONT_RANGE, LAYERS, THEMES
 
 RECENT_LIMIT = 10
@@ -113,26 +112,26 @@ class Preferences:
 
     def recent_tokenizer_entries(self) -> list[CatalogEntry]:
         self._move_old_recent()
-        return discover.recent_files()[:RECENT_LIMIT]
+        return recent_files()[:RECENT_LIMIT]
 
     def remember_tokenizer(self, path: str, name: str = "", vocab_size: int | None = None) -> None:
         self._move_old_recent()
-        discover.add_recent(path, name, vocab_size)
+        add_recent(path, name, vocab_size)
 
     def clear_recent(self) -> None:
         self.settings.remove("recent_texts")
         self.settings.remove("recent_tokenizers")
-        discover.clear_recent()
+        clear_recent()
 
     def _move_old_recent(self) -> None:
         # the app once kept its own list of vocabulary files here: join it to the core's, once
         old = _as_list(self.settings.value("recent_tokenizers"))
         if old:
             self.settings.remove("recent_tokenizers")
-            known = {e.spec for e in discover.recent_files()}
+            known = {e.spec for e in recent_files()}
             for path in reversed(old):
                 if path not in known:
-                    discover.add_recent(path)
+                    add_recent(path)
 
     def _remember(self, key: str, path: str) -> None:
         items = [p for p in _as_list(self.settings.value(key)) if p != path]

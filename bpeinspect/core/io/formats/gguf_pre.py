@@ -22,7 +22,7 @@ not know is refused (llama.cpp refuses it too), unless the caller chooses a spli
 
 from __future__ import annotations
 
-from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.errors import UnknownPreTokenizerError, VocabularyError
 from bpeinspect.core.split.rules import (
     LLAMA3_PATTERN,
     O200K_PATTERN,
@@ -199,10 +199,6 @@ def rstrip_tokens(model_name: str, specials: dict[str, int], added: dict[str, in
     if "phi-3" not in name and "phi3" not in name:
         return set()
     return (set(specials) | set(added) | ({"</s>"} & set(specials))) - {"<unk>", "<s>", "<|endoftext|>"}
-
-
-class UnknownPreTokenizerError(VocabularyError):
-    """A ``tokenizer.ggml.pre`` name whose split rule bpeinspect does not know."""
 
 
 def rule_for_pre(name: str | None, source: str = "") -> tuple[SplitRule, bool]:

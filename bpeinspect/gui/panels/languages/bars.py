@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterator
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.analysis.stats import StatsTable, TextStats
+from bpeinspect.core.analysis import CorpusStats, StatsTable, TextStats
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.export import baseline_name, premium_text
 from bpeinspect.gui.panels.languages.plotbase import PlotPage

@@ -27,9 +27,8 @@ from PySide6.QtGui import QColor, QImage, QImageWriter, QPaintDevice, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
-from bpeinspect.core.analysis.corpus import Language
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.io.atomic import atomic_path
+from bpeinspect.core.analysis import CorpusStats, Language
+from bpeinspect.core.io import atomic_path
 from bpeinspect.gui.overlay.palette import app_colors
 
 Renderer = Callable[[QPainter, QSize], None]

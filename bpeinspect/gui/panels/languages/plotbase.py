@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QCursor, QPainter
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.fairness import CorpusStats
+from bpeinspect.core.analysis import CorpusStats
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
 from bpeinspect.gui.panels.languages.export import Renderer, csv_text, language_tooltip
 

@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
-from bpeinspect.core.analysis.fairness import METRICS, CorpusStats, percentile
+from bpeinspect.core.analysis import METRICS, CorpusStats, percentile
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.export import baseline_name, log2_premium, premium_text, premium_ticks
 from bpeinspect.gui.panels.languages.plotbase import PlotPage

@@ -25,7 +25,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.fairness import TOP, CorpusStats, FairnessSummary
+from bpeinspect.core.analysis import TOP, CorpusStats, FairnessSummary
 from bpeinspect.gui.panels.languages.export import (
     Renderer,
     baseline_name,

@@ -17,9 +17,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTextBrowser
 
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.analysis.vocab_use import VocabularyUse
-from bpeinspect.core.text import display_bytes
+from bpeinspect.core import display_bytes
+from bpeinspect.core.analysis import CorpusStats, VocabularyUse
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 

@@ -36,16 +36,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpeinspect.core import human_size
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
-    from bpeinspect.core.analysis.corpus import Corpus
-    from bpeinspect.core.analysis.fairness import CorpusStats
-    from bpeinspect.core.analysis.languages import CountCache, CountingPool
-    from bpeinspect.core.analysis.vocab_use import VocabularyUse
+    from bpeinspect.core.analysis import Corpus, CorpusStats, CountCache, CountingPool, VocabularyUse
     from bpeinspect.gui.panels.languages.export import Renderer
     from bpeinspect.gui.panels.languages.usage import UsePage
 
@@ -511,9 +509,8 @@ class LanguagesView(QWidget):
         shown = len(view.corpus)
         size = sum(view.counts[view.tokenizers[0], t.code].bytes for t in view.corpus)
         texts = f"{shown} of {total} texts" if shown != total else f"{total} texts"
-        amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
         self.status.setText(
-            f"{view.corpus.title}: {texts} ({amount} in all) under "
+            f"{view.corpus.title}: {texts} ({human_size(size)} in all) under "
             f"{len(view.tokenizers)} tokenizer{'s' if len(view.tokenizers) != 1 else ''}."
         )
         self.status.set_tone(None)

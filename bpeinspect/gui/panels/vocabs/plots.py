@@ -18,23 +18,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.vocab_diff import VocabDiff
+from bpeinspect.core.analysis import VocabDiff, length_buckets
 from bpeinspect.gui.overlay.palette import CATEGORY_COLORS, UiColors, app_colors
 
-# byte-length buckets of the composition by length
-LENGTH_BUCKETS: tuple[tuple[int, int], ...] = (
-    (1, 1),
-    (2, 2),
-    (3, 3),
-    (4, 4),
-    (5, 5),
-    (6, 6),
-    (7, 7),
-    (8, 8),
-    (9, 12),
-    (13, 16),
-    (17, 1 << 30),
-)
 MAX_CATEGORIES = 14  # categories drawn by name; the rest of the scripts are one "other scripts"
 OTHER_SCRIPTS = "other scripts"
 
@@ -45,19 +31,11 @@ def combo_label(diff: VocabDiff, mask: int) -> str:
     return f"only {names[0]}" if len(names) == 1 else " ∩ ".join(names)
 
 
-def length_label(lo: int, hi: int) -> str:
-    return str(lo) if lo == hi else f"{lo}+" if hi >= 1 << 30 else f"{lo}-{hi}"
-
-
 def composition_series(diff: VocabDiff, by: str) -> tuple[list[str], list[list[int]]]:
     """Category labels and, per label, each side's count: by ``script`` (the largest
     :data:`MAX_CATEGORIES` by name, the remaining scripts together) or by ``length`` in bytes."""
     if by == "length":
-        labels = [length_label(lo, hi) for lo, hi in LENGTH_BUCKETS]
-        values = [
-            [sum(c for n, c in s.lengths.items() if lo <= n <= hi) for s in diff.sides] for lo, hi in LENGTH_BUCKETS
-        ]
-        return labels, values
+        return length_buckets([s.lengths for s in diff.sides])
     order = diff.category_order()
     if len(order) > MAX_CATEGORIES:
         keep, rest = order[: MAX_CATEGORIES - 3] + order[-2:], order[MAX_CATEGORIES - 3 : -2]

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import QueryError, Tokenizer
-from bpeinspect.core.analysis.vocab_diff import (
+from bpeinspect.core import SYMBOLS, QueryError, Tokenizer, parse_display
+from bpeinspect.core.analysis import (
     MAX_SIDES,
     MergeOverlap,
     VocabDiff,
@@ -45,8 +45,7 @@ from bpeinspect.core.analysis.vocab_diff import (
     list_tokens,
     merges_in_common,
 )
-from bpeinspect.core.text import SYMBOLS, parse_display
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.panels.languages import export
 from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv
 from bpeinspect.gui.panels.vocabs.plots import CompositionPlot, UpsetPlot, combo_label, csv_text
@@ -63,8 +62,11 @@ class VocabsView(QWidget):
     failed = Signal(str)
     exported = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, typing: Typing | None = None) -> None:
+        """``typing``: the text's, where the user types; the view's background work waits for
+        the typing to pause (``None``: it does not wait)."""
         super().__init__(parent)
+        self.typing = typing
         self.toks: list[Tokenizer] = []
         self.names: list[str] = []
         self.diff: VocabDiff | None = None
@@ -207,7 +209,7 @@ class VocabsView(QWidget):
             "merges",
             merges_in_common,
             list(zip(diff.names, self.toks)),
-            background=True,
+            paused_by=self.typing,
             on_returned=self._on_merges,
             on_progress=self._merges_progress,
             on_errored=lambda exc: self._fail(f"Could not compare the merges: {describe_error(exc)}"),

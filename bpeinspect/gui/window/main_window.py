@@ -171,7 +171,7 @@ class MainWindow(QMainWindow):
             )
             look.set_layer(name, on)
             if on_bar:
-                self.toolbar.addAction(act)
+                self.toolbar.add_toggle(act)
         self.count_badge = CountBadge(self.registry)
         self.toolbar.add_right(self.count_badge)
         a.separator("view")

@@ -207,7 +207,7 @@ def test_split_boxes_with_a_differing_boundary_are_readable_in_both_themes(toks,
     from PySide6.QtGui import QColor
 
     from bpeinspect.gui.overlay.palette import TokenPalette, colors
-    from tests.gui.ux.test_dark_contrast import contrast
+    from tests.gui.window.test_theme import contrast
 
     c = colors(dark)
     pal = TokenPalette(dark=dark)

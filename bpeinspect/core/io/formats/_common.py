@@ -11,19 +11,21 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
 from operator import add, contains
 from pathlib import Path
-from typing import IO, Any, TypeGuard, TypeVar
+from typing import IO, Any, ParamSpec, TypeGuard, TypeVar
 
 from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PatternError, compile_pattern
 
 _T = TypeVar("_T")
+_R = TypeVar("_R")
+_P = ParamSpec("_P")
 _K = TypeVar("_K", str, bytes)
 
 # The largest real vocabulary files are tens of MB (a 256k-token tokenizer.json is ~35 MB).
@@ -457,7 +459,7 @@ def not_cacheable() -> None:
         calls.append(None)
 
 
-def build_tokenizer(path: Path | str, factory: Any, *args: Any, **kwargs: Any) -> Any:
+def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
     """Call the Tokenizer constructor, naming the file in any complaint it has."""
     try:
         tok = factory(*args, **kwargs)

@@ -155,33 +155,30 @@ def from_dict(
     )
     del decoders
     p = Path(path)
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            pieces,
-            kinds,
-            merges=merges,
-            merge_results=made,
-            normalizer=sequence(rest_steps),
-            first_normalizer=sequence(first_steps),
-            special_tokens=specials,
-            added_tokens=added,
-            added_options=options,
-            added_normalizer=norm,
-            byte_fallback=bool(model.get("byte_fallback")),
-            unk_id=unk_id,
-            fuse_unk=bool(model.get("fuse_unk")),
-            flavour="huggingface",
-            strip_leading_space=strip,
-            ignore_merges=bool(model.get("ignore_merges")),
-            split_before_space=split_words,
-            piece_ids=piece_ids,
-            name=name_for(p, file_stem(p)),
-            source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        pieces,
+        kinds,
+        merges=merges,
+        merge_results=made,
+        normalizer=sequence(rest_steps),
+        first_normalizer=sequence(first_steps),
+        special_tokens=specials,
+        added_tokens=added,
+        added_options=options,
+        added_normalizer=norm,
+        byte_fallback=bool(model.get("byte_fallback")),
+        unk_id=unk_id,
+        fuse_unk=bool(model.get("fuse_unk")),
+        flavour="huggingface",
+        strip_leading_space=strip,
+        ignore_merges=bool(model.get("ignore_merges")),
+        split_before_space=split_words,
+        piece_ids=piece_ids,
+        name=name_for(p, file_stem(p)),
+        source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
+    )
 
 
 # every spelling of a byte piece that byte_of_piece reads (hex digits in either case)

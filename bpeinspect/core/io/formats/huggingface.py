@@ -146,7 +146,8 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
         normalizer=normalizer,
-        **({} if marks is None else {"word_marks": marks, "unk_id": _unk_id(model, vocab, path)}),
+        word_marks=marks,
+        unk_id=None if marks is None else _unk_id(model, vocab, path),
     )
 
 

@@ -282,24 +282,21 @@ def from_model(m: ModelProto, path: Path | str) -> Tokenizer:
     specials = {m.pieces[i]: i for i in special_ids if m.pieces[i]}
     unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
     name = name_for(path, file_stem(path))
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            m.pieces,
-            m.types,
-            scores=m.scores,
-            normalizer=sequence(steps),
-            special_tokens=specials,
-            byte_fallback=m.byte_fallback,
-            unk_id=unk,
-            flavour="sentencepiece",
-            strip_leading_space=m.add_dummy_prefix,
-            name=name,
-            source=f"{path} (SentencePiece BPE model)",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        m.pieces,
+        m.types,
+        scores=m.scores,
+        normalizer=sequence(steps),
+        special_tokens=specials,
+        byte_fallback=m.byte_fallback,
+        unk_id=unk,
+        flavour="sentencepiece",
+        strip_leading_space=m.add_dummy_prefix,
+        name=name,
+        source=f"{path} (SentencePiece BPE model)",
+    )
 
 
 def _gguf_vocab(meta: dict[str, Any], path: Path) -> tuple[list[str], list[int], dict[str, int], dict[str, int], str]:
@@ -353,26 +350,23 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> Tokenizer:
             merges += got[0]
             made += got[1]
     del merges_raw
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            pieces,
-            kinds,
-            merges=merges,
-            merge_results=made,
-            normalizer=Replace(" ", "▁"),
-            special_tokens=specials,
-            added_tokens=added,
-            byte_fallback=True,
-            flavour="llama.cpp",
-            newline_words=True,
-            piece_ids=index,
-            name=name,
-            source=f"{path} (GGUF, SentencePiece-style BPE with merges 'gemma4')",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        pieces,
+        kinds,
+        merges=merges,
+        merge_results=made,
+        normalizer=Replace(" ", "▁"),
+        special_tokens=specials,
+        added_tokens=added,
+        byte_fallback=True,
+        flavour="llama.cpp",
+        newline_words=True,
+        piece_ids=index,
+        name=name,
+        source=f"{path} (GGUF, SentencePiece-style BPE with merges 'gemma4')",
+    )
 
 
 _MERGES_AT_ONCE = 1 << 16
@@ -462,26 +456,23 @@ def from_gguf(meta: dict[str, Any], path: Path) -> Tokenizer:
     own = meta.get("general.name")
     own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else ""
     rstrip = rstrip_tokens(own, specials, added)  # llama.cpp's attributes for Phi-3
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            pieces,
-            kinds,
-            scores=list(scores),
-            normalizer=sequence(steps),
-            special_tokens=specials,
-            added_tokens=added,
-            added_options={t: (False, True, False, False) for t in rstrip},
-            byte_fallback=True,
-            unk_id=unk if isinstance(unk, int) and 0 <= unk < len(pieces) else None,
-            flavour="llama.cpp",
-            strip_leading_space=bool(prefix),
-            name=name,
-            source=f"{path} (GGUF, SentencePiece-style BPE 'llama')",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        pieces,
+        kinds,
+        scores=list(scores),
+        normalizer=sequence(steps),
+        special_tokens=specials,
+        added_tokens=added,
+        added_options={t: (False, True, False, False) for t in rstrip},
+        byte_fallback=True,
+        unk_id=unk if isinstance(unk, int) and 0 <= unk < len(pieces) else None,
+        flavour="llama.cpp",
+        strip_leading_space=bool(prefix),
+        name=name,
+        source=f"{path} (GGUF, SentencePiece-style BPE 'llama')",
+    )
 
 
 __all__ = ["BYTE", "ModelProto", "fields", "from_gguf", "from_model", "load", "looks_like", "parse_model"]

@@ -10,8 +10,8 @@ from typing import Any
 
 from bpeinspect.cli.common import CliError, json_safe, json_text, read_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.core import display_terminal
 from bpeinspect.core.split.cuts import can_cut, cut_spans
-from bpeinspect.core.text import display_terminal
 
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
 ANSI_RESET = "\x1b[0m"

@@ -41,7 +41,7 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -322,15 +322,20 @@ def _splice(  # noqa: PLR0917
         enc.piece_spans[k:] = [(s + dc, e + dc) for s, e in enc.piece_spans[k:]]
 
 
-Mode = Literal["full", "chunked", "incremental"]
+# how an encoding was made; "segment": kept segment by segment (a live_text.LiveEncoding)
+Mode = Literal["full", "chunked", "incremental", "segment"]
+
+
+# what an EncodeResult holds: an Encoding here, or a reader of one kept in parts (the window's)
+E = TypeVar("E")
 
 
 @dataclass
-class EncodeResult:
+class EncodeResult(Generic[E]):
     """An encoding and how it was made."""
 
     tok: Tokenizer
-    enc: Encoding
+    enc: E
     seconds: float
     mode: Mode
     changed: tuple[int, int] | None = None  # UTF-16 range that was re-encoded (None: all of it)
@@ -383,7 +388,7 @@ class EncodePlan:
         should_stop: Callable[[], bool] | None = None,
         on_first: Callable[[Encoding], None] | None = None,
         in_place: bool = False,
-    ) -> EncodeResult:
+    ) -> EncodeResult[Encoding]:
         """Encode. ``should_stop`` is asked between steps (then :class:`Cancelled` is raised);
         ``on_first`` gets the encoding of the first chunk of a chunked encode as soon as it
         is done; ``in_place=True`` lets an incremental plan update ``previous`` itself (only
@@ -395,7 +400,7 @@ class EncodePlan:
 
     def _run(
         self, should_stop: Callable[[], bool] | None, on_first: Callable[[Encoding], None] | None, in_place: bool
-    ) -> EncodeResult:
+    ) -> EncodeResult[Encoding]:
         t0 = time.perf_counter()
         tok, text = self.tok, self.text
         if self.mode == "incremental":

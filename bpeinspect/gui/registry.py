@@ -40,6 +40,7 @@ from PySide6.QtCore import (
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.live import EncodeResult
+from bpeinspect.core.live_text import LiveEncoding
 
 TOKENIZER_ROLE = Qt.ItemDataRole.UserRole + 1
 SPEC_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -56,7 +57,7 @@ class OpenTokenizer:
     tok: Tokenizer
     spec: str
     rank: int  # the order it was asked for in
-    result: EncodeResult | None = None
+    result: EncodeResult[LiveEncoding] | None = None
     revision: int = -1  # the text revision ``result`` encodes (or failed to)
     shown: bool = True  # has a pane in the overlay
 
@@ -260,7 +261,7 @@ class TokenizerRegistry(QAbstractListModel):
         return len(self._rows)
 
     def __contains__(self, tok: object) -> bool:
-        return self.row_of(tok) is not None  # type: ignore[arg-type]
+        return any(r.tok is tok for r in self._rows)
 
     def current(self) -> Tokenizer | None:
         return self._current
@@ -290,11 +291,11 @@ class TokenizerRegistry(QAbstractListModel):
 
     # -- encodings ------------------------------------------------------------------------------------
 
-    def result(self, tok: Tokenizer) -> EncodeResult | None:
+    def result(self, tok: Tokenizer) -> EncodeResult[LiveEncoding] | None:
         entry = self.entry(tok)
         return None if entry is None else entry.result
 
-    def set_result(self, tok: Tokenizer, result: EncodeResult | None, revision: int) -> None:
+    def set_result(self, tok: Tokenizer, result: EncodeResult[LiveEncoding] | None, revision: int) -> None:
         """Keep ``result`` (an encoding of text revision ``revision``) in ``tok``'s row."""
         row = self.row_of(tok)
         if row is None:

@@ -92,7 +92,7 @@ def _decoded(path: Path, block_bytes: int | None) -> Iterator[str]:
                 block = limits.read_at_most(f, limits.MAX_INPUT)
                 if len(block) > limits.MAX_INPUT:
                     raise CorpusError(
-                        f"{path}: more than {limits.mb(limits.MAX_INPUT)}, read whole for a custom split pattern; "
+                        f"{path}: more than {limits.human_size(limits.MAX_INPUT)}, read whole for a custom split pattern; "
                         "split the file, or train with a preset pattern (read in blocks)"
                     )
             else:

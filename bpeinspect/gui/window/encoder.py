@@ -21,9 +21,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from bpeinspect.core import Encoding, Tokenizer, load_tokenizer
-from bpeinspect.core.encoding import differing_span
-from bpeinspect.core.live import EncodeResult, plan_encode
+from bpeinspect.core import Encoding, Tokenizer, differing_span, load_tokenizer
+from bpeinspect.core.live import EncodeResult, Mode, plan_encode
 from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, cheap_to_encode, encode_segment
 from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.gui.concurrency import Jobs
@@ -48,8 +47,7 @@ def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **
     ``should_stop`` (a worker's) is asked in the loaders' long loops (see :func:`~bpeinspect.core.memory.checks`)."""
     with quiet_gc(), checks(should_stop):
         if settings:
-            from bpeinspect.core.io import hub
-            from bpeinspect.core.io.formats import load_with
+            from bpeinspect.core.io import hub, load_with
 
             tok = (hub.load if hub.is_hub_spec(spec) else load_with)(spec, **settings)
         else:
@@ -96,7 +94,7 @@ class Encoder(QObject):
     def __init__(self, doc: LiveDocument, registry: TokenizerRegistry, jobs: Jobs) -> None:
         super().__init__(doc)
         self.doc, self.registry, self.jobs = doc, registry, jobs
-        self.last: EncodeResult | None = None  # the latest encode of any tokenizer (for the status bar)
+        self.last: EncodeResult[LiveEncoding] | None = None  # the latest encode of any tokenizer (for the status bar)
         self.focus = 0  # UTF-16 position the panes show: segments near it are encoded first
         self.lives: dict[Tokenizer, LiveEncoding] = {}
         self._batches: dict[Tokenizer, set[Segment]] = {}  # segments a worker is encoding
@@ -128,17 +126,17 @@ class Encoder(QObject):
     # -- following the text -----------------------------------------------------------------------
 
     def _on_change(self, change: Change) -> None:
-        one = change.edit is not None and not self.doc.is_feeding()  # a keystroke in one segment
+        edit = None if self.doc.is_feeding() else change.edit  # a keystroke in one segment
         for tok, live in self.lives.items():
             dropped = live.apply(change)
-            if one and dropped:
+            if edit is not None and dropped:
                 # the old encoding is where the new one starts from; what differs is all
                 # that needs repainting
                 self._bury(self._before.pop(tok, (None, [], None))[1])
-                self._before[tok] = (change.new[0], dropped, change.edit)
+                self._before[tok] = (change.new[0], dropped, edit)
             else:
                 self._bury(dropped)
-        if one and cheap_to_encode(change.new[:1]):
+        if edit is not None and cheap_to_encode(change.new[:1]):
             # encoded before Qt paints the edit: one repaint shows the text and its tokens
             self.encode_all()
         else:
@@ -196,7 +194,8 @@ class Encoder(QObject):
                 part = live.part(seg.k)
                 edited = seg is before_seg and part is None
                 old = part.enc if part is not None else before[0] if edited else None
-                enc = encode_segment(tok, seg.text, head, previous=(old, edit) if edited else None)
+                previous = (before[0], edit) if edited and edit is not None else None
+                enc = encode_segment(tok, seg.text, head, previous=previous)
                 live.put(seg, enc, head)
                 span = differing_span(old, enc)
                 if span is not None:
@@ -213,7 +212,9 @@ class Encoder(QObject):
         finally:
             self._bury(before)
         if live.complete and not self.doc.is_feeding():
-            self._done(tok, live, (lo, hi) if lo is not None else (0, 0), seconds=time.perf_counter() - t0)
+            self._done(
+                tok, live, (lo, hi) if lo is not None and hi is not None else (0, 0), seconds=time.perf_counter() - t0
+            )
         else:
             self._note_shown(tok, [s for s, _ in todo])
 
@@ -271,7 +272,7 @@ class Encoder(QObject):
         plan = plan_encode(tok, text, live.whole if live.whole_version >= 0 else None)
         key = ("encode", id(tok))
 
-        def keep(result: EncodeResult) -> None:
+        def keep(result: EncodeResult[Encoding]) -> None:
             if tok not in self.lives:
                 return
             old = live.whole
@@ -344,13 +345,13 @@ class Encoder(QObject):
         changed: tuple[int, int] | None,
         *,
         seconds: float = 0.0,
-        mode: str = "segment",
+        mode: Mode = "segment",
         revision: int | None = None,
     ) -> None:
         """``tok``'s encoding is of the whole current text: into its row, and to the panes."""
         if tok not in self.registry:
             return
-        result = EncodeResult(tok, live, seconds, mode, changed)  # type: ignore[arg-type]
+        result = EncodeResult(tok, live, seconds, mode, changed)
         if seconds:
             self.last = result
         self.registry.set_result(tok, result, self.doc.revision if revision is None else revision)

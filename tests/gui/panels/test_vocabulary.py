@@ -348,3 +348,25 @@ def test_a_regex_typed_as_text_that_finds_nothing_gets_a_hint(qtbot) -> None:
     w.search.setText("zzzzqqqq")  # nothing found, but no regex: no hint
     _idle(qtbot, w)
     assert w.model.rowCount() == 0 and "Regex" not in w.status.text()
+
+
+def test_the_script_column_is_ready_before_it_is_first_shown(qtbot, monkeypatch):
+    """The table of every code point's script (built once) is built by a worker when the view
+    is made, not by the first paint of the Script column on the GUI thread."""
+    import threading
+
+    from bpeinspect.core.analysis import scripts
+    from bpeinspect.gui.concurrency import all_idle
+
+    built = []
+    build = scripts._script_table.__wrapped__
+
+    def recording():
+        built.append(threading.current_thread() is threading.main_thread())
+        return build()
+
+    monkeypatch.setattr(scripts, "_script_table", recording)
+    view = VocabBrowser()
+    qtbot.addWidget(view)
+    qtbot.waitUntil(all_idle, timeout=30000)
+    assert built and not built[0]  # built, first by a worker

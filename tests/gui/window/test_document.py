@@ -62,3 +62,24 @@ def test_a_small_paste_goes_in_at_once(qtbot, window):
     view.setTextCursor(cur)
     view.paste()
     assert window.text() == "ax\nyb"
+
+
+def test_a_big_selection_replaced_goes_out_a_slice_per_turn_and_comes_back_in_one_undo(qtbot, window):
+    from PySide6.QtGui import QTextCursor
+
+    window.open_tokenizer("cl100k_base")
+    old = "an old line of text, to be replaced\n" * 30_000  # about a megabyte
+    window.set_text("before\n" + old + "after")
+    wait_idle(qtbot, window, timeout=60000)
+    cur = QTextCursor(window.document)
+    cur.setPosition(len("before\n"))
+    cur.setPosition(len("before\n") + len(old), QTextCursor.MoveMode.KeepAnchor)
+    window.live.insert_text(cur, "the new text\n")
+    assert len(window.text()) > len(old) // 2  # not all of it at once
+    assert window.live.is_feeding() and window.panes.panes()[0].view.isReadOnly()
+    wait_idle(qtbot, window, timeout=60000)
+    want = "before\nthe new text\nafter"
+    assert window.text() == want and not window.panes.panes()[0].view.isReadOnly()
+    assert list(window.registry.result(window.registry.current()).enc.ids) == window.registry.current().encode(want)
+    window.document.undo()  # one step
+    assert window.text() == "before\n" + old + "after"

@@ -104,7 +104,7 @@ def test_rank_files_and_gguf_come_back_the_same(cache, tmp_path, monkeypatch, co
 def test_sentencepiece_files_come_back_the_same(cache, tmp_path, monkeypatch):
     pytest.importorskip("sentencepiece")
     pytest.importorskip("tokenizers")
-    from tests.core.test_sentencepiece import GEMMA, TEXTS, _hf_sp_json, _train_spm
+    from tests.core.sentencepiece.test_model import GEMMA, TEXTS, _hf_sp_json, _train_spm
 
     model, _ = _train_spm(tmp_path, user_defined_symbols=["<ud>"])
     hf_json, _ = _hf_sp_json(tmp_path, *GEMMA)

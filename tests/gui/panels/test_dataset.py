@@ -173,3 +173,25 @@ def test_a_big_file_is_counted_on_children_below_the_windows_priority(qtbot, tmp
     assert made == [(None, BACKGROUND_NICENESS)]  # on every core, niced like the Languages counts
     assert BACKGROUND_NICENESS > 0
     assert got.args[0].records == 40
+
+
+def test_a_binary_file_opened_as_a_dataset_is_said_to_be_not_json(qtbot, tmp_path):
+    path = tmp_path / "paper.pdf"
+    path.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" * 20)
+    view = make(qtbot)
+    view.open_file(path)
+    wait_jobs(qtbot, view.jobs)
+    assert "not JSON" in view.status.text() and "no records" not in view.status.text()
+    assert view.status.tone == "error" and not view.fields_box.isVisibleTo(view)
+
+
+def test_a_tokenizer_file_opened_as_a_dataset_is_said_so_without_a_field_picker(qtbot, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    vocab = {f"t{i}": i for i in range(300)}
+    path.write_text(json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": vocab, "merges": []}}), "utf-8")
+    view = make(qtbot)
+    view.open_file(path)
+    wait_jobs(qtbot, view.jobs)
+    assert not view.fields_box.isVisibleTo(view)
+    assert "no text fields" in view.status.text() and "Open tokenizer file" in view.status.text()
+    assert view.status.tone == "error"

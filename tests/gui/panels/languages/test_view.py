@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
-from bpeinspect.core import load_tokenizer
+from bpeinspect.core import human_size, load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
 from bpeinspect.gui.overlay.palette import colors, dark_window_palette
 from bpeinspect.gui.panels.languages import LanguagesView
@@ -244,7 +244,8 @@ def test_cancel_stops_counting(qtbot, toks):
 def test_the_status_says_how_much_text_was_counted(qtbot, view):
     stats = view.corpus_stats()
     size = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
-    assert size < 1e6 and f"({size / 1e3:.1f} KB in all)" in view.status.text()  # the fable: not "0.0 MB"
+    assert size < 1 << 20 and f"({human_size(size)} in all)" in view.status.text()  # the fable: not "0.0 MB"
+    assert human_size(size).endswith(" KB")
 
 
 def test_pages_not_shown_are_built_after_the_count(qtbot, toks, monkeypatch):

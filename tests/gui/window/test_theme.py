@@ -104,3 +104,23 @@ def test_token_tooltips_are_readable_in_both_themes(qtbot, window, theme):
     finally:
         window.set_theme("light", remember=False)
 
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_layer_toggles_look_like_buttons_and_on_stands_out(qtbot, window, theme):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QToolButton
+
+    window.set_theme(theme)
+    bar = window.toolbar
+    on = bar.widgetForAction(window.commands["view.layer.specials"])
+    off = bar.widgetForAction(window.commands["view.layer.ids"])
+    assert isinstance(on, QToolButton) and on.isChecked() and not off.isChecked()
+    qtbot.wait(20)
+    shot_on, shot_off = on.grab().toImage(), off.grab().toImage()
+    middle = QPoint(shot_on.width() // 2, 3)  # inside the button, above its text
+    background = bar.grab().toImage().pixelColor(bar.mapFrom(off, QPoint(off.width() + 2, off.height() // 2)))
+    # off: a frame around it, as a button has (not a bare label on the bar)
+    edge = shot_off.pixelColor(0, shot_off.height() // 2)
+    assert contrast(edge, background) > 1.3
+    # on: its face differs plainly from an off one's
+    assert contrast(shot_on.pixelColor(middle), shot_off.pixelColor(middle)) > 2.0

@@ -922,7 +922,7 @@ class ActionTour:
     def run(self) -> dict:
         from PySide6.QtGui import QGuiApplication
 
-        from bpeinspect.gui.overlay.paste_guard import describe_size
+        from bpeinspect.core import human_size
 
         names: dict[int, str] = {}
         for name, act in self.menu_actions() + self.toolbar_actions():
@@ -944,7 +944,7 @@ class ActionTour:
             view.selectAll()
             view.paste()
 
-        self.measure(f"Editor ▸ Paste the {describe_size(len(self.text.encode()))} text over itself", paste)
+        self.measure(f"Editor ▸ Paste the {human_size(len(self.text.encode()))} text over itself", paste)
         for name, act in self.dock_tabs():
             self.run_action(name, act)
         for key in list(self.win.panels.docks):

@@ -20,7 +20,7 @@ from typing import TypeVar
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
 from bpeinspect.cli.common import align_table, json_text, processes, read_text, safe_lines
-from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
 from bpeinspect.core.analysis import CSV_COLUMNS as MEASURE_COLUMNS
 from bpeinspect.core.analysis import (
     Measures,
@@ -50,15 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Count tokens, bytes and characters of each file under each tokenizer. "
         "A folder expands to the files directly inside it; '-' reads standard input.",
     )
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        action="append",
-        metavar="SPEC",
-        help="built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: "
-        + ", ".join(DEFAULT_TOKENIZERS)
-        + ")",
-    )
+    add_tokenizers(p, DEFAULT_TOKENIZERS)
     p.add_argument(
         "--baseline",
         metavar="FILE",
@@ -121,7 +113,7 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
 
 def run(args: argparse.Namespace) -> int:
     """Measure, then print a table, JSON or CSV; returns the exit status."""
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    specs = tokenizer_specs(args, DEFAULT_TOKENIZERS)
     if args.metrics and args.jsonl is not None:
         raise ValueError("--metrics measures files, --samples and --corpus, not --jsonl")
     if args.jsonl is not None:

@@ -128,7 +128,7 @@ def _read_raw(path: Path, limit: int) -> bytes:
             raise VocabularyError(f"{path}: is a folder, not a vocabulary file")
         size = path.stat().st_size
         if size > limit:
-            raise VocabularyError(f"{path}: {size >> 20} MB is larger than any vocabulary file; refusing it")
+            raise VocabularyError(f"{path}: {limits.human_size(size)} is larger than any vocabulary file; refusing it")
         with open(path, "rb") as f:
             data = limits.read_at_most(f, limit)
     except FileNotFoundError:

@@ -122,12 +122,6 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         rule = resolve_rule(pattern).with_hf_unicode()  # tiktoken's engine sees Unicode as Hugging Face's does
     except PatternError as exc:
         raise VocabularyError(f"{path}: pat_str: {exc}") from None
-    return build_tokenizer(
-        path,
-        Tokenizer,
-        ranks,
-        pattern=rule,
-        special_tokens=specials,
-        name=name_for(Path(path), file_stem(Path(path))),
-        source=f"{path} (tiktoken JSON encoder)",
-    )
+    name = name_for(Path(path), file_stem(Path(path)))
+    source = f"{path} (tiktoken JSON encoder)"
+    return build_tokenizer(path, Tokenizer, ranks, pattern=rule, special_tokens=specials, name=name, source=source)

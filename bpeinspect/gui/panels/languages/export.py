@@ -2,9 +2,10 @@
 the same three ways from every page: PNG, SVG and CSV, atomically.
 
 A page gives a *renderer*, ``render(painter, size)``, that draws what it shows into a painter
-of the given size (a plot draws its scene, a table its widget); :func:`write_png` and
-:func:`write_svg` run it into an image or an SVG file. CSV text (:func:`csv_text`) is written
-by :func:`write_text`, on the worker when the view asks for it.
+of the given size (a plot draws its scene, a table its widget); :func:`draw_png` and
+:func:`write_svg` run it into an image or an SVG file, and :func:`save_image` writes the image
+as a PNG, on the worker when the view asks for it, as :func:`write_text` writes CSV text
+(:func:`csv_text`).
 
 >>> premium_text(2.3), premium_text(17.754), share_text(0.4138)
 ('2.30×', '17.75×', '41 %')
@@ -111,15 +112,22 @@ def paint(device: QPaintDevice, render: Renderer, size: QSize) -> None:
         painter.end()
 
 
-def write_png(path: str | os.PathLike[str], render: Renderer, size: QSize, *, scale: int = 2) -> None:
-    """``render`` at ``scale`` times ``size`` into a PNG file."""
+def draw_png(render: Renderer, size: QSize, *, scale: int = 2) -> QImage:
+    """``render`` at ``scale`` times ``size`` into an image (on the GUI thread: it draws widgets)."""
     image = QImage(size * scale, QImage.Format.Format_ARGB32)
     image.setDevicePixelRatio(scale)
     image.fill(QColor(app_colors().plot_bg))
     paint(image, render, size)
+    return image
+
+
+def save_image(path: str | os.PathLike[str], image: QImage) -> str:
+    """Write ``image`` as a PNG file, atomically; returns the path. A worker may run it:
+    compressing a big picture takes a while, and a QImage needs no GUI thread."""
     with atomic_path(path, suffix=Path(path).suffix) as tmp:
         if not QImageWriter(str(tmp), b"png").write(image):
             raise OSError("could not write the PNG")
+    return str(path)
 
 
 def write_svg(path: str | os.PathLike[str], render: Renderer, size: QSize, *, title: str = "") -> None:
@@ -162,7 +170,8 @@ __all__ = [
     "premium_ticks",
     "share_text",
     "widget_renderer",
-    "write_png",
+    "draw_png",
+    "save_image",
     "write_svg",
     "write_text",
 ]

@@ -613,7 +613,7 @@ class LanguagesView(QWidget):
     def export(self, kind: str, path: str | os.PathLike[str]) -> None:
         """Write the current page as ``kind`` (png, svg or csv); ``exported(path)`` says when it is written.
 
-        Images are drawn here; CSV text is made and written on the worker."""
+        Images are drawn here; a PNG is compressed and written on the worker, as CSV text is made and written."""
         page = self._pages.get(self.current_page())
         export = self._m.get("export")
         try:
@@ -632,10 +632,17 @@ class LanguagesView(QWidget):
                 )
                 return
             render, size = page.renderer()
-            if kind == "png":
-                export.write_png(path, render, size)
-            else:
-                export.write_svg(path, render, size, title=f"{PAGES[self.current_page()][0]}: {self.status.text()}")
+            if kind == "png":  # drawn here, compressed and written on the worker
+                self.jobs.submit(
+                    ("export", str(path)),  # another export does not stop this one
+                    export.save_image,
+                    path,
+                    export.draw_png(render, size),
+                    on_returned=self.exported.emit,
+                    on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"),
+                )
+                return
+            export.write_svg(path, render, size, title=f"{PAGES[self.current_page()][0]}: {self.status.text()}")
         except (OSError, ValueError) as exc:
             self._show_error(f"{path}: could not export: {exc}")
             return

@@ -402,10 +402,17 @@ class VocabsView(QWidget):
                 maker = _maker(csv_text, *figure.csv_rows())
             else:
                 render, size = self._renderer()
-                if kind == "png":
-                    export.write_png(path, render, size)
-                else:
-                    export.write_svg(path, render, size, title=f"Vocabularies: {self.current_page()}")
+                if kind == "png":  # drawn here, compressed and written on the worker
+                    self.jobs.submit(
+                        ("export", str(path)),  # another export does not stop this one
+                        export.save_image,
+                        path,
+                        export.draw_png(render, size),
+                        on_returned=self.exported.emit,
+                        on_errored=lambda exc: self._fail(f"{path}: could not export: {exc}"),
+                    )
+                    return
+                export.write_svg(path, render, size, title=f"Vocabularies: {self.current_page()}")
                 self.exported.emit(str(path))
                 return
         except (OSError, ValueError) as exc:

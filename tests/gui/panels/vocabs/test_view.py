@@ -123,6 +123,7 @@ def test_export_figures_and_lists(qtbot, toks, tmp_path):
         for kind in ("png", "svg"):
             path = tmp_path / f"{page}.{kind}"
             view.export(kind, path)
+            _settled(qtbot, view)  # a PNG is written on the worker
             assert path.stat().st_size > 1000
         view.export("csv", tmp_path / f"{page}.csv")
         _settled(qtbot, view)
@@ -178,3 +179,20 @@ def test_the_window_docks_the_view_and_a_pick_reaches_the_token_views(qtbot, pan
     _settled(qtbot, view)
     view._clicked(view.model.index(0, 0))
     assert seen and seen[-1][0] is view.toks[1] and seen[-1][0].token_bytes(seen[-1][1]) == view.model.token(0)
+
+
+def test_a_png_export_is_drawn_here_and_compressed_and_written_on_a_worker(qtbot, toks, tmp_path, monkeypatch):
+    import threading
+
+    from bpeinspect.gui.panels.languages import export
+
+    view = _view(qtbot, toks)
+    writers = []
+    save = export.save_image
+    monkeypatch.setattr(export, "save_image", lambda *a: (writers.append(threading.current_thread()), save(*a))[1])
+    view.show_page("overlap")
+    path = tmp_path / "overlap.png"
+    with qtbot.waitSignal(view.exported, timeout=30000):
+        view.export("png", path)
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    assert writers and writers[0] is not threading.main_thread()

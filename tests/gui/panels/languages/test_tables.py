@@ -6,8 +6,7 @@ from PySide6.QtCore import Qt
 
 
 def test_languages_says_what_its_figures_are(qtbot):
-    from bpeinspect.core import load_tokenizer
-    from bpeinspect.core import human_size
+    from bpeinspect.core import human_size, load_tokenizer
     from bpeinspect.gui.panels.languages import LanguagesView
 
     view = LanguagesView(source="fable")

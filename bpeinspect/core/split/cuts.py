@@ -69,8 +69,11 @@ class _Rule(Protocol):
     @property
     def pattern(self) -> str | None: ...
 
-    fast: object
-    unicode: str
+    @property
+    def fast(self) -> object: ...
+
+    @property
+    def unicode(self) -> str: ...
 
 
 class _Tokenizer(Protocol):

@@ -65,7 +65,7 @@ def peek(path: str) -> Any:
     close = getattr(reader, "close", None)
     if close is not None:
         close()
-    if guess.shape is None and guess.looked_at:
+    if guess.shape is None and guess.looked_at and reader.kind == "json object":  # a tokenizer.json?
         try:
             kind = detect_format(path)
         except VocabularyError:

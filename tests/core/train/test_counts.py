@@ -28,28 +28,6 @@ from tests.core.corpus import ADVERSARIAL, PROSE, all_texts, code_samples, taylo
 # -- splitting -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_regex_tables_splitter_equals_the_regex_module(name: str) -> None:
-    pattern = PRESETS[name].pattern
-    splitter = RegexTablesSplitter(pattern)
-    for text in all_texts():
-        assert splitter.findall(text) == regex.findall(pattern, text)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
-    pattern = PRESETS[name].pattern
-    splitter = RegexTablesSplitter(pattern)
-    cps = [c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000]
-    # Each character after " '": the pattern asks whether it folds to a contraction letter,
-    # is a letter, a number, white space or none of these; and all of them run together.
-    for start in range(0, len(cps), 8192):
-        chars = [chr(c) for c in cps[start : start + 8192]]
-        text = " '".join(chars) + "".join(chars)
-        assert splitter.findall(text) == regex.findall(pattern, text)
-
-
-@pytest.mark.parametrize("name", sorted(PRESETS))
 def test_cutting_long_texts_splits_them_as_a_whole(name: str) -> None:
     rule = PRESETS[name]
     texts = all_texts() + ["\n".join(PROSE + ADVERSARIAL), NEW_IN_UNICODE_17]
@@ -165,7 +143,6 @@ def test_counting_follows_the_trainer() -> None:
 
 def test_a_preset_pattern_given_as_a_string_splits_fast() -> None:
     from bpeinspect.core.split.fast import TiktokenSplitter
-    from bpeinspect.core.split.regex_tables import RegexTablesSplitter
 
     for pattern in [PRESETS[name].pattern for name in PRESETS]:
         assert isinstance(counting_splitter(pattern, "hf").__self__, TiktokenSplitter)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QPainter, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis import VocabDiff, length_buckets
@@ -195,13 +195,38 @@ class CompositionPlot(_Figure):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.by = "script"
-        self.plot: pg.PlotItem = self.canvas.addPlot(row=0, col=0)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.getAxis("left").setWidth(90)
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
+        # made when the figure is first shown: a pyqtgraph plot costs tens of ms, and the
+        # panel opens on its Overlap page
+        self._plot: pg.PlotItem | None = None
+        self._legend: pg.LegendItem | None = None
+
+    @property
+    def plot(self) -> pg.PlotItem:
+        if self._plot is None:
+            self._plot = self.canvas.addPlot(row=0, col=0)
+            self._plot.setMouseEnabled(x=False, y=False)
+            self._plot.getAxis("left").setWidth(90)
+            self._legend = self._plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
+        return self._plot
+
+    @property
+    def legend(self) -> pg.LegendItem:
+        self.plot  # noqa: B018 (made with the plot)
+        assert self._legend is not None
+        return self._legend
 
     def plots(self) -> list[pg.PlotItem]:
         return [self.plot]
+
+    def redraw(self) -> None:
+        if self._plot is None and not self.isVisible():
+            return  # drawn when first shown
+        super().redraw()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._plot is None:
+            self.redraw()
 
     def set_by(self, by: str) -> None:
         self.by = by

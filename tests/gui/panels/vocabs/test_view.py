@@ -196,3 +196,14 @@ def test_a_png_export_is_drawn_here_and_compressed_and_written_on_a_worker(qtbot
         view.export("png", path)
     assert path.read_bytes()[:4] == b"\x89PNG"
     assert writers and writers[0] is not threading.main_thread()
+
+
+def test_the_composition_figure_is_made_when_its_page_is_first_shown(qtbot, toks):
+    view = _view(qtbot, toks)
+    _settled(qtbot, view)
+    assert view.current_page() == "overlap"
+    assert not view.composition.canvas.ci.items  # no plot yet behind the other tab
+    view.show_page("composition")
+    qtbot.waitUntil(lambda: bool(view.composition.canvas.ci.items), timeout=5000)
+    plot = view.composition.plot
+    assert plot.titleLabel.text and plot.listDataItems()  # drawn from the comparison at once

@@ -151,7 +151,8 @@ def test_added_tokens_travel_with_the_tokenizer():
 
 
 def test_qwen2_pattern_runs_on_the_fast_engine_and_splits_as_the_regex():
-    from bpeinspect.core.split.rules import QWEN2_PATTERN, SplitRule, resolve_rule
+    from bpeinspect.core.split.patterns import QWEN2_PATTERN
+    from bpeinspect.core.split.rules import SplitRule, resolve_rule
 
     fast, slow = resolve_rule(QWEN2_PATTERN), SplitRule.from_pattern(QWEN2_PATTERN)
     assert fast.fast is not None and slow.fast is None and fast == slow

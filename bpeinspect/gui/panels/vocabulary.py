@@ -121,7 +121,7 @@ class VocabBrowser(QWidget):
         self.debounce.timeout.connect(self.run_query)
         # the Script column's first cells would build the table of every code point's script
         # here, on the GUI thread: a worker builds it while nobody looks at the vocabulary
-        Worker(token_scripts, b"a", background=True).start()
+        Worker(token_scripts, b"a").start()
 
     def _build(self) -> None:
         self.search = QLineEdit(

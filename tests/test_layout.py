@@ -138,3 +138,25 @@ def test_the_type_checker_skips_no_module_of_the_package() -> None:
         if override.get("ignore_errors") or override.get("follow_imports") == "skip":
             skipped += [m for m in modules if m == "bpeinspect" or m.startswith("bpeinspect.")]
     assert skipped == []
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def mirrored_test(module: Path) -> Path:
+    """Where the tests of ``module`` (a path under ``bpeinspect/``) live: the same path under ``tests/``.
+
+    >>> mirrored_test(PACKAGE / "core" / "io" / "formats" / "gguf.py").relative_to(TESTS).as_posix()
+    'core/io/formats/test_gguf.py'
+    """
+    rel = module.relative_to(PACKAGE)
+    return TESTS / rel.parent / f"test_{rel.name}"
+
+
+def test_most_modules_have_their_tests_at_the_mirrored_path() -> None:
+    """Three modules in four have ``tests/<same path>/test_<module>.py``: a newcomer finds the
+    tests of a module where the module is."""
+    modules = [p for p in _modules() if p.name not in ("__init__.py", "__main__.py")]
+    missing = sorted(p.relative_to(PACKAGE).as_posix() for p in modules if not mirrored_test(p).is_file())
+    mirrored = 1 - len(missing) / len(modules)
+    assert mirrored >= 0.75, f"{mirrored:.0%} of modules have mirrored tests; none for {missing}"

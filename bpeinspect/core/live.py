@@ -20,13 +20,11 @@ runs it. Every strategy gives exactly ``tok.encode_with_offsets(text)``.
 >>> plan.run().enc.ids == tok.encode("ab\\ncd\\n")
 True
 
-Chunks and edits rest on *hard boundaries*: a position right after a newline whose next character is a
-letter, digit or ASCII punctuation. For every built-in split rule (the tiktoken and minbpe
-patterns in :data:`PRESETS`) such a position always starts a pre-token, and the regex never
-looks more than one character past it while matching the pieces before it. So the text can
-be cut there, the parts encoded on their own and the results joined, giving exactly the
-full encoding. Other rules (a custom regex, no splitting) make no such promise; for them
-these functions fall back to one full encode.
+Chunks and edits rest on the cut points of :mod:`bpeinspect.core.split.cuts`: where
+:func:`~bpeinspect.core.split.cuts.can_cut` allows it, the text can be cut there, the parts
+encoded on their own and the results joined, giving exactly the full encoding. Other
+tokenizers (a custom regex, a normalizer) make no such promise; for them these functions
+fall back to one full encode.
 
 >>> tok = load_tokenizer("cl100k_base")
 >>> old = tok.encode_with_offsets("one\\ntwo\\nthree\\n")
@@ -39,7 +37,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 import time
 from array import array
 from collections.abc import Callable
@@ -52,13 +49,10 @@ from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.specials import literal_regex
-from bpeinspect.core.split.rules import PRESETS
+from bpeinspect.core.split.cuts import can_cut, last_cut, next_cut
 from bpeinspect.core.text import utf16_len
 from bpeinspect.core.tokenizer import Tokenizer
 
-# "\n" followed by a character that is non-space under every definition of \s in play, other
-# than "/" (o200k's punctuation pre-tokens run on over newlines and slashes: ";\n/" is one)
-HARD_BOUNDARY = re.compile(r"\n(?=[\w!-.:-@\[-`{-~])")
 _CHUNK = 1 << 14  # characters per chunk of a chunked encode
 BIG_TEXT = 1 << 20  # characters: building an encoding this big holds the garbage collector off
 CHEAP_TEXT_LIMIT = 250_000  # characters: edits in texts up to this size can be cheap
@@ -70,38 +64,17 @@ class NoSync(Exception):
     """The window did not end on a pre-token boundary; the caller falls back to a full encode."""
 
 
-def supports_cutting(tok: Tokenizer) -> bool:
-    """True if ``tok``'s split rule guarantees hard boundaries (see the module docstring)."""
-    rule = tok.split_rule
-    if tok.normalizer is not None or not tok.byte_level:
-        return False
-    if not rule.splits or not any(rule == p for p in PRESETS.values()):
-        return False
-    # a special or added token holding a newline could straddle a cut
-    return not any("\n" in s for s in (*tok.special_tokens, *tok.added_tokens))
+def cut_before(text: str, limit: int) -> int:
+    """The last cut point ``q`` with ``q < limit`` (0 if there is none; the parts are encoded
+    with the character after them, see :func:`encode_window`): an edit at ``limit`` changes
+    neither it nor what lies before it."""
+    return max(last_cut(text, 0, limit, lookahead=True), 0)
 
 
-def _is_hard(text: str, pos: int) -> bool:
-    return 0 < pos < len(text) and text[pos - 1] == "\n" and HARD_BOUNDARY.match(text, pos - 1) is not None
-
-
-def hard_boundary_before(text: str, limit: int) -> int:
-    """The last hard boundary ``q`` with ``q < limit`` (0 if there is none)."""
-    hi = min(limit, len(text)) - 1  # the newline must lie before limit - 1
-    while hi > 0:
-        nl = text.rfind("\n", 0, hi)
-        if nl < 0:
-            return 0
-        if _is_hard(text, nl + 1):
-            return nl + 1
-        hi = nl
-    return 0
-
-
-def hard_boundary_after(text: str, pos: int) -> int:
-    """The first hard boundary ``q`` with ``q - 1 >= pos`` (``len(text)`` if there is none)."""
-    m = HARD_BOUNDARY.search(text, max(pos, 0))
-    return len(text) if m is None else m.start() + 1
+def cut_after(text: str, pos: int) -> int:
+    """The first cut point ``q`` with ``q > pos`` (``len(text)`` if there is none)."""
+    q = next_cut(text, pos + 1, lookahead=True)
+    return len(text) if q < 0 else q
 
 
 def encode_window(tok: Tokenizer, text: str, a: int, b: int, should_stop: Callable[[], bool] | None) -> Encoding:
@@ -197,7 +170,7 @@ def encode_chunked(
     >>> encode_chunked(tok, "a\\nb\\n" * 10, chunk=4).ids == tok.encode_with_offsets("a\\nb\\n" * 10).ids
     True
     """
-    if len(text) <= chunk or not supports_cutting(tok):
+    if len(text) <= chunk or not can_cut(tok):
         return tok.encode_with_offsets(text, should_stop=should_stop)
     parts = []
     a = bpos = upos = 0
@@ -205,7 +178,7 @@ def encode_chunked(
         while a < len(text):
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            b = hard_boundary_after(text, a + chunk)
+            b = cut_after(text, a + chunk)
             enc = encode_window(tok, text, a, b, should_stop)
             parts.append((enc, 0, len(enc.ids), a, bpos, upos))
             if on_first is not None and a == 0:
@@ -264,7 +237,7 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
     equals ``tok.encode_with_offsets(new_text)``. With ``in_place=True`` ``old`` itself is
     updated and returned: the tokens after the edit are then shifted where they lie instead
     of being copied, which is what makes a keystroke in a long text cheap. ``follow``: the
-    texts are followed by this in a longer one (whose hard boundaries they end at), and are
+    texts are followed by this in a longer one (whose cut points they end at), and are
     encoded as they are there.
     """
 
@@ -273,11 +246,11 @@ def reencode_edit(  # noqa: PLR0917 (the edit is passed as *find_edit(...))
             return encode_window(tok, new_text + follow, 0, len(new_text), should_stop)
         return encode_chunked(tok, new_text, should_stop=should_stop)
 
-    if not supports_cutting(tok):
+    if not can_cut(tok):
         return whole()
     delta = new_end - old_end
-    a = hard_boundary_before(new_text, start)
-    b = hard_boundary_after(new_text, new_end)
+    a = cut_before(new_text, start)
+    b = cut_after(new_text, new_end)
     try:
         window = encode_window(tok, new_text + follow if b == len(new_text) else new_text, a, b, should_stop)
     except NoSync:
@@ -379,7 +352,7 @@ class EncodePlan:
     def __init__(self, tok: Tokenizer, text: str, previous: Encoding | None, edit: tuple[int, int, int] | None) -> None:
         self.tok = tok
         self.text = text
-        self.previous = previous if previous is not None and supports_cutting(tok) else None
+        self.previous = previous if previous is not None and can_cut(tok) else None
         if self.previous is not None and edit is not None and len(text) - len(self.previous.text) == edit[2] - edit[1]:
             self.edit = edit  # a consistent hint saves comparing the texts
 
@@ -407,7 +380,7 @@ class EncodePlan:
         long text the split rule lets us cut, else ``full``."""
         if self.previous is not None and self._changed() < max(len(self.text), 1) // 2:
             return "incremental"
-        return "chunked" if len(self.text) > _CHUNK and supports_cutting(self.tok) else "full"
+        return "chunked" if len(self.text) > _CHUNK and can_cut(self.tok) else "full"
 
     def run(
         self,
@@ -436,7 +409,7 @@ class EncodePlan:
             enc = reencode_edit(
                 tok, self.previous, text, start, old_end, new_end, should_stop=should_stop, in_place=in_place
             )
-            a, b = hard_boundary_before(text, start), hard_boundary_after(text, new_end)
+            a, b = cut_before(text, start), cut_after(text, new_end)
             changed = (_utf16_at(enc, a), _utf16_at(enc, b))
             return EncodeResult(tok, enc, time.perf_counter() - t0, "incremental", changed)
         enc = encode_chunked(tok, text, should_stop=should_stop, on_first=on_first)

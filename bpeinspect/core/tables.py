@@ -41,7 +41,8 @@ import numpy as np
 from bpeinspect.core import normalize
 from bpeinspect.core.errors import Cancelled, TablesError
 from bpeinspect.core.sentencepiece import SentencePieceBPE, SqueezeSpaces
-from bpeinspect.core.split.rules import BEHAVIORS, NO_SPLIT, PRESETS, QWEN2_PATTERN, Split, SplitRule, resolve_rule
+from bpeinspect.core.split.patterns import QWEN2_PATTERN
+from bpeinspect.core.split.rules import BEHAVIORS, NO_SPLIT, PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 from bpeinspect.core.word_marks import WordMarks
 

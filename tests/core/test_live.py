@@ -16,8 +16,8 @@ from bpeinspect.core.live import (
     find_edit,
     plan_encode,
     reencode_edit,
-    supports_cutting,
 )
+from bpeinspect.core.split.cuts import can_cut
 
 COLUMNS = ("ids", "byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends", "pieces_of")
 
@@ -49,13 +49,13 @@ def tok(request):
 
 
 def test_presets_support_cutting(tok):
-    assert supports_cutting(tok)
+    assert can_cut(tok)
 
 
 def test_custom_pattern_is_not_cut():
     base = load_tokenizer("r50k_base")
     custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
-    assert not supports_cutting(custom)
+    assert not can_cut(custom)
     text = "ab cd\nef\n" * 50
     assert_same(encode_chunked(custom, text, chunk=8), custom.encode_with_offsets(text))
 
@@ -104,7 +104,7 @@ def test_random_edits_equal_full(tok, in_place):
         ins = "".join(rng.choice(ALPHABET) for _ in range(rng.choice([0, 1, 1, 2, 4])))
         new = text[:i] + ins + text[j:]
         got = reencode_edit(tok, enc, new, *find_edit(text, new), in_place=in_place)
-        assert (got is enc) == (in_place and supports_cutting(tok))
+        assert (got is enc) == (in_place and can_cut(tok))
         assert_same(got, tok.encode_with_offsets(new))
         text, enc = new, got
 
@@ -135,7 +135,7 @@ def test_find_edit():
 
 def test_first_chunk_is_a_true_prefix_encoding():
     tok100 = load_tokenizer("cl100k_base")
-    text = "a line of text, 日本 😀\n" * 3000
+    text = "a line of text, 日本 😀 and\n" * 3000
     firsts = []
     full = encode_chunked(tok100, text, chunk=4096, on_first=firsts.append)
     assert len(firsts) == 1

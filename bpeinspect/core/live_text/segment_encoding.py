@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.live import NoSync, encode_window, join_ranges, reencode_edit, supports_cutting
+from bpeinspect.core.live import NoSync, encode_window, join_ranges, reencode_edit
 from bpeinspect.core.live_text.segments import Change, LiveText, Segment
+from bpeinspect.core.split.cuts import can_cut
 from bpeinspect.core.tokenizer import Tokenizer
 
 
@@ -88,7 +89,7 @@ class LiveEncoding:
     def __init__(self, tok: Tokenizer, source: LiveText) -> None:
         self.tok = tok
         self.source = source
-        self.cutting = supports_cutting(tok)
+        self.cutting = can_cut(tok)
         self.lookahead = lookahead(tok)
         n = len(source.segments)
         # one entry per segment of the source, in its order

@@ -1,4 +1,4 @@
-"""The text in segments cut at hard boundaries (:class:`LiveText`), and an edit's :class:`Change`."""
+"""The text in segments cut at cut points (:class:`LiveText`), and an edit's :class:`Change`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import bisect
 import itertools
 from typing import NamedTuple
 
-from bpeinspect.core.live import HARD_BOUNDARY, hard_boundary_after
+from bpeinspect.core.split.cuts import is_cut, next_cut
 from bpeinspect.core.text import utf16_len
 
 TARGET = 1 << 12  # code points per segment (encoded in about a millisecond); segments grow to 2x before they are cut
@@ -46,30 +46,32 @@ class Change(NamedTuple):
 
 
 def can_cut_between(left: str, right: str) -> bool:
-    """True if the text may be cut between ``left`` and ``right`` (a hard boundary)."""
-    return left.endswith("\n") and bool(right) and HARD_BOUNDARY.match("\n" + right[0]) is not None
+    """True if the text may be cut between ``left`` and ``right`` (a cut point, see
+    :mod:`bpeinspect.core.split.cuts`)."""
+    return bool(left) and is_cut(left[-2:] + right[:1], len(left[-2:]), lookahead=True)
 
 
 def cut(text: str, target: int = TARGET) -> list[str]:
-    """``text`` cut at hard boundaries into pieces of at least ``target`` code points (a
-    piece is longer where the text has no boundary; a text up to twice ``target`` stays whole).
+    """``text`` cut at cut points into pieces of at least ``target`` code points (a piece is
+    longer where the text has no cut point; a text up to twice ``target`` stays whole).
 
     >>> cut("ab\\ncd\\nef\\n", target=3)
-    ['ab\\ncd\\n', 'ef\\n']
+    ['ab\\n', 'cd\\nef\\n']
     """
     if len(text) <= 2 * target:
         return [text] if text else []
     out = []
     a = 0
     while a < len(text):
-        b = len(text) if len(text) - a <= 2 * target else hard_boundary_after(text, a + target)
+        b = next_cut(text, a + target, lookahead=True) if len(text) - a > 2 * target else -1
+        b = len(text) if b < 0 else b
         out.append(text[a:b])
         a = b
     return out
 
 
 class LiveText:
-    """A text as a list of :class:`Segment`, cut at hard boundaries, changed by :meth:`replace`.
+    """A text as a list of :class:`Segment`, cut at cut points, changed by :meth:`replace`.
 
     Positions are in UTF-16 units, as Qt counts them; ``version`` counts the changes.
     """
@@ -140,7 +142,7 @@ class LiveText:
         """Replace ``removed`` UTF-16 units at ``pos`` by ``added``.
 
         The segments the edit touches are replaced, and so are neighbours where the edit made
-        the cut between them no longer a hard boundary.
+        the cut between them no longer a cut point.
         """
         segs = self.segments
         n = len(segs)
@@ -164,7 +166,7 @@ class LiveText:
             text = head + added + tail
             if lo == last:
                 edit = (lo, len(head), len(segs[lo].text) - len(tail), len(head) + len(added))
-        while True:  # make both ends of the new text hard boundaries again
+        while True:  # make both ends of the new text cut points again
             before = segs[lo - 1].text if lo > 0 else None
             after = segs[hi].text if hi < n else None
             if not text:

@@ -8,7 +8,7 @@
 
 Each file is one document. Given the preset pattern you train with, a big file is read in
 blocks cut where that pattern splits exactly as it would split the whole file (see
-:func:`pretokenize.cut_text`); otherwise a file is read whole. Bytes are kept as they
+:mod:`bpeinspect.core.split.cuts`); otherwise a file is read whole. Bytes are kept as they
 are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
 """
 
@@ -21,7 +21,8 @@ from pathlib import Path
 
 from bpeinspect.core import limits
 from bpeinspect.core.errors import CorpusError
-from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, last_safe_cut, resolve_rule
+from bpeinspect.core.split.cuts import rule_can_cut, stream_cut
+from bpeinspect.core.split.rules import SplitRule, resolve_rule
 
 __all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
 
@@ -72,16 +73,15 @@ def iter_corpus(
 
     Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8.
     """
-    rule = resolve_rule(pattern)
-    can_cut = is_preset_pattern(rule)
+    cuts = rule_can_cut(resolve_rule(pattern))
     for path in corpus_files(paths):
-        yield from _read_file(path, block_bytes if can_cut else None)
+        yield from stream_cut(_decoded(path, block_bytes if cuts else None), size=block_bytes, cuts=cuts)
 
 
-def _read_file(path: Path, block_bytes: int | None) -> Iterator[str]:
+def _decoded(path: Path, block_bytes: int | None) -> Iterator[str]:
+    """The text of the file at ``path``, decoded ``block_bytes`` at a time (``None``: whole)."""
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     offset = 0  # bytes decoded before the current block
-    carry = ""
     try:
         f = open(path, "rb")  # noqa: SIM115
     except OSError as exc:
@@ -107,17 +107,6 @@ def _read_file(path: Path, block_bytes: int | None) -> Iterator[str]:
                     f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {at} is not valid UTF-8)"
                 ) from None
             offset += len(block)
-            if block_bytes is None:
-                if text:
-                    yield text
-                return
-            carry += text
+            yield text
             if final:
-                if carry:
-                    yield carry
                 return
-            # Hand out everything up to the last safe cut; keep the rest for the next block.
-            cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
-            if cut:
-                yield carry[:cut]
-                carry = carry[cut:]

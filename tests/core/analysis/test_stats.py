@@ -152,7 +152,7 @@ def test_streaming_counts_are_exact(toks, name, chunk):
     if chunk == 1:
         text = text[:6000]
     chunks = [text[i : i + chunk] for i in range(0, len(text), chunk)]
-    *_, last = iter_counts(tok, chunks, margin=64)
+    *_, last = iter_counts(tok, chunks)
     assert last == (len(tok.encode_ordinary(text)), len(text), len(text.encode()))
 
 
@@ -346,5 +346,5 @@ def test_added_tokens_are_counted_as_encode_ordinary_cuts_them_out() -> None:
     text = "call <tool call> now\n" * 400
     want = len(tok.encode_ordinary(text))
     assert want < len(base.encode_ordinary(text))  # "<tool call>" is one token, not five
-    assert list(iter_counts(tok, [text[:1000], text[1000:]], margin=0))[-1][0] == want
+    assert list(iter_counts(tok, [text[:1000], text[1000:]]))[-1][0] == want
     assert compute_stats({"t": tok}, [Sample("s", text=text)]).rows[0].tokens == want

@@ -16,69 +16,13 @@ from bpeinspect.core.train.counts import (
     CountsFileError,
     count_pretokens,
     counting_splitter,
-    cut_text,
     escape_pretoken,
     iter_count_pretokens,
     read_counts_tsv,
     unescape_pretoken,
     write_counts_tsv,
 )
-from tests.core.corpus import ADVERSARIAL, PROSE, all_texts, code_samples, taylorswift
-
-# -- splitting -----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_regex_tables_splitter_equals_the_regex_module(name: str) -> None:
-    pattern = PRESETS[name].pattern
-    splitter = RegexTablesSplitter(pattern)
-    for text in all_texts():
-        assert splitter.findall(text) == regex.findall(pattern, text)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
-    pattern = PRESETS[name].pattern
-    splitter = RegexTablesSplitter(pattern)
-    cps = [c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000]
-    # Each character after " '": the pattern asks whether it folds to a contraction letter,
-    # is a letter, a number, white space or none of these; and all of them run together.
-    for start in range(0, len(cps), 8192):
-        chars = [chr(c) for c in cps[start : start + 8192]]
-        text = " '".join(chars) + "".join(chars)
-        assert splitter.findall(text) == regex.findall(pattern, text)
-
-
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_cutting_long_texts_splits_them_as_a_whole(name: str) -> None:
-    rule = PRESETS[name]
-    texts = all_texts() + ["\n".join(PROSE + ADVERSARIAL), NEW_IN_UNICODE_17]
-    for text in texts:
-        parts = cut_text(text, 40)
-        assert "".join(parts) == text
-        assert [p for part in parts for p in rule.pieces(part)] == rule.pieces(text)
-
-
-# Letters and marks new in Unicode 16 and 17 (and U+0295, a letter moved from Ll to Lo), before newlines.
-NEW_IN_UNICODE_17 = "".join(f"{w} x{c}\n{c}\n1{c}\n" for w in ("ab", "A") for c in "\ua7ce\ua7cf\u058b\u0295\u05c8\U000323b0\u1acf")
-
-
-def test_no_cut_after_a_character_tiktoken_does_not_know() -> None:
-    # U+058B is a letter to the regex module (Unicode 17) but not to tiktoken and Hugging Face
-    # (15.1), whose patterns take the newline after it into the same piece
-    text = "word\u058b\nnext " * 100
-    assert cut_text(text, 10) == [text]
-    for name in ("cl100k", "o200k"):
-        assert "\u058b\n" in PRESETS[name].pieces(text)
-
-
-def test_cut_text_sizes() -> None:
-    text = "\n".join(["word"] * 1000)
-    parts = cut_text(text, 100)
-    assert len(parts) > 40
-    assert all(len(p) <= 105 for p in parts)
-    assert cut_text("no newline" * 50, 10) == ["no newline" * 50]
-
+from tests.core.corpus import ADVERSARIAL, NEW_IN_UNICODE_17, PROSE, code_samples, taylorswift
 
 # -- counting -------------------------------------------------------------------------------------
 
@@ -165,7 +109,6 @@ def test_counting_follows_the_trainer() -> None:
 
 def test_a_preset_pattern_given_as_a_string_splits_fast() -> None:
     from bpeinspect.core.split.fast import TiktokenSplitter
-    from bpeinspect.core.split.regex_tables import RegexTablesSplitter
 
     for pattern in [PRESETS[name].pattern for name in PRESETS]:
         assert isinstance(counting_splitter(pattern, "hf").__self__, TiktokenSplitter)

@@ -23,13 +23,8 @@ not know is refused (llama.cpp refuses it too), unless the caller chooses a spli
 from __future__ import annotations
 
 from bpeinspect.core.errors import UnknownPreTokenizerError, VocabularyError
-from bpeinspect.core.split.rules import (
-    LLAMA3_PATTERN,
-    O200K_PATTERN,
-    PRESETS,
-    Split,
-    SplitRule,
-)
+from bpeinspect.core.split.patterns import LLAMA3_PATTERN, O200K_PATTERN
+from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
 
 GPT2_SPLIT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"""
 QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""

@@ -52,7 +52,8 @@ from bpeinspect.core.io.formats._common import (
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
 from bpeinspect.core.specials import PLAIN, AddedOptions
-from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Behavior, Split, SplitRule, resolve_rule
+from bpeinspect.core.split.patterns import GPT2_PATTERN, R50K_PATTERN
+from bpeinspect.core.split.rules import PRESETS, Behavior, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.word_marks import WordMarks
 

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.core.live_text import LiveEncoding, LiveText, can_cut_between, cut, encode_segment
 from bpeinspect.core.text import utf16_len
-
-from .test_live import ALPHABET, SAMPLE, assert_same
+from tests.core.test_live import ALPHABET, SAMPLE, assert_same
 
 
 def encode_pending(live: LiveEncoding, change=None, dropped=()) -> None:

@@ -1,30 +1,12 @@
-"""Figures that say what they are."""
+"""The languages tables: figures that say what they are (bytes in all, premiums to two decimals)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.gui.conftest import wait_idle
-
-
-def test_status_bar_shows_only_the_current_tokenizers_figures(qtbot, window):
-    window.open_tokenizer("o200k_base")
-    window.open_tokenizer("cl100k_base")
-    window.set_text("Hello there, general Kenobi")
-    wait_idle(qtbot, window)
-    o200k = window.registry.find("o200k_base")
-    cl100k = window.registry.find("cl100k_base")
-    window.encoder.last = window.registry.result(cl100k)  # another tokenizer's encode is the latest of all
-    window.registry.set_current(cl100k)
-    window.registry.set_current(o200k)
-    status = window.status_line.text()
-    assert status.startswith("o200k_base:") and "cl100k_base" not in status
-    r = window.registry.result(o200k)
-    assert f"{r.seconds * 1000:.1f} ms" in status
-
 
 def test_languages_says_what_its_figures_are(qtbot):
-    from bpeinspect.core import load_tokenizer
+    from bpeinspect.core import human_size, load_tokenizer
     from bpeinspect.gui.panels.languages import LanguagesView
 
     view = LanguagesView(source="fable")
@@ -34,7 +16,7 @@ def test_languages_says_what_its_figures_are(qtbot):
     stats = counted.args[0]
     total = sum(stats.counts[stats.tokenizers[0], t.code].bytes for t in stats.corpus)
     status = view.status.text()
-    assert f"{total / 1e3:.1f} KB in all" in status and "each" not in status
+    assert f"({human_size(total)} in all)" in status and "each" not in status
     view.set_baseline("en")
     view.show_page("table")
     qtbot.waitUntil(lambda: view.page("table") is not None and view.page("table").model.rowCount() > 0)

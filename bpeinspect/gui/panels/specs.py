@@ -321,7 +321,7 @@ def _make_replay(host: PanelContext) -> QWidget:
 
 
 def _make_vocab(host: PanelContext) -> QWidget:
-    view = VocabBrowser()
+    view = VocabBrowser(typing=host.window.typing)
     host.inspector.attach("vocab", view)
     return view
 

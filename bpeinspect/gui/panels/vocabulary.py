@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import SYMBOLS, QueryError, Tokenizer
 from bpeinspect.core.analysis import BYTES, COMMON, KINDS, SCRIPTS, TokenQuery, VocabIndex, positions, token_scripts
-from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
+from bpeinspect.gui.concurrency import Jobs, Typing, Worker, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.vocabulary_model import (
     COL_BYTES,
@@ -106,8 +106,11 @@ class VocabBrowser(QWidget):
     tokenActivated = Signal(int)
     MODES = (("Text", "text"), ("ID", "id"), ("Hex bytes", "hex"), ("Regex", "regex"))
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, typing: Typing | None = None) -> None:
+        """``typing``: the text's, where the user types; the view's background work waits for
+        the typing to pause (``None``: it does not wait)."""
         super().__init__(parent)
+        self.typing = typing
         self.index_: VocabIndex | None = None
         self.jobs = Jobs(self)
         self._sort: tuple[str, bool] = ("id", False)
@@ -121,7 +124,7 @@ class VocabBrowser(QWidget):
         self.debounce.timeout.connect(self.run_query)
         # the Script column's first cells would build the table of every code point's script
         # here, on the GUI thread: a worker builds it while nobody looks at the vocabulary
-        Worker(token_scripts, b"a", background=True).start()
+        Worker(token_scripts, b"a", paused_by=self.typing).start()
 
     def _build(self) -> None:
         self.search = QLineEdit(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -95,17 +94,14 @@ def test_cells(small: Tokenizer) -> None:
     assert model.data(QModelIndex()) is None
 
 
-def test_opening_o200k_is_immediate(qtbot) -> None:
+def test_opening_o200k_does_no_per_token_work_up_front(qtbot) -> None:
     tok = load_tokenizer("o200k_base")
-    start = time.perf_counter()
     w = _browser(qtbot, tok)
     w.show()
     qtbot.waitExposed(w)
-    elapsed = time.perf_counter() - start
     assert not w.busy  # nothing was sent to a worker to open the table
     assert w.model.rowCount() == len(tok)
     assert w.table.model().data(w.model.index(12000, COL_TOKEN)) == display_bytes(tok.token_bytes(12000))
-    assert elapsed < 5  # generous: the point is no per-token work up front
 
 
 def test_search_modes_run_in_worker(qtbot) -> None:

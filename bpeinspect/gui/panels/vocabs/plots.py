@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -202,18 +202,20 @@ class CompositionPlot(_Figure):
 
     @property
     def plot(self) -> pg.PlotItem:
-        if self._plot is None:
+        return self._made()[0]
+
+    @property
+    def legend(self) -> pg.LegendItem:
+        return self._made()[1]
+
+    def _made(self) -> tuple[pg.PlotItem, pg.LegendItem]:
+        """The plot and its legend, made on first use."""
+        if self._plot is None or self._legend is None:
             self._plot = self.canvas.addPlot(row=0, col=0)
             self._plot.setMouseEnabled(x=False, y=False)
             self._plot.getAxis("left").setWidth(90)
             self._legend = self._plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
-        return self._plot
-
-    @property
-    def legend(self) -> pg.LegendItem:
-        self.plot  # noqa: B018 (made with the plot)
-        assert self._legend is not None
-        return self._legend
+        return self._plot, self._legend
 
     def plots(self) -> list[pg.PlotItem]:
         return [self.plot]
@@ -226,7 +228,8 @@ class CompositionPlot(_Figure):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._plot is None:
-            self.redraw()
+            self._made()  # now, and drawn in the next turn: two shorter stretches
+            QTimer.singleShot(0, self.redraw)
 
     def set_by(self, by: str) -> None:
         self.by = by

@@ -16,13 +16,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
+from benchmarks.stalls.test_window import StallProbe, best_of_attempts, require_quiet_machine
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io import builtins as catalog
 from bpeinspect.gui.panels.compare import MARK
 from bpeinspect.gui.panels.specs import PANELS
 from bpeinspect.gui.panels.vocabulary_model import COL_ID, COL_LEN, COL_SCRIPT
 from tests.gui.conftest import _window, wait_idle
-from tests.gui.test_responsiveness import StallProbe, best_of_attempts, require_quiet_machine
 
 MB = 1_000_000
 

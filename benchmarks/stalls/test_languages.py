@@ -11,11 +11,11 @@ import os
 
 import pytest
 
+from benchmarks.stalls.test_window import StallProbe, best_of_attempts, require_quiet_machine
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.languages.view import PAGES
 from bpeinspect.gui.panels.specs import PANELS
 from tests.gui.conftest import wait_idle
-from tests.gui.test_responsiveness import StallProbe, best_of_attempts, require_quiet_machine
 
 PROBE_MS = 10
 

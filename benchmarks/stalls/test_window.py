@@ -15,8 +15,7 @@ from PySide6.QtCore import QTimer
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io import builtins as catalog
-
-from .conftest import wait_idle
+from tests.gui.conftest import wait_idle
 
 MAX_STALL = 0.050  # seconds
 

@@ -39,7 +39,7 @@ from bpeinspect.core.analysis.samples import Sample  # noqa: E402
 from bpeinspect.core.analysis.stats import compute_stats  # noqa: E402
 from bpeinspect.core.io.builtins import load_builtin  # noqa: E402
 from bpeinspect.core.pool import default_processes  # noqa: E402
-from bpeinspect.core.split.rules import GPT4_PATTERN  # noqa: E402
+from bpeinspect.core.split.patterns import GPT4_PATTERN  # noqa: E402
 from bpeinspect.core.train.corpus import iter_corpus  # noqa: E402
 from bpeinspect.core.train.counts import count_pretokens  # noqa: E402
 

@@ -32,6 +32,24 @@ lock) and the GUI thread's callbacks that took over 15 ms, with their CPU time (
 the wait for the lock). It profiles every call, so the times it prints run slow.
 
 ``--only`` still sets up the texts the chosen actions need (``--only compare`` compares 1 MB).
+
+``--all-actions`` runs, instead of the tour, every action the window offers, found in the
+window itself: each ``QAction`` of its menus and tool bars (and of the menus their buttons
+pop up), each dock's tab and each tab of a panel, and each button of every panel (the widget
+tree walked), with a text of ``--mb`` MB (10) and three tokenizers open. A checkable one runs
+twice (on, then off). The probe ticks every 5 ms. File dialogs answer with the tour's own
+files (the text, a vocabulary, a dataset, a corpus), a modal message box is answered by its
+first accepting button (Save, the visible part) and a dialog is cancelled; windows an action
+opens are closed after it, and the tour goes back to its text and tokenizers. Actions that
+would end the tour (Quit) and those disabled or hidden at their turn are skipped, with the
+reason printed. With ``--json`` the last line is::
+
+    {"document_bytes": 0, "worst_stall_ms": {"<action>": 0, ...}, "worst_gui_cpu_ms": {"<action>": 0, ...},
+     "skipped": {"<action>": "why"}}
+
+each figure the median of the runs' (``worst_gui_cpu_ms``: as in the tour, what a loaded
+machine does not inflate). ``--why`` prints under each action where
+the GUI thread was during its stalls over 50 ms.
 """
 
 from __future__ import annotations
@@ -514,6 +532,441 @@ class Tour:
         return self.results
 
 
+# -- every action of the window ------------------------------------------------------------------
+
+ALL_ACTIONS_PROBE_MS = 5
+ALL_ACTIONS_TOKENIZERS = ("o200k_base", "cl100k_base", "p50k_base")  # open while every action runs
+ALL_ACTIONS_BYTES = 10_000_000
+ACTION_TIMEOUT = 300.0  # seconds an action may run (a training, a count) before it is cut short
+# never run: what they would do ends the tour
+DESTRUCTIVE = {"File ▸ Quit": "quits the application"}
+
+
+def _clean(text: str) -> str:
+    return text.replace("&", "").strip()
+
+
+class DialogDriver:
+    """Drives what would block the tour: the file dialogs' static functions answer with files
+    of the tour's own, and a modal message box or dialog is answered a moment after it opens
+    (a message box by its first accepting button, "Save" or "The visible part"; a dialog is
+    cancelled). Non-modal windows an action opens are closed after it."""
+
+    def __init__(self, tmp: Path, files: dict[str, Path]) -> None:
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QFileDialog
+
+        self.tmp, self.files = tmp, files
+        self.asked: list[str] = []
+        self._n = 0
+
+        def open_one(parent=None, caption="", directory="", filter="", *a, **k):
+            self.asked.append(caption)
+            return str(self.answer_open(caption)), filter
+
+        def open_many(parent=None, caption="", directory="", filter="", *a, **k):
+            self.asked.append(caption)
+            return [str(self.answer_open(caption))], filter
+
+        def folder(parent=None, caption="", *a, **k):
+            self.asked.append(caption)
+            return str(self.files["languages folder" if "language" in caption.lower() else "corpus folder"])
+
+        def save(parent=None, caption="", directory="", filter="", *a, **k):
+            self.asked.append(caption)
+            self._n += 1
+            import re
+
+            found = re.search(r"\*\.(\w+)", filter or "") or re.search(r"\.(\w+)$", directory or "")
+            return str(self.tmp / f"out-{self._n}.{found.group(1) if found else 'txt'}"), filter
+
+        QFileDialog.getOpenFileName = staticmethod(open_one)
+        QFileDialog.getOpenFileNames = staticmethod(open_many)
+        QFileDialog.getExistingDirectory = staticmethod(folder)
+        QFileDialog.getSaveFileName = staticmethod(save)
+        self.timer = QTimer(interval=40)
+        self.timer.timeout.connect(self.answer_modal)
+        self.timer.start()
+
+    def answer_open(self, caption: str) -> Path:
+        c = caption.lower()
+        for word, key in (("dataset", "dataset"), ("tokenizer", "tokenizer"), ("corpus", "corpus"), ("text", "text")):
+            if word in c:
+                return self.files[key]
+        return self.files["text"]
+
+    def answer_modal(self) -> None:
+        from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
+
+        w = QApplication.activeModalWidget()
+        if isinstance(w, QMessageBox):
+            roles = (QMessageBox.ButtonRole.AcceptRole, QMessageBox.ButtonRole.YesRole)
+            button = next((b for b in w.buttons() if w.buttonRole(b) in roles), None) or w.defaultButton()
+            self.asked.append(f"message box: {w.text()[:60]!r} -> {button.text() if button else 'closed'}")
+            if button is not None:
+                button.click()
+            else:
+                w.reject()
+        elif isinstance(w, QDialog):
+            self.asked.append(f"dialog {w.windowTitle()!r} cancelled")
+            w.reject()
+
+
+class ActionTour:
+    """Every action the window offers, found in the window: each ``QAction`` of its menus and
+    tool bars (and the menus of their buttons), the tabs of its docks, and each button of
+    every panel (its widget tree walked), run one at a time with a long multilingual text and
+    three tokenizers open, each under the stall probe until the window is idle again."""
+
+    def __init__(self, only: set[str] | None, size: int = ALL_ACTIONS_BYTES, why: bool = False) -> None:
+        from PySide6.QtCore import QSettings
+        from PySide6.QtWidgets import QApplication
+
+        from bpeinspect.gui.app import configure_process
+
+        self.app = QApplication.instance() or QApplication([])
+        configure_process()
+        self.only = only
+        self.tmp = Path(tempfile.mkdtemp(prefix="bpeinspect-actions-"))
+        os.environ["BPEINSPECT_CONFIG_DIR"] = str(self.tmp / "config")  # no recent files of the user's
+        self.text = document(size)
+        self.files = self._make_files()
+        self.driver = DialogDriver(self.tmp, self.files)
+        self.results: dict[str, float] = {}
+        self.gui_cpu: dict[str, float] = {}  # the GUI thread's own CPU time in its longest stretch
+        self.skipped: dict[str, str] = {}
+        self.done: set[str] = set()
+        self.probe = Probe(why)
+        self.probe.timer.setInterval(ALL_ACTIONS_PROBE_MS)
+        from bpeinspect.gui.window.main_window import MainWindow
+
+        self.win = MainWindow(settings=QSettings(str(self.tmp / "s.ini"), QSettings.Format.IniFormat))
+        self.win.resize(1400, 860)
+        self.measure("the window's first show", self.win.show, restore=False)
+        self.wait(lambda: not self.win.panels.importing(), 120)
+        for name in ALL_ACTIONS_TOKENIZERS:
+            self.win.open_tokenizer(name)
+        self.wait(self.settled, 300)
+        self.win.set_text(self.text)
+        self.wait(self.settled, 600)
+        self.baseline_tokenizers = list(self.win.registry.tokenizers())
+        self.theme = self.win.appearance.theme
+
+    def _make_files(self) -> dict[str, Path]:
+        """The files the dialogs answer with: the text, a vocabulary, a dataset, a corpus."""
+        import gzip
+
+        from bpeinspect.core.io.builtins import BUILTINS, resources_dir
+
+        t = self.tmp
+        files = {
+            "text": t / "text.txt",
+            "tokenizer": t / "r50k_base.tiktoken",
+            "dataset": t / "chats.jsonl",
+            "corpus": t / "corpus.txt",
+            "corpus folder": t / "corpus",
+            "languages folder": t / "languages",
+        }
+        files["text"].write_text(self.text, encoding="utf-8")
+        spec = BUILTINS["r50k_base"]
+        files["tokenizer"].write_bytes(gzip.decompress((resources_dir() / "vocabs" / spec.filename).read_bytes()))
+        chats = []
+        for i in range(3000):
+            msgs = [
+                {"role": "user", "content": f"Question {i}: " + self.text[i * 97 : i * 97 + 300]},
+                {"role": "assistant", "content": "Answer: " + self.text[i * 89 + 5000 : i * 89 + 5600]},
+            ]
+            chats.append(json.dumps({"messages": msgs}, ensure_ascii=False))
+        files["dataset"].write_text("\n".join(chats) + "\n", encoding="utf-8")
+        files["corpus"].write_text(document(400_000), encoding="utf-8")
+        for key in ("corpus folder", "languages folder"):
+            files[key].mkdir()
+        for i in range(5):
+            (files["corpus folder"] / f"part{i}.txt").write_text(document(80_000), encoding="utf-8")
+        from bpeinspect.gui.app import welcome_text
+
+        for code, line in zip(("eng", "fra", "deu", "rus", "jpn"), welcome_text().splitlines()[:5], strict=False):
+            (files["languages folder"] / f"{code}.txt").write_text((line + "\n") * 200, encoding="utf-8")
+        return files
+
+    # -- waiting --------------------------------------------------------------------------------
+
+    def pump(self, seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        self.app.processEvents()
+        while time.perf_counter() < end:
+            self.app.processEvents()
+            time.sleep(0.001)
+
+    def wait(self, cond, timeout: float) -> bool:
+        start = time.perf_counter()
+        self.app.processEvents()
+        while not cond():
+            if time.perf_counter() - start > timeout:
+                return False
+            self.app.processEvents()
+            time.sleep(0.0005)
+        return True
+
+    def settled(self) -> bool:
+        """Nothing loads, encodes, counts or trains, and no modal dialog is open."""
+        from PySide6.QtWidgets import QApplication
+
+        from bpeinspect.gui.concurrency import all_idle
+
+        return self.win.is_idle() and all_idle() and QApplication.activeModalWidget() is None
+
+    # -- measuring ------------------------------------------------------------------------------
+
+    def wanted(self, name: str) -> bool:
+        return self.only is None or any(o.lower() in name.lower() for o in self.only)
+
+    def skip(self, name: str, why: str) -> None:
+        if self.wanted(name) and name not in self.skipped and name not in self.results:
+            self.skipped[name] = why
+            print(f"  {name:<58} skipped: {why}", flush=True)
+
+    def measure(self, name: str, act, *, restore: bool = True) -> None:
+        if not self.wanted(name) or name in self.results:
+            return
+        from PySide6.QtWidgets import QApplication
+
+        before = {w for w in QApplication.topLevelWidgets() if w.isVisible()}
+        self.pump(0.1)
+        self.driver.asked.clear()
+        self.probe.reset()
+        t0 = time.perf_counter()
+        act()
+        finished = self.wait(self.settled, ACTION_TIMEOUT)
+        took = time.perf_counter() - t0
+        self.pump(0.3)
+        stall, cpu = self.probe.max_gap * 1000, self.probe.max_cpu * 1000
+        self.results[name] = stall
+        self.gui_cpu[name] = cpu
+        asked = f"   ({'; '.join(self.driver.asked)})" if self.driver.asked else ""
+        cut = "" if finished else f"   (still running after {ACTION_TIMEOUT:.0f} s)"
+        print(
+            f"  {name:<58} stall {stall:6.0f} ms (GUI cpu {cpu:4.0f})   took {took * 1000:7.0f} ms{cut}{asked}",
+            flush=True,
+        )
+        for stack, n in self.probe.samples.most_common(6):  # --why: where the GUI thread was
+            print(f"      {n:4d}  {stack}", flush=True)
+        self.probe.samples.clear()
+        for w in QApplication.topLevelWidgets():  # what the action opened beside the window
+            from PySide6.QtWidgets import QDockWidget, QMenu
+
+            if w.isVisible() and w not in before and not isinstance(w, (QDockWidget, QMenu)) and w is not self.win:
+                w.close()
+        if restore:
+            self.restore()
+
+    def restore(self) -> None:
+        """Back to the tour's state: the three tokenizers, the text, light theme, no zoom."""
+        from bpeinspect.gui.window.theme import default_text_size
+
+        win, reg = self.win, self.win.registry
+        for tok in reg.tokenizers():
+            if tok not in self.baseline_tokenizers:
+                reg.remove(tok)
+        names = {t.name for t in reg.tokenizers()}
+        for name in ALL_ACTIONS_TOKENIZERS:
+            if name not in names:
+                win.open_tokenizer(name)
+        self.wait(lambda: not reg.loading(), 300)
+        self.baseline_tokenizers = list(reg.tokenizers())
+        for tok in self.baseline_tokenizers:
+            if not reg.is_shown(tok):
+                reg.set_shown(tok, True)
+        if win.text() != self.text:
+            win.set_text(self.text)
+        if win.appearance.theme != self.theme:
+            win.set_theme(self.theme)
+        if win.appearance.text_size != default_text_size():
+            win.appearance.zoom(0)
+        self.wait(self.settled, 600)
+        self.pump(0.2)
+
+    # -- finding the actions --------------------------------------------------------------------
+
+    def menu_actions(self) -> list[tuple[str, object]]:
+        """(name, QAction) of every menu entry, submenus walked (filled as when they open)."""
+        found: list[tuple[str, object]] = []
+
+        def walk(menu, path: list[str]) -> None:
+            menu.aboutToShow.emit()
+            for act in menu.actions():
+                if act.isSeparator():
+                    continue
+                if act.menu() is not None:
+                    walk(act.menu(), [*path, _clean(act.text())])
+                else:
+                    found.append((" ▸ ".join([*path, _clean(act.text())]), act))
+
+        for top in self.win.menuBar().actions():
+            walk(top.menu(), [_clean(top.text())])
+        return found
+
+    def toolbar_actions(self) -> list[tuple[str, object]]:
+        from PySide6.QtWidgets import QToolBar, QToolButton
+
+        found = []
+        for bar in self.win.findChildren(QToolBar):
+            for act in bar.actions():
+                widget = bar.widgetForAction(act)
+                if isinstance(widget, QToolButton) and widget.menu() is not None:
+                    menu = widget.menu()
+                    menu.aboutToShow.emit()
+                    for sub in menu.actions():
+                        if not sub.isSeparator():
+                            found.append((f"Toolbar ▸ {_clean(widget.text())} ▸ {_clean(sub.text())}", sub))
+                elif not act.isSeparator() and act.text():
+                    found.append((f"Toolbar ▸ {_clean(act.text())}", act))
+                elif isinstance(widget, QToolButton) and widget.text():
+                    found.append((f"Toolbar ▸ {_clean(widget.text())}", widget.defaultAction() or widget))
+        return found
+
+    def panel_buttons(self, key: str) -> list[tuple[str, object]]:
+        """(name, button) of every button of panel ``key`` (its widget tree walked), and the
+        entries of the menus those buttons pop up."""
+        from PySide6.QtWidgets import QAbstractButton, QToolButton
+
+        dock = self.win.panels.docks[key]
+        title = dock.windowTitle()
+        found, seen = [], collections.Counter()
+        for b in dock.widget().findChildren(QAbstractButton):
+            if b.objectName().startswith(("qt_", "Scroll")):
+                continue  # Qt's own (a table's corner, a tab bar's arrows)
+            label = _clean(b.text()) or _clean(b.toolTip())[:30] or type(b).__name__
+            if len(label) <= 2 and b.toolTip():
+                label = f"{label} ({_clean(b.toolTip())[:30]})"
+            seen[label] += 1
+            name = f"{title} ▸ {label}" + (f" #{seen[label]}" if seen[label] > 1 else "")
+            if isinstance(b, QToolButton) and b.menu() is not None:
+                b.menu().aboutToShow.emit()
+                for sub in b.menu().actions():
+                    if not sub.isSeparator():
+                        found.append((f"{name} ▸ {_clean(sub.text())}", sub))
+            else:
+                found.append((name, b))
+        return found
+
+    def dock_tabs(self) -> list[tuple[str, object]]:
+        """Each dock brought forward (its tab clicked) and each tab of a panel's own tab widget."""
+        from PySide6.QtWidgets import QTabWidget
+
+        found = []
+        for dock in self.win.panels.docks.values():
+            if not dock.isFloating():
+                found.append((f"Dock tab ▸ {dock.windowTitle()}", lambda d=dock: (d.show(), d.raise_())))
+            for tabs in dock.widget().findChildren(QTabWidget):
+                for i in range(tabs.count()):
+                    name = f"{dock.windowTitle()} ▸ tab {_clean(tabs.tabText(i))}"
+                    found.append((name, lambda t=tabs, i=i: t.setCurrentIndex(i)))
+        return found
+
+    # -- running them ---------------------------------------------------------------------------
+
+    def run_action(self, name: str, target) -> None:
+        """Trigger a QAction or click a button (a checkable one twice: on, then off again)."""
+        import shiboken6
+        from PySide6.QtWidgets import QAbstractButton
+
+        if name in DESTRUCTIVE:
+            self.skip(name, DESTRUCTIVE[name])
+            return
+        if callable(target) and not hasattr(target, "trigger") and not isinstance(target, QAbstractButton):
+            self.measure(name, target)
+            return
+        if not shiboken6.isValid(target):
+            self.skip(name, "gone (an earlier action removed it)")
+            return
+        if not target.isEnabled():
+            self.skip(name, "disabled in this state")
+            return
+        is_button = isinstance(target, QAbstractButton)
+        if is_button and not target.isVisibleTo(target.window()):
+            self.skip(name, "hidden in this state")
+            return
+        press = target.click if is_button else target.trigger
+        if target.isCheckable() and not (target.actionGroup() if not is_button else target.group()):
+            first = "on" if not target.isChecked() else "off"
+            second = "off" if first == "on" else "on"
+            self.measure(f"{name} ({first})", press, restore=False)
+            if shiboken6.isValid(target) and target.isEnabled():
+                self.measure(f"{name} ({second})", press)
+            self.done.add(name)
+            return
+        self.measure(name, press)
+        self.done.add(name)
+
+    def extras(self) -> None:
+        """What the issue list names beyond a plain click: a running training cancelled, and
+        files that are not datasets opened as datasets."""
+        ws = self.win.panels.view("training")
+        if ws is not None and self.wanted("Training ▸ Cancel a running training"):
+            ws.start()
+            self.wait(ws.is_running, 30)
+            self.pump(0.3)
+            self.measure("Training ▸ Cancel a running training", ws.cancel)
+        dataset = self.win.panels.view("dataset")
+        shared = Path(os.environ.get("BPEINSPECT_SHARED") or ROOT.parent / "shared")
+        pdf = self.tmp / "paper.pdf"
+        pdf.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" * 200)
+        for what, path in (("a tokenizer.json", shared / "vocabs" / "gpt2" / "tokenizer.json"), ("a PDF", pdf)):
+            name = f"Dataset ▸ open {what} as a dataset"
+            if dataset is None or not path.exists():
+                self.skip(name, f"no {path}")
+            else:
+                self.measure(name, lambda p=path: dataset.open_file(p))
+
+    def run(self) -> dict:
+        from PySide6.QtGui import QGuiApplication
+
+        from bpeinspect.core import human_size
+
+        names: dict[int, str] = {}
+        for name, act in self.menu_actions() + self.toolbar_actions():
+            if id(act) in names:
+                continue  # the same QAction in a menu and on a tool bar: run once
+            names[id(act)] = name
+            if name.startswith("Tokenizers ▸ Add ") and act.isEnabled() is False:
+                # already open: close it first, so that adding it is measured
+                tok = self.win.registry.find(name.split()[3])
+                if tok is not None and self.wanted(name):
+                    self.win.registry.remove(tok)
+                    self.wait(self.settled, 60)
+            self.run_action(name, act)
+        # beyond the menus: the editor's paste, and the docks' tabs
+        view = self.win.panes.panes()[0].view
+
+        QGuiApplication.clipboard().setText(self.text)  # what another application copied: not timed
+
+        def paste() -> None:
+            view.selectAll()
+            view.paste()
+
+        self.measure(f"Editor ▸ Paste the {human_size(len(self.text.encode()))} text over itself", paste)
+        for name, act in self.dock_tabs():
+            self.run_action(name, act)
+        for key in list(self.win.panels.docks):
+            buttons = self.panel_buttons(key)
+            for name, b in buttons:
+                self.run_action(name, b)
+            for name, b in self.panel_buttons(key):  # what the first pass enabled (Save… after Train)
+                if name in self.skipped and name not in self.done:
+                    del self.skipped[name]
+                    self.run_action(name, b)
+        self.extras()
+        self.probe.stop()
+        size = len(self.text.encode("utf-8"))
+        return {
+            "document_bytes": size,
+            "worst_stall_ms": self.results,
+            "worst_gui_cpu_ms": self.gui_cpu,
+            "skipped": self.skipped,
+        }
+
+
 def summarize(runs: list[dict]) -> dict:
     """Medians over the runs: keystroke p95, first paint and worst stall per action."""
     names = [n for n in runs[0] if all(n in r for r in runs)]
@@ -532,16 +985,42 @@ def summarize(runs: list[dict]) -> dict:
     }
 
 
+def report_all_actions(runs: list[dict], as_json: bool) -> None:
+    """The median over the runs of each action's worst stall, worst first; the actions skipped, with why."""
+    names = [n for n in runs[0]["worst_stall_ms"] if all(n in r["worst_stall_ms"] for r in runs)]
+    med = {n: round(statistics.median(r["worst_stall_ms"][n] for r in runs), 1) for n in names}
+    cpu = {n: round(statistics.median(r["worst_gui_cpu_ms"][n] for r in runs), 1) for n in names}
+    load = os.getloadavg()[0]
+    print(f"\nworst stall of each of {len(med)} actions, median of {len(runs)} runs (load average {load:.1f} now):")
+    for name, ms in sorted(med.items(), key=lambda kv: -kv[1]):
+        print(f"  {ms:7.0f} ms (GUI cpu {cpu[name]:4.0f})  {name}")
+    over = [n for n, ms in med.items() if ms > 50]
+    print(f"{len(over)} of {len(med)} actions over 50 ms")
+    skipped = {n: why for r in runs for n, why in r["skipped"].items() if n not in med}
+    for name, why in skipped.items():
+        print(f"  skipped: {name}: {why}")
+    if as_json:
+        summary = {"document_bytes": runs[0]["document_bytes"], "worst_stall_ms": med, "worst_gui_cpu_ms": cpu}
+        print(json.dumps({**summary, "skipped": skipped}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
     ap.add_argument("--only", nargs="*", help="only actions whose name holds one of these words")
     ap.add_argument("--why", action="store_true", help="sample the GUI thread's stack during stalls")
+    ap.add_argument("--all-actions", action="store_true", help="run every action the window offers instead of the tour")
+    ap.add_argument("--mb", type=float, default=ALL_ACTIONS_BYTES / 1e6, help="the text's size for --all-actions")
     ap.add_argument("--one-run", metavar="OUT", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    only = set(args.only) if args.only else None
+    if args.one_run and args.all_actions:
+        results = ActionTour(only, int(args.mb * 1e6), args.why).run()
+        Path(args.one_run).write_text(json.dumps(results))
+        os._exit(0)
     if args.one_run:
-        results = Tour(args.why, set(args.only) if args.only else None).run()
+        results = Tour(args.why, only).run()
         Path(args.one_run).write_text(json.dumps(results))
         os._exit(0)  # skip Qt's teardown of a window with running workers
     runs = []
@@ -550,10 +1029,14 @@ def main() -> None:
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             out = f.name
         cmd = [sys.executable, "-P", __file__, "--one-run", out] + (["--why"] if args.why else [])
+        cmd += ["--all-actions", "--mb", str(args.mb)] if args.all_actions else []
         cmd += ["--only", *args.only] if args.only else []
         subprocess.run(cmd, check=True)
         runs.append(json.loads(Path(out).read_text()))
         os.unlink(out)
+    if args.all_actions:
+        report_all_actions(runs, args.json)
+        return
     summary = summarize(runs)
     print(f"\nmedians of {len(runs)} runs (load average {os.getloadavg()[0]:.1f} now):")
     for name, m in summary["_all"].items():

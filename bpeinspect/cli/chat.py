@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.cli.common import CliError, align_table, read_text
-from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core import Tokenizer
+from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
+from bpeinspect.core import Tokenizer, display_bytes
 from bpeinspect.core.chat import (
     ChatTemplate,
     EncodedChat,
@@ -33,7 +33,6 @@ from bpeinspect.core.chat import (
     templates_for,
     variable_value,
 )
-from bpeinspect.core.text import display_bytes
 
 DEFAULT_TOKENIZER = "cl100k_base"
 
@@ -47,13 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "each message and of the template itself.",
     )
     p.add_argument("messages", metavar="MESSAGES", help="a JSON file of messages ('-': standard input)")
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        action="append",
-        metavar="SPEC",
-        help=f"built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: {DEFAULT_TOKENIZER})",
-    )
+    add_tokenizers(p, [DEFAULT_TOKENIZER])
     p.add_argument(
         "--template",
         metavar="FILE|NAME",
@@ -143,7 +136,7 @@ def choose_template(tok: Tokenizer, spec: str, choice: str | None) -> ChatTempla
 def run(args: argparse.Namespace) -> int:
     messages = read_messages(args.messages)
     variables = _variables(args.var)
-    specs = list(dict.fromkeys(args.tokenizer or [DEFAULT_TOKENIZER]))
+    specs = tokenizer_specs(args, [DEFAULT_TOKENIZER])
     results = []
     for spec in specs:
         tok = load_spec(spec, pattern=args.pattern, special_tokens=args.special_token, remember=False)

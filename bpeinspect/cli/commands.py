@@ -25,9 +25,8 @@ from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli import vocab_diff as cli_vocab_diff
 from bpeinspect.cli import vocab_use as cli_vocab_use
 from bpeinspect.cli.common import PROG, CliError
-from bpeinspect.core import PatternError
-from bpeinspect.core.io import load_cache
-from bpeinspect.core.text import display_label
+from bpeinspect.core import PatternError, display_label
+from bpeinspect.core.io import turn_on_load_cache
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    load_cache.turn_on()  # a large file opened again comes from its built tables
+    turn_on_load_cache()  # a large file opened again comes from its built tables
 
     def _warn(message: Any, *_: Any, **__: Any) -> None:
         sys.stderr.write(f"{PROG}: warning: {_one_line(message) if str(message).strip() else ''}\n")

@@ -10,9 +10,8 @@ import sys
 import unicodedata
 from typing import Any
 
-from bpeinspect.core import limits
-from bpeinspect.core.io.formats import saveable
-from bpeinspect.core.text import display_label
+from bpeinspect.core import MAX_INPUT, display_label, human_size, read_at_most
+from bpeinspect.core.io import saveable
 
 PROG = "bpeinspect-cli"
 # what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
@@ -23,17 +22,30 @@ class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
 
 
+def whole_number(value: str, least: int = 0) -> int:
+    """A whole number of at least ``least`` (an argparse type).
+
+    >>> whole_number("3")
+    3
+    >>> whole_number("x")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not a whole number: 'x'
+    """
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if n < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {n}")
+    return n
+
+
 def processes(value: str) -> int:
     """``-j N`` (an argparse type): at least 1, and at most what a pool starts
     (:func:`~bpeinspect.core.pool.max_processes`), with a note on stderr when capped."""
     from bpeinspect.core.pool import PROCESSES_PER_CPU, max_processes
 
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    n = whole_number(value, 1)
     cap = max_processes()
     if n > cap:
         sys.stderr.write(f"{PROG}: -j {n} is more than {PROCESSES_PER_CPU} processes per CPU; using {cap}\n")
@@ -47,7 +59,7 @@ _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 def pattern_arg(value: str) -> str:
     """``--pattern NAME|REGEX`` (an argparse type): a preset name, or a regex; a plain word
     that names no preset (``gpt99``) is refused rather than used as a regex matching that word."""
-    from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS
+    from bpeinspect.core import PRESET_ALIASES, PRESETS
 
     if _NAME_LIKE.fullmatch(value) and value not in PRESETS and value not in PRESET_ALIASES:
         names = ", ".join(PRESETS)
@@ -62,29 +74,29 @@ def wrote(path: Any, detail: str = "") -> None:
     files written into it, GPT-2's pair)."""
     from pathlib import Path
 
-    from bpeinspect.core.io.formats.gpt2 import ENCODER, MERGES
+    from bpeinspect.core.io import GPT2_ENCODER, GPT2_MERGES
 
     p = Path(path)
-    names = f"{p / ENCODER} and {p / MERGES}" if p.is_dir() else str(path)
+    names = f"{p / GPT2_ENCODER} and {p / GPT2_MERGES}" if p.is_dir() else str(path)
     sys.stderr.write(f"wrote {display_label(names)}{detail}\n")
 
 
 def read_text(file: str) -> str:
     """The UTF-8 text of a file, a pipe or standard input (``-``), read once and at most
-    :data:`limits.MAX_INPUT` bytes of it (``/dev/zero`` would never end)."""
+    :data:`~bpeinspect.core.MAX_INPUT` bytes of it (``/dev/zero`` would never end)."""
     name = "standard input" if file == "-" else file
-    limit = limits.MAX_INPUT
+    limit = MAX_INPUT
     try:
         if file == "-":
-            data = limits.read_at_most(sys.stdin.buffer, limit)
+            data = read_at_most(sys.stdin.buffer, limit)
         else:
             with open(file, "rb") as f:
-                data = limits.read_at_most(f, limit)
+                data = read_at_most(f, limit)
     except OSError as exc:
         raise CliError(f"{name}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise CliError(
-            f"{name}: more than {limits.mb(limit)} of text; {PROG} reads at most {limits.mb(limit)} from one input"
+            f"{name}: more than {human_size(limit)} of text; {PROG} reads at most {human_size(limit)} from one input"
         )
     try:
         return data.decode("utf-8")

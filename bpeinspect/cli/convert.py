@@ -7,7 +7,7 @@ from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, wrote
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.io.formats import save, saveable
+from bpeinspect.core.io import save, saveable
 
 
 def add_convert(sub: Any) -> None:

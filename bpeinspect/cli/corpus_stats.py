@@ -17,8 +17,7 @@ import io
 import sys
 
 from bpeinspect.cli.common import align_table, display_width, json_text, safe_lines
-from bpeinspect.core.analysis.corpus import REGIONS, Corpus, load_corpus, udhr_corpus
-from bpeinspect.core.analysis.fairness import CorpusStats, FairnessSummary
+from bpeinspect.core.analysis import REGIONS, Corpus, CorpusStats, FairnessSummary, load_corpus, udhr_corpus
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

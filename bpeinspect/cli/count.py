@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from bpeinspect.cli.common import CliError, pattern_arg, processes, wrote
-from bpeinspect.core.io.formats import check_target
+from bpeinspect.core.io import check_target
 from bpeinspect.core.train import corpus_files, count_pretokens, iter_corpus, write_counts_tsv
 
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     check_target(args.output)  # refuse an OUT in a missing folder before the counting
     files = corpus_files(args.files)
     if args.dask is not None:
-        from bpeinspect.core.train.distributed import count_with_dask
+        from bpeinspect.core.train import count_with_dask
 
         table = count_with_dask(files, args.pattern, tie_break=args.tie_break, scheduler=args.dask or None)
         where = f"on Dask ({args.dask or 'default scheduler'})"

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import CliError, align_table, json_text, safe_lines
+from bpeinspect.cli.common import CliError, align_table, json_text, safe_lines, whole_number
+from bpeinspect.core import display_label
 from bpeinspect.core.dataset import TEMPLATE_PART, DatasetStats, ShapeUnclear, Target, count_dataset, fields_shape
-from bpeinspect.core.text import display_label
 
 _LONGEST_SHOWN = 10
 
@@ -52,21 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--longest",
-        type=_count,
+        type=whole_number,
         default=_LONGEST_SHOWN,
         metavar="N",
         help=f"list the N records with the most tokens (default {_LONGEST_SHOWN})",
     )
-
-
-def _count(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
-    return n
 
 
 def uses_dataset_options(args: argparse.Namespace) -> bool:

@@ -10,9 +10,8 @@ from typing import Any
 
 from bpeinspect.cli.common import CliError, json_safe, json_text, read_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.live import supports_cutting
-from bpeinspect.core.split.rules import SAFE_CUT
-from bpeinspect.core.text import display_terminal
+from bpeinspect.core import display_terminal
+from bpeinspect.core.split.cuts import can_cut, cut_spans
 
 BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pastels, as in the GUI
 ANSI_RESET = "\x1b[0m"
@@ -76,24 +75,16 @@ PART_CHARS = 1 << 18  # characters encoded at a time by encode's ids and JSON ou
 
 def text_parts(tok: Any, text: str, size: int | None = None) -> Iterator[tuple[int, int]]:
     """``(offset, length)`` of parts of ``text`` that ``tok`` encodes exactly as within the whole:
-    cut at :data:`~bpeinspect.core.split.rules.SAFE_CUT` for the split rules that allow it (see
-    :func:`~bpeinspect.core.live.supports_cutting`), else the whole text. Memory then stays
-    that of one part, whatever the size of the input.
+    cut at cut points for the tokenizers that allow it (see :mod:`bpeinspect.core.split.cuts`),
+    else the whole text. Memory then stays that of one part, whatever the size of the input.
 
     >>> from bpeinspect.core import load_tokenizer
     >>> list(text_parts(load_tokenizer("gpt2"), "ab\\ncd\\nef", 2))
     [(0, 2), (2, 3), (5, 3)]
     """
     size = size or PART_CHARS
-    start = 0
-    if len(text) > size and supports_cutting(tok):
-        while len(text) - start > size:
-            m = SAFE_CUT.search(text, start + size)
-            if m is None:
-                break
-            yield start, m.start() - start
-            start = m.start()
-    yield start, len(text) - start
+    spans = cut_spans(text, size) if can_cut(tok) else [(0, len(text))]
+    yield from ((a, b - a) for a, b in spans)
 
 
 def write_json(tok: Any, text: str, parts: list[tuple[int, int]], allowed: Any, out: Any, *, batch: int = 4096) -> None:

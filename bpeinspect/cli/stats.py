@@ -20,12 +20,22 @@ from typing import TypeVar
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
 from bpeinspect.cli.common import align_table, json_text, processes, read_text, safe_lines
-from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.analysis.fairness import count_corpus
-from bpeinspect.core.analysis.measures import CSV_COLUMNS as MEASURE_COLUMNS
-from bpeinspect.core.analysis.measures import Measures, measure_sample, with_premiums
-from bpeinspect.core.analysis.samples import Sample, code_samples, expand_paths, load_samples
-from bpeinspect.core.analysis.stats import Progress, StatsTable, TextStats, compute_stats
+from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
+from bpeinspect.core.analysis import CSV_COLUMNS as MEASURE_COLUMNS
+from bpeinspect.core.analysis import (
+    Measures,
+    Progress,
+    Sample,
+    StatsTable,
+    TextStats,
+    code_samples,
+    compute_stats,
+    count_corpus,
+    expand_paths,
+    load_samples,
+    measure_sample,
+    with_premiums,
+)
 
 DEFAULT_TOKENIZERS = ("r50k_base", "cl100k_base", "o200k_base")
 _PROGRESS_MIN_BYTES = 8 << 20
@@ -40,15 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Count tokens, bytes and characters of each file under each tokenizer. "
         "A folder expands to the files directly inside it; '-' reads standard input.",
     )
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        action="append",
-        metavar="SPEC",
-        help="built-in name, vocabulary file or hf:OWNER/NAME; repeat for several (default: "
-        + ", ".join(DEFAULT_TOKENIZERS)
-        + ")",
-    )
+    add_tokenizers(p, DEFAULT_TOKENIZERS)
     p.add_argument(
         "--baseline",
         metavar="FILE",
@@ -111,7 +113,7 @@ def _sources(args: argparse.Namespace) -> list[Sample]:
 
 def run(args: argparse.Namespace) -> int:
     """Measure, then print a table, JSON or CSV; returns the exit status."""
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    specs = tokenizer_specs(args, DEFAULT_TOKENIZERS)
     if args.metrics and args.jsonl is not None:
         raise ValueError("--metrics measures files, --samples and --corpus, not --jsonl")
     if args.jsonl is not None:

@@ -9,10 +9,9 @@ from typing import Any
 
 from bpeinspect.cli.common import CliError, json_text
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.io import hub
-from bpeinspect.core.io.formats import FORMATS, detect_format
-from bpeinspect.core.text import display_bytes, display_label, display_text, parse_display
+from bpeinspect.core import Tokenizer, display_bytes, display_label, display_text, parse_display
+from bpeinspect.core.analysis import length_buckets
+from bpeinspect.core.io import FORMATS, detect_format, hub
 
 
 def add_list(sub: Any) -> None:
@@ -36,11 +35,10 @@ def add_list(sub: Any) -> None:
 def _list_hub(as_json: bool) -> int:
     from dataclasses import asdict
 
-    from bpeinspect.core.io.hub import is_cached
-    from bpeinspect.core.io.hub_catalog import hub_models
+    from bpeinspect.core.io import hub_models
 
     models = hub_models()
-    cached = [is_cached(m.repo) for m in models]
+    cached = [hub.is_cached(m.repo) for m in models]
     if as_json:
         print(json_text([{**asdict(m), "spec": m.spec, "cached": c} for m, c in zip(models, cached)], indent=1))
         return 0
@@ -55,11 +53,11 @@ def _list_hub(as_json: bool) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from bpeinspect.core.io.discover import discover
+    from bpeinspect.core.io import discover_vocabularies
 
     if args.hub:
         return _list_hub(args.json)
-    entries = discover(include_caches=not args.no_caches)
+    entries = discover_vocabularies(include_caches=not args.no_caches)
     if args.json:
         print(json_text([asdict(e) for e in entries], indent=1))
         return 0
@@ -187,40 +185,14 @@ def _say(line: str) -> None:
     print(display_label(line))
 
 
-# token lengths in bytes, bucketed: one line each up to 8, then ever wider ranges
-LENGTH_BUCKETS = (
-    (1, 1),
-    (2, 2),
-    (3, 3),
-    (4, 4),
-    (5, 5),
-    (6, 6),
-    (7, 7),
-    (8, 8),
-    (9, 12),
-    (13, 16),
-    (17, 24),
-    (25, 32),
-    (33, 64),
-    (65, 128),
-    (129, 256),
-    (257, 1 << 62),
-)
-
-
 def bucketed(hist: dict[int, int]) -> list[tuple[str, int]]:
-    """``hist`` in :data:`LENGTH_BUCKETS`, as (label, count), leaving out empty ones at either end.
+    """``hist`` in the core's length buckets, as (label, count), leaving out empty ones at the end.
 
     >>> bucketed({1: 256, 3: 10, 10: 3, 11: 1})
     [('1', 256), ('2', 0), ('3', 10), ('4', 0), ('5', 0), ('6', 0), ('7', 0), ('8', 0), ('9-12', 4)]
     """
-    rows = []
-    for lo, hi in LENGTH_BUCKETS:
-        label = str(lo) if lo == hi else f"{lo}+" if hi >= 1 << 62 else f"{lo}-{hi}"
-        rows.append((label, sum(c for n, c in hist.items() if lo <= n <= hi)))
-    while rows and rows[-1][1] == 0:
-        rows.pop()
-    return rows
+    labels, rows = length_buckets([hist])
+    return [(label, row[0]) for label, row in zip(labels, rows)]
 
 
 def _print_tokens(table: dict[str, int], limit: int = 30) -> None:

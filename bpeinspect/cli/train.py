@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
-from bpeinspect.core.io.formats import check_target, format_for_path, save
+from bpeinspect.core.io import check_target, format_for_path, save
 from bpeinspect.core.train import (
     TrainingJob,
     TrainingPlan,

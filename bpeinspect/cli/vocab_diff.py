@@ -17,8 +17,8 @@ import sys
 
 from bpeinspect.cli.common import align_table, json_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.analysis.vocab_diff import VocabDiff, compare_vocabularies, composition_rows, merges_in_common
-from bpeinspect.core.text import display_bytes
+from bpeinspect.core import display_bytes
+from bpeinspect.core.analysis import VocabDiff, compare_vocabularies, composition_rows, merges_in_common
 
 LISTS = ("only-a", "only-b", "shared")
 

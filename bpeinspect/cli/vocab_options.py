@@ -1,15 +1,35 @@
-"""``--pattern`` and ``--special-token`` for every command that opens a tokenizer, and the
-warning printed when a file left a setting to a default (a rank file's split rule, say)."""
+"""``--pattern`` and ``--special-token`` for every command that opens a tokenizer, ``-t`` for
+those that measure under several, and the warning printed when a file left a setting to a
+default (a rank file's split rule, say)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from bpeinspect.cli.common import pattern_arg
-from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.text import display_label
+from bpeinspect.core import Tokenizer, display_label, load_tokenizer
+
+
+def add_tokenizers(p: argparse.ArgumentParser, default: Sequence[str] = ()) -> None:
+    """``-t/--tokenizer SPEC``, repeatable, for a command that measures under several tokenizers
+    (required when there is no ``default``); :func:`tokenizer_specs` reads them."""
+    shown = f" (default: {', '.join(default)})" if default else ""
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        action="append",
+        required=not default,
+        metavar="SPEC",
+        help=f"built-in name, vocabulary file or hf:OWNER/NAME; repeat for several{shown}",
+    )
+
+
+def tokenizer_specs(args: argparse.Namespace, default: Sequence[str] = ()) -> list[str]:
+    """The ``-t`` specs given (each once, in order), else ``default``."""
+    return list(dict.fromkeys(args.tokenizer or default))
 
 
 def add_vocab_options(p: argparse.ArgumentParser, *, pattern: bool = True) -> None:
@@ -44,8 +64,8 @@ def load_spec(
     """A tokenizer from a built-in name or a path (paths go to the recent-files list), with the
     user's split rule and special tokens if given; settings the file left to a default are
     reported on stderr."""
-    from bpeinspect.core.io.formats import first_free_id, load_with, special_tokens_from, with_settings
-    from bpeinspect.core.split.rules import resolve_rule
+    from bpeinspect.core import resolve_rule
+    from bpeinspect.core.io import first_free_id, load_with, special_tokens_from, with_settings
 
     path = Path(spec)
     rule = resolve_rule(pattern) if pattern is not None else None
@@ -58,7 +78,7 @@ def load_spec(
                 tok, pattern=rule, special_tokens=special_tokens_from(special_tokens, first_free_id(tok))
             )
     if remember and path.exists():
-        from bpeinspect.core.io.discover import add_recent
+        from bpeinspect.core.io import add_recent
 
         add_recent(path, tok.name, tok.n_vocab)
     if warn:

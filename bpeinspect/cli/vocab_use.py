@@ -17,11 +17,9 @@ import io
 import sys
 
 from bpeinspect.cli.common import align_table, json_text, read_text, safe_lines
-from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.analysis.corpus import load_corpus
-from bpeinspect.core.analysis.samples import expand_paths
-from bpeinspect.core.analysis.samples import read_text as read_file
-from bpeinspect.core.analysis.vocab_use import VocabularyUse, count_ids, vocabulary_use
+from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
+from bpeinspect.core.analysis import VocabularyUse, count_ids, expand_paths, load_corpus, vocabulary_use
+from bpeinspect.core.analysis import read_text as read_file
 
 TOP = 15  # categories listed per tokenizer in the table
 
@@ -34,14 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Count every token of a corpus under each tokenizer (on every core): the share of the "
         "vocabulary never used, the unused tokens by script or kind, and the token counts by rank.",
     )
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        action="append",
-        required=True,
-        metavar="SPEC",
-        help="built-in name or vocabulary file; repeat for several",
-    )
+    add_tokenizers(p)
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders ('-': standard input)")
     p.add_argument("--corpus", metavar="NAME", help="'udhr', 'udhr-all', 'fable' or a folder, instead of PATHS")
     p.add_argument(
@@ -89,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.processes is not None and args.processes < 1:
         raise ValueError("-j: give 1 or more processes")
     texts = _texts(args)
-    specs = list(dict.fromkeys(args.tokenizer))
+    specs = tokenizer_specs(args)
     toks = [load_spec(s, pattern=args.pattern, special_tokens=args.special_token, remember=False) for s in specs]
     counts = count_ids(toks, texts, processes=args.processes)
     uses = [

@@ -6,7 +6,15 @@
 'hello world'
 """
 
-from bpeinspect.core.encoding import Encoding, TokenInfo
+from bpeinspect.core.encoding import (
+    SPECIAL,
+    SPLITS_CHAR,
+    Encoding,
+    TokenInfo,
+    byte_fractions,
+    differing_span,
+    group_around,
+)
 from bpeinspect.core.errors import (
     Cancelled,
     CorpusError,
@@ -14,19 +22,39 @@ from bpeinspect.core.errors import (
     PatternError,
     QueryError,
     SampleError,
+    UnknownPreTokenizerError,
     UnknownTokenError,
     UnsupportedTokenizerError,
     VocabularyError,
 )
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin
 from bpeinspect.core.io.load import load_tokenizer
+from bpeinspect.core.limits import MAX_INPUT, human_size, read_at_most
 from bpeinspect.core.merges import MergeGraph, MergeNode, MergeStep, Trace, trace
-from bpeinspect.core.split.rules import PRESETS, Split, SplitRule, resolve_rule
+from bpeinspect.core.normalize import badge as normalizer_badge
+from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS, Split, SplitRule, resolve_rule
+from bpeinspect.core.text import (
+    LEGEND,
+    SYMBOLS,
+    display_bytes,
+    display_label,
+    display_terminal,
+    display_text,
+    hex_bytes,
+    parse_display,
+    utf16_len,
+)
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 
 __all__ = [
     "BUILTINS",
+    "LEGEND",
+    "MAX_INPUT",
     "PRESETS",
+    "PRESET_ALIASES",
+    "SPECIAL",
+    "SPLITS_CHAR",
+    "SYMBOLS",
     "Cancelled",
     "CorpusError",
     "DisallowedSpecialError",
@@ -43,13 +71,27 @@ __all__ = [
     "Tokenizer",
     "Trace",
     "TrainingInfo",
+    "UnknownPreTokenizerError",
     "UnknownTokenError",
     "UnsupportedTokenizerError",
     "VocabularyError",
+    "byte_fractions",
+    "differing_span",
+    "display_bytes",
+    "display_label",
+    "display_terminal",
+    "display_text",
+    "group_around",
+    "hex_bytes",
+    "human_size",
     "load_builtin",
     "load_tokenizer",
+    "normalizer_badge",
+    "parse_display",
+    "read_at_most",
     "resolve_rule",
     "trace",
+    "utf16_len",
 ]
 
 from bpeinspect.core.train.run import TrainedMerge, TrainingProgress, TrainingRun, train_tokenizer  # noqa: E402

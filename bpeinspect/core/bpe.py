@@ -24,7 +24,7 @@ import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, compress
-from typing import Any, cast
+from typing import Any, Protocol, cast, overload
 
 import numpy as np
 
@@ -39,7 +39,17 @@ _LOW = (1 << _SHIFT) - 1
 _BYTES = [bytes([b]) for b in range(256)]
 
 
-def rank_bounds(piece: bytes | str, ranks: Mapping[Any, int], max_rank: int = _INF) -> list[int]:
+class RankLookup(Protocol):
+    """What merging by rank reads of a rank table: ``get`` (a dict, or a view leaving a key out)."""
+
+    @overload
+    def get(self, key: Any, /) -> int | None: ...
+
+    @overload
+    def get(self, key: Any, default: int, /) -> int: ...
+
+
+def rank_bounds(piece: bytes | str, ranks: RankLookup, max_rank: int = _INF) -> list[int]:
     """Cut positions (``[0, ..., len(piece)]``) after merging ``piece`` by the rank rule
     (bytes; or characters, with a table of piece texts, for SentencePiece-style models).
 
@@ -81,7 +91,7 @@ def rank_bounds(piece: bytes | str, ranks: Mapping[Any, int], max_rank: int = _I
 
 
 def _rank_bounds_heap(
-    piece: bytes | str, ranks: Mapping[Any, int], max_rank: int, starts: Sequence[int] | None = None
+    piece: bytes | str, ranks: RankLookup, max_rank: int, starts: Sequence[int] | None = None
 ) -> list[int]:
     # Parts are named by their start offset and linked through nxt/prv. The heap holds plain
     # ints ``rank * (n + 1) + start`` (cheaper to compare than tuples); an entry is live only
@@ -225,7 +235,7 @@ def _merge_levels(
     return s, True
 
 
-def _rank_levels(piece: bytes | str, ranks: Mapping[Any, int], max_rank: int) -> tuple[str, list[Any], bool]:
+def _rank_levels(piece: bytes | str, ranks: RankLookup, max_rank: int) -> tuple[str, list[Any], bool]:
     """:func:`_merge_levels` for the rank rule: the state, what each code stands for, done?"""
     payload: list[Any]
     if isinstance(piece, bytes):

@@ -1,4 +1,4 @@
-"""Every error the core raises on purpose, in one leaf module that imports nothing.
+"""Every error the core raises on purpose, in one leaf module that imports nothing of the core.
 
 Callers catch these by name; each is also importable from the module that raises it.
 Bad input is a ``ValueError`` (so a caller can catch all of it at once), a stop that was
@@ -9,6 +9,8 @@ asked for is :class:`Cancelled`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class Cancelled(Exception):
@@ -66,6 +68,31 @@ class DatasetError(ValueError):
     """A dataset file (JSON Lines or JSON records) that cannot be read, or a record of no known shape."""
 
 
+class ShapeUnclear(DatasetError):
+    """No known shape fits the records: the caller must name the fields to count."""
+
+    def __init__(self, message: str, fields: Sequence[str]) -> None:
+        super().__init__(message)
+        self.fields = tuple(fields)
+
+
+class UnknownPreTokenizerError(VocabularyError):
+    """A ``tokenizer.ggml.pre`` name whose split rule bpeinspect does not know."""
+
+
+class UnsupportedNormalizer(ValueError):
+    """A normalizer bpeinspect cannot apply exactly (named in the message)."""
+
+
+class TablesError(ValueError):
+    """Data that does not describe a tokenizer the tables make (damaged, foreign or hostile)."""
+
+
+class TooLong(BaseException):
+    """Raised in a chat template's rendering thread past its time limit (a BaseException: no
+    template code or ``except Exception`` on the way swallows it)."""
+
+
 __all__ = [
     "Cancelled",
     "ChatTemplateError",
@@ -76,8 +103,13 @@ __all__ = [
     "PatternError",
     "QueryError",
     "SampleError",
+    "ShapeUnclear",
+    "TablesError",
+    "TooLong",
     "TrainingProcessError",
+    "UnknownPreTokenizerError",
     "UnknownTokenError",
+    "UnsupportedNormalizer",
     "UnsupportedTokenizerError",
     "VocabularyError",
 ]

@@ -37,13 +37,21 @@ def split_timeout(n_chars: int) -> float:
     return SPLIT_SECONDS + n_chars * SPLIT_SECONDS_PER_CHAR
 
 
-def mb(n_bytes: int) -> str:
-    """A byte count for a message.
+def human_size(n_bytes: int) -> str:
+    """A byte count as every message and label writes it (binary units, one decimal where it
+    is not whole).
 
-    >>> mb(256 << 20), mb(1500)
-    ('256 MB', '1,500 bytes')
+    >>> human_size(256 << 20), human_size(1536), human_size(1000), human_size(3 << 30)
+    ('256 MB', '1.5 KB', '1,000 bytes', '3 GB')
     """
-    return f"{n_bytes >> 20:,} MB" if n_bytes >= 1 << 20 else f"{n_bytes:,} bytes"
+    if n_bytes < 1024:
+        return f"{n_bytes:,} bytes"
+    size, unit = n_bytes / 1024, "KB"
+    for bigger in ("MB", "GB"):
+        if round(size, 1) < 1024:
+            break
+        size, unit = size / 1024, bigger
+    return f"{size:,.1f}".removesuffix(".0") + f" {unit}"
 
 
 def read_at_most(f: Any, limit: int, chunk: int = 1 << 20) -> bytes:

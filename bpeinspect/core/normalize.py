@@ -29,6 +29,8 @@ from typing import Any, Literal, cast
 
 import regex
 
+from bpeinspect.core.errors import UnsupportedNormalizer
+
 # Rust's char::is_whitespace (the White_Space property), which HF's Strip uses
 _WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _CHUNKS = regex.compile(r"\S+|\s+")
@@ -48,10 +50,6 @@ HF_LOWER = "\u1c89\u1c8a\ua7cb\u0264\ua7cc\ua7cd\ua7ce\ua7cf\ua7d2\ua7d3\ua7d4\u
 # -- end of generated
 _HF_UNKNOWN = re.compile(f"([{HF_UNKNOWN}])")
 _HF_LOWER = str.maketrans(dict(zip(HF_LOWER[::2], HF_LOWER[1::2])))
-
-
-class UnsupportedNormalizer(ValueError):
-    """A normalizer bpeinspect cannot apply exactly (named in the message)."""
 
 
 class Normalizer:

@@ -39,9 +39,10 @@ from typing import Any
 import numpy as np
 
 from bpeinspect.core import normalize
-from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.errors import Cancelled, TablesError
 from bpeinspect.core.sentencepiece import SentencePieceBPE, SqueezeSpaces
-from bpeinspect.core.split.rules import BEHAVIORS, NO_SPLIT, PRESETS, QWEN2_PATTERN, Split, SplitRule, resolve_rule
+from bpeinspect.core.split.patterns import QWEN2_PATTERN
+from bpeinspect.core.split.rules import BEHAVIORS, NO_SPLIT, PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 from bpeinspect.core.word_marks import WordMarks
 
@@ -54,10 +55,6 @@ _STEP = 1 << 16  # items converted at a time, the interpreter let go (and ``shou
 _DEPTH = 16  # normalizers nested at most this deep
 
 ShouldStop = Callable[[], bool]
-
-
-class TablesError(ValueError):
-    """Data that does not describe a tokenizer this module makes (damaged, foreign or hostile)."""
 
 
 @dataclass

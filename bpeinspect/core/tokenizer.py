@@ -42,7 +42,8 @@ from bpeinspect.core.models import MergeListBPE, Model, RankBPE
 from bpeinspect.core.normalize import Normalizer
 from bpeinspect.core.pretokenizer import PreTokenizer
 from bpeinspect.core.specials import AddedOptions, check_disallowed, missing_regex
-from bpeinspect.core.split.rules import SplitRule, cut_text, resolve_rule
+from bpeinspect.core.split.cuts import cut_text
+from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.word_marks import WordMarks
 

@@ -23,9 +23,9 @@ def configure_process() -> None:
     # on it that is a visible hitch per hand-over, so ask for shorter turns.
     if sys.getswitchinterval() > SWITCH_INTERVAL:
         sys.setswitchinterval(SWITCH_INTERVAL)
-    from bpeinspect.core.io import load_cache
+    from bpeinspect.core.io import turn_on_load_cache
 
-    load_cache.turn_on()  # a large file opened again comes from its built tables
+    turn_on_load_cache()  # a large file opened again comes from its built tables
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -41,7 +41,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def welcome_text() -> str:
-    from bpeinspect.core.io.builtins import resources_dir
+    from bpeinspect.core.io import resources_dir
 
     try:
         return (resources_dir() / "samples" / "welcome.txt").read_text(encoding="utf-8")
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     from bpeinspect.gui.overlay.glyphs import prefer_noto
 
     app.setFont(prefer_noto(app.font()))  # installed Noto fonts before Qt's own fallback
-    from bpeinspect.core.io.builtins import resources_dir
+    from bpeinspect.core.io import resources_dir
 
     icon = resources_dir() / "icons" / "bpeinspect.svg"
     if icon.exists():
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     from bpeinspect.gui.window.files import save_png
 
     configure_process()
-    from bpeinspect.core.chat.bounds import stop_all
+    from bpeinspect.core.chat import stop_all
 
     app.aboutToQuit.connect(stop_all)  # a chat template still rendering ends now, not at its time limit
     app.aboutToQuit.connect(Worker.shutdown)

@@ -18,10 +18,10 @@ held in one class-level table until its ``finished`` has been delivered, and the
 pool thread has let go of it (so that it, with its signals, is freed on the GUI thread);
 :meth:`Worker.shutdown` cancels them all and waits for their threads (the app calls it at quit).
 
-A job made with ``background=True`` (work nobody waits for, such as indexing a vocabulary)
+A job made with ``paused_by=typing`` (work nobody waits for, such as indexing a vocabulary)
 also pauses at those checks while the user types: it goes on :data:`TYPING_QUIET` seconds
-after the last edit the window reported (:func:`note_typing`), so that it never shares the
-interpreter with a keystroke's work.
+after the last edit noted in that :class:`Typing` (the window's document owns one and notes
+each edit), so that it never shares the interpreter with a keystroke's work.
 
 :class:`Jobs` gives a widget "latest wins" per key: submitting under a key detaches the
 previous worker of that key (none of its signals but ``finished`` reach anyone any more,
@@ -50,7 +50,7 @@ PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one wo
 HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
 GUI_LATE = 0.007  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
 GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
-TYPING_QUIET = 0.3  # seconds after an edit before background jobs (``background=True``) go on
+TYPING_QUIET = 0.3  # seconds after an edit before background jobs (``paused_by=``) go on
 LET_GO_MS = 20  # how often a delivered worker looks whether its pool thread has let go of it
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
 
@@ -136,7 +136,6 @@ class _Heartbeat:
         self.running = False
         self.waited_out = -1.0  # a beat some worker waited for in full: no one waits for it again
         self.gui = threading.main_thread().ident  # the thread that beats (never waits for itself)
-        self.typed = -1e9  # when the window last reported an edit (monotonic seconds)
         self._timer: QTimer | None = None
 
     def start(self) -> None:
@@ -178,23 +177,27 @@ def give_way() -> None:
         time.sleep(0.001)
 
 
-def note_typing() -> None:
-    """On the GUI thread: the user has just edited the text. Background jobs pause till
-    :data:`TYPING_QUIET` seconds have passed without another edit."""
-    _heartbeat.typed = time.monotonic()
+class Typing:
+    """When the user last edited a text, for the background jobs that wait for the typing to
+    pause (``paused_by=``): the owner of the text calls :meth:`note` at each edit."""
 
+    def __init__(self, quiet: float = TYPING_QUIET) -> None:
+        self.quiet = quiet  # seconds without an edit before paused jobs go on
+        self.last = -1e9  # when the last edit was noted (monotonic seconds)
 
-def wait_out_typing(stop: threading.Event) -> None:
-    """On a worker running background work: sleep while the user is typing (see
-    :func:`note_typing`), or until ``stop`` is set."""
-    hb = _heartbeat
-    if threading.get_ident() == hb.gui:
-        return
-    while not stop.is_set():
-        left = hb.typed + TYPING_QUIET - time.monotonic()
-        if left <= 0:
+    def note(self) -> None:
+        """On the GUI thread: the user has just edited the text."""
+        self.last = time.monotonic()
+
+    def wait_out(self, stop: threading.Event) -> None:
+        """On a worker: sleep while the user is typing, or until ``stop`` is set."""
+        if threading.get_ident() == _heartbeat.gui:
             return
-        stop.wait(min(left, 0.02))
+        while not stop.is_set():
+            left = self.last + self.quiet - time.monotonic()
+            if left <= 0:
+                return
+            stop.wait(min(left, 0.02))
 
 
 def next_beat() -> None:
@@ -219,8 +222,8 @@ class Worker(QRunnable):
     _retired: ClassVar[list[Worker]] = []  # delivered, maybe still held by the pool thread (see _let_go)
     _let_go_due: ClassVar[bool] = False  # a timer will call _let_go
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, background: bool = False, **kwargs: Any) -> None:
-        """``background``: work nobody waits for, paused while the user types (see the module)."""
+    def __init__(self, fn: Callable[..., Any], *args: Any, paused_by: Typing | None = None, **kwargs: Any) -> None:
+        """``paused_by``: work nobody waits for, paused while the user types there (see the module)."""
         super().__init__()
         # autoDelete stays on: the pool deletes the C++ runnable after run() (with it off,
         # PySide would keep the Python object alive for ever); _live keeps the Python side,
@@ -233,7 +236,7 @@ class Worker(QRunnable):
         self._kwargs: dict[str, Any] | None = kwargs
         self._hooks = _hooks_of(fn) - set(kwargs)
         self._stop = threading.Event()
-        self.background = background
+        self.paused_by = paused_by
         self._pool: QThreadPool | None = None
         self._last_progress = 0.0
         self._pending_progress: tuple[int, int] | None = None
@@ -265,8 +268,8 @@ class Worker(QRunnable):
 
     def _give_way(self) -> None:
         give_way()
-        if self.background:
-            wait_out_typing(self._stop)
+        if self.paused_by is not None:
+            self.paused_by.wait_out(self._stop)
 
     @property
     def is_running(self) -> bool:
@@ -410,13 +413,13 @@ class Jobs(QObject):
         on_progress: Callable[[int, int], None] | None = None,
         on_yielded: Callable[[Any], None] | None = None,
         on_aborted: Callable[[], None] | None = None,
-        background: bool = False,
+        paused_by: Typing | None = None,
         **kwargs: Any,
     ) -> Worker:
         """Run ``fn(*args, **kwargs)`` as the job ``key``, superseding the one before;
-        ``background``: it pauses while the user types (see the module)."""
+        ``paused_by``: it pauses while the user types there (see the module)."""
         self.cancel(key)
-        worker = Worker(fn, *args, background=background, **kwargs)
+        worker = Worker(fn, *args, paused_by=paused_by, **kwargs)
         s = worker.signals
         for signal, slot in (
             (s.returned, on_returned),

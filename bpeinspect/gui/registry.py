@@ -39,7 +39,7 @@ from PySide6.QtCore import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.live import EncodeResult
+from bpeinspect.core.live_text import EncodeResult
 
 TOKENIZER_ROLE = Qt.ItemDataRole.UserRole + 1
 SPEC_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -260,7 +260,7 @@ class TokenizerRegistry(QAbstractListModel):
         return len(self._rows)
 
     def __contains__(self, tok: object) -> bool:
-        return self.row_of(tok) is not None  # type: ignore[arg-type]
+        return any(r.tok is tok for r in self._rows)
 
     def current(self) -> Tokenizer | None:
         return self._current

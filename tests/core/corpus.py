@@ -100,6 +100,9 @@ LONG_RUNS = [
     "0" * 1000 + "1" * 1001,
 ]
 
+# Letters and marks new in Unicode 16 and 17 (and U+0295, a letter moved from Ll to Lo), before newlines.
+NEW_IN_UNICODE_17 = "".join(f"{w} x{c}\n{c}\n1{c}\n" for w in ("ab", "A") for c in "\ua7ce\ua7cf\u058b\u0295\u05c8\U000323b0\u1acf")
+
 
 def code_samples(limit_bytes: int = 400_000) -> list[str]:
     """Python sources from the running interpreter's standard library."""

@@ -320,7 +320,7 @@ def test_a_pool_asked_for_a_hundred_thousand_processes_starts_a_few_per_cpu() ->
 def test_a_loaded_sentencepiece_tokenizer_is_counted_by_children_the_same(children_used: list[int], tmp_path: Path) -> None:
     pytest.importorskip("tokenizers")
     from bpeinspect.core.io.formats import load_path
-    from tests.core.test_sentencepiece import GEMMA, _hf_sp_json
+    from tests.core.sentencepiece.test_model import GEMMA, _hf_sp_json
 
     path, _ = _hf_sp_json(tmp_path, *GEMMA)
     tok = load_path(path)

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from bpeinspect.core import load_tokenizer, normalize, tables
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SqueezeSpaces
-from bpeinspect.core.split.rules import PRESETS, QWEN2_PATTERN, Split, SplitRule, resolve_rule
+from bpeinspect.core.split.patterns import QWEN2_PATTERN
+from bpeinspect.core.split.rules import PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tables import Parts, TablesError
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 

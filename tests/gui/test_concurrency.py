@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from bpeinspect.core import Cancelled
 from bpeinspect.gui import concurrency
-from bpeinspect.gui.concurrency import PROGRESS_INTERVAL, Jobs, Worker, all_idle
+from bpeinspect.gui.concurrency import PROGRESS_INTERVAL, Jobs, Typing, Worker, all_idle
 
 
 def gui_thread():
@@ -310,10 +310,10 @@ def test_the_heartbeat_beats_only_while_workers_live(qtbot):
     assert not hb.running
 
 
-def test_a_background_job_pauses_while_the_user_types(qtbot, monkeypatch):
+def test_a_background_job_pauses_while_the_user_types(qtbot):
     """Work nobody waits for (the merge tree's index of a 200k vocabulary) stops at
     its checks while edits come, so that it never shares the interpreter with a keystroke."""
-    monkeypatch.setattr(concurrency, "TYPING_QUIET", 0.4)
+    typing = Typing(quiet=0.4)
     steps: list[float] = []
 
     def work(should_stop):
@@ -321,30 +321,40 @@ def test_a_background_job_pauses_while_the_user_types(qtbot, monkeypatch):
             should_stop()
             steps.append(time.monotonic())
 
-    concurrency.note_typing()
+    typing.note()
     typed = time.monotonic()
     jobs = Jobs()
-    jobs.submit("index", work, background=True)
+    jobs.submit("index", work, paused_by=typing)
     qtbot.wait(150)
     assert steps == []  # still waiting for the typing to pause
-    concurrency.note_typing()  # another keystroke: the wait starts over
+    typing.note()  # another keystroke: the wait starts over
     typed = time.monotonic()
     qtbot.waitUntil(lambda: len(steps) == 3, timeout=5000)
     assert steps[0] >= typed + 0.4
     plain = Jobs()
     ran = []
-    concurrency.note_typing()
+    typing.note()
     with qtbot.waitSignal(plain.ended, timeout=5000):
         plain.submit("encode", lambda should_stop: ran.append(should_stop()))
     assert ran == [False]  # a job that is waited for goes on while the user types
 
 
-def test_a_background_job_paused_by_typing_still_cancels(qtbot, monkeypatch):
-    monkeypatch.setattr(concurrency, "TYPING_QUIET", 30.0)
-    concurrency.note_typing()
+def test_a_job_waits_only_for_the_typing_it_is_paused_by(qtbot):
+    here, elsewhere = Typing(quiet=30.0), Typing(quiet=30.0)
+    elsewhere.note()  # typing in another text
+    jobs = Jobs()
+    ran = []
+    with qtbot.waitSignal(jobs.ended, timeout=5000):
+        jobs.submit("index", lambda should_stop: ran.append(should_stop()), paused_by=here)
+    assert ran == [False]
+
+
+def test_a_background_job_paused_by_typing_still_cancels(qtbot):
+    typing = Typing(quiet=30.0)
+    typing.note()
     jobs = Jobs()
     stopped = []
-    worker = jobs.submit("index", lambda should_stop: stopped.append(should_stop()), background=True)
+    worker = jobs.submit("index", lambda should_stop: stopped.append(should_stop()), paused_by=typing)
     qtbot.wait(50)
     assert stopped == []
     worker.cancel()

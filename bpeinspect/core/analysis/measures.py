@@ -30,9 +30,9 @@ from dataclasses import dataclass, replace
 from bpeinspect.core.analysis.samples import Sample
 from bpeinspect.core.analysis.scripts import JAPANESE, dominant_script
 from bpeinspect.core.analysis.shipping import counts_pre_tokens
-from bpeinspect.core.analysis.stats import iter_chunks
+from bpeinspect.core.analysis.stats import PerToken, iter_chunks
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.split.rules import is_preset_pattern, last_safe_cut
+from bpeinspect.core.split.cuts import can_cut, stream_cut
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -70,7 +70,7 @@ def renyi_efficiency(counts: Iterable[int], vocab_size: int, order: float = RENY
 
 
 @dataclass(frozen=True)
-class Measures:
+class Measures(PerToken):
     """The measures of one tokenizer on one text."""
 
     tokenizer: str
@@ -109,14 +109,6 @@ class Measures:
     @property
     def utilization(self) -> float:
         return self.distinct / self.n_vocab if self.n_vocab else 0.0
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
     def as_dict(self) -> dict[str, object]:
         d: dict[str, object] = {
@@ -252,7 +244,7 @@ class _Tally:
         self.head = ""  # the first characters, to tell the script
 
     def text(self, text: str) -> None:
-        """Count one part (cut where the split rule cannot see the cut, see :func:`last_safe_cut`)."""
+        """Count one part (cut at a cut point, see :mod:`bpeinspect.core.split.cuts`)."""
         if not text:
             return
         if len(self.head) < 1 << 16:
@@ -320,23 +312,19 @@ def measure_sample(
 def _safe_parts(
     sample: Sample, tok: Tokenizer, progress: Progress | None, should_stop: ShouldStop | None, total: int
 ) -> Iterator[str]:
-    # parts are cut only where a built-in split rule cannot see the cut; other rules get the whole text
-    whole = not (counts_pre_tokens(tok) and is_preset_pattern(tok.split_rule))
-    carry, done = "", 0
-    for text, n in iter_chunks(sample, _CHUNK_CHARS):
-        if should_stop is not None and should_stop():
-            raise Cancelled()
-        done += n
-        carry += text
-        if not whole and len(carry) > _CHUNK_CHARS:
-            cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
-            if cut:
-                yield carry[:cut]
-                carry = carry[cut:]
-        if progress is not None:
-            progress(done, total)
-    if carry:
-        yield carry
+    """The sample's text in parts cut where the tokenizer allows it, else whole."""
+
+    def chunks() -> Iterator[str]:
+        done = 0
+        for text, n in iter_chunks(sample, _CHUNK_CHARS):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            done += n
+            yield text
+            if progress is not None:
+                progress(done, total)
+
+    return stream_cut(chunks(), size=_CHUNK_CHARS, cuts=can_cut(tok))
 
 
 def with_premiums(rows: list[Measures], baseline: str | None) -> list[Measures]:

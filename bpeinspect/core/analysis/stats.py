@@ -16,28 +16,22 @@ for the same content under the same tokenizer: 2.0 means the text costs twice as
 
 from __future__ import annotations
 
-import bisect
-import codecs
 import csv
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import accumulate, islice
 
 from bpeinspect.core.analysis.samples import Sample, SampleError
-from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text, counts_pre_tokens
+from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import ProcessPool
-from bpeinspect.core.split.rules import is_preset_pattern, last_safe_cut
-from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.split.cuts import can_cut, stream_cut
+from bpeinspect.core.text import decode_utf8, fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 
-# Streaming counts cut the text only at pre-token boundaries that lie at least this far
-# before the end of what has been read, so no split-regex match can see the cut.
-_MARGIN_CHARS = 1 << 16
 _CHUNK_BYTES = 1 << 20
 # Below this much text per tokenizer a pool's children (each loading the tokenizer)
 # would cost more than they save: it is counted here. This process counts meanwhile, so a
@@ -50,16 +44,16 @@ _TAIL_CHUNKS = 3
 _TAIL_SPLIT = 8
 
 
-@dataclass(frozen=True)
-class TextStats:
-    """Counts for one tokenizer on one text; ``premium`` is set when a baseline was chosen."""
+class PerToken:
+    """The ratios of a row that counts ``tokens`` over ``bytes`` and ``chars`` of text.
 
-    tokenizer: str
-    source: str
+    >>> TextStats("t", "en", 4, 10, 8).bytes_per_token
+    2.5
+    """
+
     tokens: int
     bytes: int
     chars: int
-    premium: float | None = None
 
     @property
     def bytes_per_token(self) -> float:
@@ -68,6 +62,18 @@ class TextStats:
     @property
     def chars_per_token(self) -> float:
         return self.chars / self.tokens if self.tokens else 0.0
+
+
+@dataclass(frozen=True)
+class TextStats(PerToken):
+    """Counts for one tokenizer on one text; ``premium`` is set when a baseline was chosen."""
+
+    tokenizer: str
+    source: str
+    tokens: int
+    bytes: int
+    chars: int
+    premium: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         """Plain fields plus the derived ratios, for JSON and CSV."""
@@ -140,44 +146,24 @@ def text_stats(tok: Tokenizer, text: str, *, tokenizer: str = "", source: str = 
     )
 
 
-def iter_counts(
-    tok: Tokenizer, chunks: Iterable[str], *, margin: int = _MARGIN_CHARS
-) -> Iterator[tuple[int, int, int]]:
+def iter_counts(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[tuple[int, int, int]]:
     """Count tokens of a text given as consecutive chunks; yields running ``(tokens, chars, bytes)``.
 
-    Exact: the text is cut only at pre-token boundaries ``margin`` characters before the end
-    of what has been read (the split rule's matches look ahead far less than that), and each
-    pre-token is encoded whole. The last value yielded is the total.
+    Exact: the text is counted in parts cut at cut points where the tokenizer allows it
+    (:mod:`bpeinspect.core.split.cuts`), else whole. The last value yielded is the total.
 
     >>> from bpeinspect.core import load_tokenizer
     >>> tok = load_tokenizer("r50k_base")
-    >>> list(iter_counts(tok, ["hello wo", "rld"], margin=0))[-1] == (len(tok.encode("hello world")), 11, 11)
+    >>> list(iter_counts(tok, ["hello wo", "rld"]))[-1] == (len(tok.encode("hello world")), 11, 11)
     True
     """
-    if not counts_pre_tokens(tok):
-        # a normalizer may prepend at the start and rewrite text (▁, NFC), an added token may
-        # straddle a chunk's end: count the whole text
-        text = "".join(chunks)
-        yield len(tok.encode_ordinary(text)), len(text), len(text.encode("utf-8", "surrogatepass"))
-        return
-    split, count = tok.split_rule.pieces, tok.count_pieces
     tokens = chars = nbytes = 0
-    carry = ""
-    for chunk in chunks:
-        window = carry + chunk
-        pieces = split(window)
-        ends = list(accumulate(map(len, pieces)))
-        # keep the pieces that end by the margin; the last piece may go on in the next chunk
-        n_kept = max(0, min(bisect.bisect_right(ends, len(window) - margin), len(pieces) - 1))
-        kept = ends[n_kept - 1] if n_kept else 0
-        carry = window[kept:]
-        tokens += count(islice(pieces, n_kept))
-        chars += kept
-        nbytes += len(window[:kept].encode("utf-8"))
+    for part in stream_cut(chunks, cuts=can_cut(tok)):
+        tokens += count_text(tok, part)
+        chars += len(part)
+        nbytes += len(part.encode("utf-8", "surrogatepass"))
         yield tokens, chars, nbytes
-    if carry:
-        tokens += count(split(carry))
-    yield tokens, chars + len(carry), nbytes + len(carry.encode("utf-8"))
+    yield tokens, chars, nbytes
 
 
 def iter_chunks(sample: Sample, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tuple[str, int]]:
@@ -188,26 +174,17 @@ def iter_chunks(sample: Sample, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tup
             part = text[i : i + chunk_bytes]
             yield part, len(part.encode("utf-8"))
         return
-    assert sample.path is not None
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    done = 0
+    path = sample.path
+    assert path is not None
+
+    def bad(at: int, byte: int) -> SampleError:
+        return SampleError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {at})")
+
     try:
-        with open(sample.path, "rb") as f:
-            while True:
-                block = f.read(chunk_bytes)
-                final = not block
-                try:
-                    text = decoder.decode(block, final=final)
-                except UnicodeDecodeError as exc:
-                    raise SampleError(
-                        f"{sample.path}: not UTF-8 text (bad byte near offset {done + exc.start})"
-                    ) from None
-                done += len(block)
-                yield text, len(block)
-                if final:
-                    return
+        with open(path, "rb") as f:
+            yield from decode_utf8(iter(lambda: f.read(chunk_bytes), b""), bad)
     except OSError as exc:
-        raise SampleError(f"{sample.path}: cannot read: {exc.strerror or exc}") from None
+        raise SampleError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def compute_stats(
@@ -230,8 +207,8 @@ def compute_stats(
 
     ``processes`` > 1 (``None``: one per CPU) counts in a
     :class:`~bpeinspect.core.pool.ProcessPool`, each process a part of the text cut where the
-    built-in split patterns allow it (:func:`~bpeinspect.core.split.rules.cut_text`);
-    tokenizers with other split rules share out whole samples (those up to ``chunk_bytes``;
+    tokenizer allows it (:mod:`bpeinspect.core.split.cuts`);
+    other tokenizers share out whole samples (those up to ``chunk_bytes``;
     the rest are measured here), and samples under :data:`POOL_MIN_BYTES` in all are measured
     here. ``pool``: a pool to use (and leave open) instead of one made for this call, so that
     several calls (one per tokenizer) start its children once.
@@ -250,55 +227,42 @@ def compute_stats(
     total = sum(s.size() for s in todo) * len(pairs)
     done = 0
 
+    read = 0  # bytes read, over every tokenizer
+
+    def feed(sample: Sample, step: int, row: list[int]) -> Iterator[str]:
+        """``sample``'s text ``step`` bytes at a time; ``row`` gets its bytes and characters."""
+        nonlocal done, read
+        for text, n in iter_chunks(sample, step):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            row[1] += n
+            row[2] += len(text)
+            read += n
+            yield text
+            done += n
+            if progress is not None:
+                progress(done, total)
+
     def measure(label: str, tok: Tokenizer, sample: Sample) -> TextStats:
-        nonlocal done
-        chunks = iter_chunks(sample, chunk_bytes)
-
-        def feed() -> Iterator[str]:
-            nonlocal done
-            for text, n in chunks:
-                if should_stop is not None and should_stop():
-                    raise Cancelled()
-                done += n
-                yield text
-                if progress is not None:
-                    progress(done, total)
-
-        *_, (tokens, chars, nbytes) = iter_counts(tok, feed())
+        *_, (tokens, chars, nbytes) = iter_counts(tok, feed(sample, chunk_bytes, [0, 0, 0]))
         return TextStats(label, sample.name, tokens, nbytes, chars)
 
     def measure_in_pool(label: str, tok: Tokenizer, cuts: bool) -> dict[str, TextStats]:
-        """Share the samples out (cut at safe places if ``cuts``, else whole samples)."""
-        nonlocal done
+        """Share the samples out (cut at cut points if ``cuts``, else whole samples)."""
         sizes = [[0, 0, 0] for _ in todo]  # tokens, bytes, chars
         here = {k for k, s in enumerate(todo) if not cuts and s.size() > chunk_bytes}
+        # read a finer step at a time and cut at ``chunk_bytes``, finer in the tail
+        tail, step = _TAIL_CHUNKS * shared.processes * chunk_bytes, max(1, chunk_bytes // _TAIL_SPLIT)
+        end = read + sum(s.size() for k, s in enumerate(todo) if k not in here)
+
+        def size() -> int:
+            return chunk_bytes if end - read > tail else step
 
         def parts() -> Iterator[tuple[int, str]]:
-            nonlocal done
-            left = sum(s.size() for k, s in enumerate(todo) if k not in here)
-            tail, step = _TAIL_CHUNKS * shared.processes * chunk_bytes, max(1, chunk_bytes // _TAIL_SPLIT)
             for k, sample in enumerate(todo):
-                if k in here:
-                    continue
-                carry = ""
-                # read a finer step at a time and cut at ``chunk_bytes``, finer in the tail
-                for text, n in iter_chunks(sample, step if cuts else chunk_bytes):
-                    if should_stop is not None and should_stop():
-                        raise Cancelled()
-                    sizes[k][1] += n
-                    sizes[k][2] += len(text)
-                    left -= n
-                    carry += text
-                    if cuts and len(carry) >= (chunk_bytes if left > tail else step):
-                        cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
-                        if cut:
-                            yield k, carry[:cut]
-                            carry = carry[cut:]
-                    done += n
-                    if progress is not None:
-                        progress(done, total)
-                if carry:
-                    yield k, carry
+                if k not in here:
+                    chunks = feed(sample, step if cuts else chunk_bytes, sizes[k])
+                    yield from ((k, part) for part in stream_cut(chunks, size=size, cuts=cuts))
 
         for k, tokens in shared.imap(_count_tokens, parts(), context=Shipped(tok, should_stop)):
             sizes[k][0] += tokens
@@ -313,7 +277,7 @@ def compute_stats(
     try:
         for label, tok in pairs:
             if shared.processes > 1 and total >= POOL_MIN_BYTES * len(pairs) and can_ship(tok):
-                measured = measure_in_pool(label, tok, cuts=_can_cut(tok))
+                measured = measure_in_pool(label, tok, cuts=can_cut(tok))
             else:
                 measured = {s.name: measure(label, tok, s) for s in todo}
             rows.extend(_with_premiums(measured, samples, base_sample))
@@ -337,13 +301,8 @@ def _with_premiums(measured: dict[str, TextStats], samples: Sequence[Sample], ba
     return rows
 
 
-def _can_cut(tok: Tokenizer) -> bool:
-    """Whether a pool may count a text in parts cut at safe places, rather than whole."""
-    return is_preset_pattern(tok.split_rule) and counts_pre_tokens(tok)
-
-
 def _count_tokens(shipped: Shipped | Tokenizer, item: tuple[int, str]) -> tuple[int, int]:
-    """Pool task: ``(sample index, tokens in the text)`` (a whole sample unless :func:`_can_cut`)."""
+    """Pool task: ``(sample index, tokens in the text)`` (a whole sample unless the tokenizer may be cut)."""
     tok = shipped.tokenizer if isinstance(shipped, Shipped) else shipped
     k, text = item
     return k, count_text(tok, text)
@@ -352,6 +311,7 @@ def _count_tokens(shipped: Shipped | Tokenizer, item: tuple[int, str]) -> tuple[
 __all__ = [
     "CSV_COLUMNS",
     "Cancelled",
+    "PerToken",
     "Sample",
     "SampleError",
     "StatsTable",

@@ -101,15 +101,22 @@ def token_kind(token: bytes, *, special: bool = False, added: bool = False) -> K
         text = text[1:]
     classes = {_char_class(ch) for ch in text}
     if len(classes) == 1:
-        return classes.pop()  # type: ignore[return-value]
+        return classes.pop()
     return "mixed"
 
 
-def _char_class(ch: str) -> str:
-    cat = unicodedata.category(ch)[0]
-    return {"L": "word", "M": "word", "N": "number", "P": "punctuation", "S": "symbol", "Z": "whitespace"}.get(
-        cat, "mixed"
-    )
+_CLASS_OF_CATEGORY: dict[str, Kind] = {
+    "L": "word",
+    "M": "word",
+    "N": "number",
+    "P": "punctuation",
+    "S": "symbol",
+    "Z": "whitespace",
+}
+
+
+def _char_class(ch: str) -> Kind:
+    return _CLASS_OF_CATEGORY.get(unicodedata.category(ch)[0], "mixed")
 
 
 # -- unreachable and unused tokens --------------------------------------------------------------
@@ -362,9 +369,12 @@ class VocabIndex:
         tok = self.tok
         q = query
         ids = self._candidates(q)
-        if q.unreachable and self.unreachable is None:
+        # the sets a token must be in (None: no such condition)
+        unreachable = self.unreachable if q.unreachable else None
+        unused = self.unused if q.unused else None
+        if q.unreachable and unreachable is None:
             raise QueryError("the unreachable tokens have not been computed yet")
-        if q.unused and self.unused is None:
+        if q.unused and unused is None:
             raise QueryError("no corpus has been encoded to find unused tokens")
         match = self._matcher(q)
         if match is None and q == TokenQuery(mode=q.mode, text=q.text, ignore_case=q.ignore_case):
@@ -382,9 +392,9 @@ class VocabIndex:
                 continue
             if q.special is not None and is_special(i) != q.special:
                 continue
-            if q.unreachable and i not in self.unreachable:  # type: ignore[operator]
+            if unreachable is not None and i not in unreachable:
                 continue
-            if q.unused and i not in self.unused:  # type: ignore[operator]
+            if unused is not None and i not in unused:
                 continue
             if q.script is not None and q.script not in self.scripts(i):
                 continue

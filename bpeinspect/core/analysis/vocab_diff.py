@@ -386,6 +386,46 @@ def composition_rows(diff: VocabDiff) -> Iterable[list[str]]:
         yield [c, *(str(s.composition.get(c, 0)) for s in diff.sides)]
 
 
+# token lengths in bytes, bucketed: one bucket each up to 8, then ever wider ranges
+LENGTH_BUCKETS: tuple[tuple[int, int], ...] = (
+    (1, 1),
+    (2, 2),
+    (3, 3),
+    (4, 4),
+    (5, 5),
+    (6, 6),
+    (7, 7),
+    (8, 8),
+    (9, 12),
+    (13, 16),
+    (17, 24),
+    (25, 32),
+    (33, 64),
+    (65, 128),
+    (129, 256),
+    (257, 1 << 62),
+)
+
+
+def length_buckets(hists: Sequence[Mapping[int, int]]) -> tuple[list[str], list[list[int]]]:
+    """The labels of :data:`LENGTH_BUCKETS` and, per bucket, the count of each histogram
+    (token length in bytes -> tokens), leaving out the empty buckets past the last filled one.
+
+    >>> labels, rows = length_buckets([{1: 256, 3: 10, 10: 3, 11: 1}, {300: 1}])
+    >>> list(zip(labels, rows))[::3]
+    [('1', [256, 0]), ('4', [0, 0]), ('7', [0, 0]), ('13-16', [0, 0]), ('33-64', [0, 0]), ('257+', [0, 1])]
+    >>> length_buckets([{2: 5}])
+    (['1', '2'], [[0], [5]])
+    """
+    last = LENGTH_BUCKETS[-1][1]
+    labels = [str(lo) if lo == hi else f"{lo}+" if hi == last else f"{lo}-{hi}" for lo, hi in LENGTH_BUCKETS]
+    rows = [[sum(c for n, c in h.items() if lo <= n <= hi) for h in hists] for lo, hi in LENGTH_BUCKETS]
+    while rows and not any(rows[-1]):
+        rows.pop()
+        labels.pop()
+    return labels, rows
+
+
 # -- lists ----------------------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ it reads, counted per message and for the template's own tokens.
 ((3, 2), 11, 16)
 """
 
+from bpeinspect.core.chat.bounds import stop_all
 from bpeinspect.core.chat.messages import conversation_of, message_texts
 from bpeinspect.core.chat.render import (
     ChatCount,
@@ -41,6 +42,7 @@ __all__ = [
     "message_texts",
     "parse_variables",
     "render_chat",
+    "stop_all",
     "template_from_file",
     "templates_for",
     "variable_value",

@@ -34,6 +34,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from bpeinspect.core.errors import TooLong
+
 TIME_LIMIT = 5.0  # seconds a template may render (or compile)
 MAX_INT_BITS = 1 << 16  # a number of more bits than this is refused (about 20,000 digits)
 MAX_TEXT = 1 << 25  # characters (or items) of one value: 32 Mi, or twice what the render was given
@@ -210,11 +212,6 @@ def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
 
 
 # -- the time limit ------------------------------------------------------------------------------------------
-
-
-class TooLong(BaseException):
-    """Raised in a rendering thread past its time limit (a BaseException: no template code or
-    ``except Exception`` on the way swallows it)."""
 
 
 class _Watchdog:

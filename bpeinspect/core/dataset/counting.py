@@ -42,7 +42,7 @@ from bpeinspect.core.chat.sources import templates_for
 from bpeinspect.core.chat.template import ChatTemplate
 from bpeinspect.core.dataset.records import RecordReader, read_records
 from bpeinspect.core.dataset.shapes import Shape, conversation, field_texts, guess_shape
-from bpeinspect.core.errors import ChatTemplateError, DatasetError
+from bpeinspect.core.errors import ChatTemplateError, DatasetError, ShapeUnclear
 from bpeinspect.core.io import load_cache
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.tokenizer import Tokenizer
@@ -52,14 +52,6 @@ TEMPLATE_PART = "template"  # the part name of the template's own tokens
 _SAMPLE = 200  # records looked at to name the shape
 _BATCH = 256  # records counted together (in one process of a pool)
 _DEFAULT = object()
-
-
-class ShapeUnclear(DatasetError):
-    """No known shape fits the records: the caller must name the fields to count."""
-
-    def __init__(self, message: str, fields: Sequence[str]) -> None:
-        super().__init__(message)
-        self.fields = tuple(fields)
 
 
 @dataclass(frozen=True)
@@ -388,7 +380,7 @@ def count_dataset(
         guess = guess_shape(r for _, r in head)
         if guess.shape is None:
             if not head:
-                raise DatasetError(f"{path}: holds no records" + (f" ({reader.truncated})" if reader.truncated else ""))
+                raise _no_records(path, reader)
             fields = ", ".join(guess.fields) or "none"
             raise ShapeUnclear(
                 f"{path}: the records are not chat messages, prompt/completion, prompt/response or text "
@@ -461,7 +453,16 @@ def peek_shape(path: str | os.PathLike[str]) -> tuple[RecordReader, Any]:
     """The reader of ``path`` and the shape guess of its first records (for a dialog to ask about fields)."""
     reader = read_records(path)
     head = [r for _, r in itertools.islice(iter(reader), _SAMPLE)]
+    if not head and reader.problems:  # lines, but none of them a record
+        raise _no_records(path, reader)
     return reader, guess_shape(head)
+
+
+def _no_records(path: str | os.PathLike[str], reader: RecordReader) -> DatasetError:
+    """Why ``path`` gave no record: it is not JSON (a PDF, a text), or it holds none."""
+    if reader.problems:
+        return DatasetError(f"{path}: not JSON or JSON Lines (no line is a record: {reader.problems[0]})")
+    return DatasetError(f"{path}: holds no records" + (f" ({reader.truncated})" if reader.truncated else ""))
 
 
 __all__ = [

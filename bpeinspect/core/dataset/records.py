@@ -21,6 +21,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -30,7 +31,7 @@ from bpeinspect.core.errors import DatasetError
 JSON_SUFFIXES = (".json", ".jsonl", ".ndjson", ".jsonlines")
 _CHUNK = 4 << 20  # bytes read at a time
 _MAX_REPORTED = 20  # problems kept verbatim; the rest are only counted
-_WS = json.decoder.WHITESPACE  # type: ignore[attr-defined]  # the json module's own whitespace pattern, not in its stubs
+_NOT_WS = re.compile(r"[^ \t\n\r]")  # what is not JSON's whitespace between values
 _MAX_DIGITS = 4000  # Python refuses to read longer integers (sys.get_int_max_str_digits)
 
 
@@ -183,7 +184,8 @@ class RecordReader:
         def skip_ws() -> None:
             nonlocal pos
             while True:
-                pos = _WS.match(buf, pos).end()
+                found = _NOT_WS.search(buf, pos)
+                pos = found.start() if found is not None else len(buf)
                 if pos < len(buf) or not more():
                     return
 

@@ -207,7 +207,7 @@ def _read_gzip_limited(path: Path) -> bytes:
             parts.append(part)
             size += len(part)
     if size > _MAX_RANK_FILE:
-        raise VocabularyError(f"{path}: decompresses to more than {_MAX_RANK_FILE >> 20} MB; refusing it")
+        raise VocabularyError(f"{path}: decompresses to more than {limits.human_size(_MAX_RANK_FILE)}; refusing it")
     return b"".join(parts)
 
 

@@ -40,6 +40,7 @@ from typing import IO, Any, cast
 from bpeinspect.core.errors import Cancelled, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.discover import cache_dir, hf_cache_dir
+from bpeinspect.core.limits import human_size
 from bpeinspect.core.memory import stop_asked
 
 PREFIX = "hf:"
@@ -443,7 +444,7 @@ class _RangeFile:
 
         end = min(end, self.size, GGUF_MAX_HEADER)
         if end <= len(self.data):
-            raise VocabularyError(f"{self.url}: the GGUF metadata runs past {GGUF_MAX_HEADER >> 20} MB; refusing it")
+            raise VocabularyError(f"{self.url}: the GGUF metadata runs past {human_size(GGUF_MAX_HEADER)}; refusing it")
         headers = dict(self.headers, Range=f"bytes={len(self.data)}-{end - 1}")
         r = get_session().get(self.url, headers=headers, timeout=TIMEOUT, follow_redirects=True)
         hf_raise_for_status(r)

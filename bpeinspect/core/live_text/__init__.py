@@ -4,16 +4,17 @@ The window's text may be tens of megabytes, and a keystroke must recolour it wit
 One :class:`~bpeinspect.core.Encoding` of the whole text cannot follow an edit in that time:
 every offset after the edit moves, and shifting millions of them costs more than the frame.
 So :class:`LiveText` keeps the text cut into segments of about :data:`TARGET` code points, at
-*hard boundaries* (see :mod:`bpeinspect.core.live`: a split rule always starts a pre-token
-there), and :class:`LiveEncoding` keeps one tokenizer's encoding as one ``Encoding`` per
+cut points (see :mod:`bpeinspect.core.split.cuts`: the parts encode there exactly as the
+whole), and :class:`LiveEncoding` keeps one tokenizer's encoding as one ``Encoding`` per
 segment, with offsets relative to its segment. An edit replaces the segment(s) it touches;
 only those are encoded again (a millisecond or two each), and nothing after them moves but
 one running sum per segment. Joined, the segments' encodings are exactly
 ``tok.encode_with_offsets(text)``.
 
-A tokenizer whose split rule gives no hard boundaries (a custom regex, a normalizer, see
-:func:`~bpeinspect.core.live.supports_cutting`) gets one encoding of the whole text instead,
-brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
+A tokenizer that cannot be cut (a custom regex, a normalizer, see
+:func:`~bpeinspect.core.split.cuts.can_cut`) has the whole text as its one segment. An edit
+within one segment re-encodes only the lines around it (:func:`reencode_edit`, in
+:mod:`.edits`).
 
 >>> from bpeinspect.core import load_tokenizer
 >>> tok = load_tokenizer("cl100k_base")
@@ -24,17 +25,19 @@ brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
 >>> change = text.replace(4, 3, "2")                # "two" -> "2", in UTF-16 units
 >>> _ = live.apply(change)
 >>> [seg.text for seg, _ in live.pending()]        # only the edited segment
-['one\\n2\\n']
+['one\\n', '2\\n']
 >>> for seg, head in live.pending():
 ...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
 >>> live.encoding().ids == tok.encode("one\\n2\\nthree\\n")
 True
 """
 
+from bpeinspect.core.live_text.edits import find_edit, join_ranges, reencode_edit
 from bpeinspect.core.live_text.segment_encoding import (
     CHEAP_CHARS,
+    EncodeResult,
     LiveEncoding,
-    NotCuttable,
+    Mode,
     Part,
     cheap_to_encode,
     encode_segment,
@@ -47,15 +50,19 @@ __all__ = [
     "CHEAP_CHARS",
     "TARGET",
     "Change",
+    "EncodeResult",
     "LiveEncoding",
     "LiveText",
-    "NotCuttable",
+    "Mode",
     "Part",
     "Segment",
     "can_cut_between",
     "cheap_to_encode",
     "cut",
     "encode_segment",
+    "find_edit",
     "join_parts",
+    "join_ranges",
     "lookahead",
+    "reencode_edit",
 ]

@@ -1,4 +1,4 @@
-"""The text in segments cut at hard boundaries (:class:`LiveText`), and an edit's :class:`Change`."""
+"""The text in segments cut at cut points (:class:`LiveText`), and an edit's :class:`Change`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import bisect
 import itertools
 from typing import NamedTuple
 
-from bpeinspect.core.live import HARD_BOUNDARY, hard_boundary_after
-from bpeinspect.core.text import utf16_len
+from bpeinspect.core.split.cuts import is_cut, next_cut
+from bpeinspect.core.text import fix_surrogates, utf16_len
 
 TARGET = 1 << 12  # code points per segment (encoded in about a millisecond); segments grow to 2x before they are cut
 
@@ -46,35 +46,40 @@ class Change(NamedTuple):
 
 
 def can_cut_between(left: str, right: str) -> bool:
-    """True if the text may be cut between ``left`` and ``right`` (a hard boundary)."""
-    return left.endswith("\n") and bool(right) and HARD_BOUNDARY.match("\n" + right[0]) is not None
+    """True if the text may be cut between ``left`` and ``right`` (a cut point, see
+    :mod:`bpeinspect.core.split.cuts`)."""
+    return bool(left) and is_cut(left[-2:] + right[:1], len(left[-2:]), lookahead=True)
 
 
 def cut(text: str, target: int = TARGET) -> list[str]:
-    """``text`` cut at hard boundaries into pieces of at least ``target`` code points (a
-    piece is longer where the text has no boundary; a text up to twice ``target`` stays whole).
+    """``text`` cut at cut points into pieces of at least ``target`` code points (a piece is
+    longer where the text has no cut point; a text up to twice ``target`` stays whole).
 
     >>> cut("ab\\ncd\\nef\\n", target=3)
-    ['ab\\ncd\\n', 'ef\\n']
+    ['ab\\n', 'cd\\nef\\n']
     """
     if len(text) <= 2 * target:
         return [text] if text else []
     out = []
     a = 0
     while a < len(text):
-        b = len(text) if len(text) - a <= 2 * target else hard_boundary_after(text, a + target)
+        b = next_cut(text, a + target, lookahead=True) if len(text) - a > 2 * target else -1
+        b = len(text) if b < 0 else b
         out.append(text[a:b])
         a = b
     return out
 
 
 class LiveText:
-    """A text as a list of :class:`Segment`, cut at hard boundaries, changed by :meth:`replace`.
+    """A text as a list of :class:`Segment`, cut at cut points, changed by :meth:`replace`.
 
-    Positions are in UTF-16 units, as Qt counts them; ``version`` counts the changes.
+    Positions are in UTF-16 units, as Qt counts them; ``version`` counts the changes. Lone
+    surrogates become U+FFFD as the text comes in (:func:`~bpeinspect.core.text.fix_surrogates`,
+    which keeps its length in UTF-16 units), so the segments encode as they are.
     """
 
     def __init__(self, text: str = "", *, target: int = TARGET) -> None:
+        text = fix_surrogates(text)
         self.target = target
         self.segments: list[Segment] = [Segment(t) for t in cut(text, target)]
         for k, seg in enumerate(self.segments):
@@ -134,14 +139,16 @@ class LiveText:
 
     def set_text(self, text: str) -> Change:
         """Replace everything."""
+        text = fix_surrogates(text)
         return self._splice(0, len(self.segments), [Segment(t) for t in cut(text, self.target)])
 
     def replace(self, pos: int, removed: int, added: str) -> Change:
         """Replace ``removed`` UTF-16 units at ``pos`` by ``added``.
 
         The segments the edit touches are replaced, and so are neighbours where the edit made
-        the cut between them no longer a hard boundary.
+        the cut between them no longer a cut point.
         """
+        added = fix_surrogates(added)
         segs = self.segments
         n = len(segs)
         starts = self.u16_starts()
@@ -164,7 +171,7 @@ class LiveText:
             text = head + added + tail
             if lo == last:
                 edit = (lo, len(head), len(segs[lo].text) - len(tail), len(head) + len(added))
-        while True:  # make both ends of the new text hard boundaries again
+        while True:  # make both ends of the new text cut points again
             before = segs[lo - 1].text if lo > 0 else None
             after = segs[hi].text if hi < n else None
             if not text:

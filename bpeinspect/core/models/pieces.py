@@ -1,7 +1,7 @@
 """SentencePiece piece kinds and texts: the type numbers, byte pieces (``<0x41>``), what the
 decoder prints for a piece, and ``remove_extra_whitespaces``.
 
->>> byte_of_piece("<0x41>"), display_bytes("▁hi", NORMAL), KIND_NAMES[BYTE]
+>>> byte_of_piece("<0x41>"), decoded_bytes("▁hi", NORMAL), KIND_NAMES[BYTE]
 (65, b' hi', 'byte')
 """
 
@@ -59,8 +59,8 @@ def byte_of_piece(piece: str) -> int | None:
     return int(m.group(1), 16) if m else None
 
 
-def display_bytes(piece: str, kind: int) -> bytes:
-    """What the decoder prints for a piece: ``▁`` as a space, a byte piece as its byte."""
+def decoded_bytes(piece: str, kind: int) -> bytes:
+    """The bytes the decoder writes for a piece: ``▁`` as a space, a byte piece as its byte."""
     if kind == BYTE:
         b = byte_of_piece(piece)
         if b is not None:

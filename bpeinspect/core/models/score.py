@@ -30,7 +30,7 @@ from bpeinspect.core.models.pieces import (
     USER_DEFINED,
     Flavour,
     byte_of_piece,
-    display_bytes,
+    decoded_bytes,
 )
 from bpeinspect.core.models.score_merges import MergeSource, SentencePieceMergeGraph
 from bpeinspect.core.specials import check_tables
@@ -107,7 +107,7 @@ class ScoreBPE:
         for i in byte_pieces + [i for i in self._specials if 0 <= i < n]:
             p = P[i]
             if p is not None:
-                self.decoder[i] = p.encode("utf-8", "surrogatepass") if i in self._specials else display_bytes(p, BYTE)
+                self.decoder[i] = p.encode("utf-8", "surrogatepass") if i in self._specials else decoded_bytes(p, BYTE)
         self.top_id = max(self.decoder, default=-1)
         # piece text -> id: llama.cpp's token_to_id keeps the last listing, the others the first
         if piece_ids is not None:

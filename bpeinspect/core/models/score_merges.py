@@ -17,7 +17,7 @@ runs score above the shorter runs they are built from), so all other merges are 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Protocol, overload
 
 from bpeinspect.core.bpe import rank_bounds
 from bpeinspect.core.merges import MergeGraph, MergeSource, best_split
@@ -64,7 +64,7 @@ class SentencePieceMergeGraph(MergeGraph):
             # Merge the piece's own characters with every merge except the one making the piece
             # itself (which can only be the last): two parts left are its parents. Scores need
             # not grow with length (whitespace runs), so parents may rank below their child.
-            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []  # type: ignore[arg-type]  # get only
+            bounds = rank_bounds(piece, _Without(ranks, piece)) if piece in ranks else []
             if len(bounds) == 3:
                 result = (model.mergeable[piece[: bounds[1]]], model.mergeable[piece[bounds[1] :]])
             else:
@@ -86,5 +86,11 @@ class _Without:
     def __init__(self, ranks: Mapping[str, int], skip: str) -> None:
         self._ranks, self._skip = ranks, skip
 
-    def get(self, key: str, default: int | None = None) -> int | None:
+    @overload
+    def get(self, key: str, /) -> int | None: ...
+
+    @overload
+    def get(self, key: str, default: int, /) -> int: ...
+
+    def get(self, key: str, default: int | None = None, /) -> int | None:
         return default if key == self._skip else self._ranks.get(key, default)

@@ -43,7 +43,7 @@ from bpeinspect.core.models.pieces import (
     Flavour,
     SqueezeSpaces,
     byte_of_piece,
-    display_bytes,
+    decoded_bytes,
 )
 from bpeinspect.core.models.score_merges import SentencePieceMergeGraph
 from bpeinspect.core.sentencepiece.boundaries import boundary_rule
@@ -64,5 +64,5 @@ __all__ = [
     "SqueezeSpaces",
     "boundary_rule",
     "byte_of_piece",
-    "display_bytes",
+    "decoded_bytes",
 ]

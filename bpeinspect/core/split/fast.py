@@ -32,6 +32,7 @@ from operator import not_
 import numpy as np
 import regex
 
+from bpeinspect.core.split.cuts import bmp_class_body, last_cut, next_cut
 from bpeinspect.core.split.unicode_tables import FOLDS, RANGES
 
 # Representatives: one Latin-1 C1 control character per class. Real C1 characters in the
@@ -218,31 +219,6 @@ def _needs_reps(text: str) -> bool:
     return not text.isascii() and (_ASTRAL.search(text) is not None or _SURROGATE.search(text) is not None)
 
 
-def bmp_class_body(names: tuple[str, ...], reps: str = "") -> str:
-    """A class body with the BMP ranges of Unicode classes ``names`` (tiktoken's tables) and
-    representatives ``reps``."""
-    ranges = sorted((a, min(b, 0xFFFF)) for name in names for a, b in RANGES[name] if a <= 0xFFFF)
-    out = [re.escape(chr(a)) if a == b else re.escape(chr(a)) + "-" + re.escape(chr(b)) for a, b in ranges]
-    return "".join(out) + reps
-
-
-# Cut points: a text split in parts at these splits as a whole for every preset (see
-# ``rules.SAFE_CUT``, which is this pattern; it is defined there).
-_CUT = regex.compile("(?<=[" + bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo", "N")) + "])\n")
-_BEFORE_CUT = re.compile("[" + bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo", "N")) + "]")
-
-
-def _next_cut(text: str, pos: int, end: int, back: bool = False) -> int:
-    """The first (``back``: the last) cut point in ``text[pos:end]``, or -1 (``str.find`` on the
-    newlines: a regex with a look-behind costs ~40 ns a character)."""
-    find, test = (text.rfind if back else text.find), _BEFORE_CUT.match
-    while (k := find("\n", pos, end)) > 0:
-        if test(text, k - 1):
-            return k
-        pos, end = (pos, k) if back else (k + 1, end)
-    return -1
-
-
 _DIRECT_BODIES = {
     r"\p{L}": bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo"), _D_REPS[UPPER] + _D_REPS[LOWER] + _D_REPS[OTHER_LETTER]),
     r"\p{Lu}": bmp_class_body(("Lu",), _D_REPS[UPPER]),
@@ -353,12 +329,12 @@ class TiktokenSplitter(FastSplitter):
             a, b = m.span()
             if a < end:
                 continue
-            cut = _next_cut(text, end, a, back=True)
+            cut = last_cut(text, end, a)
             if cut > 0:
                 out += self._findall_translated(text[start:end])
                 out += findall(text[end:cut])
                 start = cut
-            end = _next_cut(text, b, len(text))  # the searches look at each newline once at most
+            end = next_cut(text, b)  # the searches look at each newline once at most
             end = len(text) if end < 0 else end
         if end:
             out += self._findall_translated(text[start:end])

@@ -50,7 +50,7 @@ class RegexTablesSplitter(FastSplitter):
     for the classes of :data:`~bpeinspect.core.split.fast._CLASS_BODIES`, with ``\\p{Lu}`` and
     ``\\p{Lt}``, ``\\p{Lm}`` and ``\\p{Lo}`` always together), with the ``regex`` module's tables.
 
-    >>> from bpeinspect.core.split.rules import GPT4_PATTERN
+    >>> from bpeinspect.core.split.patterns import GPT4_PATTERN
     >>> RegexTablesSplitter(GPT4_PATTERN).findall("Ünïcode 12345 ſ's")
     ['Ünïcode', ' ', '123', '45', ' ſ', "'s"]
     """

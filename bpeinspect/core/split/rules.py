@@ -23,6 +23,7 @@ from bpeinspect.core.split import fast as _fastsplit
 from bpeinspect.core.split.bounded import BoundedPattern, split_time_limit
 from bpeinspect.core.split.hf_unicode import hf_view
 from bpeinspect.core.split.llama_unicode import collapse_pattern, view_for
+from bpeinspect.core.split.patterns import PRESET_PATTERNS, QWEN2_PATTERN
 
 Behavior = Literal["isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous"]
 BEHAVIORS: tuple[str, ...] = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
@@ -214,27 +215,6 @@ class SplitRule:
         return "\n".join(parts)
 
 
-R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-LLAMA3_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-# karpathy/minbpe's patterns, run by the ``regex`` module exactly as minbpe runs them.
-GPT4_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
-)
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
-
 def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
     return SplitRule(
         (Split(pattern),),
@@ -243,59 +223,10 @@ def _preset(name: str, pattern: str, *, fast: bool) -> SplitRule:
     )
 
 
-# Cutting a long text at these points splits it exactly as a whole for every preset: a
-# pre-token never joins a letter or digit to the newline after it, and no preset looks
-# behind. (Custom patterns might, so they are never cut.) The letters and digits are those of
-# tiktoken's tables (Unicode 15.1, also Hugging Face's), which the ``regex`` module's newer
-# tables include: a character assigned since (U+058B, say) is no letter to tiktoken, whose
-# pattern then takes the newline after it into its piece, so it is never a cut point.
-SAFE_CUT = regex.compile("(?<=[" + _fastsplit.bmp_class_body(("Lu", "Lt", "Ll", "Lm", "Lo", "N")) + "])\n")
-_LAST_SAFE_CUT = regex.compile("(?r)" + SAFE_CUT.pattern)
-
-
-def cut_text(text: str, size: int) -> list[str]:
-    """``text`` cut into parts of about ``size`` characters at points where no preset's
-    pre-tokens change (before a newline that follows a letter or digit).
-
-    >>> cut_text("ab\\ncd\\nef", 2)
-    ['ab', '\\ncd', '\\nef']
-    """
-    if len(text) <= size:
-        return [text]
-    out = []
-    start = 0
-    n = len(text)
-    while n - start > size:
-        m = SAFE_CUT.search(text, start + size)
-        if m is None:
-            break
-        out.append(text[start : m.start()])
-        start = m.start()
-    out.append(text[start:])
-    return out
-
-
-def last_safe_cut(text: str, start: int = 0) -> int:
-    """The position of the last cut point (see :func:`cut_text`) at or after ``start``, or 0.
-
-    >>> last_safe_cut("ab\\ncd\\nef"), last_safe_cut("ab cd")
-    (5, 0)
-    """
-    m = _LAST_SAFE_CUT.search(text, start)
-    return m.start() if m else 0
-
-
+# minbpe's patterns run on the ``regex`` module exactly as minbpe runs them; the others on the fast engine
 PRESETS: dict[str, SplitRule] = {
-    "r50k": _preset("r50k", R50K_PATTERN, fast=True),
-    "cl100k": _preset("cl100k", CL100K_PATTERN, fast=True),
-    "o200k": _preset("o200k", O200K_PATTERN, fast=True),
-    "llama3": _preset("llama3", LLAMA3_PATTERN, fast=True),
-    "gpt4": _preset("gpt4", GPT4_PATTERN, fast=False),
-    "gpt2": _preset("gpt2", GPT2_PATTERN, fast=False),
+    name: _preset(name, pattern, fast=name not in ("gpt4", "gpt2")) for name, pattern in PRESET_PATTERNS.items()
 }
-# Patterns of tokenizer.json files that the fast engine runs too, without being presets (they are
-# not offered for training): Qwen2's and Qwen3's (Llama 3's with single digits).
-QWEN2_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 _FAST_RULES = {QWEN2_PATTERN: SplitRule((Split(QWEN2_PATTERN),), fast=_fastsplit.TiktokenSplitter(QWEN2_PATTERN))}
 PRESET_ALIASES = {
     "p50k": "r50k",
@@ -305,13 +236,12 @@ PRESET_ALIASES = {
     "llama-bpe": "llama3",
 }
 NO_SPLIT = SplitRule((), name="none")
-_PRESET_PATTERNS = frozenset(rule.pattern for rule in PRESETS.values())
 
 
 def is_preset_pattern(rule: SplitRule) -> bool:
     """Whether ``rule`` is one of the built-in patterns, however it was given (a name or the
-    pattern itself): such rules split fast and long texts may be cut (:func:`cut_text`)."""
-    return rule.pattern is not None and rule.pattern in _PRESET_PATTERNS
+    pattern itself): such rules split fast (and may be cut, see :mod:`.cuts`)."""
+    return rule.pattern is not None and rule.pattern in PRESET_PATTERNS.values()
 
 
 def resolve_rule(pattern: str | SplitRule | None) -> SplitRule:

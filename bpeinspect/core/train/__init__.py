@@ -6,6 +6,9 @@ plan of a training of several sizes, and what the training window and ``train`` 
 [(97, 98)]
 """
 
+from typing import TYPE_CHECKING
+
+from bpeinspect.core.faces import lazy_names
 from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
 from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome, TrainingPlan, check_sizes, size_label
@@ -25,6 +28,9 @@ from bpeinspect.core.train.setup import (
     summarize_path,
 )
 
+if TYPE_CHECKING:
+    from bpeinspect.core.train.distributed import count_with_dask
+
 __all__ = [
     "CorpusEntry",
     "CorpusError",
@@ -36,6 +42,7 @@ __all__ = [
     "TrainingRun",
     "check_sizes",
     "corpus_files",
+    "count_with_dask",
     "count_pretokens",
     "format_merge",
     "initial_token_bytes",
@@ -48,3 +55,6 @@ __all__ = [
     "train_tokenizer",
     "write_counts_tsv",
 ]
+
+# dask is optional: its module loads when asked for, not with the package
+__getattr__ = lazy_names(__name__, {"distributed": "count_with_dask"})

@@ -8,20 +8,21 @@
 
 Each file is one document. Given the preset pattern you train with, a big file is read in
 blocks cut where that pattern splits exactly as it would split the whole file (see
-:func:`pretokenize.cut_text`); otherwise a file is read whole. Bytes are kept as they
+:mod:`bpeinspect.core.split.cuts`); otherwise a file is read whole. Bytes are kept as they
 are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from bpeinspect.core import limits
 from bpeinspect.core.errors import CorpusError
-from bpeinspect.core.split.rules import SplitRule, is_preset_pattern, last_safe_cut, resolve_rule
+from bpeinspect.core.split.cuts import rule_can_cut, stream_cut
+from bpeinspect.core.split.rules import SplitRule, resolve_rule
+from bpeinspect.core.text import decode_utf8
 
 __all__ = ["CorpusError", "corpus_files", "corpus_size", "is_binary_file", "iter_corpus"]
 
@@ -103,52 +104,34 @@ def iter_corpus(
 
     Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8.
     """
-    rule = resolve_rule(pattern)
-    can_cut = is_preset_pattern(rule)
+    cuts = rule_can_cut(resolve_rule(pattern))
     for path in corpus_files(paths):
-        yield from _read_file(path, block_bytes if can_cut else None)
+        yield from stream_cut(_decoded(path, block_bytes if cuts else None), size=block_bytes, cuts=cuts)
 
 
-def _read_file(path: Path, block_bytes: int | None) -> Iterator[str]:
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    offset = 0  # bytes decoded before the current block
-    carry = ""
+def _decoded(path: Path, block_bytes: int | None) -> Iterator[str]:
+    """The text of the file at ``path``, decoded ``block_bytes`` at a time (``None``: whole)."""
     try:
         f = open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def blocks() -> Iterator[bytes]:
+        if block_bytes is not None:
+            yield from iter(lambda: f.read(block_bytes), b"")
+            return
+        # read whole (a custom pattern cannot be cut): as much as the CLI reads
+        whole = limits.read_at_most(f, limits.MAX_INPUT)
+        if len(whole) > limits.MAX_INPUT:
+            raise CorpusError(
+                f"{path}: more than {limits.human_size(limits.MAX_INPUT)}, read whole for a custom split pattern; "
+                "split the file, or train with a preset pattern (read in blocks)"
+            )
+        yield whole
+
+    def bad(at: int, byte: int) -> CorpusError:
+        return CorpusError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {at} is not valid UTF-8)")
+
     with f:
-        while True:
-            if block_bytes is None:  # read whole (a custom pattern cannot be cut): as much as the CLI reads
-                block = limits.read_at_most(f, limits.MAX_INPUT)
-                if len(block) > limits.MAX_INPUT:
-                    raise CorpusError(
-                        f"{path}: more than {limits.mb(limits.MAX_INPUT)}, read whole for a custom split pattern; "
-                        "split the file, or train with a preset pattern (read in blocks)"
-                    )
-            else:
-                block = f.read(block_bytes)
-            final = block_bytes is None or len(block) < block_bytes
-            pending = len(decoder.getstate()[0])  # bytes of a character cut by the last block
-            try:
-                text = decoder.decode(block, final=final)
-            except UnicodeDecodeError as exc:
-                at = offset - pending + exc.start
-                raise CorpusError(
-                    f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {at} is not valid UTF-8)"
-                ) from None
-            offset += len(block)
-            if block_bytes is None:
-                if text:
-                    yield text
-                return
-            carry += text
-            if final:
-                if carry:
-                    yield carry
-                return
-            # Hand out everything up to the last safe cut; keep the rest for the next block.
-            cut = last_safe_cut(carry, max(0, len(carry) - len(text) - 1))
-            if cut:
-                yield carry[:cut]
-                carry = carry[cut:]
+        for text, _ in decode_utf8(blocks(), bad):
+            yield text

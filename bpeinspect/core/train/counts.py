@@ -42,15 +42,9 @@ import regex
 from bpeinspect.core.errors import CountsFileError
 from bpeinspect.core.io.atomic import atomic_open
 from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.split.cuts import cut_text, rule_can_cut
 from bpeinspect.core.split.fast import TiktokenSplitter
-from bpeinspect.core.split.rules import (
-    PRESETS,
-    SplitRule,
-    compile_pattern,
-    cut_text,
-    is_preset_pattern,
-    resolve_rule,
-)
+from bpeinspect.core.split.rules import PRESETS, SplitRule, compile_pattern, is_preset_pattern, resolve_rule
 from bpeinspect.core.text import fix_surrogates
 
 __all__ = [
@@ -164,7 +158,7 @@ def _rule_spec(rule: SplitRule) -> str | SplitRule:
 
 def _batches(texts: Iterable[str], rule: SplitRule, stats: list[int]) -> Iterator[list[str]]:
     """Texts grouped into batches of about ``BATCH_CHARS``; long texts are cut when that is exact."""
-    can_cut = is_preset_pattern(rule)
+    can_cut = rule_can_cut(rule)
     batch: list[str] = []
     size = 0
     for t in texts:

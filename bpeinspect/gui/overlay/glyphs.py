@@ -12,8 +12,8 @@ character would look like any other. Here:
   the empty box and widens its cell so the overlay can draw the code point there
   (:func:`paint_code_point`: a small ``1F525`` box). It is attached to a document only once
   a missing character has been seen, so plain texts cost nothing.
-* :func:`shown` and :func:`display_bytes` do the same for lists and labels: a character no
-  font draws reads ``⟨U+1F525⟩``, the notation the app already uses for invisible characters.
+* :func:`shown` does the same for lists and labels (over the core's
+  :func:`~bpeinspect.core.text.display_bytes`): a character no font draws reads ``⟨U+1F525⟩``, the notation the app already uses for invisible characters.
 * :func:`glyph_notices` says once, for the status bar, which fonts would draw the characters
   found (:func:`font_suggestion`), naming Noto fonts; :func:`prefer_noto` puts the installed
   Noto fonts first in the text font's fallback list.
@@ -44,7 +44,7 @@ from PySide6.QtGui import (
     QTextLayout,
 )
 
-from bpeinspect.core import text as core_text
+from bpeinspect.core import SYMBOLS, display_bytes
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # printable ASCII is in every text font; line breaks and tabs are laid out, not drawn
 _ALWAYS_DRAWN = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset("\t\n\r\u2028\u2029")
 # the app's own notation (core.text.SYMBOLS, ⟨U+…⟩, <e4 bd>) is never rewritten into itself
-_NOTATION = frozenset(core_text.SYMBOLS.values()) | frozenset("⟨⟩<>")
+_NOTATION = frozenset(SYMBOLS.values()) | frozenset("⟨⟩<>")
 LABEL_SCALE = 0.7  # the code point's digits, relative to the text (the inline ids' size)
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Bopomofo}]")
 _EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]")
@@ -228,15 +228,11 @@ def shown_without(text: str, missing: set[str] | frozenset[str]) -> str:
     return "".join(f"⟨U+{ord(ch):04X}⟩" if ch in missing else ch for ch in text)
 
 
-def display_bytes(data: bytes) -> str:
-    """:func:`bpeinspect.core.text.display_bytes`, with characters no font draws as code points."""
-    return shown(core_text.display_bytes(data))
-
-
 def token_shown(tok: Tokenizer, token_id: int) -> str:
-    """A token as every view writes it: its bytes (:func:`display_bytes`) with its word marks
-    (``on⌋`` ends a word, for CLIP-style models)."""
-    return tok.shown_with_marks(token_id, display_bytes(tok.token_bytes(token_id)))
+    """A token as every view writes it: its bytes (:func:`~bpeinspect.core.text.display_bytes`,
+    characters no font draws as code points) with its word marks (``on⌋`` ends a word, for
+    CLIP-style models)."""
+    return tok.shown_with_marks(token_id, shown(display_bytes(tok.token_bytes(token_id))))
 
 
 # -- painting --------------------------------------------------------------------------------------

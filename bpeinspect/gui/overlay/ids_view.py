@@ -16,7 +16,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from bpeinspect.core.encoding import SPECIAL
+from bpeinspect.core import SPECIAL
 from bpeinspect.gui.overlay.palette import TokenPalette
 
 

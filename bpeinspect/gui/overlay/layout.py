@@ -11,10 +11,8 @@ from typing import cast
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QTextBlock, QTextLine
 
-from bpeinspect.core import Encoding
-from bpeinspect.core.encoding import SPLITS_CHAR, byte_fractions, group_around
+from bpeinspect.core import SPLITS_CHAR, Encoding, byte_fractions, group_around, utf16_len
 from bpeinspect.core.live_text import LiveEncoding, Part
-from bpeinspect.core.text import utf16_len
 
 
 def cursor_x(line: QTextLine, pos: int) -> float:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText, QTextBlock, QTextDocument
 
-from bpeinspect.core.text import SYMBOLS
+from bpeinspect.core import SYMBOLS
 from bpeinspect.gui.overlay.glyphs import CodePointSpacer, box_width, coverage_for, missing_positions, paint_code_point
 from bpeinspect.gui.overlay.layout import LineGeometry, cursor_x, dropped_in
 

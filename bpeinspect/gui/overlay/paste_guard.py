@@ -7,8 +7,6 @@ text and tokenizer). Pastes over :data:`PASTE_LIMIT`, or that would take the tex
 :data:`TEXT_LIMIT`, are refused with a message in the window that says what to do instead;
 nothing is inserted.
 
->>> describe_size(50 * 1024 * 1024)
-'50.0 MB'
 """
 
 from __future__ import annotations
@@ -16,12 +14,10 @@ from __future__ import annotations
 from PySide6.QtCore import QMimeData
 from PySide6.QtWidgets import QWidget
 
+from bpeinspect.core import human_size
+
 TEXT_LIMIT = 64 << 20  # UTF-8 bytes (roughly) the whole text may reach, by opening or pasting
 PASTE_LIMIT = TEXT_LIMIT  # UTF-8 bytes in one paste or drop
-
-
-def describe_size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MB" if n >= 1 << 20 else f"{n / 1024:.0f} KB"
 
 
 def paste_size(source: QMimeData) -> int:
@@ -42,7 +38,7 @@ def file_too_big(path: str) -> str | None:
     if size <= TEXT_LIMIT:
         return None
     return (
-        f"{path} holds {describe_size(size)} of text, more than the {describe_size(TEXT_LIMIT)} the window "
+        f"{path} holds {human_size(size)} of text, more than the {human_size(TEXT_LIMIT)} the window "
         "can show without freezing; count its tokens with 'bpeinspect-cli encode -t NAME FILE'."
     )
 
@@ -58,12 +54,12 @@ def allow_paste(view: QWidget, source: QMimeData, size: int | None = None) -> bo
         current = doc().characterCount() if doc is not None else 0
         if current + size <= TEXT_LIMIT:
             return True
-        why = f"the text would grow to about {describe_size(current + size)} (the editor's limit is {describe_size(TEXT_LIMIT)})"
+        why = f"the text would grow to about {human_size(current + size)} (the editor's limit is {human_size(TEXT_LIMIT)})"
     else:
-        why = f"{describe_size(size)} is more than the {describe_size(PASTE_LIMIT)} one paste may hold"
+        why = f"{human_size(size)} is more than the {human_size(PASTE_LIMIT)} one paste may hold"
     message = (
         f"Nothing was pasted: {why}. "
-        f"Open texts up to {describe_size(TEXT_LIMIT)} with File ▸ Open text…; count the tokens of bigger "
+        f"Open texts up to {human_size(TEXT_LIMIT)} with File ▸ Open text…; count the tokens of bigger "
         "ones with 'bpeinspect-cli encode -t NAME FILE'."
     )
     show_error = getattr(view.window(), "show_error", None)

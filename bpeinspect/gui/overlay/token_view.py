@@ -30,13 +30,11 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextLine,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QPlainTextEdit, QToolTip, QWidget
 
-from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.core.encoding import SPECIAL
+from bpeinspect.core import SPECIAL, Encoding, Tokenizer, display_bytes, hex_bytes
 from bpeinspect.core.live_text import LiveEncoding, Part
-from bpeinspect.core.text import hex_bytes
-from bpeinspect.gui.overlay.glyphs import CodePointSpacer, display_bytes, shown, token_shown
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer, shown, token_shown
 from bpeinspect.gui.overlay.layout import (
     Layers,
     LineGeometry,
@@ -71,7 +69,7 @@ def token_tooltip(
     at = at or Part(enc)
     rows = [
         ("id", f"<b>{info.id}</b>"),
-        ("text", f"<code>{html.escape(display_bytes(info.text_bytes))}</code>"),
+        ("text", f"<code>{html.escape(shown(display_bytes(info.text_bytes)))}</code>"),
         *([("word", tok.word_marks.where(*tok.token_marks(info.id)))] if tok.word_marks and not info.special else []),
         ("bytes", f"<code>{hex_bytes(info.text_bytes)}</code> ({len(info.text_bytes)} B)"),
     ]
@@ -122,7 +120,7 @@ def dropped_tooltip(tok: Tokenizer, chars: str) -> str:
     cps = " ".join(f"U+{ord(c):04X}" for c in chars)
     name = html.escape(tok.name or "this tokenizer")
     return (
-        f"<b>dropped</b>: <code>{html.escape(display_bytes(data))}</code> ({cps}, bytes <code>{hex_bytes(data)}</code>)"
+        f"<b>dropped</b>: <code>{html.escape(shown(display_bytes(data)))}</code> ({cps}, bytes <code>{hex_bytes(data)}</code>)"
         f"<br>{name} has no token for the single byte{'s' if len(lost) != 1 else ''} <code>{listed}</code>, "
         "so no token holds this text: it is dropped when encoding, as Hugging Face tokenizers and llama.cpp drop it."
     )
@@ -340,6 +338,14 @@ class TokenView(QPlainTextEdit):
         if self._card_shown:
             self._card_shown = False
             QToolTip.hideText()
+
+    def changeEvent(self, e: QEvent) -> None:
+        if e.type() == QEvent.Type.FontChange and self.document().defaultFont() == self.font():
+            # the shared document has this font already: Qt would give it again and lay all of
+            # the text out anew, once per pane (a long text takes a while)
+            QAbstractScrollArea.changeEvent(self, e)
+            return
+        super().changeEvent(e)
 
     def event(self, e: QEvent) -> bool:
         if e.type() in (QEvent.Type.KeyPress, QEvent.Type.InputMethod):

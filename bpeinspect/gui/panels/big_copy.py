@@ -26,11 +26,10 @@ from PySide6.QtCore import QByteArray, QMimeData, QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from bpeinspect.core import Cancelled, Tokenizer
-from bpeinspect.core.io.atomic import atomic_open
+from bpeinspect.core import Cancelled, Tokenizer, display_bytes, human_size
+from bpeinspect.core.io import atomic_open
 from bpeinspect.gui.concurrency import Jobs, describe_error
-from bpeinspect.gui.overlay.glyphs import display_bytes
-from bpeinspect.gui.overlay.paste_guard import describe_size
+from bpeinspect.gui.overlay.glyphs import shown
 
 PROGRESS_ROWS = 200_000  # copies of this many tokens or more show a progress dialog
 CLIPBOARD_LIMIT = 32 << 20  # UTF-8 bytes: a bigger copy is offered as a file instead
@@ -85,7 +84,7 @@ class IdSnapshot:
 
 
 def _remember(texts: dict[int, str], tok: Tokenizer, token_id: int) -> str:
-    text = texts[token_id] = display_bytes(tok.token_bytes(token_id))
+    text = texts[token_id] = shown(display_bytes(tok.token_bytes(token_id)))
     return text
 
 
@@ -96,6 +95,18 @@ def _pair(tok: Tokenizer, token_id: int) -> dict[str, Any]:
     except UnicodeDecodeError:
         text = "<" + data.hex(" ") + ">"
     return {"id": token_id, "token": text}
+
+
+def _piece_maker(fmt: str, tok: Tokenizer | None) -> Callable[[Sequence[int]], str]:
+    """How a run of ids is written in the format ``fmt`` (``text`` and ``pairs`` need ``tok``)."""
+    if fmt not in ("text", "pairs"):
+        return lambda ids: ", ".join(map(str, ids))
+    if tok is None:
+        raise ValueError(f"a {fmt!r} copy needs the tokenizer")
+    if fmt == "pairs":
+        return lambda ids: json.dumps([_pair(tok, t) for t in ids], ensure_ascii=False)[1:-1]
+    texts: dict[int, str] = {}
+    return lambda ids: "\n".join([texts.get(t) or _remember(texts, tok, t) for t in ids])
 
 
 def build_copy(
@@ -113,7 +124,7 @@ def build_copy(
     if fmt not in FORMATS:
         raise ValueError(f"unknown copy format {fmt!r}")
     total = sum(max(0, min(e, len(snapshot)) - max(f, 0)) for f, e in ranges) if ranges is not None else len(snapshot)
-    texts: dict[int, str] = {}
+    piece_of = _piece_maker(fmt, tok)
     sep = b"\n" if fmt == "text" else b", "
     if fmt in ("pairs", "ids_json"):
         yield b"["
@@ -121,13 +132,7 @@ def build_copy(
     for ids in snapshot.runs(ranges):
         if should_stop is not None and should_stop():
             raise Cancelled("copy cancelled")
-        if fmt == "text":
-            piece = "\n".join([texts.get(t) or _remember(texts, tok, t) for t in ids])  # type: ignore[arg-type]
-        elif fmt == "pairs":
-            piece = json.dumps([_pair(tok, t) for t in ids], ensure_ascii=False)[1:-1]  # type: ignore[arg-type]
-        else:
-            piece = ", ".join(map(str, ids))
-        data = piece.encode("utf-8", "surrogatepass")
+        data = piece_of(ids).encode("utf-8", "surrogatepass")
         yield sep + data if done else data
         done += len(ids)
         if progress is not None:
@@ -269,11 +274,11 @@ class BigCopy(QObject):
             )
             return
         put_on_clipboard(payload.data)
-        self._tell(f"Copied {describe_size(size)} of {WHAT[fmt]}")
+        self._tell(f"Copied {human_size(size)} of {WHAT[fmt]}")
         self.done.emit("copied")
 
     def _saved(self, path: str, size: int) -> None:
-        self._tell(f"Saved {describe_size(size)} to {path}")
+        self._tell(f"Saved {human_size(size)} to {path}")
         self.done.emit("saved")
 
     def _failed(self, exc: BaseException, what: str = "Could not copy") -> None:
@@ -289,7 +294,7 @@ class BigCopy(QObject):
         answer = QMessageBox.question(
             self.owner.window(),
             "Copy",
-            f"The copy holds {describe_size(size)}, more than the clipboard takes well. Save it to a file instead?",
+            f"The copy holds {human_size(size)}, more than the clipboard takes well. Save it to a file instead?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
         )
         if answer != QMessageBox.StandardButton.Save:

@@ -147,7 +147,7 @@ class ChatView(QWidget):
         self._templates_of: Tokenizer | None = None  # whose templates the box lists
         self._note = ""  # said while nothing is wrong (e.g. that there is no template)
         self._timer = QTimer(self, singleShot=True, interval=EDIT_DELAY_MS)
-        self._timer.timeout.connect(self.render)
+        self._timer.timeout.connect(self.render_conversation)
         self._rest: list[dict[str, Any]] = []  # messages of a long conversation past MAX_ROWS (no rows)
         self._build()
         self.set_messages(EXAMPLE)
@@ -251,8 +251,8 @@ class ChatView(QWidget):
             templates_for,
             tok,
             spec or None,
-            on_returned=lambda found, t=tok: self._fill_templates(found, t),
-            on_errored=lambda exc, t=tok: self._template_lookup_failed(exc, t),
+            on_returned=lambda found: self._fill_templates(found, tok),
+            on_errored=lambda exc: self._template_lookup_failed(exc, tok),
         )
 
     def set_messages(self, messages: Sequence[Mapping[str, Any]] | Any, *, reply_header: bool | None = None) -> None:
@@ -336,7 +336,7 @@ class ChatView(QWidget):
                 "file): the messages are joined by newlines."
             )
         self._say(self._note, "note" if self._note else None)
-        self.render()
+        self.render_conversation()
 
     def _template_lookup_failed(self, exc: BaseException, tok: Tokenizer) -> None:
         self._fill_templates([], tok)
@@ -353,7 +353,7 @@ class ChatView(QWidget):
             if render:
                 self._changed()
 
-    def render(self) -> None:
+    def render_conversation(self) -> None:
         """Render and encode the conversation on the worker (the newest edit wins)."""
         self._timer.stop()
         if self.tok is None or self._templates_of is not self.tok:

@@ -29,9 +29,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.compare import BoundaryAgreement, compare_boundaries
-from bpeinspect.core.encoding import Encoding
+from bpeinspect.core import Encoding, Tokenizer
+from bpeinspect.core.analysis import BoundaryAgreement, compare_boundaries
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error, next_beat
 from bpeinspect.gui.overlay.glyphs import learn_glyphs, shown, undrawn
@@ -116,7 +115,9 @@ def compare(
             should_stop=should_stop,
         )
     if documents is not None:
-        gui = QCoreApplication.instance().thread()
+        app = QCoreApplication.instance()
+        assert app is not None, "documents are made for a running application"
+        gui = app.thread()
         for row in result.rows:
             doc = QTextDocument()
             doc.setDefaultFont(documents)

@@ -37,9 +37,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import Tokenizer, VocabularyError, display_label
 from bpeinspect.core.dataset import (
     TEMPLATE_PART,
+    DatasetError,
     DatasetStats,
     Shape,
     Target,
@@ -47,9 +48,8 @@ from bpeinspect.core.dataset import (
     fields_shape,
     peek_shape,
 )
-from bpeinspect.core.io.builtins import is_builtin
+from bpeinspect.core.io import detect_format, is_builtin
 from bpeinspect.core.pool import BACKGROUND_NICENESS
-from bpeinspect.core.text import display_label
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
@@ -65,6 +65,15 @@ def peek(path: str) -> Any:
     close = getattr(reader, "close", None)
     if close is not None:
         close()
+    if guess.shape is None and guess.looked_at and reader.kind == "json object":  # a tokenizer.json?
+        try:
+            kind = detect_format(path)
+        except VocabularyError:
+            return guess  # records of fields to pick from
+        raise DatasetError(
+            f"{Path(path).name} is a tokenizer file ({kind}), not a dataset: it has no text fields to count. "
+            "Open it with Tokenizers ▸ Open tokenizer file…"
+        )
     return guess
 
 
@@ -399,7 +408,9 @@ class DatasetView(QWidget):
                 self.totals.setItem(r, col, cell)
         if TEMPLATE_PART in parts:
             col = 3 + parts.index(TEMPLATE_PART)
-            self.totals.horizontalHeaderItem(col).setToolTip("The chat template's own tokens, once per record")
+            header = self.totals.horizontalHeaderItem(col)  # there is one: the labels were set above
+            if header is not None:
+                header.setToolTip("The chat template's own tokens, once per record")
         self.totals.resizeColumnsToContents()
 
     def _fill_longest(self, stats: DatasetStats) -> None:

@@ -34,12 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
+from bpeinspect.core import Tokenizer, display_bytes, hex_bytes
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.core.text import hex_bytes
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import display_bytes, token_shown  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -130,7 +129,7 @@ class MergeTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, siblings[row])
 
-    def parent(self, index: _Index | None = None) -> Any:  # type: ignore[override]
+    def parent(self, index: _Index | None = None) -> Any:
         if index is None:  # QObject.parent()
             return super().parent()
         node = self._node(index)
@@ -236,8 +235,11 @@ class MergeTreeBrowser(QWidget):
     tokenActivated = Signal(int)
     EXPAND_DEPTH = 4
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, typing: Typing | None = None) -> None:
+        """``typing``: the text's, where the user types; the view's background work waits for
+        the typing to pause (``None``: it does not wait)."""
         super().__init__(parent)
+        self.typing = typing
         self.tok: Tokenizer | None = None
         # what is shown, to show again under another tokenizer: ("token", its bytes),
         # ("piece", text) or ("entry", what was typed in the box)
@@ -253,7 +255,9 @@ class MergeTreeBrowser(QWidget):
         self.down_view = self._make_view(self.down)
         self.up_view = self._make_view(self.up)
         self.up_label = QLabel("Part of")
-        self.progress = QProgressBar(textVisible=False, maximumWidth=160)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumWidth(160)
         self.cancel = QPushButton("Cancel")
         self.cancel.clicked.connect(self.cancel_work)
         for w in (self.progress, self.cancel, self.message):
@@ -365,7 +369,7 @@ class MergeTreeBrowser(QWidget):
         self.message.hide()
         self.query = ("piece", text)
         self.title.setText(
-            f"pre-token <code>{_html(display_bytes(text.encode('utf-8', 'surrogatepass')))}</code> → {len(ids)} "
+            f"pre-token <code>{_html(shown(display_bytes(text.encode('utf-8', 'surrogatepass'))))}</code> → {len(ids)} "
             f"token{'s' if len(ids) != 1 else ''}"
         )
         self._show_down(ids)
@@ -392,7 +396,7 @@ class MergeTreeBrowser(QWidget):
     def _expand(self, view: QTreeView, model: MergeTreeModel, depth: int) -> None:
         level = [model.index(r, 0) for r in range(model.rowCount())]
         for _ in range(depth):
-            nxt = []
+            nxt: list[QModelIndex] = []
             for ix in level:
                 if model.canFetchMore(ix):
                     model.fetchMore(ix)
@@ -413,7 +417,7 @@ class MergeTreeBrowser(QWidget):
             on_returned=self._on_children_ready,
             on_errored=self._on_failed,
             on_aborted=self._on_cancelled,
-            background=True,  # nobody waits for it: it pauses while the user types
+            paused_by=self.typing,  # nobody waits for it: it pauses while the user types
         )
         self.progress.setRange(0, 0)
         self.progress.show()

@@ -46,10 +46,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, Trace, trace
+from bpeinspect.core import Tokenizer, Trace, display_bytes, trace
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import display_bytes, token_shown  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
 from bpeinspect.gui.overlay.palette import app_colors
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length
@@ -233,17 +233,27 @@ class ReplayWidget(QWidget):
         self.entry = QLineEdit(
             placeholderText="Type a word or text; pick a pre-token to replay…", clearButtonEnabled=True
         )
-        self.pieces = QComboBox(toolTip="the pre-tokens the split rule cuts the text into")
+        self.pieces = QComboBox()
+        self.pieces.setToolTip("the pre-tokens the split rule cuts the text into")
         self.pieces.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.pieces.hide()
-        self.slider = QSlider(Qt.Orientation.Horizontal, minimum=0, maximum=0, pageStep=1)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(1)
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-        self.first = QPushButton("⏮", toolTip="bytes (before any merge)")
-        self.prev = QPushButton("◀", toolTip="previous merge")
-        self.next = QPushButton("▶", toolTip="next merge")
-        self.last = QPushButton("⏭", toolTip="all merges done")
-        self.play = QPushButton("Play", checkable=True)
-        for b in (self.first, self.prev, self.next, self.last):
+        self.first = QPushButton("⏮")
+        self.prev = QPushButton("◀")
+        self.next = QPushButton("▶")
+        self.last = QPushButton("⏭")
+        self.play = QPushButton("Play")
+        self.play.setCheckable(True)
+        for b, tip in (
+            (self.first, "bytes (before any merge)"),
+            (self.prev, "previous merge"),
+            (self.next, "next merge"),
+            (self.last, "all merges done"),
+        ):
+            b.setToolTip(tip)
             b.setFixedWidth(36)
         self.step_label = QLabel()
         self.step_label.setWordWrap(True)
@@ -365,7 +375,7 @@ class ReplayWidget(QWidget):
         self.pieces.blockSignals(True)
         self.pieces.clear()
         for p in pieces:
-            self.pieces.addItem(display_bytes(p.encode("utf-8", "surrogatepass")), p)
+            self.pieces.addItem(shown(display_bytes(p.encode("utf-8", "surrogatepass"))), p)
         self.pieces.blockSignals(False)
         self.pieces.setVisible(len(pieces) > 1)
         if pieces:

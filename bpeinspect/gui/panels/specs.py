@@ -40,7 +40,8 @@ from bpeinspect.gui.registry import (
 )
 
 if TYPE_CHECKING:
-    from bpeinspect.core.analysis.corpus import CorpusText
+    from bpeinspect.core.analysis import CorpusText
+    from bpeinspect.gui.concurrency import Typing
     from bpeinspect.gui.panels.chat import ChatView
     from bpeinspect.gui.panels.languages import LanguagesView
     from bpeinspect.gui.panels.vocabs import VocabsView
@@ -84,6 +85,9 @@ class PanelWindow(Protocol):
 
     @property
     def appearance(self) -> Look: ...
+
+    @property
+    def typing(self) -> Typing: ...  # the background work of panels pauses while the user types
 
     @property
     def files(self) -> FileCommands: ...
@@ -305,7 +309,7 @@ def _make_tokens(host: PanelContext) -> QWidget:
 
 
 def _make_tree(host: PanelContext) -> QWidget:
-    view = MergeTreeBrowser()
+    view = MergeTreeBrowser(typing=host.window.typing)
     host.inspector.attach("tree", view)
     return view
 
@@ -317,7 +321,7 @@ def _make_replay(host: PanelContext) -> QWidget:
 
 
 def _make_vocab(host: PanelContext) -> QWidget:
-    view = VocabBrowser()
+    view = VocabBrowser(typing=host.window.typing)
     host.inspector.attach("vocab", view)
     return view
 
@@ -373,7 +377,7 @@ def _make_vocabs(host: PanelContext) -> QWidget:
     from bpeinspect.gui.panels.vocabs import VocabsView
 
     win = host.window
-    view = VocabsView()
+    view = VocabsView(typing=win.typing)
     reg = win.registry
 
     def follow() -> None:

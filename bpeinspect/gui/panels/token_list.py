@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.core.text import LEGEND
+from bpeinspect.core import LEGEND, Encoding, Tokenizer
+from bpeinspect.core.live_text import LiveEncoding
 from bpeinspect.gui.overlay.glyphs import token_shown  # characters no font draws as code points
 from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
 
@@ -68,7 +68,7 @@ class TokenListModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.tok: Tokenizer | None = None
-        self.enc: Encoding | None = None
+        self.enc: Encoding | LiveEncoding | None = None
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._special = QFont(self._mono)
         self._special.setBold(True)
@@ -79,7 +79,7 @@ class TokenListModel(QAbstractTableModel):
         self._part_rows: tuple[int, int, Encoding, int] | None = None
         self._texts: dict[int, str] = {}  # token id -> its text, as shown (for this tokenizer)
 
-    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None) -> None:
+    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | LiveEncoding | None) -> None:
         """Show ``enc``. The same encoding again (a :class:`LiveEncoding` after an edit:
         the same object, changed in place) keeps the views' selection and scroll: rows are
         added or taken at the end and the rest said to have changed, where a reset would
@@ -109,8 +109,9 @@ class TokenListModel(QAbstractTableModel):
         enc = self.enc
         if enc is None:
             return []
-        between = getattr(enc, "ids_between", None)  # a LiveEncoding: read, not joined
-        return between(0, len(enc))[0] if between is not None else list(enc.ids)
+        if isinstance(enc, LiveEncoding):  # read, not joined
+            return enc.ids_between(0, len(enc))[0]
+        return list(enc.ids)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._n
@@ -118,25 +119,24 @@ class TokenListModel(QAbstractTableModel):
     def _part(self, r: int) -> tuple[Encoding | None, int]:
         """The encoding holding token ``r`` and its index there (a segment's, for a LiveEncoding)."""
         enc = self.enc
-        part_of = getattr(enc, "part_of_token", None)
-        if part_of is None:
+        if not isinstance(enc, LiveEncoding):
             return (enc, r) if enc is not None and r < len(enc.ids) else (None, 0)
-        rows, changes = self._part_rows, enc.changes  # type: ignore[union-attr]
+        rows, changes = self._part_rows, enc.changes
         if rows is not None and rows[0] <= r < rows[1] and rows[3] == changes:
             return rows[2], r - rows[0]
-        p = part_of(r)
+        p = enc.part_of_token(r)
         if p is None:  # the encoding moved on since the views last heard of it
             return None, 0
         self._part_rows = (p.token, p.token + len(p.enc.ids), p.enc, changes)
         return p.enc, r - p.token
 
-    def token_text(self, token_id: int) -> str:
+    def token_text(self, tok: Tokenizer, token_id: int) -> str:
         """:func:`token_text`, remembered for the tokenizer shown (a screenful is asked for on every paint)."""
         text = self._texts.get(token_id)
         if text is None:
             if len(self._texts) > TEXTS_KEPT:
                 self._texts.clear()
-            text = self._texts[token_id] = token_text(self.tok, token_id)  # type: ignore[arg-type]
+            text = self._texts[token_id] = token_text(tok, token_id)
         return text
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
@@ -151,7 +151,8 @@ class TokenListModel(QAbstractTableModel):
 
     def data(self, index: _Index, role: int = _DISPLAY) -> Any:
         # a view asks for some nine roles per cell, on every paint: the ones not given go at once
-        if role not in _GIVEN or self.tok is None or not index.isValid():
+        tok = self.tok
+        if role not in _GIVEN or tok is None or not index.isValid():
             return None
         r, col = index.row(), index.column()
         if role == _ALIGN:
@@ -170,11 +171,11 @@ class TokenListModel(QAbstractTableModel):
             if col == COL_ID:
                 return str(tid)
             if col == COL_TOKEN:
-                return self.token_text(tid)
+                return self.token_text(tok, tid)
             return str(part.byte_ends[j] - part.byte_starts[j])
         if role == _FONT:
             return self._special if part.is_special(j) else self._mono
-        kind = self.tok.token_kind(tid)  # the tooltip
+        kind = tok.token_kind(tid)  # the tooltip
         return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
 
 
@@ -213,7 +214,9 @@ class TokenList(QWidget):
             ("Copy ids", "The ids as a list: 9906, 1917", self.copy_ids),
             ("Copy JSON", 'Pairs of id and text: [{"id": 9906, "token": "Hello"}, …]', self.copy_pairs),
         ):
-            b = QToolButton(text=label, toolTip=tip)
+            b = QToolButton()
+            b.setText(label)
+            b.setToolTip(tip)
             b.clicked.connect(slot)
             buttons.append(b)
         head = QHBoxLayout()
@@ -225,7 +228,7 @@ class TokenList(QWidget):
         lay.addLayout(head)
         lay.addWidget(self.table, 1)
 
-    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | None, label: str = "") -> None:
+    def set_encoding(self, tok: Tokenizer | None, enc: Encoding | LiveEncoding | None, label: str = "") -> None:
         keep = self.selected_ranges() or []
         self.model.set_encoding(tok, enc)
         n = len(enc) if enc is not None else 0
@@ -261,7 +264,7 @@ class TokenList(QWidget):
         sel = self.table.selectionModel()
         if sel is None or not sel.hasSelection():
             return None
-        spans = sorted((r.top(), r.bottom() + 1) for r in sel.selection())
+        spans = sorted((r.top(), r.bottom() + 1) for r in sel.selection().toList())
         merged: list[tuple[int, int]] = []
         for first, end in spans:
             if merged and first <= merged[-1][1]:

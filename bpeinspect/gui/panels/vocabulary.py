@@ -34,10 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.analysis.vocab import BYTES, COMMON, KINDS, SCRIPTS, QueryError, TokenQuery, VocabIndex, positions
-from bpeinspect.core.text import SYMBOLS
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.core import SYMBOLS, QueryError, Tokenizer
+from bpeinspect.core.analysis import BYTES, COMMON, KINDS, SCRIPTS, TokenQuery, VocabIndex, positions, token_scripts
+from bpeinspect.gui.concurrency import Jobs, Typing, Worker, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.vocabulary_model import (
     COL_BYTES,
@@ -107,8 +106,11 @@ class VocabBrowser(QWidget):
     tokenActivated = Signal(int)
     MODES = (("Text", "text"), ("ID", "id"), ("Hex bytes", "hex"), ("Regex", "regex"))
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, typing: Typing | None = None) -> None:
+        """``typing``: the text's, where the user types; the view's background work waits for
+        the typing to pause (``None``: it does not wait)."""
         super().__init__(parent)
+        self.typing = typing
         self.index_: VocabIndex | None = None
         self.jobs = Jobs(self)
         self._sort: tuple[str, bool] = ("id", False)
@@ -120,6 +122,9 @@ class VocabBrowser(QWidget):
         self._build()
         self.debounce = QTimer(self, singleShot=True, interval=250)
         self.debounce.timeout.connect(self.run_query)
+        # the Script column's first cells would build the table of every code point's script
+        # here, on the GUI thread: a worker builds it while nobody looks at the vocabulary
+        Worker(token_scripts, b"a", paused_by=self.typing).start()
 
     def _build(self) -> None:
         self.search = QLineEdit(
@@ -129,18 +134,25 @@ class VocabBrowser(QWidget):
         self.mode = QComboBox()
         for label, key in self.MODES:
             self.mode.addItem(label, key)
-        self.ignore_case = QCheckBox("Aa", toolTip="ignore case")
-        self.min_len = QSpinBox(minimum=0, maximum=1024, specialValueText="any", toolTip="minimum length in bytes")
-        self.max_len = QSpinBox(minimum=0, maximum=1024, specialValueText="any", toolTip="maximum length in bytes")
-        self.script = QComboBox(toolTip="only tokens using this script")
+        self.ignore_case = QCheckBox("Aa")
+        self.ignore_case.setToolTip("ignore case")
+        self.min_len, self.max_len = QSpinBox(), QSpinBox()
+        for box, bound in ((self.min_len, "minimum"), (self.max_len, "maximum")):
+            box.setRange(0, 1024)
+            box.setSpecialValueText("any")
+            box.setToolTip(f"{bound} length in bytes")
+        self.script = QComboBox()
+        self.script.setToolTip("only tokens using this script")
         self.script.addItem("any script", None)
         for s in (*SCRIPTS, COMMON, BYTES):
             self.script.addItem(s.replace("_", " "), s)
-        self.kind = QComboBox(toolTip="only tokens of this kind")
+        self.kind = QComboBox()
+        self.kind.setToolTip("only tokens of this kind")
         self.kind.addItem("any kind", None)
         for k in KINDS:
             self.kind.addItem(k, k)
-        self.show_which = QComboBox(toolTip="special, unreachable and unused tokens")
+        self.show_which = QComboBox()
+        self.show_which.setToolTip("special, unreachable and unused tokens")
         for label, key in (
             ("all tokens", "all"),
             ("no specials", "nospecial"),
@@ -154,7 +166,9 @@ class VocabBrowser(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(7)
         self.status = ToneLabel()
-        self.progress = QProgressBar(maximumWidth=160, textVisible=False)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
         self.progress.hide()
         self.cancel = QPushButton("Cancel")
         self.cancel.hide()
@@ -189,7 +203,9 @@ class VocabBrowser(QWidget):
         self.columns_menu.actions()[COL_ID].setEnabled(False)  # a row without its id means nothing
         hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         hh.customContextMenuRequested.connect(lambda pos: self.columns_menu.popup(hh.mapToGlobal(pos)))
-        self.columns_button = QToolButton(text="Columns ▾", toolTip="Show or hide columns (or right-click the header)")
+        self.columns_button = QToolButton()
+        self.columns_button.setText("Columns ▾")
+        self.columns_button.setToolTip("Show or hide columns (or right-click the header)")
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.columns_button.setMenu(self.columns_menu)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
@@ -341,13 +357,25 @@ class VocabBrowser(QWidget):
         self.cancel.hide()
 
     def _submit(self, key: str, on_done: Any, label: str, fn: Any, *args: Any, **kwargs: Any) -> None:
+        def returned(value: Any) -> None:
+            self._finish(key)
+            on_done(value)
+
+        def errored(exc: BaseException) -> None:
+            self._finish(key)
+            self._set_status(describe_error(exc), error=True)
+
+        def aborted() -> None:
+            self._finish(key)
+            self._update_status()
+
         self.jobs.submit(
             key,
             fn,
             *args,
-            on_returned=lambda value: (self._finish(key), on_done(value)),
-            on_errored=lambda exc: (self._finish(key), self._set_status(describe_error(exc), error=True)),
-            on_aborted=lambda: (self._finish(key), self._update_status()),
+            on_returned=returned,
+            on_errored=errored,
+            on_aborted=aborted,
             on_progress=self._on_progress,
             **kwargs,
         )

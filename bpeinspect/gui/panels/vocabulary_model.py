@@ -20,8 +20,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase
 
-from bpeinspect.core.analysis.vocab import VocabIndex, positions
-from bpeinspect.core.text import LEGEND, display_bytes, hex_bytes
+from bpeinspect.core import LEGEND, display_bytes, hex_bytes
+from bpeinspect.core.analysis import VocabIndex, positions
 from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.overlay.palette import app_colors
 

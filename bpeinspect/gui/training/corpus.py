@@ -8,6 +8,7 @@ list); each is summarized (files, bytes, scripts, the first non-UTF-8 file) in a
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
@@ -25,21 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpeinspect.core import human_size
 from bpeinspect.core.train import CorpusEntry, summarize_path
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.overlay.palette import app_colors
 
 COLUMNS = ("File or folder", "Files", "Size", "Scripts")
-
-
-def human_size(n: int) -> str:
-    """``1536`` -> ``"1.5 KB"``."""
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{int(size)} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
 
 
 class _Tree(QTreeWidget):
@@ -153,8 +145,8 @@ class CorpusList(QWidget):
                 ("summary", path),
                 summarize_path,
                 path,
-                on_returned=lambda e, p=path: self._on_summary(p, e),
-                on_errored=lambda exc, p=path: self._on_failed(p, exc),
+                on_returned=partial(self._on_summary, path),
+                on_errored=partial(self._on_failed, path),
             )
         self._refresh_total()
         self.changed.emit()
@@ -182,7 +174,7 @@ class CorpusList(QWidget):
     def _item(self, path: Path) -> QTreeWidgetItem | None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item.data(0, 256) == str(path):
+            if item is not None and item.data(0, 256) == str(path):
                 return item
         return None
 

@@ -13,8 +13,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 
-from bpeinspect.core import PRESETS, PatternError
-from bpeinspect.core.text import display_text
+from bpeinspect.core import PRESETS, PatternError, display_text
 from bpeinspect.core.train import preview_split
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import shown

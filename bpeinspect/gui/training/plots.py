@@ -12,7 +12,7 @@ the largest pause of the window during training.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -52,7 +52,7 @@ class _Growing:
 
 
 def bytes_per_token_curve(
-    vocab_size: int, corpus_bytes: int, bytes_per_token: float, merges: list[TrainedMerge]
+    vocab_size: int, corpus_bytes: int, bytes_per_token: float, merges: Sequence[TrainedMerge]
 ) -> list[tuple[int, float]]:
     """One (vocabulary size, bytes/token) point per merge of a report, worked back from the
     report's figure: before each merge the corpus had ``count`` more tokens. A fast run
@@ -163,11 +163,12 @@ class TrainingPlots(QWidget):
             self._show_marks()
             self.redraw()
 
-    def _ensure(self) -> None:
-        """Make the plots now if they are not made yet."""
+    def _ensure(self) -> tuple[pg.PlotWidget, pg.PlotWidget]:
+        """The two plots (counts, bytes per token), made now if they are not made yet."""
         self._make_timer.stop()
-        while self.bpt_plot is None:
+        while self.counts_plot is None or self.bpt_plot is None:
             self._make_one()
+        return self.counts_plot, self.bpt_plot
 
     def _apply_theme(self) -> None:
         c = app_colors()
@@ -202,11 +203,12 @@ class TrainingPlots(QWidget):
         self._base = 256 + n_specials
         self._x_shown = min(self._x_max, X_START)
         self._set_x()
-        self.counts_plot.setYRange(0, 4, padding=0.02)
+        counts_plot, bpt_plot = self._ensure()
+        counts_plot.setYRange(0, 4, padding=0.02)
         self._bpt_top = 2.0
-        self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
+        bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         for line in self.size_lines:
-            self.bpt_plot.removeItem(line)
+            bpt_plot.removeItem(line)
         self.size_lines = []
         c = app_colors()
         for size in sizes:
@@ -217,19 +219,19 @@ class TrainingPlots(QWidget):
                 label=f"{size:,}",
                 labelOpts={"position": 0.92, "color": c.plot_text},
             )
-            self.bpt_plot.addItem(line)
+            bpt_plot.addItem(line)
             self.size_lines.append(line)
 
     def add_merges(self, merges: Iterable[TrainedMerge]) -> None:
         merges = list(merges)
         if not merges:
             return
-        self._ensure()
+        counts_plot, _ = self._ensure()
         first = self.merge_index.n == 0
         self.merge_index.extend(m.rank for m in merges)
         self.merge_count.extend(max(m.count, 1) for m in merges)  # log axis: no zeros
         if first:  # counts mostly fall: the first one sets the top of the axis
-            self.counts_plot.setYRange(0, np.log10(max(merges[0].count, 10)) + 0.3, padding=0.02)
+            counts_plot.setYRange(0, np.log10(max(merges[0].count, 10)) + 0.3, padding=0.02)
         self._schedule()
 
     def add_points(self, points: list[tuple[int, float]]) -> None:
@@ -238,13 +240,13 @@ class TrainingPlots(QWidget):
         points = [(v, b) for v, b in points if v > last]
         if not points:
             return
-        self._ensure()
+        _, bpt_plot = self._ensure()
         self.vocab.extend(v for v, _ in points)
         self.bpt.extend(b for _, b in points)
         top = max(b for _, b in points)
         if top > self._bpt_top:  # grow the axis in steps, not at every point
             self._bpt_top = max(top * 1.25, self._bpt_top + 0.5)
-            self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
+            bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         self._schedule()
 
     def _schedule(self) -> None:
@@ -264,8 +266,9 @@ class TrainingPlots(QWidget):
             self._set_x()
 
     def _set_x(self) -> None:
-        self.counts_plot.setXRange(0, self._x_shown, padding=0.02)
-        self.bpt_plot.setXRange(self._base, self._base + self._x_shown, padding=0.02)
+        counts_plot, bpt_plot = self._ensure()
+        counts_plot.setXRange(0, self._x_shown, padding=0.02)
+        bpt_plot.setXRange(self._base, self._base + self._x_shown, padding=0.02)
 
     def points(self) -> int:
         """How many points the curves hold (merges, bytes-per-token points)."""

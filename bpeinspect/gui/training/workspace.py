@@ -33,9 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, TrainingProgress
-from bpeinspect.core.io.formats import saveable
-from bpeinspect.core.text import LEGEND
+from bpeinspect.core import LEGEND, Tokenizer, TrainingProgress
+from bpeinspect.core.io import saveable
 from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
@@ -298,14 +297,14 @@ class TrainingWorkspace(QWidget):
             tb = self._token_bytes
             for m in report.new_merges:
                 tb[m.id] = m.token
-            m = report.merge
-            if m is not None:
-                self.merge_label.setText(format_merge(tb.get(m.left, b"?"), tb.get(m.right, b"?")))
+            chosen = report.merge
+            if chosen is not None:
+                self.merge_label.setText(format_merge(tb.get(chosen.left, b"?"), tb.get(chosen.right, b"?")))
                 self.merge_info.setText(
-                    f"×{m.count:,} in the corpus when chosen · merge {m.rank + 1:,} · new id {m.id:,}"
+                    f"×{chosen.count:,} in the corpus when chosen · merge {chosen.rank + 1:,} · new id {chosen.id:,}"
                 )
             self.plots.add_merges(report.new_merges)
-            if report.bytes_per_token:
+            if report.bytes_per_token and self.job is not None:
                 size = 256 + len(self.job.plan.special_tokens) + report.merges_done
                 self.plots.add_points(
                     bytes_per_token_curve(size, report.corpus_bytes, report.bytes_per_token, report.new_merges)
@@ -327,10 +326,11 @@ class TrainingWorkspace(QWidget):
             self._drop_paused()
         for tok in outcome.tokenizers:
             settings = tok.training.settings if tok.training else {}
-            if settings.get("finished") and settings.get("vocab_size") in self._delivered:
+            size = settings.get("vocab_size")
+            if settings.get("finished") and size in self._delivered:
                 continue  # a size a cancelled run already delivered complete, before a resume
-            if settings.get("finished"):
-                self._delivered.add(settings.get("vocab_size"))
+            if settings.get("finished") and isinstance(size, int):
+                self._delivered.add(size)
             self.add_to_registry(tok)
         if outcome.tokenizers:
             self.registry.set_current(outcome.tokenizers[-1])
@@ -400,16 +400,16 @@ class TrainingWorkspace(QWidget):
     def save_tokenizer(self, tok: Tokenizer, path: str | Path, fmt: str | None = None) -> None:
         """Write ``tok`` to ``path`` in a worker (atomically); the outcome shows as a message."""
         try:
-            from bpeinspect.core.io import formats
+            from bpeinspect.core.io import save
         except ImportError:
             self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
             return
 
-        def save() -> tuple[Path, list[str]]:
+        def write() -> tuple[Path, list[str]]:
             # what the format cannot keep comes as a warning: show it with the result
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                written = formats.save(tok, path, fmt)
+                written = save(tok, path, fmt)
             return written, [str(w.message) for w in caught]
 
         def done(result: tuple[Path, list[str]]) -> None:
@@ -418,7 +418,7 @@ class TrainingWorkspace(QWidget):
 
         self.saver.submit(
             ("save", str(path)),
-            save,
+            write,
             on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not save {tok.name} to {path}: {exc}"),
         )

@@ -19,6 +19,9 @@ from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
 DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text keeps two thirds)
 DOCK_MIN = 300
+BESIDE_MIN = 480  # px of free screen a big panel needs to open beside the window rather than docked
+FRAME = 8  # px a floating dock's frame may add to its size
+BOTTOM_SHARE = 0.36  # of the window's height, for a big panel docked below the text
 
 
 def dock_width(window_width: int) -> int:
@@ -57,6 +60,8 @@ class DockingWindow(PanelWindow, Protocol):
     ) -> None: ...
 
     def installEventFilter(self, filter: QObject, /) -> None: ...
+
+    def dockWidgetArea(self, dock: QDockWidget, /) -> Qt.DockWidgetArea: ...
 
     def width(self) -> int: ...
 
@@ -135,7 +140,35 @@ class PanelHost(QObject):
             self.window.tabifyDockWidget(self.docks[spec.tab_with], dock)
         if spec.docked is not None:
             spec.docked(view, dock)
-        if spec.floating_size is not None:
-            dock.setFloating(True)
-            dock.resize(*spec.floating_size)
+        if spec.floating_size is not None and not dock.property("restored"):
+            self._place(spec, dock)
         return view
+
+    def _place(self, spec: PanelSpec, dock: QDockWidget) -> None:
+        """A big panel opens beside the window where the screen has room for it, never over
+        it; without that room it is docked, a tab beside the other panels of its side."""
+        assert spec.floating_size is not None
+        width, height = spec.floating_size
+        win = cast(QWidget, self.window)
+        screen = win.screen()
+        if screen is not None:
+            free, frame = screen.availableGeometry(), win.frameGeometry()
+            right, left = free.right() - frame.right(), frame.left() - free.left()
+            room = max(right, left)
+            if room >= BESIDE_MIN:
+                w = min(width, room - FRAME)  # the floating dock's frame is a little bigger
+                x = frame.right() + 1 if right >= left else frame.left() - w - FRAME
+                dock.setFloating(True)
+                dock.resize(w, min(height, free.bottom() - frame.top() - FRAME))
+                dock.move(x, frame.top())  # of its frame
+                return
+        side = [
+            d
+            for d in self.docks.values()
+            if d is not dock and not d.isFloating() and self.window.dockWidgetArea(d) == spec.area
+        ]
+        if side:
+            self.window.tabifyDockWidget(side[-1], dock)
+        elif spec.area == Qt.DockWidgetArea.BottomDockWidgetArea:  # the text keeps most of the height
+            share = int(win.height() * BOTTOM_SHARE)
+            QTimer.singleShot(0, lambda: self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical))

@@ -24,16 +24,17 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from bpeinspect.core import limits
+from bpeinspect.core import human_size, read_at_most
 from bpeinspect.core.live_text import LiveText
-from bpeinspect.gui.concurrency import Worker, note_typing
-from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT, describe_size
+from bpeinspect.gui.concurrency import Typing, Worker
+from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
 from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread
+FORMAT_SLICE = 1 << 16  # characters given a new format at once (Qt lays them out again)
 
 
 def read_text_file(path: str) -> str:
@@ -41,9 +42,9 @@ def read_text_file(path: str) -> str:
     the window can show (read in chunks and stopped there: ``/dev/zero``, a pipe or a link to
     one has no size to check beforehand)."""
     with open(path, "rb") as f:
-        data = limits.read_at_most(f, TEXT_LIMIT)
+        data = read_at_most(f, TEXT_LIMIT)
     if len(data) > TEXT_LIMIT:
-        raise ValueError(f"{path}: more than the {describe_size(TEXT_LIMIT)} of text the window can show")
+        raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -88,6 +89,7 @@ class _Feed:
     def __init__(self, text: str, cursor: QTextCursor, undoable: bool) -> None:
         self.text, self.cursor, self.undoable = text, cursor, undoable
         self.pos = 0
+        self.removing: tuple[int, int] | None = None  # a big selection it replaces, removed first, from its end
 
 
 class LiveDocument(QObject):
@@ -102,6 +104,7 @@ class LiveDocument(QObject):
     changed = Signal(object)  # live_text.Change
     edited = Signal()
     feedingChanged = Signal(bool)
+    formatted = Signal()  # the last format set has reached all of the text
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -109,6 +112,7 @@ class LiveDocument(QObject):
         self.document.setDocumentLayout(QPlainTextDocumentLayout(self.document))
         self.live_text = LiveText()
         self.revision = 0  # bumped on every edit; encodings remember the revision they encode
+        self.typing = Typing()  # background jobs wait until the typing pauses
         self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
         self._feeding: _Feed | None = None
         self._reading: Worker | None = None  # a big paste being decoded (the views are read-only)
@@ -116,6 +120,11 @@ class LiveDocument(QObject):
         self._feed_timer = QTimer(self, singleShot=True, interval=0)
         self._feed_timer.timeout.connect(self._feed)
         self._quiet = False  # set while applying a format: the text does not change
+        # the ranges [start, end) still to format with char_format, the first one next
+        self._formatting: list[list[int]] = []
+        self._format_timer = QTimer(self, singleShot=True, interval=0)
+        self._format_timer.timeout.connect(self._format_some)
+        self.top_shown: Callable[[], int] = lambda: 0  # where the views show the text (set by the window)
         # position -> True if it lies below everything the views show (set by the window)
         self.below_view: Callable[[int], bool] | None = None
         self.document.contentsChange.connect(self._on_change)
@@ -196,6 +205,17 @@ class LiveDocument(QObject):
         if not normalized:
             text = normalize_newlines(text)
         cur = QTextCursor(cursor)
+        start, stop = cur.selectionStart(), cur.selectionEnd()
+        if stop - start > FEED_SLICE:  # Qt removes 10 MB in one long call: a slice per turn instead
+            feed = _Feed(text, cur, undoable=True)
+            feed.removing = (start, stop)
+            self._starting = True  # more is to come
+            try:
+                self._remove_slice(feed, first=True)  # the removal and the new text: one step to undo
+            finally:
+                self._starting = False
+            self._start_feeding(feed)
+            return
         # the first slice goes in now, as one step to undo with what it replaces; a small one,
         # since its segment is encoded right away, on this thread, for every tokenizer
         end = slice_end(text, 0, FIRST_SLICE)
@@ -216,21 +236,65 @@ class LiveDocument(QObject):
 
     def set_char_format(self, fmt: QTextCharFormat) -> None:
         """Format all text, and text inserted from now on, with ``fmt`` (the text itself does
-        not change; a big document takes a while, in Qt)."""
+        not change). Qt lays formatted text out again on the spot, which takes a while for a
+        big text: it is formatted a slice per turn, from what the views show to the end and
+        then the top, the first slice at once."""
         self.char_format = QTextCharFormat(fmt)
+        end = self.document.characterCount() - 1
+        top = min(max(0, self.top_shown()), end)
+        self._formatting = [r for r in ([top, end], [0, top]) if r[0] < r[1]]
+        self._format_some()
+
+    def is_formatting(self) -> bool:
+        """Whether some of the text still waits for the format last set."""
+        return bool(self._formatting)
+
+    def _format_some(self) -> None:
+        deadline = time.perf_counter() + FEED_BUDGET / 2  # Qt's layout of the slice comes after
+        layout = self.document.documentLayout()
         cur = QTextCursor(self.document)
-        cur.select(QTextCursor.SelectionType.Document)
-        self._quiet = True
-        try:
-            cur.setCharFormat(fmt)
-        finally:
-            self._quiet = False
+        first = True
+        while self._formatting and (first or time.perf_counter() < deadline):
+            span = self._formatting[0]
+            end = min(span[1], span[0] + FORMAT_SLICE)
+            cur.setPosition(span[0])
+            cur.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            quiet = self.below_view is not None and self.below_view(span[0])
+            layout.blockSignals(quiet)  # a slice below the views need not repaint them
+            self._quiet = True
+            try:
+                cur.setCharFormat(self.char_format)
+            finally:
+                self._quiet = False
+                layout.blockSignals(False)
+            if quiet:
+                layout.documentSizeChanged.emit(layout.documentSize())
+            span[0] = end
+            if span[0] >= span[1]:
+                self._formatting.pop(0)
+            first = False
+        if self._formatting:
+            self._format_timer.start()
+        else:
+            self.formatted.emit()
+
+    def _shift_formatting(self, pos: int, removed: int, added: int) -> None:
+        """An edit at ``pos``: the ranges still to format follow the text (inserted text
+        comes in formatted already)."""
+        delta = added - removed
+        for span in self._formatting:
+            for i in (0, 1):
+                if span[i] > pos:
+                    span[i] = max(pos, span[i] + delta)
+        self._formatting = [s for s in self._formatting if s[0] < s[1]]
 
     # -- following Qt -------------------------------------------------------------------------------
 
     def _on_change(self, pos: int, removed: int, added: int) -> None:
         if self._quiet:
             return
+        if self._formatting:
+            self._shift_formatting(pos, removed, added)
         lt = self.live_text
         total = lt.u16_len
         doc_len = self.document.characterCount() - 1  # without the final paragraph separator
@@ -247,7 +311,7 @@ class LiveDocument(QObject):
             change = lt.replace(pos, removed, new)
         self.revision += 1
         if self._feeding is None:
-            note_typing()  # background jobs wait until the typing pauses
+            self.typing.note()
         self.changed.emit(change)
         if self._feeding is None:
             self.edited.emit()
@@ -279,7 +343,9 @@ class LiveDocument(QObject):
         quiet = self.below_view is not None and self.below_view(cur.position())
         layout.blockSignals(quiet)
         try:
-            while feed.pos < len(text):
+            while feed.removing is not None and time.perf_counter() <= deadline:
+                self._remove_slice(feed)
+            while feed.removing is None and feed.pos < len(text):
                 end = slice_end(text, feed.pos)
                 if feed.undoable:
                     cur.joinPreviousEditBlock()  # the whole paste is one step to undo
@@ -293,11 +359,28 @@ class LiveDocument(QObject):
             layout.blockSignals(False)
         if quiet:
             layout.documentSizeChanged.emit(layout.documentSize())
-        if feed.pos >= len(text):
+        if feed.removing is None and feed.pos >= len(text):
             self._stop_feeding()
             self.edited.emit()
         else:
             self._feed_timer.start()
+
+    def _remove_slice(self, feed: _Feed, *, first: bool = False) -> None:
+        """Remove the last slice of the selection a big insert replaces (the ``first``
+        begins the step to undo, the others join it)."""
+        assert feed.removing is not None
+        start, stop = feed.removing
+        cut = max(start, stop - FEED_SLICE)
+        cur = feed.cursor
+        cur.setPosition(stop)
+        cur.setPosition(cut, QTextCursor.MoveMode.KeepAnchor)
+        if first:
+            cur.beginEditBlock()
+        else:
+            cur.joinPreviousEditBlock()
+        cur.removeSelectedText()
+        cur.endEditBlock()
+        feed.removing = (start, cut) if cut > start else None
 
     def _stop_feeding(self) -> None:
         if self._reading is not None:  # a paste still being decoded will not go in

@@ -32,16 +32,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import QObject, QPoint
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QAbstractButton, QFileDialog, QMessageBox
 
-from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core import SPECIAL, Cancelled, Encoding, Tokenizer, hex_bytes, human_size
 from bpeinspect.core.dataset import is_dataset_name
-from bpeinspect.core.encoding import SPECIAL
-from bpeinspect.core.io.atomic import atomic_open, atomic_path, atomic_write
-from bpeinspect.core.io.formats import is_vocabulary_name, open_patterns
-from bpeinspect.core.text import hex_bytes
+from bpeinspect.core.io import atomic_open, atomic_path, atomic_write, is_vocabulary_name, open_patterns
 from bpeinspect.gui.overlay.palette import EXPORT_SPECIAL, EXPORT_SPLIT, TokenPalette
-from bpeinspect.gui.overlay.paste_guard import describe_size
 
 VOCAB_FILTER = f"Vocabularies ({' '.join(open_patterns())});;All files (*)"
 
@@ -71,10 +67,19 @@ class FileCommands(QObject):
     def ask_save_text(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, "Save text as", "", "Text (*.txt)")
         if path:
-            try:
-                atomic_write(path, self.window.text())
-            except (OSError, ValueError) as exc:
-                self.window.show_error(f"Could not save {path}: {exc}")
+            self.save_text(path)
+
+    def save_text(self, path: str) -> None:
+        """Write the text to ``path`` in a worker (encoding and syncing 10 MB takes a while)."""
+        win = self.window
+        win.jobs.submit(
+            ("save-text", path),
+            atomic_write,
+            path,
+            win.text(),
+            on_returned=lambda _: win.show_message(f"Saved the text to {path}"),
+            on_errored=lambda exc: win.show_error(f"Could not save {path}: {exc}"),
+        )
 
     def ask_export_html(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, "Export overlay as HTML", "overlay.html", "HTML (*.html)")
@@ -144,14 +149,14 @@ class FileCommands(QObject):
         box.setWindowTitle("Export overlay as HTML")
         box.setIcon(QMessageBox.Icon.Question)
         box.setText(
-            f"The whole overlay would make a page of about {describe_size(size)}, more than a browser opens "
+            f"The whole overlay would make a page of about {human_size(size)}, more than a browser opens "
             "comfortably. Export a part of it?"
         )
-        choices = {}
+        choices: dict[QAbstractButton, str] = {}
         if has_selection:
             choices[box.addButton("The selection", QMessageBox.ButtonRole.AcceptRole)] = "selection"
         choices[box.addButton("The visible part", QMessageBox.ButtonRole.AcceptRole)] = "visible"
-        choices[box.addButton(f"All ({describe_size(size)})", QMessageBox.ButtonRole.DestructiveRole)] = "all"
+        choices[box.addButton(f"All ({human_size(size)})", QMessageBox.ButtonRole.DestructiveRole)] = "all"
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.exec()
         return choices.get(box.clickedButton(), "")
@@ -243,12 +248,17 @@ def estimate_html_size(sections: list[OverlaySection]) -> int:
     return len(HEAD) + sum(s.token_count() * HTML_PER_TOKEN for s in sections)
 
 
+def _no_bytes(token_id: int) -> bytes:
+    """The bytes of a token of an encoding that cannot look them up (none, as ``Encoding.token`` says)."""
+    return b""
+
+
 def _spans(enc: Encoding, tokens: range, pal: TokenPalette) -> Iterator[tuple[int, str]]:
     """The spans of ``tokens`` of one part, each with the token after it; tokens sharing a
     character (a split one) share a span."""
     ids, cs, ce, flags, text = enc.ids, enc.char_starts, enc.char_ends, enc.flags, enc.text
     colors: dict[int, str] = {}
-    token_bytes = enc.token_bytes_of
+    token_bytes = enc.token_bytes_of or _no_bytes
     i, end = tokens.start, tokens.stop
     while 0 < i < end and cs[i] < ce[i - 1]:  # a split character's group starts before the range
         i -= 1

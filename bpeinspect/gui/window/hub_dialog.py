@@ -31,9 +31,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from bpeinspect.core import VocabularyError
-from bpeinspect.core.io import hub
-from bpeinspect.core.io.hub_catalog import HubModel, hub_models, search
+from bpeinspect.core import VocabularyError, human_size
+from bpeinspect.core.io import HubModel, hub, hub_models, search_hub_models
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.overlay.palette import app_colors
 
@@ -63,6 +62,14 @@ def spec_from_text(text: str) -> str | None:
         return str(hub.parse_spec(text))
     except VocabularyError:
         return None
+
+
+def _repo(spec: str) -> str:
+    """The repository of an ``hf:`` spec (every row of the dialog has one)."""
+    parsed = hub.parse_spec(spec)
+    if parsed is None:
+        raise ValueError(f"{spec}: not a Hugging Face spec")
+    return parsed.repo
 
 
 class HubDialog(QDialog):
@@ -127,7 +134,7 @@ class HubDialog(QDialog):
         lay.addWidget(where)
         lay.addWidget(self.status)
         lay.addLayout(row)
-        QShortcut(QKeySequence(Qt.Key.Key_Down), self.search, activated=self._to_list)
+        QShortcut(QKeySequence(Qt.Key.Key_Down), self.search).activated.connect(self._to_list)
         self.resize(760, 560)
         self._fill()
         self.jobs.submit("cached", hub.cached_repos, on_returned=self._set_cached)
@@ -136,7 +143,8 @@ class HubDialog(QDialog):
 
     def rows(self) -> list[str]:
         """The specs the list shows, top to bottom (tests read it)."""
-        return [self.list.topLevelItem(i).data(0, SPEC_ROLE) for i in range(self.list.topLevelItemCount())]
+        items = (self.list.topLevelItem(i) for i in range(self.list.topLevelItemCount()))
+        return [item.data(0, SPEC_ROLE) for item in items if item is not None]
 
     def _fill(self, *_args: object) -> None:
         text = self.search.text()
@@ -148,16 +156,16 @@ class HubDialog(QDialog):
         for repo in sorted(self.cached - known, key=str.lower):
             if all(w in repo.lower() for w in text.lower().split()):
                 self._add(hub.PREFIX + repo, (repo, "(in the cache)", "", ""))
-        for m in search(text, self.models) if typed is None else self._typed_matches(typed):
+        for m in search_hub_models(text, self.models) if typed is None else self._typed_matches(typed):
             self._add(m.spec, (m.repo, m.family, m.gate, m.licence), model=m)
 
     def _typed_matches(self, spec: str) -> list[HubModel]:
-        repo = hub.parse_spec(spec).repo.lower()
+        repo = _repo(spec).lower()
         return [m for m in self.models if repo in m.repo.lower()]
 
     def _add(self, spec: str, cells: tuple[str, str, str, str], model: HubModel | None = None) -> None:
         """A row: ``cells`` are the model, family, access and licence columns."""
-        cached = hub.parse_spec(spec).repo in self.cached
+        cached = _repo(spec) in self.cached
         item = QTreeWidgetItem([*cells, "✓ cached" if cached else ""])
         item.setData(0, SPEC_ROLE, spec)
         tip = f"{spec}" + (f"\n{model.note}" if model is not None and model.note else "")
@@ -171,15 +179,15 @@ class HubDialog(QDialog):
         self._fill()
 
     def _to_list(self) -> None:
-        if self.list.topLevelItemCount():
+        first = self.list.topLevelItem(0)
+        if first is not None:
             self.list.setFocus()
-            self.list.setCurrentItem(self.list.topLevelItem(0))
+            self.list.setCurrentItem(first)
 
     # -- opening --------------------------------------------------------------------------------------
 
     def _open_first(self) -> None:
-        if self.list.topLevelItemCount():
-            self._open_item(self.list.topLevelItem(0))
+        self._open_item(self.list.topLevelItem(0))  # (None when the list is empty)
 
     def _open_item(self, item: QTreeWidgetItem | None) -> None:
         if item is not None:
@@ -211,7 +219,7 @@ class HubDialog(QDialog):
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, max(1, total >> 10))
         self.progress.setValue(min(done, total) >> 10)
-        self._say(f"Downloading {self.loading[len(hub.PREFIX) :]}: {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+        self._say(f"Downloading {(self.loading or '')[len(hub.PREFIX) :]}: {human_size(done)} of {human_size(total)}")
 
     def _on_fetched(self, files: hub.HubFiles) -> None:
         self.loading = None

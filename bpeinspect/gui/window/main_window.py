@@ -12,7 +12,7 @@ What it remembers goes through :class:`Preferences`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import BUILTINS, Tokenizer
-from bpeinspect.core.io.builtins import resources_dir
-from bpeinspect.core.io.formats.gguf_pre import UnknownPreTokenizerError
+from bpeinspect.core import BUILTINS, Tokenizer, UnknownPreTokenizerError
+from bpeinspect.core.io import resources_dir
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.glyphs import glyph_notices
@@ -82,6 +81,7 @@ class MainWindow(QMainWindow):
         self.jobs = Jobs(self)
         self.live = LiveDocument(self)
         self.document = self.live.document
+        self.typing = self.live.typing  # the background work of panels pauses while the user types
         self.appearance = Appearance(self.document, self, format_text=self.live.set_char_format)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
@@ -171,7 +171,7 @@ class MainWindow(QMainWindow):
             )
             look.set_layer(name, on)
             if on_bar:
-                self.toolbar.addAction(act)
+                self.toolbar.add_toggle(act)
         self.count_badge = CountBadge(self.registry)
         self.toolbar.add_right(self.count_badge)
         a.separator("view")
@@ -209,6 +209,9 @@ class MainWindow(QMainWindow):
         self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
+        # what the panes show is encoded first (a new tokenizer, a long text)
+        self.panes.scrolled.connect(lambda position: setattr(self.encoder, "focus", position))
+        self.live.top_shown = lambda: self.encoder.focus  # and formatted first
         self.panes.settingsRequested.connect(self.vocab_settings.ask_for)
         self.ids.tokenClicked.connect(self._on_ids_clicked)
         self.appearance.themeChanged.connect(self._show_theme)
@@ -220,7 +223,8 @@ class MainWindow(QMainWindow):
         self.registry.currentChanged.connect(self._select_in_ids)
         glyph_notices().found.connect(self.show_glyph_notice)
         self.jobs.busyChanged.connect(lambda busy: self.busy_label.setText("working…" if busy else ""))
-        for signal in (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved):
+        signals = (self.encoder.encoded, self.encoder.settled, self.jobs.ended, self.registry.rowsRemoved)
+        for signal in (*signals, self.live.formatted):
             signal.connect(self._check_idle)
 
     def show_glyph_notice(self, message: str) -> None:
@@ -274,8 +278,10 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"panel:{title}")
         dock.setWidget(widget)
-        if not self.restoreDockWidget(dock):  # where it was last time (the state restored at start)
+        restored = self.restoreDockWidget(dock)  # where it was last time (the state restored at start)
+        if not restored:
             self.addDockWidget(area, dock)
+        dock.setProperty("restored", restored)
         self.commands.add_action(f"view.panels.{title}", "view/panels", dock.toggleViewAction())
         return dock
 
@@ -397,7 +403,8 @@ class MainWindow(QMainWindow):
     def is_idle(self) -> bool:
         """True when nothing is loading or encoding and every pane shows the current text
         (after each encode, job and close, ``idle`` says so when it is)."""
-        return not self.jobs.pending() and not self.registry.loading() and self.encoder.is_idle()
+        busy = self.jobs.pending() or self.registry.loading() or self.live.is_formatting()
+        return not busy and self.encoder.is_idle()
 
     def _check_idle(self, *_args: object) -> None:
         if self.is_idle():
@@ -488,7 +495,7 @@ class MainWindow(QMainWindow):
     def _fill_recent_tokenizers(self) -> None:
         self._fill_recent("file/recent_tokenizers", self.prefs.recent_tokenizers(), self.open_tokenizer)
 
-    def _fill_recent(self, key: str, paths: list[str], open_: object) -> None:
+    def _fill_recent(self, key: str, paths: list[str], open_: Callable[[str], object]) -> None:
         menu = self.commands.menu(key)
         menu.clear()
         if not paths:

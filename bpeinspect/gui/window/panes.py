@@ -12,9 +12,10 @@ grows past the screen.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -31,11 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.io.provenance import badges as provenance_badges
-from bpeinspect.core.live import EncodeResult
-from bpeinspect.core.live_text import LiveEncoding
-from bpeinspect.core.normalize import badge
+from bpeinspect.core import Tokenizer, normalizer_badge
+from bpeinspect.core.io import provenance_badges
+from bpeinspect.core.live_text import EncodeResult, LiveEncoding
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.theme import Appearance
@@ -48,7 +47,7 @@ CHOOSABLE = ("default split", "assumed")  # provenance badges that open the spli
 
 def _normalizer_badge(tok: Tokenizer) -> QLabel | None:
     """A small tag in the pane header when the tokenizer normalizes text (NFC, SentencePiece's ▁)."""
-    b = badge(tok)
+    b = normalizer_badge(tok)
     return None if b is None else _tag(*b, name="normalizerBadge")
 
 
@@ -183,6 +182,7 @@ class PaneStack(QScrollArea):
 
     tokenClicked = Signal(object, int)  # (Tokenizer, token index in its encoding)
     settingsRequested = Signal(object)  # Tokenizer
+    scrolled = Signal(int)  # the UTF-16 position of the first line the panes show
 
     def __init__(self, registry: TokenizerRegistry, document: QTextDocument, appearance: Appearance) -> None:
         super().__init__()
@@ -195,8 +195,9 @@ class PaneStack(QScrollArea):
         self.setWidget(self.splitter)
         self.registry, self.document, self.appearance = registry, document, appearance
         self.read_only = False
-        self.insert_text = None  # what the views paste with (LiveDocument.insert_text)
-        self.insert_data = None  # and pasted UTF-8 bytes (LiveDocument.paste_data)
+        # what the views paste with (LiveDocument.insert_text), and pasted UTF-8 bytes (.paste_data)
+        self.insert_text: Callable[[QTextCursor, str], None] | None = None
+        self.insert_data: Callable[[QTextCursor, QByteArray], None] | None = None
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -255,7 +256,7 @@ class PaneStack(QScrollArea):
             if r is None:
                 continue
             reference = None
-            if top is not None and pane.tok is not ref and top.enc.n_chars == r.enc.n_chars:
+            if ref is not None and top is not None and pane.tok is not ref and top.enc.n_chars == r.enc.n_chars:
                 reference = (self.registry.label(ref), len(top.enc))
             pane.set_count(len(r.enc), r.enc.n_chars, reference)
 
@@ -297,6 +298,9 @@ class PaneStack(QScrollArea):
         row = self.registry.row_of(tok) or 0
         at = sum(1 for t in before if (self.registry.row_of(t) or 0) < row)
         self.splitter.insertWidget(at, pane)
+        first = self.pane_of(before[0]) if before else None
+        if first is not None:  # the new pane shows the place the others show, not the text's top
+            pane.view.verticalScrollBar().setValue(first.view.verticalScrollBar().value())
         focus = self.window().focusWidget()
         if not before and not isinstance(focus, TYPING_WIDGETS):
             pane.view.setFocus()  # typing goes into the text from the start (not to a button)
@@ -355,6 +359,7 @@ class PaneStack(QScrollArea):
             self.appearance.style_view(pane.view)
 
     def _sync_scroll(self, source: TokenizerPane, value: int) -> None:
+        self.scrolled.emit(source.view.firstVisibleBlock().position())
         for pane in self.panes():
             if pane is not source and pane.view.verticalScrollBar().value() != value:
                 pane.view.verticalScrollBar().setValue(value)

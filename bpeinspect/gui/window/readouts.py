@@ -7,7 +7,7 @@ Both follow the registry (the current tokenizer and its latest encoding) by them
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from bpeinspect.core import Tokenizer
@@ -30,9 +30,11 @@ class IdsBox(QWidget):
         self.view.tokenClicked.connect(self.tokenClicked)
         self.title = QLabel("Token ids")
         self.copier = BigCopy(self)
-        copy_list = QToolButton(text="Copy list")
+        copy_list = QToolButton()
+        copy_list.setText("Copy list")
         copy_list.clicked.connect(self.copy_list)
-        copy_json = QToolButton(text="Copy JSON")
+        copy_json = QToolButton()
+        copy_json.setText("Copy JSON")
         copy_json.clicked.connect(self.copy_json)
         head = QHBoxLayout()
         head.setContentsMargins(6, 0, 6, 0)
@@ -69,14 +71,14 @@ class IdsBox(QWidget):
     def refresh(self, *_args: object) -> None:
         tok = self.registry.current()
         r = self.registry.result(tok) if tok is not None else None
-        if r is None:
+        if tok is None or r is None:
             self.view.set_ids([], None, self.appearance.token_palette)
             self.title.setText("Token ids")
             return
         self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc):,})")
         self.view.set_ids(r.enc, None, self.appearance.token_palette, tok.n_vocab)
 
-    def _on_data(self, first: object, _last: object, roles: list[int]) -> None:
+    def _on_data(self, first: QModelIndex, _last: QModelIndex, roles: list[int]) -> None:
         if RESULT_ROLE in roles and first.row() == self.registry.current_row():
             self.refresh()
 
@@ -111,7 +113,7 @@ class CountBadge(QWidget):
     def refresh(self, *_args: object) -> None:
         tok = self.registry.current()
         r = self.registry.result(tok) if tok is not None else None
-        if r is None:
+        if tok is None or r is None:
             self.tokens.setText("—" if tok is None else "…")
             self.chars.setText("")
             self.setToolTip("")
@@ -135,7 +137,7 @@ class StatusLine(QLabel):
     def refresh(self, *_args: object) -> None:
         tok: Tokenizer | None = self.registry.current()
         r = self.registry.result(tok) if tok is not None else None
-        if r is None:
+        if tok is None or r is None:
             self.setText("no tokenizer" if tok is None else f"{tok.name}: encoding…")
             return
         enc = r.enc

@@ -15,12 +15,12 @@ window hands in when it closes and gets back when it opens (it builds and applie
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from bpeinspect.core.io import discover
-from bpeinspect.core.io.discover import CatalogEntry
+from bpeinspect.core.io import CatalogEntry, add_recent, clear_recent, recent_files
 from bpeinspect.gui.window.theme import FONT_RANGE, LAYERS, THEMES
 
 RECENT_LIMIT = 10
@@ -41,10 +41,9 @@ def _as_list(value: object) -> list[str]:
         return []
     if isinstance(value, str):
         return [value]
-    try:
-        return [str(v) for v in value]  # type: ignore[union-attr]
-    except TypeError:
+    if not isinstance(value, Iterable):
         return []
+    return [str(v) for v in value]
 
 
 def _as_bytes(value: object) -> QByteArray | None:
@@ -85,7 +84,7 @@ class Preferences:
     def font_size(self) -> float | None:
         """The text's point size, or ``None`` for the default."""
         try:
-            size = float(self.settings.value("appearance/font_size"))  # type: ignore[arg-type]
+            size = float(self.settings.value("appearance/font_size"))
         except (TypeError, ValueError):
             return None
         return size if FONT_RANGE[0] <= size <= FONT_RANGE[1] else None
@@ -113,26 +112,26 @@ class Preferences:
 
     def recent_tokenizer_entries(self) -> list[CatalogEntry]:
         self._move_old_recent()
-        return discover.recent_files()[:RECENT_LIMIT]
+        return recent_files()[:RECENT_LIMIT]
 
     def remember_tokenizer(self, path: str, name: str = "", vocab_size: int | None = None) -> None:
         self._move_old_recent()
-        discover.add_recent(path, name, vocab_size)
+        add_recent(path, name, vocab_size)
 
     def clear_recent(self) -> None:
         self.settings.remove("recent_texts")
         self.settings.remove("recent_tokenizers")
-        discover.clear_recent()
+        clear_recent()
 
     def _move_old_recent(self) -> None:
         # the app once kept its own list of vocabulary files here: join it to the core's, once
         old = _as_list(self.settings.value("recent_tokenizers"))
         if old:
             self.settings.remove("recent_tokenizers")
-            known = {e.spec for e in discover.recent_files()}
+            known = {e.spec for e in recent_files()}
             for path in reversed(old):
                 if path not in known:
-                    discover.add_recent(path)
+                    add_recent(path)
 
     def _remember(self, key: str, path: str) -> None:
         items = [p for p in _as_list(self.settings.value(key)) if p != path]
@@ -160,9 +159,10 @@ class Preferences:
     def load_window(self) -> WindowState | None:
         """What :meth:`save_window` stored; None if nothing (usable) was stored."""
         s = self.settings
+        stored = s.value("window/schema", 0)
         try:
-            schema = int(s.value("window/schema", 0))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+            schema = int(stored) if isinstance(stored, (int, float, str)) else 0
+        except ValueError:
             schema = 0
         if schema != SCHEMA:
             return None

@@ -89,7 +89,8 @@ def _button_icon(kind: QStyle.StandardPixmap, rgba: int, size: int) -> QIcon:
 def use_themed_style(app: QApplication) -> None:
     """Give ``app`` a :class:`ThemedStyle` (again after a theme change, so that docks ask for
     their buttons' icons in the new colours)."""
-    base = app.style().name() if not isinstance(app.style(), ThemedStyle) else app.style().baseStyle().name()
+    style = app.style()
+    base = style.baseStyle().name() if isinstance(style, ThemedStyle) else style.name()
     app.setStyle(ThemedStyle(base))
 
 

@@ -7,12 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QSizePolicy, QToolBar, QToolButton, QWidget
 
 from bpeinspect.core import BUILTINS
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.settings import Preferences
+
+# the layer toggles: a frame when off, the selection's colours when on (light and dark alike)
+TOGGLE_STYLE = """
+QToolButton#layerToggle { border: 1px solid palette(mid); border-radius: 3px; padding: 1px 3px; }
+QToolButton#layerToggle:hover { border-color: palette(highlight); }
+QToolButton#layerToggle:checked {
+    background: palette(highlight); color: palette(highlighted-text); border-color: palette(highlight);
+}
+"""
 
 
 class TokenizerBar(QToolBar):
@@ -24,7 +35,7 @@ class TokenizerBar(QToolBar):
         prefs: Preferences,
         open_tokenizer: Callable[[str], None],
         ask_open_tokenizer: Callable[[], None],
-        ask_hub: Callable[[], None] | None = None,
+        ask_hub: Callable[[], object] | None = None,
     ) -> None:
         super().__init__("Tokenizers")
         self.setObjectName("tokenizerBar")
@@ -38,7 +49,8 @@ class TokenizerBar(QToolBar):
         self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
         self.picker.activated.connect(self._on_picked)
         self.addWidget(self.picker)
-        add = QToolButton(text="+ Add tokenizer")
+        add = QToolButton()
+        add.setText("+ Add tokenizer")
         add.setObjectName("addTokenizer")
         add.setToolTip(
             "Open another tokenizer to compare: built-ins, recent files, a vocabulary file, or a model on Hugging Face"
@@ -52,6 +64,15 @@ class TokenizerBar(QToolBar):
         # the combo box moves its own index when rows come and go: keep it on the current one
         for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved):
             signal.connect(self._sync)
+
+    def add_toggle(self, action: QAction) -> QToolButton:
+        """A checkable ``action`` as a button that looks like one when off too (a flat tool
+        button reads as a label), in the selection's colours when on."""
+        self.addAction(action)
+        button = cast(QToolButton, self.widgetForAction(action))
+        button.setObjectName("layerToggle")
+        button.setStyleSheet(TOGGLE_STYLE)
+        return button
 
     def add_right(self, widget: QWidget) -> None:
         """Put ``widget`` at the bar's right end."""

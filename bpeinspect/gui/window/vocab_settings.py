@@ -19,9 +19,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from bpeinspect.core import Tokenizer
-from bpeinspect.core.io.formats import first_free_id, special_tokens_from, with_settings
-from bpeinspect.core.split.rules import PRESETS, SplitRule, resolve_rule
+from bpeinspect.core import PRESETS, SplitRule, Tokenizer, resolve_rule
+from bpeinspect.core.io import first_free_id, special_tokens_from, with_settings
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.training.pattern import SAMPLE_TEXT, PatternChooser
 

@@ -32,6 +32,7 @@ from bpeinspect.core.analysis.stats import (
     StatsTable,
     TextStats,
     compute_stats,
+    iter_chunks,
     iter_counts,
     text_stats,
 )
@@ -152,7 +153,7 @@ def test_streaming_counts_are_exact(toks, name, chunk):
     if chunk == 1:
         text = text[:6000]
     chunks = [text[i : i + chunk] for i in range(0, len(text), chunk)]
-    *_, last = iter_counts(tok, chunks, margin=64)
+    *_, last = iter_counts(tok, chunks)
     assert last == (len(tok.encode_ordinary(text)), len(text), len(text.encode()))
 
 
@@ -346,5 +347,12 @@ def test_added_tokens_are_counted_as_encode_ordinary_cuts_them_out() -> None:
     text = "call <tool call> now\n" * 400
     want = len(tok.encode_ordinary(text))
     assert want < len(base.encode_ordinary(text))  # "<tool call>" is one token, not five
-    assert list(iter_counts(tok, [text[:1000], text[1000:]], margin=0))[-1][0] == want
+    assert list(iter_counts(tok, [text[:1000], text[1000:]]))[-1][0] == want
     assert compute_stats({"t": tok}, [Sample("s", text=text)]).rows[0].tokens == want
+
+
+def test_a_sample_that_is_not_utf8_names_the_exact_offset_of_the_bad_byte(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes("é".encode() * 3000 + b"\xff tail")  # the bad byte comes after characters cut by reads
+    with pytest.raises(SampleError, match=r"bad\.txt: not UTF-8 text \(byte 0xff at offset 6000\)"):
+        list(iter_chunks(Sample("bad", path), 7))

@@ -3,14 +3,12 @@ counts computed from tiktoken's own tables, and the one script classifier they u
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 
 import pytest
 import regex
 
 from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
-from bpeinspect.core.analysis import scripts, vocab
 from bpeinspect.core.analysis.vocab_diff import (
     CODE_PUNCTUATION,
     DIGITS,
@@ -176,37 +174,3 @@ def test_merges_in_common_of_small_vocabularies() -> None:
     got = merges_in_common([("a", a), ("b", b)])
     assert got.exclusive == {1: 1, 2: 0, 3: 2}
     assert got.as_dict() == {"merges_a": 3, "merges_b": 2, "shared": 2, "same_rank": 0}
-
-
-# -- the one script classifier --------------------------------------------------------------------
-
-
-def test_one_char_script_for_the_whole_package() -> None:
-    assert vocab.char_script is scripts.char_script
-
-
-def test_char_script_is_the_unicode_script_property_for_every_code_point() -> None:
-    chars: dict[str, list[str]] = defaultdict(list)
-    for cp in range(0x110000):
-        ch = chr(cp)
-        chars[scripts.char_script(ch)].append(ch)
-    assert {"Latin", "Common", "Inherited", "Unknown", "Tagalog", "Ethiopic"} <= set(chars)
-    for name, members in chars.items():
-        assert regex.fullmatch(rf"\p{{Script={name}}}+", "".join(members)), name
-
-
-@pytest.mark.parametrize(
-    ("text", "want"),
-    [("ᜀ", ("Tagalog",)), ("ꦲ", ("Javanese",)), ("e\u0301", ("Latin",)), ("\ue000", ("Common",)), ("ⴰ", ("Tifinagh",))],
-)
-def test_token_scripts_names_every_script(text: str, want: tuple[str, ...]) -> None:
-    assert vocab.token_scripts(text.encode()) == want
-
-
-def test_script_counts_and_token_scripts_agree_on_letters() -> None:
-    letters = [chr(c) for c in range(0x110000) if regex.match(r"\p{L}", chr(c))]
-    for ch in itertools.islice(letters, 0, None, 7):
-        named = scripts.char_script(ch)
-        got = vocab.token_scripts(ch.encode("utf-8", "surrogatepass"))
-        assert got == ((named,) if named not in scripts.NO_SCRIPT else ("Common",)), ch
-        assert scripts.script_counts(ch) == {named: 1}

@@ -77,7 +77,7 @@ def test_hf_cache_lists_byte_level_bpe_only(isolated, vocabs_dir):
 
 @pytest.fixture
 def vocabs_dir():
-    from tests.core.io.formats.conftest import VOCABS
+    from tests.core.io.conftest import VOCABS
 
     if not VOCABS.is_dir():
         pytest.skip("shared vocabularies not available")

@@ -11,74 +11,17 @@ import regex
 from bpeinspect.core import TrainingRun, train_tokenizer
 from bpeinspect.core.split.regex_tables import RegexTablesSplitter
 from bpeinspect.core.split.rules import PRESETS, is_preset_pattern, resolve_rule
-from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
 from bpeinspect.core.train.counts import (
     CountsFileError,
     count_pretokens,
     counting_splitter,
-    cut_text,
     escape_pretoken,
     iter_count_pretokens,
     read_counts_tsv,
     unescape_pretoken,
     write_counts_tsv,
 )
-from tests.core.corpus import ADVERSARIAL, PROSE, all_texts, code_samples, taylorswift
-
-# -- splitting -----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_regex_tables_splitter_equals_the_regex_module(name: str) -> None:
-    pattern = PRESETS[name].pattern
-    splitter = RegexTablesSplitter(pattern)
-    for text in all_texts():
-        assert splitter.findall(text) == regex.findall(pattern, text)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_regex_tables_splitter_on_every_code_point(name: str) -> None:
-    pattern = PRESETS[name].pattern
-    splitter = RegexTablesSplitter(pattern)
-    cps = [c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000]
-    # Each character after " '": the pattern asks whether it folds to a contraction letter,
-    # is a letter, a number, white space or none of these; and all of them run together.
-    for start in range(0, len(cps), 8192):
-        chars = [chr(c) for c in cps[start : start + 8192]]
-        text = " '".join(chars) + "".join(chars)
-        assert splitter.findall(text) == regex.findall(pattern, text)
-
-
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_cutting_long_texts_splits_them_as_a_whole(name: str) -> None:
-    rule = PRESETS[name]
-    texts = all_texts() + ["\n".join(PROSE + ADVERSARIAL), NEW_IN_UNICODE_17]
-    for text in texts:
-        parts = cut_text(text, 40)
-        assert "".join(parts) == text
-        assert [p for part in parts for p in rule.pieces(part)] == rule.pieces(text)
-
-
-# Letters and marks new in Unicode 16 and 17 (and U+0295, a letter moved from Ll to Lo), before newlines.
-NEW_IN_UNICODE_17 = "".join(f"{w} x{c}\n{c}\n1{c}\n" for w in ("ab", "A") for c in "\ua7ce\ua7cf\u058b\u0295\u05c8\U000323b0\u1acf")
-
-
-def test_no_cut_after_a_character_tiktoken_does_not_know() -> None:
-    # U+058B is a letter to the regex module (Unicode 17) but not to tiktoken and Hugging Face
-    # (15.1), whose patterns take the newline after it into the same piece
-    text = "word\u058b\nnext " * 100
-    assert cut_text(text, 10) == [text]
-    for name in ("cl100k", "o200k"):
-        assert "\u058b\n" in PRESETS[name].pieces(text)
-
-
-def test_cut_text_sizes() -> None:
-    text = "\n".join(["word"] * 1000)
-    parts = cut_text(text, 100)
-    assert len(parts) > 40
-    assert all(len(p) <= 105 for p in parts)
-    assert cut_text("no newline" * 50, 10) == ["no newline" * 50]
-
+from tests.core.corpus import ADVERSARIAL, NEW_IN_UNICODE_17, PROSE, code_samples, taylorswift
 
 # -- counting -------------------------------------------------------------------------------------
 
@@ -165,7 +108,6 @@ def test_counting_follows_the_trainer() -> None:
 
 def test_a_preset_pattern_given_as_a_string_splits_fast() -> None:
     from bpeinspect.core.split.fast import TiktokenSplitter
-    from bpeinspect.core.split.regex_tables import RegexTablesSplitter
 
     for pattern in [PRESETS[name].pattern for name in PRESETS]:
         assert isinstance(counting_splitter(pattern, "hf").__self__, TiktokenSplitter)
@@ -304,35 +246,3 @@ def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
         write_counts_tsv({b"new": 1, "not bytes": 2}, path)  # type: ignore[dict-item]
     assert read_counts_tsv(path) == {b"old": 1}
     assert sorted(os.listdir(tmp_path)) == ["counts.tsv"]
-
-
-# -- corpus files ---------------------------------------------------------------------------------
-
-def test_corpus_folder_streams_files_in_blocks(tmp_path: Path) -> None:
-    (tmp_path / "sub").mkdir()
-    (tmp_path / ".hidden").mkdir()
-    texts = {"a.txt": taylorswift(), "sub/b.py": code_samples(50_000)[0], "c.txt": "x\r\ny\r\n"}
-    for name, text in texts.items():
-        (tmp_path / name).write_bytes(text.encode("utf-8"))
-    (tmp_path / ".hidden" / "skip.txt").write_text("never read")
-    assert [p.relative_to(tmp_path).as_posix() for p in corpus_files(tmp_path)] == ["a.txt", "c.txt", "sub/b.py"]
-    blocks = list(iter_corpus(tmp_path, "gpt4", block_bytes=4096))
-    assert len(blocks) > 10
-    assert "".join(blocks) == texts["a.txt"] + texts["c.txt"] + texts["sub/b.py"]
-    by_file = [texts["a.txt"], texts["c.txt"], texts["sub/b.py"]]
-    streamed = train_tokenizer(iter_corpus(tmp_path, "gpt4", block_bytes=4096), 600, pattern="gpt4")
-    assert streamed.merges == train_tokenizer(by_file, 600, pattern="gpt4").merges
-    # without a preset pattern a file is read whole, however big
-    assert list(iter_corpus(tmp_path / "c.txt")) == ["x\r\ny\r\n"]
-    assert list(iter_corpus(tmp_path / "a.txt", block_bytes=4096)) == [texts["a.txt"]]
-    assert len(list(iter_corpus(tmp_path / "a.txt", r"\w+|\W+", block_bytes=4096))) == 1
-
-
-def test_corpus_file_that_is_not_utf8(tmp_path: Path) -> None:
-    path = tmp_path / "bad.txt"
-    path.write_bytes(("é" * 3000).encode("utf-8") + b"\xff tail")
-    with pytest.raises(CorpusError, match=r"bad\.txt.*0xff at offset 6000") as info:
-        train_tokenizer(iter_corpus(path, "gpt4", block_bytes=1000), 300)
-    assert isinstance(info.value, ValueError)
-    with pytest.raises(CorpusError, match="no such file"):
-        list(iter_corpus(tmp_path / "missing"))

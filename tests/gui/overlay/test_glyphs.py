@@ -5,13 +5,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
-from bpeinspect.core import load_tokenizer
+from bpeinspect.core import display_bytes, load_tokenizer
 from bpeinspect.gui.overlay import glyphs, marks
 from bpeinspect.gui.overlay.glyphs import (
     CodePointSpacer,
     box_width,
     coverage_for,
-    display_bytes,
     font_suggestion,
     glyph_notices,
     missing_glyphs_message,
@@ -118,8 +117,8 @@ def test_lists_show_code_points(qapp):
     assert shown("x⟨U+0378⟩␣") == "x⟨U+0378⟩␣"  # the notation itself stays
     font = restricted_font()
     assert shown(CJK, font) == "⟨U+4E16⟩⟨U+754C⟩"
-    assert display_bytes(b" a") == "␣a"
-    assert display_bytes("日".encode()[:2]) == "<e6 97>"
+    assert shown(display_bytes(b" a")) == "␣a"
+    assert shown(display_bytes("日".encode()[:2])) == "<e6 97>"
 
 
 def test_suggested_fonts_name_noto():

@@ -196,3 +196,30 @@ def test_the_hover_card_goes_on_a_key_press_and_on_a_new_encoding(qtbot, cl100k)
     view.setPlainText("another text altogether")  # replaced: the card spoke of a token gone
     view.set_encoding(cl100k, cl100k.encode_with_offsets(view.text()))
     qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5000)
+
+
+def test_panes_given_the_documents_new_font_do_not_lay_the_shared_text_out_again(qtbot):
+    from PySide6.QtGui import QTextDocument
+    from PySide6.QtWidgets import QPlainTextDocumentLayout
+
+    doc = QTextDocument()
+    doc.setDocumentLayout(QPlainTextDocumentLayout(doc))
+    views = [TokenView() for _ in range(3)]
+    for v in views:
+        qtbot.addWidget(v)
+        v.setDocument(doc)
+        v.show()
+    doc.setPlainText("a line\n" * 1000)
+    font = doc.defaultFont()
+    font.setPointSizeF(font.pointSizeF() + 2)
+    doc.setDefaultFont(font)  # the one layout of the text in the new font
+    layouts = []
+    doc.documentLayout().update.connect(lambda *_: layouts.append(1))
+    for v in views:
+        v.setFont(font)
+    assert not layouts
+    assert all(v.font().pointSizeF() == font.pointSizeF() for v in views)
+    other = doc.defaultFont()
+    other.setPointSizeF(other.pointSizeF() + 3)
+    views[0].setFont(other)  # a font the document has not: given to it, as Qt does
+    assert doc.defaultFont().pointSizeF() == other.pointSizeF() and layouts

@@ -9,7 +9,8 @@ import threading
 
 from PySide6.QtGui import QGuiApplication
 
-from bpeinspect.gui.overlay.glyphs import display_bytes
+from bpeinspect.core import display_bytes
+from bpeinspect.gui.overlay.glyphs import shown
 from bpeinspect.gui.panels import big_copy
 from bpeinspect.gui.panels.big_copy import IdSnapshot, build_copy
 from tests.gui.conftest import wait_idle
@@ -49,7 +50,7 @@ def test_copy_text_returns_before_the_copy_and_makes_no_token_text_on_the_gui_th
         assert QGuiApplication.clipboard().text() == "before"  # the slot only started the copy
     assert done.args == ["copied"]
     ids = tok.encode_with_offsets(TEXT).ids
-    assert QGuiApplication.clipboard().text() == "\n".join(display_bytes(tok.token_bytes(i)) for i in ids)
+    assert QGuiApplication.clipboard().text() == "\n".join(shown(display_bytes(tok.token_bytes(i))) for i in ids)
     assert threads and threading.get_ident() not in threads
 
 

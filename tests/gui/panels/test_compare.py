@@ -124,7 +124,6 @@ def test_split_characters_render_without_replacement_chars(qtbot, toks):
     view.resize(720, 620)
     _shown(qtbot, view)
     assert len(view.rows) == 4
-    view.grab().save("/tmp/compare_view.png")
     Worker.shutdown()
 
 
@@ -208,7 +207,7 @@ def test_split_boxes_with_a_differing_boundary_are_readable_in_both_themes(toks,
     from PySide6.QtGui import QColor
 
     from bpeinspect.gui.overlay.palette import TokenPalette, colors
-    from tests.gui.ux.test_dark_contrast import contrast
+    from tests.gui.window.test_theme import contrast
 
     c = colors(dark)
     pal = TokenPalette(dark=dark)

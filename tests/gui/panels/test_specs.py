@@ -123,3 +123,23 @@ def test_a_pick_brings_the_tree_forward_only_over_views_that_do_not_follow_it(qt
     qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
     qtbot.wait(50)
     assert in_front(front) == stays and in_front("tree") == (not stays)
+
+
+def test_big_panels_open_beside_the_window_or_docked_never_over_it(qtbot, panel_window, monkeypatch):
+    win = panel_window
+    free = win.screen().availableGeometry()  # a small screen in the tests: room for a narrow panel
+    monkeypatch.setattr("bpeinspect.gui.window.docks.BESIDE_MIN", 200, raising=False)
+    win.setGeometry(free.left() + 2, free.top() + 30, free.width() // 3, free.height() // 2)  # room on its right
+    qtbot.wait(10)
+    win.panels.show("chat")
+    chat = win.panels.docks["chat"]
+    assert chat.isFloating()
+    assert not chat.frameGeometry().intersects(win.frameGeometry())
+    assert free.contains(chat.frameGeometry().topLeft())
+    win.setGeometry(free.left(), free.top(), free.width(), free.height())  # no room left
+    qtbot.wait(10)
+    for key in ("languages", "dataset", "training"):
+        win.panels.show(key)
+    docks = [win.panels.docks[k] for k in ("languages", "dataset", "training")]
+    assert not any(d.isFloating() for d in docks)
+    assert win.tabifiedDockWidgets(docks[0])  # tabs of one dock area, not three bands

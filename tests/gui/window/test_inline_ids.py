@@ -95,3 +95,31 @@ def test_short_tokens_show_whole_ids_that_do_not_overlap(qtbot, window, monkeypa
     assert all(label in ids for *_, label in labels)  # whole ids, never "12…"
     for (x1, y1, w1, _), (x2, y2, _, _) in zip(labels, labels[1:]):
         assert y1 != y2 or x2 >= x1 + w1  # one after the other on a line
+
+
+def test_ids_on_in_a_long_text_format_what_is_shown_first_then_the_rest_in_slices(qtbot, window):
+    from PySide6.QtGui import QTextCharFormat, QTextCursor
+
+    def raised(position: int) -> bool:
+        cur = QTextCursor(window.document)
+        cur.setPosition(position + 1)  # the format of the character before the cursor
+        return cur.charFormat().verticalAlignment() == QTextCharFormat.VerticalAlignment.AlignSuperScript
+
+    window.open_tokenizer("cl100k_base")
+    line = "a line of the long text, with words\n"
+    text = line * (1_000_000 // len(line))  # about a megabyte
+    window.set_text(text)
+    wait_idle(qtbot, window, timeout=60000)
+    view = window.panes.panes()[0].view
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    qtbot.wait(20)
+    top = view.firstVisibleBlock().position()
+    window.commands["view.layer.ids"].setChecked(True)
+    assert raised(top) and raised(top + 500)  # what the panes show, at once
+    assert not raised(0) and window.live.is_formatting() and not window.is_idle()  # the rest, later
+    wait_idle(qtbot, window, timeout=60000)
+    assert all(raised(p) for p in (0, top - 1, len(text) - 1, len(text) // 4))
+    window.commands["view.layer.ids"].setChecked(False)
+    wait_idle(qtbot, window, timeout=60000)
+    assert not any(raised(p) for p in (0, top, len(text) - 1))

@@ -378,3 +378,26 @@ def test_the_tokenizers_menu_offers_to_add_only_what_is_not_open(qtbot, window):
     assert window.commands["tokenizers.add.r50k_base"].isEnabled()
     window.close_current()
     assert window.commands["tokenizers.add.cl100k_base"].isEnabled()
+
+
+def test_save_text_as_writes_the_file_in_a_worker(qtbot, window, tmp_path, monkeypatch):
+    import threading
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from bpeinspect.gui.window import files
+
+    text = "hello, saved 🎉\n" * 1000
+    window.set_text(text)
+    path = tmp_path / "saved.txt"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    writers = []
+    write = files.atomic_write
+    monkeypatch.setattr(
+        files, "atomic_write", lambda *a, **k: (writers.append(threading.current_thread()), write(*a, **k))
+    )
+    window.commands["file.save_text"].trigger()
+    wait_jobs(qtbot, window.jobs, 10000)
+    assert path.read_text(encoding="utf-8") == text
+    assert writers and writers[0] is not threading.main_thread()
+    assert str(path) in window.message.text()

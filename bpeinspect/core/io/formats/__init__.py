@@ -381,8 +381,12 @@ def _load_plain(
             tok = fmt.from_json(obj, path)
         else:
             tok = fmt.load(path, **{k: v for k, v in given.items() if k in fmt.settings}, name=name)
-        rest = {k: v for k, v in given.items() if k not in fmt.settings and v is not None}
-        return with_settings(tok, **rest) if rest else tok
+        # the settings the format does not apply itself
+        rest_pattern = None if "pattern" in fmt.settings else pattern
+        rest_specials = None if "special_tokens" in fmt.settings else special_tokens
+        if rest_pattern is None and rest_specials is None:
+            return tok
+        return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials)
     except VocabularyError:
         raise
     except MemoryError:

@@ -11,17 +11,22 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
 from operator import add, contains
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ParamSpec, TypeGuard, TypeVar
 
 from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.split.rules import PatternError, compile_pattern
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+_P = ParamSpec("_P")
+_K = TypeVar("_K", str, bytes)
 
 # The largest real vocabulary files are tens of MB (a 256k-token tokenizer.json is ~35 MB).
 MAX_TEXT_FILE = limits.MAX_VOCAB_FILE
@@ -123,7 +128,7 @@ def _read_raw(path: Path, limit: int) -> bytes:
             raise VocabularyError(f"{path}: is a folder, not a vocabulary file")
         size = path.stat().st_size
         if size > limit:
-            raise VocabularyError(f"{path}: {size >> 20} MB is larger than any vocabulary file; refusing it")
+            raise VocabularyError(f"{path}: {limits.human_size(size)} is larger than any vocabulary file; refusing it")
         with open(path, "rb") as f:
             data = limits.read_at_most(f, limit)
     except FileNotFoundError:
@@ -131,7 +136,9 @@ def _read_raw(path: Path, limit: int) -> bytes:
     except OSError as exc:
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise VocabularyError(f"{path}: more than {limits.mb(limit)}, larger than any vocabulary file; refusing it")
+        raise VocabularyError(
+            f"{path}: more than {limits.human_size(limit)}, larger than any vocabulary file; refusing it"
+        )
     return data
 
 
@@ -166,7 +173,7 @@ def gunzip_limited(data: bytes, path: Path, limit: int | None = None) -> bytes:
         total += len(chunk)
         out.append(chunk)
         if total > limit or d.unconsumed_tail:
-            raise VocabularyError(f"{path}: decompresses to more than {limits.mb(limit)}; refusing it")
+            raise VocabularyError(f"{path}: decompresses to more than {limits.human_size(limit)}; refusing it")
         if not d.eof:
             raise VocabularyError(f"{path}: the gzip data is truncated")
         rest = d.unused_data.lstrip(b"\0")  # members may be padded with zeros, as gzip allows
@@ -291,7 +298,8 @@ def _parse_merges_apart(data: bytes) -> Any:
     return obj
 
 
-def expect(cond: bool, path: Path | str, message: str) -> None:
+def expect(cond: object, path: Path | str, message: str) -> None:
+    """Refuse the file, naming it, unless ``cond`` holds (is truthy)."""
     if not cond:
         raise VocabularyError(f"{path}: {message}")
 
@@ -349,7 +357,6 @@ def cut_at_spaces(items: list, space: Any, nul: Any) -> tuple[list, list] | None
 
 
 def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[tuple[int, int]], list[int]] | None:
-    get = vocab.get
     if strings:
         cut = cut_at_spaces(items, " ", "\0")
         if cut is None:
@@ -361,15 +368,50 @@ def _map_some(items: list, vocab: dict[str, int], strings: bool) -> tuple[list[t
         flat = list(chain.from_iterable(items))
         if not all(map(str.__instancecheck__, flat)):
             return None
-        whole = map(add, flat[0::2], flat[1::2])
+        whole = list(map(add, flat[0::2], flat[1::2]))
+    return merge_ids(flat, whole, vocab)
+
+
+def first_repeat(items: Iterable[_T]) -> _T:
+    """The first item that was seen before (``ValueError`` when none repeats).
+
+    >>> first_repeat([3, 1, 4, 1, 3])
+    1
+    """
+    seen: set[_T] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    raise ValueError("no item repeats")
+
+
+def all_found(values: list[_T | None]) -> TypeGuard[list[_T]]:
+    """Whether a list of look-ups found every one (holds no ``None``)."""
+    return None not in values
+
+
+def merge_ids(
+    flat: list[_K], whole: list[_K], vocab: Mapping[_K, int]
+) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """Merges given as their parts in order (``flat``, two a merge) and what each makes
+    (``whole``), looked up in ``vocab``: (the id pairs, the ids made), or None unless every
+    one is in it. Mapped in C (``map``), not merge by merge.
+
+    >>> merge_ids([b"a", b"b", b"ab", b"c"], [b"ab", b"abc"], {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    ([(0, 1), (3, 2)], [3, 4])
+    >>> merge_ids(["a", "x"], ["ax"], {"a": 0}) is None
+    True
+    """
+    get = vocab.get
     made = list(map(get, whole))
-    if None in made:
+    if not all_found(made):
         return None
     ids = list(map(get, flat))
-    if None in ids:
+    if not all_found(ids):
         return None
     pairs = iter(ids)
-    return list(zip(pairs, pairs)), made  # type: ignore[arg-type]
+    return list(zip(pairs, pairs)), made
 
 
 # The constructor calls made while a file loads, for core/io/load_cache.py: (factory, args,
@@ -417,7 +459,7 @@ def not_cacheable() -> None:
         calls.append(None)
 
 
-def build_tokenizer(path: Path | str, factory: Any, *args: Any, **kwargs: Any) -> Any:
+def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
     """Call the Tokenizer constructor, naming the file in any complaint it has."""
     try:
         tok = factory(*args, **kwargs)

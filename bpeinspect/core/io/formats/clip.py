@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.formats._common import (
     build_tokenizer,
     bytes_to_unicode,
@@ -101,18 +102,20 @@ def build(ids: dict[str, int], parts: list[tuple[str, str]], specials: dict[str,
     made: list[int] = []
     for n, (a, b) in enumerate(parts, 1):
         left, right, new = ids.get(a), ids.get(b), ids.get(a + b)
-        expect(left is not None and right is not None, path, f"merge {n} ({a} {b}) uses a token not in the vocabulary")
-        expect(new is not None, path, f"merge {n} ({a} {b}) makes a token not in the vocabulary")
-        merges.append((left, right))  # type: ignore[arg-type]
-        made.append(new)  # type: ignore[arg-type]
+        if left is None or right is None:
+            raise VocabularyError(f"{path}: merge {n} ({a} {b}) uses a token not in the vocabulary")
+        if new is None:
+            raise VocabularyError(f"{path}: merge {n} ({a} {b}) makes a token not in the vocabulary")
+        merges.append((left, right))
+        made.append(new)
     ranks: dict[bytes, int] = {}
     for token, i in ids.items():
         if token in specials:
             continue
         core, continues, ends = MARKS.parse(token)
-        data = bytes(map(_BYTE_OF.__getitem__, core)) if all(c in _BYTE_OF for c in core) else None
-        expect(data is not None, path, f"token {token!r} is not in GPT-2's byte alphabet")
-        ranks[MARKS.key(data, continues, ends)] = i  # type: ignore[arg-type]
+        if not all(c in _BYTE_OF for c in core):
+            raise VocabularyError(f"{path}: token {token!r} is not in GPT-2's byte alphabet")
+        ranks[MARKS.key(bytes(map(_BYTE_OF.__getitem__, core)), continues, ends)] = i
     expect("<|endoftext|>" in specials, path, "CLIP's vocabulary needs <|endoftext|>")
     return build_tokenizer(
         path,

@@ -29,10 +29,12 @@ import numpy as np
 from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import (
+    all_found,
     build_tokenizer,
     check_count,
     cut_at_spaces,
     expect,
+    merge_ids,
     open_binary,
     tokens_to_bytes,
 )
@@ -302,7 +304,8 @@ def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tok
 
 def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule | None = None) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
-    expect(model is not None, path, "the GGUF file has no tokenizer (no tokenizer.ggml.model)")
+    if model is None:
+        raise VocabularyError(f"{path}: the GGUF file has no tokenizer (no tokenizer.ggml.model)")
     if model in ("llama", "gemma4"):
         from bpeinspect.core.io.formats.sentencepiece import from_gguf, from_gguf_gemma4
 
@@ -319,11 +322,13 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
         )
     tokens = meta.get("tokenizer.ggml.tokens")
     merges_raw = meta.get("tokenizer.ggml.merges")
-    expect(isinstance(tokens, list) and tokens, path, "tokenizer.ggml.tokens is missing or not a list of strings")
-    expect(isinstance(merges_raw, list), path, "tokenizer.ggml.merges is missing or not a list of strings")
+    if not isinstance(tokens, list) or not tokens:
+        raise VocabularyError(f"{path}: tokenizer.ggml.tokens is missing or not a list of strings")
+    if not isinstance(merges_raw, list):
+        raise VocabularyError(f"{path}: tokenizer.ggml.merges is missing or not a list of strings")
     types = meta.get("tokenizer.ggml.token_type")
-    if types is not None:
-        expect(isinstance(types, array) and len(types) == len(tokens), path, "token_type does not match the tokens")
+    if types is not None and not (isinstance(types, array) and len(types) == len(tokens)):
+        raise VocabularyError(f"{path}: token_type does not match the tokens")
     # raw token text (UTF-8) -> its first id (built in reverse so the lowest id wins)
     index: dict[bytes, int] = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))
     specials: dict[str, int] = {}
@@ -351,14 +356,13 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
     # token wins (built in reverse); entries outside the byte alphabet are unused/odd ones
     # that byte-level BPE can never produce
     blobs = tokens_to_bytes(texts if isinstance(normal, range) else list(map(texts.__getitem__, normal)))
-    if None in blobs:
-        kept = [(b, i) for b, i in zip(blobs, normal) if b is not None]
-        ranks: dict[bytes, int] = dict(reversed(kept))
+    if all_found(blobs):
+        ranks: dict[bytes, int] = dict(zip(reversed(blobs), reversed(normal)))
     else:
-        ranks = dict(zip(reversed(blobs), reversed(normal)))  # type: ignore[arg-type]
-    merges, made = _parse_merges(merges_raw, index, path)
-    if not set(made) <= set(ranks.values()):  # a merge makes a token that is not a normal one
-        made = None
+        ranks = dict(reversed([(b, i) for b, i in zip(blobs, normal) if b is not None]))
+    merges, parsed_made = _parse_merges(merges_raw, index, path)
+    # None where a merge makes a token that is not a normal one
+    made = parsed_made if set(parsed_made) <= set(ranks.values()) else None
     if len(set(merges)) != len(merges):  # llama.cpp keeps the last rank of a repeated pair
         last = {p: n for n, p in enumerate(merges)}
         keep = [last[p] == n for n, p in enumerate(merges)]
@@ -423,8 +427,6 @@ def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> tupl
     >>> _parse_merges([b"a b", b"ab c"], {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}, Path("x"))
     ([(0, 1), (3, 2)], [3, 4])
     """
-    get = index.get
-    n = len(raw)
     cut = cut_at_spaces(raw, b" ", b"\0")
     if cut is not None:
         flat, whole = cut
@@ -435,10 +437,8 @@ def _parse_merges(raw: list[bytes], index: dict[bytes, int], path: Path) -> tupl
             raise VocabularyError(f"{path}: merge {k} is not 'left right'")
         flat = list(chain.from_iterable(split))
         whole = list(map(add, flat[0::2], flat[1::2]))
-    ids = list(map(get, flat))
-    made = list(map(get, whole))
-    if None in ids or None in made:
-        k = next(k for k in range(n) if ids[2 * k] is None or ids[2 * k + 1] is None or made[k] is None)
+    found = merge_ids(flat, whole, index)
+    if found is None:
+        k = next(k for k in range(len(raw)) if not all(t in index for t in (flat[2 * k], flat[2 * k + 1], whole[k])))
         raise VocabularyError(f"{path}: merge {k} uses or makes a token not in the vocabulary")
-    pairs = iter(ids)
-    return list(zip(pairs, pairs)), made  # type: ignore[arg-type]
+    return found

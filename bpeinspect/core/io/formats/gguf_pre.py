@@ -22,14 +22,9 @@ not know is refused (llama.cpp refuses it too), unless the caller chooses a spli
 
 from __future__ import annotations
 
-from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.split.rules import (
-    LLAMA3_PATTERN,
-    O200K_PATTERN,
-    PRESETS,
-    Split,
-    SplitRule,
-)
+from bpeinspect.core.errors import UnknownPreTokenizerError, VocabularyError
+from bpeinspect.core.split.patterns import LLAMA3_PATTERN, O200K_PATTERN
+from bpeinspect.core.split.rules import PRESETS, Split, SplitRule
 
 GPT2_SPLIT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"""
 QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
@@ -201,10 +196,6 @@ def rstrip_tokens(model_name: str, specials: dict[str, int], added: dict[str, in
     return (set(specials) | set(added) | ({"</s>"} & set(specials))) - {"<unk>", "<s>", "<|endoftext|>"}
 
 
-class UnknownPreTokenizerError(VocabularyError):
-    """A ``tokenizer.ggml.pre`` name whose split rule bpeinspect does not know."""
-
-
 def rule_for_pre(name: str | None, source: str = "") -> tuple[SplitRule, bool]:
     """``(split rule, ignore_merges)`` for a ``tokenizer.ggml.pre`` name.
 
@@ -229,5 +220,6 @@ def rule_for_pre(name: str | None, source: str = "") -> tuple[SplitRule, bool]:
     if regexes == ("gpt2",):
         regexes = (GPT2_SPLIT,)
     # llama.cpp runs Kimi-K2's and AFMoE's splits as custom code, written here as regexes of the regex module
-    unicode = "" if key in CUSTOM_CODE else "llama"
-    return SplitRule(tuple(Split(r) for r in regexes), name=key, unicode=unicode), ignore_merges
+    return SplitRule(
+        tuple(Split(r) for r in regexes), name=key, unicode="" if key in CUSTOM_CODE else "llama"
+    ), ignore_merges

@@ -126,9 +126,10 @@ def load(path: Path, **_: Any) -> Tokenizer:
             specials[text] = i
             continue
         b = token_to_bytes(text)
-        expect(b is not None, enc_path, f"token {text!r} is not in GPT-2's byte alphabet")
+        if b is None:
+            raise VocabularyError(f"{enc_path}: token {text!r} is not in GPT-2's byte alphabet")
         expect(b not in ranks, enc_path, f"token {text!r} appears twice")
-        ranks[b] = i  # type: ignore[index]
+        ranks[b] = i
     last = {p: n for n, p in enumerate(merges)}
     merges = [p for n, p in enumerate(merges) if last[p] == n]
     orphans = sum(1 for t in encoder if t not in made and t not in specials and len(t) > 1)

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import MappedMerges, build_tokenizer, expect, map_merges
+from bpeinspect.core.io.formats._common import MappedMerges, build_tokenizer, expect, first_repeat, map_merges
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE
+from bpeinspect.core.tokenizer import Tokenizer
 
 
 class PrependUnlessPresent(Prepend):
@@ -81,7 +82,7 @@ def check_bpe_options(model: dict, path: Path | str, *, word_marks: bool = False
 
 def from_dict(
     obj: dict, path: Path | str, specials: dict[str, int], added: dict[str, int], options: dict | None = None
-) -> SentencePieceBPE:
+) -> Tokenizer:
     model = obj["model"]
     check_bpe_options(model, path)
     vocab = model.get("vocab")
@@ -154,33 +155,30 @@ def from_dict(
     )
     del decoders
     p = Path(path)
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            pieces,
-            kinds,
-            merges=merges,
-            merge_results=made,
-            normalizer=sequence(rest_steps),
-            first_normalizer=sequence(first_steps),
-            special_tokens=specials,
-            added_tokens=added,
-            added_options=options,
-            added_normalizer=norm,
-            byte_fallback=bool(model.get("byte_fallback")),
-            unk_id=unk_id,
-            fuse_unk=bool(model.get("fuse_unk")),
-            flavour="huggingface",
-            strip_leading_space=strip,
-            ignore_merges=bool(model.get("ignore_merges")),
-            split_before_space=split_words,
-            piece_ids=piece_ids,
-            name=name_for(p, file_stem(p)),
-            source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        pieces,
+        kinds,
+        merges=merges,
+        merge_results=made,
+        normalizer=sequence(rest_steps),
+        first_normalizer=sequence(first_steps),
+        special_tokens=specials,
+        added_tokens=added,
+        added_options=options,
+        added_normalizer=norm,
+        byte_fallback=bool(model.get("byte_fallback")),
+        unk_id=unk_id,
+        fuse_unk=bool(model.get("fuse_unk")),
+        flavour="huggingface",
+        strip_leading_space=strip,
+        ignore_merges=bool(model.get("ignore_merges")),
+        split_before_space=split_words,
+        piece_ids=piece_ids,
+        name=name_for(p, file_stem(p)),
+        source=f"{path} (Hugging Face tokenizer.json, SentencePiece-style BPE)",
+    )
 
 
 # every spelling of a byte piece that byte_of_piece reads (hex digits in either case)
@@ -202,8 +200,7 @@ def _pieces(vocab: dict[str, Any], path: Path | str) -> tuple[list[str | None], 
     else:
         by_id = dict(zip(ids, vocab))
         if len(by_id) != len(ids):
-            seen: set[int] = set()
-            dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+            dup = first_repeat(ids)
             raise VocabularyError(f"{path}: two tokens share id {dup}")
         pieces = list(map(by_id.get, range(n)))
     kinds = [NORMAL] * n

@@ -37,9 +37,11 @@ from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.formats import hf_sentencepiece
 from bpeinspect.core.io.formats._common import (
     MappedMerges,
+    all_found,
     build_tokenizer,
     bytes_to_token,
     expect,
+    first_repeat,
     map_merges,
     not_cacheable,
     parse_json,
@@ -50,11 +52,12 @@ from bpeinspect.core.io.formats._common import (
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Normalizer, UnsupportedNormalizer, from_hf, to_hf
 from bpeinspect.core.specials import PLAIN, AddedOptions
-from bpeinspect.core.split.rules import GPT2_PATTERN, PRESETS, R50K_PATTERN, Split, SplitRule, resolve_rule
+from bpeinspect.core.split.patterns import GPT2_PATTERN, R50K_PATTERN
+from bpeinspect.core.split.rules import PRESETS, Behavior, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.word_marks import WordMarks
 
-BEHAVIORS = {
+BEHAVIORS: dict[str, Behavior] = {
     "Isolated": "isolated",
     "Removed": "removed",
     "MergedWithPrevious": "merged_with_previous",
@@ -144,7 +147,8 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         name=_name_for(path),
         source=f"{path} (Hugging Face tokenizer.json)",
         normalizer=normalizer,
-        **({} if marks is None else {"word_marks": marks, "unk_id": _unk_id(model, vocab, path)}),
+        word_marks=marks,
+        unk_id=None if marks is None else _unk_id(model, vocab, path),
     )
 
 
@@ -245,14 +249,16 @@ def split_rule_from_pre_tokenizer(pt: Any, path: Path | str = "<tokenizer.json>"
                 splits.append(Split(BYTELEVEL_PATTERN))
         elif kind == "Split":
             pat = step.get("pattern")
-            expect(isinstance(pat, dict) and len(pat) == 1, path, "Split pre-tokenizer without a pattern")
+            if not isinstance(pat, dict) or len(pat) != 1:
+                raise VocabularyError(f"{path}: Split pre-tokenizer without a pattern")
             ((pk, pv),) = pat.items()
             expect(pk in ("Regex", "String") and isinstance(pv, str), path, f"Split pattern {pat!r} is not understood")
             pattern = pv if pk == "Regex" else regex.escape(pv)
             raw_behavior = step.get("behavior", "Isolated")
             behavior = BEHAVIORS.get(raw_behavior) if isinstance(raw_behavior, str) else None
-            expect(behavior is not None, path, f"Split behavior {step.get('behavior')!r} is not understood")
-            splits.append(Split(pattern, behavior, bool(step.get("invert", False))))  # type: ignore[arg-type]
+            if behavior is None:
+                raise VocabularyError(f"{path}: Split behavior {raw_behavior!r} is not understood")
+            splits.append(Split(pattern, behavior, bool(step.get("invert", False))))
         elif kind == "Digits":
             splits.append(Split(r"\p{N}", "isolated" if step.get("individual_digits") else "contiguous"))
         else:
@@ -324,15 +330,13 @@ def _ranks(vocab: dict[str, Any], skip: set[int], path: Path | str) -> tuple[dic
         tokens, ids = list(compress(tokens, keep)), list(compress(ids, keep))
     blobs = tokens_to_bytes(tokens)
     unmapped: list[str] = []
-    if None in blobs:
+    if all_found(blobs):  # the usual case: every token is in the alphabet
+        ranks = dict(zip(blobs, ids))
+    else:
         unmapped = [t for t, b in zip(tokens, blobs) if b is None]
         ranks = {b: i for b, i in zip(blobs, ids) if b is not None}
-    else:  # the usual case: every token is in the alphabet
-        ranks = dict(zip(blobs, ids))  # type: ignore[arg-type]
     if len(ranks) != len(blobs) - len(unmapped):
-        kept = [(b, i) for b, i in zip(blobs, ids) if b is not None]
-        seen: set[bytes] = set()
-        dup = next(b for b, _ in kept if b in seen or seen.add(b))  # type: ignore[func-returns-value]
+        dup = first_repeat(b for b in blobs if b is not None)
         raise VocabularyError(f"{path}: token {bytes_to_token(dup)!r} appears twice")
     return ranks, unmapped
 
@@ -378,7 +382,8 @@ def _marked_merges(
             f"merge {n} ({m!r}) is not 'left right' or [left, right]",
         )
         a, b, new = vocab.get(parts[0]), vocab.get(parts[1]), vocab.get(marks.merged(*parts))
-        expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
+        if a is None or b is None:
+            raise VocabularyError(f"{path}: merge {n} ({m!r}) uses a token not in the vocabulary")
         if new is None:
             why = (
                 f" (the continuing_subword_prefix {marks.prefix!r} dropped from its right part)" if marks.prefix else ""
@@ -386,7 +391,7 @@ def _marked_merges(
             raise VocabularyError(
                 f"{path}: merge {n} ({m!r}) makes {marks.merged(*parts)!r}, not in the vocabulary{why}"
             )
-        pairs.append((a, b))  # type: ignore[arg-type]
+        pairs.append((a, b))
         made.append(new)
     return pairs, made
 
@@ -420,9 +425,10 @@ def _checked_merges(items: list, vocab: dict[str, int], path: Path | str) -> tup
             f"merge {n} ({m!r}) is not 'left right' or [left, right]",
         )
         a, b = vocab.get(parts[0]), vocab.get(parts[1])
-        expect(a is not None and b is not None, path, f"merge {n} ({m!r}) uses a token not in the vocabulary")
+        if a is None or b is None:
+            raise VocabularyError(f"{path}: merge {n} ({m!r}) uses a token not in the vocabulary")
         expect(parts[0] + parts[1] in vocab, path, f"merge {n} ({m!r}) makes a token not in the vocabulary")
-        pairs.append((a, b))  # type: ignore[arg-type]
+        pairs.append((a, b))
         made.append(vocab[parts[0] + parts[1]])
     return pairs, made
 
@@ -496,7 +502,7 @@ def to_dict(tok: Tokenizer) -> dict:
         "model": {
             "type": "BPE",
             "dropout": None,
-            "unk_token": None if tok.unk_id is None else _unk_text(tok),
+            "unk_token": None if tok.unk_id is None else _unk_text(tok, tok.unk_id),
             "continuing_subword_prefix": marks.prefix or None if marks is not None else None,
             "end_of_word_suffix": marks.suffix or None if marks is not None else None,
             "fuse_unk": False,
@@ -508,12 +514,11 @@ def to_dict(tok: Tokenizer) -> dict:
     }
 
 
-def _unk_text(tok: Tokenizer) -> str:
-    i = tok.unk_id
+def _unk_text(tok: Tokenizer, i: int) -> str:
     for text, j in (*tok.special_tokens.items(), *tok.added_tokens.items()):
         if j == i:
             return text
-    return bytes_to_token(tok.token_bytes(i))  # type: ignore[arg-type]
+    return bytes_to_token(tok.token_bytes(i))
 
 
 def dumps(tok_or_dict: Tokenizer | dict) -> bytes:

@@ -32,6 +32,7 @@ from bpeinspect.core.io.formats.gguf_pre import promote_control_looking, rstrip_
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
 from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SentencePieceBPE, SqueezeSpaces
+from bpeinspect.core.tokenizer import Tokenizer
 
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "word", 4: "character"}
 _PIECE_TYPES = {1, 2, 3, 4, 5, 6}
@@ -66,12 +67,13 @@ def fields(data: bytes) -> list[tuple[int, int, Any]]:
     >>> fields(b"\\x08\\x96\\x01\\x12\\x02hi")
     [(1, 0, 150), (2, 2, b'hi')]
     """
-    out = []
+    out: list[tuple[int, int, Any]] = []
     pos = 0
     n = len(data)
     while pos < n:
         key, pos = _varint(data, pos)
         num, wire = key >> 3, key & 7
+        val: int | bytes
         if wire == 0:
             val, pos = _varint(data, pos)
         elif wire == 1:
@@ -248,12 +250,12 @@ def looks_like(head: bytes) -> bool:
     return bool(sub) and sub[0][0] == 1 and sub[0][1] == 2 and all(n in (1, 2, 3) for n, _, _ in sub)
 
 
-def load(path: Path, **_: Any) -> SentencePieceBPE:
+def load(path: Path, **_: Any) -> Tokenizer:
     """A tokenizer from a SentencePiece ``.model`` file; only BPE models are accepted."""
     return from_model(parse_model(read_bytes_limited(path), path), path)
 
 
-def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
+def from_model(m: ModelProto, path: Path | str) -> Tokenizer:
     expect(bool(m.pieces), path, "the SentencePiece model has no pieces")
     if m.model_type != 2:
         kind = MODEL_TYPES.get(m.model_type, f"type {m.model_type}")
@@ -280,31 +282,29 @@ def from_model(m: ModelProto, path: Path | str) -> SentencePieceBPE:
     specials = {m.pieces[i]: i for i in special_ids if m.pieces[i]}
     unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
     name = name_for(path, file_stem(path))
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            m.pieces,
-            m.types,
-            scores=m.scores,
-            normalizer=sequence(steps),
-            special_tokens=specials,
-            byte_fallback=m.byte_fallback,
-            unk_id=unk,
-            flavour="sentencepiece",
-            strip_leading_space=m.add_dummy_prefix,
-            name=name,
-            source=f"{path} (SentencePiece BPE model)",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        m.pieces,
+        m.types,
+        scores=m.scores,
+        normalizer=sequence(steps),
+        special_tokens=specials,
+        byte_fallback=m.byte_fallback,
+        unk_id=unk,
+        flavour="sentencepiece",
+        strip_leading_space=m.add_dummy_prefix,
+        name=name,
+        source=f"{path} (SentencePiece BPE model)",
+    )
 
 
 def _gguf_vocab(meta: dict[str, Any], path: Path) -> tuple[list[str], list[int], dict[str, int], dict[str, int], str]:
     """Pieces, their types, the special ones (control, unknown), the added ones (user-defined,
     which llama.cpp always cuts out of the text) and the model's name."""
     tokens = meta.get("tokenizer.ggml.tokens")
-    expect(isinstance(tokens, list) and tokens, path, "tokenizer.ggml.tokens is missing or not a list of strings")
+    if not isinstance(tokens, list) or not tokens:
+        raise VocabularyError(f"{path}: tokenizer.ggml.tokens is missing or not a list of strings")
     types = meta.get("tokenizer.ggml.token_type")
     expect(types is None or len(types) == len(tokens), path, "token_type does not match the tokens")
     pieces = _decode_all(tokens)
@@ -331,7 +331,7 @@ def _gguf_vocab(meta: dict[str, Any], path: Path) -> tuple[list[str], list[int],
     return pieces, kinds, specials, added, name
 
 
-def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
+def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> Tokenizer:
     """A tokenizer from GGUF metadata with ``tokenizer.ggml.model = gemma4`` (llama.cpp's BPE over
     ``▁`` pieces): the file's merges in order, spaces as ``▁`` and no prefix, runs of newlines
     apart (looked up whole), ``<0xXX>`` tokens for what no token covers."""
@@ -350,26 +350,23 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
             merges += got[0]
             made += got[1]
     del merges_raw
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            pieces,
-            kinds,
-            merges=merges,
-            merge_results=made,
-            normalizer=Replace(" ", "▁"),
-            special_tokens=specials,
-            added_tokens=added,
-            byte_fallback=True,
-            flavour="llama.cpp",
-            newline_words=True,
-            piece_ids=index,
-            name=name,
-            source=f"{path} (GGUF, SentencePiece-style BPE with merges 'gemma4')",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        pieces,
+        kinds,
+        merges=merges,
+        merge_results=made,
+        normalizer=Replace(" ", "▁"),
+        special_tokens=specials,
+        added_tokens=added,
+        byte_fallback=True,
+        flavour="llama.cpp",
+        newline_words=True,
+        piece_ids=index,
+        name=name,
+        source=f"{path} (GGUF, SentencePiece-style BPE with merges 'gemma4')",
+    )
 
 
 _MERGES_AT_ONCE = 1 << 16
@@ -438,7 +435,7 @@ def _gguf_merges(texts: list[str], index: dict[str, int]) -> tuple[list[tuple[in
     return merges, results
 
 
-def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
+def from_gguf(meta: dict[str, Any], path: Path) -> Tokenizer:
     """A tokenizer from GGUF metadata with ``tokenizer.ggml.model = llama`` (llama.cpp's SPM).
 
     Encodes as llama.cpp's ``llm_tokenizer_spm``: merges by score over every token, a space
@@ -448,37 +445,34 @@ def from_gguf(meta: dict[str, Any], path: Path) -> SentencePieceBPE:
 
     pieces, kinds, specials, added, name = _gguf_vocab(meta, path)
     scores = meta.get("tokenizer.ggml.scores")
-    expect(
-        isinstance(scores, array) and len(scores) == len(pieces),
-        path,
-        "tokenizer.ggml.scores is missing or does not match the tokens (llama.cpp's SentencePiece needs them)",
-    )
+    if not isinstance(scores, array) or len(scores) != len(pieces):
+        raise VocabularyError(
+            f"{path}: tokenizer.ggml.scores is missing or does not match the tokens (llama.cpp's SentencePiece "
+            "needs them)"
+        )
     prefix = meta.get("tokenizer.ggml.add_space_prefix", True)
     steps = [Prepend(" ") if prefix else None, Replace(" ", "▁")]
     unk = meta.get("tokenizer.ggml.unknown_token_id")
     own = meta.get("general.name")
     own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else ""
     rstrip = rstrip_tokens(own, specials, added)  # llama.cpp's attributes for Phi-3
-    try:
-        return build_tokenizer(
-            path,
-            SentencePieceBPE,
-            pieces,
-            kinds,
-            scores=list(scores),
-            normalizer=sequence(steps),
-            special_tokens=specials,
-            added_tokens=added,
-            added_options={t: (False, True, False, False) for t in rstrip},
-            byte_fallback=True,
-            unk_id=unk if isinstance(unk, int) and 0 <= unk < len(pieces) else None,
-            flavour="llama.cpp",
-            strip_leading_space=bool(prefix),
-            name=name,
-            source=f"{path} (GGUF, SentencePiece-style BPE 'llama')",
-        )
-    except ValueError as exc:
-        raise VocabularyError(f"{path}: {exc}") from None
+    return build_tokenizer(
+        path,
+        SentencePieceBPE,
+        pieces,
+        kinds,
+        scores=list(scores),
+        normalizer=sequence(steps),
+        special_tokens=specials,
+        added_tokens=added,
+        added_options={t: (False, True, False, False) for t in rstrip},
+        byte_fallback=True,
+        unk_id=unk if isinstance(unk, int) and 0 <= unk < len(pieces) else None,
+        flavour="llama.cpp",
+        strip_leading_space=bool(prefix),
+        name=name,
+        source=f"{path} (GGUF, SentencePiece-style BPE 'llama')",
+    )
 
 
 __all__ = ["BYTE", "ModelProto", "fields", "from_gguf", "from_model", "load", "looks_like", "parse_model"]

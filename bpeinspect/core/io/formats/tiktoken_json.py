@@ -54,8 +54,11 @@ def looks_like_module(head: bytes) -> bool:
 
 def _object_of_module(data: bytes, path: Path | str) -> bytes:
     m = _MODULE_HEAD.match(data)
-    expect(m is not None, path, "not a js-tiktoken ranks module (no 'export default {' or 'module.exports = {')")
-    body = data[m.end() :].rstrip().rstrip(b";").rstrip()  # type: ignore[union-attr]
+    if m is None:
+        raise VocabularyError(
+            f"{path}: not a js-tiktoken ranks module (no 'export default {{' or 'module.exports = {{')"
+        )
+    body = data[m.end() :].rstrip().rstrip(b";").rstrip()
     expect(body.endswith(b"}"), path, "the ranks module does not end with its object")
     return body
 
@@ -119,12 +122,6 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         rule = resolve_rule(pattern).with_hf_unicode()  # tiktoken's engine sees Unicode as Hugging Face's does
     except PatternError as exc:
         raise VocabularyError(f"{path}: pat_str: {exc}") from None
-    return build_tokenizer(
-        path,
-        Tokenizer,
-        ranks,
-        pattern=rule,
-        special_tokens=specials,
-        name=name_for(Path(path), file_stem(Path(path))),
-        source=f"{path} (tiktoken JSON encoder)",
-    )
+    name = name_for(Path(path), file_stem(Path(path)))
+    source = f"{path} (tiktoken JSON encoder)"
+    return build_tokenizer(path, Tokenizer, ranks, pattern=rule, special_tokens=specials, name=name, source=source)

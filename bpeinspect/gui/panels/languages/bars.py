@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterator
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.analysis.stats import StatsTable, TextStats
+from bpeinspect.core.analysis import CorpusStats, StatsTable, TextStats
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.export import baseline_name, premium_text
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
@@ -26,6 +25,14 @@ METRICS: dict[str, tuple[str, str, Callable[[TextStats], float]]] = {
     "chars_per_token": ("Characters per token", "characters per token", lambda r: r.chars_per_token),
     "premium": ("Premium vs baseline", "tokens ÷ baseline tokens", lambda r: r.premium or 0.0),
 }
+
+
+def _cell(table: StatsTable, tokenizer: str, source: str) -> TextStats:
+    """The row of ``tokenizer`` on ``source``: every tokenizer measures every text."""
+    row = table.get(tokenizer, source)
+    if row is None:
+        raise KeyError(f"{tokenizer} has no figures for {source}")
+    return row
 
 
 class BarsPage(PlotPage):
@@ -47,7 +54,7 @@ class BarsPage(PlotPage):
         bar.addWidget(self.metric_box)
         bar.addWidget(self.sort_box)
         bar.addStretch(1)
-        self.layout().insertLayout(0, bar)
+        self.box.insertLayout(0, bar)
         self.item.getViewBox().setMouseEnabled(x=True, y=False)
         self.order: list[str] = []  # text codes along the x axis
         self.bars: list[pg.BarGraphItem] = []
@@ -55,7 +62,7 @@ class BarsPage(PlotPage):
     def set_metric(self, key: str) -> None:
         self.metric_box.setCurrentIndex(self.metric_box.findData(key))
 
-    def metric(self) -> str:
+    def measure(self) -> str:
         return self.metric_box.currentData()
 
     def empty_reason(self, stats: CorpusStats | None) -> str:
@@ -68,7 +75,7 @@ class BarsPage(PlotPage):
             )
         if not len(stats.corpus):
             return "No language passes the filters."
-        if self.metric() == "premium" and stats.baseline is None:
+        if self.measure() == "premium" and stats.baseline is None:
             return "Premiums need a baseline: choose a language to compare with."
         return ""
 
@@ -79,7 +86,7 @@ class BarsPage(PlotPage):
 
     def draw(self, stats: CorpusStats, c: UiColors) -> Iterator[None]:
         table = stats.table()
-        _, axis_label, value = METRICS[self.metric()]
+        _, axis_label, value = METRICS[self.measure()]
         labels = table.tokenizers
         self.order = self._sorted(table, value)
         n = len(labels)
@@ -87,7 +94,7 @@ class BarsPage(PlotPage):
         xs_all, ys_all, keys = [], [], []
         for k, label in enumerate(labels):
             xs = [i - 0.4 + width * (k + 0.5) for i in range(len(self.order))]
-            hs = [value(table.get(label, src)) for src in self.order]
+            hs = [value(_cell(table, label, src)) for src in self.order]
             bar = pg.BarGraphItem(
                 x=xs, height=hs, width=width * 0.92, brush=c.series[k % len(c.series)], pen=pg.mkPen(None), name=label
             )
@@ -98,20 +105,20 @@ class BarsPage(PlotPage):
             ys_all += hs
             keys += [(src, label) for src in self.order]
         self.targets.set(xs_all, ys_all, keys)
-        if self.metric() == "premium":
+        if self.measure() == "premium":
             self.guide(1.0)
         self.item.getAxis("bottom").setTicks([[(i, src) for i, src in enumerate(self.order)]])
         self.item.getAxis("left").setTicks(None)
         top = max((h for b in self.bars for h in b.opts["height"]), default=1.0)
         self.item.setXRange(-0.6, len(self.order) - 0.4, padding=0)
         self.item.setYRange(0, top * 1.12, padding=0)
-        self.set_labels(f"{METRICS[self.metric()][0]} per text", axis_label, "text")
+        self.set_labels(f"{METRICS[self.measure()][0]} per text", axis_label, "text")
 
     def _sorted(self, table: StatsTable, value: Callable[[TextStats], float]) -> list[str]:
         if self.sort_box.currentData() == "name":
             return sorted(table.sources)
         first = table.tokenizers[0]
-        return sorted(table.sources, key=lambda s: (value(table.get(first, s)), s))
+        return sorted(table.sources, key=lambda s: (value(_cell(table, first, s)), s))
 
     def bar_at(self, x: float, y: float) -> tuple[str, str] | None:
         """``(tokenizer, text code)`` of the bar under view coordinates ``(x, y)``."""

@@ -2,9 +2,10 @@
 the same three ways from every page: PNG, SVG and CSV, atomically.
 
 A page gives a *renderer*, ``render(painter, size)``, that draws what it shows into a painter
-of the given size (a plot draws its scene, a table its widget); :func:`write_png` and
-:func:`write_svg` run it into an image or an SVG file. CSV text (:func:`csv_text`) is written
-by :func:`write_text`, on the worker when the view asks for it.
+of the given size (a plot draws its scene, a table its widget); :func:`draw_png` and
+:func:`write_svg` run it into an image or an SVG file, and :func:`save_image` writes the image
+as a PNG, on the worker when the view asks for it, as :func:`write_text` writes CSV text
+(:func:`csv_text`).
 
 >>> premium_text(2.3), premium_text(17.754), share_text(0.4138)
 ('2.30×', '17.75×', '41 %')
@@ -22,13 +23,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, QSize
-from PySide6.QtGui import QColor, QImage, QPaintDevice, QPainter
+from PySide6.QtGui import QColor, QImage, QImageWriter, QPaintDevice, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
-from bpeinspect.core.analysis.corpus import Language
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.io.atomic import atomic_path
+from bpeinspect.core.analysis import CorpusStats, Language
+from bpeinspect.core.io import atomic_path
 from bpeinspect.gui.overlay.palette import app_colors
 
 Renderer = Callable[[QPainter, QSize], None]
@@ -80,7 +80,7 @@ def premium_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
     """Ticks of a log2 premium axis from ``lo`` to ``hi`` (premiums): powers of two, labelled ``2×``."""
     a = math.floor(math.log2(max(lo, 1 / 64)))
     b = math.ceil(math.log2(max(hi, 1.0)))
-    major = [(k, f"{2.0**k:g}×") for k in range(min(a, 0), max(b, 1) + 1)]
+    major: list[tuple[float, str]] = [(k, f"{2.0**k:g}×") for k in range(min(a, 0), max(b, 1) + 1)]
     minor = [(math.log2(m * 2.0**k), "") for k in range(min(a, 0), max(b, 1)) for m in (1.5,)]
     return [major, minor]
 
@@ -112,15 +112,22 @@ def paint(device: QPaintDevice, render: Renderer, size: QSize) -> None:
         painter.end()
 
 
-def write_png(path: str | os.PathLike[str], render: Renderer, size: QSize, *, scale: int = 2) -> None:
-    """``render`` at ``scale`` times ``size`` into a PNG file."""
+def draw_png(render: Renderer, size: QSize, *, scale: int = 2) -> QImage:
+    """``render`` at ``scale`` times ``size`` into an image (on the GUI thread: it draws widgets)."""
     image = QImage(size * scale, QImage.Format.Format_ARGB32)
     image.setDevicePixelRatio(scale)
     image.fill(QColor(app_colors().plot_bg))
     paint(image, render, size)
+    return image
+
+
+def save_image(path: str | os.PathLike[str], image: QImage) -> str:
+    """Write ``image`` as a PNG file, atomically; returns the path. A worker may run it:
+    compressing a big picture takes a while, and a QImage needs no GUI thread."""
     with atomic_path(path, suffix=Path(path).suffix) as tmp:
-        if not image.save(str(tmp), "PNG"):
+        if not QImageWriter(str(tmp), b"png").write(image):
             raise OSError("could not write the PNG")
+    return str(path)
 
 
 def write_svg(path: str | os.PathLike[str], render: Renderer, size: QSize, *, title: str = "") -> None:
@@ -163,7 +170,8 @@ __all__ = [
     "premium_ticks",
     "share_text",
     "widget_renderer",
-    "write_png",
+    "draw_png",
+    "save_image",
     "write_svg",
     "write_text",
 ]

@@ -15,7 +15,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QWidget
 
 if TYPE_CHECKING:
-    from bpeinspect.core.analysis.corpus import Corpus, Language
+    from bpeinspect.core.analysis import Corpus, Language
 
 # the corpus box: source -> text ("folder:PATH" is the user's own folder)
 SOURCES = {

@@ -15,8 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.analysis.worldmap import coastline_xy
+from bpeinspect.core.analysis import CorpusStats, coastline_xy
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.export import baseline_name, premium_text
 from bpeinspect.gui.panels.languages.plotbase import PlotPage

@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QCursor, QPainter
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.fairness import CorpusStats
+from bpeinspect.core.analysis import CorpusStats
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
 from bpeinspect.gui.panels.languages.export import Renderer, csv_text, language_tooltip
 
@@ -40,7 +40,9 @@ class Targets:
         self.y = np.empty(0)
         self.keys: list[tuple[str, str]] = []
 
-    def set(self, x: Sequence[float], y: Sequence[float], keys: Sequence[tuple[str, str]]) -> None:
+    def set(
+        self, x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, keys: Sequence[tuple[str, str]]
+    ) -> None:
         self.x = np.asarray(x, dtype=float)
         self.y = np.asarray(y, dtype=float)
         self.keys = list(keys)
@@ -80,7 +82,7 @@ class PlotPage(QWidget):
         self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.note.setWordWrap(True)
         self.note.hide()
-        lay = QVBoxLayout(self)
+        self.box = lay = QVBoxLayout(self)  # pages put their controls above the plot
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.note)
         lay.addWidget(self.plot, 1)
@@ -91,7 +93,7 @@ class PlotPage(QWidget):
 
     # -- data ------------------------------------------------------------------------------------
 
-    def set_stats(self, stats: CorpusStats | None, focus: str | None) -> None:
+    def set_stats(self, stats: CorpusStats | None, focus: str | None = None) -> None:
         self.stats, self.focus = stats, focus
         self.redraw()
 

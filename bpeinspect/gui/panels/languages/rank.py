@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
-from bpeinspect.core.analysis.fairness import METRICS, CorpusStats, percentile
+from bpeinspect.core.analysis import METRICS, CorpusStats, percentile
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.export import baseline_name, log2_premium, premium_text, premium_ticks
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
@@ -36,9 +36,10 @@ class RankPage(PlotPage):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.metric = "premium"
-        self.metric_box = QComboBox(
-            toolTip="what the languages are ranked by (fertility, Rényi efficiency and "
+        self.measure = "premium"
+        self.metric_box = QComboBox()
+        self.metric_box.setToolTip(
+            "what the languages are ranked by (fertility, Rényi efficiency and "
             "utilization: the corpus measures, counted when first chosen)"
         )
         for key, label in METRICS.items():
@@ -49,28 +50,28 @@ class RankPage(PlotPage):
         row.addWidget(QLabel("Rank by"))
         row.addWidget(self.metric_box)
         row.addStretch(1)
-        self.layout().insertLayout(0, row)
+        self.box.insertLayout(0, row)
         self.item.getViewBox().setMouseEnabled(x=True, y=False)
 
     def set_metric(self, metric: str) -> None:
         """Rank by ``metric`` (a key of :data:`METRICS`)."""
-        if metric == self.metric:
+        if metric == self.measure:
             return
-        self.metric = metric
+        self.measure = metric
         self.metric_box.setCurrentIndex(self.metric_box.findData(metric))
         if metric in MEASURED:
             self.metricChosen.emit(metric)
         self.redraw()
 
     def empty_reason(self, stats: CorpusStats | None) -> str:
-        if self.metric == "premium" or stats is None or not stats.tokenizers:
+        if self.measure == "premium" or stats is None or not stats.tokenizers:
             return super().empty_reason(stats)
-        if self.metric in MEASURED and not stats.has_measures():
+        if self.measure in MEASURED and not stats.has_measures():
             return "Measuring the corpus: fertility, Rényi efficiency and utilization need each text's token ids…"
         return "No language passes the filters." if not len(stats.corpus) else ""
 
     def draw(self, stats: CorpusStats, c: UiColors) -> Iterator[None]:
-        if self.metric != "premium":
+        if self.measure != "premium":
             yield from self._draw_metric(stats)
             return
         hi, n = 1.0, 1
@@ -128,8 +129,8 @@ class RankPage(PlotPage):
         if ys:
             lo, hi = min(ys), max(ys)
             self.item.setYRange(min(lo, 0.0), hi * 1.05 if hi > 0 else 1.0, padding=0)
-        label = METRICS[self.metric]
-        note = " (not defined where words are not separated by spaces)" if self.metric == "fertility" else ""
+        label = METRICS[self.measure]
+        note = " (not defined where words are not separated by spaces)" if self.measure == "fertility" else ""
         self.set_labels(
             f"{label[:1].upper()}{label[1:]}, languages from the highest down{note}", label, "rank (1 = highest)"
         )
@@ -138,8 +139,8 @@ class RankPage(PlotPage):
         """The codes and figures of one line, the highest first (premiums without the baseline)."""
         stats = stats or self.stats
         assert stats is not None
-        s = stats.metric_series(tokenizer, self.metric)
-        keep = [i for i, code in enumerate(s.codes) if code != stats.baseline or self.metric != "premium"]
+        s = stats.metric_series(tokenizer, self.measure)
+        keep = [i for i, code in enumerate(s.codes) if code != stats.baseline or self.measure != "premium"]
         return [s.codes[i] for i in keep], [s.premiums[i] for i in keep]
 
     def heading(self, code: str, tokenizer: str) -> str:
@@ -152,7 +153,7 @@ class RankPage(PlotPage):
             for rank, (code, p) in enumerate(zip(*self.ranked(tok, stats)), 1):
                 lang = stats.corpus.language(code)
                 rows.append([tok, rank, code, lang.name, lang.script, p])
-        return ["tokenizer", "rank", "code", "language", "script", self.metric], rows
+        return ["tokenizer", "rank", "code", "language", "script", self.measure], rows
 
 
 def _jitter(code: str) -> float:

@@ -25,7 +25,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.fairness import TOP, CorpusStats, FairnessSummary
+from bpeinspect.core.analysis import TOP, CorpusStats, FairnessSummary
 from bpeinspect.gui.panels.languages.export import (
     Renderer,
     baseline_name,
@@ -54,6 +54,10 @@ SUMMARY_ROWS: list[tuple[str, str]] = [
 ]
 
 
+# a summary cell: a count, a figure, a language's (code, premium), or nothing
+Cell = int | float | tuple[str, float] | None
+
+
 class SummaryModel(QAbstractTableModel):
     """Rows are :data:`SUMMARY_ROWS`, columns the tokenizers' :class:`FairnessSummary`."""
 
@@ -77,9 +81,9 @@ class SummaryModel(QAbstractTableModel):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._sums)
 
-    def _cell(self, row: int, s: FairnessSummary) -> tuple[object, str | None]:
+    def _cell(self, row: int, s: FairnessSummary) -> tuple[Cell, str | None]:
         """(raw value, language code or None) of one cell."""
-        fixed = (s.languages, s.median, s.p90, s.max, s.over_2, s.over_4)
+        fixed: tuple[Cell, ...] = (s.languages, s.median, s.p90, s.max, s.over_2, s.over_4)
         if row < len(fixed):
             return fixed[row], (s.most_costly[0][0] if row == 3 and s.most_costly else None)
         k = row - len(fixed)
@@ -87,25 +91,27 @@ class SummaryModel(QAbstractTableModel):
         k %= TOP
         return (ranked[k] if k < len(ranked) else None), (ranked[k][0] if k < len(ranked) else None)
 
-    def _text(self, row: int, value: object) -> str:
+    @staticmethod
+    def _text(stats: CorpusStats, row: int, value: Cell) -> str:
         if value is None:
             return ""
         if row == 0:
             return f"{value:,}"
-        if row in (4, 5):
-            return share_text(float(value))  # type: ignore[arg-type]
         if isinstance(value, tuple):
             code, p = value
-            return f"{self._stats.corpus.language(code).name}  {premium_text(p)}"
-        return premium_text(float(value))  # type: ignore[arg-type]
+            return f"{stats.corpus.language(code).name}  {premium_text(p)}"
+        if row in (4, 5):
+            return share_text(float(value))
+        return premium_text(float(value))
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self._stats is None:
+        stats = self._stats
+        if not index.isValid() or stats is None:
             return None
         s = self._sums[index.column()]
         value, code = self._cell(index.row(), s)
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(index.row(), value)
+            return self._text(stats, index.row(), value)
         if role == VALUE_ROLE:
             return value[1] if isinstance(value, tuple) else value
         if role == CODE_ROLE:
@@ -113,10 +119,10 @@ class SummaryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return None if isinstance(value, tuple) else int(_RIGHT)
         if role == Qt.ItemDataRole.ToolTipRole and code is not None:
-            lang = self._stats.corpus.language(code)
-            p = self._stats.premium(s.tokenizer, code)
+            lang = stats.corpus.language(code)
+            p = stats.premium(s.tokenizer, code)
             return (
-                f"{language_name(lang)}: {premium_text(p)} {baseline_name(self._stats)} under "
+                f"{language_name(lang)}: {premium_text(p)} {baseline_name(stats)} under "
                 f"{s.tokenizer}\nDouble-click to open its text"
             )
         return None
@@ -280,7 +286,8 @@ class TablePage(QWidget):
         self._sizer = QTimer(self, singleShot=True, interval=0)
         self._sizer.timeout.connect(self._size_next)
 
-    def set_stats(self, stats: CorpusStats | None) -> None:
+    def set_stats(self, stats: CorpusStats | None, focus: str | None = None) -> None:
+        # (every tokenizer is a column: a table has no focus)
         self.model.set_stats(stats)
         if self._searchable:  # the new rows in the order the header shows
             header = self.table.horizontalHeader()

@@ -17,9 +17,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTextBrowser
 
-from bpeinspect.core.analysis.fairness import CorpusStats
-from bpeinspect.core.analysis.vocab_use import VocabularyUse
-from bpeinspect.core.text import display_bytes
+from bpeinspect.core import display_bytes
+from bpeinspect.core.analysis import CorpusStats, VocabularyUse
 from bpeinspect.gui.overlay.palette import UiColors
 from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
@@ -36,7 +35,7 @@ class UsePage(PlotPage):
         self.uses: dict[str, VocabularyUse] = {}  # tokenizer label -> its use of the shown corpus
         self.tokens_of: dict[str, Callable[[int], bytes]] = {}  # tokenizer label -> its token_bytes
         self.report = QTextBrowser()
-        lay = self.layout()
+        lay = self.box
         lay.removeWidget(self.plot)
         split = QSplitter()
         split.setOrientation(Qt.Orientation.Vertical)
@@ -96,10 +95,10 @@ class UsePage(PlotPage):
         for i in u.unused:
             by_cat.setdefault(tb[i], []).append(i)
         lines = []
-        for cat, n, dead in u.unused_by_category():
+        for cat, n, n_dead in u.unused_by_category():
             examples = ", ".join(f"<code>{esc(self.example(focus, i))}</code>" for i in by_cat[cat][:EXAMPLES])
             lines.append(
-                f"<tr><td>{esc(cat)}</td><td align='right'>{n:,}</td><td align='right'>{dead:,}</td>"
+                f"<tr><td>{esc(cat)}</td><td align='right'>{n:,}</td><td align='right'>{n_dead:,}</td>"
                 f"<td>{examples}</td></tr>"
             )
         out += (

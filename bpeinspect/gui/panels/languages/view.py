@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -36,14 +36,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpeinspect.core import human_size
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
-    from bpeinspect.core.analysis.corpus import Corpus
-    from bpeinspect.core.analysis.fairness import CorpusStats
+    from bpeinspect.core.analysis import Corpus, CorpusStats, CountCache, CountingPool, VocabularyUse
+    from bpeinspect.gui.panels.languages.export import Renderer
+    from bpeinspect.gui.panels.languages.usage import UsePage
+
+
+class Page(Protocol):
+    """What the view asks of each page, a plot or a table (built from the modules loaded late)."""
+
+    def set_stats(self, stats: CorpusStats | None, focus: str | None = None) -> None: ...
+
+    def csv_maker(self) -> Callable[[], str]: ...
+
+    def renderer(self) -> tuple[Renderer, QSize]: ...
+
 
 KINDS = ("png", "svg", "csv")
 # page key -> (tab title, module of its class or None for a table, class name)
@@ -93,14 +106,15 @@ class LanguagesView(QWidget):
         self._labels: list[str] = []
         self._source = source
         self._corpora: dict[str, Corpus] = {}
-        self._cache = None  # a counting.CountCache once loaded
-        self._pool = None  # a counting.CountingPool once loaded: its children start then and stay
+        self._cache: CountCache | None = None  # once the modules are loaded
+        self._pool: CountingPool | None = None  # once the modules are loaded: its children start then and stay
         self._full: CorpusStats | None = None  # every text of the corpus, the tokenizers counted so far
         self._view: CorpusStats | None = None  # what the pages show: filters and baseline applied
-        self._pages: dict[str, QWidget] = {}
+        self._pages: dict[str, Page] = {}
+        self._use_page: UsePage | None = None  # the page "use", once built
         # (source, codes shown) -> id(tokenizer) -> VocabularyUse: what each vocabulary spends on them
-        self._uses: dict[tuple[str, tuple[str, ...]], dict[int, object]] = {}
-        self._holders: dict[str, QWidget] = {}
+        self._uses: dict[tuple[str, tuple[str, ...]], dict[int, VocabularyUse]] = {}
+        self._holders: dict[str, QVBoxLayout] = {}  # the layout of each tab, which holds its page once built
         self._stale: set[str] = set(PAGES)
         self._counting = False
         self._to_build: list[str] = []
@@ -170,7 +184,7 @@ class LanguagesView(QWidget):
             wait = QLabel("Loading…")
             wait.setAlignment(Qt.AlignmentFlag.AlignCenter)
             lay.addWidget(wait)
-            self._holders[key] = holder
+            self._holders[key] = lay
             self.tabs.addTab(holder, title)
         self.tabs.currentChanged.connect(self._on_tab)
 
@@ -183,9 +197,9 @@ class LanguagesView(QWidget):
     def _on_loaded(self, mods: dict[str, ModuleType]) -> None:
         self._m = mods
         self._cache = mods["counting"].CountCache()
-        self._pool = mods["counting"].CountingPool(self.processes, niceness=mods["counting"].NICENESS)
+        self._pool = pool = mods["counting"].CountingPool(self.processes, niceness=mods["counting"].NICENESS)
         if self.processes != 1:
-            self.jobs.submit("pool", self._pool.start)  # off the GUI thread: spawning a child is slow
+            self.jobs.submit("pool", pool.start)  # off the GUI thread: spawning a child is slow
         self._to_build = [self.current_page(), *(k for k in PAGES if k != self.current_page())]
         self._builder.start()
         self.loaded.emit()
@@ -218,10 +232,10 @@ class LanguagesView(QWidget):
             page = tables.TablePage(model, searchable=key == "table")
         else:
             page = getattr(self._m[module], cls)()
-        holder = self._holders[key]
-        lay = holder.layout()
+        lay = self._holders[key]
         while lay.count():
-            old = lay.takeAt(0).widget()
+            item = lay.takeAt(0)
+            old = item.widget() if item is not None else None
             if old is not None:
                 old.deleteLater()
         if getattr(page, "scrolls", False):
@@ -237,6 +251,8 @@ class LanguagesView(QWidget):
         if hasattr(page, "drawn"):
             page.drawn.connect(self._idle.start)
         self._pages[key] = page
+        if key == "use":
+            self._use_page = page
         return page
 
     # -- public API ------------------------------------------------------------------------------
@@ -277,7 +293,7 @@ class LanguagesView(QWidget):
     def current_page(self) -> str:
         return list(PAGES)[self.tabs.currentIndex()]
 
-    def page(self, key: str) -> QWidget | None:
+    def page(self, key: str) -> Page | None:
         """The page ``key`` once built."""
         return self._pages.get(key)
 
@@ -309,13 +325,14 @@ class LanguagesView(QWidget):
         self.jobs.cancel("count")
         self.jobs.cancel("measure")
         self.jobs.cancel("use")
-        if not self._m:
+        cache = self._cache
+        if cache is None:
             return  # _on_loaded starts
-        self._cache.keep_only(self._tokenizers)
+        cache.keep_only(self._tokenizers)
         if self._pool is not None:
             self._pool.keep_only(self._tokenizers)  # closed tokenizers leave the children too
         source, corpus = self._source, self.corpus()
-        todo = [(label, tok) for tok, label in zip(self._tokenizers, self._labels) if not self._cache.has(source, tok)]
+        todo = [(label, tok) for tok, label in zip(self._tokenizers, self._labels) if not cache.has(source, tok)]
         self._assemble()
         if corpus is not None and not todo:
             self._set_running(False)
@@ -331,7 +348,7 @@ class LanguagesView(QWidget):
                 self._corpora[source] = value[1]
                 self.filters.fill(value[1], self._m["export"].language_name)
             else:
-                self._cache.put(source, toks[value[1]], value[2])
+                cache.put(source, toks[value[1]], value[2])
             self._assemble()
 
         self.jobs.submit(
@@ -345,7 +362,7 @@ class LanguagesView(QWidget):
             on_yielded=on_yielded,
             on_progress=self._on_progress,
             on_returned=lambda _: self._on_done(),
-            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_errored=self._failed,
             on_aborted=lambda: self._set_running(False),
         )
         what = source_title(source)
@@ -359,20 +376,20 @@ class LanguagesView(QWidget):
 
     def _start_measures(self) -> None:
         """Measure the tokenizers not measured yet on the current corpus (when asked for)."""
-        corpus, source = self.corpus(), self._source
-        if not self.measures_box.isChecked() or corpus is None or not self._m:
+        corpus, source, cache = self.corpus(), self._source, self._cache
+        if not self.measures_box.isChecked() or corpus is None or cache is None:
             return
         todo = [
             (label, tok)
             for tok, label in zip(self._tokenizers, self._labels)
-            if self._cache.has(source, tok) and not self._cache.has_measures(source, tok)
+            if cache.has(source, tok) and not cache.has_measures(source, tok)
         ]
         if not todo:
             return
         toks = [tok for _, tok in todo]
 
         def on_yielded(value: tuple) -> None:
-            self._cache.put_measures(source, toks[value[1]], value[2])
+            cache.put_measures(source, toks[value[1]], value[2])
             self._assemble()
 
         self.jobs.submit(
@@ -386,7 +403,7 @@ class LanguagesView(QWidget):
             on_yielded=on_yielded,
             on_progress=self._on_progress,
             on_returned=lambda _: self._on_done(measured=True),
-            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_errored=self._failed,
             on_aborted=lambda: self._set_running(False),
         )
         self.status.setText(
@@ -439,9 +456,19 @@ class LanguagesView(QWidget):
             self._draw_current()
 
     def _assemble(self) -> None:
-        corpus = self.corpus()
-        self._full = None if corpus is None else self._cache.stats(self._source, corpus, self._tokenizers, self._labels)
+        corpus, cache = self.corpus(), self._cache
+        # (a corpus is known only once the modules are loaded, with the cache)
+        self._full = (
+            None
+            if corpus is None or cache is None
+            else cache.stats(self._source, corpus, self._tokenizers, self._labels)
+        )
         self._refresh()
+
+    def _failed(self, exc: BaseException) -> None:
+        """A counting job failed: say why."""
+        self._set_running(False)
+        self._show_error(describe_error(exc))
 
     def _show_error(self, message: str) -> None:
         self.status.setText(message)
@@ -482,9 +509,8 @@ class LanguagesView(QWidget):
         shown = len(view.corpus)
         size = sum(view.counts[view.tokenizers[0], t.code].bytes for t in view.corpus)
         texts = f"{shown} of {total} texts" if shown != total else f"{total} texts"
-        amount = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
         self.status.setText(
-            f"{view.corpus.title}: {texts} ({amount} in all) under "
+            f"{view.corpus.title}: {texts} ({human_size(size)} in all) under "
             f"{len(view.tokenizers)} tokenizer{'s' if len(view.tokenizers) != 1 else ''}."
         )
         self.status.set_tone(None)
@@ -498,14 +524,15 @@ class LanguagesView(QWidget):
             return
         self._stale.discard(key)
         if key == "use":
-            self._draw_use(page)
+            if self._use_page is not None:
+                self._draw_use(self._use_page)
             return
         if key in ("summary", "table"):
             page.set_stats(self.corpus_stats())
         else:
             page.set_stats(self.corpus_stats(), self.focus())
 
-    def _draw_use(self, page: QWidget) -> None:
+    def _draw_use(self, page: UsePage) -> None:
         """The Use page: the token use of the texts shown, counted (on the pool) when first shown."""
         stats = self.corpus_stats()
         if stats is None:
@@ -547,7 +574,7 @@ class LanguagesView(QWidget):
             on_yielded=on_yielded,
             on_progress=self._on_progress,
             on_returned=lambda _: done(),
-            on_errored=lambda exc: (self._set_running(False), self._show_error(describe_error(exc))),
+            on_errored=self._failed,
             on_aborted=lambda: self._set_running(False),
         )
         self.status.setText(
@@ -586,7 +613,7 @@ class LanguagesView(QWidget):
     def export(self, kind: str, path: str | os.PathLike[str]) -> None:
         """Write the current page as ``kind`` (png, svg or csv); ``exported(path)`` says when it is written.
 
-        Images are drawn here; CSV text is made and written on the worker."""
+        Images are drawn here; a PNG is compressed and written on the worker, as CSV text is made and written."""
         page = self._pages.get(self.current_page())
         export = self._m.get("export")
         try:
@@ -605,10 +632,17 @@ class LanguagesView(QWidget):
                 )
                 return
             render, size = page.renderer()
-            if kind == "png":
-                export.write_png(path, render, size)
-            else:
-                export.write_svg(path, render, size, title=f"{PAGES[self.current_page()][0]}: {self.status.text()}")
+            if kind == "png":  # drawn here, compressed and written on the worker
+                self.jobs.submit(
+                    ("export", str(path)),  # another export does not stop this one
+                    export.save_image,
+                    path,
+                    export.draw_png(render, size),
+                    on_returned=self.exported.emit,
+                    on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"),
+                )
+                return
+            export.write_svg(path, render, size, title=f"{PAGES[self.current_page()][0]}: {self.status.text()}")
         except (OSError, ValueError) as exc:
             self._show_error(f"{path}: could not export: {exc}")
             return

@@ -22,8 +22,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 
-from bpeinspect.core.analysis.vocab_diff import VocabDiff
-from bpeinspect.core.text import LEGEND, display_bytes, hex_bytes
+from bpeinspect.core import LEGEND, display_bytes, hex_bytes
+from bpeinspect.core.analysis import VocabDiff
 from bpeinspect.gui.overlay.glyphs import shown
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -14,27 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainter, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from bpeinspect.core.analysis.vocab_diff import VocabDiff
+from bpeinspect.core.analysis import VocabDiff, length_buckets
 from bpeinspect.gui.overlay.palette import CATEGORY_COLORS, UiColors, app_colors
 
-# byte-length buckets of the composition by length
-LENGTH_BUCKETS: tuple[tuple[int, int], ...] = (
-    (1, 1),
-    (2, 2),
-    (3, 3),
-    (4, 4),
-    (5, 5),
-    (6, 6),
-    (7, 7),
-    (8, 8),
-    (9, 12),
-    (13, 16),
-    (17, 1 << 30),
-)
 MAX_CATEGORIES = 14  # categories drawn by name; the rest of the scripts are one "other scripts"
 OTHER_SCRIPTS = "other scripts"
 
@@ -45,19 +31,11 @@ def combo_label(diff: VocabDiff, mask: int) -> str:
     return f"only {names[0]}" if len(names) == 1 else " ∩ ".join(names)
 
 
-def length_label(lo: int, hi: int) -> str:
-    return str(lo) if lo == hi else f"{lo}+" if hi >= 1 << 30 else f"{lo}-{hi}"
-
-
 def composition_series(diff: VocabDiff, by: str) -> tuple[list[str], list[list[int]]]:
     """Category labels and, per label, each side's count: by ``script`` (the largest
     :data:`MAX_CATEGORIES` by name, the remaining scripts together) or by ``length`` in bytes."""
     if by == "length":
-        labels = [length_label(lo, hi) for lo, hi in LENGTH_BUCKETS]
-        values = [
-            [sum(c for n, c in s.lengths.items() if lo <= n <= hi) for s in diff.sides] for lo, hi in LENGTH_BUCKETS
-        ]
-        return labels, values
+        return length_buckets([s.lengths for s in diff.sides])
     order = diff.category_order()
     if len(order) > MAX_CATEGORIES:
         keep, rest = order[: MAX_CATEGORIES - 3] + order[-2:], order[MAX_CATEGORIES - 3 : -2]
@@ -125,6 +103,10 @@ class _Figure(QWidget):
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         raise NotImplementedError
 
+    def csv_rows(self) -> tuple[list[str], list[list[object]]]:
+        """The figure's numbers: a header and its rows."""
+        raise NotImplementedError
+
 
 class UpsetPlot(_Figure):
     """Bars of the tokens each combination holds exactly, over the matrix of its members."""
@@ -171,11 +153,11 @@ class UpsetPlot(_Figure):
             ys = [n - 1 - k for k in range(n) if m >> k & 1]
             if len(ys) > 1:
                 matrix.plot([xi, xi], [min(ys), max(ys)], pen=pg.mkPen(on, width=3))
-        xs = np.repeat(x, n)
-        ys = np.tile(np.arange(n - 1, -1, -1, dtype=float), len(x))
+        dot_xs = np.repeat(x, n)
+        dot_ys = np.tile(np.arange(n - 1, -1, -1, dtype=float), len(x))
         member = np.array([bool(m >> k & 1) for m in self.masks for k in range(n)], dtype=bool)
-        matrix.addItem(pg.ScatterPlotItem(xs[~member], ys[~member], size=13, brush=off, pen=pg.mkPen(None)))
-        matrix.addItem(pg.ScatterPlotItem(xs[member], ys[member], size=13, brush=on, pen=pg.mkPen(None)))
+        matrix.addItem(pg.ScatterPlotItem(dot_xs[~member], dot_ys[~member], size=13, brush=off, pen=pg.mkPen(None)))
+        matrix.addItem(pg.ScatterPlotItem(dot_xs[member], dot_ys[member], size=13, brush=on, pen=pg.mkPen(None)))
         for item in (bars, matrix):  # after every item: the items' bounds would widen an automatic range
             item.disableAutoRange()
         bars.setXRange(-0.6, max(len(x) - 0.4, 0.6), padding=0)
@@ -213,13 +195,41 @@ class CompositionPlot(_Figure):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.by = "script"
-        self.plot: pg.PlotItem = self.canvas.addPlot(row=0, col=0)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.getAxis("left").setWidth(90)
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
+        # made when the figure is first shown: a pyqtgraph plot costs tens of ms, and the
+        # panel opens on its Overlap page
+        self._plot: pg.PlotItem | None = None
+        self._legend: pg.LegendItem | None = None
+
+    @property
+    def plot(self) -> pg.PlotItem:
+        return self._made()[0]
+
+    @property
+    def legend(self) -> pg.LegendItem:
+        return self._made()[1]
+
+    def _made(self) -> tuple[pg.PlotItem, pg.LegendItem]:
+        """The plot and its legend, made on first use."""
+        if self._plot is None or self._legend is None:
+            self._plot = self.canvas.addPlot(row=0, col=0)
+            self._plot.setMouseEnabled(x=False, y=False)
+            self._plot.getAxis("left").setWidth(90)
+            self._legend = self._plot.addLegend(offset=(-10, 10), labelTextSize="8pt", colCount=2)
+        return self._plot, self._legend
 
     def plots(self) -> list[pg.PlotItem]:
         return [self.plot]
+
+    def redraw(self) -> None:
+        if self._plot is None and not self.isVisible():
+            return  # drawn when first shown
+        super().redraw()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._plot is None:
+            self._made()  # now, and drawn in the next turn: two shorter stretches
+            QTimer.singleShot(0, self.redraw)
 
     def set_by(self, by: str) -> None:
         self.by = by

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import QueryError, Tokenizer
-from bpeinspect.core.analysis.vocab_diff import (
+from bpeinspect.core import SYMBOLS, QueryError, Tokenizer, parse_display
+from bpeinspect.core.analysis import (
     MAX_SIDES,
     MergeOverlap,
     VocabDiff,
@@ -45,8 +45,7 @@ from bpeinspect.core.analysis.vocab_diff import (
     list_tokens,
     merges_in_common,
 )
-from bpeinspect.core.text import SYMBOLS, parse_display
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.panels.languages import export
 from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv
 from bpeinspect.gui.panels.vocabs.plots import CompositionPlot, UpsetPlot, combo_label, csv_text
@@ -63,8 +62,11 @@ class VocabsView(QWidget):
     failed = Signal(str)
     exported = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, typing: Typing | None = None) -> None:
+        """``typing``: the text's, where the user types; the view's background work waits for
+        the typing to pause (``None``: it does not wait)."""
         super().__init__(parent)
+        self.typing = typing
         self.toks: list[Tokenizer] = []
         self.names: list[str] = []
         self.diff: VocabDiff | None = None
@@ -80,13 +82,13 @@ class VocabsView(QWidget):
     def _build(self) -> None:
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.by = QComboBox(toolTip="what the composition bars are cut by")
+        self.by = QComboBox()
+        self.by.setToolTip("what the composition bars are cut by")
         self.by.addItem("by script", "script")
         self.by.addItem("by length", "length")
-        self.by.currentIndexChanged.connect(lambda _: self.composition.set_by(self.by.currentData()))
-        self.export_button = QToolButton(
-            text="Export", toolTip="the figure shown as PNG, SVG or CSV; the token list as CSV"
-        )
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setToolTip("the figure shown as PNG, SVG or CSV; the token list as CSV")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.export_button)
         for label, kind in (
@@ -95,7 +97,7 @@ class VocabsView(QWidget):
             ("Figure's numbers as CSV…", "csv"),
             ("Token list as CSV…", "list"),
         ):
-            menu.addAction(label, lambda k=kind: self._ask_export(k))
+            menu.addAction(label, self._exporter(kind))
         self.export_button.setMenu(menu)
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
@@ -105,6 +107,7 @@ class VocabsView(QWidget):
         self.upset = UpsetPlot()
         self.upset.comboPicked.connect(self.pick_combination)
         self.composition = CompositionPlot()
+        self.by.currentIndexChanged.connect(lambda _: self.composition.set_by(self.by.currentData()))
         self.summary = QTextBrowser(openExternalLinks=False)
         self.pages = QTabWidget()
         self.pages.addTab(self.upset, "Overlap")
@@ -112,7 +115,8 @@ class VocabsView(QWidget):
         self.pages.addTab(self.summary, "Summary")
         self.pages.currentChanged.connect(lambda _: self.by.setVisible(self.current_page() == "composition"))
 
-        self.which = QComboBox(toolTip="which tokens to list")
+        self.which = QComboBox()
+        self.which.setToolTip("which tokens to list")
         self.which.currentIndexChanged.connect(lambda _: self.refresh_list())
         self.search = QLineEdit(
             placeholderText="Search tokens ({} for space, {} for newline)…".format(SYMBOLS[" "], SYMBOLS["\n"]),
@@ -205,7 +209,7 @@ class VocabsView(QWidget):
             "merges",
             merges_in_common,
             list(zip(diff.names, self.toks)),
-            background=True,
+            paused_by=self.typing,
             on_returned=self._on_merges,
             on_progress=self._merges_progress,
             on_errored=lambda exc: self._fail(f"Could not compare the merges: {describe_error(exc)}"),
@@ -316,7 +320,7 @@ class VocabsView(QWidget):
             search=needle,
             sort=key,
             descending=descending,
-            on_returned=lambda rows, d=diff: self._on_rows(d, rows),
+            on_returned=lambda rows: self._on_rows(diff, rows),
             on_errored=lambda exc: self.count.setText(f"Could not list them: {describe_error(exc)}"),
         )
 
@@ -371,6 +375,10 @@ class VocabsView(QWidget):
         self._say(message)
         self.failed.emit(message)
 
+    def _exporter(self, kind: str) -> Callable[[], None]:
+        """The menu's action for exporting ``kind``."""
+        return lambda: self._ask_export(kind)
+
     def _ask_export(self, kind: str) -> None:
         page = "tokens" if kind == "list" else self.current_page()
         suffix = "csv" if kind == "list" else kind
@@ -394,10 +402,17 @@ class VocabsView(QWidget):
                 maker = _maker(csv_text, *figure.csv_rows())
             else:
                 render, size = self._renderer()
-                if kind == "png":
-                    export.write_png(path, render, size)
-                else:
-                    export.write_svg(path, render, size, title=f"Vocabularies: {self.current_page()}")
+                if kind == "png":  # drawn here, compressed and written on the worker
+                    self.jobs.submit(
+                        ("export", str(path)),  # another export does not stop this one
+                        export.save_image,
+                        path,
+                        export.draw_png(render, size),
+                        on_returned=self.exported.emit,
+                        on_errored=lambda exc: self._fail(f"{path}: could not export: {exc}"),
+                    )
+                    return
+                export.write_svg(path, render, size, title=f"Vocabularies: {self.current_page()}")
                 self.exported.emit(str(path))
                 return
         except (OSError, ValueError) as exc:

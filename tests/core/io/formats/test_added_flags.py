@@ -90,7 +90,7 @@ def test_byte_level_added_token_flags_match_tokenizers(tmp_path, normalizer):
 
 @pytest.mark.parametrize("normalizer", ["none", "nfc"])
 def test_sentencepiece_style_added_token_flags_match_tokenizers(tmp_path, normalizer):
-    from tests.core.test_sentencepiece import GEMMA, _hf_sp_json
+    from tests.core.sentencepiece.test_model import GEMMA, _hf_sp_json
 
     path, _ = _hf_sp_json(tmp_path, *GEMMA)
     obj = json.loads(path.read_text(encoding="utf-8"))

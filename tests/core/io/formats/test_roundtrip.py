@@ -9,8 +9,7 @@ import pytest
 from bpeinspect.core import Tokenizer, TrainingInfo, load_tokenizer
 from bpeinspect.core.io.formats import detect_format, format_for_path, load_path, save
 from bpeinspect.core.io.formats import minbpe as minbpe_format
-
-from .conftest import SHARED
+from tests.paths import SHARED
 
 
 def minbpe_reference(key: str = "taylorswift_regex_gpt4_1024") -> Tokenizer:

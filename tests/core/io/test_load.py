@@ -1,0 +1,50 @@
+"""The one way in: built-in names, aliases and paths, and a clear error for what is not there."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.io.formats import save
+
+
+def test_an_alias_is_its_builtin():
+    assert load_tokenizer("gpt2").encode_ordinary("hello world") == load_tokenizer("r50k_base").encode_ordinary(
+        "hello world"
+    )
+
+
+def test_a_path_loads_the_file_as_a_str_or_a_path(tmp_path):
+    tok = load_tokenizer("r50k_base")
+    path = save(tok, tmp_path / "r50k.tiktoken")
+    text = "Paths and names, 日本語"
+    assert load_tokenizer(path).encode_ordinary(text) == tok.encode_ordinary(text)
+    assert load_tokenizer(str(path)).encode_ordinary(text) == tok.encode_ordinary(text)
+
+
+def test_an_unknown_name_lists_the_builtins_and_the_hub_form():
+    with pytest.raises(VocabularyError) as info:
+        load_tokenizer("cl100k-base-typo")
+    message = str(info.value)
+    assert "'cl100k-base-typo'" in message and "cl100k_base" in message and "hf:OWNER/NAME" in message
+    assert "\n" not in message
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need rights on Windows")
+def test_a_dangling_link_says_where_it_points(tmp_path):
+    link = tmp_path / "vocab.json"
+    link.symlink_to(tmp_path / "gone.json")
+    with pytest.raises(VocabularyError, match="symbolic link to .*gone.json, which does not exist"):
+        load_tokenizer(link)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need rights on Windows")
+def test_a_link_loop_is_named_as_one(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    with pytest.raises(VocabularyError, match="symbolic link loop"):
+        load_tokenizer(a)

@@ -1,0 +1,161 @@
+"""A text kept in segments follows every edit, and its per-segment encodings joined equal one full encode."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeinspect.core import Tokenizer, load_tokenizer
+from bpeinspect.core.live_text import LiveEncoding, LiveText, can_cut_between, cut, encode_segment
+from bpeinspect.core.text import utf16_len
+from tests.core.live_text.test_edits import ALPHABET, SAMPLE, assert_same
+
+
+def encode_pending(live: LiveEncoding, change=None, dropped=()) -> None:
+    """Encode what is pending; an edited segment from its encoding before (checked against a fresh encode)."""
+    for seg, head in live.pending():
+        enc = encode_segment(live.tok, seg.text, head)
+        if change is not None and change.edit is not None and dropped and seg is change.new[0]:
+            again = encode_segment(live.tok, seg.text, head, previous=(dropped[0], change.edit))
+            assert_same(again, enc)
+        assert live.put(seg, enc, head)
+
+
+def check_segments(text: LiveText) -> None:
+    segs = text.segments
+    assert all(s.text for s in segs)
+    for a, b in zip(segs, segs[1:]):
+        assert can_cut_between(a.text, b.text), (a.text[-5:], b.text[:5])
+    assert text.u16_len == utf16_len(text.text())
+    assert len(text) == len(text.text())
+
+
+@pytest.fixture(scope="module", params=["r50k_base", "cl100k_base", "o200k_base", "gpt2"])
+def tok(request):
+    if request.param == "gpt2":  # a minbpe-style pattern run by the regex module
+        base = load_tokenizer("r50k_base")
+        return Tokenizer(base.mergeable_ranks, pattern="gpt2", special_tokens=base.special_tokens)
+    return load_tokenizer(request.param)
+
+
+def test_cut_keeps_the_text_and_cuts_at_hard_boundaries():
+    text = SAMPLE * 20
+    pieces = cut(text, target=50)
+    assert "".join(pieces) == text
+    assert len(pieces) > 5
+    for a, b in zip(pieces, pieces[1:]):
+        assert can_cut_between(a, b)
+
+
+def test_random_edits_follow_the_text_and_encode_exactly(tok):
+    rng = random.Random(7)
+    plain = SAMPLE.replace("\r", "")
+    text = LiveText(plain * 6, target=40)
+    live = LiveEncoding(tok, text)
+    encode_pending(live)
+    mirror = plain * 6
+    for _ in range(150):
+        u16 = utf16_len(mirror)
+        pos = rng.randrange(u16 + 1)
+        removed = rng.choice([0, 0, 1, 2, 30]) if pos < u16 else 0
+        removed = min(removed, u16 - pos)
+        added = "".join(rng.choice(ALPHABET) for _ in range(rng.choice([0, 1, 1, 3, 40]))).replace("\r", "")
+        # the mirror in code points (the edit is in UTF-16 units, as Qt gives it)
+        units = mirror.encode("utf-16-le", "surrogatepass")
+        try:
+            before = units[: 2 * pos].decode("utf-16-le")
+            after = units[2 * (pos + removed) :].decode("utf-16-le")
+        except UnicodeDecodeError:
+            continue  # inside a surrogate pair: Qt never edits there
+        mirror = before + added + after
+        change = text.replace(pos, removed, added)
+        dropped = live.apply(change)
+        assert text.text() == mirror
+        check_segments(text)
+        # only the replaced segments need encoding again, and the one before them
+        before = [text.segments[change.first - 1]] if change.first else []
+        assert {id(s) for s, _ in live.pending()} <= {id(s) for s in change.new + before}
+        encode_pending(live, change, dropped)
+        assert live.complete
+    assert_same(live.encoding(), tok.encode_with_offsets(mirror))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.lists(st.sampled_from(ALPHABET), max_size=60).map("".join),
+    edits=st.lists(
+        st.tuples(st.integers(0, 200), st.integers(0, 4), st.lists(st.sampled_from(ALPHABET), max_size=5).map("".join)),
+        max_size=6,
+    ),
+)
+def test_edits_encode_as_one_full_encode(base, edits):
+    tok = load_tokenizer("cl100k_base")
+    base = base.replace("\r", "")
+    text = LiveText(base, target=3)
+    live = LiveEncoding(tok, text)
+    encode_pending(live)
+    mirror = base
+    for pos, removed, added in edits:
+        added = added.replace("\r", "")
+        pos = min(pos, len(mirror))
+        removed = min(removed, len(mirror) - pos)
+        u = utf16_len(mirror[:pos])
+        change = text.replace(u, utf16_len(mirror[pos : pos + removed]), added)
+        mirror = mirror[:pos] + added + mirror[pos + removed :]
+        live.apply(change)
+        encode_pending(live)
+        check_segments(text)
+    assert text.text() == mirror
+    assert_same(live.encoding(), tok.encode_with_offsets(mirror))
+
+
+def test_appending_leaves_earlier_segments_alone():
+    text = LiveText("", target=8)
+    text.replace(0, 0, "first line\nsecond line\n")
+    keep = text.segments[0]
+    change = text.replace(text.u16_len, 0, "Third line\nfourth\n")
+    assert keep in text.segments and keep not in change.old
+    assert text.text() == "first line\nsecond line\nThird line\nfourth\n"
+
+
+def test_reading_across_parts():
+    tok = load_tokenizer("o200k_base")
+    body = "Grüße 😀 aus Köln\nzweite Zeile\n" * 40
+    text = LiveText(body, target=30)
+    live = LiveEncoding(tok, text)
+    assert len(live) == 0 and not live.complete
+    encode_pending(live)
+    full = tok.encode_with_offsets(body)
+    assert len(live) == len(full.ids) and live.complete
+    assert live.n_bytes == full.n_bytes and live.n_chars == len(body)
+    for i in range(0, len(full.ids), 7):
+        assert live.id_at(i) == full.ids[i]
+        assert live.utf16_span(i) == (full.utf16_starts[i], full.utf16_ends[i])
+        a, b = full.piece_spans[full.pieces_of[i]]
+        assert live.piece_text(i) == body[a:b]
+    for pos in range(0, utf16_len(body), 13):
+        assert live.token_at_utf16(pos) == full.token_at_utf16(pos)
+    ids, flags = live.ids_between(5, 500)
+    assert ids == full.ids[5:500] and bytes(flags) == bytes(full.flags[5:500])
+    assert live.ids == full.ids  # anything else an Encoding has comes from the joined one
+
+
+def test_a_tokenizer_that_cannot_be_cut_is_one_segment():
+    base = load_tokenizer("r50k_base")
+    custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
+    text = LiveText("ab cd\n" * 5000, target=64)
+    live = LiveEncoding(custom, text)
+    (seg, head), *more = live.pending()
+    assert not more and seg.text == text.text() and head == ""
+    assert live.put(seg, encode_segment(custom, seg.text), head) and live.complete
+    assert live.part_at_u16(100).enc is live.whole
+    assert_same(live.encoding(), custom.encode_with_offsets(text.text()))
+    live.apply(text.replace(3, 0, "x"))  # the segment is the old text now
+    live.apply(text.replace(0, 0, "y"))
+    assert not seg.alive and not live.complete and live.n_parts() == 1
+    assert not live.put(seg, encode_segment(custom, seg.text), head)
+    ((now, _),) = live.pending()
+    assert now.text == text.text()

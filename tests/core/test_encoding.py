@@ -1,0 +1,141 @@
+"""Offsets of every token: bytes, code points and UTF-16 units, checked against the text itself."""
+
+from __future__ import annotations
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
+from bpeinspect.core.encoding import build_encoding
+from bpeinspect.core.text import fix_surrogates
+from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
+from tests.core.live_text.test_edits import SAMPLE, assert_same
+
+NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
+
+
+def check_encoding(tok, text: str) -> None:
+    enc = tok.encode_with_offsets(text)
+    assert enc.ids == tok.encode(text, allowed_special="all")
+    data = text.encode("utf-8")
+    # independent maps from each character to its byte and UTF-16 offsets
+    byte_at, u16_at = [0], [0]
+    for ch in text:
+        byte_at.append(byte_at[-1] + len(ch.encode("utf-8")))
+        u16_at.append(u16_at[-1] + len(ch.encode("utf-16-le")) // 2)
+    char_of_byte = {b: i for i, b in enumerate(byte_at)}
+    pos = 0
+    for t in enc:
+        b0, b1 = t.byte_span
+        assert b0 == pos, "tokens tile the bytes"
+        assert data[b0:b1] == t.text_bytes == tok.token_bytes(t.id)
+        c0, c1 = t.char_span
+        # the character span is the smallest one covering the bytes
+        assert byte_at[c0] <= b0 < byte_at[c0 + 1]
+        assert byte_at[c1 - 1] < b1 <= byte_at[c1]
+        assert t.utf16_span == (u16_at[c0], u16_at[c1])
+        assert t.splits_char == (b0 not in char_of_byte or b1 not in char_of_byte)
+        assert t.special == (t.id in tok.special_tokens.values())
+        ps = enc.piece_spans[t.piece]
+        assert ps[0] <= c0 and c1 <= ps[1]
+        pos = b1
+    assert pos == len(data)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_offsets_on_corpus(name: str) -> None:
+    tok = load_tokenizer(name)
+    for text in PROSE + ADVERSARIAL + code_samples(40_000):
+        check_encoding(tok, text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=40))
+def test_offsets_hypothesis(text: str) -> None:
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    for name in NAMES:
+        check_encoding(load_tokenizer(name), text)
+
+
+def test_hand_checked_emoji() -> None:
+    enc = load_tokenizer("cl100k_base").encode_with_offsets("hi 🎉!")
+    got = [(t.text_bytes, t.char_span, t.utf16_span, t.splits_char) for t in enc]
+    assert got == [
+        (b"hi", (0, 2), (0, 2), False),
+        (b" \xf0\x9f", (2, 4), (2, 5), True),  # the space and the first half of the emoji
+        (b"\x8e", (3, 4), (3, 5), True),
+        (b"\x89", (3, 4), (3, 5), True),
+        (b"!", (4, 5), (5, 6), False),
+    ]
+    # the three tokens holding the emoji form one group
+    assert enc.char_groups() == [(0, 0), (1, 3), (4, 4)]
+    assert enc.token_at_utf16(5) == 4
+    assert enc.token_at_char(0) == 0
+    assert enc.token_at_char(99) is None
+
+
+def test_hand_checked_cjk_in_gpt2() -> None:
+    tok = load_tokenizer("gpt2")
+    enc = tok.encode_with_offsets("a日")
+    spans = [(t.text_bytes, t.byte_span, t.char_span) for t in enc]
+    assert b"".join(s[0] for s in spans) == "a日".encode()
+    assert spans[0] == (b"a", (0, 1), (0, 1))
+    assert all(s[2] == (1, 2) for s in spans[1:])
+
+
+def test_special_tokens_marked() -> None:
+    tok = load_tokenizer("cl100k_base")
+    enc = tok.encode_with_offsets("x<|endoftext|>y")
+    assert [t.special for t in enc] == [False, True, False]
+    assert enc.token(1).char_span == (1, 14)
+    assert enc.piece_spans == [(0, 1), (1, 14), (14, 15)]
+    plain = tok.encode_with_offsets("x<|endoftext|>y", allowed_special=())
+    assert not any(t.special for t in plain)
+
+
+def test_surrogates_offsets_refer_to_fixed_text() -> None:
+    enc = load_tokenizer("cl100k_base").encode_with_offsets("a\ud800b")
+    assert enc.text == "a\ufffdb"
+
+
+def test_cancel_stops_long_encode() -> None:
+    tok = load_tokenizer("cl100k_base")
+    with pytest.raises(Cancelled):
+        tok.encode_with_offsets("word " * 10_000, should_stop=lambda: True)
+
+
+def slow_encoding(tok: Tokenizer, text: str):
+    """The token-by-token builder, with every special token recognised (the public default)."""
+    text = fix_surrogates(text)
+    specials = sorted(tok.special_tokens, key=lambda s: (-len(s), s))
+    segments, pos = [], 0
+    for m in regex.finditer("|".join(map(regex.escape, specials)) or r"(?!)", text):
+        segments += [(text[pos : m.start()], None)] if m.start() > pos else []
+        segments.append((m.group(), tok.special_tokens[m.group()]))
+        pos = m.end()
+    segments += [(text[pos:], None)] if pos < len(text) else []
+    return build_encoding(tok, text, segments)
+
+
+@pytest.fixture(scope="module", params=["r50k_base", "cl100k_base", "o200k_base", "gpt4", "gpt2"])
+def any_tok(request):
+    if request.param in ("gpt4", "gpt2"):  # minbpe-style patterns run by the regex module
+        base = load_tokenizer("r50k_base")
+        return Tokenizer(base.mergeable_ranks, pattern=request.param, special_tokens=base.special_tokens)
+    return load_tokenizer(request.param)
+
+
+def test_public_offsets_equal_the_slow_builder_on_the_corpus(any_tok):
+    texts = PROSE + ADVERSARIAL + code_samples(40_000)
+    texts += [SAMPLE * 4, "", "x", "\ud83d lone surrogate", "<|endoftext|>", "a" * 3000 + "😀" * 50]
+    for text in texts:
+        assert_same(any_tok.encode_with_offsets(text), slow_encoding(any_tok, text))
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(max_size=80))
+def test_public_offsets_equal_the_slow_builder_o200k(text):
+    tok = load_tokenizer("o200k_base")
+    assert_same(tok.encode_with_offsets(text), slow_encoding(tok, text))

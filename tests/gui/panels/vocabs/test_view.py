@@ -1,0 +1,210 @@
+"""The Vocabularies view: what it lists, sorts, finds, exports and picks equals the core's comparison
+and tiktoken's own tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from bpeinspect.core import load_tokenizer
+from bpeinspect.core.analysis.vocab_diff import compare_vocabularies
+from bpeinspect.gui.panels.vocabs import VocabsView
+from bpeinspect.gui.panels.vocabs.plots import composition_series
+from tests.gui.conftest import wait_jobs
+from tests.reference import tiktoken_encoding
+
+NAMES = ("r50k_base", "cl100k_base")
+
+
+@pytest.fixture(scope="module")
+def toks():
+    return [load_tokenizer(n) for n in NAMES]
+
+
+def _view(qtbot, toks, names=NAMES):
+    view = VocabsView()
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    view.show()
+    view.set_tokenizers(toks, list(names))
+    _settled(qtbot, view)
+    return view
+
+
+def _settled(qtbot, view):
+    qtbot.waitUntil(lambda: not view.is_busy(), timeout=60000)
+    wait_jobs(qtbot, view.jobs, 60000)
+
+
+def _rows(view):
+    return list(view.model.rows())
+
+
+def test_lists_and_counts_are_tiktokens_sets(qtbot, toks):
+    view = _view(qtbot, toks)
+    a, b = (set(tiktoken_encoding(n).token_byte_values()) for n in NAMES)
+    want = {1: a - b, 2: b - a, 3: a & b}
+    labels = [view.which.itemText(k) for k in range(view.which.count())]
+    assert labels == [f"only r50k_base ({len(a - b):,})", f"only cl100k_base ({len(b - a):,})",
+                      f"r50k_base ∩ cl100k_base ({len(a & b):,})"]  # fmt: skip
+    for mask, tokens in want.items():
+        view.pick_combination(mask)
+        _settled(qtbot, view)
+        assert set(_rows(view)) == tokens and view.model.rowCount() == len(tokens)
+    assert view.merges is not None and view.merges.totals == (50000, len(b) - 256)
+
+
+def test_header_click_sorts_on_the_worker_and_search_filters(qtbot, toks):
+    view = _view(qtbot, toks)
+    view.pick_combination(2)  # only cl100k
+    _settled(qtbot, view)
+    view.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # Len
+    _settled(qtbot, view)
+    lengths = [len(t) for t in _rows(view)]
+    assert lengths == sorted(lengths, reverse=True)
+    view.table.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # id in cl100k
+    _settled(qtbot, view)
+    ids = [toks[1].token_id(t) for t in _rows(view)]
+    assert ids == sorted(ids)
+    view.search.setText("␣tokeniz")
+    _settled(qtbot, view)
+    assert _rows(view) and all(b" tokeniz" in t for t in _rows(view))
+    assert {t for t in _rows(view)} == {t for t in set(toks[1].ranks) - set(toks[0].ranks) if b" tokeniz" in t}
+
+
+def test_cells_show_the_ids_of_each_side(qtbot, toks):
+    view = _view(qtbot, toks)
+    view.pick_combination(3)
+    _settled(qtbot, view)
+    for row in range(0, view.model.rowCount(), 4001):
+        t = view.model.token(row)
+        cells = [view.model.index(row, c).data() for c in range(view.model.columnCount())]
+        assert cells[1:4] == [str(toks[0].token_id(t)), str(toks[1].token_id(t)), str(len(t))]
+
+
+def test_clicking_a_token_picks_it_under_the_tokenizer_that_holds_it(qtbot, toks):
+    view = _view(qtbot, toks)
+    picked = []
+    view.tokenPicked.connect(lambda tok, i: picked.append((tok, i)))
+    view.pick_combination(2)  # only cl100k: the one that holds it
+    _settled(qtbot, view)
+    view._clicked(view.model.index(0, 0))
+    t = view.model.token(0)
+    assert picked[-1] == (toks[1], toks[1].token_id(t))
+    view.pick_combination(3)  # both: the id column clicked says which
+    _settled(qtbot, view)
+    t = view.model.token(5)
+    view._clicked(view.model.index(5, 2))
+    assert picked[-1] == (toks[1], toks[1].token_id(t))
+    view._clicked(view.model.index(5, 0))
+    assert picked[-1] == (toks[0], toks[0].token_id(t))
+
+
+def test_a_click_on_an_upset_bar_lists_its_combination(qtbot, toks):
+    view = _view(qtbot, toks)
+    plot = view.upset
+    vb = plot.bars_item.getViewBox()
+    for k, mask in enumerate(plot.masks):
+        assert plot.mask_at(vb.mapViewToScene(QPointF(k + 0.2, 10))) == mask
+    assert plot.mask_at(vb.mapViewToScene(QPointF(0.5, 10))) is None  # between two bars
+    view.pick_combination(plot.masks[-1])
+    assert view.which.currentData() == plot.masks[-1]
+
+
+def test_export_figures_and_lists(qtbot, toks, tmp_path):
+    view = _view(qtbot, toks)
+    written = []
+    view.exported.connect(written.append)
+    for page in ("overlap", "composition"):
+        view.show_page(page)
+        for kind in ("png", "svg"):
+            path = tmp_path / f"{page}.{kind}"
+            view.export(kind, path)
+            _settled(qtbot, view)  # a PNG is written on the worker
+            assert path.stat().st_size > 1000
+        view.export("csv", tmp_path / f"{page}.csv")
+        _settled(qtbot, view)
+    overlap = list(csv.reader(io.StringIO((tmp_path / "overlap.csv").read_text("utf-8"))))
+    diff = view.diff
+    assert overlap[0] == ["combination", *NAMES, "tokens"]
+    assert sorted(int(r[-1]) for r in overlap[1:]) == sorted(diff.exclusive_counts().values())
+    comp = list(csv.reader(io.StringIO((tmp_path / "composition.csv").read_text("utf-8"))))
+    labels, values = composition_series(diff, "script")
+    assert [r[0] for r in comp[1:]] == labels and sum(int(r[1]) for r in comp[1:]) == 50256
+    view.pick_combination(1)
+    _settled(qtbot, view)
+    view.export("list", tmp_path / "only-r50k.csv")
+    _settled(qtbot, view)
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "only-r50k.csv").read_text("utf-8"))))
+    assert {bytes.fromhex(r["hex"]) for r in rows} == set(toks[0].ranks) - set(toks[1].ranks)
+    assert len(written) == 7
+
+
+def test_fewer_than_two_tokenizers_say_so(qtbot, toks):
+    view = _view(qtbot, toks[:1], NAMES[:1])
+    assert view.diff is None and "two to four" in view.status.text()
+    assert view.model.rowCount() == 0
+
+
+def test_four_sides_list_every_combination(qtbot, toks):
+    four = [*toks, load_tokenizer("o200k_base"), load_tokenizer("gpt2")]
+    view = _view(qtbot, four, [*NAMES, "o200k_base", "gpt2"])
+    diff = compare_vocabularies(list(zip([*NAMES, "o200k_base", "gpt2"], four)))
+    data = [view.which.itemData(k) for k in range(view.which.count())]
+    assert sorted(m for m in data if m > 0) == list(range(1, 16))
+    assert view.diff.exclusive_counts() == diff.exclusive_counts()
+    pairs = sorted(-m for m in data if m < 0)  # two sides, maybe others
+    assert pairs == sorted(1 << a | 1 << b for a in range(4) for b in range(a + 1, 4))
+    view.which.setCurrentIndex(data.index(-(1 | 4)))  # r50k and o200k, whatever else
+    _settled(qtbot, view)
+    assert set(_rows(view)) == set(four[0].ranks) & set(four[2].ranks)
+
+
+def test_the_window_docks_the_view_and_a_pick_reaches_the_token_views(qtbot, panel_window):
+    win = panel_window
+    win.open_tokenizer("r50k_base")
+    win.open_tokenizer("cl100k_base")
+    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) >= 2, timeout=30000)
+    win.commands["panels.vocabs"].trigger()
+    qtbot.waitUntil(lambda: win.panels.view("vocabs") is not None, timeout=30000)
+    view = win.panels.view("vocabs")
+    qtbot.waitUntil(lambda: view.diff is not None, timeout=60000)
+    _settled(qtbot, view)
+    seen = []
+    win.tokenActivated.connect(lambda tok, i: seen.append((tok, i)))
+    view.pick_combination(2)
+    _settled(qtbot, view)
+    view._clicked(view.model.index(0, 0))
+    assert seen and seen[-1][0] is view.toks[1] and seen[-1][0].token_bytes(seen[-1][1]) == view.model.token(0)
+
+
+def test_a_png_export_is_drawn_here_and_compressed_and_written_on_a_worker(qtbot, toks, tmp_path, monkeypatch):
+    import threading
+
+    from bpeinspect.gui.panels.languages import export
+
+    view = _view(qtbot, toks)
+    writers = []
+    save = export.save_image
+    monkeypatch.setattr(export, "save_image", lambda *a: (writers.append(threading.current_thread()), save(*a))[1])
+    view.show_page("overlap")
+    path = tmp_path / "overlap.png"
+    with qtbot.waitSignal(view.exported, timeout=30000):
+        view.export("png", path)
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    assert writers and writers[0] is not threading.main_thread()
+
+
+def test_the_composition_figure_is_made_when_its_page_is_first_shown(qtbot, toks):
+    view = _view(qtbot, toks)
+    _settled(qtbot, view)
+    assert view.current_page() == "overlap"
+    assert not view.composition.canvas.ci.items  # no plot yet behind the other tab
+    view.show_page("composition")
+    assert view.composition.canvas.ci.items  # made as it is shown
+    plot = view.composition.plot
+    qtbot.waitUntil(lambda: bool(plot.listDataItems()), timeout=5000)  # and drawn from the comparison
+    assert plot.titleLabel.text

@@ -30,6 +30,10 @@ the Basic Multilingual Plane (most emoji) is one code point but two UTF-16 units
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+
 import regex
 
 SYMBOLS: dict[str, str] = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\x7f": "␡", "\u00a0": "⍽"}
@@ -167,3 +171,27 @@ def utf16_len(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def decode_utf8(blocks: Iterable[bytes], bad: Callable[[int, int], Exception]) -> Iterator[tuple[str, int]]:
+    """Consecutive ``blocks`` of bytes decoded as strict UTF-8, as ``(text, bytes)``: a character
+    cut between two blocks comes whole with the second. A byte that is not UTF-8 raises
+    ``bad(offset, byte)``, the offset counted from the first block.
+
+    >>> list(decode_utf8([b"a\\xc3", b"\\xa9"], ValueError))
+    [('a', 2), ('é', 1), ('', 0)]
+    >>> list(decode_utf8([b"ab", b"\\xff"], lambda at, byte: ValueError(f"0x{byte:02x} at {at}")))
+    Traceback (most recent call last):
+    ValueError: 0xff at 2
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    offset = 0  # bytes decoded before the current block
+    for block in chain(blocks, (None,)):
+        data = b"" if block is None else block
+        pending = len(decoder.getstate()[0])  # bytes of a character cut by the last block
+        try:
+            text = decoder.decode(data, final=block is None)
+        except UnicodeDecodeError as exc:
+            raise bad(offset - pending + exc.start, exc.object[exc.start]) from None
+        offset += len(data)
+        yield text, len(data)

@@ -39,8 +39,7 @@ from PySide6.QtCore import (
 )
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.live import EncodeResult
-from bpeinspect.core.live_text import LiveEncoding
+from bpeinspect.core.live_text import EncodeResult
 
 TOKENIZER_ROLE = Qt.ItemDataRole.UserRole + 1
 SPEC_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -57,7 +56,7 @@ class OpenTokenizer:
     tok: Tokenizer
     spec: str
     rank: int  # the order it was asked for in
-    result: EncodeResult[LiveEncoding] | None = None
+    result: EncodeResult | None = None
     revision: int = -1  # the text revision ``result`` encodes (or failed to)
     shown: bool = True  # has a pane in the overlay
 
@@ -291,11 +290,11 @@ class TokenizerRegistry(QAbstractListModel):
 
     # -- encodings ------------------------------------------------------------------------------------
 
-    def result(self, tok: Tokenizer) -> EncodeResult[LiveEncoding] | None:
+    def result(self, tok: Tokenizer) -> EncodeResult | None:
         entry = self.entry(tok)
         return None if entry is None else entry.result
 
-    def set_result(self, tok: Tokenizer, result: EncodeResult[LiveEncoding] | None, revision: int) -> None:
+    def set_result(self, tok: Tokenizer, result: EncodeResult | None, revision: int) -> None:
         """Keep ``result`` (an encoding of text revision ``revision``) in ``tok``'s row."""
         row = self.row_of(tok)
         if row is None:

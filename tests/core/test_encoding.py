@@ -11,7 +11,7 @@ from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
 from bpeinspect.core.encoding import build_encoding
 from bpeinspect.core.text import fix_surrogates
 from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
-from tests.core.test_live import SAMPLE, assert_same
+from tests.core.live_text.test_edits import SAMPLE, assert_same
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
 

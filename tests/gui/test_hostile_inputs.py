@@ -46,11 +46,11 @@ def still_works(qtbot, window, monkeypatch=None) -> None:
     assert tok is not None and window.registry.result(tok).enc.text == "still alive"
 
 
-# -- 17: the same limits in the app --------------------------------------------------------------------
+# -- the same limits in the app --------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("case", ["too many tokens", "expands too far"])
-def test_17_a_dropped_vocabulary_over_the_limits_is_refused(qtbot, window, tmp_path, monkeypatch, case):
+def test_a_dropped_vocabulary_over_the_limits_is_refused(qtbot, window, tmp_path, monkeypatch, case):
     bomb = tmp_path / "bomb.tiktoken.gz"
     if case == "too many tokens":
         monkeypatch.setattr(limits, "MAX_IDS", 1000)
@@ -66,7 +66,7 @@ def test_17_a_dropped_vocabulary_over_the_limits_is_refused(qtbot, window, tmp_p
 
 
 @pytest.mark.timeout(60)
-def test_17_a_catastrophic_pattern_in_a_dropped_file_is_stopped(qtbot, window, tmp_path, monkeypatch):
+def test_a_catastrophic_pattern_in_a_dropped_file_is_stopped(qtbot, window, tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "SPLIT_SECONDS", 0.3)
     monkeypatch.setattr(limits, "SPLIT_SECONDS_PER_CHAR", 0.0)
     vocab = save(with_settings(small_tokenizer(), pattern=r"(a|a)+$"), tmp_path / "evil.json")
@@ -77,7 +77,7 @@ def test_17_a_catastrophic_pattern_in_a_dropped_file_is_stopped(qtbot, window, t
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
-def test_17_a_dropped_text_that_never_ends_is_refused(qtbot, window, tmp_path):
+def test_a_dropped_text_that_never_ends_is_refused(qtbot, window, tmp_path):
     link = tmp_path / "zero.txt"  # its size is 0: only reading tells
     link.symlink_to("/dev/zero")
     window.set_text("keep me")
@@ -86,7 +86,7 @@ def test_17_a_dropped_text_that_never_ends_is_refused(qtbot, window, tmp_path):
     assert window.text() == "keep me"
 
 
-# -- 18: fuzzed files through the loading worker -------------------------------------------------------
+# -- fuzzed files through the loading worker -------------------------------------------------------
 
 
 def mutate(data: bytes, rng: random.Random) -> bytes:
@@ -110,7 +110,7 @@ EXAMPLES = int(os.environ.get("BPEINSPECT_FUZZ_EXAMPLES", "60")) // 6 or 1
 
 
 @pytest.mark.parametrize("seed_name", SMALL)
-def test_18_fuzzed_vocabularies_dropped_on_the_window_never_take_it_down(qtbot, window, tmp_path, seed_name):
+def test_fuzzed_vocabularies_dropped_on_the_window_never_take_it_down(qtbot, window, tmp_path, seed_name):
     seeds = all_seeds()
     rng = random.Random(f"hostile18-{seed_name}")
     window.set_text("hello wörld 12 日本 👩‍💻 aaaa")

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.live import plan_encode
+from bpeinspect.core.live_text import EncodeResult, LiveEncoding, LiveText
 from bpeinspect.gui.registry import (
     RESULT_ROLE,
     SPEC_ROLE,
@@ -78,7 +78,7 @@ def test_the_latest_encoding_lives_in_the_row(qtbot, qtmodeltester, toks):
     qtmodeltester.check(reg, force_py=True)
     tok = toks["cl100k_base"]
     reg.add(tok, "cl100k_base")
-    result = plan_encode(tok, "hello world").run()
+    result = EncodeResult(tok, LiveEncoding(tok, LiveText("hello world")), 0.001, "segment")
     with qtbot.waitSignal(reg.dataChanged) as blocker:
         reg.set_result(tok, result, revision=3)
     assert blocker.args[2] == [RESULT_ROLE]

@@ -48,7 +48,7 @@ def corpus(folder: Path, n_bytes: int) -> Path:
     return path
 
 
-def test_1_the_training_process_never_imports_from_the_current_folder(shadowing_folder, tmp_path):
+def test_the_training_process_never_imports_from_the_current_folder(shadowing_folder, tmp_path):
     from bpeinspect.core.train.plan import TrainingPlan
 
     plan = TrainingPlan([corpus(tmp_path, 200_000)], [300], pattern="gpt4", processes=1)
@@ -63,7 +63,7 @@ def test_1_the_training_process_never_imports_from_the_current_folder(shadowing_
 
 
 @pytest.mark.parametrize("command", ["train", "count"])  # stats' pool: tests/core/test_pool.py
-def test_1_cli_commands_on_a_large_corpus_never_import_from_the_current_folder(shadowing_folder, tmp_path, command):
+def test_cli_commands_on_a_large_corpus_never_import_from_the_current_folder(shadowing_folder, tmp_path, command):
     big = corpus(tmp_path, 1_500_000)  # over 2 x BATCH_CHARS: counted in several processes
     out = tmp_path / "out.tsv"
     args = {
@@ -82,7 +82,7 @@ def test_1_cli_commands_on_a_large_corpus_never_import_from_the_current_folder(s
     assert not shadowing_folder.exists(), shadowing_folder.read_text()
 
 
-def test_1_the_languages_counting_pool_never_imports_from_the_current_folder(shadowing_folder):
+def test_the_languages_counting_pool_never_imports_from_the_current_folder(shadowing_folder):
     from bpeinspect.core import load_tokenizer
     from bpeinspect.core.analysis.corpus_count import CountingPool
 
@@ -96,7 +96,7 @@ def test_1_the_languages_counting_pool_never_imports_from_the_current_folder(sha
     assert not shadowing_folder.exists(), shadowing_folder.read_text()
 
 
-def test_1_the_dataset_pool_never_imports_from_the_current_folder(shadowing_folder, tmp_path, monkeypatch):
+def test_the_dataset_pool_never_imports_from_the_current_folder(shadowing_folder, tmp_path, monkeypatch):
     import json
 
     from bpeinspect.core import load_tokenizer, pool

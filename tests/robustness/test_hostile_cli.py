@@ -66,17 +66,17 @@ def hostile_native(tmp_path: Path) -> Path:
     return p
 
 
-# -- 2: terminal escapes ------------------------------------------------------------------------------------
+# -- terminal escapes ------------------------------------------------------------------------------------
 
 
-def test_2_info_escapes_the_name_and_tokens(tmp_path, capsys):
+def test_info_escapes_the_name_and_tokens(tmp_path, capsys):
     code, out, err = run(capsys, "info", str(hostile_native(tmp_path)))
     assert code == 0, err
     no_escapes(out + err)
     assert "evil␛]0;pwned␇␛[31mRED⟨U+009B⟩2J" in out
 
 
-def test_2_list_escapes_names_from_the_recent_list(tmp_path, capsys):
+def test_list_escapes_names_from_the_recent_list(tmp_path, capsys):
     vocab = hostile_native(tmp_path)
     (tmp_path / "cfg").mkdir()
     entry = {"name": "x\x1b[2Jy\x9b", "source": "recent", "spec": str(vocab), "vocab_size": 3, "description": "\x07"}
@@ -88,7 +88,7 @@ def test_2_list_escapes_names_from_the_recent_list(tmp_path, capsys):
     assert json.loads(out)[-1]["name"] == "x\x1b[2Jy\x9b"  # JSON keeps the text exactly
 
 
-def test_2_encode_json_escapes_c1_controls(tmp_path, capsys):
+def test_encode_json_escapes_c1_controls(tmp_path, capsys):
     text = tmp_path / "t.txt"
     text.write_text("a<|\x9b2J|>b\x1bc\u202ed\n", encoding="utf-8")
     vocab = hostile_native(tmp_path)
@@ -101,7 +101,7 @@ def test_2_encode_json_escapes_c1_controls(tmp_path, capsys):
     assert bytes.fromhex("".join(t["bytes"] for t in got["tokens"])) == text.read_bytes()
 
 
-def test_2_decode_to_a_terminal_shows_controls_in_the_notation(capsys, monkeypatch):
+def test_decode_to_a_terminal_shows_controls_in_the_notation(capsys, monkeypatch):
     from bpeinspect.core import load_tokenizer
 
     ids = load_tokenizer("gpt2").encode("\x1b[2J\n")  # a clear-screen sequence
@@ -112,14 +112,14 @@ def test_2_decode_to_a_terminal_shows_controls_in_the_notation(capsys, monkeypat
     assert code == 0 and out == "␛[2J\n"
 
 
-def test_2_errors_and_warnings_are_escaped(tmp_path, capsys):
+def test_errors_and_warnings_are_escaped(tmp_path, capsys):
     bad = tmp_path / "bad\x1b[31m.tiktoken"
     bad.write_bytes(b"not base64 at all\n")
     code, _, err = run(capsys, "info", str(bad))
     no_escapes(one_line_error(code, err))
 
 
-def test_2_tables_escape_cells(tmp_path, capsys):
+def test_tables_escape_cells(tmp_path, capsys):
     doc = tmp_path / "doc\x1b[31m.txt"
     doc.write_text("hello", encoding="utf-8")
     code, out, err = run(capsys, "stats", "-t", "gpt2", str(doc))
@@ -127,7 +127,7 @@ def test_2_tables_escape_cells(tmp_path, capsys):
     no_escapes(out)
 
 
-# -- 3: catastrophic split patterns ------------------------------------------------------------------------
+# -- catastrophic split patterns ------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -138,7 +138,7 @@ def quick_limit(monkeypatch):
 
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("pattern", [r"(a|a)+$", r"(a+)+$"])
-def test_3_catastrophic_pattern_is_stopped_by_the_time_limit(tmp_path, capsys, quick_limit, pattern):
+def test_catastrophic_pattern_is_stopped_by_the_time_limit(tmp_path, capsys, quick_limit, pattern):
     text = tmp_path / "a.txt"
     text.write_text("a" * 3000 + "!\n", encoding="utf-8")
     code, _, err = run(capsys, "encode", "-t", "gpt2", "--pattern", pattern, str(text))
@@ -148,7 +148,7 @@ def test_3_catastrophic_pattern_is_stopped_by_the_time_limit(tmp_path, capsys, q
 
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("fmt", ["tokenizer.json", "small.model", "small.json"])
-def test_3_catastrophic_pattern_in_a_file(tmp_path, capsys, quick_limit, fmt):
+def test_catastrophic_pattern_in_a_file(tmp_path, capsys, quick_limit, fmt):
     from bpeinspect.core.io.formats import with_settings
 
     vocab = save(with_settings(small_tokenizer(), pattern=r"(a|a)+$"), tmp_path / fmt)
@@ -161,7 +161,7 @@ def test_3_catastrophic_pattern_in_a_file(tmp_path, capsys, quick_limit, fmt):
 
 
 @pytest.mark.timeout(30)
-def test_3_the_limit_holds_in_worker_threads_too(quick_limit):
+def test_the_limit_holds_in_worker_threads_too(quick_limit):
     import threading
 
     from bpeinspect.core import Tokenizer
@@ -192,7 +192,7 @@ def cli_process(*args: str, **kw) -> subprocess.Popen:
 
 @pytest.mark.timeout(90)
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see the CPU time")
-def test_3_ctrl_c_stops_a_catastrophic_pattern(tmp_path):
+def test_ctrl_c_stops_a_catastrophic_pattern(tmp_path):
     text = tmp_path / "a.txt"
     text.write_text("a" * 500_000 + "!", encoding="utf-8")  # a time limit of 12 s of CPU time
     # as from a terminal: a run started in the background of a script (land.sh &) inherits
@@ -217,11 +217,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-# -- 7: unbounded input, and --output json streams --------------------------------------------------------
+# -- unbounded input, and --output json streams --------------------------------------------------------
 
 
 @pytest.mark.parametrize("command", ["encode", "train"])
-def test_7_dev_zero_is_refused_with_a_clear_error(tmp_path, capsys, monkeypatch, command):
+def test_dev_zero_is_refused_with_a_clear_error(tmp_path, capsys, monkeypatch, command):
     monkeypatch.setattr(limits, "MAX_INPUT", 1 << 16)
     args = ["encode", "-t", "gpt2", "/dev/zero"] if command == "encode" else [
         "train", "/dev/zero", "--vocab-size", "260", "-o", str(tmp_path / "x.json")]  # fmt: skip
@@ -232,13 +232,13 @@ def test_7_dev_zero_is_refused_with_a_clear_error(tmp_path, capsys, monkeypatch,
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
 @pytest.mark.parametrize("args", [["stats", "-t", "gpt2", "/dev/zero"], ["stats", "--jsonl", "/dev/zero", "-t", "gpt2"]])
-def test_7_stats_name_a_device_as_one(capsys, args):
+def test_stats_name_a_device_as_one(capsys, args):
     line = one_line_error(*run(capsys, *args)[::2])
     assert "/dev/zero: not a regular file" in line, line
 
 
 @pytest.mark.parametrize("args", [["encode", "-t", "gpt2"], ["decode", "-t", "gpt2"], ["stats", "-t", "gpt2", "-"]])
-def test_7_standard_input_is_capped_too(capsys, monkeypatch, args):
+def test_standard_input_is_capped_too(capsys, monkeypatch, args):
     import io
 
     monkeypatch.setattr(limits, "MAX_INPUT", 1000)
@@ -247,7 +247,7 @@ def test_7_standard_input_is_capped_too(capsys, monkeypatch, args):
     assert "standard input: more than 1,000 bytes" in one_line_error(code, err)
 
 
-def test_7_json_output_streams(tmp_path, capsys):
+def test_json_output_streams(tmp_path, capsys):
     from bpeinspect.core import load_tokenizer
 
     text = ("Hello wörld, <|endoftext|> 12345 naïve 日本語 👍🏽\n" * 2000)[:80_000]
@@ -294,7 +294,7 @@ class _FileOut:
 
 
 @pytest.mark.parametrize("output", ["json", "ids"])
-def test_7_a_long_text_is_encoded_and_written_a_part_at_a_time(tmp_path, monkeypatch, output):
+def test_a_long_text_is_encoded_and_written_a_part_at_a_time(tmp_path, monkeypatch, output):
     from bpeinspect.cli import encode
     from bpeinspect.core import load_tokenizer
 
@@ -327,11 +327,11 @@ def test_7_a_long_text_is_encoded_and_written_a_part_at_a_time(tmp_path, monkeyp
     assert peak < 4 << 20, f"{peak / 2**20:.2f} MB for {len(text):,} characters"
 
 
-# -- 8: a pipe as the vocabulary ---------------------------------------------------------------------------
+# -- a pipe as the vocabulary ---------------------------------------------------------------------------
 
 
 @pytest.mark.timeout(60)
-def test_8_process_substitution_at_the_command_line(tmp_path):
+def test_process_substitution_at_the_command_line(tmp_path):
     vocab = save(small_tokenizer(), tmp_path / "small.tiktoken")
     script = f'exec {sys.executable} -P -m bpeinspect.cli info <(cat {vocab}; cat {vocab} | head -c 0)'
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
@@ -340,10 +340,10 @@ def test_8_process_substitution_at_the_command_line(tmp_path):
     assert "vocab size:" in done.stdout
 
 
-# -- 13: list ----------------------------------------------------------------------------------------------
+# -- list ----------------------------------------------------------------------------------------------
 
 
-def test_13_list_with_an_empty_tokenizer_json_in_the_hf_cache(tmp_path, capsys):
+def test_list_with_an_empty_tokenizer_json_in_the_hf_cache(tmp_path, capsys):
     snap = tmp_path / "hub" / "models--x--y" / "snapshots" / "abc"
     snap.mkdir(parents=True)
     (snap / "tokenizer.json").write_text("{}", encoding="utf-8")
@@ -354,7 +354,7 @@ def test_13_list_with_an_empty_tokenizer_json_in_the_hf_cache(tmp_path, capsys):
     assert "cl100k_base" in out
 
 
-def test_13_a_dangling_link_is_named_as_one(tmp_path, capsys):
+def test_a_dangling_link_is_named_as_one(tmp_path, capsys):
     link = tmp_path / "v.tiktoken"
     link.symlink_to(tmp_path / "gone.tiktoken")
     code, _, err = run(capsys, "info", str(link))
@@ -362,11 +362,11 @@ def test_13_a_dangling_link_is_named_as_one(tmp_path, capsys):
     assert "symbolic link" in line and "no built-in" not in line
 
 
-# -- 14: train -o into a missing folder ---------------------------------------------------------------------
+# -- train -o into a missing folder ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("out", ["/missing/dir/x.json", "{tmp}/file.txt/x.json"])
-def test_14_train_checks_the_output_before_training(tmp_path, capsys, monkeypatch, out):
+def test_train_checks_the_output_before_training(tmp_path, capsys, monkeypatch, out):
     from bpeinspect.cli import train
 
     (tmp_path / "file.txt").write_text("hello", encoding="utf-8")
@@ -377,7 +377,7 @@ def test_14_train_checks_the_output_before_training(tmp_path, capsys, monkeypatc
 
 
 @pytest.mark.parametrize("out", ["/missing/dir/x.tsv", "{tmp}/file.txt/x.tsv"])
-def test_14_count_checks_the_output_before_counting(tmp_path, capsys, monkeypatch, out):
+def test_count_checks_the_output_before_counting(tmp_path, capsys, monkeypatch, out):
     from bpeinspect.cli import count
 
     (tmp_path / "file.txt").write_text("hello", encoding="utf-8")
@@ -387,7 +387,7 @@ def test_14_count_checks_the_output_before_counting(tmp_path, capsys, monkeypatc
     assert "folder" in line and ".tmp" not in line
 
 
-def test_14_count_names_the_output_it_cannot_write(tmp_path, capsys, monkeypatch):
+def test_count_names_the_output_it_cannot_write(tmp_path, capsys, monkeypatch):
     from bpeinspect.core.io import atomic
 
     def full(*_a, **_k):

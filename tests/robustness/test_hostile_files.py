@@ -49,24 +49,24 @@ def refused(path: Path, *words: str) -> str:
     return message
 
 
-# -- 4: a .tiktoken(.gz) with too many tokens, or huge ones ------------------------------------------
+# -- a .tiktoken(.gz) with too many tokens, or huge ones ------------------------------------------
 
 
-def test_4_rank_file_with_more_tokens_than_the_limit(tmp_path, monkeypatch):
+def test_rank_file_with_more_tokens_than_the_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_IDS", 1000)
     p = tmp_path / "bomb.tiktoken.gz"
     p.write_bytes(gzip.compress(rank_lines(1200)))
     refused(p, "1,000")
 
 
-def test_4_rank_file_with_a_huge_token(tmp_path, monkeypatch):
+def test_rank_file_with_a_huge_token(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_TOKEN_BYTES", 64)
     p = tmp_path / "long.tiktoken"
     p.write_bytes(rank_lines(extra={b"x" * 100: 256}))
     refused(p, "100 bytes", "64")
 
 
-def test_4_out_of_memory_is_a_one_line_error_naming_the_file(tmp_path, monkeypatch):
+def test_out_of_memory_is_a_one_line_error_naming_the_file(tmp_path, monkeypatch):
     from bpeinspect.core.io.formats import tiktoken
 
     def no_memory(*_a, **_k):
@@ -78,7 +78,7 @@ def test_4_out_of_memory_is_a_one_line_error_naming_the_file(tmp_path, monkeypat
     refused(p, "memory")
 
 
-# -- 5: a GGUF whose token count matches its (sparse) size --------------------------------------------
+# -- a GGUF whose token count matches its (sparse) size --------------------------------------------
 
 
 def gguf_claiming(path: Path, count: int, size: int, key: str = "tokenizer.ggml.tokens") -> Path:
@@ -97,29 +97,29 @@ def gguf_claiming(path: Path, count: int, size: int, key: str = "tokenizer.ggml.
     return path
 
 
-def test_5_gguf_claiming_more_tokens_than_the_limit(tmp_path, monkeypatch):
+def test_gguf_claiming_more_tokens_than_the_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_IDS", 1000)
     p = gguf_claiming(tmp_path / "sparse.gguf", 2_000_000, 16_001_000)
     refused(p, "2,000,000", "1,000")
 
 
-def test_5_gguf_array_longer_than_any_real_one(tmp_path, monkeypatch):
+def test_gguf_array_longer_than_any_real_one(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_METADATA_ITEMS", 1000)
     p = gguf_claiming(tmp_path / "sparse.gguf", 2_000_000, 16_001_000, key="general.junk")
     refused(p, "2,000,000", "1,000")
 
 
-# -- 6: ranks far beyond the token count ----------------------------------------------------------------
+# -- ranks far beyond the token count ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("rank", [10**12, 3_000_000])
-def test_6_rank_far_beyond_the_vocabulary_is_refused_at_load(tmp_path, rank):
+def test_rank_far_beyond_the_vocabulary_is_refused_at_load(tmp_path, rank):
     p = tmp_path / "far.tiktoken"
     p.write_bytes(rank_lines(extra={b"far": rank}))
     refused(p, f"{rank:,}", f"{limits.MAX_IDS:,}")
 
 
-def test_6_the_tokenizer_refuses_negative_and_huge_ids():
+def test_the_tokenizer_refuses_negative_and_huge_ids():
     ranks = {bytes([b]): b for b in range(256)}
     for bad in (-1, limits.MAX_IDS, 10**12):
         with pytest.raises(ValueError, match="id"):
@@ -128,7 +128,7 @@ def test_6_the_tokenizer_refuses_negative_and_huge_ids():
             Tokenizer(ranks, pattern=None, special_tokens={"<s>": bad})
 
 
-# -- 8: a FIFO or a process substitution is read once ---------------------------------------------------
+# -- a FIFO or a process substitution is read once ---------------------------------------------------
 
 
 def feed(write_end, data: bytes) -> threading.Thread:
@@ -142,7 +142,7 @@ def feed(write_end, data: bytes) -> threading.Thread:
 
 
 @pytest.mark.timeout(20)
-def test_8_fifo_as_vocabulary(tmp_path):
+def test_fifo_as_vocabulary(tmp_path):
     fifo = tmp_path / "vocab.fifo"
     os.mkfifo(fifo)
     data = rank_lines(300)
@@ -153,7 +153,7 @@ def test_8_fifo_as_vocabulary(tmp_path):
 
 
 @pytest.mark.timeout(20)
-def test_8_process_substitution_is_read_once(tmp_path):
+def test_process_substitution_is_read_once(tmp_path):
     data = rank_lines(900)
     assert len(data) > 8192  # more than the head that detection looks at
     r, w = os.pipe()
@@ -166,10 +166,10 @@ def test_8_process_substitution_is_read_once(tmp_path):
     assert tok.n_vocab == 1156
 
 
-# -- 9: every member of a multi-member .gz --------------------------------------------------------------
+# -- every member of a multi-member .gz --------------------------------------------------------------
 
 
-def test_9_multi_member_gzip(tmp_path):
+def test_multi_member_gzip(tmp_path):
     data = rank_lines(100)
     cut = data.index(b"\n", len(data) // 2) + 1
     p = tmp_path / "two.tiktoken.gz"
@@ -177,7 +177,7 @@ def test_9_multi_member_gzip(tmp_path):
     assert load_path(p).n_vocab == 356
 
 
-# -- 10: an empty special token, a special id of -1 ------------------------------------------------------
+# -- an empty special token, a special id of -1 ------------------------------------------------------
 
 
 def native_with_specials(tmp_path: Path, specials: dict) -> Path:
@@ -190,11 +190,11 @@ def native_with_specials(tmp_path: Path, specials: dict) -> Path:
 
 
 @pytest.mark.parametrize("specials", [{"": 400}, {"<|x|>": -1}])
-def test_10_native_file_with_an_empty_special_or_negative_id(tmp_path, specials):
+def test_native_file_with_an_empty_special_or_negative_id(tmp_path, specials):
     refused(native_with_specials(tmp_path, specials))
 
 
-def test_10_the_tokenizer_refuses_empty_special_and_added_tokens():
+def test_the_tokenizer_refuses_empty_special_and_added_tokens():
     ranks = {bytes([b]): b for b in range(256)}
     with pytest.raises(ValueError, match="empty"):
         Tokenizer(ranks, pattern=None, special_tokens={"": 300})
@@ -202,7 +202,7 @@ def test_10_the_tokenizer_refuses_empty_special_and_added_tokens():
         Tokenizer(ranks, pattern=None, added_tokens={"": 300})
 
 
-# -- 11: every walk of a merge tree is iterative --------------------------------------------------------
+# -- every walk of a merge tree is iterative --------------------------------------------------------
 
 
 def chain_tokenizer(depth: int) -> Tokenizer:
@@ -211,7 +211,7 @@ def chain_tokenizer(depth: int) -> Tokenizer:
     return Tokenizer.from_merges(merges, pattern=None)
 
 
-def test_11_a_merge_chain_deeper_than_the_recursion_limit():
+def test_a_merge_chain_deeper_than_the_recursion_limit():
     from bpeinspect.cli.tokenizers import tree_lines
 
     depth = sys.getrecursionlimit() + 500
@@ -228,7 +228,7 @@ def test_11_a_merge_chain_deeper_than_the_recursion_limit():
     assert node != tok.merge_graph.tree(top) and hash(node) is not None  # identity: no deep comparison
 
 
-def test_11_a_merge_that_refers_to_itself():
+def test_a_merge_that_refers_to_itself():
     from bpeinspect.cli.tokenizers import tree_lines
 
     # the empty token (HF, GPT-2 and GGUF files can hold one): "" + "a" makes "a" again
@@ -243,7 +243,7 @@ def test_11_a_merge_that_refers_to_itself():
     assert tok.merge_graph.tree(257).leaves()[-1] == 98
 
 
-def test_11_special_and_added_tokens_longer_than_the_recursion_limit():
+def test_special_and_added_tokens_longer_than_the_recursion_limit():
     # the literal matcher's trie is as deep as the longest token, and as nested as the longest
     # chain of tokens each a prefix of the next: both were walked recursively
     depth = sys.getrecursionlimit() + 500
@@ -254,10 +254,10 @@ def test_11_special_and_added_tokens_longer_than_the_recursion_limit():
     assert tok.encode(long[:-1]) == [60] + [120] * depth
 
 
-# -- 12: errors name the file ----------------------------------------------------------------------------
+# -- errors name the file ----------------------------------------------------------------------------
 
 
-def test_12_a_normalizer_nested_deeper_than_python_recurses(tmp_path):
+def test_a_normalizer_nested_deeper_than_python_recurses(tmp_path):
     # valid JSON (json parses it), but the normalizer's steps are read recursively
     p = tmp_path / "tokenizer.json"
     save(small_tokenizer(), p)
@@ -271,7 +271,7 @@ def test_12_a_normalizer_nested_deeper_than_python_recurses(tmp_path):
     assert "RecursionError" not in message and "recursion" not in message
 
 
-def test_12_a_5000_digit_id_in_a_tokenizer_json(tmp_path):
+def test_a_5000_digit_id_in_a_tokenizer_json(tmp_path):
     p = tmp_path / "tokenizer.json"
     save(small_tokenizer(), p)
     text = p.read_text(encoding="utf-8")
@@ -279,7 +279,7 @@ def test_12_a_5000_digit_id_in_a_tokenizer_json(tmp_path):
     refused(p)
 
 
-def test_12_a_superscript_digit_in_a_minbpe_model(tmp_path):
+def test_a_superscript_digit_in_a_minbpe_model(tmp_path):
     p = tmp_path / "small.model"
     save(small_tokenizer(), p)
     lines = p.read_text(encoding="utf-8").split("\n")
@@ -288,7 +288,7 @@ def test_12_a_superscript_digit_in_a_minbpe_model(tmp_path):
     refused(p)
 
 
-# -- 13: the catalog and links ---------------------------------------------------------------------------
+# -- the catalog and links ---------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -300,21 +300,21 @@ def catalog(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("content", ["{}", '{"model": []}', '{"model": {"vocab": 3}}', "[]", '{"model": {"type": 5}}'])
-def test_13_list_skips_odd_tokenizer_json_in_the_hf_cache(catalog, content):
+def test_list_skips_odd_tokenizer_json_in_the_hf_cache(catalog, content):
     snap = catalog / "hub" / "models--x--y" / "snapshots" / "abc"
     snap.mkdir(parents=True)
     (snap / "tokenizer.json").write_text(content, encoding="utf-8")
     assert not [e for e in discover.discover() if e.source == "Hugging Face cache"]
 
 
-def test_13_list_survives_a_deeply_nested_recent_json(catalog):
+def test_list_survives_a_deeply_nested_recent_json(catalog):
     cfg = catalog / "cfg"
     cfg.mkdir()
     (cfg / "recent.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     assert [e.source for e in discover.discover(include_caches=False)].count("recent") == 0
 
 
-def test_13_dangling_link_and_link_loop(tmp_path):
+def test_dangling_link_and_link_loop(tmp_path):
     dangling = tmp_path / "gone.tiktoken"
     dangling.symlink_to(tmp_path / "nowhere.tiktoken")
     loop = tmp_path / "loop.tiktoken"
@@ -328,10 +328,10 @@ def test_13_dangling_link_and_link_loop(tmp_path):
             assert w in message, message
 
 
-# -- 7 and 17: corpus files (the app's training reads them itself) ------------------------------------
+# -- corpus files (the app's training reads them itself) ------------------------------------
 
 
-def test_7_corpus_devices_are_refused_and_whole_reads_capped(tmp_path, monkeypatch):
+def test_corpus_devices_are_refused_and_whole_reads_capped(tmp_path, monkeypatch):
     from bpeinspect.core.train.corpus import CorpusError, iter_corpus
 
     if os.path.exists("/dev/zero"):
@@ -348,7 +348,7 @@ def test_7_corpus_devices_are_refused_and_whole_reads_capped(tmp_path, monkeypat
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
-def test_17_a_dataset_that_never_ends_is_refused(tmp_path):
+def test_a_dataset_that_never_ends_is_refused(tmp_path):
     from bpeinspect.core.dataset.records import DatasetError, read_records
 
     link = tmp_path / "zero.jsonl"  # dropped on the window, it goes to the dataset panel

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from bpeinspect.core.analysis.samples import Sample
 from bpeinspect.core.analysis.scripts import JAPANESE, dominant_script
 from bpeinspect.core.analysis.shipping import counts_pre_tokens
-from bpeinspect.core.analysis.stats import iter_chunks
+from bpeinspect.core.analysis.stats import PerToken, iter_chunks
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.split.cuts import can_cut, stream_cut
 from bpeinspect.core.text import fix_surrogates
@@ -70,7 +70,7 @@ def renyi_efficiency(counts: Iterable[int], vocab_size: int, order: float = RENY
 
 
 @dataclass(frozen=True)
-class Measures:
+class Measures(PerToken):
     """The measures of one tokenizer on one text."""
 
     tokenizer: str
@@ -109,14 +109,6 @@ class Measures:
     @property
     def utilization(self) -> float:
         return self.distinct / self.n_vocab if self.n_vocab else 0.0
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
     def as_dict(self) -> dict[str, object]:
         d: dict[str, object] = {

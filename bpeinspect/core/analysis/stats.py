@@ -16,7 +16,6 @@ for the same content under the same tokenizer: 2.0 means the text costs twice as
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -27,7 +26,7 @@ from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.split.cuts import can_cut, stream_cut
-from bpeinspect.core.text import fix_surrogates
+from bpeinspect.core.text import decode_utf8, fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -45,16 +44,16 @@ _TAIL_CHUNKS = 3
 _TAIL_SPLIT = 8
 
 
-@dataclass(frozen=True)
-class TextStats:
-    """Counts for one tokenizer on one text; ``premium`` is set when a baseline was chosen."""
+class PerToken:
+    """The ratios of a row that counts ``tokens`` over ``bytes`` and ``chars`` of text.
 
-    tokenizer: str
-    source: str
+    >>> TextStats("t", "en", 4, 10, 8).bytes_per_token
+    2.5
+    """
+
     tokens: int
     bytes: int
     chars: int
-    premium: float | None = None
 
     @property
     def bytes_per_token(self) -> float:
@@ -63,6 +62,18 @@ class TextStats:
     @property
     def chars_per_token(self) -> float:
         return self.chars / self.tokens if self.tokens else 0.0
+
+
+@dataclass(frozen=True)
+class TextStats(PerToken):
+    """Counts for one tokenizer on one text; ``premium`` is set when a baseline was chosen."""
+
+    tokenizer: str
+    source: str
+    tokens: int
+    bytes: int
+    chars: int
+    premium: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         """Plain fields plus the derived ratios, for JSON and CSV."""
@@ -163,26 +174,17 @@ def iter_chunks(sample: Sample, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tup
             part = text[i : i + chunk_bytes]
             yield part, len(part.encode("utf-8"))
         return
-    assert sample.path is not None
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    done = 0
+    path = sample.path
+    assert path is not None
+
+    def bad(at: int, byte: int) -> SampleError:
+        return SampleError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {at})")
+
     try:
-        with open(sample.path, "rb") as f:
-            while True:
-                block = f.read(chunk_bytes)
-                final = not block
-                try:
-                    text = decoder.decode(block, final=final)
-                except UnicodeDecodeError as exc:
-                    raise SampleError(
-                        f"{sample.path}: not UTF-8 text (bad byte near offset {done + exc.start})"
-                    ) from None
-                done += len(block)
-                yield text, len(block)
-                if final:
-                    return
+        with open(path, "rb") as f:
+            yield from decode_utf8(iter(lambda: f.read(chunk_bytes), b""), bad)
     except OSError as exc:
-        raise SampleError(f"{sample.path}: cannot read: {exc.strerror or exc}") from None
+        raise SampleError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def compute_stats(
@@ -309,6 +311,7 @@ def _count_tokens(shipped: Shipped | Tokenizer, item: tuple[int, str]) -> tuple[
 __all__ = [
     "CSV_COLUMNS",
     "Cancelled",
+    "PerToken",
     "Sample",
     "SampleError",
     "StatsTable",

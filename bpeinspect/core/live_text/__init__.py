@@ -11,9 +11,10 @@ only those are encoded again (a millisecond or two each), and nothing after them
 one running sum per segment. Joined, the segments' encodings are exactly
 ``tok.encode_with_offsets(text)``.
 
-A tokenizer whose split rule gives no cut points (a custom regex, a normalizer, see
-:func:`~bpeinspect.core.split.cuts.can_cut`) gets one encoding of the whole text instead,
-brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
+A tokenizer that cannot be cut (a custom regex, a normalizer, see
+:func:`~bpeinspect.core.split.cuts.can_cut`) has the whole text as its one segment. An edit
+within one segment re-encodes only the lines around it (:func:`reencode_edit`, in
+:mod:`.edits`).
 
 >>> from bpeinspect.core import load_tokenizer
 >>> tok = load_tokenizer("cl100k_base")
@@ -31,10 +32,12 @@ brought up to date by :func:`~bpeinspect.core.live.plan_encode`.
 True
 """
 
+from bpeinspect.core.live_text.edits import find_edit, join_ranges, reencode_edit
 from bpeinspect.core.live_text.segment_encoding import (
     CHEAP_CHARS,
+    EncodeResult,
     LiveEncoding,
-    NotCuttable,
+    Mode,
     Part,
     cheap_to_encode,
     encode_segment,
@@ -47,15 +50,19 @@ __all__ = [
     "CHEAP_CHARS",
     "TARGET",
     "Change",
+    "EncodeResult",
     "LiveEncoding",
     "LiveText",
-    "NotCuttable",
+    "Mode",
     "Part",
     "Segment",
     "can_cut_between",
     "cheap_to_encode",
     "cut",
     "encode_segment",
+    "find_edit",
     "join_parts",
+    "join_ranges",
     "lookahead",
+    "reencode_edit",
 ]

@@ -1,4 +1,5 @@
-"""One tokenizer's encoding of a :class:`LiveText`, kept per segment (:class:`LiveEncoding`)."""
+"""One tokenizer's encoding of a :class:`LiveText`, kept per segment (:class:`LiveEncoding`),
+and an :class:`EncodeResult` saying how it was brought up to date."""
 
 from __future__ import annotations
 
@@ -6,17 +7,14 @@ import bisect
 import contextlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from bpeinspect.core.encoding import Encoding
-from bpeinspect.core.live import NoSync, encode_window, join_ranges, reencode_edit
+from bpeinspect.core.live_text.edits import encode_window, join_ranges, reencode_edit
 from bpeinspect.core.live_text.segments import Change, LiveText, Segment
 from bpeinspect.core.split.cuts import can_cut
 from bpeinspect.core.tokenizer import Tokenizer
-
-
-class NotCuttable(ValueError):
-    """A segment could not be encoded on its own (the tokenizer has to encode the whole text)."""
 
 
 def lookahead(tok: Tokenizer) -> int:
@@ -26,7 +24,7 @@ def lookahead(tok: Tokenizer) -> int:
 
 
 # code points of segments cheap to encode right where they are asked, with no thread hand-over
-# (a few ms: a keystroke's segment or two); the whole-text path's rule is EncodePlan.cheap
+# (a few ms: a keystroke's segment or two, or the whole of a short text)
 CHEAP_CHARS = 24_000
 
 
@@ -52,14 +50,11 @@ def encode_segment(
 
     ``previous``: the encoding of the segment before an edit, and the edit (see
     :attr:`Change.edit`): only the lines around the edit are encoded again."""
-    try:
-        if previous is not None:
-            return reencode_edit(tok, previous[0], text, *previous[1], should_stop=should_stop, follow=head)
-        if not head:
-            return tok.encode_with_offsets(text, should_stop=should_stop)
-        return encode_window(tok, text + head, 0, len(text), should_stop)
-    except NoSync as exc:
-        raise NotCuttable(str(exc)) from None
+    if previous is not None:
+        return reencode_edit(tok, previous[0], text, *previous[1], should_stop=should_stop, follow=head)
+    if not head:
+        return tok.encode_with_offsets(text, should_stop=should_stop)
+    return encode_window(tok, text + head, 0, len(text), should_stop)
 
 
 class Part(NamedTuple):
@@ -81,9 +76,9 @@ class LiveEncoding:
     :meth:`pending` lists the segments still to encode, each with the text after it that its
     encoding may depend on (a segment whose neighbour's start changed is encoded again);
     :meth:`put` stores an encoding; :meth:`apply` follows a change of the text (it must see
-    every change, in order). A tokenizer that cannot be cut (``cutting`` false) has one
-    encoding of the whole text, set with :meth:`put_whole`. Reading works whatever is
-    encoded so far.
+    every change, in order). For a tokenizer that cannot be cut (``cutting`` false, see
+    :func:`~bpeinspect.core.split.cuts.can_cut`) the whole text is one segment. Reading works
+    whatever is encoded so far.
     """
 
     def __init__(self, tok: Tokenizer, source: LiveText) -> None:
@@ -99,8 +94,9 @@ class LiveEncoding:
         self._nbytes: list[int] = [0] * n
         self._nchars: list[int] = [0] * n
         self._stale: list[Segment] = []  # segments whose following text changed
-        self.whole: Encoding | None = None
+        self.whole: Encoding | None = None  # the encoding of the one segment of a tokenizer that cannot be cut
         self.whole_version = -1  # the text version ``whole`` encodes
+        self._whole_segment: tuple[Segment, int] | None = None  # the one segment, and the version it holds
         self._starts: tuple[list[int], list[int], int] | None = None  # running sums of tokens and bytes; chars
         self._full: Encoding | None = None
         self.changes = 0  # counts every change of what is encoded (readers may keep what they read till it moves)
@@ -114,7 +110,7 @@ class LiveEncoding:
     def pending(self) -> list[tuple[Segment, str]]:
         """The segments to encode, in order, each with the text after it to encode it with."""
         if not self.cutting:
-            return []
+            return [] if self.whole_version == self.source.version else [(self._whole(), "")]
         if len(self._encs) != len(self.source.segments):  # a change was missed: start over
             self._reset()
         segs, heads = self.source.segments, self._heads
@@ -134,7 +130,13 @@ class LiveEncoding:
     def put(self, seg: Segment, enc: Encoding, head: str) -> bool:
         """Keep ``enc``, the encoding of ``seg`` followed by ``head``; False if ``seg`` was
         replaced meanwhile."""
-        if not seg.alive or not self.cutting or len(self._encs) != len(self.source.segments):
+        if not self.cutting:
+            if self._whole_segment is None or seg is not self._whole_segment[0] or not seg.alive:
+                return False
+            self.whole, self.whole_version = enc, self._whole_segment[1]
+            self._changed()
+            return True
+        if not seg.alive or len(self._encs) != len(self.source.segments):
             return False
         k = seg.k
         self._encs[k], self._heads[k] = enc, head
@@ -142,15 +144,21 @@ class LiveEncoding:
         self._changed()
         return True
 
-    def put_whole(self, enc: Encoding, version: int) -> None:
-        """The encoding of the whole text as it was at ``version``."""
-        self.whole, self.whole_version = enc, version
-        self._changed()
+    def _whole(self) -> Segment:
+        """The one segment of a tokenizer that cannot be cut: the whole text (index 0)."""
+        version = self.source.version
+        if self._whole_segment is None or self._whole_segment[1] != version:
+            if self._whole_segment is not None:
+                self._whole_segment[0].alive = False
+            self._whole_segment = (Segment(self.source.text()), version)
+        return self._whole_segment[0]
 
     def apply(self, change: Change) -> list[Encoding]:
         """Follow ``change`` of the text: drop the encodings of the segments it replaced and
         return them (for the caller to free a few at a time)."""
         if not self.cutting:
+            if self._whole_segment is not None:
+                self._whole_segment[0].alive = False
             return []
         lo, hi, n = change.first, change.first + len(change.old), len(change.new)
         dropped = [e for e in self._encs[lo:hi] if e is not None]
@@ -164,10 +172,10 @@ class LiveEncoding:
         self._changed()
         return dropped
 
-    def stop_cutting(self) -> list[Encoding]:
-        """Encode the whole text from now on (a segment could not be encoded on its own)."""
-        dropped = [e for e in self._encs if e is not None]
-        self.cutting = False
+    def release(self) -> list[Encoding]:
+        """Drop every encoding and return them (for the caller to free a few at a time)."""
+        dropped = [e for e in (*self._encs, self.whole) if e is not None]
+        self.whole, self.whole_version = None, -1
         self._reset()
         return dropped
 
@@ -335,3 +343,18 @@ def join_parts(tok: Tokenizer, text: str, parts: list[Part]) -> Encoding:
     out = join_ranges(tok, text, spans)
     out.dropped = dropped
     return out
+
+
+Mode = Literal["segment", "chunked"]  # encoded where it was asked, or by a worker
+
+
+@dataclass
+class EncodeResult:
+    """A tokenizer's :class:`LiveEncoding` and how it was last brought up to date: in
+    ``seconds``, where (``mode``), and the UTF-16 range that changed (``None``: all of it)."""
+
+    tok: Tokenizer
+    enc: LiveEncoding
+    seconds: float
+    mode: Mode
+    changed: tuple[int, int] | None = None

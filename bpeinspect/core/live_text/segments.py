@@ -7,7 +7,7 @@ import itertools
 from typing import NamedTuple
 
 from bpeinspect.core.split.cuts import is_cut, next_cut
-from bpeinspect.core.text import utf16_len
+from bpeinspect.core.text import fix_surrogates, utf16_len
 
 TARGET = 1 << 12  # code points per segment (encoded in about a millisecond); segments grow to 2x before they are cut
 
@@ -73,10 +73,13 @@ def cut(text: str, target: int = TARGET) -> list[str]:
 class LiveText:
     """A text as a list of :class:`Segment`, cut at cut points, changed by :meth:`replace`.
 
-    Positions are in UTF-16 units, as Qt counts them; ``version`` counts the changes.
+    Positions are in UTF-16 units, as Qt counts them; ``version`` counts the changes. Lone
+    surrogates become U+FFFD as the text comes in (:func:`~bpeinspect.core.text.fix_surrogates`,
+    which keeps its length in UTF-16 units), so the segments encode as they are.
     """
 
     def __init__(self, text: str = "", *, target: int = TARGET) -> None:
+        text = fix_surrogates(text)
         self.target = target
         self.segments: list[Segment] = [Segment(t) for t in cut(text, target)]
         for k, seg in enumerate(self.segments):
@@ -136,6 +139,7 @@ class LiveText:
 
     def set_text(self, text: str) -> Change:
         """Replace everything."""
+        text = fix_surrogates(text)
         return self._splice(0, len(self.segments), [Segment(t) for t in cut(text, self.target)])
 
     def replace(self, pos: int, removed: int, added: str) -> Change:
@@ -144,6 +148,7 @@ class LiveText:
         The segments the edit touches are replaced, and so are neighbours where the edit made
         the cut between them no longer a cut point.
         """
+        added = fix_surrogates(added)
         segs = self.segments
         n = len(segs)
         starts = self.u16_starts()

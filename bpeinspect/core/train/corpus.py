@@ -14,7 +14,6 @@ are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
 
 from __future__ import annotations
 
-import codecs
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from bpeinspect.core import limits
 from bpeinspect.core.errors import CorpusError
 from bpeinspect.core.split.cuts import rule_can_cut, stream_cut
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
+from bpeinspect.core.text import decode_utf8
 
 __all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
 
@@ -80,33 +80,27 @@ def iter_corpus(
 
 def _decoded(path: Path, block_bytes: int | None) -> Iterator[str]:
     """The text of the file at ``path``, decoded ``block_bytes`` at a time (``None``: whole)."""
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    offset = 0  # bytes decoded before the current block
     try:
         f = open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def blocks() -> Iterator[bytes]:
+        if block_bytes is not None:
+            yield from iter(lambda: f.read(block_bytes), b"")
+            return
+        # read whole (a custom pattern cannot be cut): as much as the CLI reads
+        whole = limits.read_at_most(f, limits.MAX_INPUT)
+        if len(whole) > limits.MAX_INPUT:
+            raise CorpusError(
+                f"{path}: more than {limits.human_size(limits.MAX_INPUT)}, read whole for a custom split pattern; "
+                "split the file, or train with a preset pattern (read in blocks)"
+            )
+        yield whole
+
+    def bad(at: int, byte: int) -> CorpusError:
+        return CorpusError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {at} is not valid UTF-8)")
+
     with f:
-        while True:
-            if block_bytes is None:  # read whole (a custom pattern cannot be cut): as much as the CLI reads
-                block = limits.read_at_most(f, limits.MAX_INPUT)
-                if len(block) > limits.MAX_INPUT:
-                    raise CorpusError(
-                        f"{path}: more than {limits.human_size(limits.MAX_INPUT)}, read whole for a custom split pattern; "
-                        "split the file, or train with a preset pattern (read in blocks)"
-                    )
-            else:
-                block = f.read(block_bytes)
-            final = block_bytes is None or len(block) < block_bytes
-            pending = len(decoder.getstate()[0])  # bytes of a character cut by the last block
-            try:
-                text = decoder.decode(block, final=final)
-            except UnicodeDecodeError as exc:
-                at = offset - pending + exc.start
-                raise CorpusError(
-                    f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {at} is not valid UTF-8)"
-                ) from None
-            offset += len(block)
+        for text, _ in decode_utf8(blocks(), bad):
             yield text
-            if final:
-                return

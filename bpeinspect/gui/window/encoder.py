@@ -5,10 +5,10 @@ segmented text. An edit replaces a segment or two; on the next event-loop turn t
 segments left without an encoding are encoded: a keystroke's one or two segments right
 here (a millisecond or two each; the core says what is cheap enough,
 :func:`~bpeinspect.core.live_text.cheap_to_encode`), anything bigger (a file, a paste, a new tokenizer) by a
-worker, a batch at a time, the segments nearest to what the panes show first. Tokenizers
-whose split rule cannot be cut keep one encoding of the whole text, brought up to date by
-:func:`~bpeinspect.core.live.plan_encode`. Results go into the tokenizer's row of the
-registry. Encodings that are dropped are freed a few per turn.
+worker, a batch at a time, the segments nearest to what the panes show first. For a
+tokenizer that cannot be cut the whole text is one segment (encoded once the document is
+all there). Results go into the tokenizer's row of the registry. Encodings that are
+dropped are freed a few per turn.
 
 >>> encoder = Encoder(doc, registry, jobs); encoder.encoded.connect(show)   # doctest: +SKIP
 """
@@ -22,8 +22,15 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from bpeinspect.core import Encoding, Tokenizer, differing_span, load_tokenizer
-from bpeinspect.core.live import EncodeResult, Mode, plan_encode
-from bpeinspect.core.live_text import Change, LiveEncoding, NotCuttable, Segment, cheap_to_encode, encode_segment
+from bpeinspect.core.live_text import (
+    Change,
+    EncodeResult,
+    LiveEncoding,
+    Mode,
+    Segment,
+    cheap_to_encode,
+    encode_segment,
+)
 from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -94,7 +101,7 @@ class Encoder(QObject):
     def __init__(self, doc: LiveDocument, registry: TokenizerRegistry, jobs: Jobs) -> None:
         super().__init__(doc)
         self.doc, self.registry, self.jobs = doc, registry, jobs
-        self.last: EncodeResult[LiveEncoding] | None = None  # the latest encode of any tokenizer (for the status bar)
+        self.last: EncodeResult | None = None  # the latest encode of any tokenizer (for the status bar)
         self.focus = 0  # UTF-16 position the panes show: segments near it are encoded first
         self.lives: dict[Tokenizer, LiveEncoding] = {}
         self._batches: dict[Tokenizer, set[Segment]] = {}  # segments a worker is encoding
@@ -153,7 +160,7 @@ class Encoder(QObject):
         self._bury(self._before.pop(tok, (None, [], None))[1])
         live = self.lives.pop(tok, None)
         if live is not None:
-            self._bury(live.stop_cutting() + ([live.whole] if live.whole is not None else []))
+            self._bury(live.release())
         if self.last is not None and self.last.tok is tok:
             self.last = None
 
@@ -169,9 +176,8 @@ class Encoder(QObject):
         entry = self.registry.entry(tok)
         if live is None or entry is None:
             return
-        if not live.cutting:
-            self._encode_whole(tok, live)
-            return
+        if not live.cutting and self.doc.is_feeding():
+            return  # its one segment is the whole text: encoded once it is all there
         todo = live.pending()
         if not todo:
             if not self.doc.is_feeding() and entry.revision != self.doc.revision:
@@ -196,16 +202,12 @@ class Encoder(QObject):
                 old = part.enc if part is not None else before[0] if edited else None
                 previous = (before[0], edit) if edited and edit is not None else None
                 enc = encode_segment(tok, seg.text, head, previous=previous)
-                live.put(seg, enc, head)
+                self._put(live, seg, enc, head)
                 span = differing_span(old, enc)
                 if span is not None:
                     base = self.doc.live_text.u16_starts()[seg.k]
                     lo = base + span[0] if lo is None else min(lo, base + span[0])
                     hi = base + span[1] if hi is None else max(hi, base + span[1])
-        except NotCuttable:
-            self._bury(live.stop_cutting())
-            self._encode_whole(tok, live)
-            return
         except (ValueError, RecursionError, BufferError) as exc:
             self._fail(tok, exc)
             return
@@ -234,7 +236,7 @@ class Encoder(QObject):
 
         def got(item: tuple[Segment, str, Encoding]) -> None:
             seg, head, enc = item
-            if live.put(seg, enc, head):
+            if self._put(live, seg, enc, head):
                 self._note_shown(tok, [seg])
 
         def returned(_value: object) -> None:
@@ -245,11 +247,7 @@ class Encoder(QObject):
 
         def errored(exc: BaseException) -> None:
             self._batches.pop(tok, None)
-            if isinstance(exc, NotCuttable):
-                self._bury(live.stop_cutting())
-                self._encode_whole(tok, live)
-            else:
-                self._fail(tok, exc)
+            self._fail(tok, exc)
 
         self.jobs.submit(
             ("encode", id(tok)),
@@ -261,52 +259,13 @@ class Encoder(QObject):
             on_errored=errored,
         )
 
-    def _encode_whole(self, tok: Tokenizer, live: LiveEncoding) -> None:
-        """A tokenizer whose split rule cannot be cut: one encoding of the whole text."""
-        if self.doc.is_feeding() or live.complete:
-            if live.complete and not self.doc.is_feeding():
-                self._done(tok, live, None)
-            return
-        version, revision = self.doc.live_text.version, self.doc.revision
-        text = self.doc.text()
-        plan = plan_encode(tok, text, live.whole if live.whole_version >= 0 else None)
-        key = ("encode", id(tok))
-
-        def keep(result: EncodeResult[Encoding]) -> None:
-            if tok not in self.lives:
-                return
-            old = live.whole
-            live.put_whole(result.enc, version)
-            if old is not None and old is not result.enc and len(old.ids) > BIG_ENCODING:
-                self._bury([old])
-            if version == self.doc.live_text.version:
-                self._done(tok, live, result.changed, seconds=result.seconds, mode=result.mode, revision=revision)
-
-        def failed(exc: BaseException) -> None:
-            self._fail(tok, exc)
-
-        if plan.cheap:
-            in_place = not self.jobs.is_busy()  # a worker may still read the encoding
-            self.jobs.cancel(key)
-            try:
-                result = plan.run(in_place=in_place)
-            except (ValueError, RecursionError, BufferError) as exc:
-                failed(exc)
-            else:
-                keep(result)
-            return
-
-        def first(enc: Encoding) -> None:
-            live.put_whole(enc, -1)  # the top of a long text, while the rest is encoded
-            self.partial.emit(tok, live)
-
-        self.jobs.submit(
-            key,
-            lambda should_stop, report: plan.run(should_stop=should_stop, on_first=report),
-            on_returned=keep,
-            on_errored=failed,
-            on_yielded=first,
-        )
+    def _put(self, live: LiveEncoding, seg: Segment, enc: Encoding, head: str) -> bool:
+        """Keep ``enc`` (see :meth:`LiveEncoding.put`); a whole-text encoding it replaces is freed."""
+        old = live.whole
+        kept = live.put(seg, enc, head)
+        if kept and old is not None and live.whole is not old:
+            self._bury([old])
+        return kept
 
     # -- results --------------------------------------------------------------------------------
 
@@ -331,7 +290,7 @@ class Encoder(QObject):
             live = self.lives.get(tok)
             if live is None:
                 continue
-            changed = self._span_of(segments)
+            changed = self._span_of(segments) if live.cutting else None
             if live.complete and not self.doc.is_feeding():
                 self._done(tok, live, changed)
             else:

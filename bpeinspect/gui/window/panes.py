@@ -34,8 +34,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Tokenizer, normalizer_badge
 from bpeinspect.core.io import provenance_badges
-from bpeinspect.core.live import EncodeResult
-from bpeinspect.core.live_text import LiveEncoding
+from bpeinspect.core.live_text import EncodeResult, LiveEncoding
 from bpeinspect.gui.overlay.token_view import TokenView
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.theme import Appearance
@@ -242,7 +241,7 @@ class PaneStack(QScrollArea):
                 pane.view.set_encoding(tok, live)
             pane.count.setText(f"  encoding… ({live.n_chars:,} of {total_chars:,} characters so far)")
 
-    def show_result(self, tok: Tokenizer, result: EncodeResult[LiveEncoding]) -> None:
+    def show_result(self, tok: Tokenizer, result: EncodeResult) -> None:
         pane = self.pane_of(tok)
         if pane is not None:
             pane.view.set_encoding(tok, result.enc, changed=result.changed)

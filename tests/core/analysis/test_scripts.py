@@ -35,7 +35,7 @@ def test_token_scripts_names_every_script(text: str, want: tuple[str, ...]) -> N
 
 
 def test_script_counts_and_token_scripts_agree_on_letters() -> None:
-    letters = [chr(c) for c in range(0x110000) if regex.match(r"\p{L}", chr(c))]
+    letters = regex.findall(r"\p{L}", "".join(map(chr, range(0x110000))))
     for ch in itertools.islice(letters, 0, None, 7):
         named = scripts.char_script(ch)
         got = vocab.token_scripts(ch.encode("utf-8", "surrogatepass"))

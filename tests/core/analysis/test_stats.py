@@ -32,6 +32,7 @@ from bpeinspect.core.analysis.stats import (
     StatsTable,
     TextStats,
     compute_stats,
+    iter_chunks,
     iter_counts,
     text_stats,
 )
@@ -348,3 +349,10 @@ def test_added_tokens_are_counted_as_encode_ordinary_cuts_them_out() -> None:
     assert want < len(base.encode_ordinary(text))  # "<tool call>" is one token, not five
     assert list(iter_counts(tok, [text[:1000], text[1000:]]))[-1][0] == want
     assert compute_stats({"t": tok}, [Sample("s", text=text)]).rows[0].tokens == want
+
+
+def test_a_sample_that_is_not_utf8_names_the_exact_offset_of_the_bad_byte(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes("é".encode() * 3000 + b"\xff tail")  # the bad byte comes after characters cut by reads
+    with pytest.raises(SampleError, match=r"bad\.txt: not UTF-8 text \(byte 0xff at offset 6000\)"):
+        list(iter_chunks(Sample("bad", path), 7))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.core.live_text import LiveEncoding, LiveText, can_cut_between, cut, encode_segment
 from bpeinspect.core.text import utf16_len
-from tests.core.test_live import ALPHABET, SAMPLE, assert_same
+from tests.core.live_text.test_edits import ALPHABET, SAMPLE, assert_same
 
 
 def encode_pending(live: LiveEncoding, change=None, dropped=()) -> None:
@@ -143,13 +143,19 @@ def test_reading_across_parts():
     assert live.ids == full.ids  # anything else an Encoding has comes from the joined one
 
 
-def test_a_tokenizer_that_cannot_be_cut_keeps_one_encoding():
+def test_a_tokenizer_that_cannot_be_cut_is_one_segment():
     base = load_tokenizer("r50k_base")
     custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
-    text = LiveText("ab cd\nef\n" * 50, target=8)
+    text = LiveText("ab cd\n" * 5000, target=64)
     live = LiveEncoding(custom, text)
-    assert not live.cutting and live.pending() == []
-    live.put_whole(custom.encode_with_offsets(text.text()), text.version)
-    assert live.complete and live.part_at_u16(100).enc is live.whole
-    text.replace(0, 0, "x")
-    assert not live.complete
+    (seg, head), *more = live.pending()
+    assert not more and seg.text == text.text() and head == ""
+    assert live.put(seg, encode_segment(custom, seg.text), head) and live.complete
+    assert live.part_at_u16(100).enc is live.whole
+    assert_same(live.encoding(), custom.encode_with_offsets(text.text()))
+    live.apply(text.replace(3, 0, "x"))  # the segment is the old text now
+    live.apply(text.replace(0, 0, "y"))
+    assert not seg.alive and not live.complete and live.n_parts() == 1
+    assert not live.put(seg, encode_segment(custom, seg.text), head)
+    ((now, _),) = live.pending()
+    assert now.text == text.text()

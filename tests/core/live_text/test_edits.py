@@ -1,4 +1,4 @@
-"""Chunked and incremental encodes must equal one full encode, column for column."""
+"""Encodes in segments and of edits must equal one full encode, column for column."""
 
 from __future__ import annotations
 
@@ -9,14 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeinspect.core import Tokenizer, load_tokenizer
-from bpeinspect.core.live import (
-    CHEAP_EDIT_LIMIT,
-    CHEAP_TEXT_LIMIT,
-    encode_chunked,
-    find_edit,
-    plan_encode,
-    reencode_edit,
-)
+from bpeinspect.core.live_text import LiveEncoding, LiveText, encode_segment, find_edit, reencode_edit
 from bpeinspect.core.split.cuts import can_cut
 
 COLUMNS = ("ids", "byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends", "pieces_of")
@@ -27,6 +20,14 @@ SAMPLE = (
     "<|endoftext|> special\n'll 've contractions\n"
 )
 ALPHABET = list("ab ZK1.\n\n\t'\r") + ["ü", "Я", "日", "😀", "\u200d", "  ", "\n  ", "<|endoftext|>"]
+
+
+def encode_in_segments(tok, text, chunk):
+    """``text`` encoded in segments of about ``chunk`` code points, joined."""
+    live = LiveEncoding(tok, LiveText(text, target=chunk))
+    for seg, head in live.pending():
+        assert live.put(seg, encode_segment(tok, seg.text, head), head)
+    return live.encoding()
 
 
 def columns(enc):
@@ -57,13 +58,13 @@ def test_custom_pattern_is_not_cut():
     custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
     assert not can_cut(custom)
     text = "ab cd\nef\n" * 50
-    assert_same(encode_chunked(custom, text, chunk=8), custom.encode_with_offsets(text))
+    assert_same(encode_in_segments(custom, text, chunk=8), custom.encode_with_offsets(text))
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 64])
-def test_chunked_equals_full(tok, chunk):
+def test_segments_equal_full(tok, chunk):
     text = SAMPLE * 5
-    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+    assert_same(encode_in_segments(tok, text, chunk=chunk), tok.encode_with_offsets(text))
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 5])
@@ -71,14 +72,13 @@ def test_a_cut_before_a_special_token(tok, chunk):
     # the text before a special token is split on its own: "\n\n" then ends the text for
     # the split rule (one pre-token under GPT-2's rule), so a cut there may not look past it
     text = "ab\n\n<|endoftext|>x\n  \n<|endoftext|>\n" * 3
-    assert_same(encode_chunked(tok, text, chunk=chunk), tok.encode_with_offsets(text))
+    assert_same(encode_in_segments(tok, text, chunk=chunk), tok.encode_with_offsets(text))
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 16])
 def test_lines_starting_with_a_slash_are_cut_without_falling_back(tok, chunk, monkeypatch):
     # o200k's punctuation pre-token runs on over newlines and slashes (";\n/" is one piece),
-    # so a newline before "/" is no hard boundary; a cut there would fail to sync and the
-    # whole text would be encoded again in one piece
+    # so a newline before "/" is no cut point; the text is cut elsewhere
     text = "a;\n/b\nc//\n/d;\n//e\n" * 20
     encoded = []
     full = tok.encode_with_offsets
@@ -89,7 +89,7 @@ def test_lines_starting_with_a_slash_are_cut_without_falling_back(tok, chunk, mo
 
     want = full(text)
     monkeypatch.setattr(tok, "encode_with_offsets", spy)
-    assert_same(encode_chunked(tok, text, chunk=chunk), want)
+    assert_same(encode_in_segments(tok, text, chunk=chunk), want)
     assert max(encoded) < len(text)
 
 
@@ -133,69 +133,9 @@ def test_find_edit():
     assert find_edit("ab😀cd", "ab😀Xcd") == (3, 3, 4)
 
 
-def test_first_chunk_is_a_true_prefix_encoding():
-    tok100 = load_tokenizer("cl100k_base")
-    text = "a line of text, 日本 😀 and\n" * 3000
-    firsts = []
-    full = encode_chunked(tok100, text, chunk=4096, on_first=firsts.append)
-    assert len(firsts) == 1
-    first = firsts[0]
-    assert 4096 <= len(first.text) < len(text) and text.startswith(first.text)
-    assert first.ids == full.ids[: len(first.ids)]
-    assert list(first.utf16_starts) == list(full.utf16_starts[: len(first.ids)])
-
-
-def test_plan_incremental_matches_full():
-    tok = load_tokenizer("cl100k_base")
-    text = "line one\nline two 😀\nline three\n" * 600
-    base = tok.encode_with_offsets(text)
-    new = text[:3000] + "inserted 日本 " + text[3000:]
-    plan = plan_encode(tok, new, base)
-    assert plan.mode == "incremental" and plan.cheap
-    r = plan.run()
-    assert_same(r.enc, tok.encode_with_offsets(new))
-    at = len(new[:3000].encode("utf-16-le")) // 2  # the edit, in UTF-16 units
-    assert r.changed is not None and r.changed[0] <= at < r.changed[1]
-    fresh = plan_encode(tok, new)
-    assert fresh.mode == "chunked" and not fresh.cheap
-    assert_same(fresh.run().enc, r.enc)
-
-
-def test_plan_modes_and_cheapness(tok):
-    base = tok.encode_with_offsets("a\nb\n")
-    assert plan_encode(tok, "a\nbc\n", base).cheap  # one character in a short text
-    assert plan_encode(tok, "xyz", base).mode == "full"  # most of the text changed
-    assert plan_encode(tok, "xyz", base).cheap  # ...but it is short
-    long_edit = "a\nb\n" + "w " * CHEAP_EDIT_LIMIT
-    assert plan_encode(tok, long_edit, tok.encode_with_offsets(long_edit[:-2])).cheap
-    assert not plan_encode(tok, long_edit + "\n", base).cheap
-    big = "line\n" * (CHEAP_TEXT_LIMIT // 5 + 1)
-    plan = plan_encode(tok, big + "x", tok.encode_with_offsets(big))
-    assert not plan.cheap and "edit" not in vars(plan)  # no comparing of long texts yet
-    assert plan.mode == "incremental"
-
-
-def test_plan_uses_a_consistent_edit_hint():
-    tok = load_tokenizer("cl100k_base")
-    base = tok.encode_with_offsets("one\ntwo\n")
-    plan = plan_encode(tok, "one\ntwo!\n", base, edit=(7, 7, 8))
-    assert plan.edit == (7, 7, 8)
-    assert_same(plan.run().enc, tok.encode_with_offsets("one\ntwo!\n"))
-    wrong = plan_encode(tok, "one\ntwo!\n", base, edit=(0, 0, 5))  # lengths disagree: ignored
-    assert wrong.edit == (7, 7, 8)
-
-
-def test_plan_without_cutting_is_full():
-    base = load_tokenizer("r50k_base")
-    custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*")
-    plan = plan_encode(custom, "ab cd\n" * 5000, custom.encode_with_offsets("ab cd\n"))
-    assert plan.mode == "full" and not plan.cheap and plan.edit is None
-    assert_same(plan.run().enc, custom.encode_with_offsets("ab cd\n" * 5000))
-
-
-def test_plan_can_be_cancelled():
+def test_encoding_a_segment_can_be_cancelled():
     from bpeinspect.core import Cancelled
 
     tok = load_tokenizer("cl100k_base")
     with pytest.raises(Cancelled):
-        plan_encode(tok, "word\n" * 50_000).run(should_stop=lambda: True)
+        encode_segment(tok, "word\n" * 50_000, should_stop=lambda: True)

@@ -371,6 +371,12 @@ class LiveDocument(QObject):
         assert feed.removing is not None
         start, stop = feed.removing
         cut = max(start, stop - FEED_SLICE)
+        if cut > start:  # at a line's start: never between the two halves of a surrogate pair
+            line = self.document.findBlock(cut).position()
+            if line > start:
+                cut = line
+            elif 0xDC00 <= ord(self.document.characterAt(cut) or "\0") <= 0xDFFF:
+                cut -= 1
         cur = feed.cursor
         cur.setPosition(stop)
         cur.setPosition(cut, QTextCursor.MoveMode.KeepAnchor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from PySide6.QtGui import QGuiApplication
 
 from bpeinspect.gui.window import document
@@ -83,3 +84,21 @@ def test_a_big_selection_replaced_goes_out_a_slice_per_turn_and_comes_back_in_on
     assert list(window.registry.result(window.registry.current()).enc.ids) == window.registry.current().encode(want)
     window.document.undo()  # one step
     assert window.text() == "before\n" + old + "after"
+
+
+@pytest.mark.parametrize("line", ["emoji 👩‍💻 and 😀 in every line\n", "😀" * 40_000])  # lines, and one long line
+def test_a_big_selection_goes_out_in_slices_that_never_split_a_character(qtbot, window, monkeypatch, line):
+    from PySide6.QtGui import QTextCursor
+
+    old = line * (400_000 // len(line))
+    window.set_text("before\n" + old + "after")
+    wait_idle(qtbot, window, timeout=60000)
+    reads = []
+    monkeypatch.setattr(document, "document_text", lambda doc: reads.append(1) or "")  # the whole text read back
+    cur = QTextCursor(window.document)
+    cur.setPosition(len("before\n"))
+    cur.setPosition(len("before\n") + len(old.encode("utf-16-le")) // 2, QTextCursor.MoveMode.KeepAnchor)
+    window.live.insert_text(cur, "new\n")
+    wait_idle(qtbot, window, timeout=60000)
+    assert not reads  # each slice's change was followed as an edit
+    assert window.text() == "before\nnew\nafter"

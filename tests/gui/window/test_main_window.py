@@ -50,6 +50,26 @@ def test_typing_reencodes_incrementally_and_exactly(qtbot, window):
     assert window.encoder.last.mode == "segment"
 
 
+@pytest.mark.parametrize("lines", [20, 5000])  # encoded right away, or by a worker
+def test_typing_with_a_tokenizer_that_cannot_be_cut_encodes_the_whole_text(qtbot, window, lines):
+    from bpeinspect.core import Tokenizer
+
+    base = load_tokenizer("r50k_base")
+    custom = Tokenizer(base.mergeable_ranks, pattern=r"\S+\s*", name="custom")
+    window.registry.add(custom, "custom")
+    window.set_text("first line\n" * lines)
+    wait_idle(qtbot, window)
+    cur = QTextCursor(window.document)
+    cur.setPosition(25)
+    for ch in "typed, 日本 😀":
+        cur.insertText(ch)
+        qtbot.wait(1)
+    wait_idle(qtbot, window)
+    live = window.registry.result(custom).enc
+    assert not live.cutting and live.n_parts() == 1
+    assert live.ids == custom.encode(window.text(), allowed_special="all")
+
+
 def test_bad_tokenizer_file_is_a_message_and_keeps_the_text(qtbot, window, tmp_path):
     window.set_text("precious words")
     bad = tmp_path / "broken.tiktoken"

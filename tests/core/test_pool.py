@@ -17,6 +17,7 @@ from bpeinspect.core.analysis.samples import Sample
 from bpeinspect.core.analysis.stats import compute_stats
 from bpeinspect.core.encoding import Cancelled
 from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.split.cuts import can_cut
 from bpeinspect.core.train import counts as pretoken_counts
 from bpeinspect.core.train.counts import count_pretokens
 from tests.core.corpus import PROSE, code_samples, taylorswift
@@ -243,7 +244,7 @@ def _qwen_like():
 
 def test_a_tokenizer_with_its_own_split_rule_shares_whole_samples_out(children_used: list[int]) -> None:
     tok = _qwen_like()
-    assert not analysis_stats.is_preset_pattern(tok.split_rule)
+    assert not can_cut(tok)  # its own split rule: samples cannot be cut, they go out whole
     decomposed = "Cafe\u0301 cre\u0300me bru\u0302le\u0301e 12345\n"  # NFC composes these
     samples = [Sample(f"s{i}", text=(decomposed + PROSE[i % len(PROSE)]) * 30) for i in range(8)]
     samples.append(Sample("long", text=taylorswift()))  # over chunk_bytes: counted here, whole

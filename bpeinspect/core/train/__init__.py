@@ -9,7 +9,7 @@ plan of a training of several sizes, and what the training window and ``train`` 
 from typing import TYPE_CHECKING
 
 from bpeinspect.core.faces import lazy_names
-from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus
+from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus, scan_corpus, skipped_note
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
 from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome, TrainingPlan, check_sizes, size_label
 from bpeinspect.core.train.run import (
@@ -47,6 +47,8 @@ __all__ = [
     "format_merge",
     "initial_token_bytes",
     "iter_corpus",
+    "scan_corpus",
+    "skipped_note",
     "parse_sizes",
     "parse_special_tokens",
     "preview_split",

@@ -14,8 +14,10 @@ are (no newline translation), so ``\\r\\n`` trains as ``\\r\\n``.
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bpeinspect.core import limits
@@ -24,36 +26,127 @@ from bpeinspect.core.split.cuts import rule_can_cut, stream_cut
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.text import decode_utf8
 
-__all__ = ["CorpusError", "corpus_files", "corpus_size", "iter_corpus"]
+__all__ = [
+    "CorpusError",
+    "CorpusScan",
+    "corpus_files",
+    "corpus_size",
+    "is_binary_file",
+    "iter_corpus",
+    "scan_corpus",
+    "skipped_note",
+]
 
 BLOCK_BYTES = 1 << 20
+SNIFF_BYTES = 8192  # a file in a folder whose first bytes hold a NUL or bad UTF-8 is binary
+SKIPPED_FOLDERS = frozenset({"__pycache__"})
 
 
-def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """The files of ``paths``: files as given, folders searched recursively (sorted; hidden
-    files and folders skipped). Raises :class:`CorpusError` for a path that does not exist.
+def is_binary_file(path: str | os.PathLike[str]) -> bool:
+    """True if the first :data:`SNIFF_BYTES` of ``path`` hold a NUL byte or are not UTF-8
+    (a character cut at the end of the sniffed bytes is fine); an unreadable file counts as
+    not binary, so reading it later reports why.
 
-    >>> corpus_files([])
-    []
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_bytes("h\\u00e9".encode())
+    >>> _ = (d / "a.pyc").write_bytes(b"\\x00\\x01\\xff")
+    >>> is_binary_file(d / "a.txt"), is_binary_file(d / "a.pyc")
+    (False, True)
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if b"\0" in head:
+        return True
+    try:
+        codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=len(head) < SNIFF_BYTES)
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+@dataclass
+class CorpusScan:
+    """The files a corpus's paths name, and the files of its folders that were left out."""
+
+    files: list[Path] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # (file, why)
+    named: set[Path] = field(default_factory=set, repr=False)  # the files given by name
+
+    def skipped_summary(self) -> str:
+        """E.g. ``"3 files skipped (binary)"``, or ``""`` when none was.
+
+        >>> CorpusScan([], [(Path("a.pyc"), "binary"), (Path("b.png"), "binary")]).skipped_summary()
+        '2 files skipped (binary)'
+        """
+        if not self.skipped:
+            return ""
+        reasons = sorted({why for _, why in self.skipped})
+        n = len(self.skipped)
+        return f"{n:,} file{'s' if n != 1 else ''} skipped ({', '.join(reasons)})"
+
+
+def skipped_note(skipped: list[tuple[Path, str]]) -> str:
+    """One line on the files a run left out, naming the first.
+
+    >>> skipped_note([(Path("a/b.txt"), "not UTF-8 text (byte 0xff at offset 9)")])
+    'Skipped 1 file: b.txt (not UTF-8 text (byte 0xff at offset 9)).'
+    >>> skipped_note([(Path("x.pyc"), "binary"), (Path("y.png"), "binary")])
+    'Skipped 2 files: x.pyc (binary) and 1 more.'
+    """
+    if not skipped:
+        return ""
+    first, why = skipped[0]
+    more = f" and {len(skipped) - 1:,} more" if len(skipped) > 1 else ""
+    return f"Skipped {len(skipped):,} file{'s' if len(skipped) != 1 else ''}: {first.name} ({why}){more}."
+
+
+def scan_corpus(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> CorpusScan:
+    """The files of ``paths``: files as given, folders searched recursively (sorted). In a
+    folder, hidden files and folders (``.git``, ``.venv``, ...) and ``__pycache__`` folders are
+    not entered, and binary files (see :func:`is_binary_file`) are skipped and counted.
+    Raises :class:`CorpusError` for a path that does not exist.
+
+    >>> scan_corpus([])
+    CorpusScan(files=[], skipped=[])
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    out: list[Path] = []
+    scan = CorpusScan()
     for p in map(Path, paths):
         if p.is_dir():
-            found = [
-                q
-                for q in p.rglob("*")
-                if q.is_file() and not any(part.startswith(".") for part in q.relative_to(p).parts)
-            ]
-            out.extend(sorted(found))
+            found: list[Path] = []
+            for root, dirs, names in os.walk(p):
+                dirs[:] = [d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS]
+                for name in names:
+                    q = Path(root, name)
+                    if name.startswith(".") or not q.is_file():
+                        continue
+                    if is_binary_file(q):
+                        scan.skipped.append((q, "binary"))
+                    else:
+                        found.append(q)
+            scan.files.extend(sorted(found))
         elif p.is_file():
-            out.append(p)
+            scan.files.append(p)
+            scan.named.add(p)
         elif p.exists():  # a device (/dev/zero), a pipe, a socket: no end, or no size to show
             raise CorpusError(f"{p}: not a regular file or folder")
         else:
             raise CorpusError(f"{p}: no such file or folder")
-    return out
+    return scan
+
+
+def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The files :func:`scan_corpus` keeps.
+
+    >>> corpus_files([])
+    []
+    """
+    return scan_corpus(paths).files
 
 
 def corpus_size(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> int:
@@ -66,16 +159,51 @@ def iter_corpus(
     pattern: str | SplitRule | None = None,
     *,
     block_bytes: int = BLOCK_BYTES,
+    skipped: list[tuple[Path, str]] | None = None,
 ) -> Iterator[str]:
     """The text of the corpus files, file by file (see the module docstring). Pass the
     ``pattern`` you train with to read big files in blocks: for the presets a file then
     splits exactly as it would whole. With ``None`` (or a custom pattern) files are read whole.
 
-    Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8.
+    Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8, unless
+    ``skipped`` is a list: then a file of a folder that is not UTF-8 text is checked whole before
+    any of it is read (so none of it is trained on), left out, and added to the list with the
+    reason. The binary files a folder's scan leaves out are added to it too. A file given by
+    name is the user's choice: it is never skipped.
     """
     cuts = rule_can_cut(resolve_rule(pattern))
-    for path in corpus_files(paths):
+    scan = scan_corpus(paths)
+    if skipped is not None:
+        skipped.extend(scan.skipped)
+    for path in scan.files:
+        if skipped is not None and path not in scan.named:
+            why = _not_text(path)
+            if why:
+                skipped.append((path, why))
+                continue
         yield from stream_cut(_decoded(path, block_bytes if cuts else None), size=block_bytes, cuts=cuts)
+
+
+def _not_text(path: Path) -> str | None:
+    """Why the file at ``path`` cannot be trained on (not UTF-8, unreadable), or ``None``."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    at = 0
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(BLOCK_BYTES), b""):
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError as exc:
+                    held = len(exc.object) - len(block)  # bytes of a character begun in the last block
+                    where = at - held + exc.start
+                    return f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {where})"
+                at += len(block)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return "not UTF-8 text (the file ends inside a character)"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    return None
 
 
 def _decoded(path: Path, block_bytes: int | None) -> Iterator[str]:

@@ -45,6 +45,8 @@ class TrainingPlan:
     name: str = "trained"
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
+    # files of the corpus left out by the last run made (binary, not UTF-8): (file, why)
+    skipped: list[tuple[Path, str]] = field(default_factory=list, repr=False, compare=False)
 
     def make_run(self, in_process: bool | None = None) -> TrainingRun | ProcessTrainingRun:
         """The run over the corpus; raises ``ValueError``/``PatternError`` for bad settings.
@@ -52,6 +54,7 @@ class TrainingPlan:
         It runs in a child process where one can be started (see :mod:`.process`
         for why), else in this process (``in_process=True`` forces that).
         """
+        self.skipped.clear()
         if not in_process and can_spawn():
             return ProcessTrainingRun(
                 self.paths,
@@ -62,7 +65,7 @@ class TrainingPlan:
                 processes=self.processes,
                 interval=self.interval,
             )
-        texts = iter_corpus(self.paths, self.pattern)
+        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped)
         return TrainingRun(
             texts,
             max(self.sizes),
@@ -86,6 +89,8 @@ class TrainingOutcome:
     history: dict[str, list[float]]
     # the size each tokenizer stands for: the one asked for, or the full one's own if it fell short
     sizes: list[int] = field(default_factory=list)
+    # files of the corpus left out (binary, not UTF-8 text): (file, why)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def size_label(size: int) -> str:
@@ -217,7 +222,8 @@ class TrainingJob:
             training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
             toks.append(full)
         seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0
-        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history), sizes)
+        skipped = run.skipped if isinstance(run, ProcessTrainingRun) else list(plan.skipped)
+        return TrainingOutcome(toks, stopped, exhausted, len(run.merges), seconds, dict(self.history), sizes, skipped)
 
     def _reached(self, size: int) -> bool:
         """Whether the merges so far hold the whole vocabulary of ``size`` tokens."""

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import IO
 
 from bpeinspect.core.errors import TrainingProcessError
@@ -195,6 +196,11 @@ class ProcessTrainingRun:
 
     # -- the result -----------------------------------------------------------------------------
 
+    @property
+    def skipped(self) -> list[tuple[Path, str]]:
+        """The corpus files the child left out (binary, not UTF-8 text), with the reason."""
+        return [(Path(f), why) for f, why in self.state.get("skipped", [])]
+
     def tokenizer(self) -> Tokenizer:
         """The tokenizer learned so far, as :meth:`TrainingRun.tokenizer` makes it."""
         s = self.state
@@ -258,9 +264,10 @@ def _child_main() -> None:
         resume.set()
 
     threading.Thread(target=read_commands, daemon=True).start()
+    skipped: list[tuple[Path, str]] = []
     try:
         run = TrainingRun(
-            iter_corpus(args["paths"], args["pattern"]),
+            iter_corpus(args["paths"], args["pattern"], skipped=skipped),
             args["vocab_size"],
             pattern=args["pattern"],
             special_tokens=args["special_tokens"],
@@ -275,7 +282,8 @@ def _child_main() -> None:
             assert training is not None  # a trained tokenizer carries its settings
             settings = training.settings
             keep = ("documents", "corpus_bytes", "distinct_pretokens", "ran_out_of_pairs", "seconds")
-            send(("state", {"finished": run.finished, **{k: settings[k] for k in keep}}))
+            left_out = [(str(f), why) for f, why in skipped]
+            send(("state", {"finished": run.finished, "skipped": left_out, **{k: settings[k] for k in keep}}))
             if run.finished:
                 return
             resume.wait()

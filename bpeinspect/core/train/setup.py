@@ -20,7 +20,7 @@ import regex
 from bpeinspect.core.split.rules import PatternError, compile_pattern, resolve_rule
 from bpeinspect.core.text import display_bytes
 from bpeinspect.core.tokenizer import Tokenizer
-from bpeinspect.core.train.corpus import CorpusError, corpus_files
+from bpeinspect.core.train.corpus import CorpusError, scan_corpus
 from bpeinspect.core.train.engine import HFVocabulary
 from bpeinspect.core.train.run import TrainedMerge, merges_tokenizer
 
@@ -100,7 +100,9 @@ class CorpusEntry:
     files: int
     size: int
     scripts: list[tuple[str, float]] = field(default_factory=list)
-    problem: str | None = None
+    problem: str | None = None  # what stops training on it (a file given by name that is not text)
+    skipped: int = 0  # binary files a folder's scan left out
+    notes: list[str] = field(default_factory=list)  # files in a folder a run will skip, and why
 
     @property
     def is_dir(self) -> bool:
@@ -125,7 +127,8 @@ def summarize_path(path: str | os.PathLike[str], sample_bytes: int = SAMPLE_BYTE
     'a.txt: not UTF-8 text (byte 0xff at offset 6)'
     """
     path = Path(path)
-    files = corpus_files(path)
+    scan = scan_corpus(path)
+    files = scan.files
     size = 0
     for f in files:
         try:
@@ -133,16 +136,20 @@ def summarize_path(path: str | os.PathLike[str], sample_bytes: int = SAMPLE_BYTE
         except OSError as exc:
             raise CorpusError(f"{f}: cannot read: {exc.strerror or exc}") from None
     problem = None
+    notes: list[str] = []
     samples: list[str] = []
     step = max(1, len(files) // SAMPLE_FILES)
     for f in files[::step][:SAMPLE_FILES]:
         text, bad = _sample(f, sample_bytes)
         samples.append(text)
-        if bad and problem is None:
-            problem = f"{f.relative_to(path) if path.is_dir() else f.name}: {bad}"
+        if bad and path.is_dir():
+            notes.append(f"{f.relative_to(path)}: {bad}; it will be skipped")
+        elif bad and problem is None:
+            problem = f"{f.name}: {bad}"
     if not files:
-        problem = "the folder holds no files" if path.is_dir() else None
-    return CorpusEntry(path, len(files), size, detect_scripts("\n".join(samples)), problem)
+        problem = "the folder holds no text files" if path.is_dir() else None
+    scripts = detect_scripts("\n".join(samples))
+    return CorpusEntry(path, len(files), size, scripts, problem, len(scan.skipped), notes)
 
 
 def _sample(path: Path, limit: int) -> tuple[str, str | None]:

@@ -191,6 +191,10 @@ class CorpusList(QWidget):
         item.setText(2, human_size(entry.size))
         item.setText(3, entry.scripts_text())
         tip = [str(path), f"{entry.files:,} file(s), {entry.size:,} bytes", f"scripts: {entry.scripts_text()}"]
+        if entry.skipped:
+            tip.append(f"{entry.skipped:,} binary file(s) skipped; hidden folders and __pycache__ are not searched")
+            item.setText(1, f"{entry.files:,} (+{entry.skipped:,} binary skipped)")
+        tip.extend(f"⚠ {note}" for note in entry.notes)
         if entry.problem:
             tip.append(f"⚠ {entry.problem}")
             item.setText(3, f"⚠ {entry.problem}")
@@ -211,7 +215,11 @@ class CorpusList(QWidget):
             self.total.setText("no corpus yet")
         else:
             pending = " (reading…)" if any(e is None for e in self.entries.values()) else ""
-            self.total.setText(f"{n:,} file{'' if n == 1 else 's'} · {human_size(self.total_size())}{pending}")
+            skipped = sum(e.skipped for e in self.entries.values() if e is not None)
+            left_out = f" · {skipped:,} binary skipped" if skipped else ""
+            self.total.setText(
+                f"{n:,} file{'' if n == 1 else 's'} · {human_size(self.total_size())}{left_out}{pending}"
+            )
 
     def _ask_files(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(

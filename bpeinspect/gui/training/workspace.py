@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import LEGEND, Tokenizer, TrainingProgress
 from bpeinspect.core.io import saveable
-from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes
+from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes, skipped_note
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -348,6 +348,8 @@ class TrainingWorkspace(QWidget):
             )
         else:
             self.phase_label.setText(f"Done: {outcome.merges:,} merges in {secs}. Made: {names}.")
+        if outcome.skipped:
+            self.phase_label.setText(f"{self.phase_label.text()} {skipped_note(outcome.skipped)}")
         self.trainingFinished.emit(outcome)
 
     def _on_failed(self, exc: BaseException) -> None:

@@ -70,11 +70,12 @@ def test_summarize_folder(tmp_path):
     assert e.problem is None
 
 
-def test_summarize_reports_the_first_non_utf8_file(tmp_path):
+def test_summarize_reports_a_named_non_utf8_file_and_counts_a_folders_skipped_one(tmp_path):
     (tmp_path / "good.txt").write_text("fine", encoding="utf-8")
     (tmp_path / "bad.txt").write_bytes(b"caf\xe9 latin-1")
-    e = summarize_path(tmp_path)
-    assert e.problem == "bad.txt: not UTF-8 text (byte 0xe9 at offset 3)"
+    assert summarize_path(tmp_path / "bad.txt").problem == "bad.txt: not UTF-8 text (byte 0xe9 at offset 3)"
+    e = summarize_path(tmp_path)  # in a folder, the file is skipped: no reason to refuse the folder
+    assert (e.problem, e.files, e.skipped) == (None, 1, 1)
 
 
 def test_summarize_does_not_blame_a_character_cut_by_the_sample(tmp_path):
@@ -90,7 +91,7 @@ def test_summarize_missing_path(tmp_path):
 
 
 def test_empty_folder_is_a_problem(tmp_path):
-    assert summarize_path(tmp_path).problem == "the folder holds no files"
+    assert summarize_path(tmp_path).problem == "the folder holds no text files"
 
 
 def test_parse_sizes_and_specials():

@@ -383,7 +383,7 @@ def test_missing_and_empty_folders(qtbot, ws, registry, tmp_path):
     assert "gone.txt: no such file or folder" in ws.message.text()
     (tmp_path / "nothing").mkdir()
     add_corpus(qtbot, ws, tmp_path / "nothing")
-    assert "the folder holds no files" in refused(qtbot, ws, registry)
+    assert "the folder holds no text files" in refused(qtbot, ws, registry)
 
 
 @pytest.mark.parametrize("target", ["list", "workspace"])
@@ -531,3 +531,22 @@ def test_a_long_status_line_wraps_and_keeps_the_form_in_the_window(qtbot, ws):
     )
     qtbot.wait(50)
     assert ws.minimumSizeHint().width() <= 1024 and ws.train_button.geometry().right() <= ws.width()
+
+
+def test_a_source_folder_with_binary_and_bad_files_trains_and_says_what_it_skipped(qtbot, ws, tmp_path):
+    folder = tmp_path / "src"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__" / "m.cpython-312.pyc").write_bytes(b"\x00\x01\x02")
+    (folder / "m.py").write_text("def f(x):\n    return x + 1\n" * 30, encoding="utf-8")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    # UTF-8 at its head, so listed; a Latin-1 line further in, found only when read
+    (folder / "latin1.txt").write_bytes(b"the head is ascii\n" * 600 + b"caf\xe9 au lait\n")
+    add_corpus(qtbot, ws, folder)
+    row = ws.form.corpus.tree.topLevelItem(0)
+    assert row.text(1) == "2 (+1 binary skipped)"
+    assert "1 binary skipped" in ws.form.corpus.total.text()
+    assert "latin1.txt: not UTF-8 text" in row.toolTip(0)
+    ws.form.sizes_edit.setText("270")
+    outcome, _ = train(qtbot, ws)  # the form does not refuse the folder for one bad file
+    assert sorted(p.name for p, _ in outcome.skipped) == ["latin1.txt", "logo.png"]
+    assert "Skipped 2 files:" in ws.phase_label.text()

@@ -49,6 +49,7 @@ WARM_UP_TEXT = "Hello, world!"
 BATCH = 1 << 19  # code points of segments a worker encodes before it looks again at what is left
 SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
 FAR_CHARS = 1 << 20  # code points: this much text to encode goes to other processes (a round)
+SHOWN_HERE = 2  # segments from where the panes show that a round leaves to this process
 
 
 def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **settings: Any) -> Tokenizer:
@@ -321,9 +322,27 @@ class Encoder(QObject):
             at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
             ready.sort(key=lambda s: (s.k < at, s.k))  # from the focus on, then the rest
             far.sent.update(ready)
+            # what the panes show is encoded here, now: the children take a second to start
+            while ready and ready[0].k < at + SHOWN_HERE:
+                self._encode_shown(far, ready.pop(0))
             far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in ready])
         if not feeding:
             far.work.close()
+
+    def _encode_shown(self, far: _Far, seg: Segment) -> None:
+        """Encode ``seg`` with the round's tokenizers here (a segment the panes show)."""
+        for tok in far.work.toks:
+            live = self.lives.get(tok)
+            if live is None or tok not in far.toks:
+                continue
+            head = follow_of(self.doc.live_text, seg.k, live.lookahead)
+            try:
+                enc = encode_segment(tok, seg.text, head)
+            except (ValueError, RecursionError, BufferError) as exc:
+                self._fail(tok, exc)
+                continue
+            if self._put(live, seg, enc, head):
+                self._note_shown(tok, [seg])
 
     def _end_far(self, *, cancel: bool = False) -> None:
         """The round is over (or of no use): what it left is encoded as any change is."""

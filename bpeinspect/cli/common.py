@@ -10,7 +10,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from bpeinspect.core import MAX_INPUT, display_label, human_size, read_at_most
+from bpeinspect.core import display_label, human_size, limits, read_at_most
 from bpeinspect.core.io import saveable
 
 PROG = "bpeinspect-cli"
@@ -83,9 +83,9 @@ def wrote(path: Any, detail: str = "") -> None:
 
 def read_text(file: str) -> str:
     """The UTF-8 text of a file, a pipe or standard input (``-``), read once and at most
-    :data:`~bpeinspect.core.MAX_INPUT` bytes of it (``/dev/zero`` would never end)."""
+    :data:`~bpeinspect.core.limits.MAX_INPUT` bytes of it (``/dev/zero`` would never end)."""
     name = "standard input" if file == "-" else file
-    limit = MAX_INPUT
+    limit = limits.MAX_INPUT  # read when called: the limit is a setting of the core's limits
     try:
         if file == "-":
             data = read_at_most(sys.stdin.buffer, limit)

@@ -27,6 +27,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from itertools import chain, islice
@@ -40,6 +41,8 @@ __all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes
 # core (building a plot page took several times as long); an idle machine counts as fast, since a
 # nice value only weighs when the cores are shared.
 BACKGROUND_NICENESS = 10
+
+WAIT_FOR_CHILD = 0.002  # seconds between two looks for a child with room (``imap(here=False)``)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -220,8 +223,14 @@ class ProcessPool:
         if not self._children and self.processes > 1 and can_spawn():
             self._children = [_Child(self.niceness) for _ in range(self.processes - 1)]
 
-    def imap(self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None) -> Generator[R, None, None]:
+    def imap(
+        self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None, here: bool = True
+    ) -> Generator[R, None, None]:
         """``fn(context, item)`` for every item, in order (see the module docstring).
+
+        ``here=False`` keeps this process for its own work (a window's): an item waits for a
+        child to take it instead of being done here, and only what a failed child hands back
+        is done here (everything, if no child could start).
 
         Stop early by closing the iterator: children busy with items nobody will read are
         ended, and the pool starts new ones when it is used again.
@@ -242,6 +251,11 @@ class ProcessPool:
         try:
             for item in chain(head, it):
                 idle = next((c for c in children if c.alive and not c.busy), None)
+                while idle is None and not here and any(c.alive for c in children):
+                    while pending and pending[0][1] is not _PENDING:  # what is done meanwhile
+                        yield self._result(pending.popleft(), fn, context)
+                    time.sleep(WAIT_FOR_CHILD)
+                    idle = next((c for c in children if c.alive and not c.busy), None)
                 if idle is not None:
                     slot: list = [item, _PENDING]
                     pending.append(slot)

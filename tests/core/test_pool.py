@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from itertools import accumulate
 from pathlib import Path
 
@@ -16,12 +17,18 @@ from bpeinspect.core.analysis.samples import Sample
 from bpeinspect.core.analysis.stats import compute_stats
 from bpeinspect.core.encoding import Cancelled
 from bpeinspect.core.pool import ProcessPool
+from bpeinspect.core.split.cuts import can_cut
 from bpeinspect.core.train import counts as pretoken_counts
 from bpeinspect.core.train.counts import count_pretokens
 from tests.core.corpus import PROSE, code_samples, taylorswift
 
 
 def _pid(context: object, item: int) -> tuple[int, int]:
+    return item, os.getpid()
+
+
+def _slow_pid(context: object, item: int) -> tuple[int, int]:
+    time.sleep(0.01)
     return item, os.getpid()
 
 
@@ -100,6 +107,20 @@ def test_a_child_that_dies_hands_its_items_back() -> None:
     with ProcessPool(3) as p:
         assert list(p.imap(_dies_in_children, range(100), context=os.getpid())) == [2 * i for i in range(100)]
         assert list(p.imap(_pid, range(20)))[-1][0] == 19  # and the pool goes on
+
+
+def test_a_pool_kept_for_its_own_work_leaves_every_item_to_its_children() -> None:
+    with ProcessPool(3) as p:
+        out = list(p.imap(_slow_pid, range(60), here=False))
+    assert [i for i, _ in out] == list(range(60))
+    pids = {pid for _, pid in out}
+    assert os.getpid() not in pids and len(pids) == 2
+
+
+def test_a_pool_kept_for_its_own_work_still_does_what_a_dead_child_hands_back() -> None:
+    with ProcessPool(2) as p:  # its one child dies: the rest is done here
+        out = list(p.imap(_dies_in_children, range(40), context=os.getpid(), here=False))
+    assert out == [2 * i for i in range(40)]
 
 
 def test_one_item_or_one_process_stays_here(children_used: list[int]) -> None:
@@ -223,7 +244,7 @@ def _qwen_like():
 
 def test_a_tokenizer_with_its_own_split_rule_shares_whole_samples_out(children_used: list[int]) -> None:
     tok = _qwen_like()
-    assert not analysis_stats.is_preset_pattern(tok.split_rule)
+    assert not can_cut(tok)  # its own split rule: samples cannot be cut, they go out whole
     decomposed = "Cafe\u0301 cre\u0300me bru\u0302le\u0301e 12345\n"  # NFC composes these
     samples = [Sample(f"s{i}", text=(decomposed + PROSE[i % len(PROSE)]) * 30) for i in range(8)]
     samples.append(Sample("long", text=taylorswift()))  # over chunk_bytes: counted here, whole

@@ -33,6 +33,7 @@ True
 """
 
 from bpeinspect.core.live_text.edits import find_edit, join_ranges, reencode_edit
+from bpeinspect.core.live_text.processes import Round, can_encode_far, encode_round, follow_of
 from bpeinspect.core.live_text.segment_encoding import (
     CHEAP_CHARS,
     EncodeResult,
@@ -55,12 +56,16 @@ __all__ = [
     "LiveText",
     "Mode",
     "Part",
+    "Round",
     "Segment",
     "can_cut_between",
+    "can_encode_far",
     "cheap_to_encode",
     "cut",
+    "encode_round",
     "encode_segment",
     "find_edit",
+    "follow_of",
     "join_parts",
     "join_ranges",
     "lookahead",

@@ -152,6 +152,11 @@ class LiveDocument(QObject):
     def is_feeding(self) -> bool:
         return self._feeding is not None or self._reading is not None or self._starting
 
+    def feed_left(self) -> int:
+        """Code points of a big text still to go in (0 when nothing is being fed)."""
+        feed = self._feeding
+        return 0 if feed is None else len(feed.text) - feed.pos
+
     # -- changing ---------------------------------------------------------------------------------
 
     def set_text(self, text: str, *, normalized: bool = False, right_to_left: bool = False) -> None:

@@ -5,7 +5,11 @@ segmented text. An edit replaces a segment or two; on the next event-loop turn t
 segments left without an encoding are encoded: a keystroke's one or two segments right
 here (a millisecond or two each; the core says what is cheap enough,
 :func:`~bpeinspect.core.live_text.cheap_to_encode`), anything bigger (a file, a paste, a new tokenizer) by a
-worker, a batch at a time, the segments nearest to what the panes show first. For a
+worker, a batch at a time, the segments nearest to what the panes show first. A lot of text
+(a big file going in, a tokenizer added to a big text) is encoded on other processes, every
+tokenizer at once (:mod:`bpeinspect.core.live_text.processes`): a *round* takes the segments
+as they come in and ends when they are all encoded; :meth:`Encoder.progress` says how far each
+tokenizer has got. For a
 tokenizer that cannot be cut the whole text is one segment (encoded once the document is
 all there). Results go into the tokenizer's row of the registry. Encodings that are
 dropped are freed a few per turn.
@@ -27,9 +31,13 @@ from bpeinspect.core.live_text import (
     EncodeResult,
     LiveEncoding,
     Mode,
+    Round,
     Segment,
+    can_encode_far,
     cheap_to_encode,
+    encode_round,
     encode_segment,
+    follow_of,
 )
 from bpeinspect.core.memory import checks, quiet_gc
 from bpeinspect.gui.concurrency import Jobs
@@ -40,6 +48,8 @@ BIG_ENCODING = 50_000  # tokens: an encoding this big is freed a slice at a time
 WARM_UP_TEXT = "Hello, world!"
 BATCH = 1 << 19  # code points of segments a worker encodes before it looks again at what is left
 SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
+FAR_CHARS = 1 << 20  # code points: this much text to encode goes to other processes (a round)
+SHOWN_HERE = 2  # segments from where the panes show that a round leaves to this process
 
 
 def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **settings: Any) -> Tokenizer:
@@ -90,6 +100,17 @@ def _encode_batch(tok: Tokenizer, batch: list[tuple[Segment, str]], should_stop)
                 yield seg, head, encode_segment(tok, seg.text, head, should_stop=should_stop)
 
 
+class _Far:
+    """A round of encoding on other processes (see :mod:`bpeinspect.core.live_text.processes`),
+    as the GUI thread follows it."""
+
+    def __init__(self, work: Round, key: tuple) -> None:
+        self.work, self.key = work, key
+        self.toks = set(work.toks)  # the ones still open
+        self.sent: set[Segment] = set()  # segments handed to the round
+        self.unsent: list[Segment] = []  # segments of a text still going in, not handed yet
+
+
 class Encoder(QObject):
     """Encodes the document with every tokenizer of ``registry``, using ``jobs`` for workers."""
 
@@ -108,6 +129,8 @@ class Encoder(QObject):
         # an edited segment, its encoding before the edit, and the edit (see live_text.Change)
         self._before: dict[Tokenizer, tuple[Segment, list[Encoding], tuple[int, int, int]]] = {}
         self._shown: dict[Tokenizer, list[Segment]] = {}  # segments encoded since they were last shown
+        self._far: _Far | None = None  # the round on other processes
+        self._rounds = 0  # rounds started (each job's key)
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self.encode_all)
         self._show_timer = QTimer(self, singleShot=True, interval=SHOW_EVERY)
@@ -117,12 +140,22 @@ class Encoder(QObject):
         self._free_timer.timeout.connect(self._free_some)
         doc.changed.connect(self._on_change)
         doc.edited.connect(self._timer.start)
-        doc.feedingChanged.connect(lambda _on: self._timer.start())
+        doc.feedingChanged.connect(self._on_feeding)
         registry.added.connect(self._add)
         registry.removed.connect(self._forget)
 
     def live(self, tok: Tokenizer) -> LiveEncoding | None:
         return self.lives.get(tok)
+
+    def progress(self, tok: Tokenizer) -> tuple[int, int] | None:
+        """``(encoded, total)`` code points of ``tok``'s encoding of a text still being encoded
+        (the total counts what is still going into the window), ``None`` once it is all encoded."""
+        live = self.lives.get(tok)
+        entry = self.registry.entry(tok)
+        if live is None or entry is None or entry.revision == self.doc.revision and not self.doc.is_feeding():
+            return None
+        total = len(self.doc.live_text) + self.doc.feed_left()
+        return min(live.n_chars, total), total
 
     def is_idle(self) -> bool:
         """True when every tokenizer's encoding is of the current text (or failed on it)."""
@@ -133,6 +166,12 @@ class Encoder(QObject):
     # -- following the text -----------------------------------------------------------------------
 
     def _on_change(self, change: Change) -> None:
+        far = self._far
+        if far is not None:
+            if not self.doc.live_text.segments:  # the text was replaced: the round is of no use
+                self._end_far(cancel=True)
+            elif not far.work.closed:
+                far.unsent.extend(change.new)
         edit = None if self.doc.is_feeding() else change.edit  # a keystroke in one segment
         for tok, live in self.lives.items():
             dropped = live.apply(change)
@@ -149,12 +188,23 @@ class Encoder(QObject):
         else:
             self._timer.start()  # on the next turn: several edits at once are encoded once
 
+    def _on_feeding(self, on: bool) -> None:
+        if on and self._far is None and self.doc.feed_left() >= FAR_CHARS:
+            # a big text is going in: a round takes its segments as they come
+            self._start_far([t for t, live in self.lives.items() if t in self.registry and live.cutting])
+        self._timer.start()
+
     def _add(self, tok: Tokenizer) -> None:
         self.lives[tok] = LiveEncoding(tok, self.doc.live_text)
         self._timer.start()  # on the next turn: the panes follow the registry too
 
     def _forget(self, tok: Tokenizer) -> None:
         self.jobs.cancel(("encode", id(tok)))
+        far = self._far
+        if far is not None and tok in far.toks:
+            far.toks.discard(tok)
+            if not far.toks:
+                self._end_far(cancel=True)
         self._batches.pop(tok, None)
         self._shown.pop(tok, None)
         self._bury(self._before.pop(tok, (None, [], None))[1])
@@ -167,28 +217,143 @@ class Encoder(QObject):
     # -- encoding -----------------------------------------------------------------------------------
 
     def encode_all(self) -> None:
+        self._hand_over()
+        far: list[Tokenizer] = []
         for tok in self.registry.tokenizers():
-            self.encode_one(tok)
+            if self.encode_one(tok, far):
+                far.append(tok)
+        if far:
+            self._start_far(far)
         self.settled.emit()
 
-    def encode_one(self, tok: Tokenizer) -> None:
+    def encode_one(self, tok: Tokenizer, far: list[Tokenizer] | None = None) -> bool:
+        """Bring ``tok``'s encoding up to date, or start to. With ``far``, returns True for a
+        lot of text to encode that a round on other processes should take (with the tokenizers
+        of ``far``: the caller starts it)."""
         live = self.lives.get(tok)
         entry = self.registry.entry(tok)
         if live is None or entry is None:
-            return
+            return False
         if not live.cutting and self.doc.is_feeding():
-            return  # its one segment is the whole text: encoded once it is all there
+            return False  # its one segment is the whole text: encoded once it is all there
+        in_far = self._far is not None and tok in self._far.toks
+        if in_far and self.doc.is_feeding():
+            return False  # the round takes the segments as they come in
         todo = live.pending()
         if not todo:
             if not self.doc.is_feeding() and entry.revision != self.doc.revision:
                 self._done(tok, live, None)
-            return
-        running = self._batches.get(tok)
+            return False
+        running = self._far.sent if in_far and self._far is not None else self._batches.get(tok)
         fresh = [(s, h) for s, h in todo if running is None or s not in running]
         if fresh and cheap_to_encode(s for s, _ in fresh):
             self._encode_here(tok, live, fresh)
         elif running is None:
+            if far is not None and self._far is None and self._can_go_far(live, todo):
+                return True
             self._start_batch(tok, live, todo)
+        return False
+
+    # -- rounds on other processes ----------------------------------------------------------------
+
+    @staticmethod
+    def _can_go_far(live: LiveEncoding, todo: list[tuple[Segment, str]]) -> bool:
+        if not live.cutting or not can_encode_far(live.tok):
+            return False
+        return sum(len(s.text) for s, _ in todo) >= FAR_CHARS
+
+    def _start_far(self, toks: list[Tokenizer]) -> None:
+        """A round for ``toks``, taking the segments they need now and (while the text goes in)
+        those still to come."""
+        toks = [t for t in toks if t in self.lives and self.lives[t].cutting and can_encode_far(t)]
+        if not toks:
+            return
+        for tok in toks:
+            self.jobs.cancel(("encode", id(tok)))  # a thread's batch: the round does it over
+            self._batches.pop(tok, None)
+        work = Round(toks)
+        self._rounds += 1
+        far = self._far = _Far(work, ("encode far", self._rounds))
+        todo: dict[Segment, None] = {}
+        for tok in toks:
+            todo.update((s, None) for s, _ in self.lives[tok].pending())
+        far.unsent = list(todo)
+        self._hand_over()
+
+        def got(done: list[tuple[int, Segment, str, Encoding]]) -> None:
+            for k, seg, head, enc in done:
+                tok = work.toks[k]
+                live = self.lives.get(tok)
+                if live is not None and tok in far.toks and self._put(live, seg, enc, head):
+                    self._note_shown(tok, [seg])
+
+        def ended(_value: object = None) -> None:
+            if self._far is far:
+                self._end_far()
+            self.settled.emit()
+
+        def errored(exc: BaseException) -> None:
+            left = far.toks if self._far is far else set()
+            ended()
+            for tok in left:
+                self._fail(tok, exc)
+
+        self.jobs.submit(far.key, encode_round, work, on_yielded=got, on_returned=ended, on_errored=errored)
+
+    def _hand_over(self) -> None:
+        """Hand the round the segments that came in since (all of them once the text is in, and
+        then no more), nearest to what the panes show first."""
+        far = self._far
+        if far is None or far.work.closed:
+            return
+        segs = self.doc.live_text.segments
+        feeding = self.doc.is_feeding()
+        keep = []
+        ready = []
+        for seg in far.unsent:
+            if not seg.alive or seg in far.sent:
+                continue
+            if feeding and seg.k == len(segs) - 1:
+                keep.append(seg)  # the end of a text still going in: the next slice changes it
+            else:
+                ready.append(seg)
+        far.unsent = keep
+        if ready:
+            at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
+            ready.sort(key=lambda s: (s.k < at, s.k))  # from the focus on, then the rest
+            far.sent.update(ready)
+            # what the panes show is encoded here, now: the children take a second to start
+            while ready and ready[0].k < at + SHOWN_HERE:
+                self._encode_shown(far, ready.pop(0))
+            far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in ready])
+        if not feeding:
+            far.work.close()
+
+    def _encode_shown(self, far: _Far, seg: Segment) -> None:
+        """Encode ``seg`` with the round's tokenizers here (a segment the panes show)."""
+        for tok in far.work.toks:
+            live = self.lives.get(tok)
+            if live is None or tok not in far.toks:
+                continue
+            head = follow_of(self.doc.live_text, seg.k, live.lookahead)
+            try:
+                enc = encode_segment(tok, seg.text, head)
+            except (ValueError, RecursionError, BufferError) as exc:
+                self._fail(tok, exc)
+                continue
+            if self._put(live, seg, enc, head):
+                self._note_shown(tok, [seg])
+
+    def _end_far(self, *, cancel: bool = False) -> None:
+        """The round is over (or of no use): what it left is encoded as any change is."""
+        far, self._far = self._far, None
+        if far is None:
+            return
+        far.work.close()
+        if cancel:
+            self.jobs.cancel(far.key)
+        else:
+            self._timer.start()
 
     def _encode_here(self, tok: Tokenizer, live: LiveEncoding, todo: list[tuple[Segment, str]]) -> None:
         """A keystroke's segment or two: encoded right away, a few ms."""
@@ -291,7 +456,8 @@ class Encoder(QObject):
             if live is None:
                 continue
             changed = self._span_of(segments) if live.cutting else None
-            if live.complete and not self.doc.is_feeding():
+            in_far = self._far is not None and tok in self._far.toks  # not done before the round's end
+            if not in_far and live.complete and not self.doc.is_feeding():
                 self._done(tok, live, changed)
             else:
                 self.encoded.emit(tok, EncodeResult(tok, live, 0.0, "chunked", changed))

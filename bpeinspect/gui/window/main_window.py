@@ -206,7 +206,9 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.live.feedingChanged.connect(self.panes.set_read_only)
         self.encoder.encoded.connect(self.panes.show_result)
-        self.encoder.partial.connect(lambda tok, live: self.panes.show_partial(tok, live, len(self.live)))
+        self.encoder.partial.connect(
+            lambda tok, live: self.panes.show_partial(tok, live, len(self.live) + self.live.feed_left())
+        )
         self.encoder.failed.connect(self.show_error)
         self.panes.tokenClicked.connect(self._on_token_clicked)
         # what the panes show is encoded first (a new tokenizer, a long text)

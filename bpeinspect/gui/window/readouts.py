@@ -126,15 +126,31 @@ class CountBadge(QWidget):
 
 class StatusLine(QLabel):
     """Tokens, characters, bytes and their ratios for the current tokenizer, and how long its
-    own latest encode took (never another tokenizer's)."""
+    own latest encode took (never another tokenizer's); while a long text is being encoded,
+    how far each tokenizer has got."""
 
     def __init__(self, registry: TokenizerRegistry, encoder: Encoder, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.registry, self.encoder = registry, encoder
         for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved, registry.dataChanged):
             signal.connect(self.refresh)
+        encoder.partial.connect(self.refresh)
+
+    def progress_text(self) -> str | None:
+        """``Encoding 27,300,000 characters: o200k_base 45% · cl100k_base 43%`` while a long text
+        is encoded (``None`` otherwise)."""
+        going = [(tok, p) for tok in self.registry.tokenizers() if (p := self.encoder.progress(tok)) is not None]
+        if not going:
+            return None
+        total = max(p[1] for _, p in going)
+        parts = [f"{self.registry.label(tok)} {100 * done // max(all_, 1)}%" for tok, (done, all_) in going]
+        return f"Encoding {total:,} characters: " + " · ".join(parts)
 
     def refresh(self, *_args: object) -> None:
+        going = self.progress_text()
+        if going is not None:
+            self.setText(going)
+            return
         tok: Tokenizer | None = self.registry.current()
         r = self.registry.result(tok) if tok is not None else None
         if tok is None or r is None:

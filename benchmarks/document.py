@@ -1,0 +1,118 @@
+"""The whole of a big document encoded in the window, against the core's own encode of it.
+
+For each size (5, 10, 20, 40 and 64 MB of the latency tour's multilingual document), a fresh
+process opens the window with o200k_base and cl100k_base, times the core's own single-thread
+encode of the text with a fresh copy of each tokenizer (cold: every distinct pre-token merged
+once), then opens the text as a file and times it until the window is idle: every token
+counted and coloured in every pane. It then types in the middle of the text. Printed per size:
+
+- *until idle* and per MB, and its ratio to the slower tokenizer's core time (the target is at
+  most 2: the window encodes on child processes, every tokenizer at once);
+- *first paint*: the first screen in colour;
+- *worst stall*: the longest gap between ticks of the tour's 10 ms timer on the GUI thread
+  while the text went in and was encoded, and the GUI thread's own CPU time in that gap;
+- *keystroke p95* after the whole text was encoded.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/document.py [--sizes 5 10 20 40 64] [--json]
+
+Per MB figures grow with the size if anything is worse than linear. On a shared machine the
+times grow with its load (say ``uptime`` with them); the ratio to the core, measured in the same
+process minutes apart, holds better. A 64 MB run needs about 4 GB of memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+SIZES_MB = (5, 10, 20, 40, 64)
+TOKENIZERS = ("o200k_base", "cl100k_base")
+
+
+def core_seconds(text: str) -> dict[str, float]:
+    """Seconds of one cold encode of ``text`` by a fresh copy of each tokenizer, in this process."""
+    from encode import fresh
+
+    out = {}
+    for name in TOKENIZERS:
+        tok = fresh(name)
+        t0 = time.perf_counter()
+        enc = tok.encode_with_offsets(text)
+        out[name] = time.perf_counter() - t0
+        del enc, tok
+    return out
+
+
+def one_size(mb: int) -> dict[str, float]:
+    from latency import TEXT_SIZES, Tour, document
+
+    label = f"{mb}MB"
+    TEXT_SIZES[label] = mb * 1_000_000
+    tour = Tour(why=False, only=None)
+    tour.load()
+    tour.wait_idle()
+    text = document(mb * 1_000_000)
+    core = core_seconds(text)
+    del text
+    tour.open_file(label, mb * 1_000_000)
+    tour.keystrokes(label)
+    opened, typed = tour.results[f"open {label}"], tour.results[f"type in the middle of {label}"]
+    idle = opened["ms"] / 1000
+    return {
+        "mb": mb,
+        "until_idle_s": idle,
+        "per_mb_s": idle / mb,
+        "to_core": idle / max(core.values()),
+        **{f"core_{name}_s": s for name, s in core.items()},
+        "first_paint_ms": opened["first_paint_ms"],
+        "worst_stall_ms": opened["stall_ms"],
+        "worst_gui_cpu_ms": opened["gui_cpu_ms"],
+        "keystroke_p95_ms": typed["p95_ms"],
+        "keystroke_worst_stall_ms": typed["stall_ms"],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES_MB), help="sizes in MB")
+    ap.add_argument("--json", action="store_true", help="end with the rows as one JSON line")
+    ap.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one_size:
+        Path(args.out).write_text(json.dumps(one_size(args.one_size)))
+        os._exit(0)  # skip Qt's teardown of a window with running workers
+    rows = []
+    print(f"{'size':>6} {'until idle':>10} {'per MB':>7} {'o200k':>7} {'cl100k':>7} {'to core':>7} "
+          f"{'1st paint':>9} {'stall':>6} {'(cpu)':>6} {'key p95':>7}", flush=True)  # fmt: skip
+    for mb in args.sizes:
+        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+            out = f.name
+        subprocess.run([sys.executable, "-P", __file__, "--one-size", str(mb), "--out", out], check=True)
+        r = json.loads(Path(out).read_text())
+        os.unlink(out)
+        rows.append(r)
+        print(
+            f"{mb:4d} MB {r['until_idle_s']:9.1f}s {r['per_mb_s']:6.2f}s {r['core_o200k_base_s']:6.1f}s "
+            f"{r['core_cl100k_base_s']:6.1f}s {r['to_core']:6.2f}x {r['first_paint_ms']:7.0f}ms "
+            f"{r['worst_stall_ms']:4.0f}ms {r['worst_gui_cpu_ms']:4.0f}ms {r['keystroke_p95_ms']:5.1f}ms",
+            flush=True,
+        )
+    print(f"load average {os.getloadavg()[0]:.1f} now")
+    if args.json:
+        print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""The segments of a long text encoded on every core: a newly opened document, a new tokenizer.
+
+A window encodes a big text a segment at a time (see :mod:`bpeinspect.core.live_text`). On one
+thread that is one core, shared with the window itself; here the segments go to the children
+of a :class:`~bpeinspect.core.pool.ProcessPool` instead, several at a time (an *item* of about
+:data:`ITEM_CHARS` code points), each child encoding them with every tokenizer of the round.
+The tokenizers travel once per child as their tables (:class:`~bpeinspect.core.analysis.shipping.Shipped`);
+the encodings come back as flat arrays (:func:`pack`), a few bytes a token, and are built
+into :class:`~bpeinspect.core.Encoding` objects again on this side (:func:`unpack`).
+
+Segments can be added while the round runs (a text still going into the window):
+:meth:`Round.add` queues them, :meth:`Round.close` says that no more will come. Each segment
+goes with the text that follows it (``follow``, as much as the longest :func:`lookahead` of
+the round's tokenizers), and each tokenizer encodes it followed by its own share of it, as
+:meth:`LiveEncoding.pending <bpeinspect.core.live_text.LiveEncoding.pending>` would give it.
+
+>>> from bpeinspect.core import load_tokenizer
+>>> from bpeinspect.core.live_text import LiveEncoding
+>>> tok = load_tokenizer("cl100k_base")
+>>> text = LiveText("one\\ntwo\\nthree\\n" * 3, target=8)
+>>> live = LiveEncoding(tok, text)
+>>> work = Round([tok])
+>>> work.add([(seg, follow_of(text, seg.k, work.lookahead)) for seg in text.segments]); work.close()
+>>> for done in encode_round(work, processes=1):
+...     for k, seg, head, enc in done:
+...         _ = live.put(seg, enc, head)
+>>> live.encoding().ids == tok.encode(text.text())
+True
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from bpeinspect.core.analysis.shipping import Shipped, can_ship
+from bpeinspect.core.encoding import Encoding
+from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.live_text.segment_encoding import encode_segment, lookahead
+from bpeinspect.core.live_text.segments import LiveText, Segment
+from bpeinspect.core.memory import checks, quiet_gc, stop_asked
+from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool, can_spawn, default_processes
+from bpeinspect.core.tokenizer import Tokenizer
+
+__all__ = ["ITEM_CHARS", "Round", "can_encode_far", "encode_round", "follow_of", "pack", "unpack"]
+
+ITEM_CHARS = 1 << 17  # code points of segments a child encodes at a time
+# the children's priority: below the window's, so that its GUI thread gets a core when it needs one
+NICENESS = BACKGROUND_NICENESS
+WAIT = 0.02  # seconds the round waits for segments before it looks at what is done meanwhile
+# the per-token columns of an Encoding, sent as 32-bit integers (a segment's offsets are small)
+_COLUMNS = ("byte_starts", "byte_ends", "char_starts", "char_ends", "utf16_starts", "utf16_ends", "pieces_of")
+
+ShouldStop = Callable[[], bool]
+Packed = tuple  # see pack()
+
+
+def can_encode_far(tok: Tokenizer) -> bool:
+    """Whether child processes can encode segments for ``tok``: this process may start them,
+    it may use more than one CPU, and ``tok`` can be sent as its tables."""
+    return can_spawn() and default_processes() > 1 and can_ship(tok)
+
+
+def follow_of(text: LiveText, k: int, chars: int) -> str:
+    """The first ``chars`` code points after segment ``k`` of ``text`` (``""`` after the last)."""
+    segs = text.segments
+    return segs[k + 1].text[:chars] if k + 1 < len(segs) else ""
+
+
+def pack(enc: Encoding) -> Packed:
+    """``enc`` without its text, as flat arrays: what a child sends back (see :func:`unpack`)."""
+    spans = np.array(enc.piece_spans, dtype=np.int32).tobytes() if enc.piece_spans else b""
+    ids = np.array(enc.ids, dtype=np.int32).tobytes()
+    cols = tuple(np.frombuffer(getattr(enc, c), dtype=np.int64).astype(np.int32).tobytes() for c in _COLUMNS)
+    return ids, cols, bytes(enc.flags), spans, enc.dropped
+
+
+def unpack(text: str, packed: Packed, token_bytes_of: Callable[[int], bytes]) -> Encoding:
+    """The :class:`Encoding` of ``text`` that :func:`pack` made flat.
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> tok = load_tokenizer("o200k_base")
+    >>> enc = tok.encode_with_offsets("héllo wörld 🎉 <|endoftext|>")
+    >>> unpack(enc.text, pack(enc), tok.token_bytes) == enc
+    True
+    """
+    ids, cols, flags, spans, dropped = packed
+    enc = Encoding(text=text, token_bytes_of=token_bytes_of)
+    enc.ids = np.frombuffer(ids, dtype=np.int32).tolist()
+    for name, data in zip(_COLUMNS, cols):
+        col = array("q")
+        col.frombytes(np.frombuffer(data, dtype=np.int32).astype(np.int64).tobytes())
+        setattr(enc, name, col)
+    enc.flags = bytearray(flags)
+    flat = np.frombuffer(spans, dtype=np.int32).tolist()
+    enc.piece_spans = list(zip(flat[0::2], flat[1::2]))
+    enc.dropped = list(dropped)
+    return enc
+
+
+def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[list[Packed]]:
+    """In a child (or here): every segment of ``item`` (its text and what follows it) encoded by
+    every tokenizer of ``context``, packed. An empty item is no work (see :func:`encode_round`)."""
+    out: list[list[Packed]] = []
+    if not item:
+        return out
+    for shipped in context:
+        tok = shipped.tokenizer if isinstance(shipped, Shipped) else shipped
+        reach = lookahead(tok)
+        done = []
+        for text, follow in item:
+            if stop_asked():  # done here, by the window's worker: it gives way to the window
+                raise Cancelled()
+            done.append(pack(encode_segment(tok, text, follow[:reach])))
+        out.append(done)
+    return out
+
+
+class Round:
+    """Segments to encode with ``toks`` on other processes; safe to feed from one thread while
+    :func:`encode_round` reads it on another."""
+
+    def __init__(self, toks: list[Tokenizer]) -> None:
+        self.toks = list(toks)
+        self.lookahead = max(lookahead(t) for t in self.toks)
+        self._queue: deque[tuple[Segment, str]] = deque()
+        self._closed = False
+        self._cond = threading.Condition()
+        self.queued = 0  # code points of the segments added so far
+
+    def add(self, segments: list[tuple[Segment, str]]) -> None:
+        """Queue ``(segment, follow)`` pairs: ``follow`` is the text after the segment, at least
+        :attr:`lookahead` code points of it unless the text ends before (see :func:`follow_of`)."""
+        if segments:
+            with self._cond:
+                self._queue.extend(segments)
+                self.queued += sum(len(s.text) for s, _ in segments)
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """No more segments will be added."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def take(self, timeout: float) -> list[tuple[Segment, str]] | None:
+        """The next item's segments (waiting ``timeout`` seconds at most for some: ``[]`` if none
+        came); ``None`` when the round is over."""
+        with self._cond:
+            if not self._queue and not self._closed:
+                self._cond.wait(timeout)
+            item, size = [], 0
+            while self._queue and size < ITEM_CHARS:
+                seg, follow = self._queue.popleft()
+                if seg.alive:  # one an edit replaced meanwhile is not worth encoding
+                    item.append((seg, follow))
+                    size += len(seg.text)
+            return item if item or self._queue or not self._closed else None
+
+
+def encode_round(
+    work: Round, *, processes: int | None = None, should_stop: ShouldStop | None = None
+) -> Iterator[list[tuple[int, Segment, str, Encoding]]]:
+    """Encode the segments of ``work`` as they come, on ``processes`` processes (default: one
+    child per CPU; this thread only builds the encodings they send back, and encodes only what
+    a child that failed hands back). Yields, an item at a time, ``(k, segment, head, encoding)``
+    for the round's ``k``-th tokenizer, ``head`` being the text after the segment it was encoded
+    with. Runs until :meth:`Round.close` and every segment is done, or ``should_stop()``. Every
+    tokenizer of the round must pass :func:`can_encode_far`.
+
+    While no segment is waiting, an empty item (no work) now and then lets the pool hand back
+    what is done meanwhile."""
+    stop = should_stop or (lambda: False)
+    context = tuple(Shipped(t, stop) for t in work.toks)
+    heads = [lookahead(t) for t in work.toks]
+    sent: deque[list[tuple[Segment, str]]] = deque()
+    if processes is None:
+        processes = default_processes() + 1
+
+    def items() -> Iterator[list[tuple[str, str]]]:
+        while not stop():
+            item = work.take(WAIT)
+            if item is None:
+                return
+            if item:
+                sent.append(item)
+            yield [(seg.text, follow) for seg, follow in item]
+
+    with ProcessPool(processes, niceness=NICENESS) as pool, checks(should_stop), quiet_gc():
+        results = pool.imap(_encode_item, items(), context=context, here=False)
+        try:
+            for per_tok in results:
+                if not per_tok:
+                    continue  # an empty item
+                item = sent.popleft()
+                if stop():
+                    break
+                out = []
+                for k, packed in enumerate(per_tok):
+                    for (seg, follow), p in zip(item, packed):
+                        tok = work.toks[k]
+                        out.append((k, seg, follow[: heads[k]], unpack(seg.text, p, tok.token_bytes)))
+                yield out
+        finally:
+            results.close()

@@ -1,0 +1,119 @@
+"""A text's segments encoded on child processes: joined, exactly one full encode; the children
+do the encoding, segments may come while the round runs, and a round can be stopped."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from bpeinspect.core import Tokenizer, load_tokenizer, pool
+from bpeinspect.core.live_text import LiveEncoding, LiveText, Round, encode_round, follow_of
+from bpeinspect.core.live_text.processes import pack, unpack
+from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
+from tests.core.live_text.test_edits import SAMPLE, assert_same
+
+
+@pytest.fixture(scope="module")
+def toks() -> list[Tokenizer]:
+    return [load_tokenizer(name) for name in ("o200k_base", "cl100k_base", "r50k_base")]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> str:
+    return "\n".join([SAMPLE, *PROSE, *ADVERSARIAL, *code_samples(300_000)])
+
+
+@pytest.fixture
+def children_given(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The child processes items were given to, one entry per item (spied on the pool)."""
+    given: list[object] = []
+    real = pool._Child.submit
+
+    def submit(self, *args):
+        given.append(self)
+        return real(self, *args)
+
+    monkeypatch.setattr(pool._Child, "submit", submit)
+    return given
+
+
+def _queue_all(work: Round, text: LiveText) -> None:
+    work.add([(seg, follow_of(text, seg.k, work.lookahead)) for seg in text.segments])
+
+
+def _run(work: Round, lives: list[LiveEncoding], **kwargs: object) -> int:
+    n = 0
+    for done in encode_round(work, **kwargs):
+        for k, seg, head, enc in done:
+            assert lives[k].put(seg, enc, head)
+            n += 1
+    return n
+
+
+def test_a_round_on_children_encodes_every_tokenizer_exactly_as_one_full_encode(toks, corpus, children_given) -> None:
+    text = LiveText(corpus, target=2048)
+    lives = [LiveEncoding(tok, text) for tok in toks]
+    work = Round(toks)
+    _queue_all(work, text)
+    work.close()
+    assert _run(work, lives, processes=3) == len(toks) * len(text.segments)
+    for tok, live in zip(toks, lives):
+        assert live.complete
+        assert_same(live.encoding(), tok.encode_with_offsets(corpus))
+    # the two children did the encoding (this process only builds what they send back)
+    assert len({id(c) for c in children_given}) == 2
+
+
+def test_segments_added_while_the_round_runs_are_encoded_too(toks, corpus) -> None:
+    text = LiveText(corpus, target=2048)
+    lives = [LiveEncoding(tok, text) for tok in toks[:2]]
+    work = Round(toks[:2])
+    segs = text.segments
+    cut = len(segs) // 3
+    work.add([(seg, follow_of(text, seg.k, work.lookahead)) for seg in segs[:cut]])
+
+    def later() -> None:
+        time.sleep(0.3)
+        work.add([(seg, follow_of(text, seg.k, work.lookahead)) for seg in segs[cut:]])
+        work.close()
+
+    feeder = threading.Thread(target=later)
+    feeder.start()
+    _run(work, lives, processes=2)
+    feeder.join()
+    for tok, live in zip(toks, lives):
+        assert live.encoding().ids == tok.encode(corpus, allowed_special="all")
+
+
+def test_segments_an_edit_replaced_are_not_encoded(toks) -> None:
+    text = LiveText(SAMPLE * 40, target=256)
+    live = LiveEncoding(toks[0], text)
+    work = Round(toks[:1])
+    _queue_all(work, text)
+    work.close()
+    change = text.replace(0, 5, "Howdy")
+    live.apply(change)
+    got = [seg for done in encode_round(work, processes=2) for _, seg, _, _ in done]
+    assert not set(change.old) & set(got) and len(got) == len(text.segments) - len(change.new)
+
+
+def test_a_stopped_round_ends_early(toks, corpus) -> None:
+    text = LiveText(corpus * 3, target=1024)
+    work = Round(toks[:1])
+    _queue_all(work, text)  # not closed: it would wait for more
+    stop = threading.Event()
+    seen = 0
+    for done in encode_round(work, processes=2, should_stop=stop.is_set):
+        seen += len(done)
+        stop.set()
+    assert 0 < seen < len(text.segments)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base", "r50k_base"])
+def test_an_encoding_sent_back_flat_is_the_same_encoding(name: str) -> None:
+    tok = load_tokenizer(name)
+    for text in ["", SAMPLE, *ADVERSARIAL]:
+        enc = tok.encode_with_offsets(text)
+        assert unpack(enc.text, pack(enc), tok.token_bytes) == enc

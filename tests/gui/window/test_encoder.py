@@ -1,0 +1,108 @@
+"""The window's encoder: a big text is encoded on child processes, every tokenizer at once, with
+its progress in the status bar, exactly as one full encode, and typing after it stays exact."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtGui import QTextCursor
+
+from bpeinspect.core import pool
+from bpeinspect.gui.window import encoder as encoder_module
+from bpeinspect.gui.window.document import normalize_newlines
+from tests.core.corpus import PROSE, code_samples
+from tests.core.live_text.test_edits import SAMPLE, assert_same
+from tests.gui.conftest import wait_idle
+
+PROGRESS = re.compile(r"Encoding [\d,]+ characters: o200k_base \d+% · cl100k_base \d+%")
+
+
+@pytest.fixture
+def children_given(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The child processes items were given to, one entry per item (spied on the pool)."""
+    given: list[object] = []
+    real = pool._Child.submit
+
+    def submit(self, *args):
+        given.append(self)
+        return real(self, *args)
+
+    monkeypatch.setattr(pool._Child, "submit", submit)
+    return given
+
+
+@pytest.fixture
+def big_text(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A text big enough to go to child processes (the threshold lowered for a fast test)."""
+    monkeypatch.setattr(encoder_module, "FAR_CHARS", 1 << 16)
+    text = normalize_newlines("\n".join([SAMPLE, *PROSE, *code_samples(200_000)]))  # as the window holds it
+    return text * (400_000 // len(text) + 1)
+
+
+def _assert_exact(window) -> None:
+    text = window.text()
+    for pane in window.panes.panes():
+        assert_same(pane.view.enc.encoding(), pane.tok.encode_with_offsets(text))
+
+
+def _open_two(qtbot, window) -> None:
+    window.open_tokenizer("o200k_base")
+    window.open_tokenizer("cl100k_base")
+    wait_idle(qtbot, window)
+
+
+def test_a_big_file_is_encoded_on_child_processes_with_its_progress_in_the_status_bar(
+    qtbot, window, big_text, children_given, tmp_path
+) -> None:
+    _open_two(qtbot, window)
+    shown: list[str] = []
+    window.encoder.partial.connect(lambda *_: shown.append(window.status_line.text()))
+    path = tmp_path / "big.txt"
+    path.write_text(big_text, encoding="utf-8")
+    window.open_text_file(str(path))
+    wait_idle(qtbot, window, timeout=120_000)
+    assert window.text() == big_text
+    assert any(PROGRESS.fullmatch(s) for s in shown), shown[:5]
+    assert len({id(c) for c in children_given}) == 2  # both children encoded
+    _assert_exact(window)
+    status = window.status_line.text()
+    assert status.startswith("o200k_base:") and "tokens" in status and "%" not in status
+    # typing after the whole text was encoded stays exact
+    cur = QTextCursor(window.document)
+    cur.setPosition(len(big_text) // 2)
+    for ch in "typed, 日本 😀\nnew line":
+        cur.insertText(ch)
+        qtbot.wait(1)
+    wait_idle(qtbot, window)
+    _assert_exact(window)
+
+
+def test_a_tokenizer_added_to_a_big_text_is_encoded_on_child_processes(qtbot, window, big_text, children_given) -> None:
+    window.open_tokenizer("cl100k_base")
+    window.set_text(big_text)
+    wait_idle(qtbot, window, timeout=120_000)
+    given = len(children_given)
+    window.open_tokenizer("o200k_base")
+    wait_idle(qtbot, window, timeout=120_000)
+    assert len(children_given) > given
+    _assert_exact(window)
+
+
+def test_closing_a_tokenizer_while_its_text_is_encoded_leaves_the_other_exact(qtbot, window, big_text) -> None:
+    _open_two(qtbot, window)
+    window.set_text(big_text)
+    qtbot.waitUntil(lambda: window.encoder.progress(window.registry.find("o200k_base")) is not None)
+    window.registry.remove(window.registry.find("o200k_base"))
+    wait_idle(qtbot, window, timeout=120_000)
+    assert [p.tok.name for p in window.panes.panes()] == ["cl100k_base"]
+    _assert_exact(window)
+
+
+def test_a_new_text_while_a_big_one_is_encoded_ends_exact(qtbot, window, big_text) -> None:
+    _open_two(qtbot, window)
+    window.set_text(big_text)
+    qtbot.waitUntil(lambda: len(window.text()) > len(big_text) // 4)
+    window.set_text(big_text[: len(big_text) // 2][::-1])
+    wait_idle(qtbot, window, timeout=120_000)
+    _assert_exact(window)

@@ -80,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("bpeinspect")
     app.setOrganizationName("bpeinspect")
-    from bpeinspect.gui.overlay.glyphs import prefer_noto
+    from bpeinspect.gui.overlay.glyphs import load_bundled_fonts, prefer_noto
 
+    load_bundled_fonts()  # the bundled Noto fonts, for scripts the system fonts lack
     app.setFont(prefer_noto(app.font()))  # installed Noto fonts before Qt's own fallback
     from bpeinspect.core.io import resources_dir
 

@@ -483,6 +483,32 @@ def glyph_notices() -> GlyphNotices:
 # -- preferring Noto -------------------------------------------------------------------------------
 
 
+# the scripts of the bundled samples and UDHR texts that common system fonts (DejaVu) lack,
+# shipped in resources/fonts (SIL Open Font License, OFL.txt beside them)
+BUNDLED_FAMILIES = (
+    "Noto Sans Devanagari",
+    "Noto Sans Bengali",
+    "Noto Sans Tamil",
+    "Noto Sans Thai",
+    "Noto Sans Ethiopic",
+)
+_LOADED: list[str] = []
+
+
+def load_bundled_fonts() -> list[str]:
+    """Register the fonts in resources/fonts with Qt (once); the families they add."""
+    if not _LOADED:
+        from bpeinspect.core.io import resources_dir
+
+        folder = resources_dir() / "fonts"
+        for path in sorted(folder.glob("*.ttf")) if folder.is_dir() else []:
+            font_id = QFontDatabase.addApplicationFont(str(path))
+            if font_id >= 0:
+                _LOADED.extend(QFontDatabase.applicationFontFamilies(font_id))
+        _LOADED.append("")  # loaded (even when nothing was found): never scanned twice
+    return [f for f in _LOADED if f]
+
+
 def noto_fallbacks(installed: set[str] | None = None) -> list[str]:
     """Installed Noto fonts to try, in order, for what the main font lacks."""
     families = installed if installed is not None else installed_families()
@@ -491,6 +517,7 @@ def noto_fallbacks(installed: set[str] | None = None) -> list[str]:
         "Noto Sans Symbols",
         "Noto Sans Symbols 2",
         "Noto Sans Math",
+        *BUNDLED_FAMILIES,
         cjk_family(),
         "Noto Color Emoji",
     ]

@@ -207,3 +207,37 @@ def test_attaching_the_spacer_is_no_edit(qtbot, o200k):
     assert heard == []  # the window would encode the text again
     assert [(r.start, r.length) for r in doc.firstBlock().layout().formats()] == [(1, 1)]
     assert not doc.isModified() and not doc.isUndoAvailable()
+
+
+SCRIPT_SAMPLES = {
+    "Noto Sans Devanagari": "हिन्दी ऋषियों",
+    "Noto Sans Bengali": "বাংলা ভাষা",
+    "Noto Sans Tamil": "தமிழ் மொழி",
+    "Noto Sans Thai": "ภาษาไทย",
+    "Noto Sans Ethiopic": "አማርኛ ቋንቋ",
+}
+
+
+def test_the_bundled_fonts_are_registered_and_draw_their_scripts(qapp):
+    families = glyphs.load_bundled_fonts()
+    assert set(glyphs.BUNDLED_FAMILIES) <= set(families)
+    assert set(SCRIPT_SAMPLES) == set(glyphs.BUNDLED_FAMILIES)
+    for family, text in SCRIPT_SAMPLES.items():
+        font = QFont(family)
+        font.setStyleStrategy(QFont.StyleStrategy.NoFontMerging)  # that font alone, no system fallback
+        assert coverage_for(font).missing_in(text) == set(), family
+
+
+def test_the_bundled_fonts_come_with_their_licence():
+    from bpeinspect.core.io import resources_dir
+
+    folder = resources_dir() / "fonts"
+    assert sorted(p.name for p in folder.glob("*.ttf"))
+    assert "SIL Open Font License" in (folder / "OFL.txt").read_text(encoding="utf-8")
+
+
+def test_prefer_noto_falls_back_to_the_bundled_fonts(qapp):
+    glyphs.load_bundled_fonts()
+    families = prefer_noto(QFont("DejaVu Sans")).families()
+    assert families[0] == "DejaVu Sans"
+    assert "Noto Sans Devanagari" in families

@@ -153,7 +153,7 @@ class GlyphCoverage:
         layout.beginLayout()
         line = layout.createLine()
         layout.endLayout()
-        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()):
+        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()) and _some_font_has(ch):
             return False
         advance = line.naturalTextWidth()
         need = box_width(ch, self.font)
@@ -162,6 +162,24 @@ class GlyphCoverage:
 
 
 _COVERAGE: dict[tuple, GlyphCoverage] = {}
+_ALL_FONTS: list[QFontMetricsF] = []
+# format characters and variation selectors are laid out, not drawn: a font need not map them
+_NOT_DRAWN = regex.compile(r"[\p{Cf}\p{Z}\p{Variation_Selector}]")
+
+
+def _some_font_has(ch: str) -> bool:
+    """Whether any font Qt knows maps ``ch``. When no font has a script's characters at all, Qt
+    may shape them with a placeholder glyph whose index is not 0 (an empty box), so shaping
+    alone does not tell; the fonts' character maps do."""
+    if _NOT_DRAWN.match(ch):
+        return True
+    if not _ALL_FONTS:
+        for family in QFontDatabase.families():
+            font = QFont(family)
+            font.setStyleStrategy(QFont.StyleStrategy.NoFontMerging)
+            _ALL_FONTS.append(QFontMetricsF(font))
+    code = ord(ch)
+    return any(fm.inFontUcs4(code) for fm in _ALL_FONTS)
 
 
 def _font_key(font: QFont) -> tuple:
@@ -505,6 +523,7 @@ def load_bundled_fonts() -> list[str]:
             font_id = QFontDatabase.addApplicationFont(str(path))
             if font_id >= 0:
                 _LOADED.extend(QFontDatabase.applicationFontFamilies(font_id))
+        _ALL_FONTS.clear()  # the fonts' character maps are read again, with these
         _LOADED.append("")  # loaded (even when nothing was found): never scanned twice
     return [f for f in _LOADED if f]
 

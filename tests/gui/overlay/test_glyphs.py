@@ -241,3 +241,52 @@ def test_prefer_noto_falls_back_to_the_bundled_fonts(qapp):
     families = prefer_noto(QFont("DejaVu Sans")).families()
     assert families[0] == "DejaVu Sans"
     assert "Noto Sans Devanagari" in families
+
+
+_ONLY_DEJAVU_PROBE = """
+import sys
+from PySide6.QtWidgets import QApplication
+from bpeinspect.gui.overlay import glyphs
+app = QApplication([])
+if sys.argv[1] == "bundled":
+    glyphs.load_bundled_fonts()
+font = glyphs.prefer_noto(app.font())
+print("".join(sorted(glyphs.coverage_for(font).missing_in("Hindi: हिन्दी ऋषियों।"))))
+"""
+
+
+def missing_with_only_dejavu(tmp_path, mode: str) -> str:
+    """The characters of a Hindi line missing on a machine whose only fonts are DejaVu's."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    dejavu = next(Path("/usr/share/fonts").rglob("DejaVuSans.ttf"), None)
+    if dejavu is None:
+        pytest.skip("DejaVu Sans is not installed")
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        f'<?xml version="1.0"?><fontconfig><dir>{dejavu.parent}</dir>'
+        f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "FONTCONFIG_FILE": str(conf), "QT_QPA_PLATFORM": "offscreen"}
+    run = subprocess.run(
+        [sys.executable, "-c", _ONLY_DEJAVU_PROBE, mode],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip()
+
+
+def test_a_script_no_font_has_counts_as_missing(tmp_path):
+    assert set(missing_with_only_dejavu(tmp_path, "system")) == set("हिन्दीऋषियों।")
+
+
+def test_the_bundled_fonts_draw_a_script_the_system_lacks(tmp_path):
+    assert missing_with_only_dejavu(tmp_path, "bundled") == ""

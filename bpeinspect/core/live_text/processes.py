@@ -48,7 +48,7 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 __all__ = ["ITEM_CHARS", "Round", "can_encode_far", "encode_round", "follow_of", "pack", "unpack"]
 
-ITEM_CHARS = 1 << 17  # code points of segments a child encodes at a time
+ITEM_CHARS = 1 << 16  # code points of segments a child encodes at a time
 # the children's priority: below the window's, so that its GUI thread gets a core when it needs one
 NICENESS = BACKGROUND_NICENESS
 WAIT = 0.02  # seconds the round waits for segments before it looks at what is done meanwhile
@@ -201,11 +201,11 @@ def encode_round(
                 if not per_tok:
                     continue  # an empty item
                 item = sent.popleft()
-                if stop():
-                    break
                 out = []
                 for k, packed in enumerate(per_tok):
                     for (seg, follow), p in zip(item, packed):
+                        if stop():  # asked between segments: a window's worker gives way to it there
+                            return
                         tok = work.toks[k]
                         out.append((k, seg, follow[: heads[k]], unpack(seg.text, p, tok.token_bytes)))
                 yield out

@@ -44,7 +44,7 @@ from PySide6.QtGui import (
     QTextLayout,
 )
 
-from bpeinspect.core import SYMBOLS, display_bytes
+from bpeinspect.core import SYMBOLS, display_bytes, utf16_len
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
@@ -253,6 +253,65 @@ def token_shown(tok: Tokenizer, token_id: int) -> str:
     return tok.shown_with_marks(token_id, shown(display_bytes(tok.token_bytes(token_id))))
 
 
+# -- scripts with tall marks ------------------------------------------------------------------------
+
+# Scripts whose marks and stacks reach far above and below Latin letters. Qt sizes a line by its
+# fonts' ascent and descent; when the text font itself has some of these letters (DejaVu Sans has
+# Arabic) its Latin-sized metrics are used and the marks run into the neighbouring lines. Their own
+# Noto font, whose line height is made for them, is put first for these characters.
+_TALL_SCRIPTS = (
+    "Arabic",
+    "Syriac",
+    "Thaana",
+    "Devanagari",
+    "Bengali",
+    "Gurmukhi",
+    "Gujarati",
+    "Oriya",
+    "Tamil",
+    "Telugu",
+    "Kannada",
+    "Malayalam",
+    "Sinhala",
+    "Thai",
+    "Lao",
+    "Tibetan",
+    "Myanmar",
+    "Khmer",
+)
+_TALL = regex.compile("|".join(rf"(?P<{s}>\p{{{s}}}+)" for s in _TALL_SCRIPTS))
+_TALL_FAMILIES: dict[str, str | None] = {}
+
+
+def tall_family(script: str) -> str | None:
+    """The installed (or bundled) Noto font for one of the tall scripts, if there is one."""
+    if script not in _TALL_FAMILIES:
+        for family in (f"Noto Sans {script}", f"Noto Naskh {script}", f"Noto Serif {script}"):
+            if QFontDatabase.hasFamily(family):
+                _TALL_FAMILIES[script] = family
+                break
+        else:
+            _TALL_FAMILIES[script] = None
+    return _TALL_FAMILIES[script]
+
+
+def tall_runs(text: str) -> list[tuple[int, int, str]]:
+    """``(utf16 position, utf16 length, font family)`` of each run of a tall script in ``text``
+    that has its own font."""
+    if text.isascii():
+        return []
+    out = []
+    for m in _TALL.finditer(text):
+        family = tall_family(m.lastgroup or "")
+        if family is not None:
+            out.append((utf16_len(text[: m.start()]), m.end() - m.start(), family))
+    return out
+
+
+def has_tall_runs(text: str) -> bool:
+    return bool(tall_runs(text))
+
+
 # -- painting --------------------------------------------------------------------------------------
 
 
@@ -316,12 +375,22 @@ class CodePointSpacer(QSyntaxHighlighter):
             self.relayout()
 
     def highlightBlock(self, text: str) -> None:
+        for pos, n, family in tall_runs(text):
+            self.setFormat(pos, n, self._tall_format(family))
         cov = self.cov
         missing = cov.missing_in(text)
         if not missing:
             return
         for pos, n, ch in missing_positions(text, missing):
             self.setFormat(pos, n, self._format(ch, cov))
+
+    def _tall_format(self, family: str) -> QTextCharFormat:
+        fmt = self._formats.get(family)
+        if fmt is None:
+            fmt = self._formats[family] = QTextCharFormat()
+            own = list(self.cov.font.families()) or [self.cov.font.family()]
+            fmt.setFontFamilies([family, *own])
+        return fmt
 
     def _format(self, ch: str, cov: GlyphCoverage) -> QTextCharFormat:
         fmt = self._formats.get(ch)
@@ -509,6 +578,7 @@ BUNDLED_FAMILIES = (
     "Noto Sans Tamil",
     "Noto Sans Thai",
     "Noto Sans Ethiopic",
+    "Noto Sans Arabic",  # DejaVu Sans has Arabic, but with Latin line metrics its marks run over
 )
 _LOADED: list[str] = []
 
@@ -524,6 +594,7 @@ def load_bundled_fonts() -> list[str]:
             if font_id >= 0:
                 _LOADED.extend(QFontDatabase.applicationFontFamilies(font_id))
         _ALL_FONTS.clear()  # the fonts' character maps are read again, with these
+        _TALL_FAMILIES.clear()
         _LOADED.append("")  # loaded (even when nothing was found): never scanned twice
     return [f for f in _LOADED if f]
 

@@ -10,7 +10,14 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText, QTextBlock, QTextDocument
 
 from bpeinspect.core import SYMBOLS
-from bpeinspect.gui.overlay.glyphs import CodePointSpacer, box_width, coverage_for, missing_positions, paint_code_point
+from bpeinspect.gui.overlay.glyphs import (
+    CodePointSpacer,
+    box_width,
+    coverage_for,
+    has_tall_runs,
+    missing_positions,
+    paint_code_point,
+)
 from bpeinspect.gui.overlay.layout import LineGeometry, cursor_x, dropped_in
 
 GLYPHS = {ch: SYMBOLS[ch] for ch in (" ", "\t", "\u00a0")}  # drawn over the blank they stand for
@@ -95,6 +102,9 @@ def paint_code_points(
     for block, geo in blocks:
         missing = cov.missing_in(block.text())
         if not missing:
+            if not spaced and has_tall_runs(block.text()):  # their own font's line height
+                first_seen()
+                spaced = True
             continue
         if not spaced:  # widen the cells once this paint is over
             first_seen()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF
 
 from bpeinspect.core import display_bytes, load_tokenizer
 from bpeinspect.gui.overlay import glyphs, marks
@@ -215,6 +215,7 @@ SCRIPT_SAMPLES = {
     "Noto Sans Tamil": "தமிழ் மொழி",
     "Noto Sans Thai": "ภาษาไทย",
     "Noto Sans Ethiopic": "አማርኛ ቋንቋ",
+    "Noto Sans Arabic": "العربية",
 }
 
 
@@ -290,3 +291,23 @@ def test_a_script_no_font_has_counts_as_missing(tmp_path):
 
 def test_the_bundled_fonts_draw_a_script_the_system_lacks(tmp_path):
     assert missing_with_only_dejavu(tmp_path, "bundled") == ""
+
+
+@pytest.mark.parametrize("line", ["العربية: نص حكيم له سر قاطع وذو شأن عظيم", "हिन्दी: ऋषियों को सताने वाले"])
+def test_a_line_of_a_script_with_tall_marks_is_as_tall_as_its_own_font(qtbot, o200k, line):
+    glyphs.load_bundled_fonts()
+    family = glyphs.tall_family("Arabic" if "ع" in line else "Devanagari")
+    assert family is not None  # bundled
+    view = make_view(qtbot, o200k, f"Latin above\n{line}\nLatin below", QFont("DejaVu Sans"))
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    view.viewport().grab()
+    own = QFont(family)
+    own.setPointSizeF(14)
+    fm = QFontMetricsF(own)
+    block = view.document().findBlockByNumber(1)
+    lines = [block.layout().lineAt(k) for k in range(block.layout().lineCount())]
+    assert lines and all(ln.height() >= fm.ascent() + fm.descent() - 0.5 for ln in lines)
+    above = view.blockBoundingGeometry(block.previous())
+    here = view.blockBoundingGeometry(block)
+    assert above.bottom() <= here.top() + 0.5  # the backgrounds of neighbouring lines do not overlap

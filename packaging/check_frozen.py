@@ -75,6 +75,8 @@ def layout_is_lean_and_has_the_resources(app_dir: Path, home: Path) -> None:
         expect((resources / "vocabs" / f"{name}.tiktoken.gz").is_file(), f"{name} is not bundled")
     expect((resources / "samples" / "welcome.txt").is_file(), "the welcome sample is not bundled")
     expect((resources / "icons" / "bpeinspect.svg").is_file(), "the icon is not bundled")
+    expect((resources / "fonts" / "NotoSansDevanagari-Regular.ttf").is_file(), "the fonts are not bundled")
+    expect((resources / "fonts" / "OFL.txt").is_file(), "the fonts' licence is not bundled")
     qt_modules = {p.name.split(".")[0] for p in (internal / "PySide6").glob("Qt*.so")} | {
         p.name.split(".")[0] for p in (internal / "PySide6").glob("Qt*.pyd")
     }

@@ -25,7 +25,7 @@ from bpeinspect.cli import stats as cli_stats
 from bpeinspect.cli import vocab_diff as cli_vocab_diff
 from bpeinspect.cli import vocab_use as cli_vocab_use
 from bpeinspect.cli.common import PROG, CliError
-from bpeinspect.core import PatternError, display_label
+from bpeinspect.core import PatternError, allow_gc_freeze, display_label
 from bpeinspect.core.io import turn_on_load_cache
 
 
@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     turn_on_load_cache()  # a large file opened again comes from its built tables
+    allow_gc_freeze()  # big encodings are frozen once built: later collections skip them
 
     def _warn(message: Any, *_: Any, **__: Any) -> None:
         sys.stderr.write(f"{PROG}: warning: {_one_line(message) if str(message).strip() else ''}\n")

@@ -30,6 +30,7 @@ from bpeinspect.core.errors import (
 from bpeinspect.core.io.builtins import BUILTINS, load_builtin
 from bpeinspect.core.io.load import load_tokenizer
 from bpeinspect.core.limits import MAX_INPUT, human_size, read_at_most
+from bpeinspect.core.memory import allow_gc_freeze
 from bpeinspect.core.merges import MergeGraph, MergeNode, MergeStep, Trace, trace
 from bpeinspect.core.normalize import badge as normalizer_badge
 from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS, Split, SplitRule, resolve_rule
@@ -83,6 +84,7 @@ __all__ = [
     "display_text",
     "group_around",
     "hex_bytes",
+    "allow_gc_freeze",
     "human_size",
     "load_builtin",
     "load_tokenizer",

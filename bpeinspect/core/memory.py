@@ -25,6 +25,17 @@ _gc_was_on = [True]  # whether the collector ran when the first of them came in
 # collector (gc.get_freeze_count) walks every frozen object with the interpreter held, on
 # every count and every long encode, once a big encoding was frozen.
 _gc_frozen = [False]
+# Whether quiet_gc may freeze objects for good (gc.freeze is process-wide: it moves the caller's
+# objects out of the collector's reach too). Off in library use; the app and the CLI, which own
+# their process, turn it on with allow_gc_freeze().
+_freeze_allowed = [False]
+
+
+def allow_gc_freeze(allowed: bool = True) -> None:
+    """Let :func:`quiet_gc` freeze the objects a big encoding or a training run built, so that
+    later collections skip them. Process-wide: only a program that owns its process (the app,
+    the CLI) turns it on. Off, a library call leaves the collector as it found it."""
+    _freeze_allowed[0] = allowed
 
 
 @contextlib.contextmanager
@@ -41,13 +52,14 @@ def quiet_gc(freeze: bool = True) -> Iterator[None]:
 
     ``freeze=False`` (loading a vocabulary, which any caller may do many times) leaves the new
     objects to the collector: nothing is moved out of its reach for good. Nested inside a
-    freezing ``quiet_gc``, the outer one still freezes at its end.
+    freezing ``quiet_gc``, the outer one still freezes at its end. Unless the program turned
+    freezing on (:func:`allow_gc_freeze`), ``freeze=True`` acts as ``freeze=False``.
     """
     with _gc_lock:
         if _gc_pausers[0] == 0:
             _gc_was_on[0] = gc.isenabled()  # a collector that the caller had turned off stays off
         _gc_pausers[0] += 1
-        _gc_freeze[0] = _gc_freeze[0] or freeze
+        _gc_freeze[0] = _gc_freeze[0] or (freeze and _freeze_allowed[0])
         gc.disable()
     try:
         yield
@@ -58,8 +70,8 @@ def quiet_gc(freeze: bool = True) -> Iterator[None]:
                 if _gc_freeze[0]:
                     gc.freeze()
                     _gc_frozen[0] = True
-                elif not _gc_frozen[0]:
-                    _to_oldest_generation()
+                elif not _gc_frozen[0] and (_freeze_allowed[0] or gc.get_freeze_count() == 0):
+                    _to_oldest_generation()  # never thaws objects that the caller froze
                 _gc_freeze[0] = False
                 if _gc_was_on[0]:
                     gc.enable()

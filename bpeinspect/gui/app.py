@@ -23,9 +23,11 @@ def configure_process() -> None:
     # on it that is a visible hitch per hand-over, so ask for shorter turns.
     if sys.getswitchinterval() > SWITCH_INTERVAL:
         sys.setswitchinterval(SWITCH_INTERVAL)
+    from bpeinspect.core import allow_gc_freeze
     from bpeinspect.core.io import turn_on_load_cache
 
     turn_on_load_cache()  # a large file opened again comes from its built tables
+    allow_gc_freeze()  # big encodings are frozen once built: later collections skip them
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

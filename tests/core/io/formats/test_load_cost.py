@@ -3,7 +3,6 @@ merges parsed a slice at a time, mapped in bulk, the collector held off while lo
 
 from __future__ import annotations
 
-import gc
 import json
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 from bpeinspect.core import VocabularyError
 from bpeinspect.core.io.formats import _common, huggingface, load_path
 from bpeinspect.core.io.formats.sentencepiece import _gguf_merges
-from bpeinspect.core.memory import quiet_gc, thaw
 from bpeinspect.core.tokenizer import Tokenizer
 
 
@@ -103,50 +101,6 @@ def test_gguf_merges_in_bulk_match_one_at_a_time():
     assert _gguf_merges(["  a", "a b"], index) == ([(5, 1), (1, 3)], [6, 4])
 
 
-def test_loading_does_not_freeze_objects(tmp_path):
-    before = gc.get_freeze_count()
-    with quiet_gc(freeze=False):
-        junk = [[i] for i in range(1000)]
-    assert gc.get_freeze_count() == before and gc.isenabled()
-    with quiet_gc():
-        with quiet_gc(freeze=False):
-            more = [[i] for i in range(1000)]
-    assert gc.get_freeze_count() > before  # the outer caller asked for it
-    del junk, more
-    thaw()
-
-
-def test_a_quiet_gc_after_a_freeze_does_not_walk_the_frozen_objects(monkeypatch):
-    # gc.get_freeze_count() walks every frozen object holding the interpreter (30 ms per
-    # million); counts and long encodes enter quiet_gc(freeze=False) over and over
-    with quiet_gc():
-        kept = [[i] for i in range(1000)]
-
-    def walk():
-        raise AssertionError("quiet_gc asked the collector for its frozen objects")
-
-    monkeypatch.setattr(gc, "get_freeze_count", walk)
-    with quiet_gc(freeze=False):
-        junk = [[i] for i in range(1000)]
-    assert gc.isenabled()
-    monkeypatch.undo()
-    assert gc.get_freeze_count() >= len(kept)  # what was frozen stays frozen
-    del kept, junk
-    thaw()
-
-
-def test_objects_made_while_loading_go_to_the_oldest_generation():
-    # no collection of everything the load made at the first allocation after it
-    thaw()  # whatever an earlier test froze
-    with quiet_gc(freeze=False):
-        junk = [[i] for i in range(50_000)]
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-    assert gc.get_count()[0] < 1000  # not the 50,000 allocations made while it was held off
-    oldest = {id(o) for o in gc.get_objects(generation=2)}
-    assert id(junk) in oldest and id(junk[-1]) in oldest  # still the collector's, not frozen
-    del junk
-
-
 def test_map_merges_in_bulk_refuses_a_merge_without_a_space_beside_one_with_two(monkeypatch):
     # two parts per merge in all, but cut in the wrong places: "ab" + "a b c" must not pass
     vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}
@@ -168,10 +122,15 @@ def test_a_sentencepiece_json_reuses_its_vocabulary_as_the_piece_index(tmp_path)
     # added tokens beyond the vocabulary, in a gap of it, and one whose text the vocabulary
     # also lists at a higher id: the index is the one the model would build from its pieces
     vocab = {"<unk>": 0, "a": 1, "b": 2, "ab": 3, "▁": 4, "<x>": 6, "▁ab": 7}
-    added = [{"id": i, "content": c, "special": sp, "normalized": False} for i, c, sp in
-             [(5, "<gap>", True), (8, "<after>", True), (9, "ab", False), (10, "<x>", True)]]
-    obj = {"model": {"type": "BPE", "byte_fallback": True, "vocab": vocab, "merges": ["a b", "▁ ab"]},
-           "added_tokens": added, "pre_tokenizer": {"type": "Metaspace", "replacement": "▁"}}
+    added = [
+        {"id": i, "content": c, "special": sp, "normalized": False}
+        for i, c, sp in [(5, "<gap>", True), (8, "<after>", True), (9, "ab", False), (10, "<x>", True)]
+    ]
+    obj = {
+        "model": {"type": "BPE", "byte_fallback": True, "vocab": vocab, "merges": ["a b", "▁ ab"]},
+        "added_tokens": added,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁"},
+    }
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(obj))
     tok = load_path(path)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QWidget
 
 from bpeinspect.core.analysis import CorpusStats, Language
 from bpeinspect.core.io import atomic_path
+from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.overlay.palette import app_colors
 
 Renderer = Callable[[QPainter, QSize], None]
@@ -128,6 +129,28 @@ def save_image(path: str | os.PathLike[str], image: QImage) -> str:
         if not QImageWriter(str(tmp), b"png").write(image):
             raise OSError("could not write the PNG")
     return str(path)
+
+
+def submit_png(
+    jobs: Jobs,
+    path: str | os.PathLike[str],
+    render: Renderer,
+    size: QSize,
+    *,
+    done: Callable[[str], None],
+    failed: Callable[[str], None],
+) -> None:
+    """Draw the figure here (Qt paints on the GUI thread), compress and write it as a PNG on
+    ``jobs``' worker; ``done(path)`` after, or ``failed(message)``. Another export does not stop
+    this one."""
+    jobs.submit(
+        ("export", str(path)),
+        save_image,
+        path,
+        draw_png(render, size),
+        on_returned=done,
+        on_errored=lambda exc: failed(f"{path}: could not export: {exc}"),
+    )
 
 
 def write_svg(path: str | os.PathLike[str], render: Renderer, size: QSize, *, title: str = "") -> None:

@@ -632,15 +632,8 @@ class LanguagesView(QWidget):
                 )
                 return
             render, size = page.renderer()
-            if kind == "png":  # drawn here, compressed and written on the worker
-                self.jobs.submit(
-                    ("export", str(path)),  # another export does not stop this one
-                    export.save_image,
-                    path,
-                    export.draw_png(render, size),
-                    on_returned=self.exported.emit,
-                    on_errored=lambda exc: self._show_error(f"{path}: could not export: {exc}"),
-                )
+            if kind == "png":
+                export.submit_png(self.jobs, path, render, size, done=self.exported.emit, failed=self._show_error)
                 return
             export.write_svg(path, render, size, title=f"{PAGES[self.current_page()][0]}: {self.status.text()}")
         except (OSError, ValueError) as exc:

@@ -402,15 +402,8 @@ class VocabsView(QWidget):
                 maker = _maker(csv_text, *figure.csv_rows())
             else:
                 render, size = self._renderer()
-                if kind == "png":  # drawn here, compressed and written on the worker
-                    self.jobs.submit(
-                        ("export", str(path)),  # another export does not stop this one
-                        export.save_image,
-                        path,
-                        export.draw_png(render, size),
-                        on_returned=self.exported.emit,
-                        on_errored=lambda exc: self._fail(f"{path}: could not export: {exc}"),
-                    )
+                if kind == "png":
+                    export.submit_png(self.jobs, path, render, size, done=self.exported.emit, failed=self._fail)
                     return
                 export.write_svg(path, render, size, title=f"Vocabularies: {self.current_page()}")
                 self.exported.emit(str(path))

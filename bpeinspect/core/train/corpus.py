@@ -76,18 +76,6 @@ class CorpusScan:
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # (file, why)
     named: set[Path] = field(default_factory=set, repr=False)  # the files given by name
 
-    def skipped_summary(self) -> str:
-        """E.g. ``"3 files skipped (binary)"``, or ``""`` when none was.
-
-        >>> CorpusScan([], [(Path("a.pyc"), "binary"), (Path("b.png"), "binary")]).skipped_summary()
-        '2 files skipped (binary)'
-        """
-        if not self.skipped:
-            return ""
-        reasons = sorted({why for _, why in self.skipped})
-        n = len(self.skipped)
-        return f"{n:,} file{'s' if n != 1 else ''} skipped ({', '.join(reasons)})"
-
 
 def skipped_note(skipped: list[tuple[Path, str]]) -> str:
     """One line on the files a run left out, naming the first.

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bpeinspect.core import Tokenizer, load_tokenizer, pool
+from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.core.live_text import LiveEncoding, LiveText, Round, encode_round, follow_of
 from bpeinspect.core.live_text.processes import pack, unpack
 from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
@@ -23,20 +23,6 @@ def toks() -> list[Tokenizer]:
 @pytest.fixture(scope="module")
 def corpus() -> str:
     return "\n".join([SAMPLE, *PROSE, *ADVERSARIAL, *code_samples(300_000)])
-
-
-@pytest.fixture
-def children_given(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The child processes items were given to, one entry per item (spied on the pool)."""
-    given: list[object] = []
-    real = pool._Child.submit
-
-    def submit(self, *args):
-        given.append(self)
-        return real(self, *args)
-
-    monkeypatch.setattr(pool._Child, "submit", submit)
-    return given
 
 
 def _queue_all(work: Round, text: LiveText) -> None:

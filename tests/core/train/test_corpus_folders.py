@@ -44,13 +44,13 @@ def _stdlib_like(tmp_path):
 
 
 def test_a_folder_scan_counts_the_binary_files_it_skips_and_does_not_enter_hidden_folders(tmp_path):
-    from bpeinspect.core.train.corpus import scan_corpus
+    from bpeinspect.core.train.corpus import scan_corpus, skipped_note
 
     _stdlib_like(tmp_path)
     scan = scan_corpus(tmp_path)
     assert [p.name for p in scan.files] == ["a.py", "b.txt", "late.txt"]
     assert sorted(p.name for p, _ in scan.skipped) == ["data.bin", "icon.png"]  # __pycache__ is not entered
-    assert scan.skipped_summary() == "2 files skipped (binary)"
+    assert skipped_note(scan.skipped).startswith("Skipped 2 files: ") and "(binary)" in skipped_note(scan.skipped)
 
 
 def test_a_file_that_is_not_utf8_past_its_head_is_skipped_and_named_when_asked(tmp_path):

@@ -8,7 +8,6 @@ import re
 import pytest
 from PySide6.QtGui import QTextCursor
 
-from bpeinspect.core import pool
 from bpeinspect.gui.window import encoder as encoder_module
 from bpeinspect.gui.window.document import normalize_newlines
 from tests.core.corpus import PROSE, code_samples
@@ -16,20 +15,6 @@ from tests.core.live_text.test_edits import SAMPLE, assert_same
 from tests.gui.conftest import wait_idle
 
 PROGRESS = re.compile(r"Encoding [\d,]+ characters: o200k_base \d+% · cl100k_base \d+%")
-
-
-@pytest.fixture
-def children_given(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The child processes items were given to, one entry per item (spied on the pool)."""
-    given: list[object] = []
-    real = pool._Child.submit
-
-    def submit(self, *args):
-        given.append(self)
-        return real(self, *args)
-
-    monkeypatch.setattr(pool._Child, "submit", submit)
-    return given
 
 
 @pytest.fixture

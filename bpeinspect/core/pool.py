@@ -59,6 +59,7 @@ from typing import IO, Any, NamedTuple, TypeVar
 __all__ = [
     "BACKGROUND_NICENESS",
     "Channel",
+    "Child",
     "ProcessPool",
     "Reply",
     "can_spawn",
@@ -135,7 +136,7 @@ class Reply(NamedTuple):
     as far as it is known), with ``tasks``, the tasks it had in flight.
     """
 
-    child: _Child
+    child: Child
     kind: str
     task: int = 0
     value: Any = None
@@ -145,7 +146,7 @@ class Reply(NamedTuple):
     tasks: tuple[int, ...] = ()
 
 
-class _Child:
+class Child:
     """One child process with its tasks in flight. A writer thread sends the messages and a
     reader thread hands the answers to the pool's queue, so this process keeps working
     meanwhile, the pipes never deadlock, and the child finds its next task waiting when it
@@ -289,7 +290,7 @@ class ProcessPool:
         self.processes = default_processes() if processes is None else min(max(1, int(processes)), max_processes())
         self.niceness = niceness
         self.collect = collect
-        self._children: list[_Child] = []
+        self._children: list[Child] = []
         self._replies: queue.SimpleQueue = queue.SimpleQueue()
         self._tasks = count(1)
         self._keys = count(1)
@@ -303,18 +304,18 @@ class ProcessPool:
 
     # -- the children and the protocol ------------------------------------------------------------
 
-    def start(self) -> list[_Child]:
+    def start(self) -> list[Child]:
         """Start the children now, in place of any that died (they import the core
         meanwhile); safe to call again, from any thread. Gives the live children."""
         with self._lock:
             self._children = [c for c in self._children if c.alive and c.proc.poll() is None]
             if can_spawn():
                 while len(self._children) < self.processes - 1:
-                    self._children.append(_Child(self._replies, self.niceness, self.collect))
+                    self._children.append(Child(self._replies, self.niceness, self.collect))
             return list(self._children)
 
     @property
-    def children(self) -> list[_Child]:
+    def children(self) -> list[Child]:
         """The live children."""
         return [c for c in self._children if c.alive]
 
@@ -322,7 +323,7 @@ class ProcessPool:
         """A context key no other user of this pool has."""
         return next(self._keys)
 
-    def put(self, child: _Child, key: Any, data: bytes) -> None:
+    def put(self, child: Child, key: Any, data: bytes) -> None:
         """Have ``child`` keep ``pickle.loads(data)`` as context ``key``, for its tasks."""
         child.put(key, data)
 
@@ -331,7 +332,7 @@ class ProcessPool:
         for c in self._children:
             c.drop(key)
 
-    def submit(self, child: _Child, fn: Callable, item: Any, *, key: Any = None, live: bool = False) -> int:
+    def submit(self, child: Child, fn: Callable, item: Any, *, key: Any = None, live: bool = False) -> int:
         """Run ``fn(context ``key``, item)`` on ``child`` (``live``: ``fn(context, item,
         channel)``, see the module); gives the task's number, which its replies carry."""
         task = next(self._tasks)
@@ -355,7 +356,7 @@ class ProcessPool:
         except queue.Empty:
             return None
 
-    def lose(self, child: _Child) -> None:
+    def lose(self, child: Child) -> None:
         """End ``child`` at once (it failed): :meth:`start` starts another."""
         child.close(kill=True)
 
@@ -418,7 +419,7 @@ class ProcessPool:
                 self._abandon()
 
     @staticmethod
-    def _idle(children: list[_Child]) -> _Child | None:
+    def _idle(children: list[Child]) -> Child | None:
         return next((c for c in children if c.alive and not c.busy), None)
 
     def _take(self, slots: dict[int, list], timeout: float) -> None:

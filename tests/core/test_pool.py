@@ -58,13 +58,13 @@ def small_texts_use_the_pool_too(monkeypatch: pytest.MonkeyPatch) -> None:
 def children_used(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many items children were given (the pool's own accounting, spied on)."""
     given: list[int] = []
-    real = pool._Child.submit
+    real = pool.Child.submit
 
     def submit(self, *args):
         given.append(1)
         return real(self, *args)
 
-    monkeypatch.setattr(pool._Child, "submit", submit)
+    monkeypatch.setattr(pool.Child, "submit", submit)
     return given
 
 
@@ -92,16 +92,16 @@ def _dies_in_children(parent: int, item: int) -> int:
 def test_a_child_has_its_next_item_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     # with one item at a time a child sat idle until this process finished an item of its own
     most: list[int] = []
-    real = pool._Child.submit
+    real = pool.Child.submit
 
     def submit(self, *args):
         real(self, *args)
         most.append(len(self.tasks))
 
-    monkeypatch.setattr(pool._Child, "submit", submit)
+    monkeypatch.setattr(pool.Child, "submit", submit)
     with ProcessPool(2) as p:
         assert [i for i, _ in p.imap(_pid, range(300))] == list(range(300))
-    assert max(most) == pool._Child.DEPTH == 2
+    assert max(most) == pool.Child.DEPTH == 2
 
 
 def test_a_child_that_dies_hands_its_items_back() -> None:

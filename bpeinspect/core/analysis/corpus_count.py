@@ -40,7 +40,7 @@ from typing import Any
 from bpeinspect.core.analysis.measures import text_ids, text_profile
 from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.pool import ProcessPool, Reply, _Child, default_processes
+from bpeinspect.core.pool import Child, ProcessPool, Reply, default_processes
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -86,7 +86,7 @@ class CountingPool:
         self.pool.start()
 
     @property
-    def _children(self) -> list[_Child]:
+    def _children(self) -> list[Child]:
         return self.pool._children
 
     def close(self, *, wait: bool = True) -> None:
@@ -214,11 +214,11 @@ class _Run:
         self.left = {k: sum(self.batch_chars) for k in shipped}  # characters not yet dealt
         # the tokenizers slowest to load go first: the last ones, which the children may share, load fast
         self.order = sorted(shipped, key=lambda k: -len(self.toks[k].ranks) * (1 if self.toks[k].uses_rank_rule else 2))
-        self.owner: dict[int, _Child] = {}  # tokenizer -> the child that started it
+        self.owner: dict[int, Child] = {}  # tokenizer -> the child that started it
         self.payloads = _Payloads(pool, [(self.keys[k], self.toks[k]) for k in self.order], should_stop)
         self.counts: list[list[Any]] = [[None] * len(self.texts) for _ in self.toks]
         self.missing = [len(self.texts)] * len(self.toks)
-        self.tasks: dict[int, tuple[_Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
+        self.tasks: dict[int, tuple[Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
         self.spent = {k: [0.0, 0] for k in shipped}  # seconds the children took, characters they counted
         self.load_time = {k: 0.0 for k in shipped}  # the longest a child took to rebuild it
         self.done_chars = 0
@@ -250,7 +250,7 @@ class _Run:
         if self.progress is not None:
             self.progress(self.done_chars, self.total)
 
-    def pick(self, child: _Child) -> int | None:
+    def pick(self, child: Child) -> int | None:
         """The tokenizer whose next batch ``child`` gets, if any."""
         open_ = [k for k in self.order if self.todo[k]]
         mine = [k for k in open_ if self.owner.get(k) is child]
@@ -313,7 +313,7 @@ class _Run:
         self.missing[k] -= len(value)
         self.advance(self.batch_chars[b])
 
-    def lost(self, child: _Child) -> None:
+    def lost(self, child: Child) -> None:
         """A child died: its batches are dealt again (here if no child is left)."""
         self.pool.pool.lose(child)
         self.children = [c for c in self.children if c is not child]

@@ -37,13 +37,13 @@ def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.Monk
     toks = [load_tokenizer(n) for n in ("r50k_base", "o200k_base", "cl100k_base")]
     texts = _texts()
     sent: list[tuple[int, int]] = []  # (child, tokenizer key) loads
-    real = process_pool._Child.put
+    real = process_pool.Child.put
 
     def put(self, key, data):
         sent.append((id(self), key))
         real(self, key, data)
 
-    monkeypatch.setattr(process_pool._Child, "put", put)
+    monkeypatch.setattr(process_pool.Child, "put", put)
     want = {k: [count_text(t, s) for s in texts] for k, t in enumerate(toks)}
     # Whether a child finishes its own tokenizer while another's still has STEAL_CHARS left
     # depends on how the two children and this process share the cores: on a busy machine this

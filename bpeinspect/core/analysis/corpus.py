@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples, samples_dir
-from bpeinspect.core.analysis.scripts import dominant_script
+from bpeinspect.core.scripts import dominant_script
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_folder
 from bpeinspect.core.io.builtins import resources_dir

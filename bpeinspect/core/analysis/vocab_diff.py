@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from bpeinspect.core.analysis.scripts import NO_SCRIPT, char_script
+from bpeinspect.core.scripts import NO_SCRIPT, char_script
 from bpeinspect.core.errors import Cancelled
 
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import regex
 
-from bpeinspect.core.scripts import COMMON, NO_SCRIPT, char_script, script_names
 from bpeinspect.core.errors import Cancelled, QueryError
+from bpeinspect.core.scripts import COMMON, NO_SCRIPT, char_script, script_names
 from bpeinspect.core.text import display_bytes, parse_display
 
 if TYPE_CHECKING:

@@ -466,3 +466,42 @@ def test_a_dead_child_is_a_lost_reply_with_its_tasks_and_exit_code() -> None:
         (reply,) = _replies_of(p, task)
     assert reply.kind == "lost" and reply.tasks == (task,) and reply.child is child
     assert reply.value.startswith("exit code -") or reply.value.startswith("exit code ")
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie nobody reaped counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="no /proc to watch processes in")
+def test_children_leave_when_their_parent_dies() -> None:
+    import subprocess
+
+    code = (
+        "import os\n"
+        "from bpeinspect.core.pool import ProcessPool\n"
+        "from tests.core.test_pool import _until_cancelled\n"
+        "p = ProcessPool(2)\n"
+        "(c,) = p.start()\n"
+        "p.submit(c, _until_cancelled, None, live=True)\n"
+        "assert p.reply(timeout=60).value == 'started'\n"
+        "print(c.proc.pid, flush=True)\n"
+        "os._exit(0)  # dies without closing the pool\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    command = [sys.executable, "-c", code]
+    done = subprocess.run(command, check=False, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout)
+    for _ in range(600):
+        if _gone(pid):
+            break
+        time.sleep(0.05)
+    assert _gone(pid), "the child outlived its parent by 30 seconds"

@@ -1,7 +1,9 @@
 """Token counts of many short texts under several tokenizers, on child processes kept between runs.
 
 The languages view counts the UDHR (532 texts, 7 MB) under four tokenizers or so. A
-:class:`CountingPool` starts its children when asked (:meth:`CountingPool.start`, e.g. when
+:class:`CountingPool` is a schedule on the children of a
+:class:`~bpeinspect.core.pool.ProcessPool` (the tokenizers are their contexts, the batches
+their tasks). It starts its children when asked (:meth:`CountingPool.start`, e.g. when
 the view opens), so their start-up is paid before the count, and keeps them and the
 tokenizers they hold between counts. This process only deals out the work and adds up, so
 a GUI process stays free, and each child:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.tokenizer import Tokenizer
@@ -31,6 +32,16 @@ from bpeinspect.core.train.run import TieBreak, TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
 
 HISTORY_POINTS = 2000
+
+
+class _RunSettings(TypedDict):
+    """The settings a training run takes alike in this process and in a child."""
+
+    pattern: str | None
+    special_tokens: list[str]
+    tie_break: TieBreak
+    processes: int | None
+    interval: float
 
 
 @dataclass
@@ -55,26 +66,17 @@ class TrainingPlan:
         for why), else in this process (``in_process=True`` forces that).
         """
         self.skipped.clear()
+        settings: _RunSettings = {
+            "pattern": self.pattern,
+            "special_tokens": self.special_tokens,
+            "tie_break": self.tie_break,
+            "processes": self.processes,
+            "interval": self.interval,
+        }
         if not in_process and can_spawn():
-            return ProcessTrainingRun(
-                self.paths,
-                max(self.sizes),
-                pattern=self.pattern,
-                special_tokens=self.special_tokens,
-                tie_break=self.tie_break,
-                processes=self.processes,
-                interval=self.interval,
-            )
+            return ProcessTrainingRun(self.paths, max(self.sizes), **settings)
         texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped)
-        return TrainingRun(
-            texts,
-            max(self.sizes),
-            pattern=self.pattern,
-            special_tokens=self.special_tokens,
-            tie_break=self.tie_break,
-            processes=self.processes,
-            interval=self.interval,
-        )
+        return TrainingRun(texts, max(self.sizes), **settings)
 
 
 @dataclass

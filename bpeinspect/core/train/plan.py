@@ -26,6 +26,7 @@ from pathlib import Path
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
 from bpeinspect.core.train.run import TieBreak, TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
@@ -45,7 +46,8 @@ class TrainingPlan:
     name: str = "trained"
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
-    # files of the corpus left out by the last run made (binary, not UTF-8): (file, why)
+    file_filter: FileFilter = field(default_factory=FileFilter)  # which files of its folders
+    # files of the corpus left out by the last run made (filtered, binary, not UTF-8): (file, why)
     skipped: list[tuple[Path, str]] = field(default_factory=list, repr=False, compare=False)
 
     def make_run(self, in_process: bool | None = None) -> TrainingRun | ProcessTrainingRun:
@@ -64,8 +66,9 @@ class TrainingPlan:
                 tie_break=self.tie_break,
                 processes=self.processes,
                 interval=self.interval,
+                file_filter=self.file_filter,
             )
-        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped)
+        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped, file_filter=self.file_filter)
         return TrainingRun(
             texts,
             max(self.sizes),
@@ -89,7 +92,7 @@ class TrainingOutcome:
     history: dict[str, list[float]]
     # the size each tokenizer stands for: the one asked for, or the full one's own if it fell short
     sizes: list[int] = field(default_factory=list)
-    # files of the corpus left out (binary, not UTF-8 text): (file, why)
+    # files of the corpus left out (filtered, ignored, binary, not UTF-8 text): (file, why)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 

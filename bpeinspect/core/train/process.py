@@ -32,6 +32,7 @@ from bpeinspect.core.pool import can_spawn, python_command
 from bpeinspect.core.split.rules import PatternError
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.run import TieBreak, TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
@@ -62,6 +63,7 @@ class ProcessTrainingRun:
         tie_break: TieBreak = "first-seen",
         processes: int | None = None,
         interval: float = 0.1,
+        file_filter: FileFilter | None = None,
     ) -> None:
         check = TrainingRun((), vocab_size, pattern=pattern, special_tokens=special_tokens, tie_break=tie_break)
         self._rule = check._rule  # (with Hugging Face's Unicode for tie_break='hf')
@@ -80,6 +82,7 @@ class ProcessTrainingRun:
             "tie_break": tie_break,
             "processes": processes,
             "interval": interval,
+            "file_filter": file_filter,
         }
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
@@ -267,7 +270,7 @@ def _child_main() -> None:
     skipped: list[tuple[Path, str]] = []
     try:
         run = TrainingRun(
-            iter_corpus(args["paths"], args["pattern"], skipped=skipped),
+            iter_corpus(args["paths"], args["pattern"], skipped=skipped, file_filter=args["file_filter"]),
             args["vocab_size"],
             pattern=args["pattern"],
             special_tokens=args["special_tokens"],

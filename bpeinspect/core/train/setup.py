@@ -17,6 +17,7 @@ from pathlib import Path
 
 import regex
 
+from bpeinspect.core.scripts import NO_SCRIPT, script_counts, script_names
 from bpeinspect.core.split.rules import PatternError, compile_pattern, resolve_rule
 from bpeinspect.core.text import display_bytes
 from bpeinspect.core.tokenizer import Tokenizer
@@ -27,7 +28,6 @@ from bpeinspect.core.train.run import TrainedMerge, merges_tokenizer
 
 __all__ = [
     "CorpusEntry",
-    "SCRIPTS",
     "detect_scripts",
     "format_merge",
     "merges_tokenizer",
@@ -38,54 +38,24 @@ __all__ = [
     "summarize_path",
 ]
 
-# Scripts worth naming in a corpus summary, most common first.
-SCRIPTS = (
-    "Latin",
-    "Cyrillic",
-    "Greek",
-    "Arabic",
-    "Hebrew",
-    "Han",
-    "Hiragana",
-    "Katakana",
-    "Hangul",
-    "Devanagari",
-    "Bengali",
-    "Gurmukhi",
-    "Gujarati",
-    "Tamil",
-    "Telugu",
-    "Kannada",
-    "Malayalam",
-    "Sinhala",
-    "Thai",
-    "Lao",
-    "Khmer",
-    "Myanmar",
-    "Tibetan",
-    "Georgian",
-    "Armenian",
-    "Ethiopic",
-)
-_SCRIPT_RES = {name: regex.compile(rf"\p{{Script={name}}}") for name in SCRIPTS}
-_LETTER = regex.compile(r"\p{L}")
 SAMPLE_BYTES = 1 << 16  # read at most this much of each file for the summary
 SAMPLE_FILES = 64  # and sample at most this many files of a folder
 
 
 def detect_scripts(text: str, min_share: float = 0.02) -> list[tuple[str, float]]:
-    """The scripts of ``text``'s letters with their share (2 decimals), largest first;
-    scripts under ``min_share`` are left out, letters of unlisted scripts count as "Other".
+    """The scripts of ``text``'s letters (:func:`~bpeinspect.core.scripts.char_script`) with
+    their share (2 decimals), largest first; scripts under ``min_share`` are left out, letters
+    of no script (Common, Inherited, Unknown) count as "Other".
 
     >>> detect_scripts("日本語とにほんご 123")
     [('Hiragana', 0.62), ('Han', 0.38)]
     """
-    letters = len(_LETTER.findall(text))
+    found = script_counts(text)
+    letters = found.total()
     if not letters:
         return []
-    counts = {name: len(rx.findall(text)) for name, rx in _SCRIPT_RES.items()}
-    counts = {k: v for k, v in counts.items() if v}
-    other = letters - sum(counts.values())
+    counts = {name: found[name] for name in script_names() if found[name]}  # the most common first
+    other = sum(found[name] for name in NO_SCRIPT)
     if other > 0:
         counts["Other"] = other
     out = [(k, round(v / letters, 2)) for k, v in counts.items() if v / letters >= min_share]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
+from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, add_command, pattern_arg, read_text, wrote
 from bpeinspect.core.io import check_target, format_for_path, save
 from bpeinspect.core.train import (
     TrainingJob,
@@ -23,13 +23,13 @@ from bpeinspect.core.train import (
     train_tokenizer,
 )
 
+ABOUT = f"""train a tokenizer on text files
+
+Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}."""
+
 
 def add_train(sub: Any) -> None:
-    p = sub.add_parser(
-        "train",
-        help="train a tokenizer on text files",
-        description=f"Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}.",
-    )
+    p = add_command(sub, "train", cmd_train, ABOUT)
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files to train on")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", type=int, metavar="N", help="vocabulary size (at least 256)")
@@ -57,7 +57,6 @@ def add_train(sub: Any) -> None:
         help="which of equally frequent pairs to merge: minbpe's first-seen or Hugging Face's order",
     )
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
-    p.set_defaults(func=cmd_train)
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import json
 import re
 import sys
 import unicodedata
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core import display_label, human_size, limits, read_at_most
@@ -23,6 +24,23 @@ SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable
 
 class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction, name: str, run: Callable[[argparse.Namespace], int], about: str
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` that ``run(args)`` runs; ``about`` is its one-line help (as
+    the list of commands shows it), a blank line, then the description its ``--help`` prints.
+
+    >>> sub = argparse.ArgumentParser(prog="p").add_subparsers()
+    >>> p = add_command(sub, "hi", lambda args: 0, "say hello\\n\\nSay hello to\\n    the world.")
+    >>> p.description, sub.choices["hi"] is p
+    ('Say hello to the world.', True)
+    """
+    summary, _, details = about.partition("\n\n")
+    p = subparsers.add_parser(name, help=" ".join(summary.split()), description=" ".join(details.split()))
+    p.set_defaults(func=run)
+    return p
 
 
 def whole_number(value: str, least: int = 0) -> int:

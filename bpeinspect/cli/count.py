@@ -12,19 +12,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bpeinspect.cli.common import CliError, add_file_filter, file_filter_of, pattern_arg, processes, wrote
+from bpeinspect.cli.common import CliError, add_command, add_file_filter, file_filter_of, pattern_arg, processes, wrote
 from bpeinspect.core.io import check_target
 from bpeinspect.core.train import count_pretokens, iter_corpus, scan_corpus, skipped_note, write_counts_tsv
+
+ABOUT = """count the pre-tokens of text files into a table to train on
+
+Count each distinct pre-token of the UTF-8 text files (folders: the files --include names) and write the
+count<TAB>pre-token table that TrainingRun.from_counts trains on."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``count`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser(
-        "count",
-        help="count the pre-tokens of text files into a table to train on",
-        description="Count each distinct pre-token of the UTF-8 text files (folders: the files --include names) and "
-        "write the count<TAB>pre-token table that TrainingRun.from_counts trains on.",
-    )
+    p = add_command(subparsers, "count", run, ABOUT)
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files or folders")
     p.add_argument(
         "--pattern",
@@ -52,7 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     add_file_filter(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the table (TSV)")
-    p.set_defaults(func=run)
     return p
 
 

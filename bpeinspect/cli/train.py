@@ -19,6 +19,7 @@ from bpeinspect.cli.common import (
     SAVE_NAMES,
     CliError,
     ProgressBar,
+    add_command,
     add_file_filter,
     file_filter_of,
     pattern_arg,
@@ -40,13 +41,13 @@ from bpeinspect.core.train import (
 )
 from bpeinspect.core.train.corpus import CorpusScan, skipped_counts
 
+ABOUT = f"""train a tokenizer on text files and folders
+
+Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}."""
+
 
 def add_train(sub: Any) -> None:
-    p = sub.add_parser(
-        "train",
-        help="train a tokenizer on text files and folders",
-        description=f"Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}.",
-    )
+    p = add_command(sub, "train", cmd_train, ABOUT)
     p.add_argument(
         "files",
         nargs="+",
@@ -80,7 +81,6 @@ def add_train(sub: Any) -> None:
     )
     add_file_filter(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
-    p.set_defaults(func=cmd_train)
 
 
 class Corpus:

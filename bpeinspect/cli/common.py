@@ -9,10 +9,13 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core import display_label, human_size, limits, read_at_most
 from bpeinspect.core.io import saveable
+
+if TYPE_CHECKING:
+    from bpeinspect.core.train import FileFilter
 
 PROG = "bpeinspect-cli"
 # what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
@@ -85,6 +88,35 @@ def pattern_arg(value: str) -> str:
             f"no preset is called {value!r} (presets: {names}); a regex needs regex characters"
         )
     return value
+
+
+def add_file_filter(p: argparse.ArgumentParser) -> None:
+    """``--include``, ``--exclude`` and ``--no-gitignore``: which files of a folder are read."""
+    p.add_argument(
+        "--include",
+        action="append",
+        metavar="PATTERNS",
+        help="in folders, read only files matching these patterns (comma-separated, .gitignore style, "
+        "any case; repeatable; default: text files by name, e.g. *.txt, *.md, *.py; '*' for every text file)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERNS",
+        help="in folders, leave out files and folders matching these patterns (e.g. 'tests/, *.min.js'; repeatable)",
+    )
+    p.add_argument(
+        "--no-gitignore", action="store_true", help="in folders, also read what their .gitignore files ignore"
+    )
+
+
+def file_filter_of(args: argparse.Namespace) -> FileFilter:
+    """The filter :func:`add_file_filter`'s options describe."""
+    from bpeinspect.core.train import DEFAULT_INCLUDE, FileFilter, parse_patterns
+
+    include = DEFAULT_INCLUDE if args.include is None else parse_patterns(",".join(args.include))
+    return FileFilter(include, parse_patterns(",".join(args.exclude)), not args.no_gitignore)
 
 
 def wrote(path: Any, detail: str = "") -> None:

@@ -27,6 +27,7 @@ from typing import TypedDict
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
 from bpeinspect.core.train.run import TieBreak, TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
@@ -56,6 +57,7 @@ class TrainingPlan:
     name: str = "trained"
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
+    file_filter: FileFilter = field(default_factory=FileFilter)  # which files of its folders
     # files of the corpus left out by the last run made (binary, not UTF-8): (file, why)
     skipped: list[tuple[Path, str]] = field(default_factory=list, repr=False, compare=False)
 
@@ -74,8 +76,8 @@ class TrainingPlan:
             "interval": self.interval,
         }
         if not in_process and can_spawn():
-            return ProcessTrainingRun(self.paths, max(self.sizes), **settings)
-        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped)
+            return ProcessTrainingRun(self.paths, max(self.sizes), file_filter=self.file_filter, **settings)
+        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped, file_filter=self.file_filter)
         return TrainingRun(texts, max(self.sizes), **settings)
 
 
@@ -91,7 +93,7 @@ class TrainingOutcome:
     history: dict[str, list[float]]
     # the size each tokenizer stands for: the one asked for, or the full one's own if it fell short
     sizes: list[int] = field(default_factory=list)
-    # files of the corpus left out (binary, not UTF-8 text): (file, why)
+    # files of the corpus left out (filtered, ignored, binary, not UTF-8 text): (file, why)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 

@@ -32,6 +32,7 @@ from bpeinspect.core.pool import Channel, ProcessPool, Reply, can_spawn
 from bpeinspect.core.split.rules import PatternError
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.run import TieBreak, TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
@@ -64,6 +65,7 @@ class ProcessTrainingRun:
         tie_break: TieBreak = "first-seen",
         processes: int | None = None,
         interval: float = 0.1,
+        file_filter: FileFilter | None = None,
     ) -> None:
         check = TrainingRun((), vocab_size, pattern=pattern, special_tokens=special_tokens, tie_break=tie_break)
         self._rule = check._rule  # (with Hugging Face's Unicode for tie_break='hf')
@@ -83,6 +85,7 @@ class ProcessTrainingRun:
             "tie_break": tie_break,
             "processes": processes,
             "interval": interval,
+            "file_filter": file_filter,
         }
         self._pool: ProcessPool | None = None
         self._key = 0  # the run's context in the child
@@ -218,7 +221,7 @@ def _train(context: dict, _: object, channel: Channel) -> dict:
     if run is None:
         skipped = context["skipped"] = []
         run = context["run"] = TrainingRun(
-            iter_corpus(context["paths"], context["pattern"], skipped=skipped),
+            iter_corpus(context["paths"], context["pattern"], skipped=skipped, file_filter=context["file_filter"]),
             context["vocab_size"],
             pattern=context["pattern"],
             special_tokens=context["special_tokens"],

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool, Signal
+from PySide6.QtCore import QSettings, Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
@@ -68,9 +68,13 @@ class TrainingWorkspace(QWidget):
 
     in_process = False  # train in a thread of this process instead of a child process
 
-    def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, registry: TokenizerRegistry, parent: QWidget | None = None, *, settings: QSettings | None = None
+    ) -> None:
+        """``settings``: where the form's folder filter is remembered (``None``: not remembered)."""
         super().__init__(parent)
         self.registry = registry
+        self._settings = settings
         self.job: TrainingJob | None = None  # the running one
         self._worker: Worker | None = None
         self._pool = QThreadPool(self)
@@ -91,7 +95,7 @@ class TrainingWorkspace(QWidget):
     def _build(self) -> None:
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.message = MessageBar()
-        self.form = TrainingForm()
+        self.form = TrainingForm(settings=self._settings)
         self.train_button = QPushButton("Train")
         self.train_button.setDefault(True)
         self.train_button.clicked.connect(self.start)

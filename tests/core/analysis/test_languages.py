@@ -54,13 +54,13 @@ def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytes
 
     monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)  # the fable is small
     started: list[int] = []
-    real = pool._Child.__init__
+    real = pool.Child.__init__
 
     def init(self, *args):
         started.append(1)
         real(self, *args)
 
-    monkeypatch.setattr(pool._Child, "__init__", init)
+    monkeypatch.setattr(pool.Child, "__init__", init)
     pairs = [(n, load_tokenizer(n)) for n in ("r50k_base", "cl100k_base", "o200k_base")]
     corpus = fable_corpus()
     here = [c for _, c in count_each(pairs, corpus, processes=1)]

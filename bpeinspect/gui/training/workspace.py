@@ -113,13 +113,18 @@ class TrainingWorkspace(QWidget):
         slay = QVBoxLayout(setup)
         slay.setContentsMargins(0, 0, 4, 0)
         slay.addWidget(self.form, 1)
-        slay.addLayout(buttons)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(setup)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setMinimumWidth(360)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the form scrolls; Train stays in sight below it however short the panel is
+        left = QWidget()
+        llay = QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        llay.addWidget(scroll, 1)
+        llay.addLayout(buttons)
 
         self.phase_label = QLabel("Not started.")
         self.phase_label.setWordWrap(True)  # a long line ("ran out of pairs … Made: …") wraps, not widens the form
@@ -182,7 +187,7 @@ class TrainingWorkspace(QWidget):
         right_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         right_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scroll)
+        split.addWidget(left)
         split.addWidget(right_scroll)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)

@@ -629,3 +629,13 @@ def test_docked_in_a_small_window_the_workspace_asks_for_little_room(qtbot, ws, 
     hint = ws.minimumSizeHint()
     assert hint.height() <= 250 and hint.width() <= 600, hint
     assert ws.form.minimumSizeHint().width() <= 360
+
+
+def test_train_stays_in_sight_when_the_panel_is_short(qtbot, ws):
+    """Docked under the text at 1920x1200 the panel is about 300 px high: the form scrolls,
+    the Train button must not scroll away with it."""
+    ws.resize(1200, 260)
+    qtbot.wait(50)
+    top_left = ws.train_button.mapTo(ws, ws.train_button.rect().topLeft())
+    assert ws.train_button.isVisible() and 0 <= top_left.y() and top_left.y() + ws.train_button.height() <= ws.height()
+    assert ws.train_button.visibleRegion().boundingRect().height() == ws.train_button.height()

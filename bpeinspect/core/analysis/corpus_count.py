@@ -56,7 +56,6 @@ COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {
 }
 BATCH_CHARS = 1 << 15  # characters of text per task (a short task, so a stop is heard soon)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
-_DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
 _KEEP = 8  # tokenizers a child keeps between counts
 _POLL = 0.05  # seconds between two looks at should_stop while waiting
 
@@ -276,7 +275,7 @@ class _Run:
 
     def deal(self) -> None:
         for child in self.children:
-            while child.alive and len(child.tasks) < _DEPTH:
+            while child.alive and not child.busy:  # (the next task is waiting when one is done)
                 k = self.pick(child)
                 if k is None:
                     break

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
 CHILD_NICENESS = 5  # background work: on a busy machine the window that shows it comes first
 WAIT = 0.05  # seconds between two looks at should_stop while waiting for the child
+PAUSE_SECONDS = 30.0  # the longest a run left early waits for its child to pause
 _ERRORS: dict[str, type[Exception]] = {  # the errors that come back with their own type
     "CorpusError": CorpusError,
     "PatternError": PatternError,
@@ -145,14 +147,24 @@ class ProcessTrainingRun:
                     return
         finally:
             if not done and self._pool is pool:  # left early: the child pauses, its merges are kept
-                pool.cancel(task)
-                with contextlib.suppress(Exception):  # (an error closed the run: nobody is told)
-                    while (reply := pool.reply()) is not None:
-                        if reply.kind == "progress":
-                            self.merges.extend(reply.value.new_merges)
-                        elif self._ends(reply):
-                            break
+                self._pause(pool, task)
             self._task = None
+
+    def _pause(self, pool: ProcessPool, task: int) -> None:
+        """Stop ``task`` and take what it sends until it ends (the run is closed if that
+        takes more than :data:`PAUSE_SECONDS`, or fails: nobody is left to tell)."""
+        pool.cancel(task)
+        deadline = time.monotonic() + PAUSE_SECONDS
+        with contextlib.suppress(Exception):
+            while time.monotonic() < deadline:
+                reply = pool.reply(WAIT)
+                if reply is None:
+                    continue
+                if reply.kind == "progress":
+                    self.merges.extend(reply.value.new_merges)
+                elif self._ends(reply):
+                    return
+        self.close()
 
     def _ends(self, reply: Reply) -> bool:
         """Whether ``reply`` ends the task: its state is taken, or its error raised."""

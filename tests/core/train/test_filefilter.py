@@ -83,6 +83,9 @@ TREE = {
     "c_a.txt": "c",
     "c_z.txt": "c",
     "lit[.txt": "bracket",
+    "r_z.txt": "range",
+    "r_b.txt": "range",
+    "r_-.txt": "range",
     "trail.txt": "trailing space pattern",
 }
 GITIGNORE = """\
@@ -96,6 +99,8 @@ docs/build
 \\#hash.txt
 q?.txt
 c_[a-m].txt
+r_[z-a].txt
+r_[-x].txt
 lit[.txt
 trail.txt{spaces}
 src/**/er/*.cfg
@@ -129,7 +134,10 @@ EXTS = ["", ".txt", ".log", ".py"]
 
 
 def random_pattern(rng: random.Random) -> str:
-    parts = [rng.choice([*PARTS, "*", "?1", "x[12]", "[!a]*", "*o*", "**"]) for _ in range(rng.randint(1, 3))]
+    parts = [
+        rng.choice([*PARTS, "*", "?1", "x[12]", "[!a]*", "*o*", "[x-a]*", "[-b]*", "**"])
+        for _ in range(rng.randint(1, 3))
+    ]
     body = "/".join(parts)
     if rng.random() < 0.4 and not body.endswith("*"):
         body += rng.choice(EXTS[1:]) if rng.random() < 0.5 else "*"
@@ -176,6 +184,8 @@ def test_rules_in_detail():
     assert rules.match("x/keep", False) is False  # taken back
     assert IgnoreRules.parse("only/\n").match("only", False) is None  # a folder pattern, and a file
     assert not IgnoreRules.parse("# comment\n\n   \n")
+    backwards = IgnoreRules.parse("[z-a].txt\n*.log\n")  # git takes a range backwards as its first character
+    assert backwards.match("b.txt", False) is None and backwards.match("z.txt", False)
 
 
 def test_a_deeper_gitignore_decides_before_the_one_above(tmp_path):

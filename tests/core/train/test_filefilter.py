@@ -289,3 +289,21 @@ def test_training_leaves_out_ignored_files_and_counts_them_apart_from_binary_one
 def test_parse_patterns_reads_a_text_field():
     assert parse_patterns(" *.txt,*.md ;\n docs/ ") == ("*.txt", "*.md", "docs/")
     assert parse_patterns("") == ()
+
+
+def test_a_real_source_tree_keeps_its_source_and_leaves_its_caches(tmp_path):
+    """The standard library's json package as it is installed (with __pycache__ when Python
+    has compiled it), and a copy of it with the caches written and binary files beside."""
+    import sysconfig
+
+    real = Path(sysconfig.get_path("stdlib")) / "json"
+    top = tmp_path / "json"
+    shutil.copytree(real, top)
+    (top / "__pycache__").mkdir(exist_ok=True)
+    (top / "__pycache__" / "decoder.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00")
+    (top / "logo.bin").write_bytes(b"\x00\x01")
+    for folder in (real, top):
+        scan = scan_corpus(folder)
+        assert [p.name for p in scan.files] == sorted(p.name for p in real.glob("*.py"))
+        assert not any("__pycache__" in p.parts for p, _ in scan.skipped)
+    assert scan_corpus(top).skipped == [(top / "logo.bin", FILTERED)]

@@ -610,6 +610,8 @@ def test_the_folder_filter_is_remembered(qtbot, registry, tmp_path):
     qtbot.addWidget(again)
     assert again.form.folder_filter.file_filter() == FileFilter(("*.rst",), ("build/", "old"), False)
     assert again.form.corpus.file_filter == FileFilter(("*.rst",), ("build/", "old"), False)
+    qtbot.mouseClick(again.form.folder_filter.default_button, Qt.MouseButton.LeftButton)  # text files by name again
+    qtbot.waitUntil(lambda: again.form.corpus.file_filter.include == FileFilter().include, timeout=5000)
 
 
 def test_docked_in_a_small_window_the_workspace_asks_for_little_room(qtbot, ws, tmp_path):

@@ -200,6 +200,7 @@ def test_a_file_inside_an_ignored_folder_cannot_be_taken_back(tmp_path):
     scan = scan_corpus(tmp_path, GITIGNORE_ONLY)
     assert [p.name for p in scan.files] == ["in.txt"]
     assert scan.skipped == [(tmp_path / "out", IGNORED)]  # the folder once, not searched
+    assert skipped_note(scan.skipped) == "Skipped 1 file: out/ (ignored by .gitignore)."
 
 
 def test_include_and_exclude_patterns_choose_the_files(tmp_path):

@@ -119,7 +119,8 @@ def skipped_note(skipped: list[tuple[Path, str]]) -> str:
     counts = skipped_counts(skipped)
     each = f" ({', '.join(f'{n:,} {kind}' for kind, n in counts.items())})" if len(counts) > 1 else ""
     plural = "s" if len(skipped) != 1 else ""
-    return f"Skipped {len(skipped):,} file{plural}{each}: {first.name} ({why}){more}."
+    name = first.name + ("/" if first.is_dir() else "")  # a folder left out whole
+    return f"Skipped {len(skipped):,} file{plural}{each}: {name} ({why}){more}."
 
 
 def scan_corpus(

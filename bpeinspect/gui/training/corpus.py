@@ -109,16 +109,18 @@ class CorpusList(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self.remove_selected)
         self.total = QLabel()
+        self.total.setWordWrap(True)  # the skipped counts make a long line: it wraps below the buttons
+        self.total.setMinimumWidth(1)
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         for b in (self.add_files_button, self.add_folder_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.total)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree, 1)
         lay.addLayout(buttons)
+        lay.addWidget(self.total)
         self.tree.setMinimumHeight(90)
         self._refresh_total()
 

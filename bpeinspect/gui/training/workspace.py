@@ -49,6 +49,15 @@ SAVE_FILTERS = {
 }
 
 
+class _FillingLayout(QVBoxLayout):
+    """A column that, in a scroll area, fills the height it is given: its wrapped labels would
+    otherwise have the area size it to their preferred height (taller than the window), and
+    the results under the plots would need scrolling to at any size."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 def clock(seconds: float) -> str:
     """``75.2`` -> ``"1:15"``; ``3725`` -> ``"1:02:05"``."""
     s = int(round(seconds))
@@ -113,13 +122,18 @@ class TrainingWorkspace(QWidget):
         slay = QVBoxLayout(setup)
         slay.setContentsMargins(0, 0, 4, 0)
         slay.addWidget(self.form, 1)
-        slay.addLayout(buttons)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(setup)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setMinimumWidth(360)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the form scrolls; Train stays in sight below it however short the panel is
+        left = QWidget()
+        llay = QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        llay.addWidget(scroll, 1)
+        llay.addLayout(buttons)
 
         self.phase_label = QLabel("Not started.")
         self.phase_label.setWordWrap(True)  # a long line ("ran out of pairs … Made: …") wraps, not widens the form
@@ -136,6 +150,10 @@ class TrainingWorkspace(QWidget):
         self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
         self.merge_info = ToneLabel(tone="muted")
+        for label in (self.rate_label, self.merge_info):  # long lines wrap, not widen the run
+            label.setWordWrap(True)
+            label.setMinimumWidth(1)
+        self.merge_label.setMinimumWidth(1)  # a long merge is cut at the edge
         self.plots = TrainingPlots()
         self.run_box = run_box = QGroupBox("Run")
         rlay = QVBoxLayout(run_box)
@@ -166,13 +184,20 @@ class TrainingWorkspace(QWidget):
         res_lay.addLayout(res_buttons)
 
         right = QWidget()
-        rl = QVBoxLayout(right)
+        rl = _FillingLayout(right)
         rl.setContentsMargins(4, 0, 0, 0)
         rl.addWidget(run_box, 1)
         rl.addWidget(res_box)
+        # scrolled too, so that docked in a small window the run asks for no more height than
+        # the window has (its plots need about 450 px), and the window never grows past the screen
+        right_scroll = QScrollArea()
+        right_scroll.setWidgetResizable(True)
+        right_scroll.setWidget(right)
+        right_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        right_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scroll)
-        split.addWidget(right)
+        split.addWidget(left)
+        split.addWidget(right_scroll)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
         split.setChildrenCollapsible(False)

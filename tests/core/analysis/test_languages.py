@@ -37,12 +37,12 @@ def test_the_count_job_loads_its_corpus_asking_should_stop() -> None:
     the worker gives way to the window there)."""
     from bpeinspect.core import Cancelled
     from bpeinspect.core.analysis import corpus as corpus_module
-    from bpeinspect.core.analysis.languages import count_job
+    from bpeinspect.core.analysis.languages import run_job
 
     corpus_module.udhr_texts.cache_clear()
     try:
         with pytest.raises(Cancelled):
-            next(count_job("udhr", None, [], 1, progress=lambda *_: None, should_stop=lambda: True))
+            next(run_job("count", "udhr", None, [], processes=1, progress=lambda *_: None, should_stop=lambda: True))
     finally:
         corpus_module.udhr_texts.cache_clear()
 

@@ -610,3 +610,42 @@ def test_the_folder_filter_is_remembered(qtbot, registry, tmp_path):
     qtbot.addWidget(again)
     assert again.form.folder_filter.file_filter() == FileFilter(("*.rst",), ("build/", "old"), False)
     assert again.form.corpus.file_filter == FileFilter(("*.rst",), ("build/", "old"), False)
+    qtbot.mouseClick(again.form.folder_filter.default_button, Qt.MouseButton.LeftButton)  # text files by name again
+    qtbot.waitUntil(lambda: again.form.corpus.file_filter.include == FileFilter().include, timeout=5000)
+
+
+def test_docked_in_a_small_window_the_workspace_asks_for_little_room(qtbot, ws, tmp_path):
+    """Docked at the bottom of a 1024x700 window, the workspace must fit what the window has
+    left (the window grew to 866 px high when the run asked for 447), and its set-up column
+    must fit its 360 px (the corpus total beside the buttons cut it off)."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"n{i}.md").write_text("some words to count and merge\n" * 10, encoding="utf-8")
+    (folder / "blob.txt").write_bytes(b"\x00" * 10)
+    (folder / "pic.png").write_bytes(b"\x89PNG")
+    add_corpus(qtbot, ws, folder)
+    assert "skipped 1 binary, 1 filtered out" in ws.form.corpus.total.text()
+    ws.form.sizes_edit.setText("300")
+    train(qtbot, ws)
+    hint = ws.minimumSizeHint()
+    assert hint.height() <= 250 and hint.width() <= 600, hint
+    assert ws.form.minimumSizeHint().width() <= 360
+
+
+def test_train_stays_in_sight_when_the_panel_is_short(qtbot, ws):
+    """Docked under the text at 1920x1200 the panel is about 300 px high: the form scrolls,
+    the Train button must not scroll away with it."""
+    ws.resize(1200, 260)
+    qtbot.wait(50)
+    top_left = ws.train_button.mapTo(ws, ws.train_button.rect().topLeft())
+    assert ws.train_button.isVisible() and 0 <= top_left.y() and top_left.y() + ws.train_button.height() <= ws.height()
+    assert ws.train_button.visibleRegion().boundingRect().height() == ws.train_button.height()
+
+
+def test_the_trained_tokenizers_show_without_scrolling_in_a_1024x700_window(qtbot, ws):
+    """The run column scrolls only when it must: the wrapped status lines made it as tall as
+    their preferred height, and the results list fell below the fold."""
+    ws.resize(1024, 700)
+    qtbot.wait(50)
+    assert ws.results.visibleRegion().boundingRect().height() == ws.results.height()

@@ -394,11 +394,12 @@ class LanguagesView(QWidget):
         counting, n = self._m["counting"], len(todo)
         self.jobs.submit(
             job,
-            {"count": counting.count_job, "measure": counting.measure_job, "use": counting.use_job}[job],
+            counting.run_job,
+            job,
             *corpus,
             todo,
-            self.processes,
-            self._pool,
+            processes=self.processes,
+            pool=self._pool,
             on_yielded=on_yielded,
             on_progress=self._on_progress,
             on_returned=lambda _: then(),
@@ -562,7 +563,7 @@ class LanguagesView(QWidget):
             self._draw_current()
 
         doing = f"Counting every token of {len(stats.corpus)} texts"
-        self._run_over("use", (stats.corpus,), todo, on_yielded, then=done, doing=doing)
+        self._run_over("use", (self._source, stats.corpus), todo, on_yielded, then=done, doing=doing)
 
     def _draw_hidden(self) -> None:
         """Draw the next page not shown whose figures are old, so that its tab opens at once.

@@ -270,13 +270,14 @@ def test_pages_not_shown_are_built_after_the_count(qtbot, toks, monkeypatch):
     from bpeinspect.core.analysis import languages as counting
     from bpeinspect.gui.panels.languages.view import PAGES
 
-    real = counting.count_job
+    real = counting.run_job
 
-    def slow_count(*args, progress, should_stop):
-        time.sleep(0.6)  # long enough for every page to be built meanwhile, one per turn
-        yield from real(*args, progress=progress, should_stop=should_stop)
+    def slow_count(*args, processes, pool, progress, should_stop):
+        if args[0] == "count":
+            time.sleep(0.6)  # long enough for every page to be built meanwhile, one per turn
+        yield from real(*args, processes=processes, pool=pool, progress=progress, should_stop=should_stop)
 
-    monkeypatch.setattr(counting, "count_job", slow_count)
+    monkeypatch.setattr(counting, "run_job", slow_count)
     v = LanguagesView(source="fable")
     qtbot.addWidget(v)
     v.resize(1100, 650)

@@ -26,7 +26,15 @@ def test_repros_match_hugging_face(name: str) -> None:
 
 
 def test_a_missing_byte_is_dropped_and_added_tokens_match_before_bpe() -> None:
-    assert load_tokenizer(REPROS / "no-invalid-utf8-bytes.tokenizer.json").encode("hi there") == [243, 32, 116, 104, 101, 114, 101]
+    assert load_tokenizer(REPROS / "no-invalid-utf8-bytes.tokenizer.json").encode("hi there") == [
+        243,
+        32,
+        116,
+        104,
+        101,
+        114,
+        101,
+    ]
     added = load_tokenizer(REPROS / "nonspecial-added.tokenizer.json")
     assert added.encode("hi there  x") == [256, 32, 116, 104, 101, 114, 101, 257, 120]
 
@@ -64,7 +72,12 @@ def test_added_and_special_are_kept_apart() -> None:
     tok = _falcon_like()
     assert tok.encode("x  y<s>", disallowed_special=()) == [120, 401, 121, 60, 115, 62]
     assert tok.encode("x  y<s>", allowed_special="all") == [120, 401, 121, 400]
-    assert (tok.is_added(401), tok.is_special(401), tok.is_special(400), tok.token_kind(120)) == (True, False, True, "normal")
+    assert (tok.is_added(401), tok.is_special(401), tok.is_special(400), tok.token_kind(120)) == (
+        True,
+        False,
+        True,
+        "normal",
+    )
     text = "x  y<s>"
     for enc in (tok.encode_with_offsets(text), build_encoding(tok, text, tok._segments(text, frozenset({"<s>"})))):
         assert [enc.flags[i] & (ADDED | SPECIAL) for i in range(len(enc))] == [0, ADDED, 0, SPECIAL]
@@ -118,3 +131,19 @@ def test_a_missing_byte_parts_its_neighbours_as_in_llama_cpp() -> None:
     assert llama.encode("ab\x03\x03ab\x03") == [300, 300]
     enc = llama.encode_with_offsets("a\x03b")
     assert (enc.ids, enc.dropped) == ([97, 98], [(1, 2)])
+
+
+def test_the_rank_tables_ask_should_stop_between_slices_and_a_stop_cancels() -> None:
+    from bpeinspect.core import Cancelled
+    from bpeinspect.core.specials import _TABLE_SLICE, rank_tables
+
+    ranks = {i.to_bytes(3, "big"): i for i in range(3 * _TABLE_SLICE + 5)}
+    asked: list[bool] = []
+    copy, decoder, low, high = rank_tables(ranks, lambda: asked.append(True) or False)
+    assert copy == ranks and decoder == {i: t for t, i in ranks.items()} and (low, high) == (0, len(ranks) - 1)
+    assert len(asked) == 1 + 4  # once before the copy, once before each slice of the inverse
+    with pytest.raises(Cancelled):
+        rank_tables(ranks, lambda: True)
+    late = iter([False, False, True])
+    with pytest.raises(Cancelled):
+        rank_tables(ranks, lambda: next(late))  # a stop asked between two slices

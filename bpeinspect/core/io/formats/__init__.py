@@ -87,7 +87,7 @@ class Format:
     save: Callable[[Tokenizer, Path], None] | None = None
     looks_like: Callable[[Path, bytes], bool] | None = None  # from the first 4 KB of the file
     looks_like_json: Callable[[Any], bool] | None = None  # from the parsed JSON
-    from_json: Callable[[Any, Path], Tokenizer] | None = None  # built from JSON detection parsed already
+    from_json: Callable[..., Tokenizer] | None = None  # (json, path, should_stop): from JSON detection parsed already
     settings: tuple[str, ...] = ()  # of pattern/special_tokens, those load() applies itself
     in_folder: Callable[[Path], Path | None] | None = None  # the path to load for a folder
     written: Callable[[Path], Path] = Path  # the path save() reports for a target name
@@ -333,13 +333,15 @@ def load_path(
     pattern: str | SplitRule | None = None,
     special_tokens: Mapping[str, int] | None = None,
     name: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
     """Load the tokenizer in a file or folder of any supported format.
 
     ``pattern`` and ``special_tokens`` are for files that do not store them: rank files
     (``.tiktoken``, Llama's ``tokenizer.model``; known ones are recognised by their sha256 and
     need none) and GGUF files whose pre-tokenizer bpeinspect does not know. For any other
-    format they replace what the file says.
+    format they replace what the file says. ``should_stop`` is asked in the long loops of
+    building its tables (:class:`~bpeinspect.core.errors.Cancelled` if it says so).
     """
     path = Path(path)
     # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
@@ -347,9 +349,9 @@ def load_path(
     with quiet_gc(freeze=False), read_once(path):
         if pattern is None and special_tokens is None and not is_stream(path):
             # a big file opened before: its tables from the cache, not parsed again
-            tok = load_cache.cached_load(path, lambda: _load(path, None, None, name), extra=repr(name))
+            tok = load_cache.cached_load(path, lambda: _load(path, None, None, name, should_stop), extra=repr(name))
         else:
-            tok = _load(path, pattern, special_tokens, name)
+            tok = _load(path, pattern, special_tokens, name, should_stop)
     if name:
         tok.name = name
     return tok
@@ -361,14 +363,22 @@ _SURPRISES = (TypeError, AttributeError, KeyError, IndexError, RecursionError, U
 
 
 def _load(
-    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+    path: Path,
+    pattern: str | SplitRule | None,
+    special_tokens: Mapping[str, int] | None,
+    name: str | None,
+    should_stop: Callable[[], bool] | None,
 ) -> Tokenizer:
     with gunzipped(path):
-        return _load_plain(path, pattern, special_tokens, name)
+        return _load_plain(path, pattern, special_tokens, name, should_stop)
 
 
 def _load_plain(
-    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+    path: Path,
+    pattern: str | SplitRule | None,
+    special_tokens: Mapping[str, int] | None,
+    name: str | None,
+    should_stop: Callable[[], bool] | None,
 ) -> Tokenizer:
     what = "vocabulary file"
     try:
@@ -378,15 +388,16 @@ def _load_plain(
             path = fmt.in_folder(path) or path
         given = {"pattern": pattern, "special_tokens": special_tokens}
         if obj is not None and fmt.from_json is not None:
-            tok = fmt.from_json(obj, path)
+            tok = fmt.from_json(obj, path, should_stop)
         else:
-            tok = fmt.load(path, **{k: v for k, v in given.items() if k in fmt.settings}, name=name)
+            settings = {k: v for k, v in given.items() if k in fmt.settings}
+            tok = fmt.load(path, **settings, name=name, should_stop=should_stop)
         # the settings the format does not apply itself
         rest_pattern = None if "pattern" in fmt.settings else pattern
         rest_specials = None if "special_tokens" in fmt.settings else special_tokens
         if rest_pattern is None and rest_specials is None:
             return tok
-        return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials)
+        return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials, should_stop=should_stop)
     except VocabularyError:
         raise
     except MemoryError:
@@ -403,9 +414,14 @@ def _load_plain(
 
 
 def with_settings(
-    tok: Tokenizer, *, pattern: str | SplitRule | None = None, special_tokens: Mapping[str, int] | None = None
+    tok: Tokenizer,
+    *,
+    pattern: str | SplitRule | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
-    """``tok`` with another split rule and/or special tokens (the user's choice)."""
+    """``tok`` with another split rule and/or special tokens (the user's choice); ``should_stop``
+    as for :func:`load_path`."""
     if not tok.byte_level:
         raise VocabularyError(
             f"{tok.source or tok.name}: a SentencePiece-style tokenizer takes no other split rule or specials"
@@ -433,6 +449,7 @@ def with_settings(
         normalizer=tok.normalizer,
         assumed=assumed,
         inferred=inferred,
+        should_stop=should_stop,
     )
 
 
@@ -458,14 +475,19 @@ def special_tokens_from(values: list[str] | None, n_vocab: int) -> dict[str, int
 
 
 def load_with(
-    path: str | os.PathLike[str], *, pattern: str | SplitRule | None = None, special_tokens: list[str] | None = None
+    path: str | os.PathLike[str],
+    *,
+    pattern: str | SplitRule | None = None,
+    special_tokens: list[str] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
     """:func:`load_path` with the user's settings: ``special_tokens`` as ``TEXT`` or ``TEXT=ID``
     entries, those without an id taking the ids after the vocabulary."""
-    base = load_path(path, pattern=pattern)
+    base = load_path(path, pattern=pattern, should_stop=should_stop)
     if special_tokens is None:
         return base
-    return with_settings(base, special_tokens=special_tokens_from(special_tokens, first_free_id(base)))
+    specials = special_tokens_from(special_tokens, first_free_id(base))
+    return with_settings(base, special_tokens=specials, should_stop=should_stop)
 
 
 def first_free_id(tok: Tokenizer) -> int:

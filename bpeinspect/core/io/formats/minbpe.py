@@ -21,6 +21,7 @@ Ids 0-255 are the single bytes, so only tokenizers numbered that way can be writ
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def _rule_for(pattern: str) -> SplitRule | None:
     return SplitRule((Split(pattern, "removed", invert=True),))
 
 
-def load(path: Path, **_: Any) -> Tokenizer:
+def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any) -> Tokenizer:
     """A tokenizer from a minbpe ``.model`` file."""
     if path.suffix == ".vocab":
         model = path.with_suffix(".model")
@@ -92,6 +93,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         path,
         Tokenizer.from_merges,
         merges,
+        should_stop=should_stop,
         pattern=rule,
         special_tokens=specials,
         name=name_for(path, file_stem(path)),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,7 @@ def to_dict(tok: Tokenizer) -> dict:
     }
 
 
-def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     expect(looks_like(obj), path, f'not a {FORMAT} file (no "format": "{FORMAT}")')
     version = obj.get("version")
     expect(type(version) is int, path, "no format version")
@@ -166,6 +167,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         path,
         Tokenizer,
         ranks,
+        should_stop=should_stop,
         pattern=rule,
         special_tokens=specials,
         added_tokens=added,
@@ -178,10 +180,12 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     )
 
 
-def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, data: bytes | None = None, *, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     if data is None:
         data = read_bytes_limited(path)
-    return from_dict(parse_json(data, path), path)
+    return from_dict(parse_json(data, path), path, should_stop)
 
 
 def save(tok: Tokenizer, path: Path) -> None:

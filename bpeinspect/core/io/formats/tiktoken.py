@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bpeinspect.core.io.atomic import atomic_open
@@ -52,6 +52,7 @@ def load(
     pattern: str | SplitRule | None = None,
     special_tokens: Mapping[str, int] | None = None,
     name: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
     """A tokenizer from a ``.tiktoken`` file (plain or gzipped).
 
@@ -61,7 +62,7 @@ def load(
     data = read_bytes_limited(path)
     digest = hashlib.sha256(data).hexdigest()
     known = KNOWN.get(digest)
-    ranks = parse_tiktoken_ranks(data, str(path))
+    ranks = parse_tiktoken_ranks(data, str(path), should_stop)
     inferred: dict[str, str] = {}
     assumed: dict[str, str] = {}
     if known is not None:
@@ -98,6 +99,7 @@ def load(
         path,
         Tokenizer,
         ranks,
+        should_stop=should_stop,
         pattern=rule,
         special_tokens=specials,
         name=name or default_name,

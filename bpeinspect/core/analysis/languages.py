@@ -29,7 +29,7 @@ from bpeinspect.core.analysis.measures import Profile, TextMeasures, is_spaced, 
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
 from bpeinspect.core.analysis.vocab_use import count_ids, vocabulary_use
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.memory import checks, quiet_gc
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
@@ -39,9 +39,10 @@ NICENESS = BACKGROUND_NICENESS  # the counting children's priority: below the wi
 Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
 
 
-def load_source(source: str) -> Corpus:
-    """The whole corpus a source names, the UDHR with its fragments (a view filters the stages)."""
-    return load_corpus(source, fragments=True)
+def load_source(source: str, should_stop: Callable[[], bool] | None = None) -> Corpus:
+    """The whole corpus a source names, the UDHR with its fragments (a view filters the stages);
+    ``should_stop`` is asked while the UDHR is unpacked (it is slow)."""
+    return load_corpus(source, fragments=True, should_stop=should_stop)
 
 
 def count_each(
@@ -114,8 +115,7 @@ def count_job(
     """A view's job on its worker: yields ``("corpus", corpus)`` if it had to load it, then
     ``("counts", index, counts)`` per tokenizer."""
     if corpus is None:
-        with checks(should_stop):  # its loops ask (unpacking the UDHR is slow), and give way
-            corpus = load_source(source)
+        corpus = load_source(source, should_stop)  # the worker gives way while the UDHR is unpacked
         yield "corpus", corpus
     for k, counts in count_each(
         pairs, corpus, progress=progress, should_stop=should_stop, processes=processes, pool=pool
@@ -139,10 +139,9 @@ def measure_job(
     texts = list(corpus.texts)
     if corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
         texts.append(corpus.baseline)
-    with checks(should_stop):
-        prepared = [fix_surrogates(t.sample.read()) for t in texts]
-        words = [len(s.split()) for s in prepared]
-        spaced = [is_spaced(s) for s in prepared]
+    prepared = [fix_surrogates(t.sample.read()) for t in texts]
+    words = [len(s.split()) for s in prepared]
+    spaced = [is_spaced(s) for s in prepared]
     toks = [tok for _, tok in pairs]
 
     def measured(k: int, profiles: Sequence[Profile]) -> tuple:
@@ -184,8 +183,7 @@ def use_job(
     """The view's job for what each vocabulary spends on the corpus (its texts as filtered):
     yields ``("use", index, VocabularyUse)`` per tokenizer, the unreachable tokens marked. The
     ids are counted on the pool's children when there is one."""
-    with checks(should_stop):
-        texts = [fix_surrogates(t.sample.read()) for t in corpus.texts]
+    texts = [fix_surrogates(t.sample.read()) for t in corpus.texts]
     toks = [tok for _, tok in pairs]
     counted: Iterator[tuple[int, list]]
     if processes != 1 and pool is not None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
-from bpeinspect.core.io import check_target, format_for_path, save
+from bpeinspect.core.io import check_target, format_for_path, save_noted
 from bpeinspect.core.train import (
     TrainingJob,
     TrainingPlan,
@@ -81,8 +81,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    written = save(tok, args.output)
-    wrote(written, f" ({tok.n_vocab} tokens)")
+    saved = save_noted(tok, args.output)
+    wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
     if tok.training is not None and tok.training.settings.get("ran_out_of_pairs"):
         print(
             f"the corpus ran out of pairs: {tok.n_vocab} tokens, fewer than the {args.vocab_size} asked for",
@@ -132,7 +132,8 @@ def _train_sizes(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     for tok, size in zip(outcome.tokenizers, outcome.sizes, strict=True):
-        wrote(save(tok, sized_path(args.output, size), fmt), f" ({tok.n_vocab} tokens)")
+        saved = save_noted(tok, sized_path(args.output, size), fmt)
+        wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
     if outcome.exhausted:
         reached = outcome.sizes[-1] if outcome.sizes else 256 + len(specials)
         print(f"the corpus ran out of pairs: {reached} tokens, fewer than the {max(sizes)} asked for", file=sys.stderr)

@@ -60,7 +60,9 @@ __all__ = [
     "load_with",
     "load_path",
     "open_patterns",
+    "Saved",
     "save",
+    "save_noted",
     "saveable",
     "special_tokens_from",
     "with_settings",
@@ -84,7 +86,7 @@ class Format:
     patterns: tuple[str, ...]  # file names it goes by (lower-case globs), the name save() writes first
     suffix: str  # what a save dialog adds to a bare name ("" for GPT-2's folder of two files)
     load: Callable[..., Tokenizer]
-    save: Callable[[Tokenizer, Path], None] | None = None
+    save: Callable[[Tokenizer, Path], list[str]] | None = None  # returns notes on what the file does not keep
     looks_like: Callable[[Path, bytes], bool] | None = None  # from the first 4 KB of the file
     looks_like_json: Callable[[Any], bool] | None = None  # from the parsed JSON
     from_json: Callable[..., Tokenizer] | None = None  # (json, path, should_stop): from JSON detection parsed already
@@ -539,10 +541,35 @@ def check_target(path: str | os.PathLike[str]) -> None:
         raise VocabularyError(f"{p}: cannot write in the folder {folder} (permission denied)")
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What :func:`save_noted` wrote: the path, and notes on what the file does not keep of the
+    tokenizer (one line each, naming the file), for the user to read."""
+
+    path: Path
+    notes: tuple[str, ...] = ()
+
+
 def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
     """Write ``tok`` to ``path`` atomically, in ``fmt`` or the format its name implies.
 
     Returns the path written (for minbpe, the ``.model``; its ``.vocab`` goes beside it).
+    What the file does not keep of ``tok`` is said by :func:`save_noted`, which this is.
+    """
+    return save_noted(tok, path, fmt).path
+
+
+def save_noted(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Saved:
+    """:func:`save`, returning the path written and notes on what the format does not keep
+    (a pair-rule tokenizer in a ``.tiktoken`` file, a split rule in GPT-2's pair).
+
+    >>> import tempfile
+    >>> from bpeinspect.core import load_tokenizer
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> save_noted(load_tokenizer("gpt2"), folder / "gpt2.tiktoken").notes
+    ()
+    >>> [note.split(": ", 1)[1][:42] for note in save_noted(load_tokenizer("cl100k_base"), folder).notes]
+    ["GPT-2's files cannot store a split rule; r"]
     """
     p = Path(path)
     kind = fmt or format_for_path(p)
@@ -566,9 +593,9 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
             "save it as a tokenizer.json"
         )
     try:
-        record.save(tok, p)
+        notes = record.save(tok, p)
     except BrokenPipeError:  # written through to a pipe its reader closed (| head): not the file's fault
         raise
     except OSError as exc:
         raise VocabularyError(f"{p}: cannot write it: {exc.strerror or exc}") from None
-    return record.written(p)
+    return Saved(record.written(p), tuple(notes))

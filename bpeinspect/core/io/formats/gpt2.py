@@ -168,9 +168,10 @@ def _with_word_ends(
     return clip.build(encoder, clip.merge_parts(lines, bpe_path, first_line=2), specials, bpe_path, should_stop)
 
 
-def save(tok: Tokenizer, path: Path) -> None:
+def save(tok: Tokenizer, path: Path) -> list[str]:
     """Write ``encoder.json`` and ``vocab.bpe`` into the folder ``path`` (or beside ``path``
-    if it names one of the two files). The split rule is not stored: GPT-2's is implied."""
+    if it names one of the two files). The split rule is not stored: GPT-2's is implied (a
+    note returned says so when ``tok``'s is another)."""
     folder = path if path.is_dir() or path.name not in (ENCODER, MERGES) else path.parent
     if folder.exists() and not folder.is_dir():
         raise VocabularyError(f"{path}: GPT-2's encoder.json and vocab.bpe go into a folder, and this is not one")
@@ -180,11 +181,11 @@ def save(tok: Tokenizer, path: Path) -> None:
             "or a path ending in encoder.json"
         )
     folder.mkdir(parents=True, exist_ok=True)
+    notes = []
     if tok.split_rule.pattern not in (PRESETS["r50k"].pattern, PRESETS["gpt2"].pattern):
-        warnings.warn(
+        notes.append(
             f"{folder}: GPT-2's files cannot store a split rule; readers will use GPT-2's, not "
-            f"{tok.split_rule.name or 'this tokenizer'}'s",
-            stacklevel=3,
+            f"{tok.split_rule.name or 'this tokenizer'}'s"
         )
     ranks = tok.mergeable_ranks
     dec = {i: b for b, i in ranks.items()}
@@ -196,3 +197,4 @@ def save(tok: Tokenizer, path: Path) -> None:
     atomic_write_many(
         {folder / ENCODER: json.dumps(encoder, ensure_ascii=False), folder / MERGES: "\n".join(lines) + "\n"}
     )
+    return notes

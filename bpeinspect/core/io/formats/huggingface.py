@@ -530,6 +530,7 @@ def dumps(tok_or_dict: Tokenizer | dict) -> bytes:
     return json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def save(tok: Tokenizer, path: Path) -> None:
-    """Write ``tok`` as a ``tokenizer.json`` (atomically)."""
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok`` as a ``tokenizer.json`` (atomically); it keeps everything (no notes)."""
     atomic_write(path, dumps(tok))
+    return []

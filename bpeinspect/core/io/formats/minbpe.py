@@ -130,8 +130,9 @@ def _check_numbering(tok: Tokenizer, path: Path) -> list[tuple[int, int]]:
     return merges
 
 
-def save(tok: Tokenizer, path: Path) -> None:
-    """Write ``path`` (a ``.model``) and its ``.vocab`` beside it, atomically each."""
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``path`` (a ``.model``) and its ``.vocab`` beside it, atomically each (no notes:
+    what the format cannot keep is refused)."""
     model_path = path.with_suffix(".model")
     merges = _check_numbering(tok, model_path)
     pattern = _pattern_of(tok, model_path)
@@ -140,6 +141,7 @@ def save(tok: Tokenizer, path: Path) -> None:
     lines += [f"{a} {b}" for a, b in merges]
     # both or neither: a new .model beside an old .vocab would disagree
     atomic_write_many({model_path: "\n".join(lines) + "\n", model_path.with_suffix(".vocab"): vocab_text(tok)})
+    return []
 
 
 def render_token(b: bytes) -> str:

@@ -188,5 +188,7 @@ def load(
     return from_dict(parse_json(data, path), path, should_stop)
 
 
-def save(tok: Tokenizer, path: Path) -> None:
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok`` as bpeinspect JSON (atomically); it keeps everything (no notes)."""
     atomic_write(path, json.dumps(to_dict(tok), ensure_ascii=False, indent=1))
+    return []

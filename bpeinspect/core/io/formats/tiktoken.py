@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -119,18 +118,20 @@ def dumps(tok: Tokenizer) -> bytes:
     )
 
 
-def save(tok: Tokenizer, path: Path) -> None:
-    """Write ``tok``'s ranks as a ``.tiktoken`` file (atomically).
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok``'s ranks as a ``.tiktoken`` file (atomically); returns notes on what the
+    file does not keep.
 
     The file cannot hold the pattern, special tokens or explicit merges; a pair-rule
     tokenizer is written anyway (its ranks are its ids), and loading it back applies
-    the rank rule.
+    the rank rule (a note says so).
     """
+    notes = []
     if not tok.uses_rank_rule:
-        warnings.warn(
+        notes.append(
             f"{path}: a .tiktoken file holds ranks only; {tok.name or 'this tokenizer'} merges by an explicit "
-            "pair list, and loading the file back applies tiktoken's rank rule instead",
-            stacklevel=3,
+            "pair list, and loading the file back applies tiktoken's rank rule instead"
         )
     with atomic_open(path, "wb") as f:
         f.write(dumps(tok))
+    return notes

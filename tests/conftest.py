@@ -11,11 +11,11 @@ from bpeinspect.core import pool
 def children_given(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The child processes items were given to, one entry per item (spied on the pool)."""
     given: list[object] = []
-    real = pool._Child.submit
+    real = pool.Child.submit
 
     def submit(self, *args):
         given.append(self)
         return real(self, *args)
 
-    monkeypatch.setattr(pool._Child, "submit", submit)
+    monkeypatch.setattr(pool.Child, "submit", submit)
     return given

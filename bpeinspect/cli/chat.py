@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import CliError, align_table, read_text
+from bpeinspect.cli.common import CliError, add_command, align_table, read_text
 from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
 from bpeinspect.core import Tokenizer, display_bytes
 from bpeinspect.core.chat import (
@@ -37,14 +37,15 @@ from bpeinspect.core.chat import (
 DEFAULT_TOKENIZER = "cl100k_base"
 
 
+ABOUT = """render a conversation with each tokenizer's chat template and count its tokens per message
+
+Render the messages as the model reads them (its chat template) and count the tokens of each message
+and of the template itself."""
+
+
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``chat`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser(
-        "chat",
-        help="render a conversation with each tokenizer's chat template and count its tokens per message",
-        description="Render the messages as the model reads them (its chat template) and count the tokens of "
-        "each message and of the template itself.",
-    )
+    p = add_command(subparsers, "chat", run, ABOUT)
     p.add_argument("messages", metavar="MESSAGES", help="a JSON file of messages ('-': standard input)")
     add_tokenizers(p, [DEFAULT_TOKENIZER])
     p.add_argument(
@@ -73,7 +74,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     show.add_argument("--json", action="store_true", help="print JSON: text, ids and counts per tokenizer")
     add_vocab_options(p)
-    p.set_defaults(func=run)
     return p
 
 

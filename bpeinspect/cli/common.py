@@ -8,11 +8,14 @@ import json
 import re
 import sys
 import unicodedata
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core import display_label, human_size, limits, read_at_most
 from bpeinspect.core.io import saveable
+
+if TYPE_CHECKING:
+    from bpeinspect.core.train import FileFilter
 
 PROG = "bpeinspect-cli"
 # what save() picks for a name, e.g. "*.tiktoken = tiktoken, tokenizer.json or *.hf.json ... = huggingface"
@@ -21,6 +24,23 @@ SAVE_NAMES = ", ".join(f"{' or '.join(f.patterns)} = {f.name}" for f in saveable
 
 class CliError(Exception):
     """An error reported as one line on stderr with exit status 2."""
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction, name: str, run: Callable[[argparse.Namespace], int], about: str
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` that ``run(args)`` runs; ``about`` is its one-line help (as
+    the list of commands shows it), a blank line, then the description its ``--help`` prints.
+
+    >>> sub = argparse.ArgumentParser(prog="p").add_subparsers()
+    >>> p = add_command(sub, "hi", lambda args: 0, "say hello\\n\\nSay hello to\\n    the world.")
+    >>> p.description, sub.choices["hi"] is p
+    ('Say hello to the world.', True)
+    """
+    summary, _, details = about.partition("\n\n")
+    p = subparsers.add_parser(name, help=" ".join(summary.split()), description=" ".join(details.split()))
+    p.set_defaults(func=run)
+    return p
 
 
 def whole_number(value: str, least: int = 0) -> int:
@@ -68,6 +88,35 @@ def pattern_arg(value: str) -> str:
             f"no preset is called {value!r} (presets: {names}); a regex needs regex characters"
         )
     return value
+
+
+def add_file_filter(p: argparse.ArgumentParser) -> None:
+    """``--include``, ``--exclude`` and ``--no-gitignore``: which files of a folder are read."""
+    p.add_argument(
+        "--include",
+        action="append",
+        metavar="PATTERNS",
+        help="in folders, read only files matching these patterns (comma-separated, .gitignore style, "
+        "any case; repeatable; default: text files by name, e.g. *.txt, *.md, *.py; '*' for every text file)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERNS",
+        help="in folders, leave out files and folders matching these patterns (e.g. 'tests/, *.min.js'; repeatable)",
+    )
+    p.add_argument(
+        "--no-gitignore", action="store_true", help="in folders, also read what their .gitignore files ignore"
+    )
+
+
+def file_filter_of(args: argparse.Namespace) -> FileFilter:
+    """The filter :func:`add_file_filter`'s options describe."""
+    from bpeinspect.core.train import DEFAULT_INCLUDE, FileFilter, parse_patterns
+
+    include = DEFAULT_INCLUDE if args.include is None else parse_patterns(",".join(args.include))
+    return FileFilter(include, parse_patterns(",".join(args.exclude)), not args.no_gitignore)
 
 
 def wrote(path: Any, detail: str = "", notes: Sequence[str] = ()) -> None:

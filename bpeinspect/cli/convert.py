@@ -5,22 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES, wrote
+from bpeinspect.cli.common import SAVE_NAMES, add_command, wrote
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core.io import save_noted, saveable
 
+ABOUT = f"""convert a tokenizer to another file format
+
+Load SPEC and write it to OUT; the format follows OUT's name: {SAVE_NAMES}; a folder = gpt2."""
+
 
 def add_convert(sub: Any) -> None:
-    p = sub.add_parser(
-        "convert",
-        help="convert a tokenizer to another file format",
-        description=f"Load SPEC and write it to OUT; the format follows OUT's name: {SAVE_NAMES}; a folder = gpt2.",
-    )
+    p = add_command(sub, "convert", cmd_convert, ABOUT)
     p.add_argument("spec", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME")
     p.add_argument("out", metavar="OUT", help="file to write")
     add_vocab_options(p)
     p.add_argument("--format", choices=[f.name for f in saveable()], help="write this format whatever OUT is called")
-    p.set_defaults(func=cmd_convert)
 
 
 def cmd_convert(args: argparse.Namespace) -> int:

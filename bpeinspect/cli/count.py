@@ -10,20 +10,21 @@ with ``--dask`` it runs on a Dask cluster (a scheduler address) or Dask's local 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from bpeinspect.cli.common import CliError, pattern_arg, processes, wrote
+from bpeinspect.cli.common import CliError, add_command, add_file_filter, file_filter_of, pattern_arg, processes, wrote
 from bpeinspect.core.io import check_target
-from bpeinspect.core.train import corpus_files, count_pretokens, iter_corpus, write_counts_tsv
+from bpeinspect.core.train import count_pretokens, iter_corpus, scan_corpus, skipped_note, write_counts_tsv
+
+ABOUT = """count the pre-tokens of text files into a table to train on
+
+Count each distinct pre-token of the UTF-8 text files (folders: the files --include names) and write the
+count<TAB>pre-token table that TrainingRun.from_counts trains on."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``count`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser(
-        "count",
-        help="count the pre-tokens of text files into a table to train on",
-        description="Count each distinct pre-token of the UTF-8 text files (folders: every file in them) and "
-        "write the count<TAB>pre-token table that TrainingRun.from_counts trains on.",
-    )
+    p = add_command(subparsers, "count", run, ABOUT)
     p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files or folders")
     p.add_argument(
         "--pattern",
@@ -49,14 +50,15 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="count on Dask: a scheduler address (tcp://host:8786) or a local scheduler "
         "(processes, threads, synchronous); without one, $DASK_SCHEDULER_ADDRESS or local processes",
     )
+    add_file_filter(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the table (TSV)")
-    p.set_defaults(func=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     check_target(args.output)  # refuse an OUT in a missing folder before the counting
-    files = corpus_files(args.files)
+    scan = scan_corpus(args.files, file_filter_of(args))
+    files = scan.files
     if args.dask is not None:
         from bpeinspect.core.train import count_with_dask
 
@@ -73,4 +75,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # its temporary's name would say nothing useful
         raise CliError(f"{args.output}: cannot write it: {exc.strerror or exc}") from None
     wrote(args.output, f": {len(table):,} distinct pre-tokens, {sum(table.values()):,} in all, counted {where}")
+    if scan.skipped:
+        print(skipped_note(scan.skipped), file=sys.stderr)
     return 0

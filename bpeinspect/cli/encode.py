@@ -8,8 +8,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from bpeinspect.cli.common import CliError, json_safe, json_text, read_text
-from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.cli.common import CliError, add_command, json_safe, json_text, read_text
+from bpeinspect.cli.vocab_options import add_tokenizer, add_vocab_options, load_spec
 from bpeinspect.core import display_terminal
 from bpeinspect.core.split.cuts import can_cut, cut_spans
 
@@ -17,15 +17,14 @@ BG_COLORS = (153, 186, 217, 151, 223, 189, 194, 224, 152, 230)  # 256-colour pas
 ANSI_RESET = "\x1b[0m"
 
 
+ABOUT_ENCODE = """encode text to token ids
+
+Encode a file (or standard input)."""
+
+
 def add_encode(sub: Any) -> None:
-    p = sub.add_parser("encode", help="encode text to token ids", description="Encode a file (or standard input).")
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        default="cl100k_base",
-        metavar="SPEC",
-        help="built-in name, vocabulary file or hf:OWNER/NAME (default: cl100k_base)",
-    )
+    p = add_command(sub, "encode", cmd_encode, ABOUT_ENCODE)
+    add_tokenizer(p)
     p.add_argument(
         "--special",
         choices=("none", "all", "raise"),
@@ -41,7 +40,6 @@ def add_encode(sub: Any) -> None:
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="text file to encode; '-' or nothing = stdin")
     add_vocab_options(p)
-    p.set_defaults(func=cmd_encode)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -158,20 +156,16 @@ def color_text(enc: Any) -> str:
     return "".join(out)
 
 
+ABOUT_DECODE = """decode token ids to text
+
+Decode ids given as arguments or on stdin."""
+
+
 def add_decode(sub: Any) -> None:
-    p = sub.add_parser(
-        "decode", help="decode token ids to text", description="Decode ids given as arguments or on stdin."
-    )
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        default="cl100k_base",
-        metavar="SPEC",
-        help="built-in name, vocabulary file or hf:OWNER/NAME",
-    )
+    p = add_command(sub, "decode", cmd_decode, ABOUT_DECODE)
+    add_tokenizer(p)
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (spaces or commas); '-' or nothing = read stdin")
     add_vocab_options(p)
-    p.set_defaults(func=cmd_decode)
 
 
 def parse_ids(words: Iterable[str]) -> list[int]:

@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
-from bpeinspect.cli.common import align_table, json_text, processes, read_text, safe_lines
+from bpeinspect.cli.common import add_command, align_table, json_text, processes, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
 from bpeinspect.core.analysis import CSV_COLUMNS as MEASURE_COLUMNS
 from bpeinspect.core.analysis import (
@@ -42,14 +42,15 @@ _PROGRESS_MIN_BYTES = 8 << 20
 T = TypeVar("T")
 
 
+ABOUT = """token counts, bytes/token and premiums of files under one or more tokenizers
+
+Count tokens, bytes and characters of each file under each tokenizer. A folder expands to the files
+directly inside it; '-' reads standard input."""
+
+
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``stats`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser(
-        "stats",
-        help="token counts, bytes/token and premiums of files under one or more tokenizers",
-        description="Count tokens, bytes and characters of each file under each tokenizer. "
-        "A folder expands to the files directly inside it; '-' reads standard input.",
-    )
+    p = add_command(subparsers, "stats", run, ABOUT)
     add_tokenizers(p, DEFAULT_TOKENIZERS)
     p.add_argument(
         "--baseline",
@@ -83,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cli_corpus.add_arguments(p)
     cli_dataset.add_arguments(p)
     add_vocab_options(p)
-    p.set_defaults(func=run)
     return p
 
 

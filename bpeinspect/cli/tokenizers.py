@@ -7,20 +7,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import CliError, json_text
-from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
+from bpeinspect.cli.common import CliError, add_command, json_text
+from bpeinspect.cli.vocab_options import add_tokenizer, add_vocab_options, load_spec
 from bpeinspect.core import Tokenizer, display_bytes, display_label, display_text, parse_display
 from bpeinspect.core.analysis import length_buckets
 from bpeinspect.core.io import FORMATS, detect_format, hub
 
+ABOUT_LIST = """list the tokenizers bpeinspect can find
+
+List built-in tokenizers, those in tiktoken's and Hugging Face's caches, and recently opened files."""
+
 
 def add_list(sub: Any) -> None:
-    p = sub.add_parser(
-        "list",
-        help="list the tokenizers bpeinspect can find",
-        description="List built-in tokenizers, "
-        "those in tiktoken's and Hugging Face's caches, and recently opened files.",
-    )
+    p = add_command(sub, "list", cmd_list, ABOUT_LIST)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-caches", action="store_true", help="skip scanning the tiktoken and Hugging Face caches")
     p.add_argument(
@@ -29,7 +28,6 @@ def add_list(sub: Any) -> None:
         help="list the catalog of popular models on the Hugging Face Hub "
         "instead (open one with hf:REPOSITORY; a * marks those in the cache)",
     )
-    p.set_defaults(func=cmd_list)
 
 
 def _list_hub(as_json: bool) -> int:
@@ -71,24 +69,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+ABOUT_TREE = """draw the merge tree of a token
+
+Draw how a token is built from bytes by merges. TOKEN is an id or the token's text (plain, or as
+printed: ␣ for a space); a text that is not one token gets the tree of each token it encodes to."""
+
+
 def add_tree(sub: Any) -> None:
-    p = sub.add_parser(
-        "tree",
-        help="draw the merge tree of a token",
-        description="Draw how a token is built from "
-        "bytes by merges. TOKEN is an id or the token's text (plain, or as printed: ␣ for a space); "
-        "a text that is not one token gets the tree of each token it encodes to.",
-    )
-    p.add_argument(
-        "-t",
-        "--tokenizer",
-        default="cl100k_base",
-        metavar="SPEC",
-        help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]",
-    )
+    p = add_command(sub, "tree", cmd_tree, ABOUT_TREE)
+    add_tokenizer(p)
     p.add_argument("token", metavar="TOKEN", help="token id, or a text (e.g. ' hello' or ' tokenization')")
     add_vocab_options(p)
-    p.set_defaults(func=cmd_tree)
 
 
 def resolve_token(tok: Tokenizer, token: str) -> int | None:
@@ -160,15 +151,15 @@ def cmd_tree(args: argparse.Namespace) -> int:
     return 0
 
 
+ABOUT_INFO = """describe a tokenizer
+
+Vocabulary size, special tokens, split rule, source and a histogram of token lengths in bytes."""
+
+
 def add_info(sub: Any) -> None:
-    p = sub.add_parser(
-        "info",
-        help="describe a tokenizer",
-        description="Vocabulary size, special tokens, split rule, source and a histogram of token lengths in bytes.",
-    )
+    p = add_command(sub, "info", cmd_info, ABOUT_INFO)
     p.add_argument("spec", metavar="SPEC", help="built-in name, vocabulary file or hf:OWNER/NAME[@REVISION]")
     add_vocab_options(p)
-    p.set_defaults(func=cmd_info)
 
 
 def length_histogram(tok: Tokenizer) -> dict[int, int]:

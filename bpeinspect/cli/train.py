@@ -1,4 +1,7 @@
-"""``train``: a byte-level BPE tokenizer from text files, saved in the format OUT's name implies.
+"""``train``: a byte-level BPE tokenizer from text files and folders, saved in the format OUT's name implies.
+
+In a folder, the files ``--include``/``--exclude`` and the folder's ``.gitignore`` files choose are
+read (see :class:`~bpeinspect.core.train.FileFilter`); what was left out is said on stderr.
 
 With ``--sizes``, one run trains to the largest size and the smaller ones are its first merges
 (as the training window does): each is written beside OUT, its size before the extension.
@@ -8,29 +11,49 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bpeinspect.cli.common import SAVE_NAMES, CliError, ProgressBar, pattern_arg, read_text, wrote
+from bpeinspect.cli.common import (
+    SAVE_NAMES,
+    CliError,
+    ProgressBar,
+    add_command,
+    add_file_filter,
+    file_filter_of,
+    pattern_arg,
+    read_text,
+    wrote,
+)
 from bpeinspect.core.io import check_target, format_for_path, save_noted
 from bpeinspect.core.train import (
     TrainingJob,
     TrainingPlan,
     TrainingRun,
     check_sizes,
+    iter_corpus,
     parse_sizes,
+    scan_corpus,
     size_label,
+    skipped_note,
     train_tokenizer,
 )
+from bpeinspect.core.train.corpus import CorpusScan, skipped_counts
+
+ABOUT = f"""train a tokenizer on text files and folders
+
+Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}."""
 
 
 def add_train(sub: Any) -> None:
-    p = sub.add_parser(
-        "train",
-        help="train a tokenizer on text files",
-        description=f"Train a byte-level BPE tokenizer; the output format follows OUT's name: {SAVE_NAMES}.",
+    p = add_command(sub, "train", cmd_train, ABOUT)
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILES",
+        help="UTF-8 text files, or folders (searched recursively for the files --include names), or - for stdin",
     )
-    p.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files to train on")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", type=int, metavar="N", help="vocabulary size (at least 256)")
     size.add_argument(
@@ -56,8 +79,39 @@ def add_train(sub: Any) -> None:
         default="first-seen",
         help="which of equally frequent pairs to merge: minbpe's first-seen or Hugging Face's order",
     )
+    add_file_filter(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
-    p.set_defaults(func=cmd_train)
+
+
+class Corpus:
+    """The texts of the command's FILES: a file (or ``-``) read whole, a folder's files one by one
+    as its filter keeps them; ``skipped`` fills with what was left out, and why."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.skipped: list[tuple[Path, str]] = []
+        wanted = file_filter_of(args)
+        self.scans: dict[str, CorpusScan] = {}
+        for f in args.files:
+            if f != "-" and Path(f).is_dir():
+                scan = scan_corpus(f, wanted)
+                if not scan.files:
+                    counts = ", ".join(f"{n:,} {kind}" for kind, n in skipped_counts(scan.skipped).items())
+                    raise CliError(f"{f}: no files to train on in this folder" + (f" ({counts})" if counts else ""))
+                self.scans[f] = scan
+
+    def texts(self) -> Iterator[str]:
+        for f in self.args.files:
+            scan = self.scans.get(f)
+            if scan is None:
+                yield read_text(f)
+            else:
+                yield from iter_corpus(f, self.args.pattern, skipped=self.skipped, scan=scan)
+
+    def report(self) -> None:
+        """The files left out, as one line on stderr (none: nothing)."""
+        if self.skipped:
+            print(skipped_note(self.skipped), file=sys.stderr)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -67,11 +121,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CliError(f"--vocab-size must be at least 256 (the single bytes), not {args.vocab_size}")
     format_for_path(args.output)  # refuse an unusable OUT before the long part
     check_target(args.output)
-    texts = [read_text(f) for f in args.files]
+    corpus = Corpus(args)
     bar = ProgressBar("training")
     try:
         tok = train_tokenizer(
-            texts,
+            corpus.texts(),
             args.vocab_size,
             pattern=args.pattern,
             special_tokens=list(args.special_token),
@@ -83,6 +137,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         bar.close()
     saved = save_noted(tok, args.output)
     wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
+    corpus.report()
     if tok.training is not None and tok.training.settings.get("ran_out_of_pairs"):
         print(
             f"the corpus ran out of pairs: {tok.n_vocab} tokens, fewer than the {args.vocab_size} asked for",
@@ -116,7 +171,7 @@ def _train_sizes(args: argparse.Namespace) -> int:
     fmt = format_for_path(args.output)  # every size in OUT's format, whatever its new name implies
     for size in sizes:
         check_target(sized_path(args.output, size))
-    texts = [read_text(f) for f in args.files]
+    corpus = Corpus(args)
     plan = TrainingPlan(
         [Path(f) for f in args.files],
         sizes,
@@ -125,7 +180,9 @@ def _train_sizes(args: argparse.Namespace) -> int:
         tie_break=args.tie_break,
         name=Path(args.output).stem,
     )
-    run = TrainingRun(texts, max(sizes), pattern=args.pattern, special_tokens=specials, tie_break=args.tie_break)
+    run = TrainingRun(
+        corpus.texts(), max(sizes), pattern=args.pattern, special_tokens=specials, tie_break=args.tie_break
+    )
     bar = ProgressBar("training")
     try:
         outcome = TrainingJob(plan, run).run(progress=bar)
@@ -134,6 +191,7 @@ def _train_sizes(args: argparse.Namespace) -> int:
     for tok, size in zip(outcome.tokenizers, outcome.sizes, strict=True):
         saved = save_noted(tok, sized_path(args.output, size), fmt)
         wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
+    corpus.report()
     if outcome.exhausted:
         reached = outcome.sizes[-1] if outcome.sizes else 256 + len(specials)
         print(f"the corpus ran out of pairs: {reached} tokens, fewer than the {max(sizes)} asked for", file=sys.stderr)

@@ -15,7 +15,7 @@ import csv
 import io
 import sys
 
-from bpeinspect.cli.common import align_table, json_text, safe_lines
+from bpeinspect.cli.common import add_command, align_table, json_text, safe_lines
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
 from bpeinspect.core import display_bytes
 from bpeinspect.core.analysis import VocabDiff, compare_vocabularies, composition_rows, merges_in_common
@@ -23,15 +23,16 @@ from bpeinspect.core.analysis import VocabDiff, compare_vocabularies, compositio
 LISTS = ("only-a", "only-b", "shared")
 
 
+ABOUT = """compare two vocabularies: tokens shared, only in each, same ids, composition by script
+
+Compare the tokens of two vocabularies by their bytes (special and added tokens apart): how many
+both hold, how many only one holds, how many have the same id in both, the longest run of ids from 0
+that both agree on, and what each vocabulary's tokens are made of."""
+
+
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``vocab-diff`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser(
-        "vocab-diff",
-        help="compare two vocabularies: tokens shared, only in each, same ids, composition by script",
-        description="Compare the tokens of two vocabularies by their bytes (special and added tokens apart): "
-        "how many both hold, how many only one holds, how many have the same id in both, the longest "
-        "run of ids from 0 that both agree on, and what each vocabulary's tokens are made of.",
-    )
+    p = add_command(subparsers, "vocab-diff", run, ABOUT)
     p.add_argument("a", metavar="A", help="built-in name or vocabulary file")
     p.add_argument("b", metavar="B", help="built-in name or vocabulary file")
     fmt = p.add_mutually_exclusive_group()
@@ -44,7 +45,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="also count the merges both hold (seconds for a 200k rank file: its merges are recovered first)",
     )
     add_vocab_options(p)
-    p.set_defaults(func=run)
     return p
 
 

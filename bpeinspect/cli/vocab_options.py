@@ -1,6 +1,6 @@
-"""``--pattern`` and ``--special-token`` for every command that opens a tokenizer, ``-t`` for
-those that measure under several, and the warning printed when a file left a setting to a
-default (a rank file's split rule, say)."""
+"""``--pattern`` and ``--special-token`` for every command that opens a tokenizer; ``-t``, once
+for those that work with one and repeatable for those that measure under several; and the
+warning printed when a file left a setting to a default (a rank file's split rule, say)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,17 @@ from pathlib import Path
 
 from bpeinspect.cli.common import pattern_arg
 from bpeinspect.core import Tokenizer, display_label, load_tokenizer
+
+
+def add_tokenizer(p: argparse.ArgumentParser, default: str = "cl100k_base") -> None:
+    """``-t/--tokenizer SPEC``, once, for a command that works with one tokenizer."""
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        default=default,
+        metavar="SPEC",
+        help=f"built-in name, vocabulary file or hf:OWNER/NAME[@REVISION] (default: {default})",
+    )
 
 
 def add_tokenizers(p: argparse.ArgumentParser, default: Sequence[str] = ()) -> None:

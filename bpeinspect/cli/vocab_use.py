@@ -16,7 +16,7 @@ import csv
 import io
 import sys
 
-from bpeinspect.cli.common import align_table, json_text, read_text, safe_lines
+from bpeinspect.cli.common import add_command, align_table, json_text, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
 from bpeinspect.core.analysis import VocabularyUse, count_ids, expand_paths, load_corpus, vocabulary_use
 from bpeinspect.core.analysis import read_text as read_file
@@ -24,14 +24,15 @@ from bpeinspect.core.analysis import read_text as read_file
 TOP = 15  # categories listed per tokenizer in the table
 
 
+ABOUT = """how much of a vocabulary a corpus uses, and the unused tokens by script
+
+Count every token of a corpus under each tokenizer (on every core): the share of the vocabulary
+never used, the unused tokens by script or kind, and the token counts by rank."""
+
+
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``vocab-use`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser(
-        "vocab-use",
-        help="how much of a vocabulary a corpus uses, and the unused tokens by script",
-        description="Count every token of a corpus under each tokenizer (on every core): the share of the "
-        "vocabulary never used, the unused tokens by script or kind, and the token counts by rank.",
-    )
+    p = add_command(subparsers, "vocab-use", run, ABOUT)
     add_tokenizers(p)
     p.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders ('-': standard input)")
     p.add_argument("--corpus", metavar="NAME", help="'udhr', 'udhr-all', 'fable' or a folder, instead of PATHS")
@@ -56,7 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="processes that count at once (default: one per CPU; 1: count in this process)",
     )
     add_vocab_options(p)
-    p.set_defaults(func=run)
     return p
 
 

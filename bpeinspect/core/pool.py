@@ -1,4 +1,4 @@
-"""Corpus work on every core: one small pool of child processes, for training and statistics.
+"""Work on every core: one pool of child processes and one protocol to talk to them.
 
 >>> with ProcessPool(2) as pool:
 ...     list(pool.imap(_demo_square, range(4), context=10))
@@ -11,30 +11,62 @@ is ``n - 1`` children plus this one. ``context`` (a tokenizer, a split pattern) 
 each child once per call. A child that fails or dies hands its item back, and the item is
 done here (so its exception, if it has one, is raised here, with its own type).
 
+The same children serve other schedules (the token counts of many texts under several
+tokenizers, a training run): :meth:`ProcessPool.start` starts them early and keeps them,
+:meth:`ProcessPool.put` gives one a context to keep, :meth:`ProcessPool.submit` gives it a
+task and :meth:`ProcessPool.reply` takes what the children answer. The protocol, one pickled
+tuple after another on the child's stdin and stdout:
+
+* to the child: ``("put", key, data)`` (keep ``pickle.loads(data)`` as context ``key``),
+  ``("drop", key)``, ``("task", task, fn, key, item, live)`` and ``("cancel", task)``;
+* from the child: ``("result", task, value, seconds, load)`` (``load``: the seconds its
+  context took to unpickle, told with the first task that used it),
+  ``("progress", task, value)`` and ``("error", task, kinds, message)`` (``kinds``: the names
+  of the exception's classes, its own first; a task cancelled before it began fails with
+  ``"Cancelled"``).
+
+A *live* task is called ``fn(context, item, channel)``: ``channel.progress(value)`` sends a
+progress message, ``channel.cancelled()`` says whether the parent asked it to stop (or went
+away), and the task decides what stopping means (a training run pauses and returns its state).
+
 Children are plain subprocesses, not ``multiprocessing``: they need no
 ``if __name__ == "__main__"`` guard in the caller's script, are safe to start from a thread
 (the GUI trains in one) and work the same on every platform. They are started with a safe
 import path (``python -P``, ``PYTHONSAFEPATH=1``): the current folder is never searched, so a
 ``regex.py`` or ``tokenizers.py`` lying there is not imported instead of the real module.
 Functions and contexts travel by pickle, so ``fn`` must be importable (a module-level function).
+A child leaves when its stdin ends (this process closed the pool, or died): a live task
+is told to stop first.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
-from itertools import chain, islice
+from itertools import chain, count, islice
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, NamedTuple, TypeVar
 
-__all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes", "max_processes", "python_command"]
+__all__ = [
+    "BACKGROUND_NICENESS",
+    "Channel",
+    "Child",
+    "ProcessPool",
+    "Reply",
+    "can_spawn",
+    "default_processes",
+    "max_processes",
+    "python_command",
+]
 
 # The priority of children that count in the background while the window is in use: below the
 # window's. On two cores, two children starting and counting left the GUI thread a fraction of a
@@ -42,7 +74,7 @@ __all__ = ["BACKGROUND_NICENESS", "ProcessPool", "can_spawn", "default_processes
 # nice value only weighs when the cores are shared.
 BACKGROUND_NICENESS = 10
 
-WAIT_FOR_CHILD = 0.002  # seconds between two looks for a child with room (``imap(here=False)``)
+WAIT_FOR_CHILD = 0.05  # seconds between two looks at the caller's state while waiting for a child
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -95,26 +127,46 @@ def python_command(code: str, *, niceness: int = 0) -> tuple[list[str], dict[str
     return [sys.executable, "-P", "-c", code], env
 
 
-class _Child:
-    """One child process with up to :attr:`DEPTH` items in flight. A writer thread sends the
-    items and a reader thread takes the results back in order, so this process keeps working
-    meanwhile, the pipes never deadlock, and the child finds its next item waiting when it
-    finishes one (with one item at a time it sat idle until this process was done with its own)."""
+class Reply(NamedTuple):
+    """A child's answer, as :meth:`ProcessPool.reply` gives it.
 
-    DEPTH = 2
+    ``kind`` is ``"result"`` (``value``; ``seconds`` the task took, ``load`` the seconds its
+    context took to unpickle), ``"progress"`` (``value``), ``"error"`` (``value`` the message,
+    ``kinds`` the exception's class names) or ``"lost"``: the child is gone (``value``: why,
+    as far as it is known), with ``tasks``, the tasks it had in flight.
+    """
 
-    def __init__(self, niceness: int) -> None:
-        cmd, env = python_command("from bpeinspect.core.pool import _child_main; _child_main()", niceness=niceness)
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-        )
+    child: Child
+    kind: str
+    task: int = 0
+    value: Any = None
+    seconds: float = 0.0
+    load: float = 0.0
+    kinds: tuple[str, ...] = ()
+    tasks: tuple[int, ...] = ()
+
+
+class Child:
+    """One child process with its tasks in flight. A writer thread sends the messages and a
+    reader thread hands the answers to the pool's queue, so this process keeps working
+    meanwhile, the pipes never deadlock, and the child finds its next task waiting when it
+    finishes one (with one task at a time it sat idle until this process was done with its own)."""
+
+    DEPTH = 2  # tasks in flight that :meth:`ProcessPool.imap` gives one child
+
+    def __init__(self, replies: queue.SimpleQueue, niceness: int, collect: bool) -> None:
+        code = f"from bpeinspect.core.pool import child_main; child_main(collect={bool(collect)})"
+        cmd, env = python_command(code, niceness=niceness)
+        self._stderr = tempfile.TemporaryFile()  # a file, so a chatty child never blocks on it
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
         self._stdin: IO[bytes] = self.proc.stdin
         self._stdout: IO[bytes] = self.proc.stdout
         self.alive = True
-        self.job = -1  # the job whose context the child holds
-        self._slots: deque[list] = deque()  # the items in flight, oldest first
-        self._cond = threading.Condition()
+        self.held: set[Any] = set()  # the context keys it keeps
+        self.tasks: set[int] = set()  # the tasks in flight
+        self._lock = threading.Lock()  # alive and tasks, between the reader and the submitters
+        self._replies = replies
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write, daemon=True)
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -123,95 +175,126 @@ class _Child:
 
     @property
     def busy(self) -> bool:
-        """Whether it has no room for another item."""
-        return len(self._slots) >= self.DEPTH
+        """Whether it has :attr:`DEPTH` tasks in flight."""
+        return len(self.tasks) >= self.DEPTH
 
-    def submit(self, job: int, context_bytes: bytes, fn: Callable, item: Any, slot: list) -> None:
-        """Run ``fn(context, item)`` in the child; the result lands in ``slot[1]``."""
-        with self._cond:
-            if not self.alive:
-                slot[1] = _FAILED
+    def put(self, key: Any, data: bytes) -> None:
+        """Have it keep ``pickle.loads(data)`` as context ``key``."""
+        self.held.add(key)
+        self._outbox.put(("put", key, data))
+
+    def drop(self, key: Any) -> None:
+        """Have it forget context ``key`` (if it keeps it)."""
+        if key in self.held:
+            self.held.discard(key)
+            self._outbox.put(("drop", key))
+
+    def submit(self, task: int, fn: Callable, item: Any, key: Any = None, live: bool = False) -> None:
+        """Run ``fn(context, item)`` (``live``: with a :class:`Channel` too) as ``task``."""
+        with self._lock:
+            if not self.alive:  # it died meanwhile: the task is handed back as lost with it
+                self._replies.put(Reply(self, "lost", value="ended", tasks=(task,)))
                 return
-            self._slots.append(slot)
-        context = ("ctx", job, context_bytes) if self.job != job else None
-        self.job = job
-        self._outbox.put((context, ("task", job, fn, item)))
+            self.tasks.add(task)
+        self._outbox.put(("task", task, fn, key, item, live))
+
+    def cancel(self, task: int) -> None:
+        self._outbox.put(("cancel", task))
 
     def _write(self) -> None:
         out = self._stdin
-        while (messages := self._outbox.get()) is not None:
+        while (message := self._outbox.get()) is not None:
             try:
-                for message in messages:
-                    if message is not None:
-                        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
                 out.flush()
             except (OSError, ValueError, TypeError, pickle.PickleError, AttributeError):
-                self._fail()
-                return
+                self.proc.kill()  # half a message went out: the reader hears the end
+                break
+        try:
+            out.close()  # the child reads the end and leaves
+        except OSError:
+            pass
 
     def _read(self) -> None:
         inp = self._stdout
         while True:
             try:
-                ok, value = pickle.load(inp)
-            except (EOFError, OSError, ValueError, pickle.PickleError, AttributeError, ImportError):
-                self._fail()
+                msg = pickle.load(inp)
+            except Exception:  # noqa: BLE001 (gone: EOF, a broken pipe, garbage)
+                with self._lock:
+                    self.alive = False
+                    tasks = tuple(self.tasks)
+                    self.tasks.clear()
+                self._replies.put(Reply(self, "lost", value=self._why(), tasks=tasks))
                 return
-            with self._cond:
-                if self._slots:
-                    self._slots.popleft()[1] = value if ok else _FAILED
-                self._cond.notify_all()
+            kind, task = msg[0], msg[1]
+            if kind == "result":
+                self.tasks.discard(task)
+                self._replies.put(Reply(self, kind, task, msg[2], msg[3], msg[4]))
+            elif kind == "error":
+                self.tasks.discard(task)
+                self._replies.put(Reply(self, kind, task, msg[3], kinds=tuple(msg[2])))
+            else:
+                self._replies.put(Reply(self, kind, task, msg[2]))
 
-    def _fail(self) -> None:
-        """The child is gone or unusable: its items are handed back (done here)."""
-        with self._cond:
+    def _why(self) -> str:
+        """How the child ended: its exit code and the last line it wrote to stderr."""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(0, self._stderr.tell() - 4096))
+            lines = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError):
+            lines = []
+        return f"exit code {code}" + (f": {lines[-1]}" if lines else "")
+
+    def close(self, kill: bool = False) -> None:
+        """End it: ``kill`` at once, or let it finish its task at hand (its stdin ends)."""
+        with self._lock:
             self.alive = False
-            for slot in self._slots:
-                slot[1] = _FAILED
-            self._slots.clear()
-            self._cond.notify_all()
+        if kill:
+            self.proc.kill()
+        self._outbox.put(None)
 
     def wait(self) -> None:
-        """Until no item is in flight."""
-        with self._cond:
-            while self._slots:
-                self._cond.wait()
-
-    def close(self, abandoned: bool) -> None:
-        if abandoned and self._slots:
-            self.proc.kill()  # busy with items nobody will read
-        self.wait()
-        self._outbox.put(None)
-        self._writer.join()
-        try:
-            self._stdin.close()  # the child reads the end and leaves
-        except OSError:
-            pass
+        """Until it has left (killed after 5 seconds)."""
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._writer.join()
         self._reader.join()
-        try:
-            self._stdout.close()
-        except OSError:
-            pass
+        for f in (self._stdout, self._stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
 
 
 class ProcessPool:
     """``processes`` processes in all (default :func:`default_processes`): this one and
-    ``processes - 1`` children, started on the first call that has two items or more.
+    ``processes - 1`` children, started on the first call that has two items or more (or by
+    :meth:`start`).
 
     Close it (or use it as a context manager) to end the children. ``niceness`` lowers the
-    children's priority (background work in an interactive app).
+    children's priority (background work in an interactive app); ``collect=False`` turns the
+    children's garbage collector off (it runs when a context is dropped), for tasks that build
+    caches by the hundred thousand objects.
     """
 
-    def __init__(self, processes: int | None = None, *, niceness: int = 0) -> None:
+    def __init__(self, processes: int | None = None, *, niceness: int = 0, collect: bool = True) -> None:
         self.processes = default_processes() if processes is None else min(max(1, int(processes)), max_processes())
         self.niceness = niceness
-        self._children: list[_Child] = []
-        self._job = 0
+        self.collect = collect
+        self._children: list[Child] = []
+        self._replies: queue.SimpleQueue = queue.SimpleQueue()
+        self._tasks = count(1)
+        self._keys = count(1)
+        self._lock = threading.Lock()
 
     def __enter__(self) -> ProcessPool:
         return self
@@ -219,9 +302,65 @@ class ProcessPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _start(self) -> None:
-        if not self._children and self.processes > 1 and can_spawn():
-            self._children = [_Child(self.niceness) for _ in range(self.processes - 1)]
+    # -- the children and the protocol ------------------------------------------------------------
+
+    def start(self) -> list[Child]:
+        """Start the children now, in place of any that died (they import the core
+        meanwhile); safe to call again, from any thread. Gives the live children."""
+        with self._lock:
+            self._children = [c for c in self._children if c.alive and c.proc.poll() is None]
+            if can_spawn():
+                while len(self._children) < self.processes - 1:
+                    self._children.append(Child(self._replies, self.niceness, self.collect))
+            return list(self._children)
+
+    @property
+    def children(self) -> list[Child]:
+        """The live children."""
+        return [c for c in self._children if c.alive]
+
+    def new_key(self) -> int:
+        """A context key no other user of this pool has."""
+        return next(self._keys)
+
+    def put(self, child: Child, key: Any, data: bytes) -> None:
+        """Have ``child`` keep ``pickle.loads(data)`` as context ``key``, for its tasks."""
+        child.put(key, data)
+
+    def drop(self, key: Any) -> None:
+        """Have every child forget context ``key``."""
+        for c in self._children:
+            c.drop(key)
+
+    def submit(self, child: Child, fn: Callable, item: Any, *, key: Any = None, live: bool = False) -> int:
+        """Run ``fn(context ``key``, item)`` on ``child`` (``live``: ``fn(context, item,
+        channel)``, see the module); gives the task's number, which its replies carry."""
+        task = next(self._tasks)
+        child.submit(task, fn, item, key, live)
+        return task
+
+    def cancel(self, task: int) -> None:
+        """Ask the child running ``task`` to stop it (a live task hears it; a task not begun
+        fails with ``"Cancelled"``; a plain task at work finishes)."""
+        for c in self._children:
+            if task in c.tasks:
+                c.cancel(task)
+
+    def reply(self, timeout: float | None = None) -> Reply | None:
+        """The children's next answer, waiting up to ``timeout`` seconds (``None``: for ever,
+        ``0``: not at all); ``None`` if there is none yet."""
+        try:
+            if timeout is None:
+                return self._replies.get()
+            return self._replies.get(timeout=timeout) if timeout > 0 else self._replies.get_nowait()
+        except queue.Empty:
+            return None
+
+    def lose(self, child: Child) -> None:
+        """End ``child`` at once (it failed): :meth:`start` starts another."""
+        child.close(kill=True)
+
+    # -- ordered work ----------------------------------------------------------------------------
 
     def imap(
         self, fn: Callable[[Any, T], R], items: Iterable[T], *, context: Any = None, here: bool = True
@@ -235,45 +374,65 @@ class ProcessPool:
         Stop early by closing the iterator: children busy with items nobody will read are
         ended, and the pool starts new ones when it is used again.
         """
-        self._job += 1
-        job = self._job
         it = iter(items)
         head = list(islice(it, 2))
         if len(head) < 2:
             for item in head:
                 yield fn(context, item)
             return
-        self._start()
-        children = [c for c in self._children if c.alive]
+        children = self.start() if self.processes > 1 else []
+        key = self.new_key()
         context_bytes = pickle.dumps(context, protocol=pickle.HIGHEST_PROTOCOL) if children else b""
-        pending: deque[list] = deque()  # [item, result], oldest first
+        slots: dict[int, list] = {}  # task -> [item, result]
+        pending: deque[list] = deque()  # the same slots (and those done here), oldest first
         done = False
         try:
             for item in chain(head, it):
-                idle = next((c for c in children if c.alive and not c.busy), None)
+                idle = self._idle(children)
                 while idle is None and not here and any(c.alive for c in children):
                     while pending and pending[0][1] is not _PENDING:  # what is done meanwhile
                         yield self._result(pending.popleft(), fn, context)
-                    time.sleep(WAIT_FOR_CHILD)
-                    idle = next((c for c in children if c.alive and not c.busy), None)
+                    self._take(slots, WAIT_FOR_CHILD)
+                    idle = self._idle(children)
                 if idle is not None:
+                    if key not in idle.held:
+                        idle.put(key, context_bytes)
                     slot: list = [item, _PENDING]
                     pending.append(slot)
-                    idle.submit(job, context_bytes, fn, item, slot)
+                    slots[self.submit(idle, fn, item, key=key)] = slot
                 elif not pending:  # nothing is due first
                     yield fn(context, item)
                 else:
                     pending.append([item, fn(context, item)])
+                self._take(slots, 0)
                 while pending and pending[0][1] is not _PENDING:
                     yield self._result(pending.popleft(), fn, context)
-            for c in children:
-                c.wait()
             while pending:
+                while pending[0][1] is _PENDING:
+                    self._take(slots, WAIT_FOR_CHILD)
                 yield self._result(pending.popleft(), fn, context)
             done = True
         finally:
-            if not done:
+            if done:
+                self.drop(key)
+            else:
                 self._abandon()
+
+    @staticmethod
+    def _idle(children: list[Child]) -> Child | None:
+        return next((c for c in children if c.alive and not c.busy), None)
+
+    def _take(self, slots: dict[int, list], timeout: float) -> None:
+        """Fill the slots of the answers that came (waiting up to ``timeout`` for the first)."""
+        while (r := self.reply(timeout)) is not None:
+            timeout = 0
+            if r.kind == "lost":
+                self.lose(r.child)
+                for task in r.tasks:
+                    if task in slots:
+                        slots.pop(task)[1] = _FAILED
+            elif r.kind in ("result", "error") and r.task in slots:
+                slots.pop(r.task)[1] = r.value if r.kind == "result" else _FAILED
 
     @staticmethod
     def _result(slot: list, fn: Callable, context: Any) -> Any:
@@ -281,51 +440,141 @@ class ProcessPool:
         return fn(context, item) if result is _FAILED else result
 
     def _abandon(self) -> None:
-        children, self._children = self._children, []
+        """End the children, at once those with tasks nobody will read."""
+        with self._lock:
+            children, self._children = self._children, []
         for c in children:
-            c.close(abandoned=True)
+            c.close(kill=bool(c.tasks))
+        for c in children:
+            c.wait()
 
-    def close(self) -> None:
-        """End the children."""
-        children, self._children = self._children, []
+    def close(self, *, wait: bool = True) -> None:
+        """End the children (they finish the task at hand and leave; ``wait`` for that)."""
+        with self._lock:
+            children, self._children = self._children, []
         for c in children:
-            c.close(abandoned=False)
+            c.close()
+        for c in children if wait else ():
+            c.wait()
 
     def __del__(self) -> None:
         try:
-            self._abandon()
+            for c in self._children:
+                c.close(kill=True)
         except Exception:  # noqa: S110 (interpreter shutdown)
             pass
 
 
-def _child_main() -> None:
-    """The child: read ``("ctx", job, pickled context)`` and ``("task", job, fn, item)``
-    messages from stdin, answer each task with ``(True, result)`` or ``(False, error text)``."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    contexts: dict[int, Any] = {}
-    while True:
-        try:
-            msg = pickle.load(stdin)
-        except EOFError:
-            return
-        kind, job = msg[0], msg[1]
-        if kind == "ctx":
-            contexts.clear()  # one job at a time
+# -- the child -------------------------------------------------------------------------------------
+
+
+class Channel:
+    """What a live task is given in the child: :meth:`progress` and :meth:`cancelled`."""
+
+    def __init__(self, task: int, send: Callable[[tuple], None], cancelled: set[int], ending: threading.Event) -> None:
+        self._task, self._send, self._cancelled, self._ending = task, send, cancelled, ending
+
+    def progress(self, value: Any) -> None:
+        """Send ``value`` to the parent as a progress message."""
+        self._send(("progress", self._task, value))
+
+    def cancelled(self) -> bool:
+        """Whether the parent asked this task to stop, or went away."""
+        return self._task in self._cancelled or self._ending.is_set()
+
+
+def child_main(collect: bool = True) -> None:
+    """A child: reads the messages of the protocol (see the module) and answers them, until
+    its stdin ends. ``collect=False`` turns the garbage collector off (a dropped context is
+    collected at once)."""
+    if not collect:
+        gc.disable()
+    child = _Serving(sys.stdin.buffer, sys.stdout.buffer)
+    threading.Thread(target=child.read, daemon=True).start()
+    while (msg := child.work.get()) is not None:
+        kind = msg[0]
+        if kind == "put":
+            child.hold(msg[1], msg[2])
+        elif kind == "drop":
+            child.contexts.pop(msg[1], None)
+            child.loads.pop(msg[1], None)
+            if not collect:
+                gc.collect()
+        elif kind == "task" and not child.ending.is_set():
+            child.send(child.answer(*msg[1:]))
+    try:
+        sys.stdout.buffer.flush()
+    finally:
+        # Freeing millions of objects (a training run's, the counting caches) one by one takes
+        # a second or more, and the parent may be waiting: leave without tearing them down.
+        os._exit(0)
+
+
+class _Serving:
+    """A child's state: its contexts, the tasks the parent cancelled, the messages to do."""
+
+    def __init__(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        self.stdin, self.stdout = stdin, stdout
+        self.work: queue.SimpleQueue = queue.SimpleQueue()  # messages but cancels, for the main thread
+        self.cancelled: set[int] = set()
+        self.ending = threading.Event()  # the parent closed the pool or died
+        self.contexts: dict[Any, Any] = {}
+        self.loads: dict[Any, float] = {}  # key -> seconds its unpickling took (told once, with its first task)
+
+    def read(self) -> None:
+        """Read the messages (a thread of its own, so that a cancel reaches the task at work)."""
+        while True:
             try:
-                contexts[job] = pickle.loads(msg[2])
-            except Exception as exc:
-                contexts[job] = _Broken(exc)
-            continue
-        fn, item = msg[2], msg[3]
+                msg = pickle.load(self.stdin)
+            except Exception:  # noqa: BLE001 (EOF: the parent closed the pool or died)
+                break
+            if msg[0] == "cancel":
+                self.cancelled.add(msg[1])
+            else:
+                self.work.put(msg)
+        self.ending.set()
+        self.work.put(None)
+
+    def send(self, msg: tuple) -> None:
         try:
-            context = contexts[job]
+            data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 (a value that cannot travel)
+            data = pickle.dumps(_error(msg[1], exc), protocol=pickle.HIGHEST_PROTOCOL)
+        self.stdout.write(data)
+        self.stdout.flush()
+
+    def hold(self, key: Any, data: bytes) -> None:
+        t0 = time.perf_counter()
+        try:
+            self.contexts[key] = pickle.loads(data)
+        except Exception as exc:  # noqa: BLE001 (each of its tasks says so)
+            self.contexts[key] = _Broken(exc)
+        self.loads[key] = time.perf_counter() - t0
+
+    def answer(self, task: int, fn: Callable, key: Any, item: Any, live: bool) -> tuple:
+        """The answer to a task."""
+        if task in self.cancelled and not live:
+            self.cancelled.discard(task)
+            return ("error", task, ("Cancelled",), "cancelled")
+        t0 = time.perf_counter()
+        try:
+            context = self.contexts[key] if key is not None else None
             if isinstance(context, _Broken):
                 raise context.exc
-            answer = (True, fn(context, item))
-        except Exception as exc:  # handed back: the parent does the item itself
-            answer = (False, f"{type(exc).__name__}: {exc}")
-        pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
-        stdout.flush()
+            if live:
+                value = fn(context, item, Channel(task, self.send, self.cancelled, self.ending))
+            else:
+                value = fn(context, item)
+            answer: tuple = ("result", task, value, time.perf_counter() - t0, self.loads.pop(key, 0.0))
+        except Exception as exc:  # noqa: BLE001 (told to the parent)
+            answer = _error(task, exc)
+        self.cancelled.discard(task)
+        return answer
+
+
+def _error(task: int, exc: BaseException) -> tuple:
+    kinds = tuple(c.__name__ for c in type(exc).__mro__ if c is not object)
+    return ("error", task, kinds, str(exc) or type(exc).__name__)
 
 
 class _Broken:

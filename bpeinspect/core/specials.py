@@ -145,39 +145,35 @@ def cut_with_flags(
     segments = cut_with_options(text, words - later if later else words, ids, options)
     if not later:
         return segments
+    cut: Callable[[str], list[tuple[str, int | None]]]
+    if normalizer is None:
+        cut = functools.partial(cut_with_options, words=later, ids=ids, options=options)
+    else:
+        found: dict[str, str] = {}  # normalized text -> token (the first listed wins, as in tokenizers)
+        for w in order:
+            if w in later:
+                nw = normalizer.normalize(w)
+                if nw:
+                    found.setdefault(nw, w)
+        cut = functools.partial(
+            _cut_normalized,
+            norm=normalizer,
+            ids={nw: ids[w] for nw, w in found.items()},
+            options={nw: options.get(w, PLAIN) for nw, w in found.items()},
+        )
     out: list[tuple[str, int | None]] = []
     for seg, tid in segments:
-        out.extend(
-            _cut_normalized(seg, later, ids, options, norm=normalizer, order=order) if tid is None else [(seg, tid)]
-        )
+        out.extend(cut(seg) if tid is None else [(seg, tid)])
     return out
 
 
 def _cut_normalized(
-    seg: str,
-    words: frozenset[str],
-    ids: Mapping[str, int],
-    options: Mapping[str, AddedOptions],
-    *,
-    norm: Normalizer | None,
-    order: Sequence[str],
+    seg: str, *, norm: Normalizer, ids: Mapping[str, int], options: Mapping[str, AddedOptions]
 ) -> list[tuple[str, int | None]]:
-    """``seg`` cut at the ``words`` found in its normalized form, mapped back to ``seg``."""
-    if norm is None:
-        return cut_with_options(seg, words, ids, options)
-    found: dict[str, str] = {}  # normalized text -> token (the first listed wins, as in tokenizers)
-    for w in order:
-        if w in words:
-            nw = norm.normalize(w)
-            if nw:
-                found.setdefault(nw, w)
+    """``seg`` cut at the tokens found in its normalized form (``ids`` and ``options`` are keyed
+    by their normalized text), mapped back to ``seg``."""
     nseg, starts, ends = norm.normalize_aligned(seg)
-    cut = cut_with_options(
-        nseg,
-        found.keys(),
-        {nw: ids[w] for nw, w in found.items()},
-        {nw: options.get(w, PLAIN) for nw, w in found.items()},
-    )
+    cut = cut_with_options(nseg, ids.keys(), ids, options)
     out: list[tuple[str, int | None]] = []
     npos = rpos = 0
     for piece, tid in cut:

@@ -60,7 +60,7 @@ def test_train_wiring_with_a_stand_in_trainer(tmp_path, monkeypatch, capsys):
         from bpeinspect.core import Tokenizer
 
         calls.update(
-            texts=texts, vocab_size=vocab_size, pattern=pattern, special_tokens=special_tokens, tie_break=tie_break
+            texts=list(texts), vocab_size=vocab_size, pattern=pattern, special_tokens=special_tokens, tie_break=tie_break
         )
         for i in range(3):
             progress(types.SimpleNamespace(phase="merging", fraction=(i + 1) / 3, merges_done=i + 1, merges_total=3))

@@ -69,3 +69,61 @@ def test_sizes_need_a_file_name_not_a_folder_nor_a_vocab_size_too(tmp_path, caps
     with pytest.raises(SystemExit):
         cli.main(["train", str(corpus), "--sizes", "300", "--vocab-size", "300", "-o", str(tmp_path / "a.json")])
     assert list(tmp_path.iterdir()) == []
+
+
+def _source_tree(top):
+    """A folder as a project holds it: text, a binary file, an image, a .gitignore'd file."""
+    files = {
+        "a.txt": "the cat sat on the mat\n",
+        "b.md": "# the mat\nthe cat again\n",
+        "sub/c.py": "def the_cat():\n    return 'mat'\n",
+        "secret.txt": "zzqq zzqq zzqq zzqq zzqq\n",
+        ".gitignore": "secret.txt\n",
+    }
+    for rel, text in files.items():
+        (top / rel).parent.mkdir(parents=True, exist_ok=True)
+        (top / rel).write_text(text, encoding="utf-8")
+    (top / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00")
+    (top / "blob.txt").write_bytes(b"zzqq\x00zzqq")
+    return files
+
+
+def test_train_on_a_folder_reads_its_text_files_and_says_what_it_left_out(tmp_path, capsys):
+    src = tmp_path / "src"
+    files = _source_tree(src)
+    out = tmp_path / "f.json"
+    assert cli.main(["train", str(src), "--vocab-size", "270", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    texts = [files["a.txt"], files["b.md"], files["sub/c.py"]]  # in the scan's order
+    assert load_path(out).merges == train_tokenizer(texts, 270).merges
+    assert "Skipped 3 files (1 binary, 1 ignored by .gitignore, 1 left out by the file filter)" in err
+    assert len(err.strip().splitlines()) == 2  # wrote ..., Skipped ...
+
+
+def test_train_on_a_folder_with_include_exclude_and_no_gitignore(tmp_path, capsys):
+    src = tmp_path / "src"
+    files = _source_tree(src)
+    out = tmp_path / "f.json"
+    args = ["train", str(src), "--vocab-size", "262", "--include", "*.txt,*.py", "--exclude", "sub/"]
+    assert cli.main([*args, "--no-gitignore", "-o", str(out)]) == 0
+    assert load_path(out).merges == train_tokenizer([files["a.txt"], files["secret.txt"]], 262).merges
+    err = capsys.readouterr().err
+    assert "Skipped 4 files" in err and "ignored" not in err
+    # the same with --sizes, and a file given by name beside the folder
+    extra = tmp_path / "extra.text"
+    extra.write_text("named file\n", encoding="utf-8")
+    out = tmp_path / "s.json"
+    assert cli.main(["train", str(src), str(extra), "--sizes", "258,262", "--include", "*.md", "-o", str(out)]) == 0
+    want = train_tokenizer([files["b.md"], "named file\n"], 262).merges
+    assert load_path(sized_path(out, 262)).merges == want
+    assert load_path(sized_path(out, 258)).merges == want[:2]
+
+
+def test_a_folder_with_nothing_to_train_on_is_one_line(tmp_path, capsys):
+    src = tmp_path / "src"
+    _source_tree(src)
+    out = tmp_path / "f.json"
+    assert cli.main(["train", str(src), "--vocab-size", "262", "--include", "*.rst", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no files to train on in this folder" in err
+    assert "left out by the file filter" in err and not out.exists()

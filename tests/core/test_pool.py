@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import time
 from itertools import accumulate
@@ -57,13 +58,13 @@ def small_texts_use_the_pool_too(monkeypatch: pytest.MonkeyPatch) -> None:
 def children_used(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many items children were given (the pool's own accounting, spied on)."""
     given: list[int] = []
-    real = pool._Child.submit
+    real = pool.Child.submit
 
     def submit(self, *args):
         given.append(1)
         return real(self, *args)
 
-    monkeypatch.setattr(pool._Child, "submit", submit)
+    monkeypatch.setattr(pool.Child, "submit", submit)
     return given
 
 
@@ -91,16 +92,16 @@ def _dies_in_children(parent: int, item: int) -> int:
 def test_a_child_has_its_next_item_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     # with one item at a time a child sat idle until this process finished an item of its own
     most: list[int] = []
-    real = pool._Child.submit
+    real = pool.Child.submit
 
     def submit(self, *args):
         real(self, *args)
-        most.append(len(self._slots))
+        most.append(len(self.tasks))
 
-    monkeypatch.setattr(pool._Child, "submit", submit)
+    monkeypatch.setattr(pool.Child, "submit", submit)
     with ProcessPool(2) as p:
         assert [i for i, _ in p.imap(_pid, range(300))] == list(range(300))
-    assert max(most) == pool._Child.DEPTH == 2
+    assert max(most) == pool.Child.DEPTH == 2
 
 
 def test_a_child_that_dies_hands_its_items_back() -> None:
@@ -298,7 +299,7 @@ def test_the_last_parts_shared_out_are_smaller(monkeypatch: pytest.MonkeyPatch) 
     text = "\n".join(code_samples(400_000))
     toks = {"r": load_tokenizer("r50k_base")}
     with ProcessPool(2) as pool:
-        pool._start = lambda: None  # no children: every part is counted here, through the spy
+        pool.start = lambda: []  # no children: every part is counted here, through the spy
         got = compute_stats(toks, [Sample("code", text=text)], chunk_bytes=16_000, processes=2, pool=pool)
     assert got.rows == compute_stats(toks, [Sample("code", text=text)], chunk_bytes=16_000).rows
     assert max(sizes) < 24_000 and sum(sizes) == len(text)
@@ -350,3 +351,157 @@ def test_a_loaded_sentencepiece_tokenizer_is_counted_by_children_the_same(childr
     here = compute_stats({"sp": tok}, samples, baseline="s0")
     assert compute_stats({"sp": tok}, samples, baseline="s0", processes=2).rows == here.rows
     assert children_used
+
+
+# -- the one protocol: tasks, results, progress, errors, cancels -------------------------------------
+
+
+def _raises(context: object, item: str) -> None:
+    raise KeyError(f"no {item} here")
+
+
+def _counts_up(context: object, item: int, channel: pool.Channel) -> str:
+    """A live task: ``item`` progress messages, then its context."""
+    for i in range(item):
+        channel.progress(i)
+    return f"{context} after {item}"
+
+
+def _until_cancelled(context: object, item: object, channel: pool.Channel) -> int:
+    """A live task that runs until it is told to stop; answers how many rounds it made."""
+    rounds = 0
+    while not channel.cancelled():
+        rounds += 1
+        if rounds == 1:
+            channel.progress("started")
+        time.sleep(0.001)
+    return rounds
+
+
+def _sleeps(context: object, seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def _unpicklable(context: object, item: object) -> object:
+    return lambda: item
+
+
+def _replies_of(p: ProcessPool, task: int) -> list[pool.Reply]:
+    """The replies to ``task``, up to the one that ends it."""
+    got = []
+    while True:
+        reply = p.reply(timeout=60)
+        assert reply is not None, "no reply in a minute"
+        if reply.task == task or reply.kind == "lost":
+            got.append(reply)
+        if reply.kind != "progress":
+            return got
+
+
+def test_an_error_in_a_child_task_comes_back_with_its_type_names_and_message() -> None:
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        (reply,) = _replies_of(p, p.submit(child, _raises, "spoon"))
+    assert reply.kind == "error"
+    assert reply.kinds[:2] == ("KeyError", "LookupError") and reply.value == "'no spoon here'"
+
+
+def test_progress_messages_arrive_in_order_before_the_result_with_the_childs_context() -> None:
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        key = p.new_key()
+        p.put(child, key, pickle.dumps("the context"))
+        replies = _replies_of(p, p.submit(child, _counts_up, 5, key=key, live=True))
+    assert [r.kind for r in replies] == ["progress"] * 5 + ["result"]
+    assert [r.value for r in replies] == [0, 1, 2, 3, 4, "the context after 5"]
+
+
+def test_cancel_stops_a_long_live_task_which_answers() -> None:
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        task = p.submit(child, _until_cancelled, None, live=True)
+        first = p.reply(timeout=60)
+        assert first is not None and (first.kind, first.value) == ("progress", "started")
+        p.cancel(task)
+        (reply,) = _replies_of(p, task)
+        assert reply.kind == "result" and reply.value >= 1
+        (again,) = _replies_of(p, p.submit(child, _sleeps, 0.0))  # the child goes on with the next task
+        assert again.kind == "result"
+
+
+def test_a_plain_task_cancelled_before_it_begins_is_not_run() -> None:
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        busy = p.submit(child, _sleeps, 0.5)
+        waiting = p.submit(child, _sleeps, 30.0)
+        p.cancel(waiting)
+        assert _replies_of(p, busy)[0].kind == "result"
+        (reply,) = _replies_of(p, waiting)
+    assert (reply.kind, reply.kinds) == ("error", ("Cancelled",))
+
+
+def test_a_result_that_cannot_be_pickled_comes_back_as_an_error() -> None:
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        (reply,) = _replies_of(p, p.submit(child, _unpicklable, 1))
+    assert reply.kind == "error" and "pickle" in reply.value.lower()
+
+
+def test_a_child_leaves_when_the_pool_closes_even_in_a_live_task() -> None:
+    p = ProcessPool(2)
+    (child,) = p.start()
+    p.submit(child, _until_cancelled, None, live=True)
+    first = p.reply(timeout=60)
+    assert first is not None and first.value == "started"
+    p.close(wait=False)  # its stdin ends: the task is told to stop, and the child leaves
+    assert child.proc.wait(timeout=30) == 0
+
+
+def test_a_dead_child_is_a_lost_reply_with_its_tasks_and_exit_code() -> None:
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        task = p.submit(child, _sleeps, 30.0)
+        child.proc.kill()
+        (reply,) = _replies_of(p, task)
+    assert reply.kind == "lost" and reply.tasks == (task,) and reply.child is child
+    assert reply.value.startswith("exit code -") or reply.value.startswith("exit code ")
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie nobody reaped counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="no /proc to watch processes in")
+def test_children_leave_when_their_parent_dies() -> None:
+    import subprocess
+
+    code = (
+        "import os\n"
+        "from bpeinspect.core.pool import ProcessPool\n"
+        "from tests.core.test_pool import _until_cancelled\n"
+        "p = ProcessPool(2)\n"
+        "(c,) = p.start()\n"
+        "p.submit(c, _until_cancelled, None, live=True)\n"
+        "assert p.reply(timeout=60).value == 'started'\n"
+        "print(c.proc.pid, flush=True)\n"
+        "os._exit(0)  # dies without closing the pool\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    command = [sys.executable, "-c", code]
+    done = subprocess.run(command, check=False, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout)
+    for _ in range(600):
+        if _gone(pid):
+            break
+        time.sleep(0.05)
+    assert _gone(pid), "the child outlived its parent by 30 seconds"

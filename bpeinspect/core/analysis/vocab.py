@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import regex
 
-from bpeinspect.core.analysis.scripts import COMMON, NO_SCRIPT, char_script, script_names
 from bpeinspect.core.errors import Cancelled, QueryError
+from bpeinspect.core.scripts import COMMON, NO_SCRIPT, char_script, script_names
 from bpeinspect.core.text import display_bytes, parse_display
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ BYTES = "bytes"  # no whole character at all
 
 def token_scripts(token: bytes) -> tuple[str, ...]:
     """The scripts of a token's whole characters, in order of first use (the Unicode Script
-    property, :func:`~bpeinspect.core.analysis.scripts.char_script`); ``("Common",)`` if it has
+    property, :func:`~bpeinspect.core.scripts.char_script`); ``("Common",)`` if it has
     none of its own (digits, punctuation, marks, unassigned code points) and ``("bytes",)`` if it
     holds no whole character.
 

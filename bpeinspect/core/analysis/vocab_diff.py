@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from bpeinspect.core.analysis.scripts import NO_SCRIPT, char_script
 from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.scripts import NO_SCRIPT, char_script
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer

@@ -379,14 +379,7 @@ def finish_interrupted(folder: str | os.PathLike[str], names: tuple[str, ...] = 
     """
     done: list[Path] = []
     root = Path(folder)
-    try:
-        entries = [e.name for e in os.scandir(root) if e.name.startswith(".") and e.name.endswith(".journal")]
-    except OSError:
-        return done
-    for name in entries:
-        m = _JOURNAL_NAME.match(name)
-        if m is None or _alive(int(m.group(2))):
-            continue
+    for name in _left_by_dead(root, _JOURNAL_NAME):
         journal = root / name
         try:
             raw = read_state(journal)  # a pipe named like a journal would never answer
@@ -413,7 +406,20 @@ def finish_interrupted(folder: str | os.PathLike[str], names: tuple[str, ...] = 
     return done
 
 
-_JOURNAL_NAME = re.compile(r"^\.(.+)\.(\d+)\.journal$")
+_JOURNAL_NAME = re.compile(r"^\.(.+)\.(?P<pid>\d+)\.journal$")
+
+
+def _names_matching(folder: Path, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """The names in ``folder`` that ``pattern`` matches (none when it cannot be read)."""
+    try:
+        return [m for m in map(pattern.match, [e.name for e in os.scandir(folder)]) if m is not None]
+    except OSError:
+        return []
+
+
+def _left_by_dead(folder: Path, pattern: re.Pattern[str]) -> list[str]:
+    """The names in ``folder`` that ``pattern`` matches and whose process (group ``pid``) is gone."""
+    return [m.string for m in _names_matching(folder, pattern) if not _alive(int(m["pid"]))]
 
 
 def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> list[Path]:
@@ -421,14 +427,8 @@ def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> 
     renames: still running, or killed and not finished by :func:`finish_interrupted` (the
     folder cannot be written). Those files may then be half old, half new."""
     root = Path(folder)
-    try:
-        entries = [e.name for e in os.scandir(root) if e.name.startswith(".") and e.name.endswith(".journal")]
-    except OSError:
-        return []
     out = []
-    for name in entries:
-        if _JOURNAL_NAME.match(name) is None:
-            continue
+    for name in (m.string for m in _names_matching(root, _JOURNAL_NAME)):
         try:
             raw = read_state(root / name)
             if raw is None:
@@ -447,10 +447,13 @@ def unfinished_saves(folder: str | os.PathLike[str], names: tuple[str, ...]) -> 
 MAX_STATE = 1 << 20  # a state file larger than this is not one of ours: ignored, and replaced on the next write
 
 
-def read_state(path: Path, limit: int = MAX_STATE) -> bytes | None:
-    """The bytes of one of bpeinspect's own small state files, or None when it is missing, not a
-    regular file (a named pipe would never answer, ``/dev/zero`` never end) or over ``limit``."""
+def read_state(path: Path, limit: int = MAX_STATE, *, follow_links: bool = True) -> bytes | None:
+    """The bytes of one of bpeinspect's own files, or None when it is missing, not a regular file
+    (a named pipe would never answer, ``/dev/zero`` never end), over ``limit``, a link while
+    ``follow_links`` is false, or changed in size while it was read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError:
@@ -459,17 +462,17 @@ def read_state(path: Path, limit: int = MAX_STATE) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            data = f.read(limit + 1)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(st.st_size + 1)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return data if len(data) <= limit else None
+    return data if len(data) == st.st_size else None
 
 
 def _stale_name(target_name: str) -> re.Pattern[str]:
-    return re.compile(rf"^\.{re.escape(target_name)}\.(\d+)\.[0-9a-z_]+\.(?:tmp(?:\.\w+)?|old)$")
+    return re.compile(rf"^\.{re.escape(target_name)}\.(?P<pid>\d+)\.[0-9a-z_]+\.(?:tmp(?:\.\w+)?|old)$")
 
 
 def clean_stale(target: str | os.PathLike[str]) -> list[Path]:
@@ -478,16 +481,8 @@ def clean_stale(target: str | os.PathLike[str]) -> list[Path]:
     ``.NAME.PID.XXXX.tmp`` and ``.NAME.PID.N.old``, and only for a process id no longer running."""
     target = Path(target)
     folder = _folder(target)
-    pattern = _stale_name(target.name)
     removed: list[Path] = []
-    try:
-        names = [e.name for e in os.scandir(folder) if e.name.startswith(f".{target.name}.")]
-    except OSError:
-        return removed
-    for name in names:
-        m = pattern.match(name)
-        if m is None or _alive(int(m.group(1))):
-            continue
+    for name in _left_by_dead(folder, _stale_name(target.name)):
         with contextlib.suppress(OSError):
             if (folder / name).is_dir() and not (folder / name).is_symlink():
                 shutil.rmtree(folder / name)  # a folder of atomic_folder's

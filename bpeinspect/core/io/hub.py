@@ -225,6 +225,25 @@ def _stop_check(should_stop: Callable[[], bool] | None) -> Callable[[], None]:
     return check
 
 
+def _byte_counter(
+    check: Callable[[], None],
+    progress: Callable[[int, int], None] | None,
+    shown: Callable[[int], tuple[int, int]],
+) -> Callable[[int], None]:
+    """What a download calls with each slice's byte count: it gives a stop its chance
+    (``check`` raises Cancelled) and reports ``shown(bytes so far)`` to ``progress``."""
+    done = 0
+
+    def on_bytes(n: int) -> None:
+        nonlocal done
+        check()
+        done += n
+        if progress is not None:
+            progress(*shown(done))
+
+    return on_bytes
+
+
 def _progress_bar(on_bytes: Callable[[int], None]) -> type:
     """A silent tqdm class that hands each update to ``on_bytes`` (which may raise Cancelled)."""
     from tqdm.auto import tqdm
@@ -373,16 +392,7 @@ def _download(spec: HubSpec, progress: Callable[[int, int], None] | None, check:
         _remember_ref(spec, rev, commit)
         return HubFiles(spec.repo, rev, commit, path, (main,), False)
     total = sum(sizes.get(n, 0) for n in take)
-    done = 0
-
-    def on_bytes(n: int) -> None:
-        nonlocal done
-        check()
-        done += n
-        if progress is not None:
-            progress(min(done, total), total)
-
-    bar = _progress_bar(on_bytes)
+    bar = _progress_bar(_byte_counter(check, progress, lambda done: (min(done, total), total)))
     paths: dict[str, Path] = {}
     for k, name in enumerate(take):
         check()
@@ -483,16 +493,9 @@ def _fetch_gguf_header(
     headers = build_hf_headers(token=token)
     if meta.location != url and not meta.location.startswith(where):
         headers.pop("authorization", None)  # a signed CDN address: the token stays with the Hub
-    done = 0
-
-    def on_bytes(n: int) -> None:
-        nonlocal done
-        check()
-        done += n
-        if progress is not None:
-            progress(done, max(done, min(size, GGUF_MAX_HEADER)))
-
-    remote = _RangeFile(meta.location, headers, size, on_bytes)
+    # the header's size is not known before it is read: at most GGUF_MAX_HEADER, or what has come
+    shown = _byte_counter(check, progress, lambda done: (done, max(done, min(size, GGUF_MAX_HEADER))))
+    remote = _RangeFile(meta.location, headers, size, shown)
     # the reader only calls read(); it raises VocabularyError if this is no GGUF
     read_metadata(cast(IO[bytes], remote), Path(name), size, wanted=frozenset())
     data = remote.data

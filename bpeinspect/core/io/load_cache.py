@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core import tables
-from bpeinspect.core.io.atomic import atomic_open
+from bpeinspect.core.io.atomic import atomic_open, read_state
 from bpeinspect.core.io.discover import cache_dir
 from bpeinspect.core.io.formats._common import files_read, recording
 
@@ -148,27 +148,6 @@ def key_for(path: Path, extra: str = "") -> str | None:
     return h.hexdigest()[:40]
 
 
-def _read_entry(entry: Path) -> bytes | None:
-    """The bytes of a regular file (never a FIFO, a device or a link: no hang, no endless
-    read), or ``None``."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(entry, flags)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(st.st_size + 1)
-        return data if len(data) == st.st_size else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def _files_unchanged(files: Any) -> bool:
     if type(files) is not list:
         return False
@@ -184,7 +163,7 @@ def read(key: str) -> Any | None:
     """The tokenizer an entry makes, or ``None`` (no entry, or one that is damaged, stale or
     not this cache's)."""
     entry = folder() / f"{key}{SUFFIX}"
-    data = _read_entry(entry)
+    data = read_state(entry, MAX_ENTRY, follow_links=False)  # never a FIFO, a device or a link
     if data is None or not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _HEADER.size:
         return None
     crc, n, files_size = _HEADER.unpack_from(data, len(_MAGIC))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from bpeinspect.core.faces import lazy_names
 from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus, scan_corpus, skipped_note
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
+from bpeinspect.core.train.filefilter import DEFAULT_INCLUDE, FileFilter, parse_patterns
 from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome, TrainingPlan, check_sizes, size_label
 from bpeinspect.core.train.run import (
     TrainedMerge,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from bpeinspect.core.train.distributed import count_with_dask
 
 __all__ = [
+    "DEFAULT_INCLUDE",
     "CorpusEntry",
     "CorpusError",
     "TrainedMerge",
@@ -44,11 +46,13 @@ __all__ = [
     "corpus_files",
     "count_with_dask",
     "count_pretokens",
+    "FileFilter",
     "format_merge",
     "initial_token_bytes",
     "iter_corpus",
     "scan_corpus",
     "skipped_note",
+    "parse_patterns",
     "parse_sizes",
     "parse_special_tokens",
     "preview_split",

@@ -25,21 +25,31 @@ from bpeinspect.core.errors import CorpusError
 from bpeinspect.core.split.cuts import rule_can_cut, stream_cut
 from bpeinspect.core.split.rules import SplitRule, resolve_rule
 from bpeinspect.core.text import decode_utf8
+from bpeinspect.core.train.filefilter import FileFilter, IgnoreStack
 
 __all__ = [
+    "BINARY",
+    "FILTERED",
+    "IGNORED",
     "CorpusError",
     "CorpusScan",
+    "FileFilter",
     "corpus_files",
     "corpus_size",
     "is_binary_file",
     "iter_corpus",
     "scan_corpus",
+    "skipped_counts",
     "skipped_note",
 ]
 
 BLOCK_BYTES = 1 << 20
 SNIFF_BYTES = 8192  # a file in a folder whose first bytes hold a NUL or bad UTF-8 is binary
 SKIPPED_FOLDERS = frozenset({"__pycache__"})
+# why a file (or folder) of a folder was left out
+BINARY = "binary"
+IGNORED = "ignored by .gitignore"
+FILTERED = "left out by the file filter"
 
 
 def is_binary_file(path: str | os.PathLike[str]) -> bool:
@@ -77,25 +87,52 @@ class CorpusScan:
     named: set[Path] = field(default_factory=set, repr=False)  # the files given by name
 
 
+def skipped_counts(skipped: list[tuple[Path, str]]) -> dict[str, int]:
+    """How many were left out for each reason; the reasons that say why a file is not UTF-8
+    count together as ``"not UTF-8 text"``.
+
+    >>> skipped_counts([(Path("a.pyc"), BINARY), (Path("b"), IGNORED), (Path("c"), BINARY)])
+    {'binary': 2, 'ignored by .gitignore': 1}
+    """
+    counts: dict[str, int] = dict.fromkeys((BINARY, IGNORED, FILTERED), 0)  # in this order first
+    for _, why in skipped:
+        kind = why.split(" (", 1)[0].split(":", 1)[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    return {kind: n for kind, n in counts.items() if n}
+
+
 def skipped_note(skipped: list[tuple[Path, str]]) -> str:
-    """One line on the files a run left out, naming the first.
+    """One line on the files a run left out, naming the first, with the count of each reason
+    when there are several.
 
     >>> skipped_note([(Path("a/b.txt"), "not UTF-8 text (byte 0xff at offset 9)")])
     'Skipped 1 file: b.txt (not UTF-8 text (byte 0xff at offset 9)).'
     >>> skipped_note([(Path("x.pyc"), "binary"), (Path("y.png"), "binary")])
     'Skipped 2 files: x.pyc (binary) and 1 more.'
+    >>> skipped_note([(Path("x.pyc"), BINARY), (Path("build"), IGNORED), (Path("y.log"), IGNORED)])
+    'Skipped 3 files (1 binary, 2 ignored by .gitignore): x.pyc (binary) and 2 more.'
     """
     if not skipped:
         return ""
     first, why = skipped[0]
     more = f" and {len(skipped) - 1:,} more" if len(skipped) > 1 else ""
-    return f"Skipped {len(skipped):,} file{'s' if len(skipped) != 1 else ''}: {first.name} ({why}){more}."
+    counts = skipped_counts(skipped)
+    each = f" ({', '.join(f'{n:,} {kind}' for kind, n in counts.items())})" if len(counts) > 1 else ""
+    plural = "s" if len(skipped) != 1 else ""
+    name = first.name + ("/" if first.is_dir() else "")  # a folder left out whole
+    return f"Skipped {len(skipped):,} file{plural}{each}: {name} ({why}){more}."
 
 
-def scan_corpus(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> CorpusScan:
+def scan_corpus(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    file_filter: FileFilter | None = None,
+) -> CorpusScan:
     """The files of ``paths``: files as given, folders searched recursively (sorted). In a
     folder, hidden files and folders (``.git``, ``.venv``, ...) and ``__pycache__`` folders are
-    not entered, and binary files (see :func:`is_binary_file`) are skipped and counted.
+    not entered; what ``file_filter`` (default: :class:`FileFilter`'s, text files by name and
+    the ``.gitignore`` files) leaves out and binary files (see :func:`is_binary_file`) are
+    skipped and listed with the reason (:data:`FILTERED`, :data:`IGNORED`, :data:`BINARY`; a
+    folder left out is listed once, its files are not searched).
     Raises :class:`CorpusError` for a path that does not exist.
 
     >>> scan_corpus([])
@@ -103,21 +140,11 @@ def scan_corpus(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    wanted = file_filter if file_filter is not None else FileFilter()
     scan = CorpusScan()
     for p in map(Path, paths):
         if p.is_dir():
-            found: list[Path] = []
-            for root, dirs, names in os.walk(p):
-                dirs[:] = [d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS]
-                for name in names:
-                    q = Path(root, name)
-                    if name.startswith(".") or not q.is_file():
-                        continue
-                    if is_binary_file(q):
-                        scan.skipped.append((q, "binary"))
-                    else:
-                        found.append(q)
-            scan.files.extend(sorted(found))
+            scan.files.extend(_scan_folder(p, wanted, scan.skipped))
         elif p.is_file():
             scan.files.append(p)
             scan.named.add(p)
@@ -128,18 +155,72 @@ def scan_corpus(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
     return scan
 
 
-def corpus_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
+def _scan_folder(top: Path, wanted: FileFilter, skipped: list[tuple[Path, str]]) -> list[Path]:
+    """The files of the folder ``top`` that ``wanted`` keeps, sorted; the others go to ``skipped``."""
+    found: list[Path] = []
+    left_out: list[tuple[Path, str]] = []
+    stacks: dict[str, IgnoreStack] = {"": IgnoreStack()}
+    for root, dirs, names in os.walk(top):
+        here = Path(root)
+        rel_dir = "" if here == top else here.relative_to(top).as_posix()
+        stack = stacks.pop(rel_dir, IgnoreStack())
+        if wanted.gitignore:
+            stack = stack.entered(rel_dir, here)
+        kept: list[str] = []
+        for d in dirs:
+            if d.startswith(".") or d in SKIPPED_FOLDERS:
+                continue
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            why = _left_out(wanted, stack, rel, is_dir=True)
+            if why:
+                left_out.append((here / d, why))
+                continue
+            kept.append(d)
+            stacks[rel] = stack
+        dirs[:] = kept
+        for name in names:
+            q = here / name
+            if name.startswith(".") or not q.is_file():
+                continue
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            why = _left_out(wanted, stack, rel, is_dir=False)
+            if why is None and is_binary_file(q):
+                why = BINARY
+            if why:
+                left_out.append((q, why))
+            else:
+                found.append(q)
+    skipped.extend(sorted(left_out))
+    return sorted(found)
+
+
+def _left_out(wanted: FileFilter, stack: IgnoreStack, rel: str, *, is_dir: bool) -> str | None:
+    """Why the filter leaves the file or folder at ``rel`` out, or ``None``."""
+    if wanted.gitignore and stack.ignored(rel, is_dir):
+        return IGNORED
+    if wanted.excludes(rel, is_dir) or (not is_dir and not wanted.includes(rel)):
+        return FILTERED
+    return None
+
+
+def corpus_files(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    file_filter: FileFilter | None = None,
+) -> list[Path]:
     """The files :func:`scan_corpus` keeps.
 
     >>> corpus_files([])
     []
     """
-    return scan_corpus(paths).files
+    return scan_corpus(paths, file_filter).files
 
 
-def corpus_size(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> int:
+def corpus_size(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    file_filter: FileFilter | None = None,
+) -> int:
     """Total size in bytes of the corpus files (for a progress bar)."""
-    return sum(f.stat().st_size for f in corpus_files(paths))
+    return sum(f.stat().st_size for f in corpus_files(paths, file_filter))
 
 
 def iter_corpus(
@@ -148,6 +229,8 @@ def iter_corpus(
     *,
     block_bytes: int = BLOCK_BYTES,
     skipped: list[tuple[Path, str]] | None = None,
+    file_filter: FileFilter | None = None,
+    scan: CorpusScan | None = None,
 ) -> Iterator[str]:
     """The text of the corpus files, file by file (see the module docstring). Pass the
     ``pattern`` you train with to read big files in blocks: for the presets a file then
@@ -156,11 +239,14 @@ def iter_corpus(
     Raises :class:`CorpusError` naming the file and byte offset of anything not UTF-8, unless
     ``skipped`` is a list: then a file of a folder that is not UTF-8 text is checked whole before
     any of it is read (so none of it is trained on), left out, and added to the list with the
-    reason. The binary files a folder's scan leaves out are added to it too. A file given by
-    name is the user's choice: it is never skipped.
+    reason. What a folder's scan leaves out (``file_filter``, binary files, see
+    :func:`scan_corpus`) is added to it too. A file given by name is the user's choice: it is
+    never skipped. ``scan`` is a :func:`scan_corpus` of ``paths`` already made (it is then not
+    made again).
     """
     cuts = rule_can_cut(resolve_rule(pattern))
-    scan = scan_corpus(paths)
+    if scan is None:
+        scan = scan_corpus(paths, file_filter)
     if skipped is not None:
         skipped.extend(scan.skipped)
     for path in scan.files:

@@ -345,26 +345,13 @@ class MergeEngine:
                 if left:
                     g = left[-1]
                     pc[g + A] -= c
-                    g += X
-                    e = gget(g)
-                    if e is None:
-                        gain[g] = [c, wi]
-                    else:
-                        e[0] += c
-                        e.append(wi)
+                    gained(g + X, c, wi)
                 elif wi in seg_prev:
                     left_boundary(wi, c)
                 if right:
                     g = right[0]
                     pc[B + g] -= c
-                    g = X + g
-                    e = gget(g)
-                    if e is None:
-                        gain[g] = [c, wi]
-                    else:
-                        e[0] += c
-                        if e[-1] != wi:
-                            e.append(wi)
+                    gained(X + g, c, wi)
                 elif wi in seg_next:
                     absorb_next(wi, c)
                 continue

@@ -22,15 +22,27 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import iter_corpus
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.process import ProcessTrainingRun, can_spawn
 from bpeinspect.core.train.run import TieBreak, TrainingProgress, TrainingRun
 from bpeinspect.core.train.setup import prefix_tokenizer
 
 HISTORY_POINTS = 2000
+
+
+class _RunSettings(TypedDict):
+    """The settings a training run takes alike in this process and in a child."""
+
+    pattern: str | None
+    special_tokens: list[str]
+    tie_break: TieBreak
+    processes: int | None
+    interval: float
 
 
 @dataclass
@@ -45,6 +57,7 @@ class TrainingPlan:
     name: str = "trained"
     processes: int | None = None
     interval: float = 0.05  # seconds between reports
+    file_filter: FileFilter = field(default_factory=FileFilter)  # which files of its folders
     # files of the corpus left out by the last run made (binary, not UTF-8): (file, why)
     skipped: list[tuple[Path, str]] = field(default_factory=list, repr=False, compare=False)
 
@@ -55,26 +68,17 @@ class TrainingPlan:
         for why), else in this process (``in_process=True`` forces that).
         """
         self.skipped.clear()
+        settings: _RunSettings = {
+            "pattern": self.pattern,
+            "special_tokens": self.special_tokens,
+            "tie_break": self.tie_break,
+            "processes": self.processes,
+            "interval": self.interval,
+        }
         if not in_process and can_spawn():
-            return ProcessTrainingRun(
-                self.paths,
-                max(self.sizes),
-                pattern=self.pattern,
-                special_tokens=self.special_tokens,
-                tie_break=self.tie_break,
-                processes=self.processes,
-                interval=self.interval,
-            )
-        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped)
-        return TrainingRun(
-            texts,
-            max(self.sizes),
-            pattern=self.pattern,
-            special_tokens=self.special_tokens,
-            tie_break=self.tie_break,
-            processes=self.processes,
-            interval=self.interval,
-        )
+            return ProcessTrainingRun(self.paths, max(self.sizes), file_filter=self.file_filter, **settings)
+        texts = iter_corpus(self.paths, self.pattern, skipped=self.skipped, file_filter=self.file_filter)
+        return TrainingRun(texts, max(self.sizes), **settings)
 
 
 @dataclass
@@ -89,7 +93,7 @@ class TrainingOutcome:
     history: dict[str, list[float]]
     # the size each tokenizer stands for: the one asked for, or the full one's own if it fell short
     sizes: list[int] = field(default_factory=list)
-    # files of the corpus left out (binary, not UTF-8 text): (file, why)
+    # files of the corpus left out (filtered, ignored, binary, not UTF-8 text): (file, why)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 

@@ -2,42 +2,45 @@
 
 A GUI that trains in one of its own threads shares the interpreter lock with it: every
 redraw of the window then waits on the trainer, and the window stutters. Here the merges
-are learned in a child Python (started with a safe import path, see
-:func:`~bpeinspect.core.pool.python_command`); this process only reads its reports from a
-pipe (which does not hold the lock) and builds the tokenizer at the end.
+are learned in a child of a :class:`~bpeinspect.core.pool.ProcessPool` (started with a safe
+import path); this process only takes its messages, which a reader thread gets from a pipe
+(not holding the lock while it waits), and builds the tokenizer at the end.
 
 >>> run = ProcessTrainingRun(["to be or not to be"], 260, pattern="gpt4")  # doctest: +SKIP
 >>> reports = list(run.reports()); run.tokenizer().merges               # doctest: +SKIP
 [(32, 98), (116, 111), (256, 101), (111, 114)]
 
-The child reads commands (``stop``, ``resume``, ``quit``) from its stdin, one per line,
-and writes pickled messages to its stdout: ``("report", TrainingProgress)`` ...,
-``("state", dict)`` after each ``done`` report, or ``("error", kind, message)``.
+The run is the pool's one protocol: the settings are the child's context, and each call of
+:meth:`ProcessTrainingRun.reports` is a live task on it (:func:`_train`) that sends each
+:class:`~bpeinspect.core.train.run.TrainingProgress` as a progress message, pauses when
+cancelled, and answers with the run's state as data (its settings and figures, the files left
+out); the run itself stays in the child's context until it is resumed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
-import subprocess
-import sys
-import tempfile
-import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 from bpeinspect.core.errors import TrainingProcessError
-from bpeinspect.core.pool import can_spawn, python_command
+from bpeinspect.core.pool import Channel, ProcessPool, Reply, can_spawn
 from bpeinspect.core.split.rules import PatternError
 from bpeinspect.core.tokenizer import Tokenizer
 from bpeinspect.core.train.corpus import CorpusError, iter_corpus
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.run import TieBreak, TrainedMerge, TrainingProgress, TrainingRun, merges_tokenizer
 
 __all__ = ["ProcessTrainingRun", "TrainingProcessError", "can_spawn"]
 
-CHILD_NICENESS = 5
-_ERRORS: dict[str, type[Exception]] = {
+CHILD_NICENESS = 5  # background work: on a busy machine the window that shows it comes first
+WAIT = 0.05  # seconds between two looks at should_stop while waiting for the child
+PAUSE_SECONDS = 30.0  # the longest a run left early waits for its child to pause
+_ERRORS: dict[str, type[Exception]] = {  # the errors that come back with their own type
     "CorpusError": CorpusError,
     "PatternError": PatternError,
     "ValueError": ValueError,
@@ -62,9 +65,11 @@ class ProcessTrainingRun:
         tie_break: TieBreak = "first-seen",
         processes: int | None = None,
         interval: float = 0.1,
+        file_filter: FileFilter | None = None,
     ) -> None:
         check = TrainingRun((), vocab_size, pattern=pattern, special_tokens=special_tokens, tie_break=tie_break)
         self._rule = check._rule  # (with Hugging Face's Unicode for tie_break='hf')
+        self._settings = check.settings()  # before any merge
         self.vocab_size = check.vocab_size
         self.special_tokens = list(check.special_tokens)
         self.tie_break = tie_break
@@ -80,113 +85,107 @@ class ProcessTrainingRun:
             "tie_break": tie_break,
             "processes": processes,
             "interval": interval,
+            "file_filter": file_filter,
         }
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr: IO[bytes] | None = None
-        self._lock = threading.Lock()
+        self._pool: ProcessPool | None = None
+        self._key = 0  # the run's context in the child
+        self._task: int | None = None  # the reports task at work
 
     # -- the child ----------------------------------------------------------------------------------
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        cmd, env = python_command("from bpeinspect.core.train.process import child_main; child_main()")
-        self._stderr = tempfile.TemporaryFile()  # a file, so a chatty child never blocks on it
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
-        assert proc.stdin is not None and proc.stdout is not None  # both are pipes
-        pickle.dump(self._args, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        proc.stdin.flush()
-        return proc
+    def _start(self) -> ProcessPool:
+        pool = ProcessPool(2, niceness=CHILD_NICENESS)
+        if not pool.start():
+            pool.close()
+            raise TrainingProcessError("the training process could not start")
+        self._key = pool.new_key()
+        pool.put(pool.children[0], self._key, pickle.dumps(self._args, protocol=pickle.HIGHEST_PROTOCOL))
+        return pool
 
-    def _send(self, command: str) -> None:
-        with self._lock:
-            proc = self._proc
-            if proc is None or proc.stdin is None or proc.stdin.closed:
-                return
-            try:
-                proc.stdin.write(command.encode("ascii") + b"\n")
-                proc.stdin.flush()
-            except OSError:
-                pass
+    @property
+    def _proc(self) -> Any:
+        """The child process (``None`` before the start and after :meth:`close`)."""
+        children = self._pool._children if self._pool is not None else []
+        return children[0].proc if children else None
 
     def stop(self) -> None:
         """Ask the child to stop after the current merge (``reports`` then ends)."""
-        self._send("stop")
+        pool, task = self._pool, self._task
+        if pool is not None and task is not None:
+            pool.cancel(task)
 
     def reports(self, should_stop: Callable[[], bool] | None = None) -> Iterator[TrainingProgress]:
         """Run (or resume) the training in the child, yielding its reports as they come.
 
-        ``should_stop`` is checked at each report; when it turns true the child stops after
-        the current merge and the last report (``phase == "done"``) says ``stopped``.
+        ``should_stop`` is checked while waiting for the child; when it turns true the child
+        stops after the current merge and the last report (``phase == "done"``) says ``stopped``.
         """
         if self.finished:
             return
-        if self._proc is None:
-            self._proc = self._start()
-        else:
-            self._send("resume")
-        proc = self._proc
-        stdout = proc.stdout
-        assert stdout is not None  # a pipe (see _start)
-        asked = False
-        while True:
-            if not asked and should_stop is not None and should_stop():
-                self.stop()
-                asked = True
-            try:
-                msg = pickle.load(stdout)
-            except (EOFError, OSError, pickle.UnpicklingError):
-                code = proc.wait()
-                why = self._last_error_line()
-                self.close()
-                raise TrainingProcessError(
-                    f"the training process ended unexpectedly (exit code {code}){': ' + why if why else ''}"
-                ) from None
-            kind = msg[0]
-            if kind == "report":
-                report: TrainingProgress = msg[1]
-                self.merges.extend(report.new_merges)
-                yield report
-            elif kind == "state":
-                self.state = msg[1]
-                self.finished = self.state["finished"]
-                return
-            elif kind == "error":
-                self.close()
-                raise _ERRORS.get(msg[1], TrainingProcessError)(msg[2])
-
-    def _last_error_line(self) -> str:
-        err = self._stderr
-        if err is None:
-            return ""
+        if self._pool is None:
+            self._pool = self._start()
+        pool = self._pool
+        child = pool.children[0] if pool.children else None
+        if child is None:
+            self.close()
+            raise TrainingProcessError("the training process ended unexpectedly")
+        self._task = task = pool.submit(child, _train, None, key=self._key, live=True)
+        asked = done = False
         try:
-            err.seek(0, os.SEEK_END)
-            err.seek(max(0, err.tell() - 4096))
-            lines = err.read().decode("utf-8", "replace").strip().splitlines()
-        except OSError:
-            return ""
-        return lines[-1] if lines else ""
+            while True:
+                if not asked and should_stop is not None and should_stop():
+                    pool.cancel(task)
+                    asked = True
+                reply = pool.reply(WAIT)
+                if reply is None:
+                    continue
+                if reply.kind == "progress":
+                    self.merges.extend(reply.value.new_merges)
+                    yield reply.value
+                elif self._ends(reply):
+                    done = True
+                    return
+        finally:
+            if not done and self._pool is pool:  # left early: the child pauses, its merges are kept
+                self._pause(pool, task)
+            self._task = None
+
+    def _pause(self, pool: ProcessPool, task: int) -> None:
+        """Stop ``task`` and take what it sends until it ends (the run is closed if that
+        takes more than :data:`PAUSE_SECONDS`, or fails: nobody is left to tell)."""
+        pool.cancel(task)
+        deadline = time.monotonic() + PAUSE_SECONDS
+        with contextlib.suppress(Exception):
+            while time.monotonic() < deadline:
+                reply = pool.reply(WAIT)
+                if reply is None:
+                    continue
+                if reply.kind == "progress":
+                    self.merges.extend(reply.value.new_merges)
+                elif self._ends(reply):
+                    return
+        self.close()
+
+    def _ends(self, reply: Reply) -> bool:
+        """Whether ``reply`` ends the task: its state is taken, or its error raised."""
+        if reply.kind == "result":
+            self.state = reply.value
+            self.finished = self.state["finished"]
+            return True
+        if reply.kind == "error":
+            self.close()
+            kind = next((k for k in reply.kinds if k in _ERRORS), "")
+            raise _ERRORS.get(kind, TrainingProcessError)(reply.value)
+        if reply.kind == "lost":
+            self.close()
+            raise TrainingProcessError(f"the training process ended unexpectedly ({reply.value})")
+        return False
 
     def close(self) -> None:
         """End the child process."""
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        stdin = proc.stdin
-        assert stdin is not None  # a pipe (see _start)
-        try:
-            stdin.write(b"quit\n")
-            stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
 
     def __del__(self) -> None:
         try:
@@ -203,22 +202,8 @@ class ProcessTrainingRun:
 
     def tokenizer(self) -> Tokenizer:
         """The tokenizer learned so far, as :meth:`TrainingRun.tokenizer` makes it."""
-        s = self.state
-        settings = {
-            "trainer": "bpeinspect",
-            "vocab_size": self.vocab_size,
-            "pattern": self._args["pattern"],
-            "pattern_name": self._rule.name,
-            "tie_break": self.tie_break,
-            "special_tokens": list(self.special_tokens),
-            "documents": s.get("documents", 0),
-            "corpus_bytes": s.get("corpus_bytes", 0),
-            "distinct_pretokens": s.get("distinct_pretokens", 0),
-            "merges": len(self.merges),
-            "finished": self.finished,
-            "ran_out_of_pairs": s.get("ran_out_of_pairs", False),
-            "seconds": s.get("seconds", 0.0),
-        }
+        settings = {**self._settings, **self.state.get("settings", {})}
+        settings.update(merges=len(self.merges), finished=self.finished)
         return merges_tokenizer(
             self.merges,
             pattern=self._rule,
@@ -229,81 +214,22 @@ class ProcessTrainingRun:
         )
 
 
-def _child_main() -> None:
-    """The child: train, report, and obey ``stop``/``resume``/``quit`` from stdin."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    out_lock = threading.Lock()
-
-    def send(msg: tuple) -> None:
-        with out_lock:
-            pickle.dump(msg, stdout, protocol=pickle.HIGHEST_PROTOCOL)
-            stdout.flush()
-
-    args = pickle.load(stdin)
-    if hasattr(os, "nice"):
-        # background work: on a busy machine the window that shows it comes first
-        try:
-            os.nice(CHILD_NICENESS)
-        except OSError:
-            pass
-    stop = threading.Event()
-    resume = threading.Event()
-    quit_ = threading.Event()
-
-    def read_commands() -> None:
-        for line in stdin:
-            cmd = line.strip()
-            if cmd == b"stop":
-                stop.set()
-            elif cmd == b"resume":
-                resume.set()
-            elif cmd == b"quit":
-                break
-        quit_.set()
-        stop.set()
-        resume.set()
-
-    threading.Thread(target=read_commands, daemon=True).start()
-    skipped: list[tuple[Path, str]] = []
-    try:
-        run = TrainingRun(
-            iter_corpus(args["paths"], args["pattern"], skipped=skipped),
-            args["vocab_size"],
-            pattern=args["pattern"],
-            special_tokens=args["special_tokens"],
-            tie_break=args["tie_break"],
-            processes=args["processes"],
-            interval=args["interval"],
+def _train(context: dict, _: object, channel: Channel) -> dict:
+    """The child's task: run (or resume) the training in ``context`` (the settings; the run
+    is kept there), sending each report; answer the run's state."""
+    run = context.get("run")
+    if run is None:
+        skipped = context["skipped"] = []
+        run = context["run"] = TrainingRun(
+            iter_corpus(context["paths"], context["pattern"], skipped=skipped, file_filter=context["file_filter"]),
+            context["vocab_size"],
+            pattern=context["pattern"],
+            special_tokens=context["special_tokens"],
+            tie_break=context["tie_break"],
+            processes=context["processes"],
+            interval=context["interval"],
         )
-        while True:
-            for report in run.reports(stop.is_set):
-                send(("report", report))
-            training = run.tokenizer().training
-            assert training is not None  # a trained tokenizer carries its settings
-            settings = training.settings
-            keep = ("documents", "corpus_bytes", "distinct_pretokens", "ran_out_of_pairs", "seconds")
-            left_out = [(str(f), why) for f, why in skipped]
-            send(("state", {"finished": run.finished, "skipped": left_out, **{k: settings[k] for k in keep}}))
-            if run.finished:
-                return
-            resume.wait()
-            if quit_.is_set():
-                return
-            resume.clear()
-            stop.clear()
-    except Exception as exc:
-        kind = (
-            type(exc).__name__
-            if type(exc).__name__ in _ERRORS
-            else ("ValueError" if isinstance(exc, ValueError) else "")
-        )
-        send(("error", kind or "TrainingProcessError", str(exc) or type(exc).__name__))
-
-
-def child_main() -> None:
-    """The child process's entry point."""
-    _child_main()
-    sys.stdout.flush()
-    # Freeing the merge engine's millions of objects one by one takes a second or more and
-    # the parent may be waiting: leave without tearing them down.
-    os._exit(0)
+    for report in run.reports(channel.cancelled):
+        channel.progress(report)
+    left_out = [(str(f), why) for f, why in context["skipped"]]
+    return {"finished": run.finished, "skipped": left_out, "settings": run.settings()}

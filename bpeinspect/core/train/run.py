@@ -336,7 +336,19 @@ class TrainingRun:
         already, which minbpe allows, it keeps the existing id and later ids move down by
         one. With ``"hf"`` the ids are Hugging Face's (see the module docstring).
         """
-        settings = {
+        with quiet_gc():
+            return merges_tokenizer(
+                self.merges,
+                pattern=self._rule,
+                special_tokens=self.special_tokens,
+                settings=self.settings(),
+                name=f"trained-{self.vocab_size}",
+                tie_break=self.tie_break,
+            )
+
+    def settings(self) -> dict:
+        """The run's settings and figures so far, as the tokenizer's :class:`TrainingInfo` keeps them."""
+        return {
             "trainer": "bpeinspect",
             "vocab_size": self.vocab_size,
             "pattern": self._pattern,
@@ -351,15 +363,6 @@ class TrainingRun:
             "ran_out_of_pairs": self.exhausted,
             "seconds": round(self._seconds, 3),
         }
-        with quiet_gc():
-            return merges_tokenizer(
-                self.merges,
-                pattern=self._rule,
-                special_tokens=self.special_tokens,
-                settings=settings,
-                name=f"trained-{self.vocab_size}",
-                tie_break=self.tie_break,
-            )
 
 
 def merges_tokenizer(

@@ -17,16 +17,17 @@ from pathlib import Path
 
 import regex
 
+from bpeinspect.core.scripts import NO_SCRIPT, script_counts, script_names
 from bpeinspect.core.split.rules import PatternError, compile_pattern, resolve_rule
 from bpeinspect.core.text import display_bytes
 from bpeinspect.core.tokenizer import Tokenizer
-from bpeinspect.core.train.corpus import CorpusError, scan_corpus
+from bpeinspect.core.train.corpus import CorpusError, scan_corpus, skipped_counts
 from bpeinspect.core.train.engine import HFVocabulary
+from bpeinspect.core.train.filefilter import FileFilter
 from bpeinspect.core.train.run import TrainedMerge, merges_tokenizer
 
 __all__ = [
     "CorpusEntry",
-    "SCRIPTS",
     "detect_scripts",
     "format_merge",
     "merges_tokenizer",
@@ -37,54 +38,24 @@ __all__ = [
     "summarize_path",
 ]
 
-# Scripts worth naming in a corpus summary, most common first.
-SCRIPTS = (
-    "Latin",
-    "Cyrillic",
-    "Greek",
-    "Arabic",
-    "Hebrew",
-    "Han",
-    "Hiragana",
-    "Katakana",
-    "Hangul",
-    "Devanagari",
-    "Bengali",
-    "Gurmukhi",
-    "Gujarati",
-    "Tamil",
-    "Telugu",
-    "Kannada",
-    "Malayalam",
-    "Sinhala",
-    "Thai",
-    "Lao",
-    "Khmer",
-    "Myanmar",
-    "Tibetan",
-    "Georgian",
-    "Armenian",
-    "Ethiopic",
-)
-_SCRIPT_RES = {name: regex.compile(rf"\p{{Script={name}}}") for name in SCRIPTS}
-_LETTER = regex.compile(r"\p{L}")
 SAMPLE_BYTES = 1 << 16  # read at most this much of each file for the summary
 SAMPLE_FILES = 64  # and sample at most this many files of a folder
 
 
 def detect_scripts(text: str, min_share: float = 0.02) -> list[tuple[str, float]]:
-    """The scripts of ``text``'s letters with their share (2 decimals), largest first;
-    scripts under ``min_share`` are left out, letters of unlisted scripts count as "Other".
+    """The scripts of ``text``'s letters (:func:`~bpeinspect.core.scripts.char_script`) with
+    their share (2 decimals), largest first; scripts under ``min_share`` are left out, letters
+    of no script (Common, Inherited, Unknown) count as "Other".
 
     >>> detect_scripts("日本語とにほんご 123")
     [('Hiragana', 0.62), ('Han', 0.38)]
     """
-    letters = len(_LETTER.findall(text))
+    found = script_counts(text)
+    letters = found.total()
     if not letters:
         return []
-    counts = {name: len(rx.findall(text)) for name, rx in _SCRIPT_RES.items()}
-    counts = {k: v for k, v in counts.items() if v}
-    other = letters - sum(counts.values())
+    counts = {name: found[name] for name in script_names() if found[name]}  # the most common first
+    other = sum(found[name] for name in NO_SCRIPT)
     if other > 0:
         counts["Other"] = other
     out = [(k, round(v / letters, 2)) for k, v in counts.items() if v / letters >= min_share]
@@ -101,7 +72,8 @@ class CorpusEntry:
     size: int
     scripts: list[tuple[str, float]] = field(default_factory=list)
     problem: str | None = None  # what stops training on it (a file given by name that is not text)
-    skipped: int = 0  # binary files a folder's scan left out
+    skipped: int = 0  # files (and folders) a folder's scan left out
+    skipped_by: dict[str, int] = field(default_factory=dict)  # how many for each reason
     notes: list[str] = field(default_factory=list)  # files in a folder a run will skip, and why
 
     @property
@@ -113,9 +85,14 @@ class CorpusEntry:
         return ", ".join(f"{name} {share:.0%}" for name, share in self.scripts) or "—"
 
 
-def summarize_path(path: str | os.PathLike[str], sample_bytes: int = SAMPLE_BYTES) -> CorpusEntry:
+def summarize_path(
+    path: str | os.PathLike[str],
+    sample_bytes: int = SAMPLE_BYTES,
+    file_filter: FileFilter | None = None,
+) -> CorpusEntry:
     """Summarize a corpus file or folder from samples of its files (the first ``sample_bytes``
-    of at most :data:`SAMPLE_FILES` files), without reading it all.
+    of at most :data:`SAMPLE_FILES` files), without reading it all; a folder's files are those
+    ``file_filter`` keeps (see :func:`~bpeinspect.core.train.corpus.scan_corpus`).
 
     Raises :class:`CorpusError` if ``path`` does not exist.
 
@@ -127,7 +104,7 @@ def summarize_path(path: str | os.PathLike[str], sample_bytes: int = SAMPLE_BYTE
     'a.txt: not UTF-8 text (byte 0xff at offset 6)'
     """
     path = Path(path)
-    scan = scan_corpus(path)
+    scan = scan_corpus(path, file_filter)
     files = scan.files
     size = 0
     for f in files:
@@ -148,8 +125,12 @@ def summarize_path(path: str | os.PathLike[str], sample_bytes: int = SAMPLE_BYTE
             problem = f"{f.name}: {bad}"
     if not files:
         problem = "the folder holds no text files" if path.is_dir() else None
+        if problem and scan.skipped:
+            counts = ", ".join(f"{n:,} {kind}" for kind, n in skipped_counts(scan.skipped).items())
+            problem += f" to train on ({counts})"
     scripts = detect_scripts("\n".join(samples))
-    return CorpusEntry(path, len(files), size, scripts, problem, len(scan.skipped), notes)
+    by_reason = skipped_counts(scan.skipped)
+    return CorpusEntry(path, len(files), size, scripts, problem, len(scan.skipped), by_reason, notes)
 
 
 def _sample(path: Path, limit: int) -> tuple[str, str | None]:

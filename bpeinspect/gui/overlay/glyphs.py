@@ -44,7 +44,7 @@ from PySide6.QtGui import (
     QTextLayout,
 )
 
-from bpeinspect.core import SYMBOLS, display_bytes, utf16_len
+from bpeinspect.core import SYMBOLS, display_bytes, hex_bytes, utf16_len
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
@@ -251,6 +251,23 @@ def token_shown(tok: Tokenizer, token_id: int) -> str:
     characters no font draws as code points) with its word marks (``on⌋`` ends a word, for
     CLIP-style models)."""
     return tok.shown_with_marks(token_id, shown(display_bytes(tok.token_bytes(token_id))))
+
+
+def rank_cell(rank: int | None) -> str:
+    """A merge rank as the token tables write it: empty for a token no merge makes."""
+    return "" if rank is None else str(rank)
+
+
+def bytes_cell(data: bytes, most: int) -> str:
+    """A token's bytes in hex as the token tables write them: whole up to ``most`` bytes,
+    else the first ``most - 1`` and ``…``.
+
+    >>> bytes_cell(b"hi", 2), bytes_cell(b"hello", 2)
+    ('68 69', '68 …')
+    """
+    if len(data) <= most:
+        return hex_bytes(data)
+    return hex_bytes(data[: most - 1]) + " …"
 
 
 # -- scripts with tall marks ------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import QByteArray, QMimeData, QObject, Signal
@@ -151,18 +152,16 @@ class Payload(NamedTuple):
 
 
 def build_payload(
-    snapshot: IdSnapshot,
-    ranges: Ranges | None,
-    fmt: str,
-    tok: Tokenizer | None,
+    copy: Callable[..., Iterator[bytes]],
     *,
     should_stop: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Payload:
-    """:func:`build_copy`, then (on the worker) the array the clipboard will hold, filled a
-    piece at a time into room reserved once: the GUI thread neither joins nor copies it, and
-    no step copies the whole."""
-    pieces = list(build_copy(snapshot, ranges, fmt, tok, should_stop=should_stop, progress=progress))
+    """The pieces of ``copy`` (a :func:`build_copy` waiting for the worker's ``should_stop`` and
+    ``progress``), then (on the worker) the array the clipboard will hold, filled a piece at a
+    time into room reserved once: the GUI thread neither joins nor copies it, and no step copies
+    the whole."""
+    pieces = list(copy(should_stop=should_stop, progress=progress))
     size = sum(map(len, pieces))
     if size > CLIPBOARD_LIMIT:
         return Payload(size, None, pieces)
@@ -220,10 +219,7 @@ class BigCopy(QObject):
         self.jobs.submit(
             "copy",
             build_payload,
-            snapshot,
-            ranges,
-            fmt,
-            tok,
+            partial(build_copy, snapshot, ranges, fmt, tok),
             on_returned=lambda data: self._copied(data, fmt),
             on_errored=self._failed,
             on_progress=self._progress,

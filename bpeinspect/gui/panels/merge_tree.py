@@ -34,11 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, display_bytes, hex_bytes
+from bpeinspect.core import Tokenizer, display_bytes
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
+from bpeinspect.gui.overlay.glyphs import bytes_cell, rank_cell, shown, token_shown
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -202,16 +202,14 @@ class MergeTreeModel(QAbstractItemModel):
             if col == COL_ID:
                 return str(tid)
             if col == COL_RANK:
-                r = g.rank(tid)
-                return "" if r is None else str(r)
+                return rank_cell(g.rank(tid))
             if col == COL_MERGE:
                 p = g.parents(tid)
                 if p is None:
                     return tok.leaf_label(tid)
                 return f"{token_shown(tok, p[0])} + {token_shown(tok, p[1])}"
             if col == COL_BYTES:
-                h = hex_bytes(tok.token_bytes(tid))
-                return h if len(h) <= 48 else h[:45] + "…"
+                return bytes_cell(tok.token_bytes(tid), 16)
             return None
         if role == TOKEN_ID_ROLE:
             return tid

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpeinspect.core import Tokenizer, Trace, display_bytes, trace
+from bpeinspect.core import MergeStep, Tokenizer, Trace, display_bytes, trace
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
@@ -142,14 +142,14 @@ class PartsView(QWidget):
         labels: list[str],
         ids: list[int],
         *,
-        merged: int | None = None,
-        merged_rank: int | None = None,
-        next_pair: int | None = None,
-        next_rank: int | None = None,
+        done: MergeStep | None = None,
+        upcoming: MergeStep | None = None,
     ) -> None:
-        """Show chips ``labels`` for tokens ``ids``; ``merged``/``next_pair`` are chip indices to highlight."""
+        """Show chips ``labels`` for tokens ``ids``; the chip ``done`` made and the pair ``upcoming``
+        merges next are highlighted, with their ranks."""
         self.labels, self.ids = labels, ids
-        self.merged, self.merged_rank, self.next_pair, self.next_rank = merged, merged_rank, next_pair, next_rank
+        self.merged, self.merged_rank = (done.position, done.rank) if done is not None else (None, None)
+        self.next_pair, self.next_rank = (upcoming.position, upcoming.rank) if upcoming is not None else (None, None)
         self._rects = []
         self.updateGeometry()
         self.update()
@@ -439,14 +439,7 @@ class ReplayWidget(QWidget):
         labels = [token_shown(tok, i) for i in parts]
         done = tr.steps[k - 1] if k > 0 else None
         nxt = tr.steps[k] if k < n else None
-        self.parts_view.set_parts(
-            labels,
-            parts,
-            merged=done.position if done else None,
-            merged_rank=done.rank if done else None,
-            next_pair=nxt.position if nxt else None,
-            next_rank=nxt.rank if nxt else None,
-        )
+        self.parts_view.set_parts(labels, parts, done=done, upcoming=nxt)
         if done is None:
             text = f"<b>Bytes</b>: {len(parts)} part{'s' if len(parts) != 1 else ''}"
         else:

@@ -399,7 +399,8 @@ def _vocabs_follow(view: VocabsView, host: PanelContext) -> None:
 def _make_training(host: PanelContext) -> QWidget:
     from bpeinspect.gui.training.workspace import TrainingWorkspace
 
-    return TrainingWorkspace(host.window.registry)
+    prefs = getattr(host.window, "prefs", None)  # the main window's stored settings
+    return TrainingWorkspace(host.window.registry, settings=getattr(prefs, "settings", None))
 
 
 def _make_chat(host: PanelContext) -> QWidget:

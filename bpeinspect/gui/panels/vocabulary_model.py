@@ -22,7 +22,7 @@ from PySide6.QtGui import QColor, QFontDatabase
 
 from bpeinspect.core import LEGEND, display_bytes, hex_bytes
 from bpeinspect.core.analysis import VocabIndex, positions
-from bpeinspect.gui.overlay.glyphs import shown
+from bpeinspect.gui.overlay.glyphs import bytes_cell, rank_cell, shown
 from bpeinspect.gui.overlay.palette import app_colors
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -174,13 +174,11 @@ class VocabTableModel(QAbstractTableModel):
         if col == COL_ID:
             return str(tid)
         if col == COL_RANK:
-            r = ix.rank(tid)
-            return "" if r is None else str(r)
+            return rank_cell(ix.rank(tid))
         if col == COL_TOKEN:
             return ix.display(tid)
         if col == COL_BYTES:
-            h = hex_bytes(tok.token_bytes(tid))
-            return h if len(h) <= 60 else h[:57] + "…"
+            return bytes_cell(tok.token_bytes(tid), 20)
         if col == COL_LEN:
             return str(len(tok.token_bytes(tid)))
         if col == COL_SCRIPT:

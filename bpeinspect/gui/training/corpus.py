@@ -27,11 +27,19 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import human_size
-from bpeinspect.core.train import CorpusEntry, summarize_path
+from bpeinspect.core.train import CorpusEntry, FileFilter, summarize_path
+from bpeinspect.core.train.corpus import BINARY, FILTERED, IGNORED
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.overlay.palette import app_colors
 
 COLUMNS = ("File or folder", "Files", "Size", "Scripts")
+# a folder's files left out, as the list counts them
+SHORT_REASONS = {BINARY: "binary", IGNORED: "ignored", FILTERED: "filtered out"}
+
+
+def skipped_text(counts: dict[str, int]) -> str:
+    """``{"binary": 2, "ignored by .gitignore": 5}`` -> ``"2 binary, 5 ignored"``."""
+    return ", ".join(f"{n:,} {SHORT_REASONS.get(kind, kind)}" for kind, n in counts.items() if n)
 
 
 class _Tree(QTreeWidget):
@@ -82,6 +90,7 @@ class CorpusList(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.entries: dict[Path, CorpusEntry | None] = {}  # None while being summarized
+        self.file_filter = FileFilter()  # which files of a folder count
         self.jobs = Jobs(self, QThreadPool(self))
         self.tree = _Tree()
         self.tree.setColumnCount(len(COLUMNS))
@@ -100,16 +109,18 @@ class CorpusList(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self.remove_selected)
         self.total = QLabel()
+        self.total.setWordWrap(True)  # the skipped counts make a long line: it wraps below the buttons
+        self.total.setMinimumWidth(1)
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         for b in (self.add_files_button, self.add_folder_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.total)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree, 1)
         lay.addLayout(buttons)
+        lay.addWidget(self.total)
         self.tree.setMinimumHeight(90)
         self._refresh_total()
 
@@ -136,20 +147,38 @@ class CorpusList(QWidget):
             if not path.exists():
                 self.problem.emit(f"{path}: no such file or folder")
                 continue
-            self.entries[path] = None
             item = QTreeWidgetItem([str(path), "…", "…", "reading…"])
             item.setToolTip(0, str(path))
             item.setData(0, 256, str(path))
             self.tree.addTopLevelItem(item)
-            self.jobs.submit(
-                ("summary", path),
-                summarize_path,
-                path,
-                on_returned=partial(self._on_summary, path),
-                on_errored=partial(self._on_failed, path),
-            )
+            self._summarize(path)
         self._refresh_total()
         self.changed.emit()
+
+    def set_file_filter(self, wanted: FileFilter) -> None:
+        """Count the folders' files with ``wanted`` from now on (they are summarized again)."""
+        if wanted == self.file_filter:
+            return
+        self.file_filter = wanted
+        folders = [path for path, entry in self.entries.items() if entry is None or entry.is_dir]
+        for path in folders:
+            item = self._item(path)
+            if item is not None:
+                item.setText(1, "…")
+            self._summarize(path)
+        if folders:
+            self._refresh_total()
+            self.changed.emit()
+
+    def _summarize(self, path: Path) -> None:
+        self.entries[path] = None
+        wanted = self.file_filter
+        self.jobs.submit(
+            ("summary", path),
+            partial(summarize_path, path, file_filter=wanted),
+            on_returned=partial(self._on_summary, path, wanted),
+            on_errored=partial(self._on_failed, path),
+        )
 
     def remove_selected(self) -> None:
         for item in self.tree.selectedItems():
@@ -178,9 +207,9 @@ class CorpusList(QWidget):
                 return item
         return None
 
-    def _on_summary(self, path: Path, entry: CorpusEntry) -> None:
-        if path not in self.entries:
-            return
+    def _on_summary(self, path: Path, wanted: FileFilter, entry: CorpusEntry) -> None:
+        if path not in self.entries or wanted != self.file_filter:
+            return  # removed, or counted with a filter since changed
         self.entries[path] = entry
         item = self._item(path)
         if item is None:
@@ -192,8 +221,11 @@ class CorpusList(QWidget):
         item.setText(3, entry.scripts_text())
         tip = [str(path), f"{entry.files:,} file(s), {entry.size:,} bytes", f"scripts: {entry.scripts_text()}"]
         if entry.skipped:
-            tip.append(f"{entry.skipped:,} binary file(s) skipped; hidden folders and __pycache__ are not searched")
-            item.setText(1, f"{entry.files:,} (+{entry.skipped:,} binary skipped)")
+            tip.append(
+                f"skipped: {skipped_text(entry.skipped_by)} (a folder left out counts once);"
+                " hidden folders and __pycache__ are not searched"
+            )
+            item.setText(1, f"{entry.files:,} (+{entry.skipped:,} skipped)")
         tip.extend(f"⚠ {note}" for note in entry.notes)
         if entry.problem:
             tip.append(f"⚠ {entry.problem}")
@@ -215,8 +247,11 @@ class CorpusList(QWidget):
             self.total.setText("no corpus yet")
         else:
             pending = " (reading…)" if any(e is None for e in self.entries.values()) else ""
-            skipped = sum(e.skipped for e in self.entries.values() if e is not None)
-            left_out = f" · {skipped:,} binary skipped" if skipped else ""
+            counts: dict[str, int] = {}
+            for e in self.entries.values():
+                for kind, k in (e.skipped_by if e is not None else {}).items():
+                    counts[kind] = counts.get(kind, 0) + k
+            left_out = f" · skipped {skipped_text(counts)}" if counts else ""
             self.total.setText(
                 f"{n:,} file{'' if n == 1 else 's'} · {human_size(self.total_size())}{left_out}{pending}"
             )

@@ -7,21 +7,117 @@ preview), special tokens and tie-break. :meth:`TrainingForm.plan` turns it into 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLineEdit,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from bpeinspect.core.train import TrainingPlan, check_sizes, parse_sizes, parse_special_tokens
+from bpeinspect.core.train import (
+    DEFAULT_INCLUDE,
+    FileFilter,
+    TrainingPlan,
+    check_sizes,
+    parse_patterns,
+    parse_sizes,
+    parse_special_tokens,
+)
 from bpeinspect.gui.training.corpus import CorpusList
 from bpeinspect.gui.training.pattern import PatternChooser
 
 TIE_BREAKS = {"first-seen": "first seen (minbpe)", "hf": "smaller ids (Hugging Face)"}
+FILTER_DELAY_MS = 400  # a pattern being typed counts the folders again once typing pauses
+
+
+class FolderFilter(QWidget):
+    """Which files of the corpus folders are trained on: include and exclude patterns and the
+    ``.gitignore`` switch, remembered in ``settings`` (when given) from one run to the next."""
+
+    changed = Signal(object)  # FileFilter, once an edit has settled
+
+    KEYS = ("training/include", "training/exclude", "training/gitignore")
+
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.include_edit = QLineEdit()
+        self.include_edit.setPlaceholderText("every text file")
+        self.include_edit.setToolTip(
+            "In folders, train on the files matching one of these patterns (any case), separated by commas:\n"
+            "*.txt matches a name at any depth, docs/*.md one folder's files, ** any number of folders.\n"
+            "Empty: every file that is text. Binary files are always skipped; files added one by one always count."
+        )
+        self.default_button = QPushButton("Default")
+        self.default_button.setToolTip("Text files by name: " + ", ".join(DEFAULT_INCLUDE))
+        self.default_button.clicked.connect(lambda: self.include_edit.setText(", ".join(DEFAULT_INCLUDE)))
+        self.exclude_edit = QLineEdit()
+        self.exclude_edit.setPlaceholderText("e.g. tests/, *.min.js")
+        self.exclude_edit.setToolTip(
+            "In folders, leave out the files and folders matching these patterns, as a .gitignore would\n"
+            "(a trailing / matches folders only; ! takes a pattern back)."
+        )
+        self.gitignore_check = QCheckBox("Skip what .gitignore files ignore")
+        self.gitignore_check.setToolTip(
+            "Leave out what the .gitignore files of a folder (at its top and in its subfolders) ignore."
+        )
+        include_row = QHBoxLayout()
+        include_row.setContentsMargins(0, 0, 0, 0)
+        include_row.addWidget(self.include_edit, 1)
+        include_row.addWidget(self.default_button)
+        lay = QFormLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        lay.addRow("Folder files", include_row)
+        lay.addRow("Leave out", self.exclude_edit)
+        lay.addRow("", self.gitignore_check)
+        self._load()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(FILTER_DELAY_MS)
+        self._timer.timeout.connect(self._settled)
+        self.include_edit.textChanged.connect(self._timer.start)
+        self.exclude_edit.textChanged.connect(self._timer.start)
+        self.gitignore_check.toggled.connect(self._settled)
+
+    def file_filter(self) -> FileFilter:
+        return FileFilter(
+            parse_patterns(self.include_edit.text()),
+            parse_patterns(self.exclude_edit.text()),
+            self.gitignore_check.isChecked(),
+        )
+
+    def set_enabled(self, on: bool) -> None:
+        for w in (self.include_edit, self.default_button, self.exclude_edit, self.gitignore_check):
+            w.setEnabled(on)
+
+    def _load(self) -> None:
+        default = FileFilter()
+        include, exclude, gitignore = ", ".join(default.include), "", default.gitignore
+        s = self.settings
+        if s is not None:
+            include = str(s.value(self.KEYS[0], include))
+            exclude = str(s.value(self.KEYS[1], exclude))
+            stored = s.value(self.KEYS[2], gitignore)
+            gitignore = stored.lower() == "true" if isinstance(stored, str) else bool(stored)
+        self.include_edit.setText(include)
+        self.exclude_edit.setText(exclude)
+        self.gitignore_check.setChecked(gitignore)
+
+    def _settled(self) -> None:
+        self._timer.stop()
+        s = self.settings
+        if s is not None:
+            s.setValue(self.KEYS[0], self.include_edit.text())
+            s.setValue(self.KEYS[1], self.exclude_edit.text())
+            s.setValue(self.KEYS[2], self.gitignore_check.isChecked())
+        self.changed.emit(self.file_filter())
 
 
 class TrainingForm(QWidget):
@@ -29,11 +125,16 @@ class TrainingForm(QWidget):
 
     changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.corpus = CorpusList()
+        self.folder_filter = FolderFilter(settings)
+        self.corpus.set_file_filter(self.folder_filter.file_filter())
+        self.folder_filter.changed.connect(self.corpus.set_file_filter)
         corpus_box = QGroupBox("Corpus")
-        QVBoxLayout(corpus_box).addWidget(self.corpus)
+        corpus_lay = QVBoxLayout(corpus_box)
+        corpus_lay.addWidget(self.corpus, 1)
+        corpus_lay.addWidget(self.folder_filter)
 
         self.sizes_edit = QLineEdit("1k, 4k")
         self.sizes_edit.setPlaceholderText("e.g. 1k, 4k, 16k")
@@ -102,6 +203,7 @@ class TrainingForm(QWidget):
 
     def set_editable(self, on: bool) -> None:
         self.corpus.set_editable(on)
+        self.folder_filter.set_enabled(on)
         for w in (
             self.sizes_edit,
             self.pattern_combo,
@@ -148,4 +250,5 @@ class TrainingForm(QWidget):
             special_tokens=specials,
             tie_break=self.tie_combo.currentData(),
             name=self.name_edit.text().strip() or self.default_name(),
+            file_filter=self.corpus.file_filter,
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool, Signal
+from PySide6.QtCore import QSettings, Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
@@ -67,9 +67,13 @@ class TrainingWorkspace(QWidget):
 
     in_process = False  # train in a thread of this process instead of a child process
 
-    def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, registry: TokenizerRegistry, parent: QWidget | None = None, *, settings: QSettings | None = None
+    ) -> None:
+        """``settings``: where the form's folder filter is remembered (``None``: not remembered)."""
         super().__init__(parent)
         self.registry = registry
+        self._settings = settings
         self.job: TrainingJob | None = None  # the running one
         self._worker: Worker | None = None
         self._pool = QThreadPool(self)
@@ -90,7 +94,7 @@ class TrainingWorkspace(QWidget):
     def _build(self) -> None:
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.message = MessageBar()
-        self.form = TrainingForm()
+        self.form = TrainingForm(settings=self._settings)
         self.train_button = QPushButton("Train")
         self.train_button.setDefault(True)
         self.train_button.clicked.connect(self.start)
@@ -108,13 +112,18 @@ class TrainingWorkspace(QWidget):
         slay = QVBoxLayout(setup)
         slay.setContentsMargins(0, 0, 4, 0)
         slay.addWidget(self.form, 1)
-        slay.addLayout(buttons)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(setup)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setMinimumWidth(360)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the form scrolls; Train stays in sight below it however short the panel is
+        left = QWidget()
+        llay = QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        llay.addWidget(scroll, 1)
+        llay.addLayout(buttons)
 
         self.phase_label = QLabel("Not started.")
         self.phase_label.setWordWrap(True)  # a long line ("ran out of pairs … Made: …") wraps, not widens the form
@@ -131,6 +140,10 @@ class TrainingWorkspace(QWidget):
         self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
         self.merge_info = ToneLabel(tone="muted")
+        for label in (self.rate_label, self.merge_info):  # long lines wrap, not widen the run
+            label.setWordWrap(True)
+            label.setMinimumWidth(1)
+        self.merge_label.setMinimumWidth(1)  # a long merge is cut at the edge
         self.plots = TrainingPlots()
         self.run_box = run_box = QGroupBox("Run")
         rlay = QVBoxLayout(run_box)
@@ -165,9 +178,16 @@ class TrainingWorkspace(QWidget):
         rl.setContentsMargins(4, 0, 0, 0)
         rl.addWidget(run_box, 1)
         rl.addWidget(res_box)
+        # scrolled too, so that docked in a small window the run asks for no more height than
+        # the window has (its plots need about 450 px), and the window never grows past the screen
+        right_scroll = QScrollArea()
+        right_scroll.setWidgetResizable(True)
+        right_scroll.setWidget(right)
+        right_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        right_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scroll)
-        split.addWidget(right)
+        split.addWidget(left)
+        split.addWidget(right_scroll)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
         split.setChildrenCollapsible(False)

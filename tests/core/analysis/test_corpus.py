@@ -24,8 +24,8 @@ from bpeinspect.core.analysis.corpus import (
     udhr_texts,
 )
 from bpeinspect.core.analysis.samples import SampleError
-from bpeinspect.core.analysis.scripts import dominant_script
 from bpeinspect.core.analysis.worldmap import coastline_xy, coastlines
+from bpeinspect.core.scripts import dominant_script
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import pickle
 import pytest
 
 from bpeinspect.core import Cancelled, load_tokenizer
+from bpeinspect.core import pool as process_pool
 from bpeinspect.core.analysis import corpus_count
 from bpeinspect.core.analysis.corpus import udhr_texts
 from bpeinspect.core.analysis.corpus_count import CountingPool
@@ -36,14 +37,13 @@ def test_pool_agrees_with_counting_here_and_steals_work(monkeypatch: pytest.Monk
     toks = [load_tokenizer(n) for n in ("r50k_base", "o200k_base", "cl100k_base")]
     texts = _texts()
     sent: list[tuple[int, int]] = []  # (child, tokenizer key) loads
-    real = corpus_count._Child.send
+    real = process_pool.Child.put
 
-    def send(self, message):
-        if message[0] == "tok":
-            sent.append((id(self), message[1]))
-        real(self, message)
+    def put(self, key, data):
+        sent.append((id(self), key))
+        real(self, key, data)
 
-    monkeypatch.setattr(corpus_count._Child, "send", send)
+    monkeypatch.setattr(process_pool.Child, "put", put)
     want = {k: [count_text(t, s) for s in texts] for k, t in enumerate(toks)}
     # Whether a child finishes its own tokenizer while another's still has STEAL_CHARS left
     # depends on how the two children and this process share the cores: on a busy machine this

@@ -37,15 +37,17 @@ def test_the_count_job_loads_its_corpus_asking_should_stop() -> None:
     the worker gives way to the window there)."""
     from bpeinspect.core import Cancelled
     from bpeinspect.core.analysis import corpus as corpus_module
-    from bpeinspect.core.analysis.languages import count_job
+    from bpeinspect.core.analysis.languages import run_job
 
     corpus_module.forget_udhr_texts()
     try:
         with pytest.raises(Cancelled):
-            next(count_job("udhr", None, [], 1, progress=lambda *_: None, should_stop=lambda: True))
+            next(run_job("count", "udhr", None, [], processes=1, progress=lambda *_: None, should_stop=lambda: True))
         asked: list[bool] = []
         kind, corpus = next(
-            count_job("udhr", None, [], 1, progress=lambda *_: None, should_stop=lambda: asked.append(True) or False)
+            run_job(
+                "count", "udhr", None, [], processes=1, progress=lambda *_: None, should_stop=lambda: asked.append(True) or False
+            )
         )
         assert kind == "corpus" and len(corpus) > 500 and len(asked) > len(corpus)
     finally:
@@ -59,13 +61,13 @@ def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytes
 
     monkeypatch.setattr(analysis_stats, "POOL_MIN_BYTES", 0)  # the fable is small
     started: list[int] = []
-    real = pool._Child.__init__
+    real = pool.Child.__init__
 
     def init(self, *args):
         started.append(1)
         real(self, *args)
 
-    monkeypatch.setattr(pool._Child, "__init__", init)
+    monkeypatch.setattr(pool.Child, "__init__", init)
     pairs = [(n, load_tokenizer(n)) for n in ("r50k_base", "cl100k_base", "o200k_base")]
     corpus = fable_corpus()
     here = [c for _, c in count_each(pairs, corpus, processes=1)]

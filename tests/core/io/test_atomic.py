@@ -223,3 +223,13 @@ def test_a_pipe_named_like_a_journal_does_not_hold_up_loading_a_pair(tmp_path):
     t.start()
     t.join(20)
     assert done == [([], [])]
+
+
+def test_a_state_file_is_read_through_a_link_unless_links_are_refused(tmp_path):
+    from bpeinspect.core.io.atomic import read_state
+
+    (tmp_path / "real").write_bytes(b"state")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    assert read_state(tmp_path / "link") == b"state"
+    assert read_state(tmp_path / "link", follow_links=False) is None
+    assert read_state(tmp_path / "real", 4) is None  # over the limit

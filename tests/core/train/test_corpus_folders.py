@@ -44,13 +44,18 @@ def _stdlib_like(tmp_path):
 
 
 def test_a_folder_scan_counts_the_binary_files_it_skips_and_does_not_enter_hidden_folders(tmp_path):
-    from bpeinspect.core.train.corpus import scan_corpus, skipped_note
+    from bpeinspect.core.train.corpus import BINARY, FILTERED, FileFilter, scan_corpus, skipped_note
 
     _stdlib_like(tmp_path)
-    scan = scan_corpus(tmp_path)
+    scan = scan_corpus(tmp_path, FileFilter.everything())
     assert [p.name for p in scan.files] == ["a.py", "b.txt", "late.txt"]
-    assert sorted(p.name for p, _ in scan.skipped) == ["data.bin", "icon.png"]  # __pycache__ is not entered
+    # __pycache__ and .git are not entered
+    assert sorted((p.name, why) for p, why in scan.skipped) == [("data.bin", BINARY), ("icon.png", BINARY)]
     assert skipped_note(scan.skipped).startswith("Skipped 2 files: ") and "(binary)" in skipped_note(scan.skipped)
+    # by default .bin and .png are not text by name: left out without being read
+    default = scan_corpus(tmp_path)
+    assert default.files == scan.files
+    assert sorted((p.name, why) for p, why in default.skipped) == [("data.bin", FILTERED), ("icon.png", FILTERED)]
 
 
 def test_a_file_that_is_not_utf8_past_its_head_is_skipped_and_named_when_asked(tmp_path):
@@ -61,8 +66,10 @@ def test_a_file_that_is_not_utf8_past_its_head_is_skipped_and_named_when_asked(t
     _stdlib_like(tmp_path)
     with pytest.raises(CorpusError, match="late.txt"):
         list(iter_corpus(tmp_path))
+    from bpeinspect.core.train.corpus import FileFilter
+
     skipped = []
-    texts = list(iter_corpus(tmp_path, "gpt4", skipped=skipped))
+    texts = list(iter_corpus(tmp_path, "gpt4", skipped=skipped, file_filter=FileFilter.everything()))
     assert texts == ["def a():\n    return 1\n", "b b b\n"]  # nothing of late.txt was read
     reasons = {p.name: why for p, why in skipped}
     assert reasons["late.txt"] == "not UTF-8 text (byte 0xff at offset 20000)"

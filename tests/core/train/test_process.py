@@ -71,3 +71,34 @@ def test_corpus_errors_come_back_with_their_type(tmp_path):
     empty.write_bytes(b"")
     with pytest.raises(ValueError, match="the corpus is empty"):
         list(ProcessTrainingRun([empty], 300).reports())
+
+
+def test_leaving_the_reports_early_pauses_the_child_and_keeps_its_merges(corpus):
+    run = ProcessTrainingRun(corpus, 2000, pattern="gpt2", interval=0.0)
+    for report in run.reports():
+        if report.merges_done >= 200:
+            break  # the consumer walks away: the child pauses after its merge at hand
+    assert len(run.merges) >= 200 and not run.finished
+    assert run.state["settings"]["merges"] == len(run.merges)  # the child's state came back
+    list(run.reports())  # resume
+    run.close()
+    assert run.finished
+    assert run.tokenizer().merges == train_tokenizer(iter_corpus(corpus, "gpt2"), 2000, pattern="gpt2").merges
+
+
+def test_stop_from_another_thread_pauses_the_child_and_close_ends_it(corpus):
+    import threading
+
+    run = ProcessTrainingRun(corpus, 5000, pattern="gpt2", interval=0.0)
+    reports = []
+    asked = False
+    for report in run.reports():
+        reports.append(report)
+        if report.merges_done >= 100 and not asked:
+            threading.Thread(target=run.stop).start()  # as the window's cancel button does
+            asked = True
+    assert reports[-1].phase == "done" and reports[-1].stopped and not run.finished
+    assert len(run.merges) < run.merges_total
+    proc = run._proc
+    run.close()
+    assert proc.poll() is not None and run._proc is None

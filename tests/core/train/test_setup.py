@@ -58,6 +58,12 @@ def test_detect_scripts():
     assert detect_scripts("abc" * 100 + "ж") == [("Latin", 1.0)]  # under 2% is left out
 
 
+def test_detect_scripts_names_every_script_the_package_knows_and_letters_of_none_as_other():
+    # the one classifier of the package: Oriya is named, as in the Languages view, and the
+    # micro sign is a letter of the Common script
+    assert detect_scripts("ଓଡ଼ିଆ abc µµ") == [("Latin", 0.38), ("Oriya", 0.38), ("Other", 0.25)]
+
+
 def test_summarize_folder(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "a.txt").write_text("hello world " * 10, encoding="utf-8")

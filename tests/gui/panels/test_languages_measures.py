@@ -9,7 +9,7 @@ import pytest
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
 from bpeinspect.core.analysis.corpus_count import CountingPool
-from bpeinspect.core.analysis.languages import measure_job
+from bpeinspect.core.analysis.languages import run_job
 from bpeinspect.core.analysis.measures import TextMeasures, measure_text, text_profile
 from bpeinspect.gui.panels.languages import LanguagesView
 from tests.gui.conftest import wait_jobs
@@ -27,14 +27,17 @@ def _want(tok, code: str) -> TextMeasures:
     return TextMeasures(m.fertility, m.renyi_efficiency, m.utilization)
 
 
-def test_measure_job_here_and_on_a_pool_agree_with_measure_text(toks):
+def _measured(corpus, pairs, **where) -> dict:
+    job = run_job("measure", "fable", corpus, pairs, progress=lambda d, t: None, should_stop=lambda: False, **where)
+    return {v[1]: v[2] for v in job}
+
+
+def test_the_measure_job_here_and_on_a_pool_agrees_with_measure_text(toks):
     corpus = fable_corpus()
     pairs = list(zip(NAMES, toks))
-    here = dict((v[1], v[2]) for v in measure_job("fable", corpus, pairs, 1, progress=lambda d, t: None,
-                                                   should_stop=lambda: False))  # fmt: skip
+    here = _measured(corpus, pairs, processes=1)
     with CountingPool(2) as pool:
-        there = dict((v[1], v[2]) for v in measure_job("fable", corpus, pairs, 2, pool, progress=lambda d, t: None,
-                                                        should_stop=lambda: False))  # fmt: skip
+        there = _measured(corpus, pairs, processes=2, pool=pool)
     assert here == there
     for k, tok in enumerate(toks):
         for code in ("en", "de", "ko", "zh", "th", "ja"):

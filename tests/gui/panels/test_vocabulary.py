@@ -351,7 +351,7 @@ def test_the_script_column_is_ready_before_it_is_first_shown(qtbot, monkeypatch)
     is made, not by the first paint of the Script column on the GUI thread."""
     import threading
 
-    from bpeinspect.core.analysis import scripts
+    from bpeinspect.core import scripts
     from bpeinspect.gui.concurrency import all_idle
 
     built = []

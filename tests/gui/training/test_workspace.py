@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from bpeinspect.core import train_tokenizer
-from bpeinspect.core.train.corpus import iter_corpus
+from bpeinspect.core.train.corpus import FileFilter, iter_corpus
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.workspace import TrainingWorkspace
 from tests.gui.conftest import wait_idle, wait_jobs
@@ -543,10 +543,99 @@ def test_a_source_folder_with_binary_and_bad_files_trains_and_says_what_it_skipp
     (folder / "latin1.txt").write_bytes(b"the head is ascii\n" * 600 + b"caf\xe9 au lait\n")
     add_corpus(qtbot, ws, folder)
     row = ws.form.corpus.tree.topLevelItem(0)
-    assert row.text(1) == "2 (+1 binary skipped)"
-    assert "1 binary skipped" in ws.form.corpus.total.text()
+    assert row.text(1) == "2 (+1 skipped)"
+    assert "skipped 1 filtered out" in ws.form.corpus.total.text()
     assert "latin1.txt: not UTF-8 text" in row.toolTip(0)
     ws.form.sizes_edit.setText("270")
     outcome, _ = train(qtbot, ws)  # the form does not refuse the folder for one bad file
     assert sorted(p.name for p, _ in outcome.skipped) == ["latin1.txt", "logo.png"]
+    assert "Skipped 2 files (1 left out by the file filter, 1 not UTF-8 text)" in ws.phase_label.text()
+
+
+# -- the folder filter --------------------------------------------------------------------------
+
+
+def wait_summaries(qtbot, ws: TrainingWorkspace) -> None:
+    """Wait until the folder filter's edit has settled and the folders are counted again."""
+    qtbot.waitUntil(lambda: not ws.form.folder_filter._timer.isActive(), timeout=5000)
+    wait_jobs(qtbot, ws.form.corpus.jobs)
+
+
+def test_the_folder_filter_changes_what_is_counted_and_trained(qtbot, ws, tmp_path):
+    folder = tmp_path / "proj"
+    files = {
+        "notes.md": "markdown markdown markdown\n" * 5,
+        "main.py": "python python python\n" * 5,
+        "data.csv": "comma,comma,comma\n" * 5,
+        "secret.txt": "hidden hidden hidden\n" * 5,
+        ".gitignore": "secret.txt\n",
+    }
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    add_corpus(qtbot, ws, folder)
+    row = ws.form.corpus.tree.topLevelItem(0)
+    assert row.text(1) == "3 (+1 skipped)"  # the default: text files by name, secret.txt ignored
+    assert "skipped 1 ignored" in ws.form.corpus.total.text()
+
+    ws.form.folder_filter.include_edit.setText("*.md, *.TXT")
+    wait_summaries(qtbot, ws)
+    assert row.text(1) == "1 (+3 skipped)"
+    assert "skipped 1 ignored, 2 filtered out" in ws.form.corpus.total.text()
+    ws.form.folder_filter.gitignore_check.setChecked(False)
+    wait_summaries(qtbot, ws)
+    assert row.text(1) == "2 (+2 skipped)"
+
+    ws.form.sizes_edit.setText("262")
+    outcome, _ = train(qtbot, ws)
+    want = train_tokenizer([files["notes.md"], files["secret.txt"]], 262, pattern="gpt4")
+    assert outcome.tokenizers[-1].merges == want.merges
+    assert sorted(p.name for p, _ in outcome.skipped) == ["data.csv", "main.py"]
     assert "Skipped 2 files:" in ws.phase_label.text()
+
+
+def test_the_folder_filter_is_remembered(qtbot, registry, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    first = TrainingWorkspace(registry, settings=settings)
+    qtbot.addWidget(first)
+    assert first.form.folder_filter.file_filter() == FileFilter()  # the default at first
+    first.form.folder_filter.include_edit.setText("*.rst")
+    first.form.folder_filter.exclude_edit.setText("build/, old")
+    first.form.folder_filter.gitignore_check.setChecked(False)
+    qtbot.waitUntil(lambda: not first.form.folder_filter._timer.isActive(), timeout=5000)
+    settings.sync()
+    again = TrainingWorkspace(registry, settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    assert again.form.folder_filter.file_filter() == FileFilter(("*.rst",), ("build/", "old"), False)
+    assert again.form.corpus.file_filter == FileFilter(("*.rst",), ("build/", "old"), False)
+
+
+def test_docked_in_a_small_window_the_workspace_asks_for_little_room(qtbot, ws, tmp_path):
+    """Docked at the bottom of a 1024x700 window, the workspace must fit what the window has
+    left (the window grew to 866 px high when the run asked for 447), and its set-up column
+    must fit its 360 px (the corpus total beside the buttons cut it off)."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"n{i}.md").write_text("some words to count and merge\n" * 10, encoding="utf-8")
+    (folder / "blob.txt").write_bytes(b"\x00" * 10)
+    (folder / "pic.png").write_bytes(b"\x89PNG")
+    add_corpus(qtbot, ws, folder)
+    assert "skipped 1 binary, 1 filtered out" in ws.form.corpus.total.text()
+    ws.form.sizes_edit.setText("300")
+    train(qtbot, ws)
+    hint = ws.minimumSizeHint()
+    assert hint.height() <= 250 and hint.width() <= 600, hint
+    assert ws.form.minimumSizeHint().width() <= 360
+
+
+def test_train_stays_in_sight_when_the_panel_is_short(qtbot, ws):
+    """Docked under the text at 1920x1200 the panel is about 300 px high: the form scrolls,
+    the Train button must not scroll away with it."""
+    ws.resize(1200, 260)
+    qtbot.wait(50)
+    top_left = ws.train_button.mapTo(ws, ws.train_button.rect().topLeft())
+    assert ws.train_button.isVisible() and 0 <= top_left.y() and top_left.y() + ws.train_button.height() <= ws.height()
+    assert ws.train_button.visibleRegion().boundingRect().height() == ws.train_button.height()

@@ -351,28 +351,9 @@ class LanguagesView(QWidget):
                 cache.put(source, toks[value[1]], value[2])
             self._assemble()
 
-        self.jobs.submit(
-            "count",
-            self._m["counting"].count_job,
-            source,
-            corpus,
-            todo,
-            self.processes,
-            self._pool,
-            on_yielded=on_yielded,
-            on_progress=self._on_progress,
-            on_returned=lambda _: self._on_done(),
-            on_errored=self._failed,
-            on_aborted=lambda: self._set_running(False),
-        )
         what = source_title(source)
-        self.status.setText(
-            f"Counting {what} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…"
-            if todo
-            else f"Loading {what}…"
-        )
-        self.status.set_tone(None)
-        self._set_running(True)
+        doing = f"Counting {what}" if todo else f"Loading {what}…"
+        self._run_over("count", (source, corpus), todo, on_yielded, then=self._on_done, doing=doing)
 
     def _start_measures(self) -> None:
         """Measure the tokenizers not measured yet on the current corpus (when asked for)."""
@@ -392,23 +373,40 @@ class LanguagesView(QWidget):
             cache.put_measures(source, toks[value[1]], value[2])
             self._assemble()
 
+        doing = f"Measuring {source_title(source)}"
+        self._run_over(
+            "measure", (source, corpus), todo, on_yielded, then=lambda: self._on_done(measured=True), doing=doing
+        )
+
+    def _run_over(
+        self,
+        job: str,
+        corpus: tuple,
+        todo: list[tuple[str, Tokenizer]],
+        on_yielded: Callable[[tuple], None],
+        *,
+        then: Callable[[], None],
+        doing: str,
+    ) -> None:
+        """Run the core's ``count``, ``measure`` or ``use`` job (``*corpus``: the corpus as it
+        takes it) for the tokenizers of ``todo`` on the shared pool, then ``then()``; the status
+        says ``doing`` under how many (``doing`` alone when none)."""
+        counting, n = self._m["counting"], len(todo)
         self.jobs.submit(
-            "measure",
-            self._m["counting"].measure_job,
-            source,
-            corpus,
+            job,
+            counting.run_job,
+            job,
+            *corpus,
             todo,
-            self.processes,
-            self._pool,
+            processes=self.processes,
+            pool=self._pool,
             on_yielded=on_yielded,
             on_progress=self._on_progress,
-            on_returned=lambda _: self._on_done(measured=True),
+            on_returned=lambda _: then(),
             on_errored=self._failed,
             on_aborted=lambda: self._set_running(False),
         )
-        self.status.setText(
-            f"Measuring {source_title(source)} under {len(todo)} tokenizer{'s' if len(todo) != 1 else ''}…"
-        )
+        self.status.setText(f"{doing} under {n} tokenizer{'s' if n != 1 else ''}…" if n else doing)
         self.status.set_tone(None)
         self._set_running(True)
 
@@ -564,25 +562,8 @@ class LanguagesView(QWidget):
             self._stale.add("use")
             self._draw_current()
 
-        self.jobs.submit(
-            "use",
-            self._m["counting"].use_job,
-            stats.corpus,
-            todo,
-            self.processes,
-            self._pool,
-            on_yielded=on_yielded,
-            on_progress=self._on_progress,
-            on_returned=lambda _: done(),
-            on_errored=self._failed,
-            on_aborted=lambda: self._set_running(False),
-        )
-        self.status.setText(
-            f"Counting every token of {len(stats.corpus)} texts under {len(todo)} "
-            f"tokenizer{'s' if len(todo) != 1 else ''}…"
-        )
-        self.status.set_tone(None)
-        self._set_running(True)
+        doing = f"Counting every token of {len(stats.corpus)} texts"
+        self._run_over("use", (self._source, stats.corpus), todo, on_yielded, then=done, doing=doing)
 
     def _draw_hidden(self) -> None:
         """Draw the next page not shown whose figures are old, so that its tab opens at once.

@@ -9,7 +9,7 @@ import pytest
 
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
-from bpeinspect.core.analysis.languages import use_job
+from bpeinspect.core.analysis.languages import run_job
 from bpeinspect.gui.panels.languages import LanguagesView
 from tests.gui.conftest import wait_jobs
 from tests.reference import tiktoken_encoding
@@ -22,10 +22,11 @@ def toks():
     return [load_tokenizer(n) for n in NAMES]
 
 
-def test_use_job_counts_like_tiktoken_and_marks_the_unreachable(toks):
+def test_the_use_job_counts_like_tiktoken_and_marks_the_unreachable(toks):
     corpus = fable_corpus()
-    got = {v[1]: v[2] for v in use_job(corpus, list(zip(NAMES, toks)), 1, progress=lambda d, t: None,
-                                       should_stop=lambda: False)}  # fmt: skip
+    pairs = list(zip(NAMES, toks))
+    job = run_job("use", "fable", corpus, pairs, processes=1, progress=lambda d, t: None, should_stop=lambda: False)
+    got = {v[1]: v[2] for v in job}
     for k, name in enumerate(NAMES):
         enc = tiktoken_encoding(name)
         want = Counter(i for t in corpus for i in enc.encode_ordinary(t.sample.read()))

@@ -13,6 +13,7 @@ from bpeinspect.core import human_size, load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
 from bpeinspect.gui.overlay.palette import colors, dark_window_palette
 from bpeinspect.gui.panels.languages import LanguagesView
+from bpeinspect.gui.panels.languages.filterbar import source_title
 from bpeinspect.gui.panels.languages.tables import CODE_ROLE, SUMMARY_ROWS
 
 NAMES = ["r50k_base", "cl100k_base"]
@@ -235,10 +236,23 @@ def test_cancel_stops_counting(qtbot, toks):
     with qtbot.waitSignal(v.loaded, timeout=60000):
         pass
     v.set_tokenizers([load_tokenizer("o200k_base")])
-    assert v.is_running()
+    assert v.is_running() and v.status.text().endswith(" under 1 tokenizer…")
     with qtbot.waitSignal(v.jobs.ended, timeout=60000):
         v.cancel()
     assert not v.is_running() and "Cancelled" in v.status.text()
+
+
+def test_the_status_names_the_corpus_counted_and_under_how_many_tokenizers(qtbot, toks):
+    v = LanguagesView(source="fable")
+    qtbot.addWidget(v)
+    with qtbot.waitSignal(v.loaded, timeout=60000):
+        pass
+    with qtbot.waitSignal(v.statsReady, timeout=120000):
+        v.set_tokenizers(toks)
+        assert v.is_running() and v.status.text() == f"Counting {source_title('fable')} under 2 tokenizers…"
+    with qtbot.waitSignal(v.statsReady, timeout=120000):
+        v.measures_box.setChecked(True)
+        assert v.status.text() == f"Measuring {source_title('fable')} under 2 tokenizers…"
 
 
 def test_the_status_says_how_much_text_was_counted(qtbot, view):
@@ -256,13 +270,14 @@ def test_pages_not_shown_are_built_after_the_count(qtbot, toks, monkeypatch):
     from bpeinspect.core.analysis import languages as counting
     from bpeinspect.gui.panels.languages.view import PAGES
 
-    real = counting.count_job
+    real = counting.run_job
 
-    def slow_count(*args, progress, should_stop):
-        time.sleep(0.6)  # long enough for every page to be built meanwhile, one per turn
-        yield from real(*args, progress=progress, should_stop=should_stop)
+    def slow_count(*args, processes, pool, progress, should_stop):
+        if args[0] == "count":
+            time.sleep(0.6)  # long enough for every page to be built meanwhile, one per turn
+        yield from real(*args, processes=processes, pool=pool, progress=progress, should_stop=should_stop)
 
-    monkeypatch.setattr(counting, "count_job", slow_count)
+    monkeypatch.setattr(counting, "run_job", slow_count)
     v = LanguagesView(source="fable")
     qtbot.addWidget(v)
     v.resize(1100, 650)

@@ -9,7 +9,8 @@ from collections import defaultdict
 import pytest
 import regex
 
-from bpeinspect.core.analysis import scripts, vocab
+from bpeinspect.core import scripts
+from bpeinspect.core.analysis import vocab
 
 
 def test_one_char_script_for_the_whole_package() -> None:

@@ -26,15 +26,7 @@ def test_repros_match_hugging_face(name: str) -> None:
 
 
 def test_a_missing_byte_is_dropped_and_added_tokens_match_before_bpe() -> None:
-    assert load_tokenizer(REPROS / "no-invalid-utf8-bytes.tokenizer.json").encode("hi there") == [
-        243,
-        32,
-        116,
-        104,
-        101,
-        114,
-        101,
-    ]
+    assert load_tokenizer(REPROS / "no-invalid-utf8-bytes.tokenizer.json").encode("hi there") == [243, 32, 116, 104, 101, 114, 101]
     added = load_tokenizer(REPROS / "nonspecial-added.tokenizer.json")
     assert added.encode("hi there  x") == [256, 32, 116, 104, 101, 114, 101, 257, 120]
 
@@ -72,12 +64,7 @@ def test_added_and_special_are_kept_apart() -> None:
     tok = _falcon_like()
     assert tok.encode("x  y<s>", disallowed_special=()) == [120, 401, 121, 60, 115, 62]
     assert tok.encode("x  y<s>", allowed_special="all") == [120, 401, 121, 400]
-    assert (tok.is_added(401), tok.is_special(401), tok.is_special(400), tok.token_kind(120)) == (
-        True,
-        False,
-        True,
-        "normal",
-    )
+    assert (tok.is_added(401), tok.is_special(401), tok.is_special(400), tok.token_kind(120)) == (True, False, True, "normal")
     text = "x  y<s>"
     for enc in (tok.encode_with_offsets(text), build_encoding(tok, text, tok._segments(text, frozenset({"<s>"})))):
         assert [enc.flags[i] & (ADDED | SPECIAL) for i in range(len(enc))] == [0, ADDED, 0, SPECIAL]

@@ -351,7 +351,9 @@ def load_path(
     with quiet_gc(freeze=False), read_once(path):
         if pattern is None and special_tokens is None and not is_stream(path):
             # a big file opened before: its tables from the cache, not parsed again
-            tok = load_cache.cached_load(path, lambda: _load(path, None, None, name, should_stop), extra=repr(name))
+            tok = load_cache.cached_load(
+                path, lambda: _load(path, None, None, name, should_stop), extra=repr(name), should_stop=should_stop
+            )
         else:
             tok = _load(path, pattern, special_tokens, name, should_stop)
     if name:

@@ -96,9 +96,7 @@ def test_native_keeps_multi_step_rules_and_ignore_merges(vocabs, tmp_path, corpu
     from bpeinspect.core import Split, SplitRule
 
     base = load_path(vocabs / "gpt2" / "tokenizer.json")
-    rule = SplitRule(
-        (Split(r"\p{N}", "isolated"), Split(r"\s+", "merged_with_next"), Split(r"[a-z]+", "removed", True))
-    )
+    rule = SplitRule((Split(r"\p{N}", "isolated"), Split(r"\s+", "merged_with_next"), Split(r"[a-z]+", "removed", True)))
     tok = Tokenizer(base.mergeable_ranks, pattern=rule, merges=base.merges, ignore_merges=True, name="odd")
     back = load_path(save(tok, tmp_path / "odd.json"))
     assert back.split_rule.splits == rule.splits

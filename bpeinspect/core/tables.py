@@ -74,6 +74,8 @@ FACTORIES: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
     "SentencePieceBPE": (SentencePieceBPE, ("pieces", "kinds")),
 }
 _FACTORY_NAMES = {id(f): name for name, (f, _) in FACTORIES.items()}
+# what a factory is asked at the time of a call, never stored as a part of the tokenizer
+CALL_ONLY = frozenset({"should_stop"})
 # the kind of every argument any factory takes (an argument not listed here is not stored)
 KINDS: dict[str, str] = {
     "ranks": "bytes_ids",

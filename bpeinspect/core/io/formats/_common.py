@@ -466,7 +466,7 @@ def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.ar
     tables) but is not recorded as a part of the tokenizer."""
     try:
         tok = factory(*args, **kwargs)
-        stored = {k: v for k, v in kwargs.items() if k != "should_stop"}
+        stored = {k: v for k, v in kwargs.items() if k not in tables.CALL_ONLY}
         if tables.factory_name(factory) == "SentencePieceBPE":  # (kept to send it to child processes)
             with contextlib.suppress(tables.TablesError):
                 tables.remember(tok, tables.parts_from_call(factory, args, stored))

@@ -13,9 +13,9 @@ done here (so its exception, if it has one, is raised here, with its own type).
 
 The same children serve other schedules (the token counts of many texts under several
 tokenizers, a training run): :meth:`ProcessPool.start` starts them early and keeps them,
-:meth:`ProcessPool.put` gives one a context to keep, :meth:`ProcessPool.submit` gives it a
-task and :meth:`ProcessPool.reply` takes what the children answer. The protocol, one pickled
-tuple after another on the child's stdin and stdout:
+:meth:`Child.put` gives one a context to keep (under a key from :meth:`ProcessPool.new_key`),
+:meth:`ProcessPool.submit` gives it a task and :meth:`ProcessPool.reply` takes what the
+children answer. The protocol, one pickled tuple after another on the child's stdin and stdout:
 
 * to the child: ``("put", key, data)`` (keep ``pickle.loads(data)`` as context ``key``),
   ``("drop", key)``, ``("task", task, fn, key, item, live)`` and ``("cancel", task)``;
@@ -74,6 +74,9 @@ __all__ = [
 # nice value only weighs when the cores are shared.
 BACKGROUND_NICENESS = 10
 
+# Progress messages of a child taken from its pipe but not yet from the pool: past these, its pipe
+# fills and the child waits, so that it never runs far ahead of a consumer that may ask it to stop.
+PROGRESS_ROOM = 16
 WAIT_FOR_CHILD = 0.05  # seconds between two looks at the caller's state while waiting for a child
 
 T = TypeVar("T")
@@ -166,6 +169,7 @@ class Child:
         self.held: set[Any] = set()  # the context keys it keeps
         self.tasks: set[int] = set()  # the tasks in flight
         self._lock = threading.Lock()  # alive and tasks, between the reader and the submitters
+        self.room = threading.Semaphore(PROGRESS_ROOM)  # see PROGRESS_ROOM
         self._replies = replies
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write, daemon=True)
@@ -235,6 +239,8 @@ class Child:
                 self.tasks.discard(task)
                 self._replies.put(Reply(self, kind, task, msg[3], kinds=tuple(msg[2])))
             else:
+                while not self.room.acquire(timeout=WAIT_FOR_CHILD) and self.alive:
+                    pass  # room is made when the pool hands a progress message on
                 self._replies.put(Reply(self, kind, task, msg[2]))
 
     def _why(self) -> str:
@@ -323,10 +329,6 @@ class ProcessPool:
         """A context key no other user of this pool has."""
         return next(self._keys)
 
-    def put(self, child: Child, key: Any, data: bytes) -> None:
-        """Have ``child`` keep ``pickle.loads(data)`` as context ``key``, for its tasks."""
-        child.put(key, data)
-
     def drop(self, key: Any) -> None:
         """Have every child forget context ``key``."""
         for c in self._children:
@@ -351,10 +353,14 @@ class ProcessPool:
         ``0``: not at all); ``None`` if there is none yet."""
         try:
             if timeout is None:
-                return self._replies.get()
-            return self._replies.get(timeout=timeout) if timeout > 0 else self._replies.get_nowait()
+                reply = self._replies.get()
+            else:
+                reply = self._replies.get(timeout=timeout) if timeout > 0 else self._replies.get_nowait()
         except queue.Empty:
             return None
+        if reply.kind == "progress":
+            reply.child.room.release()
+        return reply
 
     def lose(self, child: Child) -> None:
         """End ``child`` at once (it failed): :meth:`start` starts another."""

@@ -411,7 +411,7 @@ def test_progress_messages_arrive_in_order_before_the_result_with_the_childs_con
     with ProcessPool(2) as p:
         (child,) = p.start()
         key = p.new_key()
-        p.put(child, key, pickle.dumps("the context"))
+        child.put(key, pickle.dumps("the context"))
         replies = _replies_of(p, p.submit(child, _counts_up, 5, key=key, live=True))
     assert [r.kind for r in replies] == ["progress"] * 5 + ["result"]
     assert [r.value for r in replies] == [0, 1, 2, 3, 4, "the context after 5"]
@@ -505,3 +505,24 @@ def test_children_leave_when_their_parent_dies() -> None:
             break
         time.sleep(0.05)
     assert _gone(pid), "the child outlived its parent by 30 seconds"
+
+
+def _reports(context: object, item: int, channel: pool.Channel) -> str:
+    """A live task: ``item`` progress messages of 1 kB."""
+    for _ in range(item):
+        channel.progress(b"x" * 1000)
+    return "done"
+
+
+def test_a_live_task_waits_for_its_progress_to_be_taken() -> None:
+    """A child never runs far ahead of the consumer that may ask it to stop (a training run
+    stopped after its 300th merge must not have made all of them meanwhile)."""
+    with ProcessPool(2) as p:
+        (child,) = p.start()
+        task = p.submit(child, _reports, 2000, live=True)  # 2 MB: far more than a pipe holds
+        first = p.reply(timeout=60)
+        assert first is not None and first.kind == "progress"
+        time.sleep(1.0)  # nothing taken meanwhile: the child waits, its task unanswered
+        assert task in child.tasks
+        replies = _replies_of(p, task)
+    assert len(replies) == 2000 and (replies[-1].kind, replies[-1].value) == ("result", "done")

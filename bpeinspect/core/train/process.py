@@ -99,7 +99,7 @@ class ProcessTrainingRun:
             pool.close()
             raise TrainingProcessError("the training process could not start")
         self._key = pool.new_key()
-        pool.put(pool.children[0], self._key, pickle.dumps(self._args, protocol=pickle.HIGHEST_PROTOCOL))
+        pool.children[0].put(self._key, pickle.dumps(self._args, protocol=pickle.HIGHEST_PROTOCOL))
         return pool
 
     @property

@@ -53,6 +53,15 @@ SAVE_FILTERS = {
 }
 
 
+class _FillingLayout(QVBoxLayout):
+    """A column that, in a scroll area, fills the height it is given: its wrapped labels would
+    otherwise have the area size it to their preferred height (taller than the window), and
+    the results under the plots would need scrolling to at any size."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 def clock(seconds: float) -> str:
     """``75.2`` -> ``"1:15"``; ``3725`` -> ``"1:02:05"``."""
     s = int(round(seconds))
@@ -179,7 +188,7 @@ class TrainingWorkspace(QWidget):
         res_lay.addLayout(res_buttons)
 
         right = QWidget()
-        rl = QVBoxLayout(right)
+        rl = _FillingLayout(right)
         rl.setContentsMargins(4, 0, 0, 0)
         rl.addWidget(run_box, 1)
         rl.addWidget(res_box)

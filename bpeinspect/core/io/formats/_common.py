@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
@@ -21,7 +21,8 @@ from typing import IO, Any, ParamSpec, TypeGuard, TypeVar
 
 from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.split.rules import PatternError, compile_pattern
+from bpeinspect.core.split.rules import PatternError, SplitRule, compile_pattern
+from bpeinspect.core.tokenizer import Tokenizer
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -478,6 +479,34 @@ def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.ar
         raise
     except (PatternError, ValueError, TypeError) as exc:
         raise VocabularyError(f"{path}: {exc}") from None
+
+
+@dataclass
+class ByteVocabulary:
+    """The tables a file of a byte-level model gives (Hugging Face, GGUF, bpeinspect's own):
+    each token's bytes and id (``ranks``), the special and added tokens, and for a merge list
+    its merges (``None``: the rank rule) with the id each makes (``made``; ``None``: looked up)."""
+
+    ranks: Mapping[bytes, int]
+    specials: Mapping[str, int]
+    added: Mapping[str, int]
+    merges: Sequence[tuple[int, int]] | None = None
+    made: Sequence[int] | None = None
+
+    def tokenizer(self, path: Path | str, rule: SplitRule | str | None, **options: Any) -> Tokenizer:
+        """The :class:`~bpeinspect.core.tokenizer.Tokenizer` of these tables with the split
+        ``rule`` and the format's other ``options`` (its keywords), by :func:`build_tokenizer`."""
+        return build_tokenizer(
+            path,
+            Tokenizer,
+            self.ranks,
+            pattern=rule,
+            special_tokens=self.specials,
+            added_tokens=self.added,
+            merges=self.merges,
+            merge_results=self.made,
+            **options,
+        )
 
 
 @functools.cache

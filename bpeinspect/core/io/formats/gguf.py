@@ -29,8 +29,8 @@ import numpy as np
 from bpeinspect.core import limits
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats._common import (
+    ByteVocabulary,
     all_found,
-    build_tokenizer,
     check_count,
     cut_at_spaces,
     expect,
@@ -383,15 +383,9 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
                 "llama.cpp's 'default' split rule: the file names no pre-tokenizer (tokenizer.ggml.pre)"
             )
     name = name_for(path, _text(meta.get("general.name")), file_stem(path))
-    return build_tokenizer(
+    return ByteVocabulary(ranks, specials, added, merges, made).tokenizer(
         path,
-        Tokenizer,
-        ranks,
-        pattern=rule,
-        special_tokens=specials,
-        added_tokens=added,
-        merges=merges,
-        merge_results=made,
+        rule,
         ignore_merges=ignore_merges,
         byte_barriers=True,  # llama.cpp drops a byte without a token after merging
         name=name,

@@ -36,9 +36,9 @@ from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.formats import hf_sentencepiece
 from bpeinspect.core.io.formats._common import (
+    ByteVocabulary,
     MappedMerges,
     all_found,
-    build_tokenizer,
     bytes_to_token,
     expect,
     first_repeat,
@@ -132,16 +132,10 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     _keep_spelled_specials(ranks, {**specials, **added}, vocab, made)
     model["merges"] = None  # the parsed strings are the largest part of a big file: free them now
     ignore_merges = bool(model.get("ignore_merges", False))
-    return build_tokenizer(
+    return ByteVocabulary(ranks, specials, added, merges, made).tokenizer(
         path,
-        Tokenizer,
-        ranks,
-        pattern=rule,
-        special_tokens=specials,
-        added_tokens=added,
+        rule,
         added_options=added_options(obj.get("added_tokens")),
-        merges=merges,
-        merge_results=made,
         duplicate_merges="last",  # Hugging Face keeps the last rank of a pair listed twice
         ignore_merges=ignore_merges,
         name=_name_for(path),

@@ -28,7 +28,7 @@ from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
-from bpeinspect.core.io.formats._common import build_tokenizer, expect, parse_json, read_bytes_limited
+from bpeinspect.core.io.formats._common import ByteVocabulary, expect, parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import BEHAVIORS, PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 
@@ -162,14 +162,9 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         )
         training = TrainingInfo(settings, counts)
     name = obj.get("name") if isinstance(obj.get("name"), str) else ""
-    return build_tokenizer(
+    return ByteVocabulary(ranks, specials, added, merges).tokenizer(
         path,
-        Tokenizer,
-        ranks,
-        pattern=rule,
-        special_tokens=specials,
-        added_tokens=added,
-        merges=merges,
+        rule,
         ignore_merges=bool(obj.get("ignore_merges", False)),
         byte_barriers=bool(obj.get("byte_barriers", False)),
         name=name or Path(path).name.split(".")[0],

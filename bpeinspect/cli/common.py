@@ -74,6 +74,14 @@ def processes(value: str) -> int:
     return n
 
 
+def add_processes(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    help: str = "processes that count at once (default: one per CPU; 1: count in this process)",
+) -> None:
+    """Add ``-j/--processes N`` (checked by :func:`processes`) to ``parser`` or a group of it."""
+    parser.add_argument("-j", "--processes", type=processes, metavar="N", help=help)
+
+
 _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 
 

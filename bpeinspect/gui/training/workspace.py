@@ -13,6 +13,7 @@ main window's overlay and every other panel show them straight away.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
@@ -40,6 +41,9 @@ from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots, bytes_per_token_curve
+
+if TYPE_CHECKING:
+    from bpeinspect.gui.panels.context import PanelContext
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {
@@ -491,3 +495,10 @@ class TrainingWorkspace(QWidget):
         has = self.results.currentItem() is not None
         self.show_button.setEnabled(has)
         self.save_button.setEnabled(has)
+
+
+def make_panel(host: PanelContext) -> TrainingWorkspace:
+    """The workspace the window docks (the first time it is shown), on the window's registry and
+    its stored settings (where the main window has them)."""
+    prefs = getattr(host.window, "prefs", None)
+    return TrainingWorkspace(host.window.registry, settings=getattr(prefs, "settings", None))

@@ -71,3 +71,18 @@ def test_count_with_small_partitions_and_local_schedulers(corpus: Path) -> None:
     for scheduler in ("synchronous", "threads"):
         table = count_with_dask([corpus], "gpt4", scheduler=scheduler, files_per_partition=3)
         assert list(table.items()) == list(local.items())
+
+
+def test_count_on_a_folder_reads_the_files_its_patterns_and_gitignore_choose(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "proj"
+    (folder / "gen").mkdir(parents=True)
+    (folder / "a.md").write_text("alpha alpha\n", encoding="utf-8")
+    (folder / "b.txt").write_text("beta\n", encoding="utf-8")
+    (folder / "gen" / "c.md").write_text("gamma\n", encoding="utf-8")
+    (folder / ".gitignore").write_text("gen/\n", encoding="utf-8")
+    out = tmp_path / "counts.tsv"
+    assert cli.main(["count", "-j", "1", "--include", "*.md", "-o", str(out), str(folder)]) == 0
+    assert read_counts_tsv(out) == {b"alpha": 1, b" alpha": 1, b"\n": 1}
+    assert "Skipped 2 files (1 ignored by .gitignore, 1 left out by the file filter)" in capsys.readouterr().err
+    assert cli.main(["count", "-j", "1", "--include", "*.md", "--no-gitignore", "-o", str(out), str(folder)]) == 0
+    assert b"gamma" in read_counts_tsv(out) and b"beta" not in read_counts_tsv(out)

@@ -174,15 +174,21 @@ def _char_class(glob: str, start: int) -> tuple[str | None, int]:
         i += 1
     body: list[str] = []
     first = i
-    while i < len(glob) and (glob[i] != "]" or i == first):
-        c = glob[i]
-        if c == "\\" and i + 1 < len(glob):
-            body.append(re.escape(glob[i + 1]))
-            i += 2
-            continue
-        ranged = c == "-" and i > first and i + 1 < len(glob) and glob[i + 1] != "]"
-        body.append("-" if ranged else re.escape(c))
-        i += 1
+    n = len(glob)
+
+    def char_at(j: int) -> tuple[str, int]:  # the set's character at j (an escaped one too), and after it
+        if glob[j] == "\\" and j + 1 < n:
+            return glob[j + 1], j + 2
+        return glob[j], j + 1
+
+    while i < n and (glob[i] != "]" or i == first):
+        lo, i = char_at(i)
+        if i + 1 < n and glob[i] == "-" and glob[i + 1] != "]":
+            hi, i = char_at(i + 1)
+            # as git reads it: a range backwards holds its first character only
+            body.append(f"{re.escape(lo)}-{re.escape(hi)}" if lo <= hi else re.escape(lo))
+        else:
+            body.append(re.escape(lo))
     if i >= len(glob):
         return None, len(glob)
     inner = "".join(body)
@@ -242,7 +248,11 @@ class IgnoreRules:
             body = pattern_regex(line)
             if not anchored and not line.startswith("**"):
                 body = "(?:.*/)?" + body
-            rules.append(_Rule(re.compile(body + r"\Z", flags | re.DOTALL), negated, folders_only))
+            try:
+                regex = re.compile(body + r"\Z", flags | re.DOTALL)
+            except re.error:  # a set such as [z-a]: git's pattern matches nothing
+                continue
+            rules.append(_Rule(regex, negated, folders_only))
         return cls(rules, flags)
 
     def __bool__(self) -> bool:

@@ -172,7 +172,7 @@ class MainWindow(QMainWindow):
             look.set_layer(name, on)
             if on_bar:
                 self.toolbar.add_toggle(act)
-        self.count_badge = CountBadge(self.registry)
+        self.count_badge = CountBadge(self.registry, self.encoder)
         self.toolbar.add_right(self.count_badge)
         a.separator("view")
         for name in PALETTES:
@@ -205,6 +205,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         self.live.feedingChanged.connect(self.panes.set_read_only)
+        self.panes.progress = self.encoder.progress
         self.encoder.encoded.connect(self.panes.show_result)
         self.encoder.partial.connect(
             lambda tok, live: self.panes.show_partial(tok, live, len(self.live) + self.live.feed_left())

@@ -162,6 +162,10 @@ class TokenizerPane(QWidget):
             text += f" · {diff:+.1f}% vs {reference[0]}"
         self.count.setText(text)
 
+    def set_progress(self, done: int, total: int) -> None:
+        """Show how far the encoding of a text still being encoded has got (no count yet)."""
+        self.count.setText(f"  encoding… ({done:,} of {total:,} characters so far)")
+
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if obj is self.view and event.type() == QEvent.Type.FocusIn:
             self.focused.emit(self.tok)
@@ -198,6 +202,8 @@ class PaneStack(QScrollArea):
         # what the views paste with (LiveDocument.insert_text), and pasted UTF-8 bytes (.paste_data)
         self.insert_text: Callable[[QTextCursor, str], None] | None = None
         self.insert_data: Callable[[QTextCursor, QByteArray], None] | None = None
+        # (encoded, total) characters of a tokenizer's text still being encoded, None once done
+        self.progress: Callable[[Tokenizer], tuple[int, int] | None] = lambda _tok: None
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
@@ -239,7 +245,7 @@ class PaneStack(QScrollArea):
         if pane is not None:
             if pane.view.enc is not live:
                 pane.view.set_encoding(tok, live)
-            pane.count.setText(f"  encoding… ({live.n_chars:,} of {total_chars:,} characters so far)")
+            pane.set_progress(live.n_chars, total_chars)
 
     def show_result(self, tok: Tokenizer, result: EncodeResult) -> None:
         pane = self.pane_of(tok)
@@ -248,11 +254,17 @@ class PaneStack(QScrollArea):
         self.refresh_counts()
 
     def refresh_counts(self) -> None:
-        """Token counts in every pane header, compared with the reference's count."""
+        """Token counts in every pane header, compared with the reference's count. A pane whose
+        text is still being encoded keeps saying so (see :meth:`show_partial`), and only finished
+        counts are compared (:attr:`progress` says which are not)."""
         ref = self.registry.reference()
-        top = self.registry.result(ref) if ref is not None else None
+        top = self.registry.result(ref) if ref is not None and self.progress(ref) is None else None
         for pane in self.panes():
             r = self.registry.result(pane.tok)
+            going = self.progress(pane.tok)
+            if going is not None:
+                pane.set_progress(*going)
+                continue
             if r is None:
                 continue
             reference = None

@@ -88,11 +88,12 @@ class IdsBox(QWidget):
 
 
 class CountBadge(QWidget):
-    """The current tokenizer's token count, big, and the text's character count beside it."""
+    """The current tokenizer's token count, big, and the text's character count beside it;
+    while its text is still being encoded, "counting…" and how far it has got."""
 
-    def __init__(self, registry: TokenizerRegistry, parent: QWidget | None = None) -> None:
+    def __init__(self, registry: TokenizerRegistry, encoder: Encoder, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.registry = registry
+        self.registry, self.encoder = registry, encoder
         self.tokens = QLabel()
         self.tokens.setObjectName("bigTokenCount")
         font = self.tokens.font()
@@ -108,10 +109,19 @@ class CountBadge(QWidget):
         lay.addWidget(self.chars)
         for signal in (registry.currentChanged, registry.rowsInserted, registry.rowsRemoved, registry.dataChanged):
             signal.connect(self.refresh)
+        encoder.partial.connect(self.refresh)
+        encoder.settled.connect(self.refresh)
         self.refresh()
 
     def refresh(self, *_args: object) -> None:
         tok = self.registry.current()
+        going = self.encoder.progress(tok) if tok is not None else None
+        if tok is not None and going is not None:
+            done, total = going
+            self.tokens.setText("counting…")
+            self.chars.setText(f"{total:,} characters · {100 * done // max(total, 1)}%")
+            self.setToolTip(f"{self.registry.label(tok)}: {done:,} of {total:,} characters encoded so far")
+            return
         r = self.registry.result(tok) if tok is not None else None
         if tok is None or r is None:
             self.tokens.setText("—" if tok is None else "…")

@@ -83,6 +83,9 @@ TREE = {
     "c_a.txt": "c",
     "c_z.txt": "c",
     "lit[.txt": "bracket",
+    "r_z.txt": "range",
+    "r_b.txt": "range",
+    "r_-.txt": "range",
     "trail.txt": "trailing space pattern",
 }
 GITIGNORE = """\
@@ -96,6 +99,8 @@ docs/build
 \\#hash.txt
 q?.txt
 c_[a-m].txt
+r_[z-a].txt
+r_[-x].txt
 lit[.txt
 trail.txt{spaces}
 src/**/er/*.cfg
@@ -129,7 +134,10 @@ EXTS = ["", ".txt", ".log", ".py"]
 
 
 def random_pattern(rng: random.Random) -> str:
-    parts = [rng.choice([*PARTS, "*", "?1", "x[12]", "[!a]*", "*o*", "**"]) for _ in range(rng.randint(1, 3))]
+    parts = [
+        rng.choice([*PARTS, "*", "?1", "x[12]", "[!a]*", "*o*", "[x-a]*", "[-b]*", "**"])
+        for _ in range(rng.randint(1, 3))
+    ]
     body = "/".join(parts)
     if rng.random() < 0.4 and not body.endswith("*"):
         body += rng.choice(EXTS[1:]) if rng.random() < 0.5 else "*"
@@ -176,6 +184,8 @@ def test_rules_in_detail():
     assert rules.match("x/keep", False) is False  # taken back
     assert IgnoreRules.parse("only/\n").match("only", False) is None  # a folder pattern, and a file
     assert not IgnoreRules.parse("# comment\n\n   \n")
+    backwards = IgnoreRules.parse("[z-a].txt\n*.log\n")  # git takes a range backwards as its first character
+    assert backwards.match("b.txt", False) is None and backwards.match("z.txt", False)
 
 
 def test_a_deeper_gitignore_decides_before_the_one_above(tmp_path):
@@ -279,3 +289,21 @@ def test_training_leaves_out_ignored_files_and_counts_them_apart_from_binary_one
 def test_parse_patterns_reads_a_text_field():
     assert parse_patterns(" *.txt,*.md ;\n docs/ ") == ("*.txt", "*.md", "docs/")
     assert parse_patterns("") == ()
+
+
+def test_a_real_source_tree_keeps_its_source_and_leaves_its_caches(tmp_path):
+    """The standard library's json package as it is installed (with __pycache__ when Python
+    has compiled it), and a copy of it with the caches written and binary files beside."""
+    import sysconfig
+
+    real = Path(sysconfig.get_path("stdlib")) / "json"
+    top = tmp_path / "json"
+    shutil.copytree(real, top)
+    (top / "__pycache__").mkdir(exist_ok=True)
+    (top / "__pycache__" / "decoder.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00")
+    (top / "logo.bin").write_bytes(b"\x00\x01")
+    for folder in (real, top):
+        scan = scan_corpus(folder)
+        assert [p.name for p in scan.files] == sorted(p.name for p in real.glob("*.py"))
+        assert not any("__pycache__" in p.parts for p, _ in scan.skipped)
+    assert scan_corpus(top).skipped == [(top / "logo.bin", FILTERED)]

@@ -610,6 +610,8 @@ def test_the_folder_filter_is_remembered(qtbot, registry, tmp_path):
     qtbot.addWidget(again)
     assert again.form.folder_filter.file_filter() == FileFilter(("*.rst",), ("build/", "old"), False)
     assert again.form.corpus.file_filter == FileFilter(("*.rst",), ("build/", "old"), False)
+    qtbot.mouseClick(again.form.folder_filter.default_button, Qt.MouseButton.LeftButton)  # text files by name again
+    qtbot.waitUntil(lambda: again.form.corpus.file_filter.include == FileFilter().include, timeout=5000)
 
 
 def test_docked_in_a_small_window_the_workspace_asks_for_little_room(qtbot, ws, tmp_path):
@@ -639,3 +641,11 @@ def test_train_stays_in_sight_when_the_panel_is_short(qtbot, ws):
     top_left = ws.train_button.mapTo(ws, ws.train_button.rect().topLeft())
     assert ws.train_button.isVisible() and 0 <= top_left.y() and top_left.y() + ws.train_button.height() <= ws.height()
     assert ws.train_button.visibleRegion().boundingRect().height() == ws.train_button.height()
+
+
+def test_the_trained_tokenizers_show_without_scrolling_in_a_1024x700_window(qtbot, ws):
+    """The run column scrolls only when it must: the wrapped status lines made it as tall as
+    their preferred height, and the results list fell below the fold."""
+    ws.resize(1024, 700)
+    qtbot.wait(50)
+    assert ws.results.visibleRegion().boundingRect().height() == ws.results.height()

@@ -91,3 +91,42 @@ def test_a_new_text_while_a_big_one_is_encoded_ends_exact(qtbot, window, big_tex
     window.set_text(big_text[: len(big_text) // 2][::-1])
     wait_idle(qtbot, window, timeout=120_000)
     _assert_exact(window)
+
+
+def test_while_a_big_file_is_encoded_the_readouts_say_so_and_compare_only_finished_counts(
+    qtbot, window, big_text, tmp_path
+) -> None:
+    _open_two(qtbot, window)
+    o200k = window.registry.find("o200k_base")
+    window.registry.set_reference(o200k)
+    wrong: list[str] = []
+    counting: list[str] = []
+
+    def look(*_args: object) -> None:
+        going = window.encoder.progress(o200k)
+        badge = window.count_badge
+        if going is not None:
+            counting.append(badge.chars.text())
+            if badge.tokens.text() != "counting…" or not badge.chars.text().startswith(f"{going[1]:,} characters"):
+                wrong.append(f"badge: {badge.tokens.text()} {badge.chars.text()}")
+        for pane in window.panes.panes():
+            header = pane.count.text()
+            unfinished = [t.name for t in (pane.tok, o200k) if window.encoder.progress(t) is not None]
+            if "vs" in header and unfinished:
+                wrong.append(f"{pane.tok.name} compared while {unfinished} still encode: {header}")
+            if window.encoder.progress(pane.tok) is not None and "encoding…" not in header:
+                wrong.append(f"{pane.tok.name} shows a count while it encodes: {header}")
+
+    # after the window's own slots: what the user sees once a signal is handled
+    window.encoder.partial.connect(look)
+    window.encoder.encoded.connect(look)
+    window.registry.dataChanged.connect(look)
+    path = tmp_path / "big.txt"
+    path.write_text(big_text, encoding="utf-8")
+    window.open_text_file(str(path))
+    wait_idle(qtbot, window, timeout=120_000)
+    assert counting and wrong == [], wrong[:5]
+    look()
+    assert window.count_badge.tokens.text() == f"{len(window.registry.result(o200k).enc):,} tokens"
+    cl100k = window.panes.pane_of(window.registry.find("cl100k_base"))
+    assert "% vs o200k_base" in cl100k.count.text()

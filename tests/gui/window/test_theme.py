@@ -70,6 +70,28 @@ def test_placeholders_and_dock_buttons_in_the_dark(qtbot, dark):
         assert _most_contrast(icon, window_bg) >= 4.5, kind
 
 
+def test_a_theme_switch_recolours_the_dock_buttons_without_a_new_style(qtbot, panel_window):
+    """A new application style polishes every widget of the window again (30-60 ms on the GUI
+    thread); the docks alone are told to fetch their buttons' icons in the new colours."""
+    from PySide6.QtWidgets import QAbstractButton
+
+    window = panel_window
+    window.set_theme("light", remember=False)
+    style = QApplication.style()
+    window.set_theme("dark", remember=False)
+    try:
+        assert QApplication.style() is style
+        window_bg = QGuiApplication.palette().color(QPalette.ColorRole.Window)
+        docks = list(window.panels.docks.values())
+        assert docks
+        for dock in docks:
+            button = dock.findChild(QAbstractButton, "qt_dockwidget_closebutton")
+            assert button is not None
+            assert _most_contrast(button.icon().pixmap(16, 16).toImage(), window_bg) >= 4.5, dock.windowTitle()
+    finally:
+        window.set_theme("light", remember=False)
+
+
 def test_disabled_controls_look_disabled_in_the_dark(qtbot, dark):
     """The training's Cancel after a run looked as clickable as Train."""
     from PySide6.QtWidgets import QPushButton

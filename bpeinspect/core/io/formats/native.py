@@ -23,12 +23,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
-from bpeinspect.core.io.formats._common import build_tokenizer, expect, parse_json, read_bytes_limited
+from bpeinspect.core.io.formats._common import ByteVocabulary, expect, parse_json, read_bytes_limited
 from bpeinspect.core.split.rules import BEHAVIORS, PRESETS, Split, SplitRule, resolve_rule
 from bpeinspect.core.tokenizer import Tokenizer, TrainingInfo
 
@@ -107,7 +108,7 @@ def to_dict(tok: Tokenizer) -> dict:
     }
 
 
-def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     expect(looks_like(obj), path, f'not a {FORMAT} file (no "format": "{FORMAT}")')
     version = obj.get("version")
     expect(type(version) is int, path, "no format version")
@@ -162,14 +163,10 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         )
         training = TrainingInfo(settings, counts)
     name = obj.get("name") if isinstance(obj.get("name"), str) else ""
-    return build_tokenizer(
+    return ByteVocabulary(ranks, specials, added, merges).tokenizer(
         path,
-        Tokenizer,
-        ranks,
-        pattern=rule,
-        special_tokens=specials,
-        added_tokens=added,
-        merges=merges,
+        rule,
+        should_stop=should_stop,
         ignore_merges=bool(obj.get("ignore_merges", False)),
         byte_barriers=bool(obj.get("byte_barriers", False)),
         name=name or Path(path).name.split(".")[0],
@@ -178,11 +175,15 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     )
 
 
-def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, data: bytes | None = None, *, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     if data is None:
         data = read_bytes_limited(path)
-    return from_dict(parse_json(data, path), path)
+    return from_dict(parse_json(data, path), path, should_stop)
 
 
-def save(tok: Tokenizer, path: Path) -> None:
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok`` as bpeinspect JSON (atomically); it keeps everything (no notes)."""
     atomic_write(path, json.dumps(to_dict(tok), ensure_ascii=False, indent=1))
+    return []

@@ -43,7 +43,7 @@ from bpeinspect.core.encoding import Encoding
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.live_text.segment_encoding import encode_segment, lookahead
 from bpeinspect.core.live_text.segments import LiveText, Segment
-from bpeinspect.core.memory import checks, quiet_gc, stop_asked
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool, can_spawn, default_processes
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -133,11 +133,13 @@ def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[Packed]:
     if not item:
         return out
     for shipped in context:
-        tok = shipped.tokenizer if isinstance(shipped, Shipped) else shipped
+        here = isinstance(shipped, Shipped)  # (a child is handed the tokenizer itself)
+        tok = shipped.tokenizer if here else shipped
+        should_stop = shipped.should_stop if here else None
         reach = lookahead(tok)
         done = []
         for text, follow in item:
-            if stop_asked():  # done here, by the window's worker: it gives way to the window
+            if should_stop is not None and should_stop():  # done here, by the window's worker: it gives way
                 raise Cancelled()
             done.append(encode_segment(tok, text, follow[:reach]))
         out.append(pack(done))
@@ -218,7 +220,7 @@ def encode_round(
                 sent.append(item)
             yield [(seg.text, follow) for seg, follow in item]
 
-    with ProcessPool(processes, niceness=NICENESS) as pool, checks(should_stop), quiet_gc():
+    with ProcessPool(processes, niceness=NICENESS) as pool, quiet_gc():
         results = pool.imap(_encode_item, items(), context=context, here=False)
         try:
             for per_tok in results:

@@ -461,15 +461,19 @@ def not_cacheable() -> None:
 
 
 def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-    """Call the Tokenizer constructor, naming the file in any complaint it has."""
+    """Call the Tokenizer constructor, naming the file in any complaint it has.
+
+    A ``should_stop`` among ``kwargs`` goes to the constructor (it asks it while it builds its
+    tables) but is not recorded as a part of the tokenizer."""
     try:
         tok = factory(*args, **kwargs)
+        stored = {k: v for k, v in kwargs.items() if k not in tables.CALL_ONLY}
         if tables.factory_name(factory) == "SentencePieceBPE":  # (kept to send it to child processes)
             with contextlib.suppress(tables.TablesError):
-                tables.remember(tok, tables.parts_from_call(factory, args, kwargs))
+                tables.remember(tok, tables.parts_from_call(factory, args, stored))
         calls = _CALLS.get()
         if calls is not None:  # what a cached load makes again (core/io/load_cache.py)
-            calls.append((factory, args, kwargs, tok))
+            calls.append((factory, args, stored, tok))
         # Patterns compile lazily; a damaged one must fail here, naming the file, not at the
         # first encode (found by tests/robustness).
         for split in getattr(getattr(tok, "split_rule", None), "splits", ()):

@@ -105,7 +105,7 @@ def unpack(texts: list[str], packed: Packed, token_bytes_of: Callable[[int], byt
     tok_at = [0, *itertools.accumulate(counts[:, 0].tolist())]
     piece_at = [0, *itertools.accumulate(counts[:, 1].tolist())]
     ids = np.frombuffer(ids_b, dtype=np.int32).tolist()
-    cols = [memoryview(np.frombuffer(data, dtype=np.int32).astype(np.int64)).cast("B") for data in cols_b]
+    cols = [memoryview(np.frombuffer(data, dtype=np.int32).astype(np.int64).tobytes()) for data in cols_b]
     flat = np.frombuffer(spans_b, dtype=np.int32)
     starts, ends = flat[0::2].tolist(), flat[1::2].tolist()
     out = []
@@ -228,7 +228,7 @@ def encode_round(
                     continue  # an empty item
                 item = sent.popleft()
                 texts = [seg.text for seg, _ in item]
-                out = []
+                out: list[tuple[int, Segment, str, Encoding]] = []
                 for k, packed in enumerate(per_tok):
                     if stop():  # asked between tokenizers: a window's worker gives way to it there
                         return

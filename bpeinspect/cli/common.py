@@ -8,7 +8,7 @@ import json
 import re
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core import display_label, human_size, limits, read_at_most
@@ -127,13 +127,16 @@ def file_filter_of(args: argparse.Namespace) -> FileFilter:
     return FileFilter(include, parse_patterns(",".join(args.exclude)), not args.no_gitignore)
 
 
-def wrote(path: Any, detail: str = "") -> None:
+def wrote(path: Any, detail: str = "", notes: Sequence[str] = ()) -> None:
     """The ``wrote PATH`` line on stderr, the path escaped as in error lines (a folder: the
-    files written into it, GPT-2's pair)."""
+    files written into it, GPT-2's pair), after a warning line for each of a save's ``notes``
+    (what the file does not keep)."""
     from pathlib import Path
 
     from bpeinspect.core.io import GPT2_ENCODER, GPT2_MERGES
 
+    for note in notes:
+        sys.stderr.write(f"{PROG}: warning: {note}\n")
     p = Path(path)
     names = f"{p / GPT2_ENCODER} and {p / GPT2_MERGES}" if p.is_dir() else str(path)
     sys.stderr.write(f"wrote {display_label(names)}{detail}\n")

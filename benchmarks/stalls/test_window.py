@@ -129,7 +129,7 @@ def test_loading_o200k_does_not_stall(qtbot, small_window):
     def attempt(_: int) -> StallProbe:
         for tok in window.registry.tokenizers():
             window.registry.remove(tok)
-        catalog.load_builtin.cache_clear()
+        catalog.forget_builtins()
         with StallProbe() as probe:
             window.open_tokenizer("o200k_base")
             qtbot.waitUntil(lambda: len(window.registry) == 1, timeout=60000)
@@ -139,7 +139,7 @@ def test_loading_o200k_does_not_stall(qtbot, small_window):
     try:
         best_of_attempts(attempt)
     finally:
-        catalog.load_builtin.cache_clear()
+        catalog.forget_builtins()
         load_tokenizer("o200k_base")
 
 

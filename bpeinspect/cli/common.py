@@ -8,7 +8,7 @@ import json
 import re
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bpeinspect.core import display_label, human_size, limits, read_at_most
@@ -74,6 +74,14 @@ def processes(value: str) -> int:
     return n
 
 
+def add_processes(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    help: str = "processes that count at once (default: one per CPU; 1: count in this process)",
+) -> None:
+    """Add ``-j/--processes N`` (checked by :func:`processes`) to ``parser`` or a group of it."""
+    parser.add_argument("-j", "--processes", type=processes, metavar="N", help=help)
+
+
 _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 
 
@@ -119,13 +127,16 @@ def file_filter_of(args: argparse.Namespace) -> FileFilter:
     return FileFilter(include, parse_patterns(",".join(args.exclude)), not args.no_gitignore)
 
 
-def wrote(path: Any, detail: str = "") -> None:
+def wrote(path: Any, detail: str = "", notes: Sequence[str] = ()) -> None:
     """The ``wrote PATH`` line on stderr, the path escaped as in error lines (a folder: the
-    files written into it, GPT-2's pair)."""
+    files written into it, GPT-2's pair), after a warning line for each of a save's ``notes``
+    (what the file does not keep)."""
     from pathlib import Path
 
     from bpeinspect.core.io import GPT2_ENCODER, GPT2_MERGES
 
+    for note in notes:
+        sys.stderr.write(f"{PROG}: warning: {note}\n")
     p = Path(path)
     names = f"{p / GPT2_ENCODER} and {p / GPT2_MERGES}" if p.is_dir() else str(path)
     sys.stderr.write(f"wrote {display_label(names)}{detail}\n")

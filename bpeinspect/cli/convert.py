@@ -7,7 +7,7 @@ from typing import Any
 
 from bpeinspect.cli.common import SAVE_NAMES, add_command, wrote
 from bpeinspect.cli.vocab_options import add_vocab_options, load_spec
-from bpeinspect.core.io import save, saveable
+from bpeinspect.core.io import save_noted, saveable
 
 ABOUT = f"""convert a tokenizer to another file format
 
@@ -24,6 +24,6 @@ def add_convert(sub: Any) -> None:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token)
-    written = save(tok, args.out, fmt=args.format)
-    wrote(written)
+    saved = save_noted(tok, args.out, fmt=args.format)
+    wrote(saved.path, notes=saved.notes)
     return 0

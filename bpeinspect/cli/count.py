@@ -12,7 +12,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bpeinspect.cli.common import CliError, add_command, add_file_filter, file_filter_of, pattern_arg, processes, wrote
+from bpeinspect.cli.common import (
+    CliError,
+    add_command,
+    add_file_filter,
+    add_processes,
+    file_filter_of,
+    pattern_arg,
+    wrote,
+)
 from bpeinspect.core.io import check_target
 from bpeinspect.core.train import count_pretokens, iter_corpus, scan_corpus, skipped_note, write_counts_tsv
 
@@ -41,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "Hugging Face's split also the text between them",
     )
     where = p.add_mutually_exclusive_group()
-    where.add_argument("-j", "--processes", type=processes, metavar="N", help="local processes (default: one per CPU)")
+    add_processes(where, "local processes (default: one per CPU)")
     where.add_argument(
         "--dask",
         nargs="?",

@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from bpeinspect.cli import corpus_stats as cli_corpus
 from bpeinspect.cli import dataset_stats as cli_dataset
-from bpeinspect.cli.common import add_command, align_table, json_text, processes, read_text, safe_lines
+from bpeinspect.cli.common import add_command, add_processes, align_table, json_text, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
 from bpeinspect.core.analysis import CSV_COLUMNS as MEASURE_COLUMNS
 from bpeinspect.core.analysis import (
@@ -67,13 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="append",
         help="also measure the bundled samples: the fable in every language, or the code and data files",
     )
-    p.add_argument(
-        "-j",
-        "--processes",
-        type=processes,
-        metavar="N",
-        help="processes that count at once (default: one per CPU; 1: count in this process)",
-    )
+    add_processes(p)
     p.add_argument(
         "--metrics",
         action="store_true",

@@ -26,7 +26,7 @@ from bpeinspect.cli.common import (
     read_text,
     wrote,
 )
-from bpeinspect.core.io import check_target, format_for_path, save
+from bpeinspect.core.io import check_target, format_for_path, save_noted
 from bpeinspect.core.train import (
     TrainingJob,
     TrainingPlan,
@@ -135,8 +135,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    written = save(tok, args.output)
-    wrote(written, f" ({tok.n_vocab} tokens)")
+    saved = save_noted(tok, args.output)
+    wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
     corpus.report()
     if tok.training is not None and tok.training.settings.get("ran_out_of_pairs"):
         print(
@@ -189,7 +189,8 @@ def _train_sizes(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     for tok, size in zip(outcome.tokenizers, outcome.sizes, strict=True):
-        wrote(save(tok, sized_path(args.output, size), fmt), f" ({tok.n_vocab} tokens)")
+        saved = save_noted(tok, sized_path(args.output, size), fmt)
+        wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
     corpus.report()
     if outcome.exhausted:
         reached = outcome.sizes[-1] if outcome.sizes else 256 + len(specials)

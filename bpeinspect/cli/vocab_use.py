@@ -16,7 +16,7 @@ import csv
 import io
 import sys
 
-from bpeinspect.cli.common import add_command, align_table, json_text, read_text, safe_lines
+from bpeinspect.cli.common import add_command, add_processes, align_table, json_text, read_text, safe_lines
 from bpeinspect.cli.vocab_options import add_tokenizers, add_vocab_options, load_spec, tokenizer_specs
 from bpeinspect.core.analysis import VocabularyUse, count_ids, expand_paths, load_corpus, vocabulary_use
 from bpeinspect.core.analysis import read_text as read_file
@@ -49,13 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="store_true",
         help="JSON: add every used token's count, most frequent first; CSV: print tokenizer,rank,count",
     )
-    p.add_argument(
-        "-j",
-        "--processes",
-        type=int,
-        metavar="N",
-        help="processes that count at once (default: one per CPU; 1: count in this process)",
-    )
+    add_processes(p)
     add_vocab_options(p)
     return p
 
@@ -77,8 +71,6 @@ def _texts(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.processes is not None and args.processes < 1:
-        raise ValueError("-j: give 1 or more processes")
     texts = _texts(args)
     specs = tokenizer_specs(args)
     toks = [load_spec(s, pattern=args.pattern, special_tokens=args.special_token, remember=False) for s in specs]

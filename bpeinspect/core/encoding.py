@@ -22,7 +22,6 @@ from itertools import chain, islice
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.memory import stop_asked
 from bpeinspect.core.text import utf16_len
 
 if TYPE_CHECKING:
@@ -184,8 +183,11 @@ def tiled_ids(
     return ids, piece_lens
 
 
-def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
-    """Byte length of every id below ``n_vocab`` (0 for ids ``decoder`` does not have)."""
+def token_lengths(
+    decoder: Mapping[int, bytes], n_vocab: int, should_stop: Callable[[], bool] | None = None
+) -> np.ndarray:
+    """Byte length of every id below ``n_vocab`` (0 for ids ``decoder`` does not have);
+    ``should_stop`` is asked between slices (:class:`Cancelled` if it says so)."""
     import numpy as np  # see encoding_from_ids
 
     lens = np.zeros(n_vocab, dtype=np.int64)
@@ -193,7 +195,7 @@ def token_lengths(decoder: Mapping[int, bytes], n_vocab: int) -> np.ndarray:
     # GUI thread waits out whole when a worker loads a tokenizer
     keys, sizes = iter(decoder.keys()), map(len, decoder.values())
     for start in range(0, len(decoder), 1 << 14):
-        if stop_asked():  # a loading worker's warm-up encode builds this: it gives way here
+        if should_stop is not None and should_stop():  # a loading worker's warm-up encode gives way here
             raise Cancelled()
         k = min(1 << 14, len(decoder) - start)
         lens[np.fromiter(islice(keys, k), dtype=np.int64, count=k)] = np.fromiter(

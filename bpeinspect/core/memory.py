@@ -1,5 +1,4 @@
-"""Keep the cyclic garbage collector out of the way while big objects are built, and let
-the loops that build them check a caller's ``should_stop`` that they are not handed.
+"""Keep the cyclic garbage collector out of the way while big objects are built.
 
 >>> with quiet_gc():
 ...     table = [(i, i) for i in range(10)]
@@ -10,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 # From this many characters an encode keeps the collector waiting: the new pre-token cache
 # entries of a cold encode set off collections that walk its big young lists (pre-tokens,
@@ -97,40 +96,3 @@ def thaw() -> None:
     with _gc_lock:
         gc.unfreeze()
         _gc_frozen[0] = False
-
-
-# -- checks in loops that no should_stop parameter reaches -----------------------------------------
-
-_checks = threading.local()
-
-
-@contextlib.contextmanager
-def checks(should_stop: Callable[[], bool] | None) -> Iterator[None]:
-    """While the block runs on this thread, :func:`stop_asked` calls ``should_stop``.
-
-    For long work reached through functions that take no ``should_stop`` (a cached loader such
-    as ``load_builtin``, a constructor): their loops call :func:`stop_asked`. A GUI worker's
-    ``should_stop`` gives way there to a busy GUI thread, which would otherwise wait for the
-    interpreter lock at each of its calls into Python while the loop runs (parsing o200k_base's
-    200k lines: 0.3-0.5 s of stalls next to the window's work on a slow machine).
-
-    >>> calls = []
-    >>> with checks(lambda: calls.append(1) or False):
-    ...     stop_asked()
-    False
-    >>> stop_asked(), calls
-    (False, [1])
-    """
-    prev = getattr(_checks, "should_stop", None)
-    _checks.should_stop = should_stop
-    try:
-        yield
-    finally:
-        _checks.should_stop = prev
-
-
-def stop_asked() -> bool:
-    """Call every millisecond or so of a long loop: asks the ``should_stop`` of :func:`checks`
-    on this thread, if any (the loop raises :class:`~bpeinspect.core.errors.Cancelled` on True)."""
-    should_stop = getattr(_checks, "should_stop", None)
-    return should_stop is not None and bool(should_stop())

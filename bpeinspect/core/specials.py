@@ -21,7 +21,6 @@ import regex
 
 from bpeinspect.core import limits
 from bpeinspect.core.errors import Cancelled, DisallowedSpecialError
-from bpeinspect.core.memory import stop_asked
 
 if TYPE_CHECKING:
     from bpeinspect.core.normalize import Normalizer
@@ -196,24 +195,26 @@ def _cut_normalized(
 _TABLE_SLICE = 1 << 14  # ids a slice of rank_tables handles (well under a frame)
 
 
-def rank_tables(ranks: Mapping[bytes, int]) -> tuple[dict[bytes, int], dict[int, bytes], int, int]:
+def rank_tables(
+    ranks: Mapping[bytes, int], should_stop: Callable[[], bool] | None = None
+) -> tuple[dict[bytes, int], dict[int, bytes], int, int]:
     """A copy of ``ranks``, its inverse (id -> bytes) and its lowest and highest id (``-1``, ``-1``
-    if empty), the inverse made a slice at a time with :func:`~bpeinspect.core.memory.stop_asked`
-    between (``Cancelled`` when it says so): one ``dict(zip())`` of 200k items held the interpreter
+    if empty), the inverse made a slice at a time with ``should_stop`` asked between
+    (``Cancelled`` when it says so): one ``dict(zip())`` of 200k items held the interpreter
     for more than a frame, which a GUI thread waits out whole while a worker loads a vocabulary. (The copy is one
     call: a dict copied whole is cloned, not rehashed.)
 
     >>> rank_tables({b"a": 3, b"b": 1})
     ({b'a': 3, b'b': 1}, {3: b'a', 1: b'b'}, 1, 3)
     """
-    if stop_asked():
+    if should_stop is not None and should_stop():
         raise Cancelled()
     copy = dict(ranks)
     tokens, ids = list(copy), list(copy.values())
     decoder: dict[int, bytes] = {}
     low = high = -1
     for k in range(0, len(ids), _TABLE_SLICE):
-        if stop_asked():
+        if should_stop is not None and should_stop():
             raise Cancelled()
         i = ids[k : k + _TABLE_SLICE]
         decoder.update(zip(i, tokens[k : k + _TABLE_SLICE]))

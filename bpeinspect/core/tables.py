@@ -74,6 +74,8 @@ FACTORIES: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
     "SentencePieceBPE": (SentencePieceBPE, ("pieces", "kinds")),
 }
 _FACTORY_NAMES = {id(f): name for name, (f, _) in FACTORIES.items()}
+# what a factory is asked at the time of a call, never stored as a part of the tokenizer
+CALL_ONLY = frozenset({"should_stop"})
 # the kind of every argument any factory takes (an argument not listed here is not stored)
 KINDS: dict[str, str] = {
     "ranks": "bytes_ids",
@@ -201,11 +203,14 @@ def can_rebuild(tok: Tokenizer) -> bool:
     return tok.byte_level and tok.rest_normalizer is tok.normalizer and not tok.pre_tokenizer.tiles
 
 
-def build(parts: Parts) -> Any:
-    """The tokenizer ``parts`` describe."""
+def build(parts: Parts, should_stop: Callable[[], bool] | None = None) -> Any:
+    """The tokenizer ``parts`` describe; ``should_stop`` is asked while a byte-level one builds
+    its tables (:class:`Cancelled` if it says so)."""
     factory, positional = FACTORIES[parts.factory]
     args = [parts.args[k] for k in positional if k in parts.args]
     kwargs = {k: v for k, v in parts.args.items() if k not in positional}
+    if should_stop is not None and parts.factory != "SentencePieceBPE":
+        kwargs["should_stop"] = should_stop
     tok = factory(*args, **kwargs)
     remember(tok, parts)
     return tok

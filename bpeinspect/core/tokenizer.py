@@ -115,13 +115,14 @@ class Tokenizer:
         byte_barriers: bool = False,  # a byte without a token parts its neighbours (llama.cpp)
         word_marks: WordMarks | None = None,  # Hugging Face's end_of_word_suffix / continuing_subword_prefix
         unk_id: int | None = None,  # with word marks: the id of a symbol the vocabulary lacks (else dropped)
+        should_stop: Callable[[], bool] | None = None,  # asked while the tables are built (Cancelled)
     ) -> None:
         rule = resolve_rule(pattern)
         model: Model
         if merges is None:
             if word_marks:
                 raise ValueError(f"a model with word marks ({word_marks.describe()}) needs its merge list")
-            model = RankBPE(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
+            model = RankBPE(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers, should_stop=should_stop)
         else:
             model = MergeListBPE(
                 ranks,
@@ -132,6 +133,7 @@ class Tokenizer:
                 byte_barriers=byte_barriers,
                 word_marks=word_marks,
                 unk_id=unk_id,
+                should_stop=should_stop,
             )
         pre = PreTokenizer(
             rule,
@@ -590,7 +592,7 @@ class Tokenizer:
             text,
             ids,
             piece_lens,
-            token_lengths=self._token_lengths,
+            token_lengths=self._lengths_of_tokens(should_stop),
             special_ids=self._special_ids,
             token_bytes_of=self.token_bytes,
             added_ids=self._added_ids,
@@ -629,6 +631,13 @@ class Tokenizer:
     @functools.cached_property
     def _token_lengths(self) -> np.ndarray:
         return token_lengths(self._id_bytes, self.n_vocab)
+
+    def _lengths_of_tokens(self, should_stop: Callable[[], bool] | None) -> np.ndarray:
+        """:attr:`_token_lengths`, built (the first time) with ``should_stop`` asked between slices."""
+        lengths = self.__dict__.get("_token_lengths")
+        if lengths is None:
+            lengths = self.__dict__["_token_lengths"] = token_lengths(self._id_bytes, self.n_vocab, should_stop)
+        return lengths
 
     @property
     def token_byte_lengths(self) -> np.ndarray:

@@ -35,3 +35,17 @@ def test_convert_with_pattern_for_unknown_tiktoken(tmp_path, capsys):
     assert cli.main(["convert", "gpt2", str(tmp_path / "plain.txt"), "--format", "tiktoken"]) == 0
     plain = load_path(tmp_path / "plain.txt")
     assert plain.name == "plain" and "r50k_base" in plain.source  # a built-in's copy goes by its own name
+
+
+def test_convert_prints_what_the_file_does_not_keep_as_a_warning_line(tmp_path, capsys):
+    from bpeinspect.core import Tokenizer
+    from bpeinspect.core.io.formats import save
+
+    src = save(Tokenizer.from_merges([(104, 105)], pattern="gpt4", name="tiny"), tmp_path / "tiny.model")
+    capsys.readouterr()
+    assert cli.main(["convert", str(src), str(tmp_path / "tiny.tiktoken")]) == 0
+    warning, done = capsys.readouterr().err.splitlines()
+    assert warning.startswith(f"bpeinspect-cli: warning: {tmp_path / 'tiny.tiktoken'}: ") and "rank rule" in warning
+    assert done.startswith("wrote ") and "tiny.tiktoken" in done
+    assert cli.main(["convert", str(src), str(tmp_path / "tiny.json")]) == 0
+    assert "warning" not in capsys.readouterr().err  # bpeinspect JSON keeps everything

@@ -7,6 +7,8 @@ import io
 import json
 from collections import Counter
 
+import pytest
+
 from bpeinspect.cli.commands import main
 from bpeinspect.core.analysis.corpus import fable_corpus
 from bpeinspect.core.analysis.samples import samples_dir
@@ -44,4 +46,17 @@ def test_bad_input_is_one_line(capsys) -> None:
     assert "nothing to count" in capsys.readouterr().err
     assert main(["vocab-use", "-t", "r50k_base", "--corpus", "fable", "x.txt"]) == 2
     assert "--corpus" in capsys.readouterr().err
-    assert main(["vocab-use", "-t", "r50k_base", "-j", "0", "--corpus", "fable"]) == 2
+
+
+@pytest.mark.parametrize(
+    "value, says",
+    [("0", "must be at least 1, not 0"), ("-3", "must be at least 1, not -3"), ("two", "not a whole number: 'two'")],
+)
+def test_a_bad_process_count_is_refused_as_stats_and_count_refuse_it(capsys, value, says) -> None:
+    commands = (["vocab-use", "-t", "r50k_base", "--corpus", "fable"], ["stats", "--corpus", "fable"], ["count", "x/"])
+    for command in commands:
+        with pytest.raises(SystemExit) as stop:
+            main([*command, "-j", value])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument -j/--processes: {says}" in err and "Traceback" not in err

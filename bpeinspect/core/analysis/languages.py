@@ -29,7 +29,7 @@ from bpeinspect.core.analysis.measures import TextMeasures, is_spaced, text_ids,
 from bpeinspect.core.analysis.stats import POOL_MIN_BYTES, TextStats
 from bpeinspect.core.analysis.vocab_use import vocabulary_use
 from bpeinspect.core.errors import Cancelled
-from bpeinspect.core.memory import checks, quiet_gc
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
@@ -39,9 +39,10 @@ NICENESS = BACKGROUND_NICENESS  # the counting children's priority: below the wi
 Counts = dict[str, TextStats]  # language code -> one tokenizer's counts
 
 
-def load_source(source: str) -> Corpus:
-    """The whole corpus a source names, the UDHR with its fragments (a view filters the stages)."""
-    return load_corpus(source, fragments=True)
+def load_source(source: str, should_stop: Callable[[], bool] | None = None) -> Corpus:
+    """The whole corpus a source names, the UDHR with its fragments (a view filters the stages);
+    ``should_stop`` is asked while the UDHR is unpacked (it is slow)."""
+    return load_corpus(source, fragments=True, should_stop=should_stop)
 
 
 def count_each(
@@ -125,8 +126,7 @@ def run_job(
     if job not in ("count", "measure", "use"):
         raise ValueError(f"no job {job!r}")
     if corpus is None:
-        with checks(should_stop):  # its loops ask (unpacking the UDHR is slow), and give way
-            corpus = load_source(source)
+        corpus = load_source(source, should_stop)  # the worker gives way while the UDHR is unpacked
         yield "corpus", corpus
     if job == "count":
         for k, counts in count_each(
@@ -137,8 +137,7 @@ def run_job(
     texts = list(corpus.texts)
     if job == "measure" and corpus.baseline is not None and corpus.baseline.code not in corpus.codes:
         texts.append(corpus.baseline)
-    with checks(should_stop):
-        prepared = [fix_surrogates(t.sample.read()) for t in texts]
+    prepared = [fix_surrogates(t.sample.read()) for t in texts]
     toks = [tok for _, tok in pairs]
     if processes != 1 and pool is not None:
         what = "profile" if job == "measure" else "ids"
@@ -146,9 +145,8 @@ def run_job(
     else:
         counted = _count_here(toks, prepared, text_profile if job == "measure" else text_ids, progress, should_stop)
     if job == "measure":
-        with checks(should_stop):
-            words = [len(s.split()) for s in prepared]
-            spaced = [is_spaced(s) for s in prepared]
+        words = [len(s.split()) for s in prepared]
+        spaced = [is_spaced(s) for s in prepared]
         yield from _measures(texts, words, spaced, toks, counted)
     else:
         yield from _uses(pairs, counted, should_stop)

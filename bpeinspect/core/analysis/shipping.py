@@ -57,12 +57,13 @@ def count_text(tok: Tokenizer, text: str) -> int:
 class Shipped:
     """``tok`` (see :func:`can_ship`) as it travels to a child process: its parts as data
     (``core/tables.py``), built again there. Unpickled, it is a :class:`Tokenizer` equal to
-    ``tok`` for encoding. ``tokenizer`` is ``tok`` itself, for the work done in this process."""
+    ``tok`` for encoding. ``tokenizer`` is ``tok`` itself, for the work done in this process, and
+    ``should_stop`` is asked in that work (and while the parts are written)."""
 
     def __init__(self, tok: Tokenizer, should_stop: ShouldStop | None = None) -> None:
         if not can_ship(tok):
             raise TypeError(f"{type(tok).__name__} {tok.name!r} cannot be built again from its tables")
-        self.tokenizer = tok
+        self.tokenizer, self.should_stop = tok, should_stop
         self.data = tables.dumps(tables.parts_of(tok), should_stop)
 
     def __reduce__(self) -> tuple[Callable[..., Tokenizer], tuple]:

@@ -44,11 +44,14 @@ MAX_FORMAT = 1000  # characters of a date format
 _MAX_LIPSUM = 100  # paragraphs; their words at most 1000
 
 
-_local = threading.local()
+def text_limit(given: int) -> int:
+    """The characters (or items) a value may reach in a render given ``given`` characters:
+    :data:`MAX_TEXT`, or twice what it was given when that is more.
 
-
-def _max_text() -> int:
-    return getattr(_local, "max_text", MAX_TEXT)
+    >>> text_limit(10) == MAX_TEXT, text_limit(MAX_TEXT) == 2 * MAX_TEXT
+    (True, True)
+    """
+    return max(MAX_TEXT, 2 * given)
 
 
 def _refuse(message: str) -> None:
@@ -61,8 +64,9 @@ def _bits(x: Any) -> int:
     return x.bit_length() if isinstance(x, int) else 0
 
 
-def check_binop(op: str, left: Any, right: Any) -> None:
-    """Refuse ``left op right`` if its result would be larger than the bounds."""
+def check_binop(op: str, left: Any, right: Any, max_text: int = MAX_TEXT) -> None:
+    """Refuse ``left op right`` if its result would be larger than the bounds (a text or list:
+    ``max_text`` characters or items)."""
     if op == "**":
         if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1:
             if right * math.log2(abs(left)) > MAX_INT_BITS:
@@ -73,12 +77,12 @@ def check_binop(op: str, left: Any, right: Any) -> None:
                 _refuse(f"a chat template may not compute a number of more than {MAX_INT_BITS} bits")
         elif isinstance(left, int) or isinstance(right, int):
             times, seq = (left, right) if isinstance(left, int) else (right, left)
-            if hasattr(seq, "__len__") and times > 0 and len(seq) * times > _max_text():
-                _refuse(f"a chat template may not repeat a text or list past {_max_text():,} characters or items")
+            if hasattr(seq, "__len__") and times > 0 and len(seq) * times > max_text:
+                _refuse(f"a chat template may not repeat a text or list past {max_text:,} characters or items")
     elif op == "+":
         if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-            if _weight(left, _max_text()) + _weight(right, _max_text()) > _max_text():
-                _refuse(f"a chat template may not join texts or lists past {_max_text():,} characters or items")
+            if _weight(left, max_text) + _weight(right, max_text) > max_text:
+                _refuse(f"a chat template may not join texts or lists past {max_text:,} characters or items")
     elif op == "%" and isinstance(left, str):
         check_format(left)
 
@@ -108,11 +112,12 @@ def check_format(text: str) -> None:
             _refuse(f"a chat template's format may not be wider than {MAX_WIDTH}")
 
 
-def check_size(value: Any) -> None:
+def check_size(value: Any, max_text: int = MAX_TEXT) -> None:
     """Refuse a text or list of more than :data:`MAX_TEXT` characters or items (a list: its
-    items and the characters of its texts, so many distinct large texts count as what they hold)."""
-    if isinstance(value, (str, list, tuple, dict)) and _weight(value, _max_text()) > _max_text():
-        _refuse(f"a chat template may not build a text or list of more than {_max_text():,} characters or items")
+    items and the characters of its texts, so many distinct large texts count as what they hold);
+    ``max_text`` for :data:`MAX_TEXT`."""
+    if isinstance(value, (str, list, tuple, dict)) and _weight(value, max_text) > max_text:
+        _refuse(f"a chat template may not build a text or list of more than {max_text:,} characters or items")
     if isinstance(value, int) and _bits(value) > MAX_INT_BITS:
         _refuse(f"a chat template may not compute a number of more than {MAX_INT_BITS} bits")
 
@@ -139,12 +144,12 @@ def _weight(value: Any, budget: int) -> int:
 _GROWING = {"center": 0, "ljust": 0, "rjust": 0, "zfill": 0, "expandtabs": 0}
 
 
-def check_call(func: Any, args: tuple, kwargs: dict) -> None:
+def check_call(func: Any, args: tuple, kwargs: dict, max_text: int = MAX_TEXT) -> None:
     """Refuse a call of a text's method whose result would be past :data:`MAX_TEXT`, and any
     call given a text or list past it."""
     for a in itertools.chain(args, kwargs.values()):  # shallow: a macro given the messages may be called often
-        if isinstance(a, (str, list, tuple, dict)) and len(a) > _max_text():
-            _refuse(f"a chat template may not build a text or list of more than {_max_text():,} characters or items")
+        if isinstance(a, (str, list, tuple, dict)) and len(a) > max_text:
+            _refuse(f"a chat template may not build a text or list of more than {max_text:,} characters or items")
         if isinstance(a, int) and _bits(a) > MAX_INT_BITS:
             _refuse(f"a chat template may not compute a number of more than {MAX_INT_BITS} bits")
     owner = getattr(func, "__self__", None)
@@ -153,50 +158,51 @@ def check_call(func: Any, args: tuple, kwargs: dict) -> None:
     name = getattr(func, "__name__", "")
     if name in _GROWING and args and isinstance(args[0], int):
         size = args[0] * (max(owner.count("\t"), 1) if name == "expandtabs" else 1)
-        if size > _max_text():
-            _refuse(f"a chat template may not build a text of more than {_max_text():,} characters")
+        if size > max_text:
+            _refuse(f"a chat template may not build a text of more than {max_text:,} characters")
     elif name == "join" and args:
-        _check_join(owner, args[0])
+        _check_join(owner, args[0], max_text)
     elif name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
-        _check_replace(owner, args[0], args[1])
+        _check_replace(owner, args[0], args[1], max_text)
 
 
-def _check_join(separator: str, items: Any) -> None:
+def _check_join(separator: str, items: Any, max_text: int) -> None:
     if isinstance(items, (list, tuple)):
         total = len(separator) * len(items) + sum(len(x) for x in items if isinstance(x, str))
-        if total > _max_text():
-            _refuse(f"a chat template may not build a text of more than {_max_text():,} characters")
+        if total > max_text:
+            _refuse(f"a chat template may not build a text of more than {max_text:,} characters")
 
 
-def _check_replace(text: str, old: str, new: str) -> None:
-    if len(new) > len(old) and len(text) + text.count(old) * (len(new) - len(old)) > _max_text():
-        _refuse(f"a chat template may not build a text of more than {_max_text():,} characters")
+def _check_replace(text: str, old: str, new: str, max_text: int) -> None:
+    if len(new) > len(old) and len(text) + text.count(old) * (len(new) - len(old)) > max_text:
+        _refuse(f"a chat template may not build a text of more than {max_text:,} characters")
 
 
-def bounded_filter(func: Callable[..., Any]) -> Callable[..., Any]:
-    """A Jinja filter that refuses an argument or a result past the bounds."""
+def bounded_filter(func: Callable[..., Any], max_text: int = MAX_TEXT) -> Callable[..., Any]:
+    """A Jinja filter that refuses an argument or a result past the bounds (``max_text`` for
+    :data:`MAX_TEXT`)."""
 
     @functools.wraps(func)
     def bounded(*args: Any, **kwargs: Any) -> Any:
         values = [a for a in itertools.chain(args, kwargs.values()) if not hasattr(a, "environment")]
         for a in values:
-            check_size(a)
+            check_size(a, max_text)
             if isinstance(a, int) and a > MAX_WIDTH and func.__name__ in ("do_center", "do_indent", "do_wordwrap"):
                 _refuse(f"a chat template's width may not be more than {MAX_WIDTH}")
             if isinstance(a, str) and func.__name__ == "do_format":
                 check_format(a)
         texts = [a for a in values if isinstance(a, (str, list, tuple))]
         if func.__name__ == "do_join" and texts:
-            _check_join(str(texts[1]) if len(texts) > 1 and isinstance(texts[1], str) else "", texts[0])
+            _check_join(str(texts[1]) if len(texts) > 1 and isinstance(texts[1], str) else "", texts[0], max_text)
         if func.__name__ == "do_replace" and len(texts) >= 3:
             s, old, new = texts[:3]
             if isinstance(s, str) and isinstance(old, str) and isinstance(new, str):
-                _check_replace(s, old, new)
+                _check_replace(s, old, new, max_text)
         if func.__name__ == "do_indent" and len(texts) >= 2 and isinstance(texts[1], str):
-            if len(texts[1]) * (texts[0].count("\n") + 1) > _max_text():
-                _refuse(f"a chat template may not build a text of more than {_max_text():,} characters")
+            if len(texts[1]) * (texts[0].count("\n") + 1) > max_text:
+                _refuse(f"a chat template may not build a text of more than {max_text:,} characters")
         result = func(*args, **kwargs)
-        check_size(result)
+        check_size(result, max_text)
         return result
 
     return bounded
@@ -273,21 +279,14 @@ _watchdog = _Watchdog()
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float | None = None, *, given: int = 0) -> Iterator[None]:
+def time_limit(seconds: float | None = None) -> Iterator[None]:
     """Raise :class:`TooLong` in this thread if the block runs longer than ``seconds``
-    (default :data:`TIME_LIMIT`); ``given``: the characters the template was given, twice
-    which a value may reach when that is more than :data:`MAX_TEXT`."""
-    before = getattr(_local, "max_text", None)
-    _local.max_text = max(MAX_TEXT, 2 * given)
+    (default :data:`TIME_LIMIT`)."""
     token = _watchdog.start(TIME_LIMIT if seconds is None else seconds)
     try:
         yield
     finally:
         _watchdog.stop(token)
-        if before is None:
-            del _local.max_text
-        else:
-            _local.max_text = before
 
 
 def stop_all() -> None:
@@ -300,4 +299,14 @@ def stop_all() -> None:
                 _raise_in(tid, TooLong)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_TEXT", "TIME_LIMIT", "TooLong", "check_binop", "check_size", "stop_all", "time_limit"]
+__all__ = [
+    "MAX_INT_BITS",
+    "MAX_TEXT",
+    "TIME_LIMIT",
+    "TooLong",
+    "check_binop",
+    "check_size",
+    "stop_all",
+    "text_limit",
+    "time_limit",
+]

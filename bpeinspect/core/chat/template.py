@@ -36,8 +36,10 @@ Message = Mapping[str, Any]
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 
 
-@functools.cache
-def _environment() -> Any:
+@functools.lru_cache(maxsize=4)
+def _environment(max_text: int = bounds.MAX_TEXT) -> Any:
+    """The sandbox whose bounds let a value reach ``max_text`` characters or items (see
+    :func:`~bpeinspect.core.chat.bounds.text_limit`): one per limit, as its checks are its own."""
     import jinja2
     import jinja2.ext
     import jinja2.nodes
@@ -92,7 +94,7 @@ def _environment() -> Any:
 
         def __setitem__(self, name: str, value: Any) -> None:
             TemplateNamespace._check_name(name)
-            bounds.check_size(value)
+            bounds.check_size(value, max_text)
             jinja2.utils.Namespace.__setitem__(self, name, value)
 
         @staticmethod
@@ -107,13 +109,13 @@ def _environment() -> Any:
         intercepted_binops = frozenset({"**", "*", "+", "%", "//"})
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-            bounds.check_binop(operator, left, right)
+            bounds.check_binop(operator, left, right, max_text)
             return super().call_binop(context, operator, left, right)
 
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-            bounds.check_call(__obj, args, kwargs)
+            bounds.check_call(__obj, args, kwargs, max_text)
             result = ImmutableSandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
-            bounds.check_size(result)
+            bounds.check_size(result, max_text)
             return result
 
         def wrap_str_format(self, value: Any) -> Any:
@@ -123,7 +125,7 @@ def _environment() -> Any:
 
     env = BoundedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
     for name in ("center", "indent", "wordwrap", "format", "join", "replace", "truncate"):
-        env.filters[name] = bounds.bounded_filter(env.filters[name])
+        env.filters[name] = bounds.bounded_filter(env.filters[name], max_text)
     env.globals["lipsum"] = bounds.lipsum
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
@@ -134,11 +136,11 @@ def _environment() -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _compile(source: str) -> Any:
+def _compile(source: str, max_text: int = bounds.MAX_TEXT) -> Any:
     import jinja2
 
     try:
-        return _environment().from_string(source)
+        return _environment(max_text).from_string(source)
     except jinja2.TemplateError as exc:
         raise ChatTemplateError(f"the chat template does not compile: {exc}") from None
 
@@ -220,14 +222,15 @@ class ChatTemplate:
         import jinja2
 
         where = f"the chat template ({self.origin})" if self.origin else "the chat template"
-        template = self._compiled(where)
         chat = _alias_reasoning(list(messages) if plain else plain_data(list(messages)))
         for m in chat:
             if not isinstance(m, dict):
                 raise ChatTemplateError(f"a chat message must be an object, not {m!r}")
         variables = {**self.special_tokens, **kwargs}
+        # a value may grow to twice what the template is given (past the usual bound)
+        template = self._compiled(where, bounds.text_limit(_characters(chat) + _characters(variables)))
         try:
-            with bounds.time_limit(given=_characters(chat) + _characters(variables)):
+            with bounds.time_limit():
                 return template.render(
                     messages=chat,
                     tools=plain_data(None if tools is None else list(tools)),
@@ -246,10 +249,10 @@ class ChatTemplate:
         except _FAILURES as exc:
             raise ChatTemplateError(f"{where} failed: {type(exc).__name__}: {_one_line(exc)}") from None
 
-    def _compiled(self, where: str) -> Any:
+    def _compiled(self, where: str, max_text: int = bounds.MAX_TEXT) -> Any:
         try:
             with bounds.time_limit():
-                return _compile(self.source)
+                return _compile(self.source, max_text)
         except bounds.TooLong:
             raise ChatTemplateError(f"{where} took longer than {bounds.TIME_LIMIT:g} s to compile") from None
         except (RecursionError, MemoryError):

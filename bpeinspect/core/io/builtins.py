@@ -14,16 +14,16 @@ are :data:`VARIANTS` of these: the same ranks under another name, with more spec
 from __future__ import annotations
 
 import base64
-import functools
 import gzip
 import hashlib
-from collections.abc import Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from bpeinspect.core import limits
 from bpeinspect.core.errors import Cancelled, VocabularyError
-from bpeinspect.core.memory import stop_asked
 from bpeinspect.core.split.rules import PRESETS
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -155,8 +155,13 @@ def _lines(data: bytes) -> Iterator[bytes]:
         start = end
 
 
-def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int]:
+def parse_tiktoken_ranks(
+    data: bytes, source: str = "<data>", should_stop: Callable[[], bool] | None = None
+) -> dict[bytes, int]:
     """Parse a ``.tiktoken`` rank file: one ``base64-token rank`` pair per line.
+
+    ``should_stop`` is asked every thousand lines (a millisecond or so), :class:`Cancelled` if
+    it says so: a GUI's loading worker gives way there.
 
     >>> parse_tiktoken_ranks(b"YQ== 0\\nYg== 1\\n")
     {b'a': 0, b'b': 1}
@@ -169,7 +174,7 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
     longest = limits.MAX_TOKEN_BYTES
     ranks: dict[bytes, int] = {}
     for lineno, line in enumerate(_lines(data), 1):
-        if not lineno & 1023 and stop_asked():  # a millisecond or so: a GUI's loading worker gives way there
+        if not lineno & 1023 and should_stop is not None and should_stop():
             raise Cancelled()
         if not line.strip():
             continue
@@ -197,12 +202,12 @@ def parse_tiktoken_ranks(data: bytes, source: str = "<data>") -> dict[bytes, int
     return ranks
 
 
-def _read_gzip_limited(path: Path) -> bytes:
+def _read_gzip_limited(path: Path, should_stop: Callable[[], bool] | None) -> bytes:
     """The file decompressed, 256 KB at a time with a check between (see :func:`parse_tiktoken_ranks`)."""
     parts, size = [], 0
     with gzip.open(path, "rb") as f:
         while size <= _MAX_RANK_FILE and (part := f.read(_READ_SLICE)):
-            if stop_asked():
+            if should_stop is not None and should_stop():
                 raise Cancelled()
             parts.append(part)
             size += len(part)
@@ -211,11 +216,11 @@ def _read_gzip_limited(path: Path) -> bytes:
     return b"".join(parts)
 
 
-def _sha256(data: bytes) -> str:
+def _sha256(data: bytes, should_stop: Callable[[], bool] | None) -> str:
     """``data``'s sha256, 1 MB at a time with a check between."""
     h, view = hashlib.sha256(), memoryview(data)
     for k in range(0, len(data), 1 << 20):
-        if stop_asked():
+        if should_stop is not None and should_stop():
             raise Cancelled()
         h.update(view[k : k + (1 << 20)])
     return h.hexdigest()
@@ -229,27 +234,55 @@ def is_builtin(name: str) -> bool:
     return ALIASES.get(name, name) in BUILTINS or name in VARIANTS
 
 
-@functools.lru_cache(maxsize=8)
-def load_builtin(name: str) -> Tokenizer:
-    """One of the shipped vocabularies, verified against its published sha256, or a variant."""
+_LOADED: OrderedDict[str, Tokenizer] = OrderedDict()  # the last few built-ins loaded, by name
+_KEEP = 8
+_LOADED_LOCK = threading.Lock()
+
+
+def load_builtin(name: str, *, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
+    """One of the shipped vocabularies, verified against its published sha256, or a variant.
+
+    The last few loaded are kept (the same object comes back). ``should_stop`` is asked in the
+    long loops of reading, checking and building it (:class:`Cancelled` if it says so)."""
+    with _LOADED_LOCK:
+        tok = _LOADED.get(name)
+        if tok is not None:
+            _LOADED.move_to_end(name)
+            return tok
+    tok = _load_builtin(name, should_stop)  # unlocked: another thread may load another meanwhile
+    with _LOADED_LOCK:
+        tok = _LOADED.setdefault(name, tok)
+        while len(_LOADED) > _KEEP:
+            _LOADED.popitem(last=False)
+    return tok
+
+
+def forget_builtins() -> None:
+    """Drop the built-ins :func:`load_builtin` keeps: the next load reads the file again."""
+    with _LOADED_LOCK:
+        _LOADED.clear()
+
+
+def _load_builtin(name: str, should_stop: Callable[[], bool] | None) -> Tokenizer:
     if name in VARIANTS:
         variant = VARIANTS[name]
-        tok = load_builtin(variant.base).with_special_tokens(variant.special_tokens)  # a copy
+        tok = load_builtin(variant.base, should_stop=should_stop).with_special_tokens(variant.special_tokens)
         tok.name, tok.source = name, f"{BUILTIN_SOURCE} ({variant.description})"
         return tok
     spec = BUILTINS[ALIASES.get(name, name)]
     path = resources_dir() / "vocabs" / spec.filename
     try:
-        data = _read_gzip_limited(path)
+        data = _read_gzip_limited(path, should_stop)
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise VocabularyError(f"{path}: cannot read the built-in vocabulary: {exc}") from None
-    digest = _sha256(data)
+    digest = _sha256(data, should_stop)
     if digest != spec.sha256:
         raise VocabularyError(f"{path}: sha256 {digest} is not the published {spec.sha256}; reinstall bpeinspect")
     return Tokenizer(
-        parse_tiktoken_ranks(data, str(path)),
+        parse_tiktoken_ranks(data, str(path), should_stop),
         pattern=PRESETS[spec.pattern],
         special_tokens=spec.special_tokens,
         name=spec.name,
         source=f"{BUILTIN_SOURCE} ({spec.description})",
+        should_stop=should_stop,
     )

@@ -41,7 +41,6 @@ from bpeinspect.core.errors import Cancelled, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
 from bpeinspect.core.io.discover import cache_dir, hf_cache_dir
 from bpeinspect.core.limits import human_size
-from bpeinspect.core.memory import stop_asked
 
 PREFIX = "hf:"
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -220,7 +219,7 @@ def cached_repos() -> list[str]:
 
 def _stop_check(should_stop: Callable[[], bool] | None) -> Callable[[], None]:
     def check() -> None:
-        if should_stop() if should_stop is not None else stop_asked():
+        if should_stop is not None and should_stop():
             raise Cancelled()
 
     return check
@@ -269,9 +268,8 @@ def fetch(
 ) -> HubFiles:
     """The tokenizer files of an ``hf:`` spec, downloaded into the cache if they are not there.
 
-    ``progress(done, total)`` is called with bytes as files arrive; ``should_stop`` (or a
-    worker's check, see :func:`~bpeinspect.core.memory.checks`) stops a download with
-    :class:`~bpeinspect.core.errors.Cancelled`."""
+    ``progress(done, total)`` is called with bytes as files arrive; ``should_stop`` stops a
+    download with :class:`~bpeinspect.core.errors.Cancelled`."""
     parsed = parse_spec(spec)
     if parsed is None:
         raise VocabularyError(f"{spec}: not an {PREFIX} spec")
@@ -529,7 +527,7 @@ def load(
     from bpeinspect.core.io.formats import load_with
 
     files = fetch(spec, progress=progress, should_stop=should_stop)
-    tok = load_with(files.path, pattern=pattern, special_tokens=special_tokens)
+    tok = load_with(files.path, pattern=pattern, special_tokens=special_tokens, should_stop=should_stop)
     tok.source = f"{tok.source} (from {PREFIX}{describe(files)})"
     _resolved[spec] = files
     return tok

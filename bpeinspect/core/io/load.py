@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from bpeinspect.core.errors import VocabularyError
@@ -16,24 +17,28 @@ from bpeinspect.core.io.hub import PREFIX as HUB_PREFIX
 from bpeinspect.core.tokenizer import Tokenizer
 
 
-def load_tokenizer(spec: str | os.PathLike[str]) -> Tokenizer:
+def load_tokenizer(spec: str | os.PathLike[str], *, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     """A tokenizer from a built-in name (tiktoken's: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
     ``"p50k_edit"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``), a model on the
     Hugging Face Hub (``"hf:OWNER/NAME[@REVISION]"``, see :mod:`bpeinspect.core.io.hub`) or a
-    path to a vocabulary file or folder."""
+    path to a vocabulary file or folder.
+
+    ``should_stop`` is asked in the long loops of the load (reading, parsing, building the
+    tables, a download): :class:`~bpeinspect.core.errors.Cancelled` if it says so. A GUI's
+    loading worker gives way to the window there."""
     if isinstance(spec, str) and is_builtin(spec):
-        return load_builtin(ALIASES.get(spec, spec))
+        return load_builtin(ALIASES.get(spec, spec), should_stop=should_stop)
     if isinstance(spec, str) and spec.startswith(HUB_PREFIX):
         from bpeinspect.core.io import hub
 
-        return hub.load(spec)
+        return hub.load(spec, should_stop=should_stop)
     path = Path(spec)
     if path.exists():
         # imported here: the format modules (and the gguf package) are slow to import,
         # which a start-up that only needs a built-in vocabulary should not pay
         from bpeinspect.core.io.formats import load_path
 
-        return load_path(path)
+        return load_path(path, should_stop=should_stop)
     problem = _unreachable(path)
     if problem:
         raise VocabularyError(f"{path}: {problem}")

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core import tables
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_open, read_state
 from bpeinspect.core.io.discover import cache_dir
 from bpeinspect.core.io.formats._common import files_read, recording
@@ -159,9 +160,9 @@ def _files_unchanged(files: Any) -> bool:
     return True
 
 
-def read(key: str) -> Any | None:
+def read(key: str, should_stop: Callable[[], bool] | None = None) -> Any | None:
     """The tokenizer an entry makes, or ``None`` (no entry, or one that is damaged, stale or
-    not this cache's)."""
+    not this cache's); ``should_stop`` is asked while it is built (:class:`Cancelled`)."""
     entry = folder() / f"{key}{SUFFIX}"
     data = read_state(entry, MAX_ENTRY, follow_links=False)  # never a FIFO, a device or a link
     if data is None or not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _HEADER.size:
@@ -179,7 +180,9 @@ def read(key: str) -> Any | None:
     try:
         parts = tables.loads(body[files_size:])
         del data, body  # (the entry's bytes are not kept while the tokenizer is built from the parts)
-        tok = tables.build(parts)
+        tok = tables.build(parts, should_stop)
+    except Cancelled:
+        raise
     except Exception:  # noqa: BLE001 - any damage means: parse the file as usual
         return None
     with contextlib.suppress(OSError):
@@ -263,13 +266,15 @@ def _prune(where: Path) -> None:
             p.unlink()
 
 
-def cached_load(path: Path, load: Callable[[], Any], extra: str = "") -> Any:
-    """``load()``, or the tokenizer an entry for ``path`` makes; a load that is cacheable is
-    written as an entry (see the module docstring)."""
+def cached_load(
+    path: Path, load: Callable[[], Any], extra: str = "", should_stop: Callable[[], bool] | None = None
+) -> Any:
+    """``load()``, or the tokenizer an entry for ``path`` makes (``should_stop`` asked while it
+    is built); a load that is cacheable is written as an entry (see the module docstring)."""
     key = key_for(path, extra) if enabled() else None
     if key is None:
         return load()
-    tok = read(key)
+    tok = read(key, should_stop)
     if tok is not None:
         return tok
     with recording() as calls, files_read() as read_paths:

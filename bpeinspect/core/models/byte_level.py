@@ -40,8 +40,16 @@ class ByteLevelBPE:
     word_marks: WordMarks | None = None  # MergeListBPE's option: Hugging Face's end_of_word_suffix / prefix
     unk_id: int | None = None
 
-    def __init__(self, ranks: Mapping[bytes, int], *, ignore_merges: bool = False, byte_barriers: bool = False) -> None:
-        self.ranks, self.decoder, low, self.top_id = rank_tables(ranks)  # with checks (see rank_tables)
+    def __init__(
+        self,
+        ranks: Mapping[bytes, int],
+        *,
+        ignore_merges: bool = False,
+        byte_barriers: bool = False,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        # should_stop: asked while the tables are built (Cancelled if it says so; see rank_tables)
+        self.ranks, self.decoder, low, self.top_id = rank_tables(ranks, should_stop)
         check_tables((low, self.top_id) if self.ranks else (), {}, {})
         if len(self.decoder) != len(self.ranks):
             raise ValueError("two tokens share one id")
@@ -108,8 +116,15 @@ class RankBPE(ByteLevelBPE):
     explicit_merges = None
     merge_source = "recovered from the ranks"
 
-    def __init__(self, ranks: Mapping[bytes, int], *, ignore_merges: bool = False, byte_barriers: bool = False) -> None:
-        super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
+    def __init__(
+        self,
+        ranks: Mapping[bytes, int],
+        *,
+        ignore_merges: bool = False,
+        byte_barriers: bool = False,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers, should_stop=should_stop)
         self.encode_piece = make_piece_encoder(
             self.ranks, None, None, False, drop=bytes(self.missing_bytes), barriers=byte_barriers
         )
@@ -162,8 +177,9 @@ class MergeListBPE(ByteLevelBPE):
         byte_barriers: bool = False,
         word_marks: WordMarks | None = None,
         unk_id: int | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> None:
-        super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers)
+        super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers, should_stop=should_stop)
         self.explicit_merges, self.pair_merges, self.merge_made = pair_merge_table(
             self.ranks, self.decoder, merges, merge_results, duplicate_merges
         )

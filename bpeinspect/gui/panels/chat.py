@@ -14,7 +14,7 @@ and encoded on the worker, never in a slot.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
@@ -50,6 +50,9 @@ from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
 from bpeinspect.gui.overlay.token_view import TokenView
+
+if TYPE_CHECKING:
+    from bpeinspect.gui.panels.context import PanelContext
 
 ROLES = ("system", "user", "assistant", "tool")
 EXAMPLE = (
@@ -406,3 +409,24 @@ class ChatView(QWidget):
         self.status.setText(text)
         self.status.set_tone(tone)
         self.status.setVisible(bool(text))
+
+
+def make_panel(host: PanelContext) -> ChatView:
+    """The view the window docks (the first time it is shown): on the window's current tokenizer,
+    in the window's token colours and layers (not its font)."""
+    reg, look = host.window.registry, host.window.appearance
+    view = ChatView()
+
+    def follow(tok: Tokenizer | None) -> None:
+        view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else "")
+
+    def style() -> None:
+        view.token_view.set_layers(look.layers)
+        view.token_view.set_token_palette(look.token_palette)
+
+    reg.currentChanged.connect(follow)
+    follow(reg.current())
+    look.changed.connect(style)
+    style()
+    view.token_view.tokenClicked.connect(lambda i: view.token_view.select_token(i, scroll=False))
+    return view

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -44,7 +44,9 @@ from bpeinspect.core.dataset import (
     DatasetStats,
     Shape,
     Target,
+    conversation,
     count_dataset,
+    field_texts,
     fields_shape,
     peek_shape,
 )
@@ -53,6 +55,11 @@ from bpeinspect.core.pool import BACKGROUND_NICENESS
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
+from bpeinspect.gui.registry import follow_rows, specs_of, tokenizers_of
+
+if TYPE_CHECKING:
+    from bpeinspect.gui.panels.chat import ChatView
+    from bpeinspect.gui.panels.context import PanelContext
 
 LONGEST = 50  # records listed
 POOL_FROM_BYTES = 8 << 20  # files this big are counted on every core
@@ -436,3 +443,30 @@ class DatasetView(QWidget):
         path, _ = QFileDialog.getOpenFileName(self, "Open a dataset", "", FILTER)
         if path:
             self.open_file(path)
+
+
+def make_panel(host: PanelContext) -> DatasetView:
+    """The view the window docks (the first time it is shown): it counts under the window's
+    tokenizers, and a record clicked opens in the chat panel or the text box."""
+    win = host.window
+    view = DatasetView()
+    reg = win.registry
+
+    def follow() -> None:
+        view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
+
+    follow_rows(reg, follow)
+    follow()
+    view.failed.connect(win.show_error)
+    view.recordActivated.connect(lambda record, shape: _open_record(host, record, shape))
+    return view
+
+
+def _open_record(host: PanelContext, record: Any, shape: Shape) -> None:
+    """A chat record opens in the chat panel; any other in the text box (its fields' text)."""
+    messages = conversation(record) if shape.kind == "chat" else None
+    if messages is not None:
+        chat = cast("ChatView", host.show("chat"))
+        chat.set_messages(messages, reply_header=False)  # counted as the dataset counts it
+    else:
+        host.window.set_text("\n\n".join(field_texts(shape, record)))

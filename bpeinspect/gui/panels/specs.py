@@ -3,10 +3,12 @@
 The window reads :data:`PANELS` (see :class:`~bpeinspect.gui.window.docks.PanelHost`): it
 makes each dock (the lazy ones, and pyqtgraph with them, the first time they are shown), adds
 the menu entries that show them, and tabs them together. Each spec's ``make`` gets a
-:class:`PanelContext` (the panel host) and builds its view, tied to the window through what
-:class:`PanelWindow` names of it: its registry model, its text and its
-``tokenActivated``/``pieceActivated`` signals. The token views (merge tree, vocabulary,
-replay) also follow each other through an :class:`Inspector`.
+:class:`~bpeinspect.gui.panels.context.PanelContext` (the panel host) and builds its view, tied
+to the window through what :class:`~bpeinspect.gui.panels.context.PanelWindow` names of it: its
+registry model, its text and its ``tokenActivated``/``pieceActivated`` signals. The panels made
+here are the ones docked at the start; a lazy panel's factory is in its own module
+(:func:`lazy_panel`), so that this one does not import it. The token views (merge tree,
+vocabulary, replay) also follow each other through an :class:`Inspector`.
 
 >>> [spec.key for spec in PANELS]
 ['tokens', 'tree', 'replay', 'vocab', 'compare', 'languages', 'vocabs', 'training', 'chat', 'dataset']
@@ -14,37 +16,23 @@ replay) also follow each other through an :class:`Inspector`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from functools import partial
+from typing import Any, cast
 
-from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.gui.overlay.layout import Layers
-from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.panels.compare import CompareView
+from bpeinspect.gui.panels.context import PanelContext, PanelWindow, TokenView
 from bpeinspect.gui.panels.merge_tree import MergeTreeBrowser
 from bpeinspect.gui.panels.replay import ReplayWidget
 from bpeinspect.gui.panels.token_list import TokenList
 from bpeinspect.gui.panels.vocabulary import VocabBrowser
-from bpeinspect.gui.registry import (
-    RESULT_ROLE,
-    TokenizerRegistry,
-    follow_rows,
-    reference_first,
-    specs_of,
-    tokenizers_of,
-)
-
-if TYPE_CHECKING:
-    from bpeinspect.core.analysis import CorpusText
-    from bpeinspect.gui.concurrency import Typing
-    from bpeinspect.gui.panels.chat import ChatView
-    from bpeinspect.gui.panels.languages import LanguagesView
-    from bpeinspect.gui.panels.vocabs import VocabsView
+from bpeinspect.gui.registry import RESULT_ROLE, follow_rows, reference_first
 
 # what the tree and the replay show before the user clicks anything: a long word, built in steps
 EXAMPLE_PIECE = " tokenization"
@@ -53,94 +41,6 @@ EXAMPLE_PIECE = " tokenization"
 # pass of the event loop as the click's paint, one long stretch at the first click)
 FOLLOW_MS = 16
 RIGHT, BOTTOM = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
-
-
-class Look(Protocol):
-    """The window's appearance, as the panels follow it: its token colours and layers."""
-
-    @property
-    def token_palette(self) -> TokenPalette: ...
-
-    @property
-    def layers(self) -> Layers: ...
-
-    @property
-    def changed(self) -> SignalInstance: ...  # layers, palette, theme or text size
-
-
-class FileCommands(Protocol):
-    def ask_open_tokenizer(self) -> None: ...
-
-
-@runtime_checkable
-class PanelWindow(Protocol):
-    """What the panels use of the main window (which satisfies it): the open tokenizers, the
-    text, the token picked, its appearance and its message bar."""
-
-    @property
-    def registry(self) -> TokenizerRegistry: ...
-
-    @property
-    def document(self) -> QTextDocument: ...  # the text's (``contentsChanged`` when it changes)
-
-    @property
-    def appearance(self) -> Look: ...
-
-    @property
-    def typing(self) -> Typing: ...  # the background work of panels pauses while the user types
-
-    @property
-    def files(self) -> FileCommands: ...
-
-    @property
-    def tokenActivated(self) -> SignalInstance: ...  # (Tokenizer, token id) picked
-
-    @property
-    def pieceActivated(self) -> SignalInstance: ...  # (Tokenizer, pre-token text) picked
-
-    @property
-    def selectionChanged(self) -> SignalInstance: ...
-
-    def text(self) -> str: ...
-
-    def set_text(self, text: str, *, right_to_left: bool = False) -> None: ...
-
-    def open_text_file(self, path: str, *, right_to_left: bool = False) -> None: ...
-
-    def show_error(self, text: str) -> None: ...
-
-    def select_token(self, tok: Tokenizer, index: int) -> None: ...
-
-    def selected_index(self, tok: Tokenizer | None) -> int | None: ...
-
-
-class TokenView(Protocol):
-    """A view the :class:`Inspector` keeps on the current tokenizer and the token picked."""
-
-    @property
-    def tokenActivated(self) -> SignalInstance: ...  # (token id) picked in the view
-
-    def set_tokenizer(self, tok: Tokenizer) -> None: ...
-
-    def show_token(self, token_id: int) -> None: ...
-
-    def show_piece(self, text: str) -> None: ...
-
-
-class PanelContext(Protocol):
-    """What a panel is made with (the window's panel host): the window, the docks made so far,
-    the :class:`Inspector` the token views follow, and a way to show another panel."""
-
-    @property
-    def window(self) -> PanelWindow: ...
-
-    @property
-    def docks(self) -> dict[str, QDockWidget]: ...
-
-    @property
-    def inspector(self) -> Inspector: ...
-
-    def show(self, key: str) -> QWidget: ...
 
 
 @dataclass(frozen=True)
@@ -308,22 +208,16 @@ def _make_tokens(host: PanelContext) -> QWidget:
     return view
 
 
-def _make_tree(host: PanelContext) -> QWidget:
-    view = MergeTreeBrowser(typing=host.window.typing)
-    host.inspector.attach("tree", view)
-    return view
+def _token_view(key: str, make_view: Callable[[PanelWindow], TokenView]) -> Callable[[PanelContext], QWidget]:
+    """A panel whose view the :class:`Inspector` keeps on the current tokenizer and the token
+    picked, under ``key``."""
 
+    def make(host: PanelContext) -> QWidget:
+        view = make_view(host.window)
+        host.inspector.attach(key, view)
+        return cast(QWidget, view)  # each of them is a widget
 
-def _make_replay(host: PanelContext) -> QWidget:
-    view = ReplayWidget()
-    host.inspector.attach("replay", view)
-    return view
-
-
-def _make_vocab(host: PanelContext) -> QWidget:
-    view = VocabBrowser(typing=host.window.typing)
-    host.inspector.attach("vocab", view)
-    return view
+    return make
 
 
 def _make_compare(host: PanelContext) -> QWidget:
@@ -346,114 +240,59 @@ def _make_compare(host: PanelContext) -> QWidget:
     return view
 
 
-def _make_languages(host: PanelContext) -> QWidget:
-    from bpeinspect.gui.panels.languages import LanguagesView
-
-    win = host.window
-    view = LanguagesView()
-
-    def open_language(text: CorpusText) -> None:  # shown right to left when its language is written so
-        sample, rtl = text.sample, text.language.direction == "rtl"
-        if sample.text is not None:
-            win.set_text(sample.text, right_to_left=rtl)
-        elif sample.path is not None:
-            win.open_text_file(str(sample.path), right_to_left=rtl)
-
-    view.languageActivated.connect(open_language)
-    view.addTokenizerRequested.connect(win.files.ask_open_tokenizer)
-    view.failed.connect(win.show_error)
-    follow_rows(win.registry, lambda: _languages_follow(view, host))
-    win.registry.referenceChanged.connect(lambda _ref: _languages_follow(view, host))
-    return view
+def _make_from(module: str, host: PanelContext) -> QWidget:
+    factory: Callable[[PanelContext], QWidget] = importlib.import_module(module).make_panel
+    return factory(host)
 
 
-def _languages_follow(view: LanguagesView, host: PanelContext) -> None:
-    toks, _labels = reference_first(host.window.registry)  # the plot sorts by the reference
-    if toks and host.docks["languages"].isVisible():
-        view.set_tokenizers(toks)
+def _shown_from(module: str, view: Any, host: PanelContext) -> None:
+    shown: Callable[[Any, PanelContext], None] | None = getattr(importlib.import_module(module), "panel_shown", None)
+    if shown is not None:
+        shown(view, host)
 
 
-def _make_vocabs(host: PanelContext) -> QWidget:
-    from bpeinspect.gui.panels.vocabs import VocabsView
+def lazy_panel(
+    key: str,
+    title: str,
+    module: str,
+    shortcut: str,
+    floating_size: tuple[int, int],
+    *,
+    area: Qt.DockWidgetArea = BOTTOM,
+    menu: str = "view",
+    action: str = "",
+) -> PanelSpec:
+    """A panel made the first time its menu entry (``action``, else its title and "…") shows it,
+    by ``module``'s ``make_panel(host)``; the module is imported then, or ahead of time off the
+    GUI thread. The module's ``panel_shown(view, host)``, where it has one, runs each time the
+    menu shows the panel.
 
-    win = host.window
-    view = VocabsView(typing=win.typing)
-    reg = win.registry
-
-    def follow() -> None:
-        if host.docks["vocabs"].isVisible():
-            view.set_tokenizers(*reference_first(reg))
-
-    follow_rows(reg, follow)
-    reg.referenceChanged.connect(lambda _ref: follow())
-    view.tokenPicked.connect(win.tokenActivated.emit)  # the token views follow it, under its tokenizer
-    view.failed.connect(win.show_error)
-    view.set_tokenizers(*reference_first(reg))
-    return view
-
-
-def _vocabs_follow(view: VocabsView, host: PanelContext) -> None:
-    view.set_tokenizers(*reference_first(host.window.registry))
-
-
-def _make_training(host: PanelContext) -> QWidget:
-    from bpeinspect.gui.training.workspace import TrainingWorkspace
-
-    prefs = getattr(host.window, "prefs", None)  # the main window's stored settings
-    return TrainingWorkspace(host.window.registry, settings=getattr(prefs, "settings", None))
-
-
-def _make_chat(host: PanelContext) -> QWidget:
-    from bpeinspect.gui.panels.chat import ChatView
-
-    win = host.window
-    view = ChatView()
-    reg = win.registry
-    reg.currentChanged.connect(lambda tok: view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else ""))
-    tok = reg.current()
-    view.set_tokenizer(tok, reg.spec_of(tok) if tok is not None else "")
-    look = win.appearance
-
-    def style() -> None:  # the window's token colours and layers, not its font
-        view.token_view.set_layers(look.layers)
-        view.token_view.set_token_palette(look.token_palette)
-
-    look.changed.connect(style)
-    style()
-    view.token_view.tokenClicked.connect(lambda i: view.token_view.select_token(i, scroll=False))
-    return view
-
-
-def _make_dataset(host: PanelContext) -> QWidget:
-    from bpeinspect.gui.panels.dataset import DatasetView
-
-    win = host.window
-    view = DatasetView()
-    reg = win.registry
-    follow_rows(reg, lambda: view.set_tokenizers(tokenizers_of(reg), specs_of(reg)))
-    view.set_tokenizers(tokenizers_of(reg), specs_of(reg))
-    view.failed.connect(win.show_error)
-    view.recordActivated.connect(lambda record, shape: _open_record(host, record, shape))
-    return view
-
-
-def _open_record(host: PanelContext, record: Any, shape: Any) -> None:
-    """A chat record opens in the chat panel; any other in the text box (its fields' text)."""
-    from bpeinspect.core.dataset import conversation, field_texts
-
-    messages = conversation(record) if shape.kind == "chat" else None
-    if messages is not None:
-        chat = cast("ChatView", host.show("chat"))
-        chat.set_messages(messages, reply_header=False)  # counted as the dataset counts it
-    else:
-        host.window.set_text("\n\n".join(field_texts(shape, record)))
+    >>> spec = lazy_panel("chat", "Chat", "bpeinspect.gui.panels.chat", "Ctrl+Shift+M", (760, 820))
+    >>> spec.lazy, spec.action, spec.menu, spec.area == BOTTOM
+    (True, 'Chat…', 'view', True)
+    """
+    return PanelSpec(
+        key,
+        title,
+        partial(_make_from, module),
+        area,
+        menu=menu,
+        action=action or f"{title}…",
+        shortcut=shortcut,
+        lazy=True,
+        module=module,
+        floating_size=floating_size,
+        shown=partial(_shown_from, module),
+    )
 
 
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("tokens", "Tokens", _make_tokens),
-    PanelSpec("tree", "Merge tree", _make_tree, tab_with="tokens"),
-    PanelSpec("replay", "Merge replay", _make_replay, tab_with="tree"),
-    PanelSpec("vocab", "Vocabulary", _make_vocab, tab_with="replay"),
+    PanelSpec(
+        "tree", "Merge tree", _token_view("tree", lambda w: MergeTreeBrowser(typing=w.typing)), tab_with="tokens"
+    ),
+    PanelSpec("replay", "Merge replay", _token_view("replay", lambda _w: ReplayWidget()), tab_with="tree"),
+    PanelSpec("vocab", "Vocabulary", _token_view("vocab", lambda w: VocabBrowser(typing=w.typing)), tab_with="replay"),
     PanelSpec(
         "compare",
         "Compare",
@@ -461,66 +300,17 @@ PANELS: tuple[PanelSpec, ...] = (
         tab_with="vocab",
         docked=lambda view, dock: dock.visibilityChanged.connect(view.set_active),
     ),
-    PanelSpec(
-        "languages",
-        "Languages",
-        _make_languages,
-        BOTTOM,
-        menu="view",
-        action="Languages…",
-        shortcut="Ctrl+L",
-        lazy=True,
-        floating_size=(1100, 700),
-        shown=_languages_follow,
-        module="bpeinspect.gui.panels.languages",
-    ),
-    PanelSpec(
-        "vocabs",
-        "Vocabularies",
-        _make_vocabs,
-        BOTTOM,
-        menu="view",
-        action="Vocabularies…",
-        shortcut="Ctrl+Shift+B",
-        lazy=True,
-        floating_size=(1200, 720),
-        shown=_vocabs_follow,
-        module="bpeinspect.gui.panels.vocabs",
-    ),
-    PanelSpec(
+    lazy_panel("languages", "Languages", "bpeinspect.gui.panels.languages", "Ctrl+L", (1100, 700)),
+    lazy_panel("vocabs", "Vocabularies", "bpeinspect.gui.panels.vocabs", "Ctrl+Shift+B", (1200, 720)),
+    lazy_panel(
         "training",
         "Training",
-        _make_training,
-        BOTTOM,
+        "bpeinspect.gui.training.workspace",
+        "Ctrl+T",
+        (1200, 800),
         menu="tokenizers",
         action="Train a tokenizer…",
-        shortcut="Ctrl+T",
-        lazy=True,
-        floating_size=(1200, 800),
-        module="bpeinspect.gui.training.workspace",
     ),
-    PanelSpec(
-        "chat",
-        "Chat",
-        _make_chat,
-        RIGHT,
-        menu="view",
-        action="Chat…",
-        shortcut="Ctrl+Shift+M",
-        lazy=True,
-        floating_size=(760, 820),
-        module="bpeinspect.gui.panels.chat",
-    ),
-    PanelSpec(
-        "dataset",
-        "Dataset",
-        _make_dataset,
-        BOTTOM,
-        menu="view",
-        action="Dataset…",
-        shortcut="Ctrl+Shift+J",
-        lazy=True,
-        floating_size=(1200, 760),
-        module="bpeinspect.gui.panels.dataset",
-    ),
+    lazy_panel("chat", "Chat", "bpeinspect.gui.panels.chat", "Ctrl+Shift+M", (760, 820), area=RIGHT),
+    lazy_panel("dataset", "Dataset", "bpeinspect.gui.panels.dataset", "Ctrl+Shift+J", (1200, 760)),
 )

@@ -12,8 +12,8 @@ main window's overlay and every other panel show them straight away.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
@@ -41,6 +41,9 @@ from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots, bytes_per_token_curve
+
+if TYPE_CHECKING:
+    from bpeinspect.gui.panels.context import PanelContext
 
 # Save dialog filters -> (format name, suffix); bpeinspect's own first: it keeps the training
 SAVE_FILTERS = {
@@ -431,21 +434,17 @@ class TrainingWorkspace(QWidget):
     def save_tokenizer(self, tok: Tokenizer, path: str | Path, fmt: str | None = None) -> None:
         """Write ``tok`` to ``path`` in a worker (atomically); the outcome shows as a message."""
         try:
-            from bpeinspect.core.io import save
+            from bpeinspect.core.io import Saved, save_noted
         except ImportError:
             self.show_error("Saving needs bpeinspect.core.io.formats, which this build does not have.")
             return
 
-        def write() -> tuple[Path, list[str]]:
-            # what the format cannot keep comes as a warning: show it with the result
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                written = save(tok, path, fmt)
-            return written, [str(w.message) for w in caught]
+        def write() -> Saved:
+            return save_noted(tok, path, fmt)
 
-        def done(result: tuple[Path, list[str]]) -> None:
-            written, notes = result
-            self.show_message(" ".join([f"Saved {tok.name} to {written}.", *(f"Note: {n}" for n in notes)]))
+        def done(saved: Saved) -> None:
+            # what the format cannot keep is shown with the result
+            self.show_message(" ".join([f"Saved {tok.name} to {saved.path}.", *(f"Note: {n}" for n in saved.notes)]))
 
         self.saver.submit(
             ("save", str(path)),
@@ -496,3 +495,9 @@ class TrainingWorkspace(QWidget):
         has = self.results.currentItem() is not None
         self.show_button.setEnabled(has)
         self.save_button.setEnabled(has)
+
+
+def make_panel(host: PanelContext) -> TrainingWorkspace:
+    """The workspace the window docks (the first time it is shown), on the window's registry and
+    its stored settings."""
+    return TrainingWorkspace(host.window.registry, settings=host.window.settings)

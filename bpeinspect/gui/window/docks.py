@@ -13,7 +13,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.gui.concurrency import Worker
-from bpeinspect.gui.panels.specs import Inspector, PanelSpec, PanelWindow
+from bpeinspect.gui.panels.context import PanelWindow
+from bpeinspect.gui.panels.specs import Inspector, PanelSpec
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 
 DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
@@ -70,7 +71,7 @@ class DockingWindow(PanelWindow, Protocol):
 
 class PanelHost(QObject):
     """The docked panels of one main window (``window``: what :class:`DockingWindow` names of
-    it); it is the :class:`~bpeinspect.gui.panels.specs.PanelContext` each panel is made with."""
+    it); it is the :class:`~bpeinspect.gui.panels.context.PanelContext` each panel is made with."""
 
     def __init__(self, window: DockingWindow, specs: Sequence[PanelSpec]) -> None:
         super().__init__(cast(QObject, window))  # a QMainWindow: the host goes with it

@@ -39,7 +39,7 @@ from bpeinspect.core.live_text import (
     encode_segment,
     follow_of,
 )
-from bpeinspect.core.memory import checks, quiet_gc
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.document import LiveDocument
@@ -61,14 +61,15 @@ def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **
     of the whole process. The first encode of a tokenizer builds what it keeps for the next
     ones (its token lengths, numpy the first time: a noticeable wait for o200k_base); a short encode
     here does that in the loading worker, not while the first text waits for its colours.
-    ``should_stop`` (a worker's) is asked in the loaders' long loops (see :func:`~bpeinspect.core.memory.checks`)."""
-    with quiet_gc(), checks(should_stop):
+    ``should_stop`` (a worker's) is asked in the loaders' long loops, where the worker gives way
+    to the window."""
+    with quiet_gc():
         if settings:
             from bpeinspect.core.io import hub, load_with
 
-            tok = (hub.load if hub.is_hub_spec(spec) else load_with)(spec, **settings)
+            tok = (hub.load if hub.is_hub_spec(spec) else load_with)(spec, should_stop=should_stop, **settings)
         else:
-            tok = load_tokenizer(spec)
+            tok = load_tokenizer(spec, should_stop=should_stop)
         tok.encode_with_offsets(WARM_UP_TEXT, should_stop=should_stop)
         return tok
 
@@ -323,7 +324,10 @@ class Encoder(QObject):
             ready.sort(key=lambda s: (s.k < at, s.k))  # from the focus on, then the rest
             far.sent.update(ready)
             # what the panes show is encoded here, now: the children take a second to start
-            while ready and ready[0].k < at + SHOWN_HERE:
+            # (not for a round of tokenizers without a pane, such as one just trained: nothing
+            # shows it, and a slow tokenizer held the GUI thread for 60 ms on those segments)
+            shown = any(self.registry.is_shown(tok) for tok in far.toks)
+            while shown and ready and ready[0].k < at + SHOWN_HERE:
                 self._encode_shown(far, ready.pop(0))
             far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in ready])
         if not feeding:

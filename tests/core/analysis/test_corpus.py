@@ -241,17 +241,20 @@ def test_the_udhr_is_unpacked_with_checks_between_pieces_and_texts() -> None:
     first paint of the view: it asks ``should_stop`` (and gives way there), and stops when told."""
     from bpeinspect.core import Cancelled
     from bpeinspect.core.analysis import corpus as corpus_module
-    from bpeinspect.core.memory import checks
 
     whole = dict(corpus_module.udhr_texts())
-    corpus_module.udhr_texts.cache_clear()
+    corpus_module.forget_udhr_texts()
     try:
-        with checks(lambda: True), pytest.raises(Cancelled):
-            corpus_module.udhr_texts()
+        with pytest.raises(Cancelled):
+            corpus_module.udhr_texts(lambda: True)
+        with pytest.raises(Cancelled):
+            corpus_module.load_corpus("udhr", should_stop=lambda: True)
         asked: list[int] = []
-        with checks(lambda: asked.append(1) or False):
-            assert corpus_module.udhr_texts() == whole
+        assert corpus_module.udhr_texts(lambda: asked.append(1) or False) == whole
         assert len(asked) > len(whole)  # a check per text, and per piece of the archive
+        asked.clear()
+        assert corpus_module.udhr_texts(lambda: asked.append(1) or False) is corpus_module.udhr_texts()
+        assert not asked  # unpacked once per process
     finally:
-        corpus_module.udhr_texts.cache_clear()
+        corpus_module.forget_udhr_texts()
     assert corpus_module._unxz(__import__("lzma").compress(b"x" * 100_000), piece=1000) == b"x" * 100_000

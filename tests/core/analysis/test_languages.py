@@ -39,12 +39,19 @@ def test_the_count_job_loads_its_corpus_asking_should_stop() -> None:
     from bpeinspect.core.analysis import corpus as corpus_module
     from bpeinspect.core.analysis.languages import run_job
 
-    corpus_module.udhr_texts.cache_clear()
+    corpus_module.forget_udhr_texts()
     try:
         with pytest.raises(Cancelled):
             next(run_job("count", "udhr", None, [], processes=1, progress=lambda *_: None, should_stop=lambda: True))
+        asked: list[bool] = []
+        kind, corpus = next(
+            run_job(
+                "count", "udhr", None, [], processes=1, progress=lambda *_: None, should_stop=lambda: asked.append(True) or False
+            )
+        )
+        assert kind == "corpus" and len(corpus) > 500 and len(asked) > len(corpus)
     finally:
-        corpus_module.udhr_texts.cache_clear()
+        corpus_module.forget_udhr_texts()
 
 
 def test_counting_several_tokenizers_starts_the_children_once(monkeypatch: pytest.MonkeyPatch) -> None:

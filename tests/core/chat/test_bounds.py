@@ -132,3 +132,26 @@ def test_quitting_stops_a_render_at_once(monkeypatch):
     bounds.stop_all()
     t.join(30)
     assert not t.is_alive() and len(got) == 1
+
+
+def test_a_value_may_grow_to_twice_what_the_render_was_given_and_no_further(monkeypatch):
+    """The bound on a value follows each render's own input (given to its checks, not kept
+    beside the thread): a long message may be repeated once, a short one not past the bound."""
+    monkeypatch.setattr(bounds, "MAX_TEXT", 1000)
+    doubled = ChatTemplate("{{ messages[0].content * 2 }}", origin=ORIGIN)
+    assert doubled.render([{"role": "user", "content": "x" * 900}]) == "x" * 1800  # past 1000: given 900
+    tripled = ChatTemplate("{{ messages[0].content * 3 }}", origin=ORIGIN)
+    with pytest.raises(ChatTemplateError, match="1,000 characters"):
+        tripled.render([{"role": "user", "content": "x" * 400}])  # 1200: past the bound of a short input
+    with pytest.raises(ChatTemplateError, match="1,830 characters"):  # twice 900 + "role", "user", "content"
+        tripled.render([{"role": "user", "content": "x" * 900}])  # 2700: past twice what it was given
+
+
+def test_the_checks_take_their_bound_as_an_argument():
+    from jinja2.exceptions import SecurityError
+
+    bounds.check_size("x" * 11)
+    with pytest.raises(SecurityError, match="more than 10 characters"):
+        bounds.check_size("x" * 11, 10)
+    with pytest.raises(SecurityError, match="past 10 characters"):
+        bounds.check_binop("*", "xx", 6, 10)

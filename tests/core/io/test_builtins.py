@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from bpeinspect.core import Cancelled
 from bpeinspect.core.encoding import token_lengths
 from bpeinspect.core.io import builtins
-from bpeinspect.core.memory import checks
 
 
 @given(st.binary(max_size=300).map(lambda b: bytes(b"ab\r\n "[x % 5] for x in b)), st.integers(1, 40))
@@ -41,12 +40,11 @@ def test_parsing_a_rank_file_asks_the_callers_should_stop_every_thousand_lines()
     path = builtins.resources_dir() / "vocabs" / builtins.BUILTINS["r50k_base"].filename
     data = gzip.decompress(path.read_bytes())
     asked: list[int] = []
-    with checks(lambda: asked.append(len(asked)) or False):
-        ranks = builtins.parse_tiktoken_ranks(data)
+    ranks = builtins.parse_tiktoken_ranks(data, should_stop=lambda: asked.append(len(asked)) or False)
     assert len(ranks) == 50256 and len(asked) == 50256 // 1024
-    assert builtins.parse_tiktoken_ranks(data) == ranks and len(asked) == 50256 // 1024  # only inside checks()
-    with checks(lambda: True), pytest.raises(Cancelled):
-        builtins.parse_tiktoken_ranks(data)
+    assert builtins.parse_tiktoken_ranks(data) == ranks and len(asked) == 50256 // 1024  # only the caller's
+    with pytest.raises(Cancelled):
+        builtins.parse_tiktoken_ranks(data, should_stop=lambda: True)
 
 
 def test_token_lengths_over_many_slices_with_holes() -> None:
@@ -88,10 +86,9 @@ def test_loading_a_builtin_asks_should_stop_before_and_after_the_parse(monkeypat
             return phase[0] == stop_in
 
         phase[0] = "read"
-        builtins.load_builtin.cache_clear()
-        with checks(should_stop):
-            tok = builtins.load_builtin("r50k_base")
-            tok.encode_with_offsets("Hello", should_stop=should_stop)
+        builtins.forget_builtins()
+        tok = builtins.load_builtin("r50k_base", should_stop=should_stop)
+        tok.encode_with_offsets("Hello", should_stop=should_stop)
         return asked
 
     try:
@@ -101,7 +98,7 @@ def test_loading_a_builtin_asks_should_stop_before_and_after_the_parse(monkeypat
             with pytest.raises(Cancelled):
                 load(stop_in)
     finally:
-        builtins.load_builtin.cache_clear()
+        builtins.forget_builtins()
 
 
 def test_tiktokens_encodings_are_all_built_in_and_variants_share_their_bases_ranks() -> None:
@@ -121,3 +118,18 @@ def test_a_second_name_of_a_special_token_covers_its_own_text_in_offsets() -> No
     spans = [(t.id, t.char_span) for t in tok.encode_with_offsets(text)]
     assert spans == [(64, (0, 1)), (200018, (1, 20)), (65, (20, 21)), (220, (21, 22)), (200018, (22, 37))]
     assert tok.decode([200018]) == "<|endofprompt|>"
+
+
+def test_a_builtin_loaded_again_is_the_same_object_and_a_cancelled_load_is_not_kept() -> None:
+    builtins.forget_builtins()
+    try:
+        with pytest.raises(Cancelled):
+            builtins.load_builtin("r50k_base", should_stop=lambda: True)
+        asked: list[bool] = []
+        tok = builtins.load_builtin("r50k_base", should_stop=lambda: asked.append(True) or False)
+        assert asked and tok.n_vocab == 50257  # loaded, not a half-built one kept from the cancel
+        asked.clear()
+        assert builtins.load_builtin("r50k_base", should_stop=lambda: asked.append(True) or False) is tok
+        assert not asked  # kept: nothing was read again
+    finally:
+        builtins.forget_builtins()

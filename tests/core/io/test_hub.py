@@ -234,3 +234,15 @@ def test_a_whole_gguf_model_in_the_cache_opens_offline(hub_env, tmp_path):
     tok = load_tokenizer("hf:acme/whole-GGUF")
     assert tok.encode("hello world") == [31373, 995]
     assert hub.resolved("hf:acme/whole-GGUF").files == ("model-Q8_0.gguf",)
+
+
+def test_a_should_stop_given_to_a_hub_load_reaches_the_tokenizers_tables(hub_env):
+    with FakeHub(small_repos()) as server:
+        hub_env.setenv("HF_ENDPOINT", server.endpoint)
+        hub.fetch("hf:acme/tagged")
+    hub_env.setenv("HF_HUB_OFFLINE", "1")  # from the cache: the fetch itself asks nothing
+    asked: list[bool] = []
+    tok = hub.load("hf:acme/tagged", should_stop=lambda: asked.append(True) or False)
+    assert tok.n_vocab == 50257 and len(asked) >= 50257 // (1 << 14)
+    with pytest.raises(Cancelled):
+        hub.load("hf:acme/tagged", should_stop=lambda: True)

@@ -7,8 +7,8 @@ import os
 import pytest
 
 from bpeinspect.core import load_tokenizer
-from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.formats import save
+from bpeinspect.core.errors import Cancelled, VocabularyError
+from bpeinspect.core.io.formats import load_with, save
 
 
 def test_an_alias_is_its_builtin():
@@ -48,3 +48,26 @@ def test_a_link_loop_is_named_as_one(tmp_path):
     b.symlink_to(a)
     with pytest.raises(VocabularyError, match="symbolic link loop"):
         load_tokenizer(a)
+
+
+@pytest.mark.parametrize("target", ["r50k.tiktoken", "tokenizer.json", "pair", "r50k.bpeinspect.json"])
+def test_a_should_stop_given_to_a_file_load_is_asked_and_a_stop_cancels_it(tmp_path, target):
+    tok = load_tokenizer("r50k_base")
+    if target == "pair":
+        (tmp_path / target).mkdir()
+    path = save(tok, tmp_path / target)
+    asked: list[bool] = []
+    loaded = load_tokenizer(path, should_stop=lambda: asked.append(True) or False)
+    assert loaded.encode_ordinary("stop, then go") == tok.encode_ordinary("stop, then go")
+    assert len(asked) >= 50256 // (1 << 14)  # the tables are built a slice at a time, asked between
+    with pytest.raises(Cancelled):
+        load_tokenizer(path, should_stop=lambda: True)
+
+
+def test_a_should_stop_given_with_the_users_settings_is_asked_too(tmp_path):
+    path = save(load_tokenizer("r50k_base"), tmp_path / "r50k.tiktoken")
+    asked: list[bool] = []
+    tok = load_with(path, pattern="gpt2", special_tokens=["<|x|>"], should_stop=lambda: asked.append(True) or False)
+    assert tok.special_tokens["<|x|>"] == 50256 and len(asked) >= 2 * (50256 // (1 << 14))
+    with pytest.raises(Cancelled):
+        load_with(path, special_tokens=["<|x|>"], should_stop=lambda: True)

@@ -454,3 +454,17 @@ def test_a_random_or_damaged_entry_with_a_correct_crc_is_refused_or_makes_a_toke
         assert tok is None or isinstance(tok, Tokenizer)
     finally:
         entry.write_bytes(good)
+
+
+def test_a_load_from_the_cache_asks_the_should_stop_it_is_given(cache, tmp_path, monkeypatch):
+    from bpeinspect.core import Cancelled
+
+    path = save(load_tokenizer("r50k_base"), tmp_path / "r50k.tiktoken")
+    first = load_path(path)
+    assert len(_entries(cache)) == 1
+    _no_parse(monkeypatch)  # from here on, only the entry builds the tokenizer
+    asked: list[bool] = []
+    again = load_path(path, should_stop=lambda: asked.append(True) or False)
+    assert _state(again) == _state(first) and len(asked) >= 50256 // (1 << 14)
+    with pytest.raises(Cancelled):
+        load_path(path, should_stop=lambda: True)  # stopped, not taken for a damaged entry and parsed

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
 
-from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, PANELS, PanelWindow
+from bpeinspect.gui.panels.context import PanelWindow
+from bpeinspect.gui.panels.specs import EXAMPLE_PIECE, PANELS
 from tests.gui.conftest import wait_idle
 
 
@@ -32,6 +35,40 @@ def test_the_window_docks_what_the_registry_lists(panel_window):
     assert titles == [spec.title for spec in PANELS if not spec.lazy]
     assert panel_window.commands["panels.languages"].shortcut().toString() == "Ctrl+L"
     assert panel_window.commands.menu("tokenizers").actions()[-1].text() == "Train a tokenizer…"
+
+
+def test_declaring_the_panels_imports_none_of_the_lazy_ones():
+    """A lazy panel's module (and pyqtgraph behind most of them) comes in when the panel is first
+    shown or on the window's start-up worker, never with the registry of panels."""
+    lazy = [spec.module for spec in PANELS if spec.lazy]
+    code = "import sys, bpeinspect.gui.panels.specs; print(*[m for m in sys.argv[1:] if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code, *lazy], capture_output=True, text=True, check=True)
+    assert len(lazy) == 5 and out.stdout.split() == []
+
+
+def test_each_lazy_panel_is_made_from_its_menu_entry_by_its_own_module(qtbot, panel_window):
+    win = panel_window
+    host = win.panels
+    lazy = [spec for spec in PANELS if spec.lazy]
+    assert [(spec.key, spec.menu, win.commands[f"panels.{spec.key}"].shortcut().toString()) for spec in lazy] == [
+        ("languages", "view", "Ctrl+L"),
+        ("vocabs", "view", "Ctrl+Shift+B"),
+        ("training", "tokenizers", "Ctrl+T"),
+        ("chat", "view", "Ctrl+Shift+M"),
+        ("dataset", "view", "Ctrl+Shift+J"),
+    ]
+    view_menu = [a.text() for a in win.commands.menu("view").actions() if a.text().endswith("…")]
+    assert view_menu[-4:] == ["Languages…", "Vocabularies…", "Chat…", "Dataset…"]
+    win.setGeometry(win.screen().availableGeometry())  # no room beside it: each opens docked in its area
+    qtbot.wait(10)
+    for spec in lazy:
+        assert host.view(spec.key) is None
+        win.commands[f"panels.{spec.key}"].trigger()
+        view, dock = host.view(spec.key), host.docks[spec.key]
+        assert view is not None and type(view).__module__.startswith(spec.module)
+        assert dock.isVisible() and dock.widget() is view
+        assert not dock.isFloating() and win.dockWidgetArea(dock) == spec.area
+    assert host.view("training").form.folder_filter.settings is win.settings  # its folder filter is kept with the window's
 
 
 def test_the_panels_are_made_with_the_window_as_their_typed_context(panel_window):

@@ -340,7 +340,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
     asked: list[bool] = []
     real = Worker.should_stop
     monkeypatch.setattr(Worker, "should_stop", lambda self: asked.append(True) or real(self))
-    catalog.load_builtin.cache_clear()
+    catalog.forget_builtins()
     try:
         window.open_tokenizer("r50k_base")
         wait_idle(qtbot, window)
@@ -351,7 +351,7 @@ def test_a_load_asks_its_workers_should_stop_and_a_cancelled_one_is_forgotten(qt
         qtbot.waitUntil(lambda: not window.registry.loading() and not window.jobs.is_busy())
         assert len(window.registry) == 1
     finally:
-        catalog.load_builtin.cache_clear()
+        catalog.forget_builtins()
         load_tokenizer("r50k_base")  # cached again for the tests that follow
 
 

@@ -60,7 +60,9 @@ __all__ = [
     "load_with",
     "load_path",
     "open_patterns",
+    "Saved",
     "save",
+    "save_noted",
     "saveable",
     "special_tokens_from",
     "with_settings",
@@ -84,10 +86,10 @@ class Format:
     patterns: tuple[str, ...]  # file names it goes by (lower-case globs), the name save() writes first
     suffix: str  # what a save dialog adds to a bare name ("" for GPT-2's folder of two files)
     load: Callable[..., Tokenizer]
-    save: Callable[[Tokenizer, Path], None] | None = None
+    save: Callable[[Tokenizer, Path], list[str]] | None = None  # returns notes on what the file does not keep
     looks_like: Callable[[Path, bytes], bool] | None = None  # from the first 4 KB of the file
     looks_like_json: Callable[[Any], bool] | None = None  # from the parsed JSON
-    from_json: Callable[[Any, Path], Tokenizer] | None = None  # built from JSON detection parsed already
+    from_json: Callable[..., Tokenizer] | None = None  # (json, path, should_stop): from JSON detection parsed already
     settings: tuple[str, ...] = ()  # of pattern/special_tokens, those load() applies itself
     in_folder: Callable[[Path], Path | None] | None = None  # the path to load for a folder
     written: Callable[[Path], Path] = Path  # the path save() reports for a target name
@@ -333,13 +335,15 @@ def load_path(
     pattern: str | SplitRule | None = None,
     special_tokens: Mapping[str, int] | None = None,
     name: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
     """Load the tokenizer in a file or folder of any supported format.
 
     ``pattern`` and ``special_tokens`` are for files that do not store them: rank files
     (``.tiktoken``, Llama's ``tokenizer.model``; known ones are recognised by their sha256 and
     need none) and GGUF files whose pre-tokenizer bpeinspect does not know. For any other
-    format they replace what the file says.
+    format they replace what the file says. ``should_stop`` is asked in the long loops of
+    building its tables (:class:`~bpeinspect.core.errors.Cancelled` if it says so).
     """
     path = Path(path)
     # Parsing builds millions of short-lived objects (a big tokenizer.json's merge lists),
@@ -347,9 +351,11 @@ def load_path(
     with quiet_gc(freeze=False), read_once(path):
         if pattern is None and special_tokens is None and not is_stream(path):
             # a big file opened before: its tables from the cache, not parsed again
-            tok = load_cache.cached_load(path, lambda: _load(path, None, None, name), extra=repr(name))
+            tok = load_cache.cached_load(
+                path, lambda: _load(path, None, None, name, should_stop), extra=repr(name), should_stop=should_stop
+            )
         else:
-            tok = _load(path, pattern, special_tokens, name)
+            tok = _load(path, pattern, special_tokens, name, should_stop)
     if name:
         tok.name = name
     return tok
@@ -361,14 +367,22 @@ _SURPRISES = (TypeError, AttributeError, KeyError, IndexError, RecursionError, U
 
 
 def _load(
-    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+    path: Path,
+    pattern: str | SplitRule | None,
+    special_tokens: Mapping[str, int] | None,
+    name: str | None,
+    should_stop: Callable[[], bool] | None,
 ) -> Tokenizer:
     with gunzipped(path):
-        return _load_plain(path, pattern, special_tokens, name)
+        return _load_plain(path, pattern, special_tokens, name, should_stop)
 
 
 def _load_plain(
-    path: Path, pattern: str | SplitRule | None, special_tokens: Mapping[str, int] | None, name: str | None
+    path: Path,
+    pattern: str | SplitRule | None,
+    special_tokens: Mapping[str, int] | None,
+    name: str | None,
+    should_stop: Callable[[], bool] | None,
 ) -> Tokenizer:
     what = "vocabulary file"
     try:
@@ -378,15 +392,16 @@ def _load_plain(
             path = fmt.in_folder(path) or path
         given = {"pattern": pattern, "special_tokens": special_tokens}
         if obj is not None and fmt.from_json is not None:
-            tok = fmt.from_json(obj, path)
+            tok = fmt.from_json(obj, path, should_stop)
         else:
-            tok = fmt.load(path, **{k: v for k, v in given.items() if k in fmt.settings}, name=name)
+            settings = {k: v for k, v in given.items() if k in fmt.settings}
+            tok = fmt.load(path, **settings, name=name, should_stop=should_stop)
         # the settings the format does not apply itself
         rest_pattern = None if "pattern" in fmt.settings else pattern
         rest_specials = None if "special_tokens" in fmt.settings else special_tokens
         if rest_pattern is None and rest_specials is None:
             return tok
-        return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials)
+        return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials, should_stop=should_stop)
     except VocabularyError:
         raise
     except MemoryError:
@@ -403,9 +418,14 @@ def _load_plain(
 
 
 def with_settings(
-    tok: Tokenizer, *, pattern: str | SplitRule | None = None, special_tokens: Mapping[str, int] | None = None
+    tok: Tokenizer,
+    *,
+    pattern: str | SplitRule | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
-    """``tok`` with another split rule and/or special tokens (the user's choice)."""
+    """``tok`` with another split rule and/or special tokens (the user's choice); ``should_stop``
+    as for :func:`load_path`."""
     if not tok.byte_level:
         raise VocabularyError(
             f"{tok.source or tok.name}: a SentencePiece-style tokenizer takes no other split rule or specials"
@@ -433,6 +453,7 @@ def with_settings(
         normalizer=tok.normalizer,
         assumed=assumed,
         inferred=inferred,
+        should_stop=should_stop,
     )
 
 
@@ -458,14 +479,19 @@ def special_tokens_from(values: list[str] | None, n_vocab: int) -> dict[str, int
 
 
 def load_with(
-    path: str | os.PathLike[str], *, pattern: str | SplitRule | None = None, special_tokens: list[str] | None = None
+    path: str | os.PathLike[str],
+    *,
+    pattern: str | SplitRule | None = None,
+    special_tokens: list[str] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
     """:func:`load_path` with the user's settings: ``special_tokens`` as ``TEXT`` or ``TEXT=ID``
     entries, those without an id taking the ids after the vocabulary."""
-    base = load_path(path, pattern=pattern)
+    base = load_path(path, pattern=pattern, should_stop=should_stop)
     if special_tokens is None:
         return base
-    return with_settings(base, special_tokens=special_tokens_from(special_tokens, first_free_id(base)))
+    specials = special_tokens_from(special_tokens, first_free_id(base))
+    return with_settings(base, special_tokens=specials, should_stop=should_stop)
 
 
 def first_free_id(tok: Tokenizer) -> int:
@@ -517,10 +543,35 @@ def check_target(path: str | os.PathLike[str]) -> None:
         raise VocabularyError(f"{p}: cannot write in the folder {folder} (permission denied)")
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What :func:`save_noted` wrote: the path, and notes on what the file does not keep of the
+    tokenizer (one line each, naming the file), for the user to read."""
+
+    path: Path
+    notes: tuple[str, ...] = ()
+
+
 def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
     """Write ``tok`` to ``path`` atomically, in ``fmt`` or the format its name implies.
 
     Returns the path written (for minbpe, the ``.model``; its ``.vocab`` goes beside it).
+    What the file does not keep of ``tok`` is said by :func:`save_noted`, which this is.
+    """
+    return save_noted(tok, path, fmt).path
+
+
+def save_noted(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -> Saved:
+    """:func:`save`, returning the path written and notes on what the format does not keep
+    (a pair-rule tokenizer in a ``.tiktoken`` file, a split rule in GPT-2's pair).
+
+    >>> import tempfile
+    >>> from bpeinspect.core import load_tokenizer
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> save_noted(load_tokenizer("gpt2"), folder / "gpt2.tiktoken").notes
+    ()
+    >>> [note.split(": ", 1)[1][:42] for note in save_noted(load_tokenizer("cl100k_base"), folder).notes]
+    ["GPT-2's files cannot store a split rule; r"]
     """
     p = Path(path)
     kind = fmt or format_for_path(p)
@@ -544,9 +595,9 @@ def save(tok: Tokenizer, path: str | os.PathLike[str], fmt: str | None = None) -
             "save it as a tokenizer.json"
         )
     try:
-        record.save(tok, p)
+        notes = record.save(tok, p)
     except BrokenPipeError:  # written through to a pipe its reader closed (| head): not the file's fault
         raise
     except OSError as exc:
         raise VocabularyError(f"{p}: cannot write it: {exc.strerror or exc}") from None
-    return record.written(p)
+    return Saved(record.written(p), tuple(notes))

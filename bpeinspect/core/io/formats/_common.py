@@ -21,6 +21,7 @@ from typing import IO, Any, ParamSpec, TypeGuard, TypeVar
 
 from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.sentencepiece import SentencePieceBPE
 from bpeinspect.core.split.rules import PatternError, SplitRule, compile_pattern
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -461,15 +462,19 @@ def not_cacheable() -> None:
 
 
 def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-    """Call the Tokenizer constructor, naming the file in any complaint it has."""
+    """Call the Tokenizer constructor, naming the file in any complaint it has.
+
+    A ``should_stop`` among ``kwargs`` goes to the constructor (it asks it while it builds its
+    tables) but is not recorded as a part of the tokenizer."""
     try:
         tok = factory(*args, **kwargs)
+        stored = {k: v for k, v in kwargs.items() if k not in tables.CALL_ONLY}
         if tables.factory_name(factory) == "SentencePieceBPE":  # (kept to send it to child processes)
             with contextlib.suppress(tables.TablesError):
-                tables.remember(tok, tables.parts_from_call(factory, args, kwargs))
+                tables.remember(tok, tables.parts_from_call(factory, args, stored))
         calls = _CALLS.get()
         if calls is not None:  # what a cached load makes again (core/io/load_cache.py)
-            calls.append((factory, args, kwargs, tok))
+            calls.append((factory, args, stored, tok))
         # Patterns compile lazily; a damaged one must fail here, naming the file, not at the
         # first encode (found by tests/robustness).
         for split in getattr(getattr(tok, "split_rule", None), "splits", ()):
@@ -503,6 +508,33 @@ class ByteVocabulary:
             pattern=rule,
             special_tokens=self.specials,
             added_tokens=self.added,
+            merges=self.merges,
+            merge_results=self.made,
+            **options,
+        )
+
+
+@dataclass
+class PieceVocabulary:
+    """The tables a file of a SentencePiece-style model gives (``.model``, GGUF, Hugging Face):
+    its pieces and their kinds, and either each piece's score or a merge list with the id each
+    merge makes."""
+
+    pieces: Sequence[str | None]
+    kinds: Sequence[int] | None
+    scores: Sequence[float] | None = None
+    merges: Sequence[tuple[int, int]] | None = None
+    made: Sequence[int] | None = None
+
+    def tokenizer(self, path: Path | str, **options: Any) -> Tokenizer:
+        """The :func:`~bpeinspect.core.sentencepiece.SentencePieceBPE` of these tables with the
+        format's other ``options`` (its keywords), by :func:`build_tokenizer`."""
+        return build_tokenizer(
+            path,
+            SentencePieceBPE,
+            self.pieces,
+            self.kinds,
+            scores=self.scores,
             merges=self.merges,
             merge_results=self.made,
             **options,

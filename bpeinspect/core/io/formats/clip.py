@@ -22,6 +22,7 @@ runs of other symbols; whitespace dropped); byte-level BPE whose last symbol in 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,12 +69,12 @@ def looks_like(head: bytes) -> bool:
     return b"#version:" in first and not first.startswith(b"#") and first.startswith((b'"', b"bpe_simple_vocab"))
 
 
-def load(path: Path, **_: Any) -> Tokenizer:
+def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any) -> Tokenizer:
     """CLIP's tokenizer from its merge file (plain or gzip-compressed)."""
-    return from_text(decode_text(read_bytes_limited(path), path), path)
+    return from_text(decode_text(read_bytes_limited(path), path), path, should_stop)
 
 
-def from_text(text: str, path: Path | str) -> Tokenizer:
+def from_text(text: str, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     """CLIP's tokenizer from the text of its merge file (the first line is skipped)."""
     lines = text.split("\n")[1 : 1 + MERGES_READ]
     parts = merge_parts(lines, path, first_line=2)
@@ -81,7 +82,7 @@ def from_text(text: str, path: Path | str) -> Tokenizer:
     vocab = alphabet + [c + SUFFIX for c in alphabet] + [a + b for a, b in parts]
     ids = {token: i for i, token in enumerate(vocab)}  # a token listed twice: its last id, as CLIP's dict
     specials = {s: len(vocab) + k for k, s in enumerate(SPECIALS)}
-    return build(ids, parts, specials, path)
+    return build(ids, parts, specials, path, should_stop)
 
 
 def merge_parts(lines: list[str], path: Path | str, first_line: int = 1) -> list[tuple[str, str]]:
@@ -96,7 +97,13 @@ def merge_parts(lines: list[str], path: Path | str, first_line: int = 1) -> list
     return parts
 
 
-def build(ids: dict[str, int], parts: list[tuple[str, str]], specials: dict[str, int], path: Path | str) -> Tokenizer:
+def build(
+    ids: dict[str, int],
+    parts: list[tuple[str, str]],
+    specials: dict[str, int],
+    path: Path | str,
+    should_stop: Callable[[], bool] | None = None,
+) -> Tokenizer:
     """CLIP's tokenizer over the vocabulary ``ids`` (tokens spelled with ``</w>``) and merges."""
     merges: list[tuple[int, int]] = []
     made: list[int] = []
@@ -121,6 +128,7 @@ def build(ids: dict[str, int], parts: list[tuple[str, str]], specials: dict[str,
         path,
         Tokenizer,
         ranks,
+        should_stop=should_stop,
         pattern=split_rule_from_pre_tokenizer(PRE_TOKENIZER, path),
         special_tokens=specials,
         merges=merges,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import struct
 from array import array
+from collections.abc import Callable
 from enum import IntEnum
 from itertools import chain, compress
 from operator import add, methodcaller
@@ -286,7 +287,9 @@ def _text(v: Any) -> str | None:
     return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else None
 
 
-def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, *, pattern: str | SplitRule | None = None, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     """The tokenizer stored in a GGUF file's metadata; ``pattern`` replaces the split rule its
     pre-tokenizer name implies (needed for a name bpeinspect does not know)."""
     try:
@@ -299,10 +302,16 @@ def load(path: Path, *, pattern: str | SplitRule | None = None, **_: Any) -> Tok
         raise VocabularyError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     except RecursionError:  # arrays of arrays nested thousands deep (found by tests/robustness)
         raise VocabularyError(f"{path}: the GGUF metadata nests arrays too deeply") from None
-    return from_metadata(meta, path, pattern=pattern)
+    return from_metadata(meta, path, pattern=pattern, should_stop=should_stop)
 
 
-def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule | None = None) -> Tokenizer:
+def from_metadata(
+    meta: dict[str, Any],
+    path: Path,
+    *,
+    pattern: str | SplitRule | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Tokenizer:
     model = _text(meta.get("tokenizer.ggml.model"))
     if model is None:
         raise VocabularyError(f"{path}: the GGUF file has no tokenizer (no tokenizer.ggml.model)")
@@ -386,6 +395,7 @@ def from_metadata(meta: dict[str, Any], path: Path, *, pattern: str | SplitRule 
     return ByteVocabulary(ranks, specials, added, merges, made).tokenizer(
         path,
         rule,
+        should_stop=should_stop,
         ignore_merges=ignore_merges,
         byte_barriers=True,  # llama.cpp drops a byte without a token after merging
         name=name,

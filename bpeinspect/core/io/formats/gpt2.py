@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ def looks_like_encoder(obj: Any) -> bool:
     return isinstance(obj, dict) and bool(obj) and all(type(v) is int for v in list(obj.values())[:50])
 
 
-def load(path: Path, **_: Any) -> Tokenizer:
+def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any) -> Tokenizer:
     """The tokenizer in an ``encoder.json`` + ``vocab.bpe`` pair (GPT-2's split rule)."""
     folder = path if path.is_dir() else path.parent
     finish_interrupted(folder, (ENCODER, MERGES))  # a save killed between its two renames
@@ -105,7 +106,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
     if lines and lines[0].startswith("#version"):
         lines = lines[1:]
     if any(t.endswith(clip.SUFFIX) for t in list(encoder)[:1000]):
-        return _with_word_ends(encoder, lines, enc_path, bpe_path)
+        return _with_word_ends(encoder, lines, enc_path, bpe_path, should_stop)
     merges: list[tuple[int, int]] = []
     made: set[str] = set()
     for n, line in enumerate(lines, 2):
@@ -143,6 +144,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         path,
         Tokenizer,
         ranks,
+        should_stop=should_stop,
         pattern=PRESETS["r50k"],
         special_tokens=specials,
         merges=merges,
@@ -151,7 +153,9 @@ def load(path: Path, **_: Any) -> Tokenizer:
     )
 
 
-def _with_word_ends(encoder: dict, lines: list[str], enc_path: Path, bpe_path: Path) -> Tokenizer:
+def _with_word_ends(
+    encoder: dict, lines: list[str], enc_path: Path, bpe_path: Path, should_stop: Callable[[], bool] | None
+) -> Tokenizer:
     """A pair whose tokens end words with ``</w>``: CLIP's (``vocab.json`` + ``merges.txt``, as
     transformers' CLIPTokenizer reads them), or refused: no other model's split rule and
     normalizer can be told from these files."""
@@ -161,12 +165,13 @@ def _with_word_ends(encoder: dict, lines: list[str], enc_path: Path, bpe_path: P
             f"{bpe_path}: tokens end words with '</w>' (as GPT-1's, XLM's or FlauBERT's do), and these files do not "
             "say the model's split rule and normalizer; open its tokenizer.json"
         )
-    return clip.build(encoder, clip.merge_parts(lines, bpe_path, first_line=2), specials, bpe_path)
+    return clip.build(encoder, clip.merge_parts(lines, bpe_path, first_line=2), specials, bpe_path, should_stop)
 
 
-def save(tok: Tokenizer, path: Path) -> None:
+def save(tok: Tokenizer, path: Path) -> list[str]:
     """Write ``encoder.json`` and ``vocab.bpe`` into the folder ``path`` (or beside ``path``
-    if it names one of the two files). The split rule is not stored: GPT-2's is implied."""
+    if it names one of the two files). The split rule is not stored: GPT-2's is implied (a
+    note returned says so when ``tok``'s is another)."""
     folder = path if path.is_dir() or path.name not in (ENCODER, MERGES) else path.parent
     if folder.exists() and not folder.is_dir():
         raise VocabularyError(f"{path}: GPT-2's encoder.json and vocab.bpe go into a folder, and this is not one")
@@ -176,11 +181,11 @@ def save(tok: Tokenizer, path: Path) -> None:
             "or a path ending in encoder.json"
         )
     folder.mkdir(parents=True, exist_ok=True)
+    notes = []
     if tok.split_rule.pattern not in (PRESETS["r50k"].pattern, PRESETS["gpt2"].pattern):
-        warnings.warn(
+        notes.append(
             f"{folder}: GPT-2's files cannot store a split rule; readers will use GPT-2's, not "
-            f"{tok.split_rule.name or 'this tokenizer'}'s",
-            stacklevel=3,
+            f"{tok.split_rule.name or 'this tokenizer'}'s"
         )
     ranks = tok.mergeable_ranks
     dec = {i: b for b, i in ranks.items()}
@@ -192,3 +197,4 @@ def save(tok: Tokenizer, path: Path) -> None:
     atomic_write_many(
         {folder / ENCODER: json.dumps(encoder, ensure_ascii=False), folder / MERGES: "\n".join(lines) + "\n"}
     )
+    return notes

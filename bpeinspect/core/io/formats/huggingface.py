@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from itertools import compress
 from operator import not_
 from pathlib import Path
@@ -70,13 +71,15 @@ BYTELEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{
 _BYTELEVEL_RULE_PATTERNS = {BYTELEVEL_PATTERN, R50K_PATTERN, GPT2_PATTERN}
 
 
-def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, data: bytes | None = None, *, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     """A tokenizer from a ``tokenizer.json`` (``data`` = its bytes, if already read)."""
     if data is None:
         data = read_bytes_limited(path)
     obj = parse_json(data, path)
     try:
-        return from_dict(obj, path)
+        return from_dict(obj, path, should_stop)
     except (TypeError, AttributeError, KeyError, IndexError) as exc:
         # a value of the wrong JSON type somewhere the checks above do not look (found by fuzzing)
         raise VocabularyError(f"{path}: a malformed tokenizer.json ({type(exc).__name__}: {exc})") from None
@@ -93,7 +96,7 @@ def looks_like(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("model"), dict)
 
 
-def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     """A tokenizer from a parsed ``tokenizer.json``."""
     expect(looks_like(obj), path, "not a Hugging Face tokenizer.json (no 'model' object)")
     model = obj["model"]
@@ -135,6 +138,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     return ByteVocabulary(ranks, specials, added, merges, made).tokenizer(
         path,
         rule,
+        should_stop=should_stop,
         added_options=added_options(obj.get("added_tokens")),
         duplicate_merges="last",  # Hugging Face keeps the last rank of a pair listed twice
         ignore_merges=ignore_merges,
@@ -520,6 +524,7 @@ def dumps(tok_or_dict: Tokenizer | dict) -> bytes:
     return json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def save(tok: Tokenizer, path: Path) -> None:
-    """Write ``tok`` as a ``tokenizer.json`` (atomically)."""
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok`` as a ``tokenizer.json`` (atomically); it keeps everything (no notes)."""
     atomic_write(path, dumps(tok))
+    return []

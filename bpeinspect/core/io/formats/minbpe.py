@@ -23,6 +23,7 @@ Ids 0-255 are the single bytes, so only tokenizers numbered that way can be writ
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def _rule_for(pattern: str) -> SplitRule | None:
     return SplitRule((Split(pattern, "removed", invert=True),))
 
 
-def load(path: Path, **_: Any) -> Tokenizer:
+def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any) -> Tokenizer:
     """A tokenizer from a minbpe ``.model`` file."""
     if path.suffix == ".vocab":
         model = path.with_suffix(".model")
@@ -94,6 +95,7 @@ def load(path: Path, **_: Any) -> Tokenizer:
         path,
         Tokenizer.from_merges,
         merges,
+        should_stop=should_stop,
         pattern=rule,
         special_tokens=specials,
         name=name_for(path, file_stem(path)),
@@ -130,8 +132,9 @@ def _check_numbering(tok: Tokenizer, path: Path) -> list[tuple[int, int]]:
     return merges
 
 
-def save(tok: Tokenizer, path: Path) -> None:
-    """Write ``path`` (a ``.model``) and its ``.vocab`` beside it, atomically each."""
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``path`` (a ``.model``) and its ``.vocab`` beside it, atomically each (no notes:
+    what the format cannot keep is refused)."""
     model_path = path.with_suffix(".model")
     merges = _check_numbering(tok, model_path)
     pattern = _pattern_of(tok, model_path)
@@ -140,6 +143,7 @@ def save(tok: Tokenizer, path: Path) -> None:
     lines += [f"{a} {b}" for a, b in merges]
     # both or neither: a new .model beside an old .vocab would disagree
     atomic_write_many({model_path: "\n".join(lines) + "\n", model_path.with_suffix(".vocab"): vocab_text(tok)})
+    return []
 
 
 def render_token(b: bytes) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,7 @@ def to_dict(tok: Tokenizer) -> dict:
     }
 
 
-def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     expect(looks_like(obj), path, f'not a {FORMAT} file (no "format": "{FORMAT}")')
     version = obj.get("version")
     expect(type(version) is int, path, "no format version")
@@ -165,6 +166,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     return ByteVocabulary(ranks, specials, added, merges).tokenizer(
         path,
         rule,
+        should_stop=should_stop,
         ignore_merges=bool(obj.get("ignore_merges", False)),
         byte_barriers=bool(obj.get("byte_barriers", False)),
         name=name or Path(path).name.split(".")[0],
@@ -173,11 +175,15 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
     )
 
 
-def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, data: bytes | None = None, *, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     if data is None:
         data = read_bytes_limited(path)
-    return from_dict(parse_json(data, path), path)
+    return from_dict(parse_json(data, path), path, should_stop)
 
 
-def save(tok: Tokenizer, path: Path) -> None:
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok`` as bpeinspect JSON (atomically); it keeps everything (no notes)."""
     atomic_write(path, json.dumps(to_dict(tok), ensure_ascii=False, indent=1))
+    return []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,14 @@ def looks_like(obj: Any) -> bool:
     return isinstance(config, dict) and "pattern" in config and isinstance(obj.get("vocab"), list)
 
 
-def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, data: bytes | None = None, *, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     obj = parse_json(read_bytes_limited(path) if data is None else data, path)
-    return from_dict(obj, path)
+    return from_dict(obj, path, should_stop)
 
 
-def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     expect(looks_like(obj), path, "not a Tekken file (no config.pattern and vocab list)")
     config = obj["config"]
     pattern = config.get("pattern")
@@ -86,6 +89,7 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         path,
         Tokenizer,
         ranks,
+        should_stop=should_stop,
         pattern=pattern,
         special_tokens=specials,
         name=name_for(path, file_stem(path)),

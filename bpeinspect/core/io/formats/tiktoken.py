@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bpeinspect.core.io.atomic import atomic_open
@@ -52,6 +51,7 @@ def load(
     pattern: str | SplitRule | None = None,
     special_tokens: Mapping[str, int] | None = None,
     name: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Tokenizer:
     """A tokenizer from a ``.tiktoken`` file (plain or gzipped).
 
@@ -61,7 +61,7 @@ def load(
     data = read_bytes_limited(path)
     digest = hashlib.sha256(data).hexdigest()
     known = KNOWN.get(digest)
-    ranks = parse_tiktoken_ranks(data, str(path))
+    ranks = parse_tiktoken_ranks(data, str(path), should_stop)
     inferred: dict[str, str] = {}
     assumed: dict[str, str] = {}
     if known is not None:
@@ -98,6 +98,7 @@ def load(
         path,
         Tokenizer,
         ranks,
+        should_stop=should_stop,
         pattern=rule,
         special_tokens=specials,
         name=name or default_name,
@@ -117,18 +118,20 @@ def dumps(tok: Tokenizer) -> bytes:
     )
 
 
-def save(tok: Tokenizer, path: Path) -> None:
-    """Write ``tok``'s ranks as a ``.tiktoken`` file (atomically).
+def save(tok: Tokenizer, path: Path) -> list[str]:
+    """Write ``tok``'s ranks as a ``.tiktoken`` file (atomically); returns notes on what the
+    file does not keep.
 
     The file cannot hold the pattern, special tokens or explicit merges; a pair-rule
     tokenizer is written anyway (its ranks are its ids), and loading it back applies
-    the rank rule.
+    the rank rule (a note says so).
     """
+    notes = []
     if not tok.uses_rank_rule:
-        warnings.warn(
+        notes.append(
             f"{path}: a .tiktoken file holds ranks only; {tok.name or 'this tokenizer'} merges by an explicit "
-            "pair list, and loading the file back applies tiktoken's rank rule instead",
-            stacklevel=3,
+            "pair list, and loading the file back applies tiktoken's rank rule instead"
         )
     with atomic_open(path, "wb") as f:
         f.write(dumps(tok))
+    return notes

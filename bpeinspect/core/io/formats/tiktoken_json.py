@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,15 @@ def _object_of_module(data: bytes, path: Path | str) -> bytes:
     return body
 
 
-def load(path: Path, data: bytes | None = None, **_: Any) -> Tokenizer:
+def load(
+    path: Path, data: bytes | None = None, *, should_stop: Callable[[], bool] | None = None, **_: Any
+) -> Tokenizer:
     """A tokenizer from a JSON encoder or a js-tiktoken ranks module (``data``: its bytes)."""
     if data is None:
         data = read_bytes_limited(path)
     if _MODULE_HEAD.match(data):
         data = _object_of_module(data, path)
-    return from_dict(parse_json(data, path), path)
+    return from_dict(parse_json(data, path), path, should_stop)
 
 
 def parse_bpe_ranks(text: str, path: Path | str = "<bpe_ranks>") -> dict[bytes, int]:
@@ -100,7 +103,7 @@ def parse_bpe_ranks(text: str, path: Path | str = "<bpe_ranks>") -> dict[bytes, 
     return ranks
 
 
-def from_dict(obj: Any, path: Path | str) -> Tokenizer:
+def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None = None) -> Tokenizer:
     """A tokenizer from a parsed JSON encoder."""
     expect(looks_like(obj), path, "not a tiktoken JSON encoder (no pat_str and bpe_ranks)")
     pattern = obj["pat_str"]
@@ -124,4 +127,6 @@ def from_dict(obj: Any, path: Path | str) -> Tokenizer:
         raise VocabularyError(f"{path}: pat_str: {exc}") from None
     name = name_for(Path(path), file_stem(Path(path)))
     source = f"{path} (tiktoken JSON encoder)"
-    return build_tokenizer(path, Tokenizer, ranks, pattern=rule, special_tokens=specials, name=name, source=source)
+    return build_tokenizer(
+        path, Tokenizer, ranks, pattern=rule, special_tokens=specials, name=name, source=source, should_stop=should_stop
+    )

@@ -1,9 +1,10 @@
-"""Across languages: the languages view and its pages (see :mod:`.view`).
+"""Across languages: the languages view and its pages (see :mod:`.view`), and how the window
+docks it (:func:`make_panel`, called the first time the panel is shown).
 
 >>> from bpeinspect.gui.panels.languages import LanguagesView   # doctest: +SKIP
 """
 
-from bpeinspect.gui.panels.languages.view import LanguagesView, load_modules
+from bpeinspect.gui.panels.languages.view import LanguagesView, load_modules, make_panel, panel_shown
 
 
 def warm_up() -> None:
@@ -13,4 +14,4 @@ def warm_up() -> None:
     load_modules()
 
 
-__all__ = ["LanguagesView", "warm_up"]
+__all__ = ["LanguagesView", "make_panel", "panel_shown", "warm_up"]

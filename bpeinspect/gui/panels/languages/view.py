@@ -40,10 +40,12 @@ from bpeinspect.core import human_size
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
+from bpeinspect.gui.registry import follow_rows, reference_first
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
-    from bpeinspect.core.analysis import Corpus, CorpusStats, CountCache, CountingPool, VocabularyUse
+    from bpeinspect.core.analysis import Corpus, CorpusStats, CorpusText, CountCache, CountingPool, VocabularyUse
+    from bpeinspect.gui.panels.context import PanelContext
     from bpeinspect.gui.panels.languages.export import Renderer
     from bpeinspect.gui.panels.languages.usage import UsePage
 
@@ -641,4 +643,32 @@ def _labels(toks: Sequence[Tokenizer]) -> list[str]:
     return labels
 
 
-__all__ = ["PAGES", "LanguagesView", "load_modules"]
+def make_panel(host: PanelContext) -> LanguagesView:
+    """The view, tied to the window: a language picked opens its text, the tokenizers follow
+    the window's (the reference first) while the panel is shown."""
+    win = host.window
+    view = LanguagesView()
+
+    def open_language(text: CorpusText) -> None:  # shown right to left when its language is written so
+        sample, rtl = text.sample, text.language.direction == "rtl"
+        if sample.text is not None:
+            win.set_text(sample.text, right_to_left=rtl)
+        elif sample.path is not None:
+            win.open_text_file(str(sample.path), right_to_left=rtl)
+
+    view.languageActivated.connect(open_language)
+    view.addTokenizerRequested.connect(win.files.ask_open_tokenizer)
+    view.failed.connect(win.show_error)
+    follow_rows(win.registry, lambda: panel_shown(view, host))
+    win.registry.referenceChanged.connect(lambda _ref: panel_shown(view, host))
+    return view
+
+
+def panel_shown(view: LanguagesView, host: PanelContext) -> None:
+    """Give the view the window's tokenizers (the plot sorts by the reference), if it is shown."""
+    toks, _names = reference_first(host.window.registry)
+    if toks and host.docks["languages"].isVisible():
+        view.set_tokenizers(toks)
+
+
+__all__ = ["PAGES", "LanguagesView", "load_modules", "make_panel", "panel_shown"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -49,6 +50,10 @@ from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.panels.languages import export
 from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv
 from bpeinspect.gui.panels.vocabs.plots import CompositionPlot, UpsetPlot, combo_label, csv_text
+from bpeinspect.gui.registry import follow_rows, reference_first
+
+if TYPE_CHECKING:
+    from bpeinspect.gui.panels.context import PanelContext
 
 SEARCH_DEBOUNCE_MS = 250
 TOKEN_COLUMN_WIDTH = 200  # px
@@ -454,4 +459,27 @@ def _unique(names: Sequence[str]) -> list[str]:
     return out
 
 
-__all__ = ["PAGES", "VocabsView"]
+def make_panel(host: PanelContext) -> VocabsView:
+    """The view, tied to the window: it compares the window's tokenizers (the reference first)
+    while it is shown, and a token picked in it goes to the token views."""
+    win = host.window
+    view = VocabsView(typing=win.typing)
+    reg = win.registry
+
+    def follow() -> None:
+        if host.docks["vocabs"].isVisible():
+            panel_shown(view, host)
+
+    follow_rows(reg, follow)
+    reg.referenceChanged.connect(lambda _ref: follow())
+    view.tokenPicked.connect(win.tokenActivated.emit)  # the token views follow it, under its tokenizer
+    view.failed.connect(win.show_error)
+    panel_shown(view, host)
+    return view
+
+
+def panel_shown(view: VocabsView, host: PanelContext) -> None:
+    view.set_tokenizers(*reference_first(host.window.registry))
+
+
+__all__ = ["PAGES", "VocabsView", "make_panel", "panel_shown"]

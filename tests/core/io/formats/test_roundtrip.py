@@ -132,15 +132,19 @@ def test_minbpe_foreign_pattern_uses_findall_semantics(tmp_path):
     assert minbpe_format.load(p).merges == [(104, 105)]
 
 
-def test_lossy_saves_warn(tmp_path):
-    tok = minbpe_reference()  # pair rule, GPT-4 pattern
-    with pytest.warns(UserWarning, match="rank rule"):
-        save(tok, tmp_path / "t.tiktoken")
-    with pytest.warns(UserWarning, match="split rule"):
-        save(tok, tmp_path / "encoder.json")
+def test_lossy_saves_return_notes_on_what_the_file_does_not_keep(tmp_path):
     import warnings
 
+    from bpeinspect.core.io.formats import save_noted
+
+    tok = minbpe_reference()  # pair rule, GPT-4 pattern
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        save(load_tokenizer("r50k_base"), tmp_path / "ok.tiktoken")
-        save(load_tokenizer("r50k_base"), tmp_path / "vocab.bpe")
+        warnings.simplefilter("error")  # said in the result, never as a warning
+        (rank_note,) = save_noted(tok, tmp_path / "t.tiktoken").notes
+        (rule_note,) = save_noted(tok, tmp_path / "encoder.json").notes
+        assert save_noted(load_tokenizer("r50k_base"), tmp_path / "ok.tiktoken").notes == ()
+        assert save_noted(load_tokenizer("r50k_base"), tmp_path / "vocab.bpe").notes == ()
+        assert save_noted(tok, tmp_path / "t.hf.json").notes == ()
+        assert save(tok, tmp_path / "again.tiktoken") == tmp_path / "again.tiktoken"
+    assert rank_note.startswith(f"{tmp_path / 't.tiktoken'}: ") and "rank rule" in rank_note
+    assert rule_note.startswith(f"{tmp_path}: ") and "split rule" in rule_note

@@ -5,7 +5,7 @@ thread that is one core, shared with the window itself; here the segments go to 
 of a :class:`~bpeinspect.core.pool.ProcessPool` instead, several at a time (an *item* of about
 :data:`ITEM_CHARS` code points), each child encoding them with every tokenizer of the round.
 The tokenizers travel once per child as their tables (:class:`~bpeinspect.core.analysis.shipping.Shipped`);
-the encodings come back as flat arrays (:func:`pack`), a few bytes a token, and are built
+the encodings come back as flat arrays (:func:`pack`), a few bytes a token, an item at a time, and are built
 into :class:`~bpeinspect.core.Encoding` objects again on this side (:func:`unpack`).
 
 Segments can be added while the round runs (a text still going into the window):
@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import threading
 from array import array
 from collections import deque
@@ -71,41 +72,64 @@ def follow_of(text: LiveText, k: int, chars: int) -> str:
     return segs[k + 1].text[:chars] if k + 1 < len(segs) else ""
 
 
-def pack(enc: Encoding) -> Packed:
-    """``enc`` without its text, as flat arrays: what a child sends back (see :func:`unpack`)."""
-    spans = np.array(enc.piece_spans, dtype=np.int32).tobytes() if enc.piece_spans else b""
-    ids = np.array(enc.ids, dtype=np.int32).tobytes()
-    cols = tuple(np.frombuffer(getattr(enc, c), dtype=np.int64).astype(np.int32).tobytes() for c in _COLUMNS)
-    return ids, cols, bytes(enc.flags), spans, enc.dropped
+def pack(encs: list[Encoding]) -> Packed:
+    """``encs`` without their texts, as a few flat arrays for all of them together: what a
+    child sends back (see :func:`unpack`)."""
+    counts = np.array([(len(e.ids), len(e.piece_spans)) for e in encs], dtype=np.int64).reshape(-1, 2)
+    ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in encs), dtype=np.int32, count=int(counts[:, 0].sum()))
+    cols = tuple(
+        np.frombuffer(b"".join(getattr(e, c).tobytes() for e in encs), dtype=np.int64).astype(np.int32).tobytes()
+        for c in _COLUMNS
+    )
+    spans = np.fromiter(
+        itertools.chain.from_iterable(itertools.chain.from_iterable(e.piece_spans) for e in encs),
+        dtype=np.int32,
+        count=2 * int(counts[:, 1].sum()),
+    )
+    flags = b"".join(bytes(e.flags) for e in encs)
+    return counts.tobytes(), ids.tobytes(), cols, flags, spans.tobytes(), [list(e.dropped) for e in encs]
 
 
-def unpack(text: str, packed: Packed, token_bytes_of: Callable[[int], bytes]) -> Encoding:
-    """The :class:`Encoding` of ``text`` that :func:`pack` made flat.
+def unpack(texts: list[str], packed: Packed, token_bytes_of: Callable[[int], bytes]) -> list[Encoding]:
+    """The :class:`Encoding` objects of ``texts`` that :func:`pack` made flat: each array is
+    converted once for all of them (a few calls into C per item, not per segment), then cut.
 
     >>> from bpeinspect.core import load_tokenizer
     >>> tok = load_tokenizer("o200k_base")
-    >>> enc = tok.encode_with_offsets("héllo wörld 🎉 <|endoftext|>")
-    >>> unpack(enc.text, pack(enc), tok.token_bytes) == enc
+    >>> encs = [tok.encode_with_offsets(t) for t in ("héllo wörld 🎉 <|endoftext|>", "", "two\\n")]
+    >>> unpack([e.text for e in encs], pack(encs), tok.token_bytes) == encs
     True
     """
-    ids, cols, flags, spans, dropped = packed
-    enc = Encoding(text=text, token_bytes_of=token_bytes_of)
-    enc.ids = np.frombuffer(ids, dtype=np.int32).tolist()
-    for name, data in zip(_COLUMNS, cols):
-        col = array("q")
-        col.frombytes(np.frombuffer(data, dtype=np.int32).astype(np.int64).tobytes())
-        setattr(enc, name, col)
-    enc.flags = bytearray(flags)
-    flat = np.frombuffer(spans, dtype=np.int32).tolist()
-    enc.piece_spans = list(zip(flat[0::2], flat[1::2]))
-    enc.dropped = list(dropped)
-    return enc
+    counts_b, ids_b, cols_b, flags, spans_b, dropped = packed
+    counts = np.frombuffer(counts_b, dtype=np.int64).reshape(-1, 2)
+    tok_at = [0, *itertools.accumulate(counts[:, 0].tolist())]
+    piece_at = [0, *itertools.accumulate(counts[:, 1].tolist())]
+    ids = np.frombuffer(ids_b, dtype=np.int32).tolist()
+    cols = [memoryview(np.frombuffer(data, dtype=np.int32).astype(np.int64).tobytes()) for data in cols_b]
+    flat = np.frombuffer(spans_b, dtype=np.int32)
+    starts, ends = flat[0::2].tolist(), flat[1::2].tolist()
+    out = []
+    for i, text in enumerate(texts):
+        a, b = tok_at[i], tok_at[i + 1]
+        enc = Encoding(text=text, token_bytes_of=token_bytes_of)
+        enc.ids = ids[a:b]
+        for name, data in zip(_COLUMNS, cols):
+            col = array("q")
+            col.frombytes(data[8 * a : 8 * b])
+            setattr(enc, name, col)
+        enc.flags = bytearray(flags[a:b])
+        p, q = piece_at[i], piece_at[i + 1]
+        enc.piece_spans = list(zip(starts[p:q], ends[p:q]))
+        enc.dropped = [tuple(d) for d in dropped[i]]
+        out.append(enc)
+    return out
 
 
-def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[list[Packed]]:
+def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[Packed]:
     """In a child (or here): every segment of ``item`` (its text and what follows it) encoded by
-    every tokenizer of ``context``, packed. An empty item is no work (see :func:`encode_round`)."""
-    out: list[list[Packed]] = []
+    every tokenizer of ``context``, packed together per tokenizer. An empty item is no work
+    (see :func:`encode_round`)."""
+    out: list[Packed] = []
     if not item:
         return out
     for shipped in context:
@@ -117,8 +141,8 @@ def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[list[Packe
         for text, follow in item:
             if should_stop is not None and should_stop():  # done here, by the window's worker: it gives way
                 raise Cancelled()
-            done.append(pack(encode_segment(tok, text, follow[:reach])))
-        out.append(done)
+            done.append(encode_segment(tok, text, follow[:reach]))
+        out.append(pack(done))
     return out
 
 
@@ -203,13 +227,13 @@ def encode_round(
                 if not per_tok:
                     continue  # an empty item
                 item = sent.popleft()
-                out = []
+                texts = [seg.text for seg, _ in item]
+                out: list[tuple[int, Segment, str, Encoding]] = []
                 for k, packed in enumerate(per_tok):
-                    for (seg, follow), p in zip(item, packed):
-                        if stop():  # asked between segments: a window's worker gives way to it there
-                            return
-                        tok = work.toks[k]
-                        out.append((k, seg, follow[: heads[k]], unpack(seg.text, p, tok.token_bytes)))
+                    if stop():  # asked between tokenizers: a window's worker gives way to it there
+                        return
+                    encs = unpack(texts, packed, work.toks[k].token_bytes)
+                    out.extend((k, seg, follow[: heads[k]], enc) for (seg, follow), enc in zip(item, encs))
                 yield out
         finally:
             results.close()

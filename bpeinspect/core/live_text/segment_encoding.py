@@ -93,6 +93,7 @@ class LiveEncoding:
         self._ntok: list[int] = [0] * n
         self._nbytes: list[int] = [0] * n
         self._nchars: list[int] = [0] * n
+        self._chars_done = 0  # sum(self._nchars), kept as it changes (asked for often, of many segments)
         self._stale: list[Segment] = []  # segments whose following text changed
         self.whole: Encoding | None = None  # the encoding of the one segment of a tokenizer that cannot be cut
         self.whole_version = -1  # the text version ``whole`` encodes
@@ -140,6 +141,7 @@ class LiveEncoding:
             return False
         k = seg.k
         self._encs[k], self._heads[k] = enc, head
+        self._chars_done += len(seg.text) - self._nchars[k]
         self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
         self._changed()
         return True
@@ -166,6 +168,7 @@ class LiveEncoding:
         self._heads[lo:hi] = [None] * n
         self._ntok[lo:hi] = [0] * n
         self._nbytes[lo:hi] = [0] * n
+        self._chars_done -= sum(self._nchars[lo:hi])
         self._nchars[lo:hi] = [0] * n
         if lo > 0:
             self._stale.append(self.source.segments[lo - 1])
@@ -183,6 +186,7 @@ class LiveEncoding:
         n = len(self.source.segments)
         self._encs, self._heads = [None] * n, [None] * n
         self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
+        self._chars_done = 0
         self._stale = []
         self._changed()
 
@@ -203,7 +207,7 @@ class LiveEncoding:
     def _sums(self) -> tuple[list[int], list[int], int]:
         if self._starts is None:
             if self.cutting:
-                ntok, nbytes, nchars = self._ntok, self._nbytes, sum(self._nchars)
+                ntok, nbytes, nchars = self._ntok, self._nbytes, self._chars_done
             else:
                 w = self.whole
                 ntok, nbytes, nchars = [len(w.ids) if w else 0], [w.n_bytes if w else 0], len(w.text) if w else 0
@@ -310,7 +314,7 @@ class LiveEncoding:
     @property
     def n_chars(self) -> int:
         """Code points of the text encoded so far."""
-        return self._sums()[2]
+        return self._chars_done if self.cutting else self._sums()[2]
 
     def encoding(self) -> Encoding:
         """One :class:`Encoding` of the whole text (joined once per change: time and memory

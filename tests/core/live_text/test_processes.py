@@ -98,11 +98,13 @@ def test_a_stopped_round_ends_early(toks, corpus) -> None:
 
 
 @pytest.mark.parametrize("name", ["o200k_base", "cl100k_base", "r50k_base"])
-def test_an_encoding_sent_back_flat_is_the_same_encoding(name: str) -> None:
+def test_encodings_sent_back_flat_together_are_the_same_encodings(name: str) -> None:
     tok = load_tokenizer(name)
-    for text in ["", SAMPLE, *ADVERSARIAL]:
-        enc = tok.encode_with_offsets(text)
-        assert unpack(enc.text, pack(enc), tok.token_bytes) == enc
+    encs = [tok.encode_with_offsets(text) for text in ["", SAMPLE, *ADVERSARIAL, ""]]
+    assert unpack([e.text for e in encs], pack(encs), tok.token_bytes) == encs
+    for enc in encs:  # and each alone
+        assert unpack([enc.text], pack([enc]), tok.token_bytes) == [enc]
+    assert unpack([], pack([]), tok.token_bytes) == []
 
 
 def test_an_item_encoded_in_this_process_asks_the_rounds_should_stop_and_a_child_does_not() -> None:

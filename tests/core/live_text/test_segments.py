@@ -159,3 +159,22 @@ def test_a_tokenizer_that_cannot_be_cut_is_one_segment():
     assert not live.put(seg, encode_segment(custom, seg.text), head)
     ((now, _),) = live.pending()
     assert now.text == text.text()
+
+
+def test_the_characters_encoded_so_far_follow_puts_edits_and_a_new_text():
+    tok = load_tokenizer("cl100k_base")
+    text = LiveText("one line\nanother line\n" * 30, target=20)
+    live = LiveEncoding(tok, text)
+    todo = live.pending()
+    for seg, head in todo[::2]:  # every other segment encoded
+        assert live.put(seg, encode_segment(tok, seg.text, head), head)
+    assert live.n_chars == sum(len(seg.text) for seg, _ in todo[::2])
+    seg, head = todo[0]
+    assert live.put(seg, encode_segment(tok, seg.text, head), head)  # again: counted once
+    assert live.n_chars == sum(len(seg.text) for seg, _ in todo[::2])
+    live.apply(text.replace(0, 25, "x"))  # the first segments replaced: no longer encoded
+    assert live.n_chars == sum(len(s.text) for s in text.segments if live.part(s.k) is not None)
+    encode_pending(live)
+    assert live.n_chars == len(text.text())
+    live.apply(text.set_text("new"))
+    assert live.n_chars == 0

@@ -49,7 +49,8 @@ reason printed. With ``--json`` the last line is::
 
 each figure the median of the runs' (``worst_gui_cpu_ms``: as in the tour, what a loaded
 machine does not inflate). ``--why`` prints under each action where
-the GUI thread was during its stalls over 50 ms.
+the GUI thread was during its stalls over 50 ms, and (as in the tour) its callbacks that took
+over 15 ms, the workers' long C calls and the GC passes.
 """
 
 from __future__ import annotations
@@ -624,6 +625,8 @@ class ActionTour:
 
         from bpeinspect.gui.app import configure_process
 
+        # before the window starts its worker threads: they take the profile hook when they start
+        self.holds = LongHolds() if why else None
         self.app = QApplication.instance() or QApplication([])
         configure_process()
         self.only = only
@@ -736,6 +739,8 @@ class ActionTour:
         self.driver.asked.clear()
         self.probe.reset()
         t0 = time.perf_counter()
+        if self.holds is not None:
+            self.holds.take(t0)
         act()
         finished = self.wait(self.settled, ACTION_TIMEOUT)
         took = time.perf_counter() - t0
@@ -752,6 +757,9 @@ class ActionTour:
         for stack, n in self.probe.samples.most_common(6):  # --why: where the GUI thread was
             print(f"      {n:4d}  {stack}", flush=True)
         self.probe.samples.clear()
+        if self.holds is not None:  # --why: the GUI thread's slow callbacks, the workers' long C calls, GC
+            for start, d, what in sorted(self.holds.take(t0), key=lambda e: -e[1])[:8]:
+                print(f"      {d * 1000:5.0f} ms at {(start - t0) * 1000:6.0f}: {what}", flush=True)
         for w in QApplication.topLevelWidgets():  # what the action opened beside the window
             from PySide6.QtWidgets import QDockWidget, QMenu
 

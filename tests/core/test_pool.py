@@ -1,4 +1,4 @@
-"""The process pool for corpus work: order, fallbacks, a safe import path, and its two users."""
+"""The process pool: order, fallbacks, a safe import path, its users, and its one child protocol."""
 
 from __future__ import annotations
 

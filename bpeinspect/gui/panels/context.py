@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from PySide6.QtCore import SignalInstance
+from PySide6.QtCore import QSettings, SignalInstance
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QDockWidget, QWidget
 
@@ -44,7 +44,7 @@ class FileCommands(Protocol):
 @runtime_checkable
 class PanelWindow(Protocol):
     """What the panels use of the main window (which satisfies it): the open tokenizers, the
-    text, the token picked, its appearance and its message bar."""
+    text, the token picked, its appearance, its stored settings and its message bar."""
 
     @property
     def registry(self) -> TokenizerRegistry: ...
@@ -60,6 +60,9 @@ class PanelWindow(Protocol):
 
     @property
     def files(self) -> FileCommands: ...
+
+    @property
+    def settings(self) -> QSettings: ...  # where the window and its panels remember the user's choices
 
     @property
     def tokenActivated(self) -> SignalInstance: ...  # (Tokenizer, token id) picked

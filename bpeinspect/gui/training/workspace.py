@@ -499,6 +499,5 @@ class TrainingWorkspace(QWidget):
 
 def make_panel(host: PanelContext) -> TrainingWorkspace:
     """The workspace the window docks (the first time it is shown), on the window's registry and
-    its stored settings (where the main window has them)."""
-    prefs = getattr(host.window, "prefs", None)
-    return TrainingWorkspace(host.window.registry, settings=getattr(prefs, "settings", None))
+    its stored settings."""
+    return TrainingWorkspace(host.window.registry, settings=host.window.settings)

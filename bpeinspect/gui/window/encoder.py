@@ -324,7 +324,10 @@ class Encoder(QObject):
             ready.sort(key=lambda s: (s.k < at, s.k))  # from the focus on, then the rest
             far.sent.update(ready)
             # what the panes show is encoded here, now: the children take a second to start
-            while ready and ready[0].k < at + SHOWN_HERE:
+            # (not for a round of tokenizers without a pane, such as one just trained: nothing
+            # shows it, and a slow tokenizer held the GUI thread for 60 ms on those segments)
+            shown = any(self.registry.is_shown(tok) for tok in far.toks)
+            while shown and ready and ready[0].k < at + SHOWN_HERE:
                 self._encode_shown(far, ready.pop(0))
             far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in ready])
         if not feeding:

@@ -274,6 +274,11 @@ class MainWindow(QMainWindow):
 
     # -- public API -------------------------------------------------------------------------------
 
+    @property
+    def settings(self) -> QSettings:
+        """Where the window and its panels remember the user's choices."""
+        return self.prefs.settings
+
     def add_panel(
         self, title: str, widget: QWidget, area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea
     ) -> QDockWidget:

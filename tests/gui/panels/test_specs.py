@@ -68,6 +68,7 @@ def test_each_lazy_panel_is_made_from_its_menu_entry_by_its_own_module(qtbot, pa
         assert view is not None and type(view).__module__.startswith(spec.module)
         assert dock.isVisible() and dock.widget() is view
         assert not dock.isFloating() and win.dockWidgetArea(dock) == spec.area
+    assert host.view("training").form.folder_filter.settings is win.settings  # its folder filter is kept with the window's
 
 
 def test_the_panels_are_made_with_the_window_as_their_typed_context(panel_window):

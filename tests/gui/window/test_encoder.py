@@ -76,6 +76,35 @@ def test_a_tokenizer_added_to_a_big_text_is_encoded_on_child_processes(qtbot, wi
     _assert_exact(window)
 
 
+def test_a_tokenizer_without_a_pane_is_encoded_off_the_gui_thread(qtbot, window, big_text, monkeypatch) -> None:
+    """A trained tokenizer joins the picker without a pane: what the panes show is encoded at
+    once on the GUI thread only for the tokenizers that have one (the rest is the children's)."""
+    import threading
+
+    from bpeinspect.core import load_tokenizer
+    from tests.core.live_text.test_edits import assert_same
+
+    window.open_tokenizer("cl100k_base")
+    window.set_text(big_text)
+    wait_idle(qtbot, window, timeout=120_000)
+    gui, here = threading.get_ident(), []
+    real = encoder_module.encode_segment
+
+    def spy(tok, *args, **kwargs):
+        if threading.get_ident() == gui:
+            here.append(tok)
+        return real(tok, *args, **kwargs)
+
+    monkeypatch.setattr(encoder_module, "encode_segment", spy)
+    tok = load_tokenizer("o200k_base")
+    window.registry.add(tok, "o200k_base", shown=False)
+    wait_idle(qtbot, window, timeout=120_000)
+    assert tok not in here
+    result = window.registry.result(tok)
+    assert result is not None
+    assert_same(result.enc.encoding(), tok.encode_with_offsets(big_text))
+
+
 def test_closing_a_tokenizer_while_its_text_is_encoded_leaves_the_other_exact(qtbot, window, big_text) -> None:
     _open_two(qtbot, window)
     window.set_text(big_text)

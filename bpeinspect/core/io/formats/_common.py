@@ -21,6 +21,7 @@ from typing import IO, Any, ParamSpec, TypeGuard, TypeVar
 
 from bpeinspect.core import limits, tables
 from bpeinspect.core.errors import VocabularyError
+from bpeinspect.core.sentencepiece import SentencePieceBPE
 from bpeinspect.core.split.rules import PatternError, SplitRule, compile_pattern
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -507,6 +508,33 @@ class ByteVocabulary:
             pattern=rule,
             special_tokens=self.specials,
             added_tokens=self.added,
+            merges=self.merges,
+            merge_results=self.made,
+            **options,
+        )
+
+
+@dataclass
+class PieceVocabulary:
+    """The tables a file of a SentencePiece-style model gives (``.model``, GGUF, Hugging Face):
+    its pieces and their kinds, and either each piece's score or a merge list with the id each
+    merge makes."""
+
+    pieces: Sequence[str | None]
+    kinds: Sequence[int] | None
+    scores: Sequence[float] | None = None
+    merges: Sequence[tuple[int, int]] | None = None
+    made: Sequence[int] | None = None
+
+    def tokenizer(self, path: Path | str, **options: Any) -> Tokenizer:
+        """The :func:`~bpeinspect.core.sentencepiece.SentencePieceBPE` of these tables with the
+        format's other ``options`` (its keywords), by :func:`build_tokenizer`."""
+        return build_tokenizer(
+            path,
+            SentencePieceBPE,
+            self.pieces,
+            self.kinds,
+            scores=self.scores,
             merges=self.merges,
             merge_results=self.made,
             **options,

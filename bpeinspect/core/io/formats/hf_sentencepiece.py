@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
-from bpeinspect.core.io.formats._common import MappedMerges, build_tokenizer, expect, first_repeat, map_merges
+from bpeinspect.core.io.formats._common import MappedMerges, PieceVocabulary, expect, first_repeat, map_merges
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, UnsupportedNormalizer, from_hf, sequence
-from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE, SentencePieceBPE
+from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, SPACE
 from bpeinspect.core.tokenizer import Tokenizer
 
 
@@ -155,13 +155,8 @@ def from_dict(
     )
     del decoders
     p = Path(path)
-    return build_tokenizer(
+    return PieceVocabulary(pieces, kinds, merges=merges, made=made).tokenizer(
         path,
-        SentencePieceBPE,
-        pieces,
-        kinds,
-        merges=merges,
-        merge_results=made,
         normalizer=sequence(rest_steps),
         first_normalizer=sequence(first_steps),
         special_tokens=specials,

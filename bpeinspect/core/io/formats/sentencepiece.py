@@ -27,11 +27,11 @@ import numpy as np
 
 from bpeinspect.core.errors import UnsupportedTokenizerError, VocabularyError
 from bpeinspect.core.io.formats import bytemerges
-from bpeinspect.core.io.formats._common import build_tokenizer, expect, map_merges, read_bytes_limited
+from bpeinspect.core.io.formats._common import PieceVocabulary, expect, map_merges, read_bytes_limited
 from bpeinspect.core.io.formats.gguf_pre import promote_control_looking, rstrip_tokens
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.normalize import Prepend, Replace, sequence
-from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SentencePieceBPE, SqueezeSpaces
+from bpeinspect.core.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, SqueezeSpaces
 from bpeinspect.core.tokenizer import Tokenizer
 
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "word", 4: "character"}
@@ -282,12 +282,8 @@ def from_model(m: ModelProto, path: Path | str) -> Tokenizer:
     specials = {m.pieces[i]: i for i in special_ids if m.pieces[i]}
     unk = next((i for i in special_ids if m.types[i] == UNKNOWN), None)
     name = name_for(path, file_stem(path))
-    return build_tokenizer(
+    return PieceVocabulary(m.pieces, m.types, scores=m.scores).tokenizer(
         path,
-        SentencePieceBPE,
-        m.pieces,
-        m.types,
-        scores=m.scores,
         normalizer=sequence(steps),
         special_tokens=specials,
         byte_fallback=m.byte_fallback,
@@ -350,13 +346,8 @@ def from_gguf_gemma4(meta: dict[str, Any], path: Path) -> Tokenizer:
             merges += got[0]
             made += got[1]
     del merges_raw
-    return build_tokenizer(
+    return PieceVocabulary(pieces, kinds, merges=merges, made=made).tokenizer(
         path,
-        SentencePieceBPE,
-        pieces,
-        kinds,
-        merges=merges,
-        merge_results=made,
         normalizer=Replace(" ", "▁"),
         special_tokens=specials,
         added_tokens=added,
@@ -456,12 +447,8 @@ def from_gguf(meta: dict[str, Any], path: Path) -> Tokenizer:
     own = meta.get("general.name")
     own = own.decode("utf-8", "replace") if isinstance(own, bytes) else own if isinstance(own, str) else ""
     rstrip = rstrip_tokens(own, specials, added)  # llama.cpp's attributes for Phi-3
-    return build_tokenizer(
+    return PieceVocabulary(pieces, kinds, scores=list(scores)).tokenizer(
         path,
-        SentencePieceBPE,
-        pieces,
-        kinds,
-        scores=list(scores),
         normalizer=sequence(steps),
         special_tokens=specials,
         added_tokens=added,

@@ -73,7 +73,9 @@ def read_text_parts(path: str, part: int | None = None) -> tuple[list[str], bool
                 text = carry + data[:cut].decode("utf-8")
             except UnicodeDecodeError as exc:
                 at = offset + exc.start
-                raise ValueError(f"{path}: not UTF-8 text (byte {at}: {data[exc.start : exc.start + 1].hex()})") from None
+                raise ValueError(
+                    f"{path}: not UTF-8 text (byte {at}: {data[exc.start : exc.start + 1].hex()})"
+                ) from None
             pending, offset = data[cut:], offset + cut
             # a CR LF across two parts is one newline: a part's last CR waits for the next part
             carry = "\r" if new and text.endswith("\r") else ""

@@ -9,8 +9,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
+from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
 
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.context import PanelWindow
@@ -69,6 +69,20 @@ class DockingWindow(PanelWindow, Protocol):
     def removeEventFilter(self, filter: QObject, /) -> None: ...
 
 
+class WholeTabTitles(QObject):
+    """The tab bars of docks tabbed together show whole titles, and scroll when a side dock is
+    too narrow for all of them (the main window's own cut them to "Tok…" and "Vocabul…" in a
+    small window)."""
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
+        if isinstance(event, QChildEvent) and event.type() == QEvent.Type.ChildPolished:
+            bar = event.child()
+            if isinstance(bar, QTabBar):
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+        return False
+
+
 class PanelHost(QObject):
     """The docked panels of one main window (``window``: what :class:`DockingWindow` names of
     it); it is the :class:`~bpeinspect.gui.panels.context.PanelContext` each panel is made with."""
@@ -80,6 +94,8 @@ class PanelHost(QObject):
         self.views: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.inspector = Inspector(window, self.docks)
+        self._tab_titles = WholeTabTitles(self)
+        window.installEventFilter(self._tab_titles)
         for spec in specs:
             if spec.menu is not None:
                 window.commands.separator(spec.menu)

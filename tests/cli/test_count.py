@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,15 +28,26 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _local(folder: Path, pattern: str, tie_break: str) -> dict[bytes, int]:
-    return count_pretokens(iter_corpus(folder, pattern), pattern, tie_break=tie_break)
+@pytest.fixture(scope="module")
+def local_count(corpus: Path) -> Callable[[str, str], dict[bytes, int]]:
+    """The corpus's table counted here, once for each pattern and tie-break (the tests only read it)."""
+
+    @functools.cache
+    def count(pattern: str, tie_break: str) -> dict[bytes, int]:
+        return count_pretokens(iter_corpus(corpus, pattern), pattern, tie_break=tie_break)
+
+    return count
 
 
 @pytest.mark.parametrize(("pattern", "tie_break"), CASES)
-def test_count_here_writes_the_local_table(corpus: Path, tmp_path: Path, pattern: str, tie_break: str) -> None:
+def test_count_here_writes_the_local_table(
+    corpus: Path, local_count, tmp_path: Path, pattern: str, tie_break: str
+) -> None:
     out = tmp_path / "counts.tsv"
-    assert cli.main(["count", "--pattern", pattern, "--tie-break", tie_break, "-j", "2", "-o", str(out), str(corpus)]) == 0
-    assert list(read_counts_tsv(out).items()) == list(_local(corpus, pattern, tie_break).items())
+    assert (
+        cli.main(["count", "--pattern", pattern, "--tie-break", tie_break, "-j", "2", "-o", str(out), str(corpus)]) == 0
+    )
+    assert list(read_counts_tsv(out).items()) == list(local_count(pattern, tie_break).items())
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +59,16 @@ def dask_cluster():
         yield cluster
 
 
-@pytest.mark.parametrize(("pattern", "tie_break"), CASES)
+@pytest.mark.parametrize("case", CASES, ids=[f"{p}-{t}" for p, t in CASES])
 def test_count_on_a_dask_cluster_is_exactly_the_local_count(
-    dask_cluster, corpus: Path, tmp_path: Path, pattern: str, tie_break: str
+    dask_cluster, corpus: Path, local_count, tmp_path: Path, case: tuple[str, str]
 ) -> None:
+    pattern, tie_break = case
     out = tmp_path / "counts.tsv"
     args = ["count", "--dask", dask_cluster.scheduler_address, "--pattern", pattern, "--tie-break", tie_break]
     assert cli.main([*args, "-o", str(out), str(corpus)]) == 0
     table = read_counts_tsv(out)
-    local = _local(corpus, pattern, tie_break)
+    local = local_count(pattern, tie_break)
     assert list(table.items()) == list(local.items())  # first-seen order too
     # and training on the table is training on the corpus
     run = TrainingRun.from_counts(table, 700, pattern=pattern, tie_break=tie_break)
@@ -63,11 +77,11 @@ def test_count_on_a_dask_cluster_is_exactly_the_local_count(
     assert run.tokenizer().merges == direct.merges
 
 
-def test_count_with_small_partitions_and_local_schedulers(corpus: Path) -> None:
+def test_count_with_small_partitions_and_local_schedulers(corpus: Path, local_count) -> None:
     pytest.importorskip("dask.bag")
     from bpeinspect.core.train.distributed import count_with_dask
 
-    local = _local(corpus, "gpt4", "first-seen")
+    local = local_count("gpt4", "first-seen")
     for scheduler in ("synchronous", "threads"):
         table = count_with_dask([corpus], "gpt4", scheduler=scheduler, files_per_partition=3)
         assert list(table.items()) == list(local.items())

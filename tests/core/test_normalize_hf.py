@@ -85,8 +85,9 @@ def generate() -> dict[str, str]:
 def test_the_tables_are_current() -> None:
     if unicodedata.unidata_version != HF_UNKNOWN_VERSION:
         pytest.skip(f"generated for Unicode {HF_UNKNOWN_VERSION}, this Python has {unicodedata.unidata_version}")
-    ours = {name: getattr(normalize, name) for name in generate()}
-    assert ours == {k: v.encode().decode("unicode_escape") for k, v in generate().items()}
+    generated = generate()
+    ours = {name: getattr(normalize, name) for name in generated}
+    assert ours == {k: v.encode().decode("unicode_escape") for k, v in generated.items()}
 
 
 def _texts(seed: int, n: int) -> list[str]:

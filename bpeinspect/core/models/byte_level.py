@@ -13,7 +13,7 @@ Both merge a pre-token's UTF-8 bytes; they differ in which merges exist and in w
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
 from bpeinspect.core.bpe import make_piece_encoder, pair_merge_table
 from bpeinspect.core.merges import MergeGraph
@@ -22,6 +22,14 @@ from bpeinspect.core.word_marks import MarkedTokens, WordMarks
 
 if TYPE_CHECKING:
     from bpeinspect.core.merges import MergeSource
+
+
+class ByteOptions(TypedDict, total=False):
+    """The options every byte-level model takes (see :class:`ByteLevelBPE`)."""
+
+    ignore_merges: bool
+    byte_barriers: bool
+    should_stop: Callable[[], bool] | None
 
 
 class ByteLevelBPE:
@@ -116,17 +124,10 @@ class RankBPE(ByteLevelBPE):
     explicit_merges = None
     merge_source = "recovered from the ranks"
 
-    def __init__(
-        self,
-        ranks: Mapping[bytes, int],
-        *,
-        ignore_merges: bool = False,
-        byte_barriers: bool = False,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> None:
-        super().__init__(ranks, ignore_merges=ignore_merges, byte_barriers=byte_barriers, should_stop=should_stop)
+    def __init__(self, ranks: Mapping[bytes, int], **options: Unpack[ByteOptions]) -> None:
+        super().__init__(ranks, **options)
         self.encode_piece = make_piece_encoder(
-            self.ranks, None, None, False, drop=bytes(self.missing_bytes), barriers=byte_barriers
+            self.ranks, None, None, False, drop=bytes(self.missing_bytes), barriers=self.byte_barriers
         )
 
     def merge_rank(self, left: int, right: int) -> int | None:

@@ -13,7 +13,7 @@ the run then stops after the current merge and the outcome keeps the merges lear
 >>> plan = TrainingPlan([], [258, 260], pattern=None, name="ab")
 >>> job = TrainingJob(plan, TrainingRun(["ab ab ab abc abc"], 260, pattern=None))
 >>> [tok.name for tok in job.run().tokenizers]
-['ab-258', 'ab-260']
+['ab · 258', 'ab · 260']
 """
 
 from __future__ import annotations
@@ -100,6 +100,18 @@ class TrainingOutcome:
 def size_label(size: int) -> str:
     """``4000`` -> ``"4k"``, ``4096`` -> ``"4096"`` (as :func:`parse_sizes` reads them)."""
     return f"{size // 1000}k" if size and size % 1000 == 0 else str(size)
+
+
+def trained_name(name: str, size: int) -> str:
+    """The name of the tokenizer trained from ``name``'s corpus to ``size`` tokens, as a person
+    would write it.
+
+    >>> trained_name("json and 2 more", 300)
+    'json and 2 more · 300'
+    >>> trained_name("taylorswift", 16000)
+    'taylorswift · 16k'
+    """
+    return f"{name} · {size_label(size)}"
 
 
 def check_sizes(sizes: Sequence[int], special_tokens: Sequence[str] = ()) -> None:
@@ -215,14 +227,13 @@ class TrainingJob:
                             special_tokens=plan.special_tokens,
                             tie_break=plan.tie_break,
                             settings=settings_k,
-                            name=f"{plan.name}-{size_label(size)}",
+                            name=trained_name(plan.name, size),
                         )
                     )
                     sizes.append(size)
             partial = stopped or exhausted
             sizes.append(full.n_vocab if partial else largest)
-            label = size_label(sizes[-1])
-            full.name = f"{plan.name}-{label}" + (" (partial)" if stopped else "")
+            full.name = trained_name(plan.name, sizes[-1]) + (" (partial)" if stopped else "")
             training.settings.update(settings, stopped=stopped, history=self._history_to(largest))
             toks.append(full)
         seconds = (last.elapsed if last else 0.0) + time.perf_counter() - t0

@@ -113,6 +113,7 @@ class GlyphCoverage:
     def __init__(self, font: QFont) -> None:
         self.font = QFont(font)
         self.font.setPointSizeF(max(font.pointSizeF(), 12.0))  # a size to measure boxes at
+        self.families = font.families() or [font.family()]
         self.known: set[str] = set(_ALWAYS_DRAWN)  # every character looked at so far
         self.missing: dict[str, float] = {}  # missing character -> letter spacing (percent) its box needs
 
@@ -153,7 +154,11 @@ class GlyphCoverage:
         layout.beginLayout()
         line = layout.createLine()
         layout.endLayout()
-        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()) and _some_font_has(ch):
+        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()) and (
+            # one of the font's own families maps it: asking every font of the system (the
+            # fallback) took half a millisecond a character
+            any(_family_has(family, ch) for family in self.families) or _some_font_has(ch)
+        ):
             return False
         advance = line.naturalTextWidth()
         need = box_width(ch, self.font)
@@ -180,6 +185,19 @@ def _some_font_has(ch: str) -> bool:
             _ALL_FONTS.append(QFontMetricsF(font))
     code = ord(ch)
     return any(fm.inFontUcs4(code) for fm in _ALL_FONTS)
+
+
+_FAMILY_METRICS: dict[str, QFontMetricsF] = {}
+
+
+def _family_has(family: str, ch: str) -> bool:
+    """Whether font ``family`` itself (no fallback) maps ``ch``."""
+    fm = _FAMILY_METRICS.get(family)
+    if fm is None:
+        font = QFont(family)
+        font.setStyleStrategy(QFont.StyleStrategy.NoFontMerging)
+        fm = _FAMILY_METRICS[family] = QFontMetricsF(font)
+    return fm.inFontUcs4(ord(ch))
 
 
 def _font_key(font: QFont) -> tuple:

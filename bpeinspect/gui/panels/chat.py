@@ -60,7 +60,7 @@ EXAMPLE = (
     {"role": "user", "content": "How many tokens is “tokenization”? 東京 🎉"},
     {"role": "assistant", "content": "Two in cl100k_base: “token” and “ization”."},
 )
-NO_TEMPLATE = "no template (messages joined by newlines)"
+NO_TEMPLATE = "no template"  # its tooltip says the messages are joined by newlines
 EDIT_DELAY_MS = 120  # edits within this are rendered once
 MAX_ROWS = 24  # a longer conversation (a dataset record) lists only its first messages as rows
 
@@ -330,6 +330,9 @@ class ChatView(QWidget):
             )
             self.template_box.setItemData(self.template_box.count() - 1, t.origin, Qt.ItemDataRole.ToolTipRole)
         self.template_box.addItem(NO_TEMPLATE)
+        self.template_box.setItemData(
+            self.template_box.count() - 1, "The messages joined by newlines", Qt.ItemDataRole.ToolTipRole
+        )
         self.template_box.setCurrentIndex(0)
         self.template_box.blockSignals(False)
         self._note = ""

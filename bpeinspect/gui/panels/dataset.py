@@ -164,6 +164,7 @@ class DatasetView(QWidget):
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setMenuEnabled(False)
         self.legend = item.addLegend(offset=(-10, 10), labelTextSize="10pt")
+        self.legend.setVisible(False)  # an empty box until something is drawn
         self._apply_theme()
 
         self.totals = QTableWidget()
@@ -386,6 +387,7 @@ class DatasetView(QWidget):
             )
             item.addItem(curve)
             self._curves.append(curve)
+        self.legend.setVisible(bool(self._curves))
         item.setTitle(f"Tokens per record ({stats.records:,} records; last bin: the longest 1%)", color=c.plot_text)
         self._fill_totals(stats)
         self._fill_longest(stats)

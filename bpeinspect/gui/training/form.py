@@ -215,15 +215,15 @@ class TrainingForm(QWidget):
             w.setEnabled(on)
 
     def default_name(self) -> str:
-        """The corpus' name as a person would say it: ``taylorswift``, ``taylorswift + docs``,
-        ``taylorswift + 2 more`` (the Name field replaces it)."""
+        """The corpus' name as a person would say it: ``taylorswift``, ``taylorswift and docs``,
+        ``taylorswift and 2 more`` (the Name field replaces it)."""
         paths = self.corpus.paths()
         if not paths:
             return "trained"
         names = [p.name if p.is_dir() else p.stem for p in paths]
         if len(names) == 1:
             return names[0]
-        return f"{names[0]} + {names[1]}" if len(names) == 2 else f"{names[0]} + {len(names) - 1} more"
+        return f"{names[0]} and {names[1]}" if len(names) == 2 else f"{names[0]} and {len(names) - 1} more"
 
     def plan(self) -> TrainingPlan:
         """The plan the form describes; ``ValueError`` with a message for the user if it is

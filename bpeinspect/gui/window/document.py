@@ -24,7 +24,7 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from bpeinspect.core import human_size, read_at_most
+from bpeinspect.core import human_size
 from bpeinspect.core.live_text import LiveText
 from bpeinspect.gui.concurrency import Typing, Worker
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
@@ -37,20 +37,54 @@ PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI 
 FORMAT_SLICE = 1 << 16  # characters given a new format at once (Qt lays them out again)
 
 
-def read_text_file(path: str) -> str:
-    """A text file's content; a clear ``ValueError`` if it is not UTF-8 text or is more than
-    the window can show (read in chunks and stopped there: ``/dev/zero``, a pipe or a link to
-    one has no size to check beforehand)."""
+READ_PART = 1 << 20  # bytes of a text file decoded at once (a millisecond or two)
+
+
+def read_text_parts(path: str, part: int | None = None) -> tuple[list[str], bool]:
+    """A text file's content in parts of about ``part`` bytes (:data:`READ_PART`), newlines normalized (see
+    :func:`normalize_newlines`), and whether it had ``\\r``; a clear ``ValueError`` if it is
+    not UTF-8 text or is more than the window can show (checked as it is read: ``/dev/zero``,
+    a pipe or a link to one has no size to check beforehand).
+
+    Decoding 64 MB in one call, or joining its parts into one string, holds the interpreter
+    for over 100 ms (most of it the kernel handing over fresh pages): the window's thread
+    would wait that long. A part at a time lets it in between (:meth:`LiveDocument.set_text`
+    takes the parts as they are).
+    """
+    part = part or READ_PART
+    parts: list[str] = []
+    had_cr = False
     with open(path, "rb") as f:
-        data = read_at_most(f, TEXT_LIMIT)
-    if len(data) > TEXT_LIMIT:
-        raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{path}: not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1].hex()})"
-        ) from None
+        pending, offset, total, carry = b"", 0, 0, ""
+        while True:
+            new = f.read(part)
+            total += len(new)
+            if total > TEXT_LIMIT:
+                raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
+            data = pending + new
+            if offset == 0 and not parts and data.startswith(b"\xef\xbb\xbf"):
+                data, offset = data[3:], 3  # a byte order mark is not text
+            cut = len(data)
+            if new:  # the last character may go on in the next part: it waits for it
+                lead = next((i for i in range(len(data) - 1, max(len(data) - 4, -1), -1) if data[i] & 0xC0 != 0x80), -1)
+                if lead >= 0 and data[lead] >= 0xC0:
+                    cut = lead
+            try:
+                text = carry + data[:cut].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                at = offset + exc.start
+                raise ValueError(
+                    f"{path}: not UTF-8 text (byte {at}: {data[exc.start : exc.start + 1].hex()})"
+                ) from None
+            pending, offset = data[cut:], offset + cut
+            # a CR LF across two parts is one newline: a part's last CR waits for the next part
+            carry = "\r" if new and text.endswith("\r") else ""
+            text = text[: len(text) - len(carry)]
+            had_cr = had_cr or "\r" in text
+            if text:
+                parts.append(normalize_newlines(text))
+            if not new:
+                return parts, had_cr
 
 
 def normalize_newlines(text: str) -> str:
@@ -84,12 +118,30 @@ def slice_end(text: str, pos: int, size: int = FEED_SLICE) -> int:
 
 
 class _Feed:
-    """A big text going into the document at ``cursor``, a slice per turn."""
+    """A big text going into the document at ``cursor``, a slice per turn, from ``start`` on.
+    The text may come in parts (a file read a part at a time: see :func:`read_text_parts`);
+    each part is let go once it is in."""
 
-    def __init__(self, text: str, cursor: QTextCursor, undoable: bool) -> None:
-        self.text, self.cursor, self.undoable = text, cursor, undoable
-        self.pos = 0
+    def __init__(self, text: str | list[str], cursor: QTextCursor, undoable: bool, start: int = 0) -> None:
+        self.parts = [text] if isinstance(text, str) else [p for p in text if p]
+        self.cursor, self.undoable = cursor, undoable
+        self.part, self.pos = 0, start  # the part going in, and where in it
+        self.left = sum(len(p) for p in self.parts) - start  # code points still to go in
         self.removing: tuple[int, int] | None = None  # a big selection it replaces, removed first, from its end
+
+    def next_slice(self) -> str:
+        """The next slice to put in (``""`` once it is all in)."""
+        while self.part < len(self.parts) and self.pos >= len(self.parts[self.part]):
+            self.parts[self.part] = ""
+            self.part, self.pos = self.part + 1, 0
+        if self.part == len(self.parts):
+            return ""
+        text = self.parts[self.part]
+        end = slice_end(text, self.pos)
+        piece = text[self.pos : end]
+        self.pos = end
+        self.left -= len(piece)
+        return piece
 
 
 class LiveDocument(QObject):
@@ -155,12 +207,13 @@ class LiveDocument(QObject):
     def feed_left(self) -> int:
         """Code points of a big text still to go in (0 when nothing is being fed)."""
         feed = self._feeding
-        return 0 if feed is None else len(feed.text) - feed.pos
+        return 0 if feed is None else feed.left
 
     # -- changing ---------------------------------------------------------------------------------
 
-    def set_text(self, text: str, *, normalized: bool = False, right_to_left: bool = False) -> None:
-        """Replace the text (the document starts afresh, without undo history).
+    def set_text(self, text: str | list[str], *, normalized: bool = False, right_to_left: bool = False) -> None:
+        """Replace the text (the document starts afresh, without undo history); ``text`` may
+        be a list of parts (see :func:`read_text_parts`: never joined into one string).
 
         A big text goes in a slice per event-loop turn (``setPlainText`` of 1 MB would hold
         the loop for many frames). ``normalized``: the text has no ``\\r`` nor U+2029
@@ -169,12 +222,12 @@ class LiveDocument(QObject):
         self._stop_feeding()
         self.set_right_to_left(right_to_left)
         if not normalized:
-            text = normalize_newlines(text)
+            text = normalize_newlines(text) if isinstance(text, str) else [normalize_newlines("".join(text))]
         self.document.setUndoRedoEnabled(False)
         self.document.setPlainText("")
         cur = QTextCursor(self.document)
-        if len(text) <= FEED_SLICE:
-            cur.insertText(text, self.char_format)
+        if sum(len(p) for p in ([text] if isinstance(text, str) else text)) <= FEED_SLICE:
+            cur.insertText(text if isinstance(text, str) else "".join(text), self.char_format)
             self.document.setUndoRedoEnabled(True)
             return
         self._start_feeding(_Feed(text, cur, undoable=False))
@@ -235,9 +288,7 @@ class LiveDocument(QObject):
         finally:
             self._starting = False
         if end < len(text):
-            feed = _Feed(text, cur, undoable=True)
-            feed.pos = end
-            self._start_feeding(feed)
+            self._start_feeding(_Feed(text, cur, undoable=True, start=end))
 
     def set_char_format(self, fmt: QTextCharFormat) -> None:
         """Format all text, and text inserted from now on, with ``fmt`` (the text itself does
@@ -341,7 +392,7 @@ class LiveDocument(QObject):
         if feed is None:
             return
         deadline = time.perf_counter() + FEED_BUDGET
-        text, cur = feed.text, feed.cursor
+        cur = feed.cursor
         layout = self.document.documentLayout()
         # a slice below what the views show need not repaint them (Qt would repaint all of
         # every view for every slice): the layout stays quiet, and says the new size after
@@ -350,21 +401,19 @@ class LiveDocument(QObject):
         try:
             while feed.removing is not None and time.perf_counter() <= deadline:
                 self._remove_slice(feed)
-            while feed.removing is None and feed.pos < len(text):
-                end = slice_end(text, feed.pos)
+            while feed.removing is None and (piece := feed.next_slice()):
                 if feed.undoable:
                     cur.joinPreviousEditBlock()  # the whole paste is one step to undo
-                cur.insertText(text[feed.pos : end], self.char_format)
+                cur.insertText(piece, self.char_format)
                 if feed.undoable:
                     cur.endEditBlock()
-                feed.pos = end
                 if time.perf_counter() > deadline:
                     break
         finally:
             layout.blockSignals(False)
         if quiet:
             layout.documentSizeChanged.emit(layout.documentSize())
-        if feed.removing is None and feed.pos >= len(text):
+        if feed.removing is None and not feed.left:
             self._stop_feeding()
             self.edited.emit()
         else:

@@ -39,7 +39,7 @@ from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.about import AboutDialog
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 from bpeinspect.gui.window.docks import PanelHost
-from bpeinspect.gui.window.document import LiveDocument, normalize_newlines, read_text_file
+from bpeinspect.gui.window.document import LiveDocument, read_text_parts
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
 from bpeinspect.gui.window.hub_dialog import HubDialog
@@ -337,11 +337,7 @@ class MainWindow(QMainWindow):
             self.show_error(why)
             return
 
-        def read(path: str) -> tuple[str, bool]:
-            text = read_text_file(path)
-            return normalize_newlines(text), "\r" in text
-
-        def done(result: tuple[str, bool]) -> None:
+        def done(result: tuple[list[str], bool]) -> None:
             text, had_cr = result
             self.live.set_text(text, normalized=True, right_to_left=right_to_left)
             self.setWindowTitle(f"{Path(path).name} — bpeinspect")
@@ -354,7 +350,7 @@ class MainWindow(QMainWindow):
 
         self.jobs.submit(
             "open-text",
-            read,
+            read_text_parts,
             path,
             on_returned=done,
             on_errored=lambda exc: self.show_error(f"Could not open {path}: {exc}"),

@@ -49,10 +49,44 @@ class ThemedStyle(QProxyStyle):
         QStyle.StandardPixmap.SP_TitleBarNormalButton,
     )
 
+    INDICATORS = (
+        QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+        QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+        QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+    )
+
     def standardIcon(self, standardIcon: QStyle.StandardPixmap, option=None, widget=None) -> QIcon:  # noqa: N802, N803
         if standardIcon in self.BUTTONS:
             return button_icon(standardIcon, QGuiApplication.palette().color(QPalette.ColorRole.WindowText))
         return super().standardIcon(standardIcon, option, widget)
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802
+        """The style's check and radio boxes, with a border that shows on a dark theme (the
+        style draws it a shade darker than the window: invisible on a dark one)."""
+        super().drawPrimitive(element, option, painter, widget)
+        if element not in self.INDICATORS or not is_dark(option.palette):
+            return
+        pal = option.palette
+        edge = blend(pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.WindowText), 0.55)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(edge, 1.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        box = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
+        if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
+            painter.drawEllipse(box)
+        else:
+            painter.drawRoundedRect(box, 1.5, 1.5)
+        painter.restore()
+
+
+def blend(a: QColor, b: QColor, t: float) -> QColor:
+    """The colour ``t`` of the way from ``a`` to ``b``."""
+    return QColor.fromRgbF(
+        a.redF() + (b.redF() - a.redF()) * t,
+        a.greenF() + (b.greenF() - a.greenF()) * t,
+        a.blueF() + (b.blueF() - a.blueF()) * t,
+    )
 
 
 def button_icon(kind: QStyle.StandardPixmap, color: QColor, size: int = 16) -> QIcon:

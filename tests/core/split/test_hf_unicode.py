@@ -9,6 +9,7 @@ the first test checks it is still current, the others that a pattern run on
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -29,15 +30,33 @@ ALL_CHARS = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
 GENERAL_CATEGORIES = "Lu Ll Lt Lm Lo Mn Mc Me Nd Nl No Pc Pd Ps Pe Pi Pf Po Sm Sc Sk So Zs Zl Zp Cc Cf Co Cn".split()
 
 
-def hf_matches(pattern: str, text: str = ALL_CHARS) -> set[int]:
+def hf_matches(pattern: str, text: str = ALL_CHARS) -> frozenset[int]:
     """The code points of ``text`` that Hugging Face's engine matches with ``pattern`` on its
-    own (a Replace normalizer puts NUL in place of each match; NUL itself is asked apart)."""
+    own (a Replace normalizer puts NUL in place of each match; NUL itself is asked apart).
+    Asked of every code point, each pattern is run once (the tables and the views both ask)."""
+    if text is ALL_CHARS:
+        return _hf_matches_everywhere(pattern)
+    return _hf_matches(pattern, text)
+
+
+@functools.cache
+def _hf_matches_everywhere(pattern: str) -> frozenset[int]:
+    return _hf_matches(pattern, ALL_CHARS)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_what_hugging_face_matched():
+    yield
+    _hf_matches_everywhere.cache_clear()
+
+
+def _hf_matches(pattern: str, text: str) -> frozenset[int]:
     out = normalizers.Replace(Regex(pattern), "\x00").normalize_str(text)
     assert len(out) == len(text)
     found = {ord(c) for c, o in zip(text, out) if o == "\x00" and c != "\x00"}
     if "\x00" in text and normalizers.Replace(Regex(pattern), "z").normalize_str("\x00") == "z":
         found.add(0)
-    return found
+    return frozenset(found)
 
 
 def _ranges(cps: list[int]) -> list[tuple[int, int]]:

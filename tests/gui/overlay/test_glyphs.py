@@ -71,6 +71,23 @@ def test_private_use_and_unassigned_code_points_are_missing(qapp):
     assert cov.missing_in("plain ascii\ttext") == set()
 
 
+def test_a_character_its_font_maps_is_drawn_without_asking_every_font(qapp, monkeypatch):
+    """Opening the Training panel probed the preview's characters against every font of the
+    system (half a millisecond a character on the GUI thread); the font that shaped it says."""
+    asked: list[str] = []
+    real = glyphs._some_font_has
+
+    def spy(ch: str) -> bool:
+        asked.append(ch)
+        return real(ch)
+
+    monkeypatch.setattr(glyphs, "_some_font_has", spy)
+    cov = glyphs.GlyphCoverage(QFont())
+    assert cov.missing_in("naïve café, Привет") == set()
+    assert asked == []
+    assert cov.missing_in(f"x{PUA}") == {PUA}
+
+
 def test_a_restricted_font_set_misses_what_its_font_lacks(qapp):
     cov = coverage_for(restricted_font())
     assert cov.missing_in(f"abc {CJK}") == set(CJK)

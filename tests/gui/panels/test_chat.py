@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.chat import chat_format, encode_chat, render_chat, templates_for
 from bpeinspect.gui.panels.chat import EXAMPLE, NO_TEMPLATE, ChatView
@@ -77,13 +80,30 @@ def test_a_tokenizer_without_template_joins_the_messages_and_says_so(qtbot):
     assert c.total == len(view.tok.encode(view.token_view.text()))
 
 
+def test_the_template_choice_shows_whole_in_a_narrow_dock(qtbot):
+    view = make(qtbot, "gpt2")
+    view.resize(410, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    box = view.template_box
+    opt = QStyleOptionComboBox()
+    box.initStyleOption(opt)
+    field = box.style().subControlRect(
+        QStyle.ComplexControl.CC_ComboBox, opt, QStyle.SubControl.SC_ComboBoxEditField, box
+    )
+    assert box.fontMetrics().horizontalAdvance(box.currentText()) <= field.width()  # not "no template (messag"
+    assert "newlines" in box.itemData(box.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+
+
 def test_a_record_opens_as_messages(qtbot):
     view = make(qtbot, "o200k_base")
     view.set_messages({"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]})
     settle(qtbot, view)
     assert view.messages() == [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     assert view.result.count.per_message == (1, 1)
-    named = [{"role": "user", "name": "bob", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "you"}]}]
+    named = [
+        {"role": "user", "name": "bob", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "you"}]}
+    ]
     view.set_messages(named)
     settle(qtbot, view)
     assert view.messages() == [{"role": "user", "name": "bob", "content": "hi\nyou"}]
@@ -157,10 +177,16 @@ def test_template_variables_reach_the_template_and_bad_ones_are_said(qtbot):
     want = render_chat(fmt, view.messages(), enable_thinking=True, tools=[{"type": "function"}] * 2)
     assert view.token_view.text() == want.text
     shown = view.result
-    for bad, said in (("enable_thinking", "give NAME=VALUE"), ("messages=[]", "set by the renderer"), ("1x=2", "not a variable name")):
+    for bad, said in (
+        ("enable_thinking", "give NAME=VALUE"),
+        ("messages=[]", "set by the renderer"),
+        ("1x=2", "not a variable name"),
+    ):
         view.variables_edit.setText(bad)
         settle(qtbot, view)
-        assert view.status.isVisibleTo(view) and said in view.status.text() and "Template variables" in view.status.text()
+        assert (
+            view.status.isVisibleTo(view) and said in view.status.text() and "Template variables" in view.status.text()
+        )
         assert view.result is shown  # the last good rendering stays
     view.variables_edit.clear()
     settle(qtbot, view)

@@ -51,12 +51,18 @@ def test_a_chat_dataset_is_counted_drawn_and_listed(qtbot, tmp_path):
     curves = view.histogram()
     assert list(curves) == labels
     assert all(sum(ys) == 300 for _, ys in curves.values())
+    assert view.legend.isVisible()  # names the curves
     assert view.longest.rowCount() == 50
     assert not view.longest.wordWrap()  # a record a line
     assert cells(view.longest, 0)[0] == f"{want.longest[0].index + 1:,}"
     with qtbot.waitSignal(view.recordActivated) as opened:
         view.longest.cellClicked.emit(0, 1)
     assert opened.args[0] == want.longest[0].record
+
+
+def test_the_empty_plot_has_no_legend_box(qtbot):
+    view = make(qtbot)
+    assert not view.histogram() and not view.legend.isVisible()
 
 
 def test_unclear_records_ask_for_fields(qtbot, tmp_path):

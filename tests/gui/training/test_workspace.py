@@ -125,7 +125,7 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
 
     texts = list(iter_corpus([TAYLOR, folder], "gpt4"))
     toks = registry.tokenizers()
-    assert [t.name for t in toks] == ["taylorswift + docs-300", "taylorswift + docs-1k", "taylorswift + docs-2k"]
+    assert [t.name for t in toks] == ["taylorswift and docs · 300", "taylorswift and docs · 1k", "taylorswift and docs · 2k"]
     assert registry.current() is toks[-1]
     # results join the picker, not the overlay, until the user asks
     assert not any(registry.is_shown(t) for t in toks)
@@ -203,7 +203,7 @@ def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     ws.form.sizes_edit.setText("258, 1k")
     outcome, _ = train(qtbot, ws)
     assert outcome.exhausted and outcome.merges == len(train_tokenizer("abab cdcd abab", 1000).merges)
-    assert [t.name for t in registry.tokenizers()] == ["small-258", f"small-{256 + outcome.merges}"]
+    assert [t.name for t in registry.tokenizers()] == ["small · 258", f"small · {256 + outcome.merges}"]
     assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,000 asked for" in ws.phase_label.text()
     assert registry.tokenizers()[-1].training.settings["ran_out_of_pairs"] is True  # the core says so
     shoot(ws, tmp_path, "training-out-of-pairs.png")
@@ -232,7 +232,7 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     assert outcome.stopped and seen[-1].stopped
     assert 400 <= outcome.merges < 20480 - 256
     small, partial = registry.tokenizers()
-    assert small.name == "synthetic-300" and small.n_vocab == 300
+    assert small.name == "synthetic · 300" and small.n_vocab == 300
     assert partial.name.endswith("(partial)") and partial.n_vocab == 256 + outcome.merges
     assert registry.current() is partial and not registry.is_shown(partial)  # no pane for a partial size
     assert partial.training.settings["stopped"] is True and partial.training.settings["finished"] is False
@@ -252,8 +252,8 @@ def test_cancel_keeps_a_consistent_partial_vocabulary_and_resume_finishes(qtbot,
     final = blocker.args[0]
     assert not final.stopped
     full = registry.current()
-    assert full.name == "synthetic-20k" and full.n_vocab == 20000
-    assert [t.name for t in registry.tokenizers()] == ["synthetic-300", partial.name, "synthetic-20k"]
+    assert full.name == "synthetic · 20k" and full.n_vocab == 20000
+    assert [t.name for t in registry.tokenizers()] == ["synthetic · 300", partial.name, "synthetic · 20k"]
     assert full.merges == train_tokenizer(texts, 20000, pattern="gpt4").merges
     assert not ws.resume_button.isVisible()
 
@@ -400,7 +400,7 @@ def test_corpus_from_a_drop(qtbot, ws, tmp_path, target):
     assert event.isAccepted()
     wait_jobs(qtbot, ws.form.corpus.jobs)
     assert ws.form.corpus.paths() == [(tmp_path / "a.txt").resolve(), TAYLOR.resolve()]
-    assert ws.form.default_name() == "a + taylorswift"  # no cryptic "a+1"
+    assert ws.form.default_name() == "a and taylorswift"  # no cryptic "a+1"
 
 
 def test_save_dialog_picks_the_format_and_suffix(qtbot, ws, registry, tmp_path, monkeypatch):
@@ -496,13 +496,13 @@ def test_results_show_in_the_main_window_overlay(qtbot, panel_window, tmp_path):
         wait_idle(qtbot, window)
         assert len(window.panes.panes()) == 2  # stacked, one pane per size
         counts = {e.tok.name: len(e.result.enc.ids) for e in window.registry.entries()}
-        assert counts["taylorswift-300"] > counts["taylorswift-1k"]  # a bigger vocabulary, fewer tokens
-        assert [p.tok.name for p in window.panes.panes()] == ["taylorswift-300", "taylorswift-1k"]
+        assert counts["taylorswift · 300"] > counts["taylorswift · 1k"]  # a bigger vocabulary, fewer tokens
+        assert [p.tok.name for p in window.panes.panes()] == ["taylorswift · 300", "taylorswift · 1k"]
         window.resize(1000, 600)
         out = Path(SHOTS) if SHOTS else tmp_path
         out.mkdir(parents=True, exist_ok=True)
         assert window.grab().save(str(out / "training-main-window.png"), "PNG")
-        assert window.registry.current().name == "taylorswift-1k"
+        assert window.registry.current().name == "taylorswift · 1k"
     finally:
         ws.shutdown()
 

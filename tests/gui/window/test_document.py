@@ -86,11 +86,13 @@ def test_a_big_selection_replaced_goes_out_a_slice_per_turn_and_comes_back_in_on
     assert window.text() == "before\n" + old + "after"
 
 
-@pytest.mark.parametrize("line", ["emoji 👩‍💻 and 😀 in every line\n", "😀" * 40_000])  # lines, and one long line
-def test_a_big_selection_goes_out_in_slices_that_never_split_a_character(qtbot, window, monkeypatch, line):
+# lines, and one long line (12 slices of it: Qt lays out one long line slowly)
+@pytest.mark.parametrize(
+    "old", ["emoji 👩‍💻 and 😀 in every line\n" * 13_333, "😀" * 100_000], ids=["lines", "one-long-line"]
+)
+def test_a_big_selection_goes_out_in_slices_that_never_split_a_character(qtbot, window, monkeypatch, old):
     from PySide6.QtGui import QTextCursor
 
-    old = line * (400_000 // len(line))
     window.set_text("before\n" + old + "after")
     wait_idle(qtbot, window, timeout=60000)
     reads = []
@@ -102,3 +104,31 @@ def test_a_big_selection_goes_out_in_slices_that_never_split_a_character(qtbot, 
     wait_idle(qtbot, window, timeout=60000)
     assert not reads  # each slice's change was followed as an edit
     assert window.text() == "before\nnew\nafter"
+
+
+def test_a_text_file_is_read_in_small_parts_that_make_up_its_text(tmp_path) -> None:
+    from bpeinspect.gui.window.document import normalize_newlines, read_text_parts
+
+    text = "héllo wörld 🎉 日本語\r\nline\r\n" * 50 + "end\r"
+    path = tmp_path / "t.txt"
+    for data in (text.encode(), b"\xef\xbb\xbf" + text.encode()):
+        path.write_bytes(data)
+        for size in (1, 2, 3, 5, 7, 64, 1 << 20):
+            parts, had_cr = read_text_parts(str(path), part=size)
+            assert "".join(parts) == normalize_newlines(text) and had_cr, size
+            # no part much longer than asked: each is decoded (and handed on) in a short call
+            assert max(len(p.encode()) for p in parts) <= size + 8, size
+    path.write_bytes(b"plain\nlines\n")
+    assert read_text_parts(str(path), part=4) == (["plai", "n\nli", "nes\n"], False)
+    path.write_bytes(b"")
+    assert read_text_parts(str(path)) == ([], False)
+
+
+def test_a_text_file_that_is_not_utf8_names_the_bad_byte_and_where(tmp_path) -> None:
+    from bpeinspect.gui.window.document import read_text_parts
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes("ok 🎉 ".encode() * 30 + b"\xff rest")
+    for size in (3, 16, 1 << 20):
+        with pytest.raises(ValueError, match=rf"bad.txt: not UTF-8 text \(byte {len('ok 🎉 '.encode()) * 30}: ff\)"):
+            read_text_parts(str(path), part=size)

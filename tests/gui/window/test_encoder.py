@@ -8,6 +8,7 @@ import re
 import pytest
 from PySide6.QtGui import QTextCursor
 
+from bpeinspect.gui.window import document as document_module
 from bpeinspect.gui.window import encoder as encoder_module
 from bpeinspect.gui.window.document import normalize_newlines
 from tests.core.corpus import PROSE, code_samples
@@ -19,8 +20,9 @@ PROGRESS = re.compile(r"Encoding [\d,]+ characters: o200k_base \d+% · cl100k_ba
 
 @pytest.fixture
 def big_text(monkeypatch: pytest.MonkeyPatch) -> str:
-    """A text big enough to go to child processes (the threshold lowered for a fast test)."""
+    """A text big enough to go to child processes (the thresholds lowered for a fast test)."""
     monkeypatch.setattr(encoder_module, "FAR_CHARS", 1 << 16)
+    monkeypatch.setattr(document_module, "READ_PART", 1 << 14)  # a file is read (and fed) in many parts
     text = normalize_newlines("\n".join([SAMPLE, *PROSE, *code_samples(200_000)]))  # as the window holds it
     return text * (400_000 // len(text) + 1)
 

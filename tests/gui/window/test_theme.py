@@ -70,6 +70,21 @@ def test_placeholders_and_dock_buttons_in_the_dark(qtbot, dark):
         assert _most_contrast(icon, window_bg) >= 4.5, kind
 
 
+def test_an_unchecked_box_shows_its_border_in_the_dark(qtbot, dark):
+    """Fusion draws the box's edge a shade darker than the window: on a dark one, unseen."""
+    from PySide6.QtWidgets import QCheckBox, QStyleOptionButton
+
+    bg = QGuiApplication.palette().color(QPalette.ColorRole.Window)
+    box = QCheckBox("Fertility, Rényi, utilization")
+    qtbot.addWidget(box)
+    box.show()
+    opt = QStyleOptionButton()
+    box.initStyleOption(opt)
+    square = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, opt, box)
+    assert not box.isChecked() and square.width() > 4
+    assert _most_contrast(box.grab().toImage().copy(square), bg) >= 3.0
+
+
 def test_a_theme_switch_recolours_the_dock_buttons_without_a_new_style(qtbot, panel_window):
     """A new application style polishes every widget of the window again (30-60 ms on the GUI
     thread); the docks alone are told to fetch their buttons' icons in the new colours."""

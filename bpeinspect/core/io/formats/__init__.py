@@ -374,47 +374,37 @@ def _load(
     should_stop: Callable[[], bool] | None,
 ) -> Tokenizer:
     with gunzipped(path):
-        return _load_plain(path, pattern, special_tokens, name, should_stop)
-
-
-def _load_plain(
-    path: Path,
-    pattern: str | SplitRule | None,
-    special_tokens: Mapping[str, int] | None,
-    name: str | None,
-    should_stop: Callable[[], bool] | None,
-) -> Tokenizer:
-    what = "vocabulary file"
-    try:
-        fmt, obj = _detect(path)
-        what = fmt.description
-        if path.is_dir() and fmt.in_folder is not None:
-            path = fmt.in_folder(path) or path
-        given = {"pattern": pattern, "special_tokens": special_tokens}
-        if obj is not None and fmt.from_json is not None:
-            tok = fmt.from_json(obj, path, should_stop)
-        else:
-            settings = {k: v for k, v in given.items() if k in fmt.settings}
-            tok = fmt.load(path, **settings, name=name, should_stop=should_stop)
-        # the settings the format does not apply itself
-        rest_pattern = None if "pattern" in fmt.settings else pattern
-        rest_specials = None if "special_tokens" in fmt.settings else special_tokens
-        if rest_pattern is None and rest_specials is None:
-            return tok
-        return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials, should_stop=should_stop)
-    except VocabularyError:
-        raise
-    except MemoryError:
-        raise VocabularyError(f"{path}: not enough memory to load this {what}") from None
-    except RecursionError:  # a structure (normalizers in normalizers...) nested deeper than Python recurses
-        raise VocabularyError(f"{path}: malformed {what} (nested too deeply)") from None
-    except _SURPRISES as exc:
-        # The parsers check what they read; this net keeps the promise of a VocabularyError
-        # naming the file for any structure they did not foresee.
-        detail = str(exc).splitlines()[0] if str(exc).strip() else ""
-        if isinstance(exc, ValueError) and not isinstance(exc, UnicodeError):
-            raise VocabularyError(f"{path}: {detail or type(exc).__name__}") from None
-        raise VocabularyError(f"{path}: malformed {what} ({type(exc).__name__}: {detail})") from None
+        what = "vocabulary file"
+        try:
+            fmt, obj = _detect(path)
+            what = fmt.description
+            if path.is_dir() and fmt.in_folder is not None:
+                path = fmt.in_folder(path) or path
+            given = {"pattern": pattern, "special_tokens": special_tokens}
+            if obj is not None and fmt.from_json is not None:
+                tok = fmt.from_json(obj, path, should_stop)
+            else:
+                settings = {k: v for k, v in given.items() if k in fmt.settings}
+                tok = fmt.load(path, **settings, name=name, should_stop=should_stop)
+            # the settings the format does not apply itself
+            rest_pattern = None if "pattern" in fmt.settings else pattern
+            rest_specials = None if "special_tokens" in fmt.settings else special_tokens
+            if rest_pattern is None and rest_specials is None:
+                return tok
+            return with_settings(tok, pattern=rest_pattern, special_tokens=rest_specials, should_stop=should_stop)
+        except VocabularyError:
+            raise
+        except MemoryError:
+            raise VocabularyError(f"{path}: not enough memory to load this {what}") from None
+        except RecursionError:  # a structure (normalizers in normalizers...) nested deeper than Python recurses
+            raise VocabularyError(f"{path}: malformed {what} (nested too deeply)") from None
+        except _SURPRISES as exc:
+            # The parsers check what they read; this net keeps the promise of a VocabularyError
+            # naming the file for any structure they did not foresee.
+            detail = str(exc).splitlines()[0] if str(exc).strip() else ""
+            if isinstance(exc, ValueError) and not isinstance(exc, UnicodeError):
+                raise VocabularyError(f"{path}: {detail or type(exc).__name__}") from None
+            raise VocabularyError(f"{path}: malformed {what} ({type(exc).__name__}: {detail})") from None
 
 
 def with_settings(

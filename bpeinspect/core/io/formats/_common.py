@@ -488,7 +488,7 @@ def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.ar
 
 @dataclass
 class ByteVocabulary:
-    """The tables a file of a byte-level model gives (Hugging Face, GGUF, bpeinspect's own):
+    """The tables a file of a byte-level model gives (Hugging Face, GGUF, Tekken, bpeinspect's own):
     each token's bytes and id (``ranks``), the special and added tokens, and for a merge list
     its merges (``None``: the rank rule) with the id each makes (``made``; ``None``: looked up)."""
 

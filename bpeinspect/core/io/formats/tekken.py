@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.core.errors import VocabularyError
-from bpeinspect.core.io.formats._common import build_tokenizer, expect, parse_json, read_bytes_limited
+from bpeinspect.core.io.formats._common import ByteVocabulary, expect, parse_json, read_bytes_limited
 from bpeinspect.core.io.naming import file_stem, name_for
 from bpeinspect.core.tokenizer import Tokenizer
 
@@ -85,13 +85,10 @@ def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None
     specials = {s: i for i, s in enumerate(names)}
     specials.update({f"<SPECIAL_{i}>": i for i in range(len(names), n_special)})
     expect(len(specials) == n_special, path, "two special tokens share a name")
-    return build_tokenizer(
+    return ByteVocabulary(ranks, specials, {}).tokenizer(
         path,
-        Tokenizer,
-        ranks,
+        pattern,
         should_stop=should_stop,
-        pattern=pattern,
-        special_tokens=specials,
         name=name_for(path, file_stem(path)),
         source=f"{path} (Mistral Tekken, {config.get('version', 'unknown version')})",
     )

@@ -117,15 +117,55 @@ class UpsetPlot(_Figure):
         super().__init__(parent)
         self.masks: list[int] = []
         self.canvas.scene().sigMouseClicked.connect(self._clicked)
-        self.bars_item: pg.PlotItem = self.canvas.addPlot(row=0, col=0)
-        self.matrix: pg.PlotItem = self.canvas.addPlot(row=1, col=0)
-        self.matrix.setXLink(self.bars_item)
-        for item in self.plots():
+        # made after the panel has opened, one per event-loop turn: a pyqtgraph plot costs
+        # tens of ms, and the panel's first show held the GUI thread for both
+        self._made: list[pg.PlotItem] = []
+        self._making = False
+
+    @property
+    def bars_item(self) -> pg.PlotItem:
+        return self._make(0)
+
+    @property
+    def matrix(self) -> pg.PlotItem:
+        return self._make(1)
+
+    def _make(self, k: int) -> pg.PlotItem:
+        """Plot ``k`` (0: the bars, 1: the matrix), made with those before it if not made yet."""
+        while len(self._made) <= k:
+            row = len(self._made)
+            item = self.canvas.addPlot(row=row, col=0)
             item.setMouseEnabled(x=False, y=False)
             item.getAxis("bottom").setTicks([[]])
             item.getAxis("left").setWidth(90)
-        self.canvas.ci.layout.setRowStretchFactor(0, 3)
-        self.canvas.ci.layout.setRowStretchFactor(1, 1)
+            self.canvas.ci.layout.setRowStretchFactor(row, 3 if row == 0 else 1)
+            if row == 1:
+                item.setXLink(self._made[0])
+            self._made.append(item)
+        return self._made[k]
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if len(self._made) < 2 and not self._making:
+            self._making = True
+            QTimer.singleShot(0, self._make_next)
+
+    def _make_next(self) -> None:
+        """One more plot this turn; once both are made, the figure is drawn in the next."""
+        if len(self._made) < 2:
+            self._make(len(self._made))
+        if len(self._made) < 2:
+            QTimer.singleShot(0, self._make_next)
+        else:
+            self._making = False
+            QTimer.singleShot(0, self.redraw)
+
+    def redraw(self) -> None:
+        if len(self._made) < 2 and not self.isVisible():
+            return  # drawn once made, when first shown
+        if len(self._made) < 2 and self._making:
+            return  # _make_next draws once both are made
+        super().redraw()
 
     def plots(self) -> list[pg.PlotItem]:
         return [self.bars_item, self.matrix]

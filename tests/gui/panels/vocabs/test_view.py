@@ -208,3 +208,20 @@ def test_the_composition_figure_is_made_when_its_page_is_first_shown(qtbot, toks
     plot = view.composition.plot
     qtbot.waitUntil(lambda: bool(plot.listDataItems()), timeout=5000)  # and drawn from the comparison
     assert plot.titleLabel.text
+
+
+def test_the_overlap_figure_is_made_after_the_panel_opens_a_plot_per_turn(qtbot, toks):
+    """Both pyqtgraph plots made as the panel opened held the GUI thread for tens of ms."""
+    view = VocabsView()
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    view.show()
+    assert not view.upset.canvas.ci.items  # the panel is open, its plots still to come
+    qtbot.waitUntil(lambda: len(view.upset.canvas.ci.items) == 2, timeout=5000)
+    view.set_tokenizers(toks, list(NAMES))
+    _settled(qtbot, view)
+    plot = view.upset
+    qtbot.waitUntil(
+        lambda: bool(plot.masks) and bool(plot.bars_item.listDataItems() or plot.bars_item.items), timeout=5000
+    )
+    assert len(plot.masks) == 3

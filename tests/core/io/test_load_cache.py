@@ -4,6 +4,7 @@ makes the same tokenizer without being parsed; a damaged, stale or foreign entry
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import pickle
@@ -70,13 +71,24 @@ def _same_again(path: Path, folder: Path, monkeypatch, texts: list[str]) -> None
     assert again.merges == first.merges
 
 
-def _byte_level_json(tmp_path: Path) -> Path:
+@functools.cache
+def _r50k_json() -> bytes:
+    """r50k_base as a ``tokenizer.json``, written once (each test writes these bytes to its own file)."""
+    return huggingface.dumps(huggingface.to_dict(load_tokenizer("r50k_base")))
+
+
+@functools.cache
+def _byte_level_json_bytes() -> bytes:
     obj = huggingface.to_dict(load_tokenizer("r50k_base"))
     obj["normalizer"] = {"type": "NFC"}
     obj["added_tokens"].append({"id": 50257, "content": "<tool>", "single_word": False, "lstrip": True,
                                 "rstrip": False, "normalized": False, "special": False})
+    return huggingface.dumps(obj)
+
+
+def _byte_level_json(tmp_path: Path) -> Path:
     path = tmp_path / "tokenizer.json"
-    path.write_bytes(huggingface.dumps(obj))
+    path.write_bytes(_byte_level_json_bytes())
     return path
 
 
@@ -338,10 +350,9 @@ def test_a_gpt2_pair_is_parsed_again_when_its_merges_change_or_go(cache, tmp_pat
 def _big_file(tmp_path: Path, monkeypatch) -> Path:
     """A ``tokenizer.json`` over the size hashed whole (made small for the test), with two ids
     that can be swapped in place past its first megabyte."""
-    obj = huggingface.to_dict(load_tokenizer("r50k_base"))
     path = tmp_path / "big" / "tokenizer.json"
     path.parent.mkdir()
-    path.write_bytes(huggingface.dumps(obj))
+    path.write_bytes(_r50k_json())
     monkeypatch.setattr(load_cache, "HASHED_BYTES", 1 << 16)
     monkeypatch.setattr(load_cache, "HEAD_BYTES", 1 << 12)
     assert path.stat().st_size > load_cache.HASHED_BYTES

@@ -51,3 +51,23 @@ def test_a_small_window_gives_the_docks_a_third_of_its_width(qtbot, settings):
     dock = win.panels.docks["tokens"]
     qtbot.waitUntil(lambda: abs(dock.width() - dock_width(1024)) < 40, timeout=3000)
     assert dock.width() < 1024 * 0.4 and win.centralWidget().width() > 1024 * 0.6  # it kept 510 px before
+
+
+def test_opening_languages_in_a_small_window_keeps_its_width(qtbot, settings):
+    """Its controls needed 1073 px on one row: the window grew wider than the screen's 1024."""
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    view = win.panels.show("languages")
+    qtbot.wait(100)
+    assert view.minimumSizeHint().width() < 1000
+    assert win.width() == 1024
+    # the controls wrap onto more rows in the dock, and stay on one row in a wide one
+    filters = view.filters
+    assert filters.height() >= filters.layout().heightForWidth(filters.width()) > 0
+    assert filters.layout().heightForWidth(4000) == filters.layout().sizeHint().height()

@@ -40,6 +40,7 @@ from bpeinspect.core import human_size
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
+from bpeinspect.gui.panels.languages.flow import FlowLayout
 from bpeinspect.gui.registry import distinct_names, follow_rows, reference_first
 
 if TYPE_CHECKING:
@@ -169,14 +170,23 @@ class LanguagesView(QWidget):
         self.status = ToneLabel()
         self.status.setWordWrap(True)
 
+        controls = QWidget()  # wraps onto a second row in a small window
+        flow = FlowLayout(controls)
+        flow.setContentsMargins(0, 0, 0, 0)
+        groups = (
+            (QLabel("Map and scripts under"), self.focus_box, self.add_button, self.measures_box),
+            (self.progress, self.cancel_button, *self.export_buttons.values()),
+        )
+        for widgets in groups:
+            group = QWidget()
+            row = QHBoxLayout(group)
+            row.setContentsMargins(0, 0, 0, 0)
+            for w in widgets:
+                row.addWidget(w)
+            flow.addWidget(group)
         second = QHBoxLayout()
-        second.addWidget(QLabel("Map and scripts under"))
-        second.addWidget(self.focus_box)
-        second.addWidget(self.add_button)
-        second.addWidget(self.measures_box)
+        second.addWidget(controls)
         second.addWidget(self.status, 1)
-        for w in (self.progress, self.cancel_button, *self.export_buttons.values()):
-            second.addWidget(w)
 
         self.tabs = QTabWidget()
         for key, (title, _, _) in PAGES.items():

@@ -41,7 +41,7 @@ from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
 from bpeinspect.gui.panels.languages.flow import FlowLayout
-from bpeinspect.gui.registry import follow_rows, reference_first
+from bpeinspect.gui.registry import distinct_names, follow_rows, reference_first
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
@@ -643,14 +643,7 @@ class LanguagesView(QWidget):
 
 def _labels(toks: Sequence[Tokenizer]) -> list[str]:
     """Distinct display names: ``tok.name``, numbered when two share one."""
-    labels: list[str] = []
-    for i, t in enumerate(toks):
-        base = t.name or f"tokenizer {i + 1}"
-        label, n = base, 2
-        while label in labels:
-            label, n = f"{base} ({n})", n + 1
-        labels.append(label)
-    return labels
+    return distinct_names(t.name or f"tokenizer {i + 1}" for i, t in enumerate(toks))
 
 
 def make_panel(host: PanelContext) -> LanguagesView:

@@ -108,3 +108,22 @@ def test_the_toolbar_fits_a_1024_window_with_room_for_longer_counts(qtbot, windo
     assert window.commands["view.layer.whitespace"].text() == "Visible whitespace"  # the menu's
     assert bar.sizeHint().width() <= 1024 - 150
     assert window.count_badge.isVisible()
+
+
+def test_training_docked_below_a_tall_window_gets_room_for_its_form_and_plots(qtbot, settings, monkeypatch):
+    """At 1920x1200 it got 36% (432 px): its form scrolled and its plots were squeezed."""
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window import docks
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(1920, 1200)
+    win.show()
+    qtbot.waitExposed(win)
+    win.panels.show("training")
+    dock = win.panels.docks["training"]
+    assert not dock.isFloating()
+    qtbot.waitUntil(lambda: dock.height() >= 540, timeout=3000)
+    assert win.centralWidget().height() >= 480  # the text keeps most of the rest

@@ -23,6 +23,7 @@ the overlay, until the user asks). Two tokenizers of one name are told apart by
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -316,6 +317,21 @@ def _file_hint(spec: str) -> str:
 def _folder_hint(spec: str) -> str:
     p = PurePath(spec)
     return f"{p.parent.name}/{p.name}" if p.parent.name else ""
+
+
+def distinct_names(names: Iterable[str]) -> list[str]:
+    """``names`` told apart by a number where one repeats (what a view lists its tokenizers as).
+
+    >>> distinct_names(["gpt2", "o200k_base", "gpt2", "gpt2"])
+    ['gpt2', 'o200k_base', 'gpt2 (2)', 'gpt2 (3)']
+    """
+    out: list[str] = []
+    for name in names:
+        label, n = name, 2
+        while label in out:
+            label, n = f"{name} ({n})", n + 1
+        out.append(label)
+    return out
 
 
 def tokenizers_of(model: QAbstractItemModel) -> list[Tokenizer]:

@@ -55,7 +55,7 @@ from bpeinspect.core.pool import BACKGROUND_NICENESS
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
-from bpeinspect.gui.registry import follow_rows, specs_of, tokenizers_of
+from bpeinspect.gui.registry import distinct_names, follow_rows, specs_of, tokenizers_of
 
 if TYPE_CHECKING:
     from bpeinspect.gui.panels.chat import ChatView
@@ -102,14 +102,8 @@ def _reopenable(spec: str) -> str | None:
 
 
 def _labels(toks: Sequence[Tokenizer], specs: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for i, (t, s) in enumerate(zip(toks, specs)):
-        base = t.name or Path(s).name or f"tokenizer {i + 1}"
-        label, n = base, 2
-        while label in out:
-            label, n = f"{base} ({n})", n + 1
-        out.append(label)
-    return out
+    """Distinct display names: ``tok.name`` (else its file's), numbered when two share one."""
+    return distinct_names(t.name or Path(s).name or f"tokenizer {i + 1}" for i, (t, s) in enumerate(zip(toks, specs)))
 
 
 class DatasetView(QWidget):

@@ -9,8 +9,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
+from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
 
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.context import PanelWindow
@@ -22,7 +22,9 @@ DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text k
 DOCK_MIN = 300
 BESIDE_MIN = 480  # px of free screen a big panel needs to open beside the window rather than docked
 FRAME = 8  # px a floating dock's frame may add to its size
-BOTTOM_SHARE = 0.36  # of the window's height, for a big panel docked below the text
+BOTTOM_SHARE = 0.36  # of the window's height, at least, for a big panel docked below the text
+BOTTOM_WANTED = 560  # px a big panel docked below the text wants for its form and plots
+TEXT_KEEPS = 640  # px of height the text keeps above it before the panel gets what it wants
 
 
 def dock_width(window_width: int) -> int:
@@ -32,6 +34,16 @@ def dock_width(window_width: int) -> int:
     (460, 337, 300)
     """
     return max(DOCK_MIN, min(DOCK_WIDTH, int(window_width * DOCK_SHARE)))
+
+
+def bottom_height(window_height: int) -> int:
+    """The first height of a big panel docked below the text in a window ``window_height`` high:
+    what it wants where the text keeps enough, else its share.
+
+    >>> bottom_height(1200), bottom_height(1000), bottom_height(700)
+    (560, 360, 252)
+    """
+    return max(int(window_height * BOTTOM_SHARE), min(BOTTOM_WANTED, window_height - TEXT_KEEPS))
 
 
 def _import_all(modules: list[str]) -> None:
@@ -69,6 +81,20 @@ class DockingWindow(PanelWindow, Protocol):
     def removeEventFilter(self, filter: QObject, /) -> None: ...
 
 
+class WholeTabTitles(QObject):
+    """The tab bars of docks tabbed together show whole titles, and scroll when a side dock is
+    too narrow for all of them (the main window's own cut them to "Tok…" and "Vocabul…" in a
+    small window)."""
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
+        if isinstance(event, QChildEvent) and event.type() == QEvent.Type.ChildPolished:
+            bar = event.child()
+            if isinstance(bar, QTabBar):
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+        return False
+
+
 class PanelHost(QObject):
     """The docked panels of one main window (``window``: what :class:`DockingWindow` names of
     it); it is the :class:`~bpeinspect.gui.panels.context.PanelContext` each panel is made with."""
@@ -80,6 +106,8 @@ class PanelHost(QObject):
         self.views: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.inspector = Inspector(window, self.docks)
+        self._tab_titles = WholeTabTitles(self)
+        window.installEventFilter(self._tab_titles)
         for spec in specs:
             if spec.menu is not None:
                 window.commands.separator(spec.menu)
@@ -171,5 +199,5 @@ class PanelHost(QObject):
         if side:
             self.window.tabifyDockWidget(side[-1], dock)
         elif spec.area == Qt.DockWidgetArea.BottomDockWidgetArea:  # the text keeps most of the height
-            share = int(win.height() * BOTTOM_SHARE)
+            share = bottom_height(win.height())
             QTimer.singleShot(0, lambda: self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical))

@@ -162,12 +162,17 @@ class FileCommands(QObject):
         return choices.get(box.clickedButton(), "")
 
     def export_png(self, path: str) -> bool:
-        """Save a picture of the tokenizer panes (atomically, as every file is written)."""
-        try:
-            save_png(self.window.panes.grab(), path)
-        except OSError as exc:
-            self.window.show_error(f"Could not write {path}: {exc}")
-            return False
+        """Save a picture of the tokenizer panes (atomically, as every file is written): drawn
+        here, compressed and written on the worker (that took tens of ms on the GUI thread)."""
+        win = self.window
+        win.jobs.submit(
+            ("export-png", str(path)),
+            save_png,
+            win.panes.grab().toImage(),  # a QImage: a worker may save it, a QPixmap not
+            path,
+            on_returned=lambda _: win.show_message(f"Exported a picture of the overlay to {path}"),
+            on_errored=lambda exc: win.show_error(f"Could not write {path}: {exc}"),
+        )
         return True
 
     # -- drops --------------------------------------------------------------------------------------

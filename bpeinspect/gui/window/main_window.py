@@ -50,13 +50,14 @@ from bpeinspect.gui.window.theme import LAYERS, Appearance
 from bpeinspect.gui.window.toolbar import TokenizerBar
 from bpeinspect.gui.window.vocab_settings import VocabSettings
 
-# (layer, menu text, shortcut, on at first, on the toolbar)
+# (layer, menu text, shortcut, on at first, its toolbar button's text or None: short, for a
+# 1024 px window's bar to hold them beside the picker and the count)
 LAYER_ACTIONS = (
-    ("colors", "Token colours", "Ctrl+1", True, False),
-    ("whitespace", "Visible whitespace", "Ctrl+2", False, True),  # a calm first screen: off until asked for
-    ("boundaries", "Pre-token boundaries", "Ctrl+3", False, True),
-    ("ids", "Token ids inline", "Ctrl+4", False, True),
-    ("specials", "Mark special tokens", "Ctrl+5", True, True),
+    ("colors", "Token colours", "Ctrl+1", True, None),
+    ("whitespace", "Visible whitespace", "Ctrl+2", False, "Whitespace"),  # a calm first screen: off until asked for
+    ("boundaries", "Pre-token boundaries", "Ctrl+3", False, "Pre-tokens"),
+    ("ids", "Token ids inline", "Ctrl+4", False, "Ids inline"),
+    ("specials", "Mark special tokens", "Ctrl+5", True, "Specials"),
 )
 THEME_ACTIONS = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
@@ -171,6 +172,8 @@ class MainWindow(QMainWindow):
             )
             look.set_layer(name, on)
             if on_bar:
+                act.setIconText(on_bar)
+                act.setToolTip(f"{text} ({key})")
                 self.toolbar.add_toggle(act)
         self.count_badge = CountBadge(self.registry, self.encoder)
         self.toolbar.add_right(self.count_badge)

@@ -51,3 +51,79 @@ def test_a_small_window_gives_the_docks_a_third_of_its_width(qtbot, settings):
     dock = win.panels.docks["tokens"]
     qtbot.waitUntil(lambda: abs(dock.width() - dock_width(1024)) < 40, timeout=3000)
     assert dock.width() < 1024 * 0.4 and win.centralWidget().width() > 1024 * 0.6  # it kept 510 px before
+
+
+def test_opening_languages_in_a_small_window_keeps_its_width(qtbot, settings):
+    """Its controls needed 1073 px on one row: the window grew wider than the screen's 1024."""
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    view = win.panels.show("languages")
+    qtbot.wait(100)
+    assert view.minimumSizeHint().width() < 1000
+    assert win.width() == 1024
+    # the controls wrap onto more rows in the dock, and stay on one row in a wide one
+    filters = view.filters
+    assert filters.height() >= filters.layout().heightForWidth(filters.width()) > 0
+    assert filters.layout().heightForWidth(4000) == filters.layout().sizeHint().height()
+
+
+def test_the_tabs_of_the_side_docks_show_whole_titles_in_a_small_window(qtbot, settings):
+    """They read "Tok…" and "Vocabul…" at 1024x700: whole titles now, and the bar scrolls."""
+    from PySide6.QtWidgets import QStyle, QTabBar
+
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    win.panels.show("vocab")
+    win.panels.show("tokens")
+    qtbot.wait(50)
+    bars = [b for b in win.findChildren(QTabBar) if b.parent() is win and b.isVisible() and b.count() > 1]
+    assert bars
+    for bar in bars:
+        padding = bar.style().pixelMetric(QStyle.PixelMetric.PM_TabBarTabHSpace, None, bar)
+        for i in range(bar.count()):
+            text = bar.tabText(i)
+            assert bar.tabRect(i).width() >= bar.fontMetrics().horizontalAdvance(text) + padding, text
+
+
+def test_the_toolbar_fits_a_1024_window_with_room_for_longer_counts(qtbot, window):
+    """Its toggles took 500 px: a longer count or name pushed the count into the "»" menu."""
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    bar = window.toolbar
+    toggle = bar.widgetForAction(window.commands["view.layer.whitespace"])
+    assert toggle.text() == "Whitespace" and "Visible whitespace" in toggle.toolTip()
+    assert window.commands["view.layer.whitespace"].text() == "Visible whitespace"  # the menu's
+    assert bar.sizeHint().width() <= 1024 - 150
+    assert window.count_badge.isVisible()
+
+
+def test_training_docked_below_a_tall_window_gets_room_for_its_form_and_plots(qtbot, settings, monkeypatch):
+    """At 1920x1200 it got 36% (432 px): its form scrolled and its plots were squeezed."""
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window import docks
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(1920, 1200)
+    win.show()
+    qtbot.waitExposed(win)
+    win.panels.show("training")
+    dock = win.panels.docks["training"]
+    assert not dock.isFloating()
+    qtbot.waitUntil(lambda: dock.height() >= 540, timeout=3000)
+    assert win.centralWidget().height() >= 480  # the text keeps most of the rest

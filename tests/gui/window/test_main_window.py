@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 
 import pytest
 from PySide6.QtCore import Qt
@@ -11,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QLabel
 
 from bpeinspect.core import load_tokenizer
+from bpeinspect.gui.window import files as files_module
 from tests.gui.conftest import wait_idle, wait_jobs
 
 
@@ -143,7 +145,7 @@ def test_registry_signals_and_close(qtbot, window):
     assert removed == [tok] and window.registry.current() is None and not window.panes.panes()
 
 
-def test_export_html_and_png(qtbot, window, tmp_path):
+def test_export_html_and_png(qtbot, window, tmp_path, monkeypatch):
     window.open_tokenizer("cl100k_base")
     window.set_text("a <b> & 🎉")
     wait_idle(qtbot, window)
@@ -163,7 +165,17 @@ def test_export_html_and_png(qtbot, window, tmp_path):
     png = tmp_path / "o.png"
     png.write_bytes(b"an older picture")
     os.link(png, tmp_path / "backup.png")  # another name for the old file: a save replaces it, never writes into it
+    gui, writers = threading.get_ident(), []
+    real = files_module.save_png
+
+    def save_png(picture, path):
+        writers.append(threading.get_ident())
+        return real(picture, path)
+
+    monkeypatch.setattr(files_module, "save_png", save_png)
     assert window.files.export_png(str(png))
+    wait_jobs(qtbot, window.jobs)
+    assert writers and gui not in writers  # compressed and written on the worker
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "backup.png").read_bytes() == b"an older picture"
     assert sorted(os.listdir(tmp_path)) == ["backup.png", "o.html", "o.png"]

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QWidget
+
+from bpeinspect.gui.panels.languages.flow import FlowLayout
 
 if TYPE_CHECKING:
     from bpeinspect.core.analysis import Corpus, Language
@@ -58,19 +60,15 @@ class FilterBar(QWidget):
             box.setMinimumContentsLength(chars)
         for box in (self.stage_box, self.script_box, self.region_box, self.baseline_box):
             box.currentIndexChanged.connect(self.changed)
-        lay = QHBoxLayout(self)
+        lay = FlowLayout(self)  # wraps onto a second row in a small window
         lay.setContentsMargins(0, 0, 0, 0)
-        for w in (
-            QLabel("Corpus"),
-            self.source_box,
-            self.stage_box,
-            self.script_box,
-            self.region_box,
-            QLabel("premium vs"),
-            self.baseline_box,
-        ):
-            lay.addWidget(w)
-        lay.addStretch(1)
+        groups = (
+            (QLabel("Corpus"), self.source_box, self.stage_box),
+            (self.script_box, self.region_box),
+            (QLabel("premium vs"), self.baseline_box),
+        )
+        for widgets in groups:  # a label stays beside its box
+            lay.add_group(*widgets)
         self.show_source(source)
 
     def show_source(self, source: str) -> None:

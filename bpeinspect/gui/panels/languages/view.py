@@ -40,7 +40,8 @@ from bpeinspect.core import human_size
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
-from bpeinspect.gui.registry import follow_rows, reference_first
+from bpeinspect.gui.panels.languages.flow import FlowLayout
+from bpeinspect.gui.registry import distinct_names, follow_rows, reference_first
 
 if TYPE_CHECKING:
     from bpeinspect.core import Tokenizer
@@ -169,14 +170,18 @@ class LanguagesView(QWidget):
         self.status = ToneLabel()
         self.status.setWordWrap(True)
 
+        controls = QWidget()  # wraps onto a second row in a small window
+        flow = FlowLayout(controls)
+        flow.setContentsMargins(0, 0, 0, 0)
+        groups = (
+            (QLabel("Map and scripts under"), self.focus_box, self.add_button, self.measures_box),
+            (self.progress, self.cancel_button, *self.export_buttons.values()),
+        )
+        for widgets in groups:
+            flow.add_group(*widgets)
         second = QHBoxLayout()
-        second.addWidget(QLabel("Map and scripts under"))
-        second.addWidget(self.focus_box)
-        second.addWidget(self.add_button)
-        second.addWidget(self.measures_box)
+        second.addWidget(controls)
         second.addWidget(self.status, 1)
-        for w in (self.progress, self.cancel_button, *self.export_buttons.values()):
-            second.addWidget(w)
 
         self.tabs = QTabWidget()
         for key, (title, _, _) in PAGES.items():
@@ -633,14 +638,7 @@ class LanguagesView(QWidget):
 
 def _labels(toks: Sequence[Tokenizer]) -> list[str]:
     """Distinct display names: ``tok.name``, numbered when two share one."""
-    labels: list[str] = []
-    for i, t in enumerate(toks):
-        base = t.name or f"tokenizer {i + 1}"
-        label, n = base, 2
-        while label in labels:
-            label, n = f"{base} ({n})", n + 1
-        labels.append(label)
-    return labels
+    return distinct_names(t.name or f"tokenizer {i + 1}" for i, t in enumerate(toks))
 
 
 def make_panel(host: PanelContext) -> LanguagesView:

@@ -50,7 +50,7 @@ from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.panels.languages import export
 from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv
 from bpeinspect.gui.panels.vocabs.plots import CompositionPlot, UpsetPlot, combo_label, csv_text
-from bpeinspect.gui.registry import follow_rows, reference_first
+from bpeinspect.gui.registry import distinct_names, follow_rows, reference_first
 
 if TYPE_CHECKING:
     from bpeinspect.gui.panels.context import PanelContext
@@ -179,7 +179,7 @@ class VocabsView(QWidget):
         self.jobs.submit(
             "diff",
             compare_vocabularies,
-            list(zip(_unique(names), toks)),
+            list(zip(distinct_names(names), toks)),
             on_returned=self._on_diff,
             on_errored=lambda exc: self._fail(f"Could not compare the vocabularies: {describe_error(exc)}"),
         )
@@ -446,17 +446,6 @@ class VocabsView(QWidget):
 
 def _maker(fn, *args):
     return lambda: fn(*args)
-
-
-def _unique(names: Sequence[str]) -> list[str]:
-    """Names made unique with a number (two files of one name)."""
-    out: list[str] = []
-    for name in names:
-        label, k = name, 2
-        while label in out:
-            label, k = f"{name} ({k})", k + 1
-        out.append(label)
-    return out
 
 
 def make_panel(host: PanelContext) -> VocabsView:

@@ -5,18 +5,24 @@ Examples are the ``$ `` lines of ```` ```console ```` blocks; the lines after on
 are its output (stdout and stderr as a terminal shows them; a line ``...`` stands for any number
 of lines). A block opened as ```` ```json file=NAME ```` is a file the examples after it read,
 written as shown. The examples of one page run in order in one empty folder that holds the
-repository's ``resources/`` (the bundled samples), with a fresh configuration and cache.
+repository's ``resources/`` (the bundled samples), with a fresh configuration and cache; one
+``bpeinspect-cli`` command runs in this process (as the command line's tests run it), anything
+else in ``bash``.
 An example that needs the network or a server is shown but not run: one that names a Hugging
 Face spec (``hf:``) or a Dask scheduler (``tcp://``).
 """
 
 from __future__ import annotations
 
+import glob
 import html
+import io
 import os
 import re
+import shlex
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,6 +149,48 @@ def matches(expected: list[str], got: list[str]) -> bool:
     return bool(got) and got[0].rstrip() == expected[0].rstrip() and matches(expected[1:], got[1:])
 
 
+_ONE_COMMAND = re.compile(r'(?:echo "([^"$`\\!]*)" \| )?bpeinspect-cli ([^|;&<>$`()\\]*?)(?: \| head -(\d+))?')
+
+
+def run_here(command: str, work: Path, env: dict[str, str]) -> tuple[str, int] | None:
+    """Run ``command`` in this process, as the shell would run it in ``work`` with ``env``, when it
+    is one ``bpeinspect-cli`` command (after ``echo "…" |``, before ``| head -N``); else None.
+
+    Starting Python for each example costs more than most examples; the command line's own
+    tests call it in process too. What it prints on stdout and stderr comes back as one text.
+    """
+    m = _ONE_COMMAND.fullmatch(command)
+    if m is None or ("*" in m.group(2) and ("'" in m.group(2) or '"' in m.group(2))):
+        return None  # a quoted pattern is not expanded: the shell knows which
+    if m.group(2).split()[0] == "list":
+        return None  # the Hub's library reads where its cache is once, when it is imported
+    from bpeinspect.cli import commands
+
+    args: list[str] = []
+    for word in shlex.split(m.group(2)):
+        found = sorted(glob.glob(word, root_dir=work)) if any(c in word for c in "*?[") else []
+        args += found or [word]
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
+    stdin = io.TextIOWrapper(io.BytesIO(b"" if m.group(1) is None else (m.group(1) + "\n").encode()), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        warnings.simplefilter("default")  # each warning once per command, as in a new process
+        for name, value in env.items():
+            mp.setenv(name, value)
+        mp.chdir(work)
+        mp.setattr(sys, "stdin", stdin)
+        mp.setattr(sys, "stdout", out)
+        mp.setattr(sys, "stderr", out)
+        try:
+            status = commands.main(args)
+        except SystemExit as exc:  # argparse's errors
+            status = exc.code if isinstance(exc.code, int) else 1
+    printed = raw.getvalue().decode("utf-8")
+    if m.group(3) is not None:
+        printed = "".join(printed.splitlines(keepends=True)[: int(m.group(3))])
+    return printed, status
+
+
 def run_examples(page: Path, folder: Path) -> list[tuple[Example, str, int]]:
     """Run the page's examples in ``folder``; each with what it printed and its exit status."""
     shims = folder / ".bin"
@@ -176,6 +224,10 @@ def run_examples(page: Path, folder: Path) -> list[tuple[Example, str, int]]:
             (work / item.name).write_text(item.text, encoding="utf-8")
             continue
         if any(word in item.command for word in NEEDS_NETWORK):
+            continue
+        here = run_here(item.command, work, env)
+        if here is not None:
+            ran.append((item, *here))
             continue
         done = subprocess.run(
             ["bash", "-c", item.command],

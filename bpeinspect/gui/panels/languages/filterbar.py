@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QWidget
 
 from bpeinspect.gui.panels.languages.flow import FlowLayout
 
@@ -68,12 +68,7 @@ class FilterBar(QWidget):
             (QLabel("premium vs"), self.baseline_box),
         )
         for widgets in groups:  # a label stays beside its box
-            group = QWidget()
-            row = QHBoxLayout(group)
-            row.setContentsMargins(0, 0, 0, 0)
-            for w in widgets:
-                row.addWidget(w)
-            lay.addWidget(group)
+            lay.add_group(*widgets)
         self.show_source(source)
 
     def show_source(self, source: str) -> None:

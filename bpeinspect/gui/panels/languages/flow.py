@@ -5,7 +5,7 @@ window without widening it."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QStyle, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLayout, QLayoutItem, QStyle, QWidget
 
 
 class FlowLayout(QLayout):
@@ -15,6 +15,16 @@ class FlowLayout(QLayout):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
+
+    def add_group(self, *widgets: QWidget) -> QWidget:
+        """Add ``widgets`` as one piece that wraps whole (a label stays beside its box)."""
+        group = QWidget()
+        row = QHBoxLayout(group)
+        row.setContentsMargins(0, 0, 0, 0)
+        for w in widgets:
+            row.addWidget(w)
+        self.addWidget(group)
+        return group
 
     def addItem(self, item: QLayoutItem) -> None:  # noqa: N802
         self._items.append(item)

@@ -178,12 +178,7 @@ class LanguagesView(QWidget):
             (self.progress, self.cancel_button, *self.export_buttons.values()),
         )
         for widgets in groups:
-            group = QWidget()
-            row = QHBoxLayout(group)
-            row.setContentsMargins(0, 0, 0, 0)
-            for w in widgets:
-                row.addWidget(w)
-            flow.addWidget(group)
+            flow.add_group(*widgets)
         second = QHBoxLayout()
         second.addWidget(controls)
         second.addWidget(self.status, 1)

@@ -26,6 +26,9 @@ QToolButton#layerToggle:checked {
 """
 
 
+PICKER_MAX = 280  # px
+
+
 class TokenizerBar(QToolBar):
     """Which tokenizer is current (its ids are listed below and the panels follow it), and more to open."""
 
@@ -46,6 +49,10 @@ class TokenizerBar(QToolBar):
         self.picker = QComboBox()
         self.picker.setModel(registry)
         self.picker.setMinimumContentsLength(14)
+        # as wide as the longest name ("json and 2 more · 300"), up to a bound that keeps the
+        # bar within a 1024 px window
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.picker.setMaximumWidth(PICKER_MAX)
         self.picker.setToolTip("The current tokenizer: its ids are listed below and other panels follow it")
         self.picker.activated.connect(self._on_picked)
         self.addWidget(self.picker)

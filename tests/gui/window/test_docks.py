@@ -127,3 +127,28 @@ def test_training_docked_below_a_tall_window_gets_room_for_its_form_and_plots(qt
     assert not dock.isFloating()
     qtbot.waitUntil(lambda: dock.height() >= 540, timeout=3000)
     assert win.centralWidget().height() >= 480  # the text keeps most of the rest
+
+
+def test_the_picker_shows_a_trained_tokenizers_whole_name(qtbot, window):
+    """It kept the width of the first name it showed: "json and 2 more ·" was all one read."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    from bpeinspect.core import load_tokenizer
+
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    tok = load_tokenizer("gpt2")
+    tok.name = "json and 2 more · 300"
+    window.registry.add(tok, "trained:json and 2 more · 300", shown=False)
+    window.registry.set_current(tok)
+    qtbot.wait(20)
+    picker = window.toolbar.picker
+    assert picker.currentText() == tok.name
+    opt = QStyleOptionComboBox()
+    picker.initStyleOption(opt)
+    field = picker.style().subControlRect(
+        QStyle.ComplexControl.CC_ComboBox, opt, QStyle.SubControl.SC_ComboBoxEditField, picker
+    )
+    assert picker.fontMetrics().horizontalAdvance(tok.name) <= field.width()
+    assert window.toolbar.sizeHint().width() <= 1024 - 100 and window.count_badge.isVisible()

@@ -118,7 +118,7 @@ def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None
     ranks, unmapped = _ranks(vocab, added_ids, path) if marks is None else _marked_ranks(vocab, added_ids, marks, path)
     if unmapped:
         not_cacheable()  # a cached load would not carry the note
-        notes = (
+        notes: tuple[str, ...] = (
             f"{path}: {len(unmapped)} vocabulary entries are not in the byte-level alphabet and can never be "
             f"produced; they are left out (e.g. {unmapped[0]!r})",
         )

@@ -13,7 +13,6 @@ import argparse
 import os
 import sys
 import traceback
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -84,15 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     turn_on_load_cache()  # a large file opened again comes from its built tables
     allow_gc_freeze()  # big encodings are frozen once built: later collections skip them
 
-    def _warn(message: Any, *_: Any, **__: Any) -> None:
-        sys.stderr.write(f"{PROG}: warning: {_one_line(message) if str(message).strip() else ''}\n")
-
     if sys.stdout is None or not _open(1):  # started with ``>&-``
         if args.command not in _QUIET_COMMANDS:
             return _fail(_NO_STDOUT)
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (what they print goes to stderr)
-    old_show = warnings.showwarning
-    warnings.showwarning = _warn
     try:
         status = int(args.func(args) or 0)
         try:
@@ -122,8 +116,6 @@ def main(argv: list[str] | None = None) -> int:
             f"internal error ({what}) in bpeinspect {__version__}; this is a bug: please report it with the command "
             f"you ran (BPEINSPECT_DEBUG=1 shows the traceback)"
         )
-    finally:
-        warnings.showwarning = old_show
 
 
 _NO_STDOUT = "cannot write to standard output"

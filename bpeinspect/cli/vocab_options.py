@@ -73,8 +73,8 @@ def load_spec(
     warn: bool = True,
 ) -> Tokenizer:
     """A tokenizer from a built-in name or a path (paths go to the recent-files list), with the
-    user's split rule and special tokens if given; settings the file left to a default are
-    reported on stderr."""
+    user's split rule and special tokens if given; what its load noted, and settings the file left
+    to a default, are reported on stderr."""
     from bpeinspect.core import resolve_rule
     from bpeinspect.core.io import first_free_id, load_with, special_tokens_from, with_settings
 
@@ -92,6 +92,8 @@ def load_spec(
         from bpeinspect.core.io import add_recent
 
         add_recent(path, tok.name, tok.n_vocab)
+    for note in tok.load_notes:
+        print(display_label(f"bpeinspect-cli: warning: {note}"), file=sys.stderr)
     if warn:
         for key, why in tok.assumed.items():
             if why != "chosen by the user":

@@ -93,6 +93,9 @@ class Tokenizer:
     normalizer: Normalizer | None
     rest_normalizer: Normalizer | None
     decoder: Decoder
+    # what the load of its file noted (a part of the file left out, a merge list that looks
+    # truncated): one line each, naming the file, for the window or the CLI to show
+    load_notes: tuple[str, ...] = ()
 
     def __init__(
         self,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from bpeinspect.cli import commands as cli
+from bpeinspect.core.io.formats._common import bytes_to_token
 
 
 def _odd_rank_file(tmp_path: Path) -> Path:
@@ -44,3 +47,15 @@ def test_a_default_pattern_is_a_visible_warning(tmp_path, capsys):
     assert cli.main(["decode", "-t", str(src), "104"]) == 0
     err = capsys.readouterr().err
     assert "warning" in err and "cl100k" in err and "--pattern" in err
+
+
+def test_a_load_note_is_a_warning_line_not_a_python_warning(tmp_path, capsys):
+    encoder = {bytes_to_token(bytes([b])): b for b in range(256)} | {"hi": 256, "ho": 257}
+    (tmp_path / "encoder.json").write_text(json.dumps(encoder), encoding="utf-8")
+    (tmp_path / "vocab.bpe").write_text("#version: 0.2\nh i\n", encoding="utf-8")  # nothing makes "ho"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning through the process-wide machinery would fail the command
+        assert cli.main(["decode", "-t", str(tmp_path), "256"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "hi"
+    assert f"bpeinspect-cli: warning: {tmp_path / 'vocab.bpe'}: 1 tokens of encoder.json are made by no merge" in err

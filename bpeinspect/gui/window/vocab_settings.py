@@ -157,14 +157,18 @@ class VocabSettings(QObject):
         return self._show(dialog)
 
     def tell_defaults(self, tok: Tokenizer) -> None:
-        """A notice when a file left its split rule or special tokens to a default."""
+        """A notice of what the load of a file noted (a part it left out), and when the file left its
+        split rule or special tokens to a default."""
+        notices = list(tok.load_notes)
         assumed = [k for k, why in tok.assumed.items() if why != "chosen by the user" and k in SETTINGS]
         if assumed and tok.byte_level:
             what = " and ".join(SETTINGS[k] for k in assumed)
-            self.window.show_message(
+            notices.append(
                 f"{self.window.registry.label(tok)}: the file does not say its {what}; a default is used. "
                 "To choose: click “default split” on its pane, or Tokenizers ▸ Split rule and special tokens…"
             )
+        if notices:
+            self.window.show_message("\n".join(notices))
 
     def _show(self, dialog: VocabSettingsDialog) -> VocabSettingsDialog:
         self.dialog = dialog

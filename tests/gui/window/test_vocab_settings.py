@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import base64
+import json
 
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QLabel
 
+from bpeinspect.core.io.formats._common import bytes_to_token
 from tests.gui.conftest import wait_idle, wait_jobs
 from tests.paths import SHARED
 
@@ -74,3 +76,13 @@ def test_gguf_with_unknown_pre_tokenizer_asks_for_a_split_rule(qtbot, window, tm
     wait_idle(qtbot, window)
     tok = window.registry.current()
     assert tok.split_rule.name == "r50k" and tok.encode("hello world") == [31373, 995]
+
+
+def test_what_a_load_noted_is_shown_in_the_message_bar(qtbot, window, tmp_path):
+    encoder = {bytes_to_token(bytes([b])): b for b in range(256)} | {"hi": 256, "ho": 257}
+    (tmp_path / "encoder.json").write_text(json.dumps(encoder), encoding="utf-8")
+    (tmp_path / "vocab.bpe").write_text("#version: 0.2\nh i\n", encoding="utf-8")  # nothing makes "ho"
+    window.open_tokenizer(str(tmp_path))
+    wait_idle(qtbot, window)
+    assert window.registry.current().n_vocab == 258
+    assert "1 tokens of encoder.json are made by no merge" in window.message.notice_text()

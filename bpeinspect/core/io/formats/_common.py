@@ -455,7 +455,7 @@ def files_read() -> Iterator[list[Path]]:
 
 
 def not_cacheable() -> None:
-    """Keep this load out of the cache: it warned (a warning a cached load would not repeat)."""
+    """Keep this load out of the cache: it has load notes (the cache does not store them)."""
     calls = _CALLS.get()
     if calls is not None:
         calls.append(None)

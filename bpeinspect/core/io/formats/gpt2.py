@@ -13,7 +13,6 @@ holding both, loads the pair. ``<|...|>`` entries that no merge makes are specia
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from bpeinspect.core.io.formats._common import (
     bytes_to_token,
     decode_text,
     expect,
+    not_cacheable,
     parse_json,
     read_bytes_limited,
     token_to_bytes,
@@ -134,13 +134,14 @@ def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any)
     last = {p: n for n, p in enumerate(merges)}
     merges = [p for n, p in enumerate(merges) if last[p] == n]
     orphans = sum(1 for t in encoder if t not in made and t not in specials and len(t) > 1)
+    notes: tuple[str, ...] = ()
     if orphans:
-        warnings.warn(
+        not_cacheable()  # a cached load would not carry the note
+        notes = (
             f"{bpe_path}: {orphans} tokens of {enc_path.name} are made by no merge (is {bpe_path.name} truncated?)",
-            stacklevel=2,
         )
     folder = enc_path.parent
-    return build_tokenizer(
+    tok = build_tokenizer(
         path,
         Tokenizer,
         ranks,
@@ -151,6 +152,9 @@ def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any)
         name=name_for(folder),
         source=f"{folder} (GPT-2 encoder.json + vocab.bpe)",
     )
+    if notes:
+        tok.load_notes = notes
+    return tok
 
 
 def _with_word_ends(

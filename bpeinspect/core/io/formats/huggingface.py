@@ -24,7 +24,6 @@ with ``"special": false`` become its added tokens, matched before BPE in every e
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable
 from itertools import compress
 from operator import not_
@@ -118,12 +117,13 @@ def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None
     added_ids = set(added.values()) | set(specials.values())
     ranks, unmapped = _ranks(vocab, added_ids, path) if marks is None else _marked_ranks(vocab, added_ids, marks, path)
     if unmapped:
-        not_cacheable()  # a cached load would not warn again
-        warnings.warn(
+        not_cacheable()  # a cached load would not carry the note
+        notes: tuple[str, ...] = (
             f"{path}: {len(unmapped)} vocabulary entries are not in the byte-level alphabet and can never be "
             f"produced; they are left out (e.g. {unmapped[0]!r})",
-            stacklevel=2,
         )
+    else:
+        notes = ()
     for content, i in {**specials, **added}.items():
         other = vocab.get(content)
         if other is not None and other != i:
@@ -135,7 +135,7 @@ def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None
     _keep_spelled_specials(ranks, {**specials, **added}, vocab, made)
     model["merges"] = None  # the parsed strings are the largest part of a big file: free them now
     ignore_merges = bool(model.get("ignore_merges", False))
-    return ByteVocabulary(ranks, specials, added, merges, made).tokenizer(
+    tok = ByteVocabulary(ranks, specials, added, merges, made).tokenizer(
         path,
         rule,
         should_stop=should_stop,
@@ -148,6 +148,9 @@ def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None
         word_marks=marks,
         unk_id=None if marks is None else _unk_id(model, vocab, path),
     )
+    if notes:
+        tok.load_notes = notes
+    return tok
 
 
 def word_marks_of(model: dict, path: Path | str) -> WordMarks | None:

@@ -6,6 +6,7 @@ tests/robustness/test_fuzz_loaders.py."""
 from __future__ import annotations
 
 import gzip
+import warnings
 from pathlib import Path
 
 import pytest
@@ -139,10 +140,14 @@ def test_bad_split_patterns_are_vocabulary_errors(tmp_path, name, content):
         load_path(p)
 
 
-def test_truncated_merges_file_warns(vocabs, tmp_path):
+def test_a_truncated_merges_file_is_a_load_note_not_a_warning(vocabs, tmp_path):
     (tmp_path / "encoder.json").write_bytes((vocabs / "gpt2" / "encoder.json").read_bytes())
     lines = (vocabs / "gpt2" / "vocab.bpe").read_text(encoding="utf-8").splitlines(keepends=True)
     (tmp_path / "vocab.bpe").write_text("".join(lines[:1001]), encoding="utf-8")
-    with pytest.warns(UserWarning, match="49000 tokens of encoder.json are made by no merge"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing goes through the process-wide warnings machinery
         tok = load_path(tmp_path)
+    (note,) = tok.load_notes
+    assert note.startswith(str(tmp_path / "vocab.bpe")) and "49000 tokens of encoder.json are made by no merge" in note
+    assert load_path(vocabs / "gpt2").load_notes == ()
     assert len(tok.merges) == 1000

@@ -136,7 +136,7 @@ def wrote(path: Any, detail: str = "", notes: Sequence[str] = ()) -> None:
     from bpeinspect.core.io import GPT2_ENCODER, GPT2_MERGES
 
     for note in notes:
-        sys.stderr.write(f"{PROG}: warning: {note}\n")
+        sys.stderr.write(f"{PROG}: warning: {display_label(note)}\n")
     p = Path(path)
     names = f"{p / GPT2_ENCODER} and {p / GPT2_MERGES}" if p.is_dir() else str(path)
     sys.stderr.write(f"wrote {display_label(names)}{detail}\n")

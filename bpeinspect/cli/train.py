@@ -28,6 +28,7 @@ from bpeinspect.cli.common import (
 )
 from bpeinspect.core.io import check_target, format_for_path, save_noted
 from bpeinspect.core.train import (
+    CorpusScan,
     TrainingJob,
     TrainingPlan,
     TrainingRun,
@@ -36,10 +37,10 @@ from bpeinspect.core.train import (
     parse_sizes,
     scan_corpus,
     size_label,
+    skipped_counts,
     skipped_note,
     train_tokenizer,
 )
-from bpeinspect.core.train.corpus import CorpusScan, skipped_counts
 
 ABOUT = f"""train a tokenizer on text files and folders
 

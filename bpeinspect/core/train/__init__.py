@@ -9,7 +9,18 @@ plan of a training of several sizes, and what the training window and ``train`` 
 from typing import TYPE_CHECKING
 
 from bpeinspect.core.faces import lazy_names
-from bpeinspect.core.train.corpus import CorpusError, corpus_files, iter_corpus, scan_corpus, skipped_note
+from bpeinspect.core.train.corpus import (
+    BINARY,
+    FILTERED,
+    IGNORED,
+    CorpusError,
+    CorpusScan,
+    corpus_files,
+    iter_corpus,
+    scan_corpus,
+    skipped_counts,
+    skipped_note,
+)
 from bpeinspect.core.train.counts import count_pretokens, write_counts_tsv
 from bpeinspect.core.train.filefilter import DEFAULT_INCLUDE, FileFilter, parse_patterns
 from bpeinspect.core.train.plan import TrainingJob, TrainingOutcome, TrainingPlan, check_sizes, size_label
@@ -33,6 +44,11 @@ if TYPE_CHECKING:
     from bpeinspect.core.train.distributed import count_with_dask
 
 __all__ = [
+    "BINARY",
+    "FILTERED",
+    "IGNORED",
+    "CorpusScan",
+    "skipped_counts",
     "DEFAULT_INCLUDE",
     "CorpusEntry",
     "CorpusError",

@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import human_size
-from bpeinspect.core.train import CorpusEntry, FileFilter, summarize_path
-from bpeinspect.core.train.corpus import BINARY, FILTERED, IGNORED
+from bpeinspect.core.train import BINARY, FILTERED, IGNORED, CorpusEntry, FileFilter, summarize_path
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.overlay.palette import app_colors
 

@@ -140,7 +140,7 @@ def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path
         assert tok.training.counts == ref.training.counts
         s = tok.training.settings
         assert s["vocab_size"] == size and s["sizes"] == [300, 1000, 2000] and s["pattern"] == "gpt4"
-        assert s["corpus"] == [str(TAYLOR), str(folder)]
+        assert [Path(c).resolve() for c in s["corpus"]] == [TAYLOR.resolve(), folder.resolve()]
         assert s["history"]["vocab_size"] and max(s["history"]["vocab_size"]) <= size
         text = "Taylor Swift <|endoftext|> лиса\n"
         assert tok.decode(tok.encode(text, allowed_special="all")) == text

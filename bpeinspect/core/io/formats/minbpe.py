@@ -14,6 +14,7 @@ Ids 0-255 are the single bytes, so only tokenizers numbered that way can be writ
 >>> from bpeinspect.core import Tokenizer
 >>> p = Path(tempfile.mkdtemp()) / "toy.model"
 >>> save(Tokenizer.from_merges([(104, 105)], pattern=None), p)
+[]
 >>> p.read_text().splitlines()
 ['minbpe v1', '', '0', '104 105']
 >>> load(p).encode("hihi")

@@ -14,6 +14,7 @@
 >>> from bpeinspect.core import Tokenizer
 >>> p = Path(tempfile.mkdtemp()) / "toy.bpeinspect.json"
 >>> save(Tokenizer.from_merges([(104, 105)], pattern="gpt4"), p)
+[]
 >>> load(p).encode("hihi")
 [256, 256]
 """

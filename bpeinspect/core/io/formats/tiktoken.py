@@ -9,6 +9,7 @@ special tokens, which the tokenizer reports in ``assumed``.
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "r50k.tiktoken"
 >>> from bpeinspect.core import load_tokenizer
 >>> save(load_tokenizer("gpt2"), p)
+[]
 >>> tok = load(p)  # recognised by its sha256: r50k_base's settings, the file's own name
 >>> tok.name, tok.split_rule.name, tok.source.endswith("r50k_base)")
 ('r50k', 'r50k', True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeinspect.cli.common import CliError, add_command, json_text
-from bpeinspect.cli.vocab_options import add_tokenizer, add_vocab_options, load_spec
+from bpeinspect.cli.vocab_options import add_tokenizer, add_vocab_options, load_spec, load_spec_resolved
 from bpeinspect.core import Tokenizer, display_bytes, display_label, display_text, parse_display
 from bpeinspect.core.analysis import length_buckets
 from bpeinspect.core.io import FORMATS, detect_format, hub
@@ -195,10 +195,9 @@ def _print_tokens(table: dict[str, int], limit: int = 30) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    tok = load_spec(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
+    tok, hub_files = load_spec_resolved(args.spec, pattern=args.pattern, special_tokens=args.special_token, warn=False)
     _say(f"name:           {tok.name}")
     _say(f"source:         {tok.source}")
-    hub_files = hub.resolved(args.spec)
     if hub_files is not None:
         _say(f"repository:     {hub_files.repo} (revision {hub_files.revision})")
         _say(f"commit:         {hub_files.commit}")

@@ -8,9 +8,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bpeinspect.cli.common import pattern_arg
 from bpeinspect.core import Tokenizer, display_label, load_tokenizer
+
+if TYPE_CHECKING:
+    from bpeinspect.core.io.hub import HubFiles
 
 
 def add_tokenizer(p: argparse.ArgumentParser, default: str = "cl100k_base") -> None:
@@ -72,18 +76,36 @@ def load_spec(
     remember: bool = True,
     warn: bool = True,
 ) -> Tokenizer:
+    """:func:`load_spec_resolved`'s tokenizer."""
+    return load_spec_resolved(spec, pattern=pattern, special_tokens=special_tokens, remember=remember, warn=warn)[0]
+
+
+def load_spec_resolved(
+    spec: str,
+    *,
+    pattern: str | None = None,
+    special_tokens: list[str] | None = None,
+    remember: bool = True,
+    warn: bool = True,
+) -> tuple[Tokenizer, HubFiles | None]:
     """A tokenizer from a built-in name or a path (paths go to the recent-files list), with the
     user's split rule and special tokens if given; what its load noted, and settings the file left
-    to a default, are reported on stderr."""
+    to a default, are reported on stderr. With it, for an ``hf:`` spec, the files the spec
+    resolved to (None for any other spec)."""
     from bpeinspect.core import resolve_rule
-    from bpeinspect.core.io import first_free_id, load_with, special_tokens_from, with_settings
+    from bpeinspect.core.io import first_free_id, hub, load_with, special_tokens_from, with_settings
 
     path = Path(spec)
+    files: HubFiles | None = None
     rule = resolve_rule(pattern) if pattern is not None else None
     if path.exists() and (rule is not None or special_tokens is not None):
         tok = load_with(path, pattern=rule, special_tokens=special_tokens)
     else:
-        tok = load_tokenizer(spec)
+        if hub.is_hub_spec(spec):
+            loaded = hub.load_resolved(spec)
+            tok, files = loaded.tokenizer, loaded.files
+        else:
+            tok = load_tokenizer(spec)
         if special_tokens is not None or rule is not None:
             tok = with_settings(
                 tok, pattern=rule, special_tokens=special_tokens_from(special_tokens, first_free_id(tok))
@@ -100,4 +122,4 @@ def load_spec(
                 print(
                     display_label(f"bpeinspect-cli: warning: {spec}: {key.replace('_', ' ')}: {why}"), file=sys.stderr
                 )
-    return tok
+    return tok, files

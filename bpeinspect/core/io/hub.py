@@ -513,6 +513,34 @@ def describe(files: HubFiles) -> str:
     return f"{files.repo} at commit {files.commit}{asked}"
 
 
+@dataclass(frozen=True)
+class HubLoad:
+    """What :func:`load_resolved` gives: the tokenizer, and the files its spec resolved to."""
+
+    tokenizer: Any
+    files: HubFiles
+
+
+def load_resolved(
+    spec: str,
+    *,
+    pattern: Any = None,
+    special_tokens: list[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> HubLoad:
+    """The tokenizer of an ``hf:`` spec (fetched with :func:`fetch`), with the user's split rule
+    and special tokens if given (see :func:`~bpeinspect.core.io.formats.load_with`), and what the
+    spec resolved to (the repository, the commit, the files taken); the tokenizer's ``source``
+    names the repository and the commit."""
+    from bpeinspect.core.io.formats import load_with
+
+    files = fetch(spec, progress=progress, should_stop=should_stop)
+    tok = load_with(files.path, pattern=pattern, special_tokens=special_tokens, should_stop=should_stop)
+    tok.source = f"{tok.source} (from {PREFIX}{describe(files)})"
+    return HubLoad(tok, files)
+
+
 def load(
     spec: str,
     *,
@@ -521,21 +549,7 @@ def load(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Any:
-    """The tokenizer of an ``hf:`` spec (fetched with :func:`fetch`), with the user's split rule
-    and special tokens if given (see :func:`~bpeinspect.core.io.formats.load_with`); its
-    ``source`` names the repository and the commit."""
-    from bpeinspect.core.io.formats import load_with
-
-    files = fetch(spec, progress=progress, should_stop=should_stop)
-    tok = load_with(files.path, pattern=pattern, special_tokens=special_tokens, should_stop=should_stop)
-    tok.source = f"{tok.source} (from {PREFIX}{describe(files)})"
-    _resolved[spec] = files
-    return tok
-
-
-_resolved: dict[str, HubFiles] = {}
-
-
-def resolved(spec: str) -> HubFiles | None:
-    """What ``spec`` resolved to when it was last opened in this process (None: not opened)."""
-    return _resolved.get(spec)
+    """The tokenizer of :func:`load_resolved`, without what its spec resolved to."""
+    return load_resolved(
+        spec, pattern=pattern, special_tokens=special_tokens, progress=progress, should_stop=should_stop
+    ).tokenizer

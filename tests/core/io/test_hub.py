@@ -70,14 +70,15 @@ def test_hf_spec_opens_the_served_qwen3_exactly_as_hf_tokenizers_online_then_off
     expected = [reference.encode(t, add_special_tokens=False).ids for t in texts]
     with FakeHub(qwen_repo) as server:
         hub_env.setenv("HF_ENDPOINT", server.endpoint)
-        tok = load_tokenizer("hf:Qwen/Qwen3-0.6B")
+        loaded = hub.load_resolved("hf:Qwen/Qwen3-0.6B")
+        tok = loaded.tokenizer
         assert [tok.encode(t, allowed_special="all") for t in texts] == expected
         # the weights were never asked for; the tokenizer and its config were
         asked = " ".join(server.paths())
         assert "tokenizer.json" in asked and "tokenizer_config.json" in asked and "safetensors" not in asked
         commit = qwen_repo["Qwen/Qwen3-0.6B"].commit
         assert f"Qwen/Qwen3-0.6B at commit {commit}" in tok.source
-        assert hub.resolved("hf:Qwen/Qwen3-0.6B").commit == commit
+        assert loaded.files.commit == commit and loaded.files.repo == "Qwen/Qwen3-0.6B"
 
         hub_env.setenv("HF_HUB_OFFLINE", "1")
         before = len(server.requests)
@@ -231,9 +232,11 @@ def test_a_whole_gguf_model_in_the_cache_opens_offline(hub_env, tmp_path):
     (snapshot.parent.parent / "refs").mkdir()
     (snapshot.parent.parent / "refs" / "main").write_text("2" * 40)
     hub_env.setenv("HF_HUB_OFFLINE", "1")
-    tok = load_tokenizer("hf:acme/whole-GGUF")
-    assert tok.encode("hello world") == [31373, 995]
-    assert hub.resolved("hf:acme/whole-GGUF").files == ("model-Q8_0.gguf",)
+    assert load_tokenizer("hf:acme/whole-GGUF").encode("hello world") == [31373, 995]
+    loaded = hub.load_resolved("hf:acme/whole-GGUF")
+    assert loaded.tokenizer.encode("hello world") == [31373, 995]
+    assert loaded.files.files == ("model-Q8_0.gguf",)
+    assert not hasattr(hub, "resolved")  # what a spec resolved to comes with its load, not from a table
 
 
 def test_a_should_stop_given_to_a_hub_load_reaches_the_tokenizers_tables(hub_env):

@@ -23,8 +23,9 @@ exclude patterns (what they match is left out) and whether ``.gitignore`` files 
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
@@ -315,8 +316,6 @@ class FileFilter:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = ()
     gitignore: bool = True
-    _include: IgnoreRules = field(init=False, repr=False, compare=False)
-    _exclude: IgnoreRules = field(init=False, repr=False, compare=False)
 
     @classmethod
     def from_text(cls, include: str, exclude: str = "", gitignore: bool = True) -> FileFilter:
@@ -331,8 +330,16 @@ class FileFilter:
     def __post_init__(self) -> None:
         object.__setattr__(self, "include", tuple(self.include))
         object.__setattr__(self, "exclude", tuple(self.exclude))
-        object.__setattr__(self, "_include", IgnoreRules.parse(self.include, ignore_case=True))
-        object.__setattr__(self, "_exclude", IgnoreRules.parse(self.exclude, ignore_case=True))
+
+    # The patterns are compiled when a scan first asks (on its worker), not when a settings form
+    # makes the filter: the default's seventy patterns take tens of milliseconds to compile.
+    @functools.cached_property
+    def _include(self) -> IgnoreRules:
+        return IgnoreRules.parse(self.include, ignore_case=True)
+
+    @functools.cached_property
+    def _exclude(self) -> IgnoreRules:
+        return IgnoreRules.parse(self.exclude, ignore_case=True)
 
     def includes(self, rel: str) -> bool:
         """Whether the file at ``rel`` (``/``-separated, relative to the folder) matches an include pattern."""

@@ -307,3 +307,23 @@ def test_a_real_source_tree_keeps_its_source_and_leaves_its_caches(tmp_path):
         assert [p.name for p in scan.files] == sorted(p.name for p in real.glob("*.py"))
         assert not any("__pycache__" in p.parts for p, _ in scan.skipped)
     assert scan_corpus(top).skipped == [(top / "logo.bin", FILTERED)]
+
+
+def test_a_filter_compiles_its_patterns_when_first_asked_not_when_made(monkeypatch):
+    from bpeinspect.core.train import filefilter
+
+    parsed: list[tuple[str, ...]] = []
+    real = filefilter.IgnoreRules.parse
+
+    def counting(text, **kw):
+        parsed.append(tuple(text))
+        return real(text, **kw)
+
+    monkeypatch.setattr(filefilter.IgnoreRules, "parse", counting)
+    f = FileFilter(("*.txt",), ("old/",))
+    assert parsed == []  # a settings form makes filters as the user types
+    assert f.includes("a/b.TXT") and not f.includes("b.py")
+    assert f.excludes("old", is_dir=True) and not f.excludes("new", is_dir=True)
+    assert sorted(parsed) == [("*.txt",), ("old/",)]
+    f.includes("c.txt")
+    assert len(parsed) == 2  # compiled once

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import cast
+from typing import TypedDict, cast
 
 import numpy as np
 
@@ -45,6 +45,23 @@ def _display_all(pieces: list[str]) -> list[bytes]:
     if joined.count("\0") == len(pieces) - 1:
         return joined.replace(SPACE, " ").encode("utf-8", "surrogatepass").split(b"\0")
     return [p.replace(SPACE, " ").encode("utf-8", "surrogatepass") for p in pieces]
+
+
+class ScoreOptions(TypedDict, total=False):
+    """The options of a :class:`ScoreBPE` that a tokenizer's factory passes on unchanged
+    (their meaning and defaults: see :class:`ScoreBPE`)."""
+
+    scores: Sequence[float] | None
+    merges: Sequence[tuple[int, int]] | None
+    merge_results: Sequence[int] | None
+    byte_fallback: bool
+    unk_id: int | None
+    fuse_unk: bool
+    flavour: Flavour
+    ignore_merges: bool
+    user_defined_in_text: bool
+    newline_words: bool
+    piece_ids: dict[str, int] | None
 
 
 class ScoreBPE:

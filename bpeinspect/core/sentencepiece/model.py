@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Unpack
 
 from bpeinspect.core.decoder import Decoder
-from bpeinspect.core.models.pieces import SPACE, Flavour
-from bpeinspect.core.models.score import ScoreBPE
+from bpeinspect.core.models.pieces import SPACE
+from bpeinspect.core.models.score import ScoreBPE, ScoreOptions
 from bpeinspect.core.normalize import Normalizer
 from bpeinspect.core.pretokenizer import PreTokenizer
 from bpeinspect.core.sentencepiece.boundaries import boundary_rule
@@ -19,27 +20,17 @@ def SentencePieceBPE(
     pieces: Sequence[str | None],
     kinds: Sequence[int] | None = None,
     *,
-    scores: Sequence[float] | None = None,
-    merges: Sequence[tuple[int, int]] | None = None,
-    merge_results: Sequence[int] | None = None,
     normalizer: Normalizer | None = None,
     first_normalizer: Normalizer | None = None,
     special_tokens: Mapping[str, int] | None = None,
     added_tokens: Mapping[str, int] | None = None,
     added_options: Mapping[str, AddedOptions] | None = None,
     added_normalizer: Normalizer | None = None,
-    byte_fallback: bool = True,
-    unk_id: int | None = None,
-    fuse_unk: bool = False,
-    flavour: Flavour = "sentencepiece",
     strip_leading_space: bool = False,
-    ignore_merges: bool = False,
-    user_defined_in_text: bool = True,
     split_before_space: bool = False,
-    newline_words: bool = False,
-    piece_ids: dict[str, int] | None = None,
     name: str = "",
     source: str = "",
+    **options: Unpack[ScoreOptions],
 ) -> Tokenizer:
     """A SentencePiece-style BPE tokenizer (see the package docstring for the three flavours).
 
@@ -57,24 +48,14 @@ def SentencePieceBPE(
     model = ScoreBPE(
         pieces,
         kinds,
-        scores=scores,
-        merges=merges,
-        merge_results=merge_results,
-        byte_fallback=byte_fallback,
-        unk_id=unk_id,
-        fuse_unk=fuse_unk,
-        flavour=flavour,
-        ignore_merges=ignore_merges,
-        user_defined_in_text=user_defined_in_text,
-        newline_words=newline_words,
-        piece_ids=piece_ids,
         special_ids=set(special_tokens.values()),
         escape_spaces=escapes,
+        **options,
     )
     if split_before_space:  # Metaspace(split=true): every ▁ starts a word
         rule = SplitRule.from_pattern(f"{SPACE}[^{SPACE}]*|[^{SPACE}]+", name="Metaspace words")
     else:
-        rule = boundary_rule(model.mergeable, sorted(model.frozen), newline_words)
+        rule = boundary_rule(model.mergeable, sorted(model.frozen), model.newline_words)
     # the rule's one pattern covers the whole text, so its findall gives every pre-token
     pre = PreTokenizer(
         rule,

@@ -1,11 +1,11 @@
 """A cache of large vocabularies' built tables, so that opening the same file again is fast.
 
 Opening a big ``tokenizer.json`` or GGUF file mostly parses it and maps ~1 million merge parts
-to ids; the tokenizer is then made by one constructor call from plain tables. The loaders make
-that call through ``formats._common.build_tokenizer``, which notes it; :func:`cached_load`
-writes its arguments as data (``core/tables.py``: a JSON header and byte strings, no pickled
-objects) to ``<cache>/loads/KEY.tables``, and the next load of the same file makes the same
-call from them, with no parse and no lookups.
+to ids; the tokenizer is then made by one constructor call from plain tables. :func:`cached_load`
+writes the tables the loaded tokenizer is made from again (:func:`~bpeinspect.core.tables.parts_of`)
+as data (``core/tables.py``: a JSON header and byte strings, no pickled objects) to
+``<cache>/loads/KEY.tables``, and the next load of the same file makes it from them, with no
+parse and no lookups.
 
 The cache is a service: the app and the command line turn it on (:func:`turn_on`); in library
 use it is off unless asked. ``BPEINSPECT_LOAD_CACHE=1`` (or ``0``) turns it on (or off) whatever
@@ -24,7 +24,7 @@ Entries are written atomically (``core.io.atomic``) and checked by a CRC on read
 regular file is read (a FIFO or a link put in its place is passed over, and replaced on the
 next write), at most :data:`MAX_ENTRY` bytes. A missing, stale, damaged, foreign or hostile entry
 is ignored (the file is parsed, and the entry written again), never an error, and it can make
-nothing but a tokenizer from checked tables. Loads that warned, streams, folders and files under
+nothing but a tokenizer from checked tables. Loads with notes (``Tokenizer.load_notes``), streams, folders and files under
 :data:`MIN_SIZE` are not cached; the newest :data:`KEEP` entries are kept, and pruning removes
 only files that are this cache's own (its name pattern and its header).
 
@@ -54,7 +54,7 @@ from bpeinspect.core import tables
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.io.atomic import atomic_open, read_state
 from bpeinspect.core.io.discover import cache_dir
-from bpeinspect.core.io.formats._common import files_read, recording
+from bpeinspect.core.io.formats._common import files_read
 
 ENV = "BPEINSPECT_LOAD_CACHE"
 FORMAT_VERSION = 2
@@ -277,17 +277,12 @@ def cached_load(
     tok = read(key, should_stop)
     if tok is not None:
         return tok
-    with recording() as calls, files_read() as read_paths:
+    with files_read() as read_paths:
         tok = load()
-    if not (calls and calls[-1] is not None and calls[-1][3] is tok and None not in calls):
+    if tok.load_notes or not tables.can_rebuild(tok):  # an entry would not carry the notes
         return tok
-    factory, args, kwargs, _ = calls[-1]
-    try:
-        parts = tables.parts_from_call(
-            factory, tuple(map(_snapshot, args)), {k: _snapshot(v) for k, v in kwargs.items()}
-        )
-    except tables.TablesError:
-        return tok
+    made = tables.parts_of(tok)  # the tables it is made from again, as data
+    parts = tables.Parts(made.factory, {k: _snapshot(v) for k, v in made.args.items()})
     main = os.path.abspath(path)
     others = [[p, fingerprint(Path(p)) or ""] for p in sorted({os.path.abspath(p) for p in read_paths} - {main})]
     # written after the tokenizer is handed back (not a daemon: a process that exits first

@@ -479,3 +479,18 @@ def test_a_load_from_the_cache_asks_the_should_stop_it_is_given(cache, tmp_path,
     assert _state(again) == _state(first) and len(asked) >= 50256 // (1 << 14)
     with pytest.raises(Cancelled):
         load_path(path, should_stop=lambda: True)  # stopped, not taken for a damaged entry and parsed
+
+
+def test_an_entry_holds_the_tables_of_the_tokenizer_handed_back_however_it_was_made(cache, tmp_path):
+    path = tmp_path / "made.json"
+    path.write_bytes(b"{}")  # the cache keys on the file; the load below makes its tokenizer itself
+    first = Tokenizer.from_merges([(104, 105), (256, 104)], pattern="gpt2", name="made")
+    assert load_cache.cached_load(path, lambda: first) is first
+    assert len(_entries(cache)) == 1
+
+    def refuse():
+        raise AssertionError("loaded again: the entry was not used")
+
+    again = load_cache.cached_load(path, refuse)
+    assert again is not first and _state(again) == _state(first)
+    assert again.encode("hihih hi") == first.encode("hihih hi")

@@ -416,22 +416,6 @@ def merge_ids(
     return list(zip(pairs, pairs)), made
 
 
-# The constructor calls made while a file loads, for core/io/load_cache.py: (factory, args,
-# kwargs, the object made), or None for a load that must not be cached.
-_CALLS: ContextVar[list[tuple[Any, tuple, dict, Any] | None] | None] = ContextVar("constructor_calls", default=None)
-
-
-@contextlib.contextmanager
-def recording() -> Iterator[list[tuple[Any, tuple, dict, Any] | None]]:
-    """Collect the constructor calls :func:`build_tokenizer` makes in the block."""
-    calls: list[tuple[Any, tuple, dict, Any] | None] = []
-    token = _CALLS.set(calls)
-    try:
-        yield calls
-    finally:
-        _CALLS.reset(token)
-
-
 # The files read while a file loads (its own and any beside it: a GPT-2 pair's other half), for
 # core/io/load_cache.py, which checks them all before it uses an entry.
 _FILES: ContextVar[list[Path] | None] = ContextVar("files_read", default=None)
@@ -454,13 +438,6 @@ def files_read() -> Iterator[list[Path]]:
         _FILES.reset(token)
 
 
-def not_cacheable() -> None:
-    """Keep this load out of the cache: it has load notes (the cache does not store them)."""
-    calls = _CALLS.get()
-    if calls is not None:
-        calls.append(None)
-
-
 def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
     """Call the Tokenizer constructor, naming the file in any complaint it has.
 
@@ -472,9 +449,6 @@ def build_tokenizer(path: Path | str, factory: Callable[_P, _R], /, *args: _P.ar
         if tables.factory_name(factory) == "SentencePieceBPE":  # (kept to send it to child processes)
             with contextlib.suppress(tables.TablesError):
                 tables.remember(tok, tables.parts_from_call(factory, args, stored))
-        calls = _CALLS.get()
-        if calls is not None:  # what a cached load makes again (core/io/load_cache.py)
-            calls.append((factory, args, stored, tok))
         # Patterns compile lazily; a damaged one must fail here, naming the file, not at the
         # first encode (found by tests/robustness).
         for split in getattr(getattr(tok, "split_rule", None), "splits", ()):

@@ -25,7 +25,6 @@ from bpeinspect.core.io.formats._common import (
     bytes_to_token,
     decode_text,
     expect,
-    not_cacheable,
     parse_json,
     read_bytes_limited,
     token_to_bytes,
@@ -136,7 +135,6 @@ def load(path: Path, *, should_stop: Callable[[], bool] | None = None, **_: Any)
     orphans = sum(1 for t in encoder if t not in made and t not in specials and len(t) > 1)
     notes: tuple[str, ...] = ()
     if orphans:
-        not_cacheable()  # a cached load would not carry the note
         notes = (
             f"{bpe_path}: {orphans} tokens of {enc_path.name} are made by no merge (is {bpe_path.name} truncated?)",
         )

@@ -43,7 +43,6 @@ from bpeinspect.core.io.formats._common import (
     expect,
     first_repeat,
     map_merges,
-    not_cacheable,
     parse_json,
     read_bytes_limited,
     token_to_bytes,
@@ -117,7 +116,6 @@ def from_dict(obj: Any, path: Path | str, should_stop: Callable[[], bool] | None
     added_ids = set(added.values()) | set(specials.values())
     ranks, unmapped = _ranks(vocab, added_ids, path) if marks is None else _marked_ranks(vocab, added_ids, marks, path)
     if unmapped:
-        not_cacheable()  # a cached load would not carry the note
         notes: tuple[str, ...] = (
             f"{path}: {len(unmapped)} vocabulary entries are not in the byte-level alphabet and can never be "
             f"produced; they are left out (e.g. {unmapped[0]!r})",

@@ -8,7 +8,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from bpeinspect.cli.common import pattern_arg
 from bpeinspect.core import Tokenizer, display_label, load_tokenizer
@@ -68,16 +68,18 @@ def add_vocab_options(p: argparse.ArgumentParser, *, pattern: bool = True) -> No
     )
 
 
-def load_spec(
-    spec: str,
-    *,
-    pattern: str | None = None,
-    special_tokens: list[str] | None = None,
-    remember: bool = True,
-    warn: bool = True,
-) -> Tokenizer:
+class SpecOptions(TypedDict, total=False):
+    """The options of :func:`load_spec_resolved`, which :func:`load_spec` passes on."""
+
+    pattern: str | None
+    special_tokens: list[str] | None
+    remember: bool
+    warn: bool
+
+
+def load_spec(spec: str, **options: Unpack[SpecOptions]) -> Tokenizer:
     """:func:`load_spec_resolved`'s tokenizer."""
-    return load_spec_resolved(spec, pattern=pattern, special_tokens=special_tokens, remember=remember, warn=warn)[0]
+    return load_spec_resolved(spec, **options)[0]
 
 
 def load_spec_resolved(

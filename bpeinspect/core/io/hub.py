@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any, TypedDict, Unpack, cast
 
 from bpeinspect.core.errors import Cancelled, VocabularyError
 from bpeinspect.core.io.atomic import atomic_write
@@ -541,15 +541,15 @@ def load_resolved(
     return HubLoad(tok, files)
 
 
-def load(
-    spec: str,
-    *,
-    pattern: Any = None,
-    special_tokens: list[str] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> Any:
+class LoadOptions(TypedDict, total=False):
+    """The options of :func:`load_resolved`, which :func:`load` passes on."""
+
+    pattern: Any
+    special_tokens: list[str] | None
+    progress: Callable[[int, int], None] | None
+    should_stop: Callable[[], bool] | None
+
+
+def load(spec: str, **options: Unpack[LoadOptions]) -> Any:
     """The tokenizer of :func:`load_resolved`, without what its spec resolved to."""
-    return load_resolved(
-        spec, pattern=pattern, special_tokens=special_tokens, progress=progress, should_stop=should_stop
-    ).tokenizer
+    return load_resolved(spec, **options).tokenizer

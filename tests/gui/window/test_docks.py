@@ -7,6 +7,19 @@ from bpeinspect.gui.panels.vocabulary import COL_BYTES, COL_ID, COL_TOKEN, Vocab
 from bpeinspect.gui.window.docks import DOCK_WIDTH
 
 
+def shown_window(qtbot, settings, width: int, height: int):
+    """A main window with every panel, shown at ``width`` x ``height``."""
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    win.resize(width, height)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
 def test_fits_a_dock_and_stays_scrolled_left(qtbot):
     w = VocabBrowser()
     qtbot.addWidget(w)
@@ -39,15 +52,9 @@ def test_the_docks_open_at_their_width_and_leave_the_text_the_room(qtbot, panel_
 
 
 def test_a_small_window_gives_the_docks_a_third_of_its_width(qtbot, settings):
-    from bpeinspect.gui.panels.specs import PANELS
     from bpeinspect.gui.window.docks import dock_width
-    from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow(settings=settings, panels=PANELS)
-    qtbot.addWidget(win)
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, settings, 1024, 700)
     dock = win.panels.docks["tokens"]
     qtbot.waitUntil(lambda: abs(dock.width() - dock_width(1024)) < 40, timeout=3000)
     assert dock.width() < 1024 * 0.4 and win.centralWidget().width() > 1024 * 0.6  # it kept 510 px before
@@ -55,14 +62,8 @@ def test_a_small_window_gives_the_docks_a_third_of_its_width(qtbot, settings):
 
 def test_opening_languages_in_a_small_window_keeps_its_width(qtbot, settings):
     """Its controls needed 1073 px on one row: the window grew wider than the screen's 1024."""
-    from bpeinspect.gui.panels.specs import PANELS
-    from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow(settings=settings, panels=PANELS)
-    qtbot.addWidget(win)
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, settings, 1024, 700)
     view = win.panels.show("languages")
     qtbot.wait(100)
     assert view.minimumSizeHint().width() < 1000
@@ -77,14 +78,8 @@ def test_the_tabs_of_the_side_docks_show_whole_titles_in_a_small_window(qtbot, s
     """They read "Tok…" and "Vocabul…" at 1024x700: whole titles now, and the bar scrolls."""
     from PySide6.QtWidgets import QStyle, QTabBar
 
-    from bpeinspect.gui.panels.specs import PANELS
-    from bpeinspect.gui.window.main_window import MainWindow
 
-    win = MainWindow(settings=settings, panels=PANELS)
-    qtbot.addWidget(win)
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, settings, 1024, 700)
     win.panels.show("vocab")
     win.panels.show("tokens")
     qtbot.wait(50)
@@ -112,16 +107,10 @@ def test_the_toolbar_fits_a_1024_window_with_room_for_longer_counts(qtbot, windo
 
 def test_training_docked_below_a_tall_window_gets_room_for_its_form_and_plots(qtbot, settings, monkeypatch):
     """At 1920x1200 it got 36% (432 px): its form scrolled and its plots were squeezed."""
-    from bpeinspect.gui.panels.specs import PANELS
     from bpeinspect.gui.window import docks
-    from bpeinspect.gui.window.main_window import MainWindow
 
     monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
-    win = MainWindow(settings=settings, panels=PANELS)
-    qtbot.addWidget(win)
-    win.resize(1920, 1200)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, settings, 1920, 1200)
     win.panels.show("training")
     dock = win.panels.docks["training"]
     assert not dock.isFloating()

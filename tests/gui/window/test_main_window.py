@@ -33,16 +33,21 @@ def test_stacked_tokenizers_encode_the_text(qtbot, window):
     assert "tokens" in status and "bytes/token" in status and "chars/token" in status and "ms" in status
 
 
+def type_at(qtbot, window, position: int, text: str) -> None:
+    """Type ``text`` into the window's document at ``position``, a key at a time."""
+    cur = QTextCursor(window.document)
+    cur.setPosition(position)
+    for ch in text:
+        cur.insertText(ch)
+        qtbot.wait(1)
+
+
 def test_typing_reencodes_incrementally_and_exactly(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("first line\n" * 3000)
     wait_idle(qtbot, window)
     pane = window.panes.panes()[0]
-    cur = QTextCursor(window.document)
-    cur.setPosition(15000)
-    for ch in "typed text, 日本 😀":
-        cur.insertText(ch)
-        qtbot.wait(1)
+    type_at(qtbot, window, 15000, "typed text, 日本 😀")
     wait_idle(qtbot, window)
     text = window.text()
     assert pane.view.enc.text == text
@@ -61,11 +66,7 @@ def test_typing_with_a_tokenizer_that_cannot_be_cut_encodes_the_whole_text(qtbot
     window.registry.add(custom, "custom")
     window.set_text("first line\n" * lines)
     wait_idle(qtbot, window)
-    cur = QTextCursor(window.document)
-    cur.setPosition(25)
-    for ch in "typed, 日本 😀":
-        cur.insertText(ch)
-        qtbot.wait(1)
+    type_at(qtbot, window, 25, "typed, 日本 😀")
     wait_idle(qtbot, window)
     live = window.registry.result(custom).enc
     assert not live.cutting and live.n_parts() == 1

@@ -37,6 +37,7 @@ from bpeinspect.core.split.rules import PRESET_ALIASES, PRESETS, Split, SplitRul
 from bpeinspect.core.text import (
     LEGEND,
     SYMBOLS,
+    decode_utf8,
     display_bytes,
     display_label,
     display_terminal,
@@ -78,6 +79,7 @@ __all__ = [
     "VocabularyError",
     "byte_fractions",
     "differing_span",
+    "decode_utf8",
     "display_bytes",
     "display_label",
     "display_terminal",

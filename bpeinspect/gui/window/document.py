@@ -18,13 +18,13 @@ coloured) after the first slice.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from bpeinspect.core import human_size
+from bpeinspect.core import decode_utf8, human_size
 from bpeinspect.core.live_text import LiveText
 from bpeinspect.gui.concurrency import Typing, Worker
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
@@ -52,39 +52,32 @@ def read_text_parts(path: str, part: int | None = None) -> tuple[list[str], bool
     takes the parts as they are).
     """
     part = part or READ_PART
+
+    def blocks() -> Iterator[bytes]:
+        total = 0
+        with open(path, "rb") as f:
+            while new := f.read(part):
+                total += len(new)
+                if total > TEXT_LIMIT:
+                    raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
+                yield new
+
+    def bad(at: int, byte: int) -> ValueError:
+        return ValueError(f"{path}: not UTF-8 text (byte {at}: {byte:02x})")
+
     parts: list[str] = []
-    had_cr = False
-    with open(path, "rb") as f:
-        pending, offset, total, carry = b"", 0, 0, ""
-        while True:
-            new = f.read(part)
-            total += len(new)
-            if total > TEXT_LIMIT:
-                raise ValueError(f"{path}: more than the {human_size(TEXT_LIMIT)} of text the window can show")
-            data = pending + new
-            if offset == 0 and not parts and data.startswith(b"\xef\xbb\xbf"):
-                data, offset = data[3:], 3  # a byte order mark is not text
-            cut = len(data)
-            if new:  # the last character may go on in the next part: it waits for it
-                lead = next((i for i in range(len(data) - 1, max(len(data) - 4, -1), -1) if data[i] & 0xC0 != 0x80), -1)
-                if lead >= 0 and data[lead] >= 0xC0:
-                    cut = lead
-            try:
-                text = carry + data[:cut].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                at = offset + exc.start
-                raise ValueError(
-                    f"{path}: not UTF-8 text (byte {at}: {data[exc.start : exc.start + 1].hex()})"
-                ) from None
-            pending, offset = data[cut:], offset + cut
-            # a CR LF across two parts is one newline: a part's last CR waits for the next part
-            carry = "\r" if new and text.endswith("\r") else ""
-            text = text[: len(text) - len(carry)]
-            had_cr = had_cr or "\r" in text
-            if text:
-                parts.append(normalize_newlines(text))
-            if not new:
-                return parts, had_cr
+    had_cr, started, carry = False, False, ""
+    for text, read in decode_utf8(blocks(), bad):  # the last, with nothing read, ends the file
+        if text and not started:
+            started, text = True, text.removeprefix("\ufeff")  # a byte order mark is not text
+        text = carry + text
+        # a CR LF across two parts is one newline: a part's last CR waits for the next part
+        carry = "\r" if read and text.endswith("\r") else ""
+        text = text[: len(text) - len(carry)]
+        had_cr = had_cr or "\r" in text
+        if text:
+            parts.append(normalize_newlines(text))
+    return parts, had_cr
 
 
 def normalize_newlines(text: str) -> str:

@@ -56,9 +56,10 @@ def tab_leaves_tables(view: QWidget) -> None:
 def in_sight(widget: QWidget) -> bool:
     """False for a widget of a dock tabbed behind another (Qt keeps such a dock "visible" and
     in the focus chain, with nothing of it on screen)."""
-    while widget is not None and not isinstance(widget, QDockWidget):
-        widget = widget.parentWidget()
-    return widget is None or widget.isFloating() or not widget.visibleRegion().isEmpty()
+    at: QWidget | None = widget
+    while at is not None and not isinstance(at, QDockWidget):
+        at = at.parentWidget()
+    return at is None or at.isFloating() or not at.visibleRegion().isEmpty()
 
 
 def _import_all(modules: list[str]) -> None:

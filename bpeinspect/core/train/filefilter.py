@@ -417,13 +417,16 @@ class FileFilter:
         >>> f = FileFilter(("*.md",), (), True); FileFilter.from_settings(f.settings()) == f
         True
         """
-        include, exclude, gitignore = (settings.get(k) for k in ("include", "exclude", "gitignore"))
-        for value in (include, exclude):
+        patterns: list[tuple[str, ...]] = []
+        for key in ("include", "exclude"):
+            value = settings.get(key)
             if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
                 raise ValueError("a file filter's include and exclude are lists of patterns")
+            patterns.append(tuple(value))
+        gitignore = settings.get("gitignore")
         if not isinstance(gitignore, bool):
             raise ValueError("a file filter's gitignore is true or false")
-        return cls(tuple(include), tuple(exclude), gitignore)
+        return cls(patterns[0], patterns[1], gitignore)
 
     def describe(self) -> str:
         """One line for a note or a tooltip.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -178,3 +179,21 @@ def test_the_characters_encoded_so_far_follow_puts_edits_and_a_new_text():
     assert live.n_chars == len(text.text())
     live.apply(text.set_text("new"))
     assert live.n_chars == 0
+
+
+def test_a_text_going_in_a_slice_at_a_time_updates_its_starts_in_place():
+    """Each slice changes the last segments only: the running starts are changed there, not
+    copied whole per slice (which made a text going in quadratic in its length)."""
+    body = "Grüße 😀 aus Köln\nzweite Zeile\n" * 200
+    text = LiveText("", target=30)
+    text.replace(0, 0, body[:500])
+    u16, chars = text.u16_starts(), text.char_starts()
+    for a in range(500, len(body), 300):
+        text.replace(text.u16_len, 0, body[a : a + 300])
+        assert text.u16_starts() is u16 and text.char_starts() is chars
+    text.replace(text.u16_len // 2, 3, "é😀\n")  # an edit in the middle shifts what follows
+    text.replace(7, 0, "")
+    assert text.u16_starts() is u16 and text.char_starts() is chars
+    check_segments(text)
+    assert u16 == [0, *itertools.accumulate(s.u16 for s in text.segments)]
+    assert chars == [0, *itertools.accumulate(len(s.text) for s in text.segments)]

@@ -273,6 +273,7 @@ class TablePage(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         self.search: QLineEdit | None = None
         self.count_label = QLabel()
+        self.count_label.setWordWrap(True)  # a long line would set the panel's least width
         if searchable:
             self.search = QLineEdit()
             self.search.setPlaceholderText("Search languages: name, code, script or region")

@@ -400,6 +400,34 @@ class FileFilter:
         """Whether an exclude pattern leaves ``rel`` out."""
         return bool(self._exclude.match(rel, is_dir))
 
+    def settings(self) -> dict[str, list[str] | bool]:
+        """The filter as a trained tokenizer's settings record it (to repeat the run), see
+        :meth:`from_settings`.
+
+        >>> FileFilter(("*.txt",), ("old/",), False).settings()
+        {'include': ['*.txt'], 'exclude': ['old/'], 'gitignore': False}
+        """
+        return {"include": list(self.include), "exclude": list(self.exclude), "gitignore": self.gitignore}
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> FileFilter:
+        """The filter a trained tokenizer's settings recorded (:meth:`settings`); ``ValueError``
+        if they do not describe one.
+
+        >>> f = FileFilter(("*.md",), (), True); FileFilter.from_settings(f.settings()) == f
+        True
+        """
+        patterns: list[tuple[str, ...]] = []
+        for key in ("include", "exclude"):
+            value = settings.get(key)
+            if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+                raise ValueError("a file filter's include and exclude are lists of patterns")
+            patterns.append(tuple(value))
+        gitignore = settings.get("gitignore")
+        if not isinstance(gitignore, bool):
+            raise ValueError("a file filter's gitignore is true or false")
+        return cls(patterns[0], patterns[1], gitignore)
+
     def describe(self) -> str:
         """One line for a note or a tooltip.
 

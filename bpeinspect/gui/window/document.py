@@ -425,12 +425,14 @@ class LiveDocument(QObject):
             elif 0xDC00 <= ord(self.document.characterAt(cut) or "\0") <= 0xDFFF:
                 cut -= 1
         cur = feed.cursor
-        cur.setPosition(stop)
-        cur.setPosition(cut, QTextCursor.MoveMode.KeepAnchor)
+        # the edit block first: a cursor moved outside one lays out the line it lands on (and
+        # Qt's plain-text layout then takes time in proportion to the whole text)
         if first:
             cur.beginEditBlock()
         else:
             cur.joinPreviousEditBlock()
+        cur.setPosition(stop)
+        cur.setPosition(cut, QTextCursor.MoveMode.KeepAnchor)
         cur.removeSelectedText()
         cur.endEditBlock()
         feed.removing = (start, cut) if cut > start else None

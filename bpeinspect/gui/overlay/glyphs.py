@@ -391,6 +391,7 @@ class CodePointSpacer(QObject):
 
     def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
+        self._doc = document
         self.cov = coverage_for(document.defaultFont())  # looked up once, not per block
         self._formats: dict[str, QTextCharFormat] = {}
         self.generation = 1  # blocks formatted for the current coverage have it as user state
@@ -404,7 +405,7 @@ class CodePointSpacer(QObject):
         return found if found is not None else cls(document)
 
     def document(self) -> QTextDocument:
-        return self.parent()
+        return self._doc
 
     def stale(self, block: QTextBlock) -> bool:
         """Whether ``block`` is not formatted for the current coverage yet."""

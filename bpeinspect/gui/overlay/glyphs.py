@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import regex
-from PySide6.QtCore import QLocale, QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QLocale, QObject, QRectF, Qt, QTextBoundaryFinder, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -41,6 +41,7 @@ from PySide6.QtGui import (
     QTextBlock,
     QTextCharFormat,
     QTextDocument,
+    QTextFormat,
     QTextLayout,
 )
 
@@ -370,6 +371,31 @@ def paint_code_point(p: QPainter, rect: QRectF, ch: str, color: QColor, font: QF
     p.restore()
 
 
+def shared_clusters(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str, int]]:
+    """The missing characters of ``found`` after the first in each character cluster of
+    ``text`` (a flag's two letters, an emoji and its skin tone), each with its place in the
+    cluster: ``(utf16_start, utf16_length, char, place)``.
+
+    Qt widens only the last glyph of a cluster it shapes, so a cluster of missing characters
+    in one format had the room of one box; a format of their own for each (told apart by
+    ``place``) has each shaped, and widened, on its own.
+
+    >>> de = "\\U0001f1e9\\U0001f1ea"  # the flag of Germany: one cluster of two letters
+    >>> [(p, n, f"U+{ord(c):X}", k) for p, n, c, k in shared_clusters(f"a {de} b", [(2, 2, de[0]), (4, 2, de[1])])]
+    [(4, 2, 'U+1F1EA', 1)]
+    """
+    finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Grapheme, text)
+    out: list[tuple[int, int, str, int]] = []
+    k = 0
+    while k < len(found):
+        finder.setPosition(found[k][0])
+        end = finder.toNextBoundary()
+        group = [f for f in found[k:] if f[0] < end]
+        k += len(group)
+        out.extend((pos, n, ch, place) for place, (pos, n, ch) in enumerate(group) if place)
+    return out
+
+
 # blocks an edit touches that are formatted again at once (a keystroke's, a short paste's); the
 # blocks of a bigger change are formatted when a view first shows them
 EDITED_NOW = 8
@@ -458,8 +484,11 @@ class CodePointSpacer(QObject):
         cov = self.cov
         missing = cov.missing_in(text)
         if missing:
-            for pos, n, ch in missing_positions(text, missing):
-                ranges.append(_format_range(pos, n, self._format(ch, cov)))
+            found = missing_positions(text, missing)
+            # a missing character after the first in its cluster has a format of its own
+            places = {pos: place for pos, _n, _ch, place in shared_clusters(text, found)} if len(found) > 1 else {}
+            for pos, n, ch in found:
+                ranges.append(_format_range(pos, n, self._format(ch, cov, places.get(pos, 0))))
         layout = block.layout()
         block.setUserState(self.generation)
         if ranges or layout.formats():
@@ -478,11 +507,14 @@ class CodePointSpacer(QObject):
             fmt.setFontFamilies([family, *own])
         return fmt
 
-    def _format(self, ch: str, cov: GlyphCoverage) -> QTextCharFormat:
-        fmt = self._formats.get(ch)
+    def _format(self, ch: str, cov: GlyphCoverage, place: int = 0) -> QTextCharFormat:
+        key = f"{ch} {place}" if place else ch
+        fmt = self._formats.get(key)
         if fmt is None:
-            fmt = self._formats[ch] = QTextCharFormat()
+            fmt = self._formats[key] = QTextCharFormat()
             fmt.setForeground(QColor(Qt.GlobalColor.transparent))  # the overlay draws the code point instead
+            if place:  # unlike the format before it in its cluster (see shared_clusters)
+                fmt.setProperty(QTextFormat.Property.UserProperty, place)
             spacing = cov.missing.get(ch, 100.0)
             if spacing > 100.0:
                 fmt.setFontLetterSpacingType(QFont.SpacingType.PercentageSpacing)

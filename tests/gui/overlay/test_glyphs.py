@@ -198,6 +198,28 @@ def test_a_missing_combining_mark_gets_its_own_box(qtbot, o200k, monkeypatch):
     assert calls[0][1] >= box_width(kawi, view.glyph_font()) - 1
 
 
+def test_the_boxes_of_a_flag_and_of_a_skin_toned_emoji_do_not_overlap(qtbot, o200k, monkeypatch):
+    """Two missing characters in one cluster (a flag's two letters, an emoji and its skin tone)
+    had the room of one: their boxes were drawn over the box before them."""
+    text = "a \U0001f389 \U0001f1e9\U0001f1ea b \U0001f44d\U0001f3fd c"
+    view = make_view(qtbot, o200k, text, restricted_font())
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    qtbot.wait(10)
+    rects = []
+    real = glyphs.paint_code_point
+
+    def spy(p, rect, ch, color, font):
+        rects.append((ch, rect))
+        real(p, rect, ch, color, font)
+
+    monkeypatch.setattr(marks, "paint_code_point", spy)
+    view.viewport().grab()
+    assert [ch for ch, _ in rects] == [c for c in text if ord(c) > 0xFFFF]
+    for (a, ra), (b, rb) in zip(rects, rects[1:]):
+        assert ra.right() <= rb.left() + 0.5, (f"U+{ord(a):X}", ra, f"U+{ord(b):X}", rb)
+        assert rb.width() >= box_width(b, view.glyph_font()) - 1
+
+
 def test_the_spacer_follows_a_new_font_family(qtbot, o200k):
     view = make_view(qtbot, o200k, f"hi {CJK} {PUA}")
     qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)

@@ -698,3 +698,25 @@ def test_the_trained_tokenizers_show_without_scrolling_in_a_1024x700_window(qtbo
     ws.resize(1024, 700)
     qtbot.wait(50)
     assert ws.results.visibleRegion().boundingRect().height() == ws.results.height()
+
+
+def test_the_split_preview_is_made_once_and_after_the_form_is_made(qtbot, monkeypatch):
+    """Opening the panel draws no preview in the turn that makes it (probing fonts for the
+    sample's characters was most of the first show), and the preset shown is split once."""
+    from bpeinspect.gui.training import pattern
+    from bpeinspect.gui.training.form import TrainingForm
+
+    calls: list[str | None] = []
+    real = pattern.preview_split
+
+    def counting(rule, text, timeout=0.25):
+        calls.append(rule)
+        return real(rule, text, timeout=timeout)
+
+    monkeypatch.setattr(pattern, "preview_split", counting)
+    form = TrainingForm()
+    qtbot.addWidget(form)
+    assert calls == [] and form.preview.text() == ""
+    qtbot.waitUntil(lambda: form.preview.text() != "")
+    assert calls == ["gpt4"] and "␣world" in form.preview.text()
+    assert form.pattern_message.text().endswith("merges never cross their edges")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QTabBar, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QScrollArea, QTabBar, QWidget
 
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.context import PanelWindow
@@ -129,7 +129,7 @@ class PanelHost(QObject):
                 window.commands.separator(spec.menu)
                 window.commands.add(
                     ActionSpec(f"panels.{spec.key}", spec.menu, spec.action, spec.shortcut),
-                    lambda k=spec.key: self.show(k),
+                    lambda k=spec.key: self.bring(k),
                 )
             if not spec.lazy:
                 self._make(spec)
@@ -176,6 +176,23 @@ class PanelHost(QObject):
         dock.raise_()
         if spec.shown is not None:
             spec.shown(view, self)
+        return view
+
+    def bring(self, key: str) -> QWidget:
+        """Show the panel as :meth:`show` does, and give it the keyboard focus (what its menu
+        entry and shortcut do: a panel beside the window is a window of its own, out of the
+        reach of the main window's Tab)."""
+        view = self.show(key)
+        dock = self.docks[key]
+        if dock.isFloating():
+            dock.activateWindow()
+        first: QWidget | None = view.nextInFocusChain()
+        while first is not None and first is not view and view.isAncestorOf(first):
+            takes = first.focusPolicy() & Qt.FocusPolicy.TabFocus and not isinstance(first, QScrollArea)  # a frame
+            if takes and first.isVisible() and first.isEnabled():
+                first.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                break
+            first = first.nextInFocusChain()
         return view
 
     def _make(self, spec: PanelSpec) -> QWidget:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea
 
 from tests.gui.conftest import wait_idle
 
@@ -87,3 +87,20 @@ def test_tab_goes_round_the_window_through_the_docks_in_front_and_skips_those_be
     behind = [d for d in docks if d.visibleRegion().isEmpty()]
     assert not behind, f"Tab went into docks not in sight: {[d.windowTitle() for d in behind]}"
     assert any(win.ids.isAncestorOf(w) for w in seen)  # and through the ids below the text
+
+
+@pytest.mark.parametrize("key", ["training", "chat", "languages"])
+def test_a_panel_opened_from_its_menu_entry_takes_the_keyboard_focus(qtbot, panel_window, key):
+    """Opened with its shortcut, a panel (docked, or a window of its own beside the main one)
+    was out of the reach of Tab: the focus stayed in the text."""
+    win = panel_window
+    win.activateWindow()
+    win.open_tokenizer("cl100k_base")
+    win.set_text("hello")
+    wait_idle(qtbot, win)
+    text = win.panes.panes()[0].view
+    qtbot.waitUntil(lambda: _focus(win) is text, timeout=5000)
+    win.commands[f"panels.{key}"].trigger()
+    view = win.panels.view(key)
+    qtbot.waitUntil(lambda: view is not None and view.isAncestorOf(_focus(win) or win), timeout=5000)
+    assert _focus(win).isVisible() and not isinstance(_focus(win), QScrollArea)  # a control, not a frame

@@ -171,3 +171,21 @@ def test_the_offsets_of_a_long_text_are_converted_a_slice_at_a_time(monkeypatch)
     big = [(name, size) for name, size in calls if name in conversions and size > 4 * 256]
     assert not big, big
     check_encoding(tok, text[:5000])
+
+
+def test_a_long_texts_encode_asks_should_stop_between_slices_of_its_pre_tokens(monkeypatch) -> None:
+    """A worker encoding a whole long text gives way (and hears a cancel) a slice of its
+    pre-tokens at a time, not once per text: the ids of a 10 MB text's pre-tokens were looked
+    up in one C call that held the interpreter for 100 ms."""
+    from bpeinspect.core import encoding
+
+    monkeypatch.setattr(encoding, "_STEP", 256, raising=False)
+    tok = load_tokenizer("o200k_base")
+    text = " ".join(PROSE) * 20
+    whole = tok.encode_with_offsets(text)  # (the token lengths are built by now)
+    asked: list[bool] = []
+    again = tok.encode_with_offsets(text, should_stop=lambda: asked.append(True) or False)
+    assert again.ids == whole.ids and len(asked) >= len(whole.piece_spans) // 256
+    answers = iter([False] * 3 + [True])
+    with pytest.raises(Cancelled):
+        tok.encode_with_offsets(text, should_stop=lambda: next(answers))

@@ -98,7 +98,12 @@ class LiveEncoding:
         self.whole: Encoding | None = None  # the encoding of the one segment of a tokenizer that cannot be cut
         self.whole_version = -1  # the text version ``whole`` encodes
         self._whole_segment: tuple[Segment, int] | None = None  # the one segment, and the version it holds
-        self._starts: tuple[list[int], list[int], int] | None = None  # running sums of tokens and bytes; chars
+        # running sums of tokens and bytes over the segments (``len(segments) + 1`` items), exact
+        # up to index ``_exact``: a change marks where they start to differ, and the next
+        # reading adds up from there (a keystroke near the end adds up a few segments, not all)
+        self._tok_starts: list[int] = [0] * (n + 1)
+        self._byte_starts: list[int] = [0] * (n + 1)
+        self._exact = n
         self._full: Encoding | None = None
         self.changes = 0  # counts every change of what is encoded (readers may keep what they read till it moves)
 
@@ -143,6 +148,7 @@ class LiveEncoding:
         self._encs[k], self._heads[k] = enc, head
         self._chars_done += len(seg.text) - self._nchars[k]
         self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
+        self._exact = min(self._exact, k)
         self._changed()
         return True
 
@@ -170,6 +176,9 @@ class LiveEncoding:
         self._nbytes[lo:hi] = [0] * n
         self._chars_done -= sum(self._nchars[lo:hi])
         self._nchars[lo:hi] = [0] * n
+        self._tok_starts[lo + 1 : hi + 1] = [0] * n  # (added up again from ``lo`` when read)
+        self._byte_starts[lo + 1 : hi + 1] = [0] * n
+        self._exact = min(self._exact, lo)
         if lo > 0:
             self._stale.append(self.source.segments[lo - 1])
         self._changed()
@@ -186,13 +195,13 @@ class LiveEncoding:
         n = len(self.source.segments)
         self._encs, self._heads = [None] * n, [None] * n
         self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
+        self._tok_starts, self._byte_starts, self._exact = [0] * (n + 1), [0] * (n + 1), n
         self._chars_done = 0
         self._stale = []
         self._changed()
 
     def _changed(self) -> None:
         self.changes += 1
-        self._starts = None
         self._full = None
 
     @property
@@ -205,15 +214,17 @@ class LiveEncoding:
     # -- reading ----------------------------------------------------------------------------------
 
     def _sums(self) -> tuple[list[int], list[int], int]:
-        if self._starts is None:
-            if self.cutting:
-                ntok, nbytes, nchars = self._ntok, self._nbytes, self._chars_done
-            else:
-                w = self.whole
-                ntok, nbytes, nchars = [len(w.ids) if w else 0], [w.n_bytes if w else 0], len(w.text) if w else 0
-            tokens = list(itertools.accumulate(ntok, initial=0))
-            self._starts = tokens, list(itertools.accumulate(nbytes, initial=0)), nchars
-        return self._starts
+        """Where each segment's tokens and bytes start, and the end; the code points encoded."""
+        if not self.cutting:
+            w = self.whole
+            return [0, len(w.ids) if w else 0], [0, w.n_bytes if w else 0], len(w.text) if w else 0
+        k = self._exact
+        tokens, nbytes = self._tok_starts, self._byte_starts
+        if k < len(self._ntok):  # added up again from the first segment that changed
+            tokens[k:] = itertools.accumulate(self._ntok[k:], initial=tokens[k])
+            nbytes[k:] = itertools.accumulate(self._nbytes[k:], initial=nbytes[k])
+            self._exact = len(self._ntok)
+        return tokens, nbytes, self._chars_done
 
     def __len__(self) -> int:
         """Tokens encoded so far."""

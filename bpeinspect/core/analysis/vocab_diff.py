@@ -346,9 +346,9 @@ def _exclusive_counts(sets: Sequence[AbstractSet[T]], should_stop: ShouldStop = 
             for t in chunk:
                 masks[t] = masks.get(t, 0) | bit
     counts: Counter[int] = Counter()
-    for chunk in _slices(masks.values()):
+    for some in _slices(masks.values()):
         _tick(0, should_stop)
-        counts.update(chunk)
+        counts.update(some)
     return {mask: counts[mask] for mask in range(1, 1 << len(sets))}
 
 

@@ -121,7 +121,7 @@ class LiveEncoding:
         if len(self._encs) != len(self.source.segments):  # a change was missed: start over
             self._reset()
         segs, heads = self.source.segments, self._heads
-        todo = []
+        todo: list[int] = []
         k = -1
         # list.index scans in C, and only as far as the last segment not encoded: nothing at all
         # once everything is (a keystroke asks several times, of thousands of segments)

@@ -13,7 +13,11 @@ counted and coloured in every pane. It then types in the middle of the text. Pri
   while the text went in and was encoded, and the GUI thread's own CPU time in that gap;
 - *keystroke p95* after the whole text was encoded.
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/document.py [--sizes 5 10 20 40 64] [--json]
+    QT_QPA_PLATFORM=offscreen python benchmarks/document.py [--sizes 5 10 20 40 64] [--json] [--why]
+
+``--why`` (as in ``latency.py``) prints where the GUI thread was during stalls over 50 ms, its
+callbacks that took long, the cyclic GC's runs and the workers' long C calls; it slows the
+window down, so its figures are not the ones to compare.
 
 Per MB figures grow with the size if anything is worse than linear. On a shared machine the
 times grow with its load (say ``uptime`` with them); the ratio to the core, measured in the same
@@ -54,12 +58,27 @@ def core_seconds(text: str) -> dict[str, float]:
     return out
 
 
-def one_size(mb: int) -> dict[str, float]:
+def app_fonts() -> None:
+    """The fonts as the app starts with them: its bundled Noto fonts loaded, installed Noto
+    fonts preferred (lines of scripts with tall marks, the text's Arabic and Hindi, then take
+    their own font, as they do in the app)."""
+    from PySide6.QtWidgets import QApplication
+
+    from bpeinspect.gui.overlay.glyphs import load_bundled_fonts, prefer_noto
+
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication([])
+    load_bundled_fonts()
+    app.setFont(prefer_noto(app.font()))
+
+
+def one_size(mb: int, why: bool = False) -> dict[str, float]:
     from latency import TEXT_SIZES, Tour, document
 
     label = f"{mb}MB"
     TEXT_SIZES[label] = mb * 1_000_000
-    tour = Tour(why=False, only=None)
+    app_fonts()
+    tour = Tour(why=why, only=None)
     tour.load()
     tour.wait_idle()
     text = document(mb * 1_000_000)
@@ -67,6 +86,10 @@ def one_size(mb: int) -> dict[str, float]:
     del text
     tour.open_file(label, mb * 1_000_000)
     tour.keystrokes(label)
+    if tour.probe.samples:
+        print("where the GUI thread was during stalls over 50 ms (samples every 5 ms):")
+        for stack, n in tour.probe.samples.most_common(25):
+            print(f"  {n:4d}  {stack}")
     opened, typed = tour.results[f"open {label}"], tour.results[f"type in the middle of {label}"]
     idle = opened["ms"] / 1000
     return {
@@ -87,11 +110,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES_MB), help="sizes in MB")
     ap.add_argument("--json", action="store_true", help="end with the rows as one JSON line")
+    ap.add_argument("--why", action="store_true", help="say where the GUI thread was during stalls")
     ap.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one_size:
-        Path(args.out).write_text(json.dumps(one_size(args.one_size)))
+        Path(args.out).write_text(json.dumps(one_size(args.one_size, args.why)))
         os._exit(0)  # skip Qt's teardown of a window with running workers
     rows = []
     print(f"{'size':>6} {'until idle':>10} {'per MB':>7} {'o200k':>7} {'cl100k':>7} {'to core':>7} "
@@ -99,7 +123,8 @@ def main() -> None:
     for mb in args.sizes:
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             out = f.name
-        subprocess.run([sys.executable, "-P", __file__, "--one-size", str(mb), "--out", out], check=True)
+        why = ["--why"] if args.why else []
+        subprocess.run([sys.executable, "-P", __file__, "--one-size", str(mb), "--out", out, *why], check=True)
         r = json.loads(Path(out).read_text())
         os.unlink(out)
         rows.append(r)

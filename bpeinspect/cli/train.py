@@ -91,7 +91,7 @@ class Corpus:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.skipped: list[tuple[Path, str]] = []
-        wanted = file_filter_of(args)
+        self.file_filter = wanted = file_filter_of(args)
         self.scans: dict[str, CorpusScan] = {}
         for f in args.files:
             if f != "-" and Path(f).is_dir():
@@ -136,6 +136,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
+    if tok.training is not None:  # what the training window records too, to repeat the run
+        tok.training.settings.update(corpus=list(args.files), file_filter=corpus.file_filter.settings())
     saved = save_noted(tok, args.output)
     wrote(saved.path, f" ({tok.n_vocab} tokens)", saved.notes)
     corpus.report()
@@ -180,6 +182,7 @@ def _train_sizes(args: argparse.Namespace) -> int:
         special_tokens=specials,
         tie_break=args.tie_break,
         name=Path(args.output).stem,
+        file_filter=corpus.file_filter,
     )
     run = TrainingRun(
         corpus.texts(), max(sizes), pattern=args.pattern, special_tokens=specials, tie_break=args.tie_break

@@ -76,6 +76,7 @@ class TokenizerRegistry(QAbstractListModel):
     referenceChanged = Signal(object)  # Tokenizer or None
     shownChanged = Signal(object, bool)  # (Tokenizer, has a pane)
     loadingChanged = Signal()  # a spec began to load, or will not come after all
+    renamed = Signal(object)  # Tokenizer, after its name changed (its row's label too)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -198,6 +199,21 @@ class TokenizerRegistry(QAbstractListModel):
             self.set_reference(new)
         if was_current:
             self.set_current(new)
+
+    def rename(self, tok: Tokenizer, name: str) -> None:
+        """Call ``tok`` ``name`` (its spaces evened out) from now on: the picker, the panes and
+        every view that follows the rows show it, and it is saved under it. ``ValueError`` for
+        an empty name or a tokenizer that is not open."""
+        name = " ".join(name.split())
+        if not name:
+            raise ValueError("A tokenizer needs a name.")
+        if tok not in self:
+            raise ValueError(f"{tok!r} is not open")
+        if name == tok.name:
+            return
+        tok.name = name
+        self._relabel()  # namesakes' labels change too
+        self.renamed.emit(tok)
 
     def set_current(self, tok: Tokenizer | None) -> None:
         if tok is not None and tok not in self:
@@ -377,7 +393,10 @@ def reference_first(registry: TokenizerRegistry) -> tuple[list[Tokenizer], list[
 
 
 def follow_rows(model: QAbstractItemModel, slot: Any) -> None:
-    """Call ``slot()`` whenever rows come, go or the model resets."""
+    """Call ``slot()`` whenever rows come, go or the model resets, and when a tokenizer is
+    renamed (the names a view lists change)."""
     model.rowsInserted.connect(lambda *_: slot())
     model.rowsRemoved.connect(lambda *_: slot())
     model.modelReset.connect(lambda *_: slot())
+    if isinstance(model, TokenizerRegistry):
+        model.renamed.connect(lambda *_: slot())

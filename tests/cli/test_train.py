@@ -127,3 +127,41 @@ def test_a_folder_with_nothing_to_train_on_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "no files to train on in this folder" in err
     assert "left out by the file filter" in err and not out.exists()
+
+
+def test_the_saved_settings_record_the_file_filter_alike_from_train_and_the_training_window(tmp_path, capsys):
+    from bpeinspect.core.io import save_noted
+    from bpeinspect.core.train import FileFilter, TrainingJob, TrainingPlan
+
+    src = tmp_path / "src"
+    _source_tree(src)
+    wanted = {"include": ["*.txt", "*.py"], "exclude": ["sub/"], "gitignore": False}
+    filter_args = ["--include", "*.txt,*.py", "--exclude", "sub/", "--no-gitignore"]
+    one, many = tmp_path / "one.json", tmp_path / "many.json"
+    assert cli.main(["train", str(src), "--vocab-size", "262", *filter_args, "-o", str(one)]) == 0
+    assert cli.main(["train", str(src), "--sizes", "258,262", *filter_args, "-o", str(many)]) == 0
+    capsys.readouterr()
+    # the training window's plan with the same filter, saved as the window saves
+    plan = TrainingPlan([src], [262], "gpt4", name="src", file_filter=FileFilter.from_settings(wanted))
+    window = TrainingJob(plan, plan.make_run(in_process=True)).run().tokenizers[-1]
+    save_noted(window, tmp_path / "window.json", "native")
+    saved = {
+        "train": load_path(one),
+        "train --sizes 258": load_path(sized_path(many, 258)),
+        "train --sizes 262": load_path(sized_path(many, 262)),
+        "window": load_path(tmp_path / "window.json"),
+    }
+    for how, tok in saved.items():
+        assert tok.training is not None, how
+        assert tok.training.settings["file_filter"] == wanted, how
+        assert tok.training.settings["corpus"] == [str(src)], how
+    assert saved["train"].merges == saved["window"].merges == saved["train --sizes 262"].merges
+    # the recorded filter repeats the run: the same files, the same merges
+    again = FileFilter.from_settings(saved["window"].training.settings["file_filter"])
+    plan = TrainingPlan([src], [262], "gpt4", file_filter=again)
+    assert TrainingJob(plan, plan.make_run(in_process=True)).run().tokenizers[-1].merges == saved["window"].merges
+    # the default filter (the .gitignore honoured) is recorded as it was
+    plan = TrainingPlan([src], [262], "gpt4")
+    settings = TrainingJob(plan, plan.make_run(in_process=True)).run().tokenizers[-1].training.settings
+    assert settings["file_filter"]["gitignore"] is True
+    assert FileFilter.from_settings(settings["file_filter"]) == FileFilter()

@@ -31,7 +31,7 @@ import os
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -379,7 +379,7 @@ def count_dataset(
     if shape is None:
         guess = guess_shape(r for _, r in head)
         if guess.shape is None:
-            if not head:
+            if not _any_record(r for _, r in head):
                 raise _no_records(path, reader)
             fields = ", ".join(guess.fields) or "none"
             raise ShapeUnclear(
@@ -453,15 +453,22 @@ def peek_shape(path: str | os.PathLike[str]) -> tuple[RecordReader, Any]:
     """The reader of ``path`` and the shape guess of its first records (for a dialog to ask about fields)."""
     reader = read_records(path)
     head = [r for _, r in itertools.islice(iter(reader), _SAMPLE)]
-    if not head and reader.problems:  # lines, but none of them a record
+    if (head and not _any_record(head)) or (not head and reader.problems):  # lines, but none of them a record
         raise _no_records(path, reader)
     return reader, guess_shape(head)
+
+
+def _any_record(values: Iterable[Any]) -> bool:
+    """Whether some of ``values`` can hold text to count: an object or a list (of messages), not
+    a bare number or string (a PDF's lone "startxref" number reads as JSON)."""
+    return any(isinstance(v, (dict, list)) for v in values)
 
 
 def _no_records(path: str | os.PathLike[str], reader: RecordReader) -> DatasetError:
     """Why ``path`` gave no record: it is not JSON (a PDF, a text), or it holds none."""
     if reader.problems:
-        return DatasetError(f"{path}: not JSON or JSON Lines (no line is a record: {reader.problems[0]})")
+        first = reader.problems[0].removeprefix(f"{reader.name} ")  # named once
+        return DatasetError(f"{path}: not JSON or JSON Lines (no line is a record; {first})")
     return DatasetError(f"{path}: holds no records" + (f" ({reader.truncated})" if reader.truncated else ""))
 
 

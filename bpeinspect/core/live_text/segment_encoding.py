@@ -90,6 +90,7 @@ class LiveEncoding:
         # one entry per segment of the source, in its order
         self._encs: list[Encoding | None] = [None] * n
         self._heads: list[str | None] = [None] * n  # the text after the segment when it was encoded
+        self._unencoded = n  # how many of _heads are None (kept as it changes: asked on every keystroke)
         self._ntok: list[int] = [0] * n
         self._nbytes: list[int] = [0] * n
         self._nchars: list[int] = [0] * n
@@ -98,7 +99,12 @@ class LiveEncoding:
         self.whole: Encoding | None = None  # the encoding of the one segment of a tokenizer that cannot be cut
         self.whole_version = -1  # the text version ``whole`` encodes
         self._whole_segment: tuple[Segment, int] | None = None  # the one segment, and the version it holds
-        self._starts: tuple[list[int], list[int], int] | None = None  # running sums of tokens and bytes; chars
+        # running sums of tokens and bytes over the segments (``len(segments) + 1`` items), exact
+        # up to index ``_exact``: a change marks where they start to differ, and the next
+        # reading adds up from there (a keystroke near the end adds up a few segments, not all)
+        self._tok_starts: list[int] = [0] * (n + 1)
+        self._byte_starts: list[int] = [0] * (n + 1)
+        self._exact = n
         self._full: Encoding | None = None
         self.changes = 0  # counts every change of what is encoded (readers may keep what they read till it moves)
 
@@ -115,10 +121,12 @@ class LiveEncoding:
         if len(self._encs) != len(self.source.segments):  # a change was missed: start over
             self._reset()
         segs, heads = self.source.segments, self._heads
-        todo = []
+        todo: list[int] = []
         k = -1
-        with contextlib.suppress(ValueError):  # list.index scans in C: few Python steps when little is pending
-            while True:
+        # list.index scans in C, and only as far as the last segment not encoded: nothing at all
+        # once everything is (a keystroke asks several times, of thousands of segments)
+        with contextlib.suppress(ValueError):
+            while len(todo) < self._unencoded:
                 k = heads.index(None, k + 1)
                 todo.append(k)
         if self._stale:
@@ -140,9 +148,12 @@ class LiveEncoding:
         if not seg.alive or len(self._encs) != len(self.source.segments):
             return False
         k = seg.k
+        if self._heads[k] is None:
+            self._unencoded -= 1
         self._encs[k], self._heads[k] = enc, head
         self._chars_done += len(seg.text) - self._nchars[k]
         self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
+        self._exact = min(self._exact, k)
         self._changed()
         return True
 
@@ -165,11 +176,15 @@ class LiveEncoding:
         lo, hi, n = change.first, change.first + len(change.old), len(change.new)
         dropped = [e for e in self._encs[lo:hi] if e is not None]
         self._encs[lo:hi] = [None] * n
+        self._unencoded += n - self._heads[lo:hi].count(None)
         self._heads[lo:hi] = [None] * n
         self._ntok[lo:hi] = [0] * n
         self._nbytes[lo:hi] = [0] * n
         self._chars_done -= sum(self._nchars[lo:hi])
         self._nchars[lo:hi] = [0] * n
+        self._tok_starts[lo + 1 : hi + 1] = [0] * n  # (added up again from ``lo`` when read)
+        self._byte_starts[lo + 1 : hi + 1] = [0] * n
+        self._exact = min(self._exact, lo)
         if lo > 0:
             self._stale.append(self.source.segments[lo - 1])
         self._changed()
@@ -185,14 +200,15 @@ class LiveEncoding:
     def _reset(self) -> None:
         n = len(self.source.segments)
         self._encs, self._heads = [None] * n, [None] * n
+        self._unencoded = n
         self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
+        self._tok_starts, self._byte_starts, self._exact = [0] * (n + 1), [0] * (n + 1), n
         self._chars_done = 0
         self._stale = []
         self._changed()
 
     def _changed(self) -> None:
         self.changes += 1
-        self._starts = None
         self._full = None
 
     @property
@@ -205,15 +221,17 @@ class LiveEncoding:
     # -- reading ----------------------------------------------------------------------------------
 
     def _sums(self) -> tuple[list[int], list[int], int]:
-        if self._starts is None:
-            if self.cutting:
-                ntok, nbytes, nchars = self._ntok, self._nbytes, self._chars_done
-            else:
-                w = self.whole
-                ntok, nbytes, nchars = [len(w.ids) if w else 0], [w.n_bytes if w else 0], len(w.text) if w else 0
-            tokens = list(itertools.accumulate(ntok, initial=0))
-            self._starts = tokens, list(itertools.accumulate(nbytes, initial=0)), nchars
-        return self._starts
+        """Where each segment's tokens and bytes start, and the end; the code points encoded."""
+        if not self.cutting:
+            w = self.whole
+            return [0, len(w.ids) if w else 0], [0, w.n_bytes if w else 0], len(w.text) if w else 0
+        k = self._exact
+        tokens, nbytes = self._tok_starts, self._byte_starts
+        if k < len(self._ntok):  # added up again from the first segment that changed
+            tokens[k:] = itertools.accumulate(self._ntok[k:], initial=tokens[k])
+            nbytes[k:] = itertools.accumulate(self._nbytes[k:], initial=nbytes[k])
+            self._exact = len(self._ntok)
+        return tokens, nbytes, self._chars_done
 
     def __len__(self) -> int:
         """Tokens encoded so far."""

@@ -132,7 +132,10 @@ def scan_corpus(
     not entered; what ``file_filter`` (default: :class:`FileFilter`'s, text files by name and
     the ``.gitignore`` files) leaves out and binary files (see :func:`is_binary_file`) are
     skipped and listed with the reason (:data:`FILTERED`, :data:`IGNORED`, :data:`BINARY`; a
-    folder left out is listed once, its files are not searched).
+    folder left out is listed once, its files are not searched). The ``.gitignore`` files
+    that count are those of the folder and below, and, for a folder inside a git repository,
+    those above it up to the repository's top and its ``.git/info/exclude`` (a folder that these
+    ignore is still searched when given: it is the user's choice, as a file named one by one is).
     Raises :class:`CorpusError` for a path that does not exist.
 
     >>> scan_corpus([])
@@ -159,19 +162,21 @@ def _scan_folder(top: Path, wanted: FileFilter, skipped: list[tuple[Path, str]])
     """The files of the folder ``top`` that ``wanted`` keeps, sorted; the others go to ``skipped``."""
     found: list[Path] = []
     left_out: list[tuple[Path, str]] = []
-    stacks: dict[str, IgnoreStack] = {"": IgnoreStack()}
+    # the rules of the repository above the folder, its paths from the repository's top
+    above, at = IgnoreStack.above(top) if wanted.gitignore else (IgnoreStack(), "")
+    stacks: dict[str, IgnoreStack] = {"": above}
     for root, dirs, names in os.walk(top):
         here = Path(root)
         rel_dir = "" if here == top else here.relative_to(top).as_posix()
         stack = stacks.pop(rel_dir, IgnoreStack())
         if wanted.gitignore:
-            stack = stack.entered(rel_dir, here)
+            stack = stack.entered(_joined(at, rel_dir), here)
         kept: list[str] = []
         for d in dirs:
             if d.startswith(".") or d in SKIPPED_FOLDERS:
                 continue
             rel = f"{rel_dir}/{d}" if rel_dir else d
-            why = _left_out(wanted, stack, rel, is_dir=True)
+            why = _left_out(wanted, stack, rel, at, is_dir=True)
             if why:
                 left_out.append((here / d, why))
                 continue
@@ -183,7 +188,7 @@ def _scan_folder(top: Path, wanted: FileFilter, skipped: list[tuple[Path, str]])
             if name.startswith(".") or not q.is_file():
                 continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
-            why = _left_out(wanted, stack, rel, is_dir=False)
+            why = _left_out(wanted, stack, rel, at, is_dir=False)
             if why is None and is_binary_file(q):
                 why = BINARY
             if why:
@@ -194,9 +199,14 @@ def _scan_folder(top: Path, wanted: FileFilter, skipped: list[tuple[Path, str]])
     return sorted(found)
 
 
-def _left_out(wanted: FileFilter, stack: IgnoreStack, rel: str, *, is_dir: bool) -> str | None:
-    """Why the filter leaves the file or folder at ``rel`` out, or ``None``."""
-    if wanted.gitignore and stack.ignored(rel, is_dir):
+def _joined(at: str, rel: str) -> str:
+    return f"{at}/{rel}" if at and rel else at or rel
+
+
+def _left_out(wanted: FileFilter, stack: IgnoreStack, rel: str, at: str, *, is_dir: bool) -> str | None:
+    """Why the filter leaves the file or folder at ``rel`` (in the folder at ``at`` from the
+    top of its repository) out, or ``None``."""
+    if wanted.gitignore and stack.ignored(_joined(at, rel), is_dir):
         return IGNORED
     if wanted.excludes(rel, is_dir) or (not is_dir and not wanted.includes(rel)):
         return FILTERED

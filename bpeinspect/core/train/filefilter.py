@@ -24,6 +24,7 @@ exclude patterns (what they match is left out) and whether ``.gitignore`` files 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -270,6 +271,26 @@ class IgnoreRules:
         return None
 
 
+def _git_dir(dot_git: Path) -> Path:
+    """The folder a repository's ``info/exclude`` is in: ``.git`` itself, or for a worktree
+    or submodule (whose ``.git`` is a file saying ``gitdir: …``) the folder that names, or the
+    common one it shares with the main worktree."""
+    if dot_git.is_dir():
+        return dot_git
+    try:
+        line = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return dot_git
+    if not line.startswith("gitdir:"):
+        return dot_git
+    git_dir = dot_git.parent / line.removeprefix("gitdir:").strip()
+    try:
+        common = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return git_dir
+    return git_dir / common
+
+
 def _strip_trailing_spaces(line: str) -> str:
     """Trailing spaces go unless escaped with a backslash (``"a\\ "`` keeps one)."""
     end = len(line)
@@ -295,6 +316,36 @@ class IgnoreStack:
             return self
         rules = IgnoreRules.parse(text)
         return IgnoreStack((*self.layers, (rel_dir, rules))) if rules else self
+
+    @classmethod
+    def above(cls, folder: Path) -> tuple[IgnoreStack, str]:
+        """What git ignores in ``folder`` before its own ``.gitignore`` is read: the rules of the
+        repository holding it (the nearest folder above, or itself, with a ``.git``), that is its
+        ``.git/info/exclude`` and the ``.gitignore`` files from the repository's top down to
+        ``folder``'s parent; and ``folder``'s path from that top (``""`` outside a repository or
+        at its top), which the paths the stack is asked about start with.
+
+        >>> IgnoreStack.above(Path("/")) [1]
+        ''
+        """
+        folder = Path(os.path.abspath(folder))
+        top = next((d for d in (folder, *folder.parents) if (d / ".git").exists()), None)
+        if top is None:
+            return cls(), ""
+        layers: list[tuple[str, IgnoreRules]] = []
+        exclude = _git_dir(top / ".git") / "info" / "exclude"
+        try:
+            rules = IgnoreRules.parse(exclude.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            rules = IgnoreRules([])
+        if rules:
+            layers.append(("", rules))
+        stack = cls(tuple(layers))
+        rel = folder.relative_to(top).as_posix() if folder != top else ""
+        parts = rel.split("/") if rel else []
+        for k in range(len(parts)):  # the top's own, then each folder's down to the parent
+            stack = stack.entered("/".join(parts[:k]), top.joinpath(*parts[:k]))
+        return stack, rel
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether ``rel`` (relative to the walk's top) is ignored."""
@@ -348,6 +399,34 @@ class FileFilter:
     def excludes(self, rel: str, is_dir: bool = False) -> bool:
         """Whether an exclude pattern leaves ``rel`` out."""
         return bool(self._exclude.match(rel, is_dir))
+
+    def settings(self) -> dict[str, list[str] | bool]:
+        """The filter as a trained tokenizer's settings record it (to repeat the run), see
+        :meth:`from_settings`.
+
+        >>> FileFilter(("*.txt",), ("old/",), False).settings()
+        {'include': ['*.txt'], 'exclude': ['old/'], 'gitignore': False}
+        """
+        return {"include": list(self.include), "exclude": list(self.exclude), "gitignore": self.gitignore}
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> FileFilter:
+        """The filter a trained tokenizer's settings recorded (:meth:`settings`); ``ValueError``
+        if they do not describe one.
+
+        >>> f = FileFilter(("*.md",), (), True); FileFilter.from_settings(f.settings()) == f
+        True
+        """
+        patterns: list[tuple[str, ...]] = []
+        for key in ("include", "exclude"):
+            value = settings.get(key)
+            if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+                raise ValueError("a file filter's include and exclude are lists of patterns")
+            patterns.append(tuple(value))
+        gitignore = settings.get("gitignore")
+        if not isinstance(gitignore, bool):
+            raise ValueError("a file filter's gitignore is true or false")
+        return cls(patterns[0], patterns[1], gitignore)
 
     def describe(self) -> str:
         """One line for a note or a tooltip.

@@ -214,7 +214,12 @@ class TrainingJob:
             full = run.tokenizer()
             training = full.training
             assert training is not None  # a trained tokenizer carries its settings
-            settings = {**training.settings, "corpus": [str(p) for p in plan.paths], "sizes": list(plan.sizes)}
+            settings = {
+                **training.settings,
+                "corpus": [str(p) for p in plan.paths],
+                "file_filter": plan.file_filter.settings(),  # which files of its folders: to repeat the run
+                "sizes": list(plan.sizes),
+            }
             largest = max(plan.sizes)
             for size in plan.sizes[:-1]:
                 if self._reached(size):

@@ -65,7 +65,8 @@ class FolderFilter(QWidget):
         )
         self.gitignore_check = QCheckBox("Skip what .gitignore files ignore")
         self.gitignore_check.setToolTip(
-            "Leave out what the .gitignore files of a folder (at its top and in its subfolders) ignore."
+            "Leave out what git would ignore in a folder: its .gitignore files (at its top and in its\n"
+            "subfolders) and, in a git repository, those above it and the repository's .git/info/exclude."
         )
         include_row = QHBoxLayout()
         include_row.setContentsMargins(0, 0, 0, 0)

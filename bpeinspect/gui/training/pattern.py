@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 
@@ -69,7 +69,12 @@ class PatternChooser(QObject):
         self.combo.currentIndexChanged.connect(self._on_preset)
         self.edit.textChanged.connect(self.update_preview)
         self.sample_edit.textChanged.connect(self.update_preview)
+        # the first preview is drawn in the next event-loop turn, not in the one that makes the
+        # form (probing the fonts for its characters is most of a panel's first-show cost)
+        self._first = True
         self.set_pattern(default)
+        self._first = False
+        QTimer.singleShot(0, self, self.update_preview)
 
     def rows(self) -> list[tuple[str, QWidget]]:
         """(label, widget) rows for a ``QFormLayout``."""
@@ -96,8 +101,11 @@ class PatternChooser(QObject):
         if pattern is None and self.combo.findData(NO_SPLIT) >= 0:
             key = NO_SPLIT
         if key is not None:
-            self.combo.setCurrentIndex(self.combo.findData(key))
-            self._on_preset()
+            index = self.combo.findData(key)
+            if index != self.combo.currentIndex():
+                self.combo.setCurrentIndex(index)  # its signal shows the preset
+            else:
+                self._on_preset()
         else:
             self.set_custom_pattern(pattern or "")
 
@@ -118,7 +126,8 @@ class PatternChooser(QObject):
             self.edit.blockSignals(False)
             self.edit.setCursorPosition(0)
         self.edit.setStyleSheet("" if custom else "QLineEdit { color: palette(mid) }")
-        self.update_preview()
+        if not self._first:
+            self.update_preview()
         self.changed.emit()
 
     def update_preview(self) -> bool:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStyledItemDelegate,
     QVBoxLayout,
     QWidget,
 )
@@ -50,6 +51,22 @@ SAVE_FILTERS = {
     f"{f.description} ({f'*{f.suffix}' if f.suffix else 'a folder'})": (f.name, f.suffix)
     for f in sorted(saveable(), key=lambda f: f.name != "native")
 }
+
+
+class _NameDelegate(QStyledItemDelegate):
+    """Edits a trained tokenizer's name alone (its row reads "name — 1,000 tokens"): the
+    workspace renames it everywhere when the edit is committed."""
+
+    committed = Signal(object, str)  # (Tokenizer, the name typed)
+
+    def setEditorData(self, editor: QWidget, index) -> None:
+        tok = index.data(Qt.ItemDataRole.UserRole)
+        editor.setProperty("text", tok.name if tok is not None else "")
+
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        tok = index.data(Qt.ItemDataRole.UserRole)
+        if tok is not None:
+            self.committed.emit(tok, str(editor.property("text")))
 
 
 class _FillingLayout(QVBoxLayout):
@@ -173,6 +190,16 @@ class TrainingWorkspace(QWidget):
         self.results = QListWidget()
         self.results.setMaximumHeight(110)
         self.results.itemDoubleClicked.connect(lambda item: self.show_tokenizer(item.data(Qt.ItemDataRole.UserRole)))
+        # F2 or Rename edits a name in place (a double click shows the tokenizer)
+        self.results.setEditTriggers(QListWidget.EditTrigger.EditKeyPressed)
+        self._names = _NameDelegate(self.results)
+        self._names.committed.connect(self.rename_tokenizer)
+        self.results.setItemDelegate(self._names)
+        self.rename_button = QPushButton("Rename")
+        self.rename_button.setToolTip(
+            "Give the selected tokenizer another name (F2): the picker, the panes and saving use it"
+        )
+        self.rename_button.clicked.connect(self._edit_name)
         self.show_button = QPushButton("Show in overlay")
         self.show_button.clicked.connect(lambda: self.show_tokenizer(self.selected_tokenizer()))
         self.save_button = QPushButton("Save…")
@@ -182,6 +209,7 @@ class TrainingWorkspace(QWidget):
         res_lay.addWidget(self.results, 1)
         res_buttons = QVBoxLayout()
         res_buttons.addWidget(self.show_button)
+        res_buttons.addWidget(self.rename_button)
         res_buttons.addWidget(self.save_button)
         res_buttons.addStretch(1)
         res_lay.addLayout(res_buttons)
@@ -214,6 +242,7 @@ class TrainingWorkspace(QWidget):
         self.form.corpus.problem.connect(self.show_error)
         self.form.changed.connect(self._refresh_buttons)
         self.results.currentRowChanged.connect(self._refresh_buttons)
+        self.registry.renamed.connect(lambda _tok: self._relabel_results())
         self._refresh_buttons()
 
     # -- running ------------------------------------------------------------------------------------
@@ -411,13 +440,44 @@ class TrainingWorkspace(QWidget):
         if spec != f"trained:{tok.name}":
             tok.name = spec.removeprefix("trained:")
         self.trained.append(tok)
-        item = QListWidgetItem(f"{tok.name} — {tok.n_vocab:,} tokens")
+        item = QListWidgetItem(self._result_text(tok))
         item.setData(Qt.ItemDataRole.UserRole, tok)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         settings = tok.training.settings if tok.training else {}
         item.setToolTip("\n".join(f"{k}: {v}" for k, v in settings.items() if k != "history"))
         self.results.addItem(item)
         self.results.setCurrentItem(item)
         self.registry.add(tok, spec, shown=shown)
+
+    @staticmethod
+    def _result_text(tok: Tokenizer) -> str:
+        return f"{tok.name} — {tok.n_vocab:,} tokens"
+
+    def _relabel_results(self) -> None:
+        for row in range(self.results.count()):
+            item = self.results.item(row)
+            tok = item.data(Qt.ItemDataRole.UserRole)
+            if tok is not None and item.text() != self._result_text(tok):
+                item.setText(self._result_text(tok))
+
+    def _edit_name(self) -> None:
+        item = self.results.currentItem()
+        if item is not None:
+            self.results.editItem(item)
+
+    def rename_tokenizer(self, tok: Tokenizer, name: str) -> bool:
+        """Call the trained ``tok`` ``name`` wherever it shows (the picker, the overlay, the
+        panels) and when it is saved; false (with a message) for an empty name."""
+        name = " ".join(name.split())
+        if not name:
+            self.show_error(f"A tokenizer needs a name: {tok.name} keeps its own.")
+            return False
+        if tok in self.registry:
+            self.registry.rename(tok, name)  # the results follow its signal
+        else:
+            tok.name = name
+            self._relabel_results()
+        return True
 
     def selected_tokenizer(self) -> Tokenizer | None:
         item = self.results.currentItem()
@@ -494,6 +554,7 @@ class TrainingWorkspace(QWidget):
         self.resume_button.setVisible(self.paused is not None and not running)
         has = self.results.currentItem() is not None
         self.show_button.setEnabled(has)
+        self.rename_button.setEnabled(has)
         self.save_button.setEnabled(has)
 
 

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
-from PySide6.QtWidgets import QApplication, QDockWidget, QProxyStyle, QStyle, QTabBar, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDockWidget,
+    QProxyStyle,
+    QScrollArea,
+    QStyle,
+    QTabBar,
+    QWidget,
+)
 
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.context import PanelWindow
@@ -46,6 +55,22 @@ def bottom_height(window_height: int) -> int:
     (560, 360, 252)
     """
     return max(int(window_height * BOTTOM_SHARE), min(BOTTOM_WANTED, window_height - TEXT_KEEPS))
+
+
+def tab_leaves_tables(view: QWidget) -> None:
+    """Tab leaves every table of ``view`` for the next widget (a table's own Tab moves from cell
+    to cell, through every row: the arrows do that)."""
+    for table in view.findChildren(QAbstractItemView):
+        table.setTabKeyNavigation(False)
+
+
+def in_sight(widget: QWidget) -> bool:
+    """False for a widget of a dock tabbed behind another (Qt keeps such a dock "visible" and
+    in the focus chain, with nothing of it on screen)."""
+    at: QWidget | None = widget
+    while at is not None and not isinstance(at, QDockWidget):
+        at = at.parentWidget()
+    return at is None or at.isFloating() or not at.visibleRegion().isEmpty()
 
 
 def _import_all(modules: list[str]) -> None:
@@ -140,7 +165,7 @@ class PanelHost(QObject):
                 window.commands.separator(spec.menu)
                 window.commands.add(
                     ActionSpec(f"panels.{spec.key}", spec.menu, spec.action, spec.shortcut),
-                    lambda k=spec.key: self.show(k),
+                    lambda k=spec.key: self.bring(k),
                 )
             if not spec.lazy:
                 self._make(spec)
@@ -189,6 +214,7 @@ class PanelHost(QObject):
         """Make the panel if it is not made yet, show it and bring it to the front; returns its view."""
         spec = self.specs[key]
         view = self.views.get(key) or self._make(spec)
+        tab_leaves_tables(view)  # with the tables it made since
         dock = self.docks[key]
         dock.show()
         dock.raise_()
@@ -196,8 +222,26 @@ class PanelHost(QObject):
             spec.shown(view, self)
         return view
 
+    def bring(self, key: str) -> QWidget:
+        """Show the panel as :meth:`show` does, and give it the keyboard focus (what its menu
+        entry and shortcut do: a panel beside the window is a window of its own, out of the
+        reach of the main window's Tab)."""
+        view = self.show(key)
+        dock = self.docks[key]
+        if dock.isFloating():
+            dock.activateWindow()
+        first: QWidget | None = view.nextInFocusChain()
+        while first is not None and first is not view and view.isAncestorOf(first):
+            takes = first.focusPolicy() & Qt.FocusPolicy.TabFocus and not isinstance(first, QScrollArea)  # a frame
+            if takes and first.isVisible() and first.isEnabled():
+                first.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                break
+            first = first.nextInFocusChain()
+        return view
+
     def _make(self, spec: PanelSpec) -> QWidget:
         view = spec.make(self)
+        tab_leaves_tables(view)
         dock = self.window.add_panel(spec.title, view, spec.area)
         self.views[spec.key], self.docks[spec.key] = view, dock
         if spec.tab_with in self.docks:

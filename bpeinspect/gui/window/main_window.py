@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -38,7 +39,7 @@ from bpeinspect.gui.panels.specs import PANELS, PanelSpec
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.window.about import AboutDialog
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
-from bpeinspect.gui.window.docks import PanelHost
+from bpeinspect.gui.window.docks import PanelHost, in_sight
 from bpeinspect.gui.window.document import LiveDocument, read_text_parts
 from bpeinspect.gui.window.encoder import Encoder, load_quietly
 from bpeinspect.gui.window.files import FileCommands
@@ -59,6 +60,7 @@ LAYER_ACTIONS = (
     ("ids", "Token ids inline", "Ctrl+4", False, "Ids inline"),
     ("specials", "Mark special tokens", "Ctrl+5", True, "Specials"),
 )
+FOCUS_CHAIN_MOST = 1000  # widgets Tab passes over at most, looking for one in sight
 THEME_ACTIONS = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
 
@@ -270,6 +272,17 @@ class MainWindow(QMainWindow):
             layers={name: getattr(look.layers, name) for name in LAYERS},
             font_size=look.text_size,
         )
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 (Qt's names)
+        """Tab and Shift+Tab pass over the docks tabbed behind others: the focus goes only
+        where the user can see it."""
+        for _ in range(FOCUS_CHAIN_MOST):
+            if not super().focusNextPrevChild(next):
+                return False
+            focus = QApplication.focusWidget()
+            if focus is None or in_sight(focus):
+                break
+        return True
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.prefs.save_window(self.window_state())

@@ -143,6 +143,24 @@ def test_empty_and_broken_files(tmp_path):
     assert reader.truncated
 
 
+def test_a_pdf_with_one_number_on_a_line_is_not_json(tmp_path):
+    """A real PDF's "startxref" number parsed as the one record of a JSON Lines file: the
+    window offered a field picker over nothing instead of saying the file is not JSON."""
+    from bpeinspect.core.dataset import peek_shape
+
+    pdf = tmp_path / "paper.pdf"
+    body = b"1 0 obj\n<< /Length 587 >>\nstream\n\x78\xda\x6d\x54\x4d\x8f\nendstream\nendobj\n"
+    pdf.write_bytes(b"%PDF-1.5\n%\xd0\xd4\xc5\xd8\n" + body * 30 + b"startxref\n261644\n%%EOF\n")
+    for ask in (peek_shape, lambda path: count_dataset(path, targets("gpt2"))):
+        with pytest.raises(DatasetError, match="not JSON") as error:
+            ask(pdf)
+        assert str(error.value).count("paper.pdf") == 1  # the file is named once
+    numbers = tmp_path / "numbers.jsonl"
+    numbers.write_text("1\n2\n3\n", "utf-8")  # JSON, but no record holds text
+    with pytest.raises(DatasetError, match="holds no records"):
+        peek_shape(numbers)
+
+
 def test_a_chats_preview_starts_after_the_shared_system_prompt():
     from bpeinspect.core.dataset.counting import LongRecord
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -178,3 +179,124 @@ def test_the_characters_encoded_so_far_follow_puts_edits_and_a_new_text():
     assert live.n_chars == len(text.text())
     live.apply(text.set_text("new"))
     assert live.n_chars == 0
+
+
+def test_a_text_going_in_a_slice_at_a_time_updates_its_starts_in_place():
+    """Each slice changes the last segments only: the running starts are changed there, not
+    copied whole per slice (which made a text going in quadratic in its length)."""
+    body = "Grüße 😀 aus Köln\nzweite Zeile\n" * 200
+    text = LiveText("", target=30)
+    text.replace(0, 0, body[:500])
+    u16, chars = text.u16_starts(), text.char_starts()
+    for a in range(500, len(body), 300):
+        text.replace(text.u16_len, 0, body[a : a + 300])
+        assert text.u16_starts() is u16 and text.char_starts() is chars
+    text.replace(text.u16_len // 2, 3, "é😀\n")  # an edit in the middle shifts what follows
+    text.replace(7, 0, "")
+    assert text.u16_starts() is u16 and text.char_starts() is chars
+    check_segments(text)
+    assert u16 == [0, *itertools.accumulate(s.u16 for s in text.segments)]
+    assert chars == [0, *itertools.accumulate(len(s.text) for s in text.segments)]
+
+
+class _ReadsFrom(list):
+    """A list that notes where each reading of it in order starts (0 for the whole of it)."""
+
+    def __init__(self, items) -> None:
+        super().__init__(items)
+        self.reads: list[int] = []
+
+    def __iter__(self):
+        self.reads.append(0)
+        return super().__iter__()
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            self.reads.append(index.start or 0)
+        return super().__getitem__(index)
+
+
+def test_token_and_byte_sums_are_added_up_from_the_changed_segment_on():
+    """A keystroke near the end re-adds the counts of the segments from it on, not of all of
+    them, and the sums equal a recomputation after edits, puts and reads in any order."""
+    tok = load_tokenizer("cl100k_base")
+    rng = random.Random(3)
+    plain = SAMPLE.replace("\r", "")
+    text = LiveText(plain * 8, target=40)
+    live = LiveEncoding(tok, text)
+    encode_pending(live)
+    assert len(live) == len(tok.encode_with_offsets(text.text()).ids)
+    live._ntok = _ReadsFrom(live._ntok)
+    live._nbytes = _ReadsFrom(live._nbytes)
+    change = text.replace(text.u16_len - 3, 0, "x")
+    live.apply(change)
+    encode_pending(live)
+    assert len(live) == len(tok.encode_with_offsets(text.text()).ids)
+    assert live.n_bytes == len(text.text().encode("utf-8"))
+    reads = live._ntok.reads + live._nbytes.reads
+    assert reads and min(reads) >= change.first
+    for _ in range(40):
+        pos = rng.randrange(text.u16_len)
+        removed = rng.randrange(min(30, text.u16_len - pos) + 1)
+        live.apply(text.replace(pos, removed, rng.choice(["", "a", "\n", "é😀 ", plain[:50]])))
+        if rng.random() < 0.5:
+            len(live)  # a reading between the change and its encoding
+        encode_pending(live)
+        full = tok.encode_with_offsets(text.text())
+        assert len(live) == len(full.ids) and live.n_bytes == full.n_bytes
+        token = byte = 0
+        for k in range(live.n_parts()):
+            p = live.part(k)
+            assert (p.token, p.byte) == (token, byte)
+            token, byte = token + len(p.enc.ids), byte + p.enc.n_bytes
+
+
+class _Scanned(list):
+    """A list that notes how far each ``index`` call looked."""
+
+    def __init__(self, items) -> None:
+        super().__init__(items)
+        self.scanned: list[int] = []
+
+    def index(self, value, start=0, stop=None):
+        try:
+            found = super().index(value, start, len(self) if stop is None else stop)
+        except ValueError:
+            self.scanned.append(len(self) - start)
+            raise
+        self.scanned.append(found + 1 - start)
+        return found
+
+
+def test_what_is_pending_is_found_without_looking_past_the_last_segment_to_encode():
+    """A keystroke asks several times what is left to encode, of thousands of segments: with
+    nothing left no segment is looked at, and with one left, none after it."""
+    tok = load_tokenizer("cl100k_base")
+    rng = random.Random(5)
+    plain = SAMPLE.replace("\r", "")
+    text = LiveText(plain * 20, target=40)
+    live = LiveEncoding(tok, text)
+    encode_pending(live)
+    live._heads = _Scanned(live._heads)
+    assert live.pending() == [] and live.complete
+    assert live._heads.scanned == []
+    change = text.replace(text.u16_len // 3, 0, "x")
+    live.apply(change)
+    live._heads = _Scanned(live._heads)
+    assert [seg for seg, _ in live.pending()] == change.new
+    assert sum(live._heads.scanned) <= change.first + len(change.new)
+    for _ in range(40):  # and it is right after edits, puts and new texts in any order
+        pos = rng.randrange(text.u16_len)
+        removed = rng.randrange(min(30, text.u16_len - pos) + 1)
+        change = text.replace(pos, removed, rng.choice(["", "a", "\n", "é😀 ", plain[:90]]))
+        live.apply(change)
+        todo = live.pending()
+        assert [s.k for s, _ in todo] == [
+            s.k for s in text.segments if live.part(s.k) is None or s.k in {s.k for s, _ in todo}
+        ]
+        for seg, head in todo[::2]:
+            live.put(seg, encode_segment(tok, seg.text, head), head)
+        if rng.random() < 0.1:
+            live.apply(text.set_text(plain * rng.randrange(1, 4)))
+    encode_pending(live)
+    assert live.complete and live.encoding().ids == tok.encode_with_offsets(text.text()).ids

@@ -37,9 +37,11 @@ def kept(top: Path, file_filter: FileFilter = GITIGNORE_ONLY) -> list[str]:
     return sorted(p.relative_to(top).as_posix() for p in scan_corpus(top, file_filter).files)
 
 
-def git_kept(top: Path) -> list[str]:
-    """What git lists as untracked and not ignored in ``top`` (made a repository), hidden files
-    and folders left out as the scan leaves them out."""
+def git_kept(top: Path, folder: Path | None = None) -> list[str]:
+    """What git lists as untracked and not ignored in ``folder`` (default: ``top``) of the
+    repository ``top`` (made one), relative to ``folder``, hidden files and folders left out as
+    the scan leaves them out."""
+    folder = top if folder is None else folder
     env = {
         **os.environ,
         "GIT_CONFIG_GLOBAL": os.devnull,
@@ -47,15 +49,27 @@ def git_kept(top: Path) -> list[str]:
         "XDG_CONFIG_HOME": str(top / ".no-config"),
         "HOME": str(top / ".no-home"),
     }
-    subprocess.run(["git", "init", "-q", str(top)], check=True, env=env)
+    if not (top / ".git" / "HEAD").exists():
+        subprocess.run(["git", "init", "-q", str(top)], check=True, env=env)
     out = subprocess.run(
-        ["git", "-C", str(top), "-c", "core.quotePath=false", "ls-files", "-z", "--others", "--exclude-standard"],
+        ["git", "-C", str(folder), "-c", "core.quotePath=false", "ls-files", "-z", "--others", "--exclude-standard"],
         check=True,
         capture_output=True,
         env=env,
     ).stdout.decode("utf-8")
     names = [n for n in out.split("\0") if n]
     return sorted(n for n in names if not any(part.startswith(".") for part in n.split("/")))
+
+
+def git_ignored_folders(top: Path) -> list[str]:
+    """The folders git ignores in the repository ``top`` (the outermost of each), as ``"a/b/"``."""
+    out = subprocess.run(
+        ["git", "-C", str(top), "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"},
+    ).stdout.decode("utf-8")
+    return [n for n in out.split("\0") if n.endswith("/")]
 
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is the oracle")
@@ -173,6 +187,76 @@ def test_random_gitignores_keep_what_git_keeps(tmp_path, seed):
         ignores[f"{folder}/.gitignore"] = "\n".join(random_pattern(rng) for _ in range(rng.randint(1, 3))) + "\n"
     make_tree(top, ignores)
     assert kept(top) == git_kept(top), ignores
+    # a folder added from inside the repository: the .gitignore files above it and the
+    # repository's info/exclude count too, as they do for git
+    exclude = "\n".join(random_pattern(rng) for _ in range(rng.randint(1, 3))) + "\n"
+    make_tree(top, {".git/info/exclude": exclude})
+    for folder in folders:
+        if any(f"{folder}/".startswith(d) for d in git_ignored_folders(top)):
+            continue  # git lists nothing in it; the scan takes the folder it is given (see below)
+        assert kept(top / folder) == git_kept(top, top / folder), (folder, ignores, exclude)
+
+
+@needs_git
+def test_a_folder_inside_a_repository_follows_the_gitignores_above_it_and_info_exclude(tmp_path):
+    repo = tmp_path / "repo"
+    make_tree(repo, TREE)
+    make_tree(repo, {".gitignore": GITIGNORE, **NESTED})
+    make_tree(
+        repo,
+        {
+            "src/deep/.gitignore": "*.py\n!keep*.py\n",
+            "src/deep/er/keep_me.py": "taken back below",
+            "src/deep/er/made.txt": "left out by info/exclude",
+            "src/deep/er/inner/z.txt": "in a folder left out from above",
+        },
+    )
+    make_tree(repo, {".git/info/exclude": "made.txt\ninner/\n"})
+    folder = repo / "src" / "deep" / "er"
+    ours = kept(folder)
+    assert ours == git_kept(repo, folder)
+    # the top's src/**/er/*.cfg, src/deep's *.py (and its !keep*.py), info/exclude's made.txt and inner/
+    assert ours == ["keep_me.py"]
+    scan = scan_corpus(folder, GITIGNORE_ONLY)
+    assert sorted((p.name, why) for p, why in scan.skipped) == [
+        ("inner", IGNORED),
+        ("made.txt", IGNORED),
+        ("x.py", IGNORED),
+        ("y.cfg", IGNORED),
+    ]
+    # the folder's own path counts in the rules above it: /build/ is the top's build only
+    make_tree(repo, {"docs/sub/build/b.txt": "docs' build", "top2/build/c.txt": "another build"})
+    assert kept(repo / "top2") == git_kept(repo, repo / "top2") == ["build/c.txt"]
+    assert kept(repo / "docs") == git_kept(repo, repo / "docs")
+    # a folder the rules above ignore is still the user's choice, as a file named one by one
+    # is: its files count, as the rules inside it and below say
+    assert "build/" in git_ignored_folders(repo)
+    make_tree(repo, {"build/skip.log": "log"})
+    assert kept(repo / "build") == ["out.txt"]
+    # without the .gitignore switch none of it counts
+    assert kept(folder, FileFilter.everything()) == ["inner/z.txt", "keep_me.py", "made.txt", "x.py", "y.cfg"]
+
+
+@needs_git
+def test_a_worktree_reads_the_exclude_file_of_its_main_repository(tmp_path):
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    main = tmp_path / "main"
+    make_tree(main, {"a.txt": "a"})
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", str(main)], check=True, env=env)
+    subprocess.run([*git, "-C", str(main), "add", "a.txt"], check=True, env=env)
+    subprocess.run([*git, "-C", str(main), "commit", "-q", "-m", "a"], check=True, env=env)
+    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(tmp_path / "wt")], check=True, env=env)
+    make_tree(main, {".git/info/exclude": "*.tmp\n"})
+    wt = tmp_path / "wt"
+    make_tree(wt, {"sub/x.tmp": "x", "sub/y.txt": "y"})
+    assert (wt / ".git").is_file()
+    assert kept(wt / "sub") == git_kept(wt, wt / "sub") == ["y.txt"]
+
+
+def test_a_folder_outside_any_repository_reads_no_gitignore_above_it(tmp_path):
+    make_tree(tmp_path, {".gitignore": "*.txt\n", "sub/a.txt": "a"})
+    assert kept(tmp_path / "sub") == ["a.txt"]
 
 
 def test_rules_in_detail():

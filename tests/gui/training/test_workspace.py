@@ -507,6 +507,55 @@ def test_results_show_in_the_main_window_overlay(qtbot, panel_window, tmp_path):
         ws.shutdown()
 
 
+def test_a_trained_tokenizer_renamed_shows_the_name_everywhere_and_is_saved_under_it(qtbot, panel_window, tmp_path):
+    from PySide6.QtWidgets import QLineEdit
+
+    from bpeinspect.core.io.formats import load_path
+
+    window = panel_window
+    window.commands["panels.training"].trigger()
+    ws = window.panels.view("training")
+    try:
+        add_corpus(qtbot, ws, TAYLOR)
+        ws.form.sizes_edit.setText("300")
+        window.set_text("Taylor Alison Swift is an American singer-songwriter.")
+        train(qtbot, ws)
+        ws.show_button.click()
+        wait_idle(qtbot, window)
+        tok = ws.selected_tokenizer()
+        assert tok is not None and tok.name == "taylorswift · 300"
+        window.commands["panels.languages"].trigger()
+        languages = window.panels.view("languages")
+        with qtbot.waitSignal(languages.statsReady, timeout=60000):
+            languages.set_source("fable")
+        # renamed in place: Rename (or F2) opens the name alone for editing, Enter commits it
+        assert ws.rename_button.isEnabled()
+        ws.rename_button.click()
+        editor = ws.results.viewport().findChild(QLineEdit)
+        assert editor is not None and editor.text() == "taylorswift · 300"
+        editor.setText("  Taylor   lyrics ")
+        with qtbot.waitSignal(languages.statsReady, timeout=60000) as blocker:
+            qtbot.keyClick(editor, Qt.Key.Key_Return)
+        name = "Taylor lyrics"
+        assert tok.name == name
+        assert ws.results.currentItem().text() == f"{name} — 300 tokens"
+        assert window.toolbar.picker.currentText() == name  # the picker
+        (pane,) = window.panes.panes()
+        assert pane.tok is tok and name in pane.title.text()  # the overlay's pane
+        assert window.status_line.text().startswith(f"{name}: ")  # the status line
+        assert name in blocker.args[0].tokenizers  # the Languages panel counts it under the new name
+        assert name in [languages.focus_box.itemText(i) for i in range(languages.focus_box.count())]
+        # what is saved keeps the name, and the save dialog offers it
+        ws.save_tokenizer(tok, tmp_path / "renamed.json", "native")
+        wait_jobs(qtbot, ws.saver)
+        assert load_path(tmp_path / "renamed.json").name == name
+        # an empty name is refused with a message, and the old one stays
+        assert not ws.rename_tokenizer(tok, "   ")
+        assert tok.name == name and "needs a name" in ws.message.text()
+    finally:
+        ws.shutdown()
+
+
 def test_resume_is_offered_only_with_merges_left(qtbot, ws):
     from types import SimpleNamespace
 
@@ -649,3 +698,25 @@ def test_the_trained_tokenizers_show_without_scrolling_in_a_1024x700_window(qtbo
     ws.resize(1024, 700)
     qtbot.wait(50)
     assert ws.results.visibleRegion().boundingRect().height() == ws.results.height()
+
+
+def test_the_split_preview_is_made_once_and_after_the_form_is_made(qtbot, monkeypatch):
+    """Opening the panel draws no preview in the turn that makes it (probing fonts for the
+    sample's characters was most of the first show), and the preset shown is split once."""
+    from bpeinspect.gui.training import pattern
+    from bpeinspect.gui.training.form import TrainingForm
+
+    calls: list[str | None] = []
+    real = pattern.preview_split
+
+    def counting(rule, text, timeout=0.25):
+        calls.append(rule)
+        return real(rule, text, timeout=timeout)
+
+    monkeypatch.setattr(pattern, "preview_split", counting)
+    form = TrainingForm()
+    qtbot.addWidget(form)
+    assert calls == [] and form.preview.text() == ""
+    qtbot.waitUntil(lambda: form.preview.text() != "")
+    assert calls == ["gpt4"] and "␣world" in form.preview.text()
+    assert form.pattern_message.text().endswith("merges never cross their edges")

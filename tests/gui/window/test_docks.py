@@ -208,3 +208,27 @@ def test_every_panel_open_keeps_a_1024x700_window_at_its_height(qtbot, settings,
         assert win.height() == 700
     finally:
         stop_panels(win)
+
+
+def test_a_big_panel_opens_beside_the_window_only_where_it_fits_on_the_screen(qtbot, settings, monkeypatch):
+    """Beside a 1920 px window on a 2560 px screen, Languages grew to 808 px once its table's
+    count line was filled in, and ran 176 px off the screen's edge."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    from bpeinspect.gui.concurrency import all_idle
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 2560, 1440))
+    win = shown_window(qtbot, settings, 1920, 1200)
+    win.move(0, 0)
+    win.open_tokenizer("o200k_base")
+    for key in ("languages", "training", "chat", "dataset"):
+        win.panels.show(key)
+    qtbot.wait(200)
+    qtbot.waitUntil(lambda: all_idle() and not win.jobs.is_busy(), timeout=120_000)
+    qtbot.wait(200)
+    for key in ("languages", "training", "chat", "dataset"):
+        frame = win.panels.docks[key].frameGeometry()
+        assert win.panels.docks[key].isFloating(), key
+        assert QRect(0, 0, 2560, 1440).contains(frame), (key, frame)
+        assert not frame.intersects(win.frameGeometry()), (key, frame)

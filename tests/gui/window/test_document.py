@@ -132,3 +132,33 @@ def test_a_text_file_that_is_not_utf8_names_the_bad_byte_and_where(tmp_path) -> 
     for size in (3, 16, 1 << 20):
         with pytest.raises(ValueError, match=rf"bad.txt: not UTF-8 text \(byte {len('ok 🎉 '.encode()) * 30}: ff\)"):
             read_text_parts(str(path), part=size)
+
+
+def test_a_big_selection_goes_out_without_laying_out_the_lines_it_is_cut_at(qtbot):
+    # Qt lays out the line a cursor lands on when it moves outside an edit block, and its
+    # plain-text layout then took time in proportion to the whole text: 100 ms at 10 MB
+    from PySide6.QtGui import QTextCursor
+    from PySide6.QtWidgets import QPlainTextDocumentLayout
+
+    live = document.LiveDocument()
+    laid_out = []
+
+    class Layout(QPlainTextDocumentLayout):
+        def blockBoundingRect(self, block):
+            laid_out.append(block.blockNumber())
+            return super().blockBoundingRect(block)
+
+    live.document.setDocumentLayout(Layout(live.document))
+    old = "an old line of text, to be replaced\n" * 30_000  # about a megabyte, 60 slices
+    live.set_text(old)
+    qtbot.waitUntil(lambda: not live.is_feeding(), timeout=60000)
+    laid_out.clear()
+    cur = QTextCursor(live.document)
+    cur.select(QTextCursor.SelectionType.Document)
+    live.insert_text(cur, "the new text\n")
+    qtbot.waitUntil(lambda: not live.is_feeding(), timeout=60000)
+    assert live.text() == "the new text\n"
+    # no view shows it: no line needs a layout, but for the first, where the new text goes
+    assert set(laid_out) <= {0}
+    live.document.undo()  # still one step
+    assert live.text() == old

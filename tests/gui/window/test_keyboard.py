@@ -3,8 +3,9 @@ the text (where Tab types a tab), and the focus chain goes through every pane.""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea
 
 from tests.gui.conftest import wait_idle
 
@@ -42,3 +43,64 @@ def test_the_focus_starts_in_the_text_and_tab_goes_through_the_panes(qtbot, pane
     assert second in seen and table in seen
     at = seen.index(table)
     assert seen[at + 1] is not table  # one Tab leaves it
+
+
+def _dock_of(widget):
+    from PySide6.QtWidgets import QDockWidget
+
+    while widget is not None and not isinstance(widget, QDockWidget):
+        widget = widget.parentWidget()
+    return widget
+
+
+def _tab_round(qtbot, win, start, presses=300):
+    """The widgets Tab visits from ``start`` (Ctrl+Tab in a text), up to its return to ``start``."""
+    from bpeinspect.gui.overlay.token_view import TokenView
+
+    seen = []
+    w = start
+    for _ in range(presses):
+        modifier = Qt.KeyboardModifier.ControlModifier if isinstance(w, TokenView) else Qt.KeyboardModifier.NoModifier
+        qtbot.keyClick(w, Qt.Key.Key_Tab, modifier)
+        w = _focus(win)
+        if w is start:
+            return seen
+        seen.append(w)
+    raise AssertionError(f"Tab did not come back to the text; it stayed in {[type(x).__name__ for x in seen[-3:]]}")
+
+
+@pytest.mark.parametrize("front", ["vocab", "replay"])
+def test_tab_goes_round_the_window_through_the_docks_in_front_and_skips_those_behind(qtbot, panel_window, front):
+    win = panel_window
+    win.activateWindow()
+    win.open_tokenizer("cl100k_base")
+    win.set_text("hello tokenization")
+    wait_idle(qtbot, win)
+    win.panels.show(front)  # a table of its own in front of the Tokens tab
+    qtbot.wait(50)
+    text = win.panes.panes()[0].view
+    text.setFocus()
+    qtbot.waitUntil(lambda: _focus(win) is text, timeout=5000)
+    seen = _tab_round(qtbot, win, text)  # it comes back: no table keeps the Tab key
+    docks = {_dock_of(w) for w in seen} - {None}
+    assert win.panels.docks[front] in docks
+    behind = [d for d in docks if d.visibleRegion().isEmpty()]
+    assert not behind, f"Tab went into docks not in sight: {[d.windowTitle() for d in behind]}"
+    assert any(win.ids.isAncestorOf(w) for w in seen)  # and through the ids below the text
+
+
+@pytest.mark.parametrize("key", ["training", "chat", "languages"])
+def test_a_panel_opened_from_its_menu_entry_takes_the_keyboard_focus(qtbot, panel_window, key):
+    """Opened with its shortcut, a panel (docked, or a window of its own beside the main one)
+    was out of the reach of Tab: the focus stayed in the text."""
+    win = panel_window
+    win.activateWindow()
+    win.open_tokenizer("cl100k_base")
+    win.set_text("hello")
+    wait_idle(qtbot, win)
+    text = win.panes.panes()[0].view
+    qtbot.waitUntil(lambda: _focus(win) is text, timeout=5000)
+    win.commands[f"panels.{key}"].trigger()
+    view = win.panels.view(key)
+    qtbot.waitUntil(lambda: view is not None and view.isAncestorOf(_focus(win) or win), timeout=5000)
+    assert _focus(win).isVisible() and not isinstance(_focus(win), QScrollArea)  # a control, not a frame

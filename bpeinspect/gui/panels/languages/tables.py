@@ -274,6 +274,7 @@ class TablePage(QWidget):
         lay.setSpacing(2)  # docked below a small window's text, the rows get the pixels
         self.search: QLineEdit | None = None
         self.count_label = QLabel()
+        self.count_label.setWordWrap(True)  # a long line would set the panel's least width
         if searchable:
             self.search = QLineEdit()
             self.search.setPlaceholderText("Search languages: name, code, script or region")

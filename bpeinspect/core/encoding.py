@@ -178,8 +178,13 @@ def tiled_ids(
             piece_lens.append(len(segment))
         else:
             pieces = find(segment)
-            ids.extend(chain.from_iterable(map(lookup, pieces)))  # the per-piece loop stays in C
-            piece_lens.extend(map(len, pieces))
+            # the per-piece loop stays in C, a slice of a long text's pieces per call (one call
+            # over a 10 MB text's held the interpreter for 100 ms), should_stop asked between
+            for k in range(0, len(pieces), _STEP):
+                if k and should_stop is not None and should_stop():
+                    raise Cancelled()
+                ids.extend(chain.from_iterable(map(lookup, pieces[k : k + _STEP])))
+                piece_lens.extend(map(len, pieces[k : k + _STEP]))
     return ids, piece_lens
 
 
@@ -229,12 +234,12 @@ def encoding_from_ids(
     enc.ids = ids
     if not ids:
         return enc
-    cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    cp = _code_points(text)
     char_byte = np.zeros(len(cp) + 1, dtype=np.int64)
     np.cumsum(1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000), out=char_byte[1:])
     char_u16 = np.zeros(len(cp) + 1, dtype=np.int64)
     np.cumsum(1 + (cp >= 0x10000), out=char_u16[1:])
-    id_arr = np.array(ids, dtype=np.int64)
+    id_arr = _int64_array(ids)
     lens = token_lengths[id_arr]
     byte_ends = np.cumsum(lens)
     byte_starts = byte_ends - lens
@@ -248,22 +253,61 @@ def encoding_from_ids(
         flags |= np.where(np.isin(id_arr, specials), SPECIAL, 0)
     if added_ids:
         flags |= np.where(np.isin(id_arr, np.array(sorted(added_ids), dtype=np.int64)), ADDED, 0)
-    piece_ends = np.cumsum(np.array(piece_lens, dtype=np.int64))
-    piece_starts = piece_ends - np.array(piece_lens, dtype=np.int64)
+    piece_len_arr = _int64_array(piece_lens)
+    piece_ends = np.cumsum(piece_len_arr)
+    piece_starts = piece_ends - piece_len_arr
     pieces_of = np.searchsorted(char_byte[piece_starts], byte_starts, side="right") - 1
 
-    def column(a: np.ndarray) -> array:
-        out = array("q")
-        out.frombytes(np.ascontiguousarray(a, dtype=np.int64).tobytes())
-        return out
-
-    enc.byte_starts, enc.byte_ends = column(byte_starts), column(byte_ends)
-    enc.char_starts, enc.char_ends = column(c0), column(c1)
-    enc.utf16_starts, enc.utf16_ends = column(char_u16[c0]), column(char_u16[c1])
-    enc.pieces_of = column(pieces_of)
-    enc.flags = bytearray(flags.astype(np.uint8).tobytes())
-    enc.piece_spans = list(zip(piece_starts.tolist(), piece_ends.tolist()))
+    enc.byte_starts, enc.byte_ends = _column(byte_starts), _column(byte_ends)
+    enc.char_starts, enc.char_ends = _column(c0), _column(c1)
+    enc.utf16_starts, enc.utf16_ends = _column(char_u16[c0]), _column(char_u16[c1])
+    enc.pieces_of = _column(pieces_of)
+    flag_bytes = flags.astype(np.uint8)
+    enc.flags = bytearray()
+    for k in range(0, len(flag_bytes), _STEP):
+        enc.flags += flag_bytes[k : k + _STEP].tobytes()
+    spans: list[tuple[int, int]] = []
+    for k in range(0, len(piece_starts), _STEP):
+        spans.extend(zip(piece_starts[k : k + _STEP].tolist(), piece_ends[k : k + _STEP].tolist()))
+    enc.piece_spans = spans
     return enc
+
+
+# Elements converted between Python objects and arrays per C call in encoding_from_ids: one
+# conversion of a 10 MB text's 2.4M tokens held the interpreter for 100-300 ms, and with it
+# every other thread (the GUI thread, when a worker encodes a whole text); a slice takes a few ms.
+_STEP = 1 << 15
+
+
+def _code_points(text: str) -> np.ndarray:
+    """``text``'s code points as an array, encoded a slice at a time (see :data:`_STEP`)."""
+    import numpy as np  # see encoding_from_ids
+
+    out = np.empty(len(text), dtype=np.uint32)
+    for k in range(0, len(text), 4 * _STEP):
+        out[k : k + 4 * _STEP] = np.frombuffer(text[k : k + 4 * _STEP].encode("utf-32-le"), dtype=np.uint32)
+    return out
+
+
+def _int64_array(values: list[int]) -> np.ndarray:
+    """``np.array(values, dtype=np.int64)``, filled a slice at a time (see :data:`_STEP`)."""
+    import numpy as np  # see encoding_from_ids
+
+    out = np.empty(len(values), dtype=np.int64)
+    for k in range(0, len(values), _STEP):
+        out[k : k + _STEP] = values[k : k + _STEP]
+    return out
+
+
+def _column(a: np.ndarray) -> array:
+    """An offsets column (``array("q")``) of ``a``, copied a slice at a time (see :data:`_STEP`)."""
+    import numpy as np  # see encoding_from_ids
+
+    out = array("q")
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    for k in range(0, len(a), _STEP):
+        out.frombytes(a[k : k + _STEP].tobytes())
+    return out
 
 
 def build_encoding(

@@ -152,3 +152,40 @@ def test_the_first_encode_with_offsets_asks_should_stop_while_it_builds_the_toke
     with pytest.raises(Cancelled):
         tok.encode_with_offsets("Hello", should_stop=lambda: next(answers))
     assert [t.id for t in tok.encode_with_offsets("Hello")] == [15496]
+
+
+def test_the_offsets_of_a_long_text_are_converted_a_slice_at_a_time(monkeypatch) -> None:
+    """Offsets built for a whole long text (a worker encoding 10 MB next to the window) turn
+    ids, offsets and code points between lists and arrays a slice at a time: one conversion
+    of 2.4M tokens held the interpreter, and the GUI thread with it, for 100-300 ms."""
+    from bpeinspect.core import encoding
+    from tests.c_calls import receiver_sizes
+
+    monkeypatch.setattr(encoding, "_STEP", 256, raising=False)
+    tok = load_tokenizer("o200k_base")
+    text = " ".join(PROSE) * 20
+    whole = tok.encode_with_offsets(text)
+    assert len(whole) > 20 * 256
+    calls = receiver_sizes(lambda: tok.encode_with_offsets(text), "encoding.py")
+    conversions = ("tolist", "tobytes", "encode")  # Python objects from an array or a text
+    big = [(name, size) for name, size in calls if name in conversions and size > 4 * 256]
+    assert not big, big
+    check_encoding(tok, text[:5000])
+
+
+def test_a_long_texts_encode_asks_should_stop_between_slices_of_its_pre_tokens(monkeypatch) -> None:
+    """A worker encoding a whole long text gives way (and hears a cancel) a slice of its
+    pre-tokens at a time, not once per text: the ids of a 10 MB text's pre-tokens were looked
+    up in one C call that held the interpreter for 100 ms."""
+    from bpeinspect.core import encoding
+
+    monkeypatch.setattr(encoding, "_STEP", 256, raising=False)
+    tok = load_tokenizer("o200k_base")
+    text = " ".join(PROSE) * 20
+    whole = tok.encode_with_offsets(text)  # (the token lengths are built by now)
+    asked: list[bool] = []
+    again = tok.encode_with_offsets(text, should_stop=lambda: asked.append(True) or False)
+    assert again.ids == whole.ids and len(asked) >= len(whole.piece_spans) // 256
+    answers = iter([False] * 3 + [True])
+    with pytest.raises(Cancelled):
+        tok.encode_with_offsets(text, should_stop=lambda: next(answers))

@@ -42,3 +42,27 @@ def test_script_counts_and_token_scripts_agree_on_letters() -> None:
         got = vocab.token_scripts(ch.encode("utf-8", "surrogatepass"))
         assert got == ((named,) if named not in scripts.NO_SCRIPT else ("Common",)), ch
         assert scripts.script_counts(ch) == {named: 1}
+
+
+def test_the_script_table_is_matched_a_block_of_code_points_at_a_time(monkeypatch):
+    """A worker builds the table while the window is in use: the text of all 1.1M code points,
+    made and matched in one C call each, held the interpreter for 0.1 s; blocks keep each
+    call short, and a script's run cut at a block's end comes out the same."""
+    matched: list[int] = []
+    compile_ = scripts.regex.compile
+
+    class Recording:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def finditer(self, text, *args, **kwargs):
+            matched.append(len(text))
+            return self.pattern.finditer(text, *args, **kwargs)
+
+    monkeypatch.setattr(scripts.regex, "compile", lambda *a, **k: Recording(compile_(*a, **k)))
+    table = scripts._script_table.__wrapped__()
+    assert sum(matched) == 0x110000 and max(matched) <= 1 << 14
+    values = scripts._VALUES
+    for ch, script in (("a", "Latin"), ("ж", "Cyrillic"), ("ሀ", "Ethiopic"), ("5", "Common"), ("\ue000", "Unknown")):
+        assert values[table[ord(ch)]] == script
+    assert table == scripts._script_table()

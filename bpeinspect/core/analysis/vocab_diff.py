@@ -19,10 +19,11 @@ from __future__ import annotations
 import itertools
 import string
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.scripts import NO_SCRIPT, char_script
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer
 
 ShouldStop = Callable[[], bool] | None
+T = TypeVar("T")
 Progress = Callable[[int, int], None] | None
 
 MAX_SIDES = 4
@@ -161,13 +163,10 @@ class VocabDiff:
         return byte_order(self.members(mask, exact=exact))
 
     def members(self, mask: int, *, exact: bool = True) -> list[bytes]:
-        """:meth:`tokens` in no particular order."""
+        """:meth:`tokens` in no particular order (see :func:`_members`)."""
         inside = [self._sets[k] for k in range(len(self.sides)) if mask >> k & 1]
         outside = [self._sets[k] for k in range(len(self.sides)) if not mask >> k & 1] if exact else []
-        got = inside[0].intersection(*inside[1:])
-        for s in outside:
-            got = got - s
-        return list(got)
+        return _members(inside, outside)
 
     def only_tokens(self, k: int) -> list[bytes]:
         return self.tokens(1 << k)
@@ -241,12 +240,11 @@ def _mergeable(tok: Tokenizer) -> dict[bytes, int]:
     return {b: i for b, i in tok.ranks.items() if i not in apart}
 
 
-def _set_of(items: Iterable[bytes], step: int = 1 << 13) -> set[bytes]:
+def _set_of(items: Iterable[T], step: int = _CHECK_EVERY) -> set[T]:
     """``set(items)`` built a slice at a time: one C call over 200k tokens would hold the
     interpreter for tens of ms; between slices another thread can run."""
-    out: set[bytes] = set()
-    it = iter(items)
-    while chunk := list(itertools.islice(it, step)):
+    out: set[T] = set()
+    for chunk in _slices(items, step):
         out.update(chunk)
     return out
 
@@ -290,7 +288,7 @@ def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_
         lengths = Counter(map(len, r))
         sides.append(VocabSide(name, tok.n_vocab, len(r), specials, dict(comp), dict(sorted(lengths.items()))))
     diff_sides = tuple(sides)
-    exclusive = _exclusive_counts(sets)
+    exclusive = _exclusive_counts(sets, should_stop)
     same_id: dict[tuple[int, int], int] = {}
     prefix: dict[tuple[int, int], int] = {}
     for a, b in itertools.combinations(range(len(ranks)), 2):
@@ -309,19 +307,49 @@ def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_
     return diff
 
 
-def _exclusive_counts(sets: Sequence[set] | Sequence[frozenset]) -> dict[int, int]:
-    """Bit mask -> how many items exactly the sets of the mask hold (inclusion-exclusion free:
-    each combination's intersection minus the union of the others)."""
-    n = len(sets)
-    out = {}
-    for mask in range(1, 1 << n):
-        inside = [sets[k] for k in range(n) if mask >> k & 1]
-        got = inside[0].intersection(*inside[1:])
-        for k in range(n):
-            if not mask >> k & 1:
-                got = got - sets[k]
-        out[mask] = len(got)
+def _slices(items: Iterable[T], step: int = _CHECK_EVERY) -> Iterator[list[T]]:
+    """``items`` a list of ``step`` at a time."""
+    it = iter(items)
+    while chunk := list(itertools.islice(it, step)):
+        yield chunk
+
+
+def _members(inside: Sequence[AbstractSet[T]], outside: Sequence[AbstractSet[T]] = ()) -> list[T]:
+    """The items of every set of ``inside`` and of none of ``outside``, in no particular order.
+
+    Tested an item at a time in Python, a slice at a time: set operations over 200k tokens
+    are single C calls that hold the interpreter (and with it the GUI thread) for tens of ms.
+
+    >>> sorted(_members([{1, 2, 3}, {2, 3, 4}], [{3}]))
+    [2]
+    """
+    smallest = min(inside, key=len)
+    others = [s for s in inside if s is not smallest]
+    out: list[T] = []
+    for chunk in _slices(smallest):
+        out.extend(t for t in chunk if all(t in s for s in others) and not any(t in s for s in outside))
     return out
+
+
+def _exclusive_counts(sets: Sequence[AbstractSet[T]], should_stop: ShouldStop = None) -> dict[int, int]:
+    """Bit mask -> how many items exactly the sets of the mask hold: each item's mask is made
+    in Python, a slice at a time (see :func:`_members`), ``should_stop`` asked between slices.
+
+    >>> _exclusive_counts([{1, 2}, {2, 3}])
+    {1: 1, 2: 1, 3: 1}
+    """
+    masks: dict[T, int] = {}
+    for k, s in enumerate(sets):
+        bit = 1 << k
+        for chunk in _slices(s):
+            _tick(0, should_stop)
+            for t in chunk:
+                masks[t] = masks.get(t, 0) | bit
+    counts: Counter[int] = Counter()
+    for some in _slices(masks.values()):
+        _tick(0, should_stop)
+        counts.update(some)
+    return {mask: counts[mask] for mask in range(1, 1 << len(sets))}
 
 
 # -- merges ----------------------------------------------------------------------------------------
@@ -370,12 +398,15 @@ def merges_in_common(
     for k, (_, tok) in enumerate(tokenizers):
         each = None if progress is None else (lambda d, t, k=k: progress(k * t + d, len(tokenizers) * t))
         lists.append(merge_pairs(tok, progress=each, should_stop=should_stop))
-    sets = [frozenset(m) for m in lists]
+    sets = [_set_of(m) for m in lists]
     same_rank = {}
     for a, b in itertools.combinations(range(len(lists)), 2):
         same_rank[a, b] = sum(1 for x, y in zip(lists[a], lists[b]) if x == y)
     return MergeOverlap(
-        tuple(n for n, _ in tokenizers), tuple(len(m) for m in lists), _exclusive_counts(sets), same_rank
+        tuple(n for n, _ in tokenizers),
+        tuple(len(m) for m in lists),
+        _exclusive_counts(sets, should_stop),
+        same_rank,
     )
 
 
@@ -443,10 +474,20 @@ def byte_order(tokens: list[bytes], should_stop: ShouldStop = None) -> list[byte
         return list(tokens)
     if should_stop is not None and should_stop():
         raise Cancelled()
-    arr = np.array(tokens, dtype=np.bytes_)
-    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    # filled a slice at a time: one np.array() over 200k tokens holds the interpreter for 25 ms
+    n, step = len(tokens), _CHECK_EVERY
+    lengths = np.empty(n, dtype=np.int64)
+    for k in range(0, n, step):
+        lengths[k : k + step] = [len(t) for t in tokens[k : k + step]]
+    arr = np.empty(n, dtype=f"S{max(1, int(lengths.max()))}")
+    for k in range(0, n, step):
+        _tick(0, should_stop)
+        arr[k : k + step] = tokens[k : k + step]
     by = np.lexsort((lengths, arr))
-    return [tokens[i] for i in by.tolist()]
+    out: list[bytes] = []
+    for k in range(0, n, step):
+        out.extend([tokens[i] for i in by[k : k + step].tolist()])
+    return out
 
 
 SORT_KEYS = ("token", "length", "category")  # and "id:K" for side K's id
@@ -500,8 +541,13 @@ def list_tokens(
             keys.extend(ranks.get(t, missing) for t in tokens[k : k + _CHECK_EVERY])
     else:
         raise ValueError(f"cannot sort by {sort!r}")
-    arr = np.asarray(keys, dtype=np.int64)
+    arr = np.empty(len(keys), dtype=np.int64)
+    for k in range(0, len(keys), _CHECK_EVERY):  # a slice at a time, as in byte_order
+        arr[k : k + _CHECK_EVERY] = keys[k : k + _CHECK_EVERY]
     by = np.argsort(arr, kind="stable")  # tokens are in byte order already: ties keep it
     if descending:
         by = by[::-1]
-    return [tokens[i] for i in by.tolist()]
+    out: list[bytes] = []
+    for k in range(0, len(by), _CHECK_EVERY):
+        out.extend([tokens[i] for i in by[k : k + _CHECK_EVERY].tolist()])
+    return out

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import regex
-from PySide6.QtCore import QLocale, QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QLocale, QObject, QRectF, Qt, QTextBoundaryFinder, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -38,9 +38,10 @@ from PySide6.QtGui import (
     QFontMetricsF,
     QPainter,
     QPen,
-    QSyntaxHighlighter,
+    QTextBlock,
     QTextCharFormat,
     QTextDocument,
+    QTextFormat,
     QTextLayout,
 )
 
@@ -370,54 +371,133 @@ def paint_code_point(p: QPainter, rect: QRectF, ch: str, color: QColor, font: QF
     p.restore()
 
 
-class CodePointSpacer(QSyntaxHighlighter):
-    """Hides the empty box Qt draws for a missing character and widens its cell for the code point.
+def shared_clusters(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str, int]]:
+    """The missing characters of ``found`` after the first in each character cluster of
+    ``text`` (a flag's two letters, an emoji and its skin tone), each with its place in the
+    cluster: ``(utf16_start, utf16_length, char, place)``.
+
+    Qt widens only the last glyph of a cluster it shapes, so a cluster of missing characters
+    in one format had the room of one box; a format of their own for each (told apart by
+    ``place``) has each shaped, and widened, on its own.
+
+    >>> de = "\\U0001f1e9\\U0001f1ea"  # the flag of Germany: one cluster of two letters
+    >>> [(p, n, f"U+{ord(c):X}", k) for p, n, c, k in shared_clusters(f"a {de} b", [(2, 2, de[0]), (4, 2, de[1])])]
+    [(4, 2, 'U+1F1EA', 1)]
+    """
+    finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Grapheme, text)
+    out: list[tuple[int, int, str, int]] = []
+    k = 0
+    while k < len(found):
+        finder.setPosition(found[k][0])
+        end = finder.toNextBoundary()
+        group = [f for f in found[k:] if f[0] < end]
+        k += len(group)
+        out.extend((pos, n, ch, place) for place, (pos, n, ch) in enumerate(group) if place)
+    return out
+
+
+# blocks an edit touches that are formatted again at once (a keystroke's, a short paste's); the
+# blocks of a bigger change are formatted when a view first shows them
+EDITED_NOW = 8
+
+
+class CodePointSpacer(QObject):
+    """Hides the empty box Qt draws for a missing character and widens its cell for the code
+    point, and gives runs of scripts with tall marks their own font.
 
     Formats live in the layout, not in the document: the text, its undo history and what is
     copied stay as they are. One per document (:meth:`ensure`); the view that paints the code
     points tells it when the document's font family changes (:meth:`follow`).
+
+    A block is formatted when a view shows it (:meth:`format_blocks`) or an edit changes it,
+    never the whole text at once: laying out every block of a text of tens of megabytes again
+    held the window for seconds (and Qt's own highlighter formats every block of a text as it
+    goes in). A block remembers the :attr:`generation` it was formatted for (its user state).
     """
 
     def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._doc = document
         self.cov = coverage_for(document.defaultFont())  # looked up once, not per block
         self._formats: dict[str, QTextCharFormat] = {}
-        super().__init__(document)
+        self.generation = 1  # blocks formatted for the current coverage have it as user state
+        self._applying = False
+        document.contentsChange.connect(self._on_change)
 
     @classmethod
     def ensure(cls, document: QTextDocument) -> CodePointSpacer:
-        """The document's spacer, made (and the whole text laid out again) the first time."""
+        """The document's spacer, made the first time (it formats nothing yet)."""
         found = document.findChild(CodePointSpacer)
-        if found is None:
-            found = cls(document)
-            found.relayout()  # now, quietly (Qt's own first pass, a turn later, is then skipped)
-        return found
+        return found if found is not None else cls(document)
 
-    def relayout(self) -> None:
-        """Format the whole text again without telling the document's listeners that it changed
-        (``contentsChanged`` would make the window encode the same text again)."""
+    def document(self) -> QTextDocument:
+        return self._doc
+
+    def stale(self, block: QTextBlock) -> bool:
+        """Whether ``block`` is not formatted for the current coverage yet."""
+        return block.userState() != self.generation
+
+    def format_blocks(self, blocks: Iterable[QTextBlock]) -> None:
+        """Format ``blocks`` (those a view shows) where they are stale, without telling the
+        document's listeners that it changed (``contentsChanged`` would make the window encode
+        the same text again)."""
         doc = self.document()
         was = doc.blockSignals(True)
         try:
-            self.rehighlight()
+            for block in blocks:
+                if block.isValid() and self.stale(block):
+                    self._format_block(block)
         finally:
             doc.blockSignals(was)
 
     def follow(self, cov: GlyphCoverage) -> None:
-        """Lay the text out again for another font's coverage (a new family, not a new size)."""
+        """Another font's coverage (a new family, not a new size): every block is stale, and
+        formatted again as the views show it."""
         if cov is not self.cov:
             self.cov = cov
             self._formats.clear()
-            self.relayout()
+            self.generation += 1
 
-    def highlightBlock(self, text: str) -> None:
+    def _on_change(self, pos: int, _removed: int, added: int) -> None:
+        if self._applying:
+            return
+        doc = self.document()
+        first, last = doc.findBlock(pos), doc.findBlock(pos + added)
+        if not first.isValid():
+            return
+        if not last.isValid() or last.blockNumber() - first.blockNumber() >= EDITED_NOW:
+            # a big change: the blocks it made are new (stale), and so are its two ends
+            first.setUserState(-1)
+            if last.isValid():
+                last.setUserState(-1)
+            return
+        block = first
+        while block.isValid() and block.blockNumber() <= last.blockNumber():
+            self._format_block(block)  # before the edit is painted
+            block = block.next()
+
+    def _format_block(self, block: QTextBlock) -> None:
+        text = block.text()
+        ranges = []
         for pos, n, family in tall_runs(text):
-            self.setFormat(pos, n, self._tall_format(family))
+            ranges.append(_format_range(pos, n, self._tall_format(family)))
         cov = self.cov
         missing = cov.missing_in(text)
-        if not missing:
-            return
-        for pos, n, ch in missing_positions(text, missing):
-            self.setFormat(pos, n, self._format(ch, cov))
+        if missing:
+            found = missing_positions(text, missing)
+            # a missing character after the first in its cluster has a format of its own
+            places = {pos: place for pos, _n, _ch, place in shared_clusters(text, found)} if len(found) > 1 else {}
+            for pos, n, ch in found:
+                ranges.append(_format_range(pos, n, self._format(ch, cov, places.get(pos, 0))))
+        layout = block.layout()
+        block.setUserState(self.generation)
+        if ranges or layout.formats():
+            layout.setFormats(ranges)
+            self._applying = True
+            try:
+                self.document().markContentsDirty(block.position(), block.length())
+            finally:
+                self._applying = False
 
     def _tall_format(self, family: str) -> QTextCharFormat:
         fmt = self._formats.get(family)
@@ -427,16 +507,25 @@ class CodePointSpacer(QSyntaxHighlighter):
             fmt.setFontFamilies([family, *own])
         return fmt
 
-    def _format(self, ch: str, cov: GlyphCoverage) -> QTextCharFormat:
-        fmt = self._formats.get(ch)
+    def _format(self, ch: str, cov: GlyphCoverage, place: int = 0) -> QTextCharFormat:
+        key = f"{ch} {place}" if place else ch
+        fmt = self._formats.get(key)
         if fmt is None:
-            fmt = self._formats[ch] = QTextCharFormat()
+            fmt = self._formats[key] = QTextCharFormat()
             fmt.setForeground(QColor(Qt.GlobalColor.transparent))  # the overlay draws the code point instead
+            if place:  # unlike the format before it in its cluster (see shared_clusters)
+                fmt.setProperty(QTextFormat.Property.UserProperty, place)
             spacing = cov.missing.get(ch, 100.0)
             if spacing > 100.0:
                 fmt.setFontLetterSpacingType(QFont.SpacingType.PercentageSpacing)
                 fmt.setFontLetterSpacing(spacing)
         return fmt
+
+
+def _format_range(start: int, length: int, fmt: QTextCharFormat) -> QTextLayout.FormatRange:
+    r = QTextLayout.FormatRange()
+    r.start, r.length, r.format = start, length, fmt
+    return r
 
 
 # -- saying which fonts would draw it ---------------------------------------------------------------

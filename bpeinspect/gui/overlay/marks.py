@@ -92,12 +92,15 @@ def paint_code_points(
     first_seen: Callable[[], None],
 ) -> None:
     """Characters no font draws, as their code point (their cells are widened by a
-    :class:`CodePointSpacer`; ``first_seen`` attaches one to the document, after this paint)."""
+    :class:`CodePointSpacer`; ``first_seen`` has one format the blocks shown, after this paint:
+    the first time, or where they are not formatted yet)."""
     cov = coverage_for(doc.defaultFont())
     height = QFontMetricsF(font).height()
     spacer = doc.findChild(CodePointSpacer)
     if spacer is not None:
         spacer.follow(cov)
+        if any(spacer.stale(block) for block, _ in blocks):
+            first_seen()
     spaced = spacer is not None
     for block, geo in blocks:
         missing = cov.missing_in(block.text())

@@ -575,7 +575,11 @@ class TokenView(QPlainTextEdit):
         return cur.selectedText()
 
     def _attach_spacer(self) -> None:
-        CodePointSpacer.ensure(self.document())
+        """Format the blocks shown for missing characters and tall scripts (only those: a
+        big text is formatted as it is scrolled through)."""
+        CodePointSpacer.ensure(self.document()).format_blocks(
+            b for b, _ in self._visible_blocks(self.viewport().rect())
+        )
 
     def _static_glyph(self, glyph: str, font: QFont) -> QStaticText:
         key = (glyph, font.key())

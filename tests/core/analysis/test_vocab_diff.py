@@ -174,3 +174,58 @@ def test_merges_in_common_of_small_vocabularies() -> None:
     got = merges_in_common([("a", a), ("b", b)])
     assert got.exclusive == {1: 1, 2: 0, 3: 2}
     assert got.as_dict() == {"merges_a": 3, "merges_b": 2, "shared": 2, "same_rank": 0}
+
+
+def _letter_pairs(order: int) -> Tokenizer:
+    """A small vocabulary: every pair of two lowercase letters, merged in an order of its own."""
+    pairs = [(a, b) for a in range(97, 123) for b in range(97, 123)]
+    return Tokenizer.from_merges(pairs[order:] + pairs[:order], pattern=None)
+
+
+def test_the_comparison_works_on_a_slice_of_the_tokens_per_call(monkeypatch):
+    """The Vocabularies view's worker compares 200k-token vocabularies next to the window: no
+    set operation, array conversion or list made from an array covers more than a slice of the
+    tokens (one such C call holds the interpreter, and the GUI thread with it, for tens of ms),
+    and the figures are those of whole-set arithmetic."""
+    import numpy as np
+
+    from bpeinspect.core.analysis import vocab_diff
+    from bpeinspect.core.analysis.vocab_diff import list_tokens
+    from tests.c_calls import receiver_sizes
+
+    step = 64
+    monkeypatch.setattr(vocab_diff, "_CHECK_EVERY", step)
+    made: list[int] = []
+    for name in ("array", "asarray", "fromiter"):
+        real = getattr(np, name)
+
+        def spy(values, *args, _real=real, **kwargs):
+            made.append(len(values) if hasattr(values, "__len__") else kwargs.get("count", -1))
+            return _real(values, *args, **kwargs)
+
+        monkeypatch.setattr(np, name, spy)
+    toks = [("a", _letter_pairs(0)), ("b", _letter_pairs(300)), ("c", Tokenizer.from_merges([(97, 98)], pattern=None))]
+    got: dict = {}
+
+    def work() -> None:
+        got["diff"] = compare_vocabularies(toks)
+        got["merges"] = merges_in_common(toks)
+        got["by id"] = list_tokens(got["diff"], 3, sort="id:1")
+        got["all three"] = list_tokens(got["diff"], 7, sort="token")
+
+    calls = receiver_sizes(work, "vocab_diff.py")
+    heavy = ("intersection", "difference", "union", "update", "tolist", "copy")
+    assert not [(n, size) for n, size in calls if n in heavy and size > 2 * step]
+    assert not [n for n in made if n > 2 * step]
+    sets = [{tok.token_bytes(i) for i in range(tok.n_vocab)} for _, tok in toks]
+    diff = got["diff"]
+    for mask in range(1, 8):
+        inside = set.intersection(*(sets[k] for k in range(3) if mask >> k & 1))
+        exact = inside - set().union(*(sets[k] for k in range(3) if not mask >> k & 1))
+        assert diff.exclusive_counts()[mask] == len(exact)
+        assert sorted(diff.members(mask)) == sorted(exact)
+    assert got["all three"] == sorted(sets[0] & sets[1] & sets[2])
+    b_ids = {toks[1][1].token_bytes(i): i for i in range(toks[1][1].n_vocab)}
+    assert got["by id"] == sorted((sets[0] & sets[1]) - sets[2], key=b_ids.__getitem__)
+    pairs = [{(t.token_bytes(a), t.token_bytes(b)) for a, b in t.merges} for _, t in toks]
+    assert got["merges"].inclusive_count(3) == len(pairs[0] & pairs[1])

@@ -198,6 +198,28 @@ def test_a_missing_combining_mark_gets_its_own_box(qtbot, o200k, monkeypatch):
     assert calls[0][1] >= box_width(kawi, view.glyph_font()) - 1
 
 
+def test_the_boxes_of_a_flag_and_of_a_skin_toned_emoji_do_not_overlap(qtbot, o200k, monkeypatch):
+    """Two missing characters in one cluster (a flag's two letters, an emoji and its skin tone)
+    had the room of one: their boxes were drawn over the box before them."""
+    text = "a \U0001f389 \U0001f1e9\U0001f1ea b \U0001f44d\U0001f3fd c"
+    view = make_view(qtbot, o200k, text, restricted_font())
+    qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
+    qtbot.wait(10)
+    rects = []
+    real = glyphs.paint_code_point
+
+    def spy(p, rect, ch, color, font):
+        rects.append((ch, rect))
+        real(p, rect, ch, color, font)
+
+    monkeypatch.setattr(marks, "paint_code_point", spy)
+    view.viewport().grab()
+    assert [ch for ch, _ in rects] == [c for c in text if ord(c) > 0xFFFF]
+    for (a, ra), (b, rb) in zip(rects, rects[1:]):
+        assert ra.right() <= rb.left() + 0.5, (f"U+{ord(a):X}", ra, f"U+{ord(b):X}", rb)
+        assert rb.width() >= box_width(b, view.glyph_font()) - 1
+
+
 def test_the_spacer_follows_a_new_font_family(qtbot, o200k):
     view = make_view(qtbot, o200k, f"hi {CJK} {PUA}")
     qtbot.waitUntil(lambda: view.document().findChild(CodePointSpacer) is not None)
@@ -207,9 +229,11 @@ def test_the_spacer_follows_a_new_font_family(qtbot, o200k):
     view.document().setDefaultFont(narrow)
     view.viewport().grab()
     assert spacer.cov is coverage_for(narrow)
-    ranges = view.document().firstBlock().layout().formats()
-    covered = {k for r in ranges for k in range(r.start, r.start + r.length)}
-    assert covered == {3, 4, 6}  # the CJK characters are missing too now
+
+    def covered() -> set[int]:
+        return {k for r in view.document().firstBlock().layout().formats() for k in range(r.start, r.start + r.length)}
+
+    qtbot.waitUntil(lambda: covered() == {3, 4, 6})  # the CJK characters are missing too now
 
 
 def test_attaching_the_spacer_is_no_edit(qtbot, o200k):
@@ -328,3 +352,46 @@ def test_a_line_of_a_script_with_tall_marks_is_as_tall_as_its_own_font(qtbot, o2
     above = view.blockBoundingGeometry(block.previous())
     here = view.blockBoundingGeometry(block)
     assert above.bottom() <= here.top() + 0.5  # the backgrounds of neighbouring lines do not overlap
+
+
+def formatted(block) -> bool:
+    return bool(block.layout().formats())
+
+
+def test_a_long_text_is_formatted_where_it_is_shown_not_all_at_once(qtbot, o200k):
+    """Formatting every line of a text of tens of megabytes held the window for seconds: the
+    spacer formats the lines a view shows, and the others as they are scrolled to."""
+    from PySide6.QtGui import QTextCursor
+
+    view = make_view(qtbot, o200k, f"a{PUA}b\n" * 3000)
+    doc = view.document()
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: doc.findChild(CodePointSpacer) is not None and formatted(doc.firstBlock()))
+    far = doc.findBlockByNumber(2500)
+    assert not formatted(far)
+    shown = sum(formatted(doc.findBlockByNumber(k)) for k in range(doc.blockCount()))
+    assert 0 < shown < 200
+    cur = QTextCursor(far)
+    view.setTextCursor(cur)
+    view.ensureCursorVisible()
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: formatted(doc.findBlockByNumber(2500)))
+    assert [(r.start, r.length) for r in doc.findBlockByNumber(2500).layout().formats()] == [(1, 1)]
+
+
+def test_text_going_in_is_formatted_as_it_is_shown_and_an_edit_at_once(qtbot, o200k):
+    from PySide6.QtGui import QTextCursor
+
+    view = make_view(qtbot, o200k, f"a{PUA}b\n")
+    doc = view.document()
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: doc.findChild(CodePointSpacer) is not None and formatted(doc.firstBlock()))
+    cur = QTextCursor(doc)
+    cur.movePosition(QTextCursor.MoveOperation.End)
+    cur.insertText(f"x{PUA}y\n" * 2000)  # a big paste below the view: no line of it formatted yet
+    assert not any(formatted(doc.findBlockByNumber(k)) for k in range(1, doc.blockCount()))
+    cur.setPosition(0)
+    cur.insertText(f"{PUA}")  # a keystroke: its line is formatted before it is painted
+    assert [(r.start, r.length) for r in doc.firstBlock().layout().formats()] == [(0, 1), (2, 1)]
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: formatted(doc.findBlockByNumber(3)))

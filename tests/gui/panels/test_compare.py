@@ -154,6 +154,34 @@ def test_long_text_is_counted_whole_and_drawn_in_part(qtbot, toks):
     Worker.shutdown()
 
 
+def test_a_long_texts_sections_walk_only_the_tokens_they_draw(toks, monkeypatch):
+    """The sections draw the first RENDER_LIMIT characters: their tokens are the only ones
+    walked (a worker walking a 10 MB text's 2.4M tokens, three times, took seconds that the
+    window shared), and what they draw is what walking every token draws."""
+    from bpeinspect.core import Encoding
+
+    text = (TEXT + MIXED + "\n") * 2000
+    walked: list[int] = []
+
+    class Counted(list):
+        def __getitem__(self, i):
+            walked.append(i)
+            return super().__getitem__(i)
+
+    encode = type(toks[0]).encode_with_offsets
+
+    def counted(self, *args, **kwargs) -> Encoding:
+        enc = encode(self, *args, **kwargs)
+        enc.char_starts = Counted(enc.char_starts)
+        return enc
+
+    monkeypatch.setattr(type(toks[0]), "encode_with_offsets", counted)
+    drawn = compare(toks, text, render_limit=200)
+    n_tokens = min(row.tokens for row in drawn.rows)
+    assert n_tokens > 5000 and walked and max(walked) < n_tokens // 10
+    assert drawn.rows[0].html == compare(toks, text[:1000], render_limit=200).rows[0].html
+
+
 def test_panel_follows_the_registry_and_text(qtbot, panel_window):
     window = panel_window
     panels = window.panels

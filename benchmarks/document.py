@@ -58,11 +58,26 @@ def core_seconds(text: str) -> dict[str, float]:
     return out
 
 
+def app_fonts() -> None:
+    """The fonts as the app starts with them: its bundled Noto fonts loaded, installed Noto
+    fonts preferred (lines of scripts with tall marks, the text's Arabic and Hindi, then take
+    their own font, as they do in the app)."""
+    from PySide6.QtWidgets import QApplication
+
+    from bpeinspect.gui.overlay.glyphs import load_bundled_fonts, prefer_noto
+
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication([])
+    load_bundled_fonts()
+    app.setFont(prefer_noto(app.font()))
+
+
 def one_size(mb: int, why: bool = False) -> dict[str, float]:
     from latency import TEXT_SIZES, Tour, document
 
     label = f"{mb}MB"
     TEXT_SIZES[label] = mb * 1_000_000
+    app_fonts()
     tour = Tour(why=why, only=None)
     tour.load()
     tour.wait_idle()

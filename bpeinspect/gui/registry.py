@@ -23,6 +23,7 @@ the overlay, until the user asks). Two tokenizers of one name are told apart by
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -74,6 +75,7 @@ class TokenizerRegistry(QAbstractListModel):
     currentChanged = Signal(object)  # Tokenizer or None
     referenceChanged = Signal(object)  # Tokenizer or None
     shownChanged = Signal(object, bool)  # (Tokenizer, has a pane)
+    loadingChanged = Signal()  # a spec began to load, or will not come after all
     renamed = Signal(object)  # Tokenizer, after its name changed (its row's label too)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -130,10 +132,21 @@ class TokenizerRegistry(QAbstractListModel):
         """``spec`` is being loaded: its row will come in this place of the order."""
         if spec not in self._expected and self.find(spec) is None:
             self._expected[spec] = next(self._ranks)
+            self.loadingChanged.emit()
 
     def forget(self, spec: str) -> None:
         """``spec`` will not come after all (its load failed)."""
-        self._expected.pop(spec, None)
+        if self._expected.pop(spec, None) is not None:
+            self.loadingChanged.emit()
+
+    def is_open(self, spec: str) -> bool:
+        """Whether ``spec`` (a built-in name or a file, however its path is spelled) is open or
+        loading: what the window no longer offers to add."""
+        specs = [r.spec for r in self._rows] + list(self._expected)
+        if spec in specs:
+            return True
+        path = _resolved(spec)
+        return path is not None and any(_resolved(s) == path for s in specs)
 
     def loading(self) -> list[str]:
         """Specs expected and not open yet."""
@@ -320,6 +333,16 @@ class TokenizerRegistry(QAbstractListModel):
         entry.result, entry.revision = result, revision
         ix = self.index(row)
         self.dataChanged.emit(ix, ix, [RESULT_ROLE])
+
+
+def _resolved(spec: str) -> str | None:
+    """The absolute path of a vocabulary file spec, None for a built-in name or a trained one."""
+    if spec.startswith("trained:") or ("/" not in spec and "\\" not in spec and "." not in spec):
+        return None
+    try:
+        return os.path.realpath(spec) if os.path.exists(spec) else None
+    except (OSError, ValueError):
+        return None
 
 
 def _file_hint(spec: str) -> str:

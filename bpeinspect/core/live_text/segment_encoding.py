@@ -90,6 +90,7 @@ class LiveEncoding:
         # one entry per segment of the source, in its order
         self._encs: list[Encoding | None] = [None] * n
         self._heads: list[str | None] = [None] * n  # the text after the segment when it was encoded
+        self._unencoded = n  # how many of _heads are None (kept as it changes: asked on every keystroke)
         self._ntok: list[int] = [0] * n
         self._nbytes: list[int] = [0] * n
         self._nchars: list[int] = [0] * n
@@ -120,10 +121,12 @@ class LiveEncoding:
         if len(self._encs) != len(self.source.segments):  # a change was missed: start over
             self._reset()
         segs, heads = self.source.segments, self._heads
-        todo = []
+        todo: list[int] = []
         k = -1
-        with contextlib.suppress(ValueError):  # list.index scans in C: few Python steps when little is pending
-            while True:
+        # list.index scans in C, and only as far as the last segment not encoded: nothing at all
+        # once everything is (a keystroke asks several times, of thousands of segments)
+        with contextlib.suppress(ValueError):
+            while len(todo) < self._unencoded:
                 k = heads.index(None, k + 1)
                 todo.append(k)
         if self._stale:
@@ -145,6 +148,8 @@ class LiveEncoding:
         if not seg.alive or len(self._encs) != len(self.source.segments):
             return False
         k = seg.k
+        if self._heads[k] is None:
+            self._unencoded -= 1
         self._encs[k], self._heads[k] = enc, head
         self._chars_done += len(seg.text) - self._nchars[k]
         self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
@@ -171,6 +176,7 @@ class LiveEncoding:
         lo, hi, n = change.first, change.first + len(change.old), len(change.new)
         dropped = [e for e in self._encs[lo:hi] if e is not None]
         self._encs[lo:hi] = [None] * n
+        self._unencoded += n - self._heads[lo:hi].count(None)
         self._heads[lo:hi] = [None] * n
         self._ntok[lo:hi] = [0] * n
         self._nbytes[lo:hi] = [0] * n
@@ -194,6 +200,7 @@ class LiveEncoding:
     def _reset(self) -> None:
         n = len(self.source.segments)
         self._encs, self._heads = [None] * n, [None] * n
+        self._unencoded = n
         self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
         self._tok_starts, self._byte_starts, self._exact = [0] * (n + 1), [0] * (n + 1), n
         self._chars_done = 0

@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from bpeinspect.gui.panels.context import PanelContext
 
 LONGEST = 50  # records listed
+PLOT_MIN_HEIGHT = 120  # px
+TABLE_MIN_HEIGHT = 48  # px: a header and a row
 POOL_FROM_BYTES = 8 << 20  # files this big are counted on every core
 FILTER = "Datasets (*.jsonl *.json *.ndjson *.jsonlines);;All files (*)"
 
@@ -159,7 +161,9 @@ class DatasetView(QWidget):
         self.fields_box.hide()
 
         self.plot = pg.PlotWidget(enableMenu=False)  # its context menus cost half of making it
-        self.plot.setMinimumHeight(180)
+        # low enough that, docked below the text of a 700 px window beside the other panels, the
+        # window keeps its height (180 px made it grow past the screen)
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         item = self.plot.getPlotItem()
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setMenuEnabled(False)
@@ -177,6 +181,8 @@ class DatasetView(QWidget):
         self.longest.verticalHeader().setVisible(False)
         self.longest.setToolTip("Click a record to open it")
         self.longest.cellClicked.connect(lambda row, _col: self.open_record(row))
+        for table in (self.totals, self.longest):
+            table.setMinimumHeight(TABLE_MIN_HEIGHT)
         tables = QWidget()
         tlay = QVBoxLayout(tables)
         tlay.setContentsMargins(0, 0, 0, 0)
@@ -190,6 +196,7 @@ class DatasetView(QWidget):
         split.addWidget(tables)
         split.setSizes([500, 600])
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
         lay.addWidget(self.status)
         lay.addWidget(self.fields_box)

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QScrollArea, QTabBar, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDockWidget,
+    QProxyStyle,
+    QScrollArea,
+    QStyle,
+    QTabBar,
+    QWidget,
+)
 
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.context import PanelWindow
@@ -20,11 +29,13 @@ from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
 DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text keeps two thirds)
 DOCK_MIN = 300
+TABS_SHARE = 0.38  # of the window's width, at most, for the side docks to show all their tabs
 BESIDE_MIN = 480  # px of free screen a big panel needs to open beside the window rather than docked
 FRAME = 8  # px a floating dock's frame may add to its size
 BOTTOM_SHARE = 0.36  # of the window's height, at least, for a big panel docked below the text
 BOTTOM_WANTED = 560  # px a big panel docked below the text wants for its form and plots
 TEXT_KEEPS = 640  # px of height the text keeps above it before the panel gets what it wants
+DOCK_TAB_SPACE = 12  # px beside the title of a dock's tab, both sides together (the style's: about 24)
 
 
 def dock_width(window_width: int) -> int:
@@ -97,10 +108,34 @@ class DockingWindow(PanelWindow, Protocol):
     def removeEventFilter(self, filter: QObject, /) -> None: ...
 
 
+class CompactTabs(QProxyStyle):
+    """The application's style (its platform one) with less room beside the title of each tab."""
+
+    def __init__(self) -> None:
+        app = QApplication.style()
+        base = app.baseStyle() if isinstance(app, QProxyStyle) else app
+        super().__init__(base.name())  # a style of its own: a proxy owns its base
+
+    def pixelMetric(self, metric: QStyle.PixelMetric, option=None, widget=None) -> int:  # noqa: N802
+        value = super().pixelMetric(metric, option, widget)
+        return min(value, DOCK_TAB_SPACE) if metric == QStyle.PixelMetric.PM_TabBarTabHSpace else value
+
+
 class WholeTabTitles(QObject):
-    """The tab bars of docks tabbed together show whole titles, and scroll when a side dock is
-    too narrow for all of them (the main window's own cut them to "Tok…" and "Vocabul…" in a
-    small window)."""
+    """The tab bars of docks tabbed together show whole titles, with less padding than the
+    style's (the five side docks' tabs fit the dock of a 1024 px window, where the last one was
+    out of sight), and scroll when a side dock is narrower still (the main window's own cut
+    them to "Tok…" and "Vocabul…" in a small window)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._style: CompactTabs | None = None
+
+    def _compact(self) -> CompactTabs:
+        if self._style is None:
+            self._style = CompactTabs()
+            self._style.setParent(self)
+        return self._style
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
         if isinstance(event, QChildEvent) and event.type() == QEvent.Type.ChildPolished:
@@ -108,6 +143,7 @@ class WholeTabTitles(QObject):
             if isinstance(bar, QTabBar):
                 bar.setElideMode(Qt.TextElideMode.ElideNone)
                 bar.setUsesScrollButtons(True)
+                bar.setStyle(self._compact())
         return False
 
 
@@ -151,13 +187,21 @@ class PanelHost(QObject):
             self.window.removeEventFilter(self)
             first = self._first
             if first is not None:
-                QTimer.singleShot(
-                    0,
-                    lambda: self.window.resizeDocks(
-                        [first], [dock_width(self.window.width())], Qt.Orientation.Horizontal
-                    ),
-                )
+                QTimer.singleShot(0, lambda: self._size_side(first))
         return False
+
+    def _size_side(self, first: QDockWidget) -> None:
+        """Give the side docks their first width: :func:`dock_width`, or what their tabs need
+        to be all in sight, up to :data:`TABS_SHARE` of the window."""
+        win = self.window
+        width = dock_width(win.width())
+        bars = [b for b in cast(QWidget, win).findChildren(QTabBar) if b.parent() is win and b.isVisible()]
+        title = first.windowTitle()
+        for bar in bars:
+            if any(bar.tabText(i) == title for i in range(bar.count())):
+                tabs = sum(bar.tabRect(i).width() for i in range(bar.count()))
+                width = max(width, min(tabs + FRAME, int(win.width() * TABS_SHARE)))
+        win.resizeDocks([first], [width], Qt.Orientation.Horizontal)
 
     def importing(self) -> bool:
         """True while the lazy panels' modules are still being imported (on a worker)."""

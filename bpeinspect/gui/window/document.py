@@ -392,14 +392,16 @@ class LiveDocument(QObject):
         quiet = self.below_view is not None and self.below_view(cur.position())
         layout.blockSignals(quiet)
         try:
-            while feed.removing is not None and time.perf_counter() <= deadline:
-                self._remove_slice(feed)
-            while feed.removing is None and (piece := feed.next_slice()):
-                if feed.undoable:
-                    cur.joinPreviousEditBlock()  # the whole paste is one step to undo
-                cur.insertText(piece, self.char_format)
-                if feed.undoable:
-                    cur.endEditBlock()
+            # a slice at least per turn: what a big selection leaves goes out first, then the text goes in
+            while feed.removing is not None or (piece := feed.next_slice()):
+                if feed.removing is not None:
+                    self._remove_slice(feed)
+                else:
+                    if feed.undoable:
+                        cur.joinPreviousEditBlock()  # the whole paste is one step to undo
+                    cur.insertText(piece, self.char_format)
+                    if feed.undoable:
+                        cur.endEditBlock()
                 if time.perf_counter() > deadline:
                     break
         finally:

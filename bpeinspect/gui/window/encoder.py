@@ -173,6 +173,9 @@ class Encoder(QObject):
                 self._end_far(cancel=True)
             elif not far.work.closed:
                 far.unsent.extend(change.new)
+        if not self.doc.live_text.segments and self.doc.is_feeding():
+            # a paste over the whole text: what goes in now is a new text, for a new round
+            self._on_feeding(True)
         edit = None if self.doc.is_feeding() else change.edit  # a keystroke in one segment
         for tok, live in self.lives.items():
             dropped = live.apply(change)

@@ -226,7 +226,7 @@ class MainWindow(QMainWindow):
         self.document.contentsChange.connect(self._on_contents_change)
         for signal in (self.registry.currentChanged, self.registry.shownChanged):
             signal.connect(self._sync_tokenizer_actions)
-        for signal in (self.registry.added, self.registry.removed):
+        for signal in (self.registry.added, self.registry.removed, self.registry.loadingChanged):
             signal.connect(self._sync_add_actions)
         self.registry.currentChanged.connect(self._select_in_ids)
         glyph_notices().found.connect(self.show_glyph_notice)
@@ -320,7 +320,7 @@ class MainWindow(QMainWindow):
         """Load a built-in name or a vocabulary path in a worker; errors go to the message bar.
         ``settings`` (``pattern``, ``special_tokens``) are the user's choice for what the file
         does not say; a file that names a pre-tokenizer bpeinspect does not know asks for them."""
-        if self.registry.find(spec) is not None or spec in self.registry.loading():
+        if self.registry.is_open(spec):  # the same file under another spelling too
             return
         self.registry.expect(spec)
 
@@ -497,9 +497,9 @@ class MainWindow(QMainWindow):
         self.ids.view.select(self.selected_index(tok))
 
     def _sync_add_actions(self, *_args: object) -> None:
-        """Tokenizers ▸ Add NAME is offered only while NAME is not open."""
+        """Tokenizers ▸ Add NAME is offered only while NAME is neither open nor loading."""
         for name in BUILTINS:
-            self.commands[f"tokenizers.add.{name}"].setEnabled(self.registry.find(name) is None)
+            self.commands[f"tokenizers.add.{name}"].setEnabled(not self.registry.is_open(name))
 
     def _sync_tokenizer_actions(self, *_args: object) -> None:
         tok = self.registry.current()
@@ -514,6 +514,10 @@ class MainWindow(QMainWindow):
 
     def _fill_recent_tokenizers(self) -> None:
         self._fill_recent("file/recent_tokenizers", self.prefs.recent_tokenizers(), self.open_tokenizer)
+        for act in self.commands.menu("file/recent_tokenizers").actions():  # those open: not offered again
+            if act.isEnabled() and self.registry.is_open(act.text()):
+                act.setEnabled(False)
+                act.setToolTip("Open already")
 
     def _fill_recent(self, key: str, paths: list[str], open_: Callable[[str], object]) -> None:
         menu = self.commands.menu(key)

@@ -105,7 +105,7 @@ class TokenizerBar(QToolBar):
         m.clear()
         for name, spec in BUILTINS.items():
             act = m.addAction(f"{name} — {spec.description}")
-            act.setEnabled(self.registry.find(name) is None)
+            act.setEnabled(not self.registry.is_open(name))
             act.triggered.connect(lambda _=False, n=name: self._open(n))
         recent = self.prefs.recent_tokenizer_entries()
         if recent:
@@ -114,7 +114,7 @@ class TokenizerBar(QToolBar):
                 label = entry.name if entry.name == Path(entry.spec).name else f"{entry.name} — {Path(entry.spec).name}"
                 act = m.addAction(label)
                 act.setToolTip(entry.spec)
-                act.setEnabled(self.registry.find(entry.spec) is None)
+                act.setEnabled(not self.registry.is_open(entry.spec))
                 act.triggered.connect(lambda _=False, p=entry.spec: self._open(p))
         m.addSeparator()
         m.addAction("Open tokenizer file…").triggered.connect(self._ask)

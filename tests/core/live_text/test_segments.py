@@ -249,3 +249,54 @@ def test_token_and_byte_sums_are_added_up_from_the_changed_segment_on():
             p = live.part(k)
             assert (p.token, p.byte) == (token, byte)
             token, byte = token + len(p.enc.ids), byte + p.enc.n_bytes
+
+
+class _Scanned(list):
+    """A list that notes how far each ``index`` call looked."""
+
+    def __init__(self, items) -> None:
+        super().__init__(items)
+        self.scanned: list[int] = []
+
+    def index(self, value, start=0, stop=None):
+        try:
+            found = super().index(value, start, len(self) if stop is None else stop)
+        except ValueError:
+            self.scanned.append(len(self) - start)
+            raise
+        self.scanned.append(found + 1 - start)
+        return found
+
+
+def test_what_is_pending_is_found_without_looking_past_the_last_segment_to_encode():
+    """A keystroke asks several times what is left to encode, of thousands of segments: with
+    nothing left no segment is looked at, and with one left, none after it."""
+    tok = load_tokenizer("cl100k_base")
+    rng = random.Random(5)
+    plain = SAMPLE.replace("\r", "")
+    text = LiveText(plain * 20, target=40)
+    live = LiveEncoding(tok, text)
+    encode_pending(live)
+    live._heads = _Scanned(live._heads)
+    assert live.pending() == [] and live.complete
+    assert live._heads.scanned == []
+    change = text.replace(text.u16_len // 3, 0, "x")
+    live.apply(change)
+    live._heads = _Scanned(live._heads)
+    assert [seg for seg, _ in live.pending()] == change.new
+    assert sum(live._heads.scanned) <= change.first + len(change.new)
+    for _ in range(40):  # and it is right after edits, puts and new texts in any order
+        pos = rng.randrange(text.u16_len)
+        removed = rng.randrange(min(30, text.u16_len - pos) + 1)
+        change = text.replace(pos, removed, rng.choice(["", "a", "\n", "é😀 ", plain[:90]]))
+        live.apply(change)
+        todo = live.pending()
+        assert [s.k for s, _ in todo] == [
+            s.k for s in text.segments if live.part(s.k) is None or s.k in {s.k for s, _ in todo}
+        ]
+        for seg, head in todo[::2]:
+            live.put(seg, encode_segment(tok, seg.text, head), head)
+        if rng.random() < 0.1:
+            live.apply(text.set_text(plain * rng.randrange(1, 4)))
+    encode_pending(live)
+    assert live.complete and live.encoding().ids == tok.encode_with_offsets(text.text()).ids

@@ -20,6 +20,19 @@ def shown_window(qtbot, settings, width: int, height: int):
     return win
 
 
+def stop_panels(win) -> None:
+    """Stop the jobs of the window and its panels (a count of the languages view's would answer
+    a view deleted with the window)."""
+    from bpeinspect.gui.concurrency import Worker
+
+    win.jobs.cancel_all()
+    for view in win.panels.views.values():
+        jobs = getattr(view, "jobs", None)
+        if jobs is not None:
+            jobs.cancel_all()
+    Worker.shutdown()
+
+
 def test_fits_a_dock_and_stays_scrolled_left(qtbot):
     w = VocabBrowser()
     qtbot.addWidget(w)
@@ -66,6 +79,7 @@ def test_opening_languages_in_a_small_window_keeps_its_width(qtbot, settings):
     win = shown_window(qtbot, settings, 1024, 700)
     view = win.panels.show("languages")
     qtbot.wait(100)
+    stop_panels(win)
     assert view.minimumSizeHint().width() < 1000
     assert win.width() == 1024
     # the controls wrap onto more rows in the dock, and stay on one row in a wide one
@@ -141,6 +155,59 @@ def test_the_picker_shows_a_trained_tokenizers_whole_name(qtbot, window):
     )
     assert picker.fontMetrics().horizontalAdvance(tok.name) <= field.width()
     assert window.toolbar.sizeHint().width() <= 1024 - 100 and window.count_badge.isVisible()
+
+
+def test_every_tab_of_the_side_docks_is_in_sight_in_a_1024x700_window(qtbot, settings):
+    """The fifth tab (Compare) had scrolled out of the side docks' tab bar at 1024x700."""
+    from PySide6.QtWidgets import QTabBar
+
+    win = shown_window(qtbot, settings, 1024, 700)
+
+    def bars() -> list[QTabBar]:
+        return [b for b in win.findChildren(QTabBar) if b.parent() is win and b.isVisible() and b.count() > 1]
+
+    def out_of_sight() -> list[str]:
+        return [bar.tabText(i) for bar in bars() for i in range(bar.count()) if not bar.rect().contains(bar.tabRect(i))]
+
+    def text_keeps_its_share() -> bool:  # the docks were sized (at first they take 410 px)
+        return win.centralWidget().width() > 1024 * 0.6
+
+    qtbot.waitUntil(lambda: text_keeps_its_share() and bool(bars()) and not out_of_sight(), timeout=3000)
+    assert "Compare" in [bars()[0].tabText(i) for i in range(bars()[0].count())]
+    assert win.width() == 1024
+
+
+def test_the_languages_summary_shows_several_rows_in_a_1024x700_window(qtbot, settings):
+    """Docked below the text of a 1024x700 window, the summary showed one row: the filters and
+    buttons took three rows of the dock's 250 px."""
+    win = shown_window(qtbot, settings, 1024, 700)
+    view = win.panels.show("languages")
+    qtbot.waitUntil(lambda: view.page("summary") is not None, timeout=60000)
+    qtbot.wait(50)
+    table = view.page("summary").table
+    try:
+        assert win.height() == 700 and view.isVisible()
+        assert table.viewport().height() >= 4 * table.verticalHeader().defaultSectionSize()
+    finally:
+        stop_panels(win)
+
+
+def test_every_panel_open_keeps_a_1024x700_window_at_its_height(qtbot, settings, monkeypatch):
+    """With Chat, Dataset, Training, Vocabularies and Languages docked, the dataset's plot and
+    tables asked for so much height that the window grew to 717 px, past a 700 px screen."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    for key in ("chat", "dataset", "training", "vocabs", "languages"):
+        win.panels.show(key)
+        qtbot.wait(20)
+    qtbot.wait(100)
+    try:
+        assert not any(d.isFloating() for d in win.panels.docks.values())
+        assert win.height() == 700
+    finally:
+        stop_panels(win)
 
 
 def test_a_big_panel_opens_beside_the_window_only_where_it_fits_on_the_screen(qtbot, settings, monkeypatch):

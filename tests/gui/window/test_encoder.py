@@ -161,3 +161,28 @@ def test_while_a_big_file_is_encoded_the_readouts_say_so_and_compare_only_finish
     assert window.count_badge.tokens.text() == f"{len(window.registry.result(o200k).enc):,} tokens"
     cl100k = window.panes.pane_of(window.registry.find("cl100k_base"))
     assert "% vs o200k_base" in cl100k.count.text()
+
+
+def test_a_big_paste_over_the_whole_text_is_encoded_on_child_processes(
+    qtbot, window, big_text, children_given, monkeypatch
+) -> None:
+    _open_two(qtbot, window)
+    window.set_text(big_text)
+    wait_idle(qtbot, window, timeout=120_000)
+    given = len(children_given)
+    batches = []  # segments encoded by threads of this process (they hold the GUI thread's lock)
+    real = encoder_module._encode_batch
+    monkeypatch.setattr(
+        encoder_module, "_encode_batch", lambda tok, batch, **kw: batches.append(batch) or real(tok, batch, **kw)
+    )
+    monkeypatch.setattr(document_module, "FEED_BUDGET", 0.0)  # a slice per turn, well under FAR_CHARS
+    new = "\n".join(reversed(big_text.splitlines()))  # another text of the same size
+    cur = QTextCursor(window.document)
+    cur.select(QTextCursor.SelectionType.Document)
+    window.live.insert_text(cur, new)
+    wait_idle(qtbot, window, timeout=120_000)
+    assert window.text() == new
+    # the text emptied on the way ended the first round; the new text had one of its own
+    assert len(children_given) - given >= len(new) // encoder_module.FAR_CHARS
+    assert not batches
+    _assert_exact(window)

@@ -413,6 +413,41 @@ def test_the_tokenizers_menu_offers_to_add_only_what_is_not_open(qtbot, window):
     assert window.commands["tokenizers.add.cl100k_base"].isEnabled()
 
 
+def test_a_builtin_loading_is_not_offered_again_in_the_menu_or_the_toolbar(qtbot, window):
+    """Add NAME stayed offered until the tokenizer had loaded."""
+    window.open_tokenizer("cl100k_base")
+    assert "cl100k_base" in window.registry.loading()  # still loading on the worker
+    assert not window.commands["tokenizers.add.cl100k_base"].isEnabled()
+    add_menu = window.toolbar.add_menu
+    add_menu.aboutToShow.emit()
+    offered = {a.text().split(" — ")[0]: a.isEnabled() for a in add_menu.actions() if " — " in a.text()}
+    assert offered["cl100k_base"] is False and offered["o200k_base"] is True
+    wait_idle(qtbot, window)
+    assert not window.commands["tokenizers.add.cl100k_base"].isEnabled()
+
+
+def test_a_tokenizer_file_open_is_not_offered_again_however_its_path_is_spelled(qtbot, window, tmp_path, monkeypatch):
+    """File ▸ Recent tokenizers offered the file open already, and the same file by another
+    spelling of its path opened a second time."""
+    from bpeinspect.core.io.formats import save
+
+    (tmp_path / "gpt2").mkdir()
+    path = save(load_tokenizer("gpt2"), tmp_path / "gpt2" / "tokenizer.json")
+    window.open_tokenizer(str(path))
+    wait_idle(qtbot, window)
+    monkeypatch.chdir(tmp_path)
+    window.open_tokenizer(os.path.join(".", "gpt2", "..", "gpt2", "tokenizer.json"))
+    wait_idle(qtbot, window)
+    assert len(window.registry.tokenizers()) == 1
+    menu = window.commands.menu("file/recent_tokenizers")
+    menu.aboutToShow.emit()
+    entries = {a.text(): a.isEnabled() for a in menu.actions()}
+    assert entries == {str(path.resolve()): False}
+    window.close_current()
+    menu.aboutToShow.emit()
+    assert {a.text(): a.isEnabled() for a in menu.actions()} == {str(path.resolve()): True}
+
+
 def test_save_text_as_writes_the_file_in_a_worker(qtbot, window, tmp_path, monkeypatch):
     import threading
 

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QWidget
 
 from bpeinspect.gui.panels.languages.flow import FlowLayout
@@ -21,11 +21,12 @@ if TYPE_CHECKING:
 
 # the corpus box: source -> text ("folder:PATH" is the user's own folder)
 SOURCES = {
-    "udhr": "UDHR (Universal Declaration of Human Rights)",
+    "udhr": "UDHR (Human Rights)",
     "fable": "Fable (27 languages)",
     "code": "Code & data samples",
 }
 FOLDER_PREFIX = "folder:"
+SOURCE_CHARS = 22  # the corpus box shows this many characters of its name
 COMPLETE_STAGE = 4  # the UDHR's complete translations (core.analysis.corpus.COMPLETE_STAGE)
 
 
@@ -44,8 +45,11 @@ class FilterBar(QWidget):
         self.source_box = QComboBox()
         for key, text in SOURCES.items():
             self.source_box.addItem(text, key)
+        self.source_box.setItemData(0, "The Universal Declaration of Human Rights", Qt.ItemDataRole.ToolTipRole)
         self.source_box.addItem("Folder…", FOLDER_PREFIX)
-        self.source_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # as wide as the filters' row leaves it in a small window (its list shows whole names)
+        self.source_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source_box.setMinimumContentsLength(SOURCE_CHARS)
         self.source_box.activated.connect(self._on_source)
         self.stage_box = QComboBox()
         self.stage_box.addItem("Complete texts", COMPLETE_STAGE)

@@ -271,6 +271,7 @@ class TablePage(QWidget):
         self.table.doubleClicked.connect(self._activate)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)  # docked below a small window's text, the rows get the pixels
         self.search: QLineEdit | None = None
         self.count_label = QLabel()
         self.count_label.setWordWrap(True)  # a long line would set the panel's least width

@@ -170,20 +170,25 @@ class LanguagesView(QWidget):
         self.status = ToneLabel()
         self.status.setWordWrap(True)
 
-        controls = QWidget()  # wraps onto a second row in a small window
+        # the view keeps its height for the pages (a small window docks it below the text, about
+        # 250 px high): the filters on one row, the focus and measures beside the status on a
+        # second, the progress and the exports beside the pages' tabs
+        controls = QWidget()  # wraps onto a second row in a narrow window
         flow = FlowLayout(controls)
         flow.setContentsMargins(0, 0, 0, 0)
-        groups = (
-            (QLabel("Map and scripts under"), self.focus_box, self.add_button, self.measures_box),
-            (self.progress, self.cancel_button, *self.export_buttons.values()),
-        )
-        for widgets in groups:
-            flow.add_group(*widgets)
+        flow.add_group(QLabel("Map and scripts under"), self.focus_box, self.add_button, self.measures_box)
         second = QHBoxLayout()
         second.addWidget(controls)
         second.addWidget(self.status, 1)
+        corner = QWidget()
+        ends = QHBoxLayout(corner)
+        ends.setContentsMargins(0, 0, 0, 2)
+        for w in (self.progress, self.cancel_button, *self.export_buttons.values()):
+            ends.addWidget(w)
 
         self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)  # no frame: its pixels go to the page
+        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         for key, (title, _, _) in PAGES.items():
             holder = QWidget()
             lay = QVBoxLayout(holder)
@@ -196,6 +201,8 @@ class LanguagesView(QWidget):
         self.tabs.currentChanged.connect(self._on_tab)
 
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.setSpacing(2)
         lay.addWidget(self.filters)
         lay.addLayout(second)
         lay.addWidget(self.tabs, 1)
@@ -439,6 +446,7 @@ class LanguagesView(QWidget):
         if not running and self._to_build:
             self._builder.start()  # the pages put off while counting
         self.progress.setVisible(running)
+        self.cancel_button.setVisible(running)
         self.cancel_button.setEnabled(running)
         if running:
             self.progress.setRange(0, 1000)

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -179,6 +180,35 @@ class TokenListModel(QAbstractTableModel):
         return f"token {r}: id {tid}{'' if kind == 'normal' else f' ({kind})'}"
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that fits the room it gets, shortened in the middle (the whole text in
+    its tooltip), instead of asking for the width of its whole text."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self._whole = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._whole = text
+        self.setToolTip(text)
+        self._fit()
+
+    def text(self) -> str:
+        return self._whole
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self.fontMetrics().horizontalAdvance("Tokens…"), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        QLabel.setText(self, self.fontMetrics().elidedText(self._whole, Qt.TextElideMode.ElideMiddle, self.width()))
+
+
 class TokenList(QWidget):
     """The current tokenizer's tokens: index, id, text and length in bytes."""
 
@@ -187,7 +217,7 @@ class TokenList(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = TokenListModel(self)
-        self.title = QLabel("Tokens")
+        self.title = ElidedLabel("Tokens")  # a long name does not widen the dock
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -232,7 +262,8 @@ class TokenList(QWidget):
         keep = self.selected_ranges() or []
         self.model.set_encoding(tok, enc)
         n = len(enc) if enc is not None else 0
-        self.title.setText(f"Tokens — {label or (tok.name if tok else '')} ({n:,})" if tok is not None else "Tokens")
+        # the dock's title says "Tokens" above it
+        self.title.setText(f"{label or (tok.name if tok else '')} ({n:,})" if tok is not None else "Tokens")
         if len(keep) == 1 and keep[0][1] == keep[0][0] + 1 and keep[0][0] < n:
             self.select(keep[0][0], scroll=False)
 

@@ -166,6 +166,7 @@ class VocabBrowser(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(7)
         self.status = ToneLabel()
+        self.status.setWordWrap(True)  # a long hint wraps: one line as wide as it would widen the dock
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setTextVisible(False)

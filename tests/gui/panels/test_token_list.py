@@ -5,6 +5,7 @@ and a paint reads a segment's tokens once, not once per cell and role."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from bpeinspect.core.live_text import LiveEncoding
 from bpeinspect.gui.panels.token_list import COL_ID, COL_TOKEN, TokenListModel, token_text
@@ -82,3 +83,28 @@ def test_a_screenful_of_cells_reads_each_segment_once(qtbot, panel_window, monke
             for role in roles:
                 model.data(model.index(r, c), role)
     assert len(looked_up) <= 2  # one per segment the rows lie in
+
+
+def test_a_long_tokenizer_name_does_not_widen_the_tokens_panel(qtbot, cl100k):
+    """Its title was one line as wide as "Tokens — name (count)" beside three buttons: a
+    Hub name widened the dock past a third of a 1024 px window."""
+    from bpeinspect.gui.panels.token_list import TokenList
+    from bpeinspect.gui.window.docks import dock_width
+
+    w = TokenList()
+    qtbot.addWidget(w)
+    w.show()
+    enc = cl100k.encode_with_offsets("hello world " * 2000)
+    w.set_encoding(cl100k, enc, "cl100k_base")
+    qtbot.wait(20)
+    short = w.minimumSizeHint().width()
+    assert short <= dock_width(1024)
+    w.set_encoding(cl100k, enc, "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B · trained 52,060")
+    qtbot.wait(20)  # the layout asks its widgets again
+    assert w.minimumSizeHint().width() <= dock_width(1024)
+    assert w.title.text() == f"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B · trained 52,060 ({len(enc):,})"
+    w.resize(dock_width(1024), 400)
+    qtbot.wait(20)
+    shown = QLabel.text(w.title)  # what it draws, in the room it has
+    assert "…" in shown and shown.endswith(f"({len(enc):,})")  # the count stays in sight
+    assert w.title.toolTip() == w.title.text()  # and the whole name in its tooltip

@@ -346,6 +346,23 @@ def test_a_regex_typed_as_text_that_finds_nothing_gets_a_hint(qtbot) -> None:
     assert w.model.rowCount() == 0 and "Regex" not in w.status.text()
 
 
+def test_a_long_hint_does_not_widen_the_panel(qtbot) -> None:
+    """The hint was one line as wide as its text: the dock grew to 617 px of a 1024 px window
+    and the text kept 400."""
+    from bpeinspect.gui.window.docks import dock_width
+
+    w = _browser(qtbot, load_tokenizer("cl100k_base"))
+    w.show()
+    narrow = w.minimumSizeHint().width()
+    assert narrow <= dock_width(1024)
+    w.mode.setCurrentIndex(w.mode.findData("text"))
+    w.search.setText(r"^\d{3}$")
+    _idle(qtbot, w)
+    assert "set the search to Regex" in w.status.text()
+    qtbot.wait(50)  # the layout asks its widgets again
+    assert w.minimumSizeHint().width() == narrow
+
+
 def test_the_script_column_is_ready_before_it_is_first_shown(qtbot, monkeypatch):
     """The table of every code point's script (built once) is built by a worker when the view
     is made, not by the first paint of the Script column on the GUI thread."""

@@ -121,21 +121,21 @@ class UsePage(PlotPage):
         u = self.uses[focus]
         tb, unreachable = u.categories, u.unreachable or frozenset()
         first: dict[str, list[int]] = {}  # category -> its first EXAMPLES unused tokens
-        unused: Counter[str] = Counter()
-        dead: Counter[str] = Counter()
+        unused_in: Counter[str] = Counter()  # category -> unused tokens, and unreachable ones
+        dead_in: Counter[str] = Counter()
         for start in range(0, len(u.unused), SORT_CHUNK):
             for i in u.unused[start : start + SORT_CHUNK]:
                 cat = tb[i]
-                unused[cat] += 1
+                unused_in[cat] += 1
                 if i in unreachable:
-                    dead[cat] += 1
+                    dead_in[cat] += 1
                 shown = first.setdefault(cat, [])
                 if len(shown) < EXAMPLES:
                     shown.append(i)
             yield None
         lines = []
-        for cat, n in sorted(unused.items(), key=lambda r: (-r[1], r[0])):  # as unused_by_category()
-            n_dead = dead[cat]
+        for cat, n in sorted(unused_in.items(), key=lambda r: (-r[1], r[0])):  # as unused_by_category()
+            n_dead = dead_in[cat]
             examples = ", ".join(f"<code>{esc(self.example(focus, i))}</code>" for i in first[cat])
             lines.append(
                 f"<tr><td>{esc(cat)}</td><td align='right'>{n:,}</td><td align='right'>{n_dead:,}</td>"

@@ -229,3 +229,29 @@ def test_the_comparison_works_on_a_slice_of_the_tokens_per_call(monkeypatch):
     assert got["by id"] == sorted((sets[0] & sets[1]) - sets[2], key=b_ids.__getitem__)
     pairs = [{(t.token_bytes(a), t.token_bytes(b)) for a, b in t.merges} for _, t in toks]
     assert got["merges"].inclusive_count(3) == len(pairs[0] & pairs[1])
+
+
+def test_the_comparison_keeps_the_collector_waiting_while_it_builds(monkeypatch):
+    """The sets and dicts of a comparison's 200k tokens set off collections that walk them all
+    with every other thread locked out (20-30 ms each, next to the window): none runs while
+    the vocabularies and their merges are compared (a young one may, as each call returns),
+    and the collector is on again after."""
+    import gc
+
+    toks = [("a", _letter_pairs(0)), ("b", _letter_pairs(300))]
+    ran: list[int] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "start":
+            ran.append(info["generation"])
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(5)  # a collection every few new objects, if the collector may run
+    gc.callbacks.append(note)
+    try:
+        compare_vocabularies(toks)
+        merges_in_common(toks)
+    finally:
+        gc.callbacks.remove(note)
+        gc.set_threshold(*threshold)
+    assert len(ran) <= 2 and gc.isenabled(), ran

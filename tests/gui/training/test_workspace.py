@@ -720,3 +720,47 @@ def test_the_split_preview_is_made_once_and_after_the_form_is_made(qtbot, monkey
     qtbot.waitUntil(lambda: form.preview.text() != "")
     assert calls == ["gpt4"] and "␣world" in form.preview.text()
     assert form.pattern_message.text().endswith("merges never cross their edges")
+
+
+def test_opening_the_panel_and_showing_a_result_keep_the_text_panes_width(qtbot, panel_window):
+    """A text pane that changes width lays the whole text out again (a 10 MB text: a tenth of a
+    second per pane): the stack of panes keeps its width when a panel docks below it and when
+    one more pane makes it scroll."""
+    from PySide6.QtCore import QEvent, QObject
+
+    window = panel_window
+    window.resize(1024, 700)
+    small = [train_tokenizer("the cat sat on the mat " * 50, 256 + n, pattern="gpt4") for n in (3, 6, 9, 12)]
+    for n, tok in enumerate(small[:2]):
+        tok.name = f"small {n}"
+        window.registry.add(tok, f"trained:small {n}")
+    window.set_text("A line of text that wraps at the pane's width, and then some more. " * 400)
+    wait_idle(qtbot, window)
+    widths: list[tuple[int, int]] = []
+
+    class Widths(QObject):
+        def eventFilter(self, obj, e):
+            if e.type() == QEvent.Type.Resize and e.oldSize().width() > 0 and e.oldSize().width() != e.size().width():
+                widths.append((e.oldSize().width(), e.size().width()))
+            return False
+
+    watch = Widths()
+
+    def watch_panes() -> None:
+        for pane in window.panes.panes():
+            pane.view.installEventFilter(watch)
+
+    watch_panes()
+    window.commands["panels.training"].trigger()
+    qtbot.wait(300)
+    wait_idle(qtbot, window)
+    assert window.panels.docks["training"].isVisible()
+    assert widths == []
+    for n, tok in enumerate(small[2:], start=2):  # more panes than the stack's height holds: it scrolls
+        tok.name = f"small {n}"
+        window.registry.add(tok, f"trained:small {n}")
+        qtbot.wait(100)
+        watch_panes()
+    wait_idle(qtbot, window)
+    assert len(window.panes.panes()) == 4 and window.panes.verticalScrollBar().maximum() > 0
+    assert widths == []

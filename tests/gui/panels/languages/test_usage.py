@@ -92,3 +92,32 @@ def test_a_long_rank_frequency_line_is_drawn_from_log_spaced_ranks():
     assert skipping.any() and np.diff(np.log10(ranks))[skipping].max() < 0.01
     small = np.array([5, 3, 1])
     assert rank_points(small)[0].tolist() == [1, 2, 3] and rank_points(small)[1].tolist() == [5, 3, 1]
+
+
+def test_the_use_report_sorts_a_big_vocabularys_unused_tokens_a_part_per_step(qtbot, toks):
+    """o200k_base leaves most of its 200k tokens unused on a small text: the report sorted them
+    all into categories in one step of the drawing, which held the window."""
+    from types import SimpleNamespace
+
+    from bpeinspect.core.analysis.vocab_use import vocabulary_use
+    from bpeinspect.gui.panels.languages.usage import SORT_CHUNK, UsePage
+
+    o200k = toks[1]
+    text = "\n".join(t.sample.read() for t in fable_corpus())
+    use = vocabulary_use(o200k, [], name="o200k_base", unreachable=True, counts=Counter(o200k.encode_ordinary(text)))
+    page = UsePage()
+    qtbot.addWidget(page)
+    page.uses, page.tokens_of, page.focus = {"o200k_base": use}, {"o200k_base": o200k.token_bytes}, "o200k_base"
+    stats = SimpleNamespace(tokenizers=("o200k_base",), corpus=SimpleNamespace(title="the fable"))
+    steps = sum(1 for _ in page.draw(stats, page_colors()))
+    assert steps >= len(use.unused) // SORT_CHUNK > 5
+    report = page.report.toPlainText()
+    for category, unused, unreachable in use.unused_by_category():  # the figures of the core's own sort
+        assert f"\n{category}\n{unused:,}\n{unreachable:,}\n" in report
+    assert sum(unreachable for _, _, unreachable in use.unused_by_category()) == 12
+
+
+def page_colors():
+    from bpeinspect.gui.overlay.palette import app_colors
+
+    return app_colors()

@@ -40,6 +40,7 @@ __all__ = [
     "iter_corpus",
     "scan_corpus",
     "skipped_counts",
+    "sniff_file",
     "skipped_note",
 ]
 
@@ -64,18 +65,33 @@ def is_binary_file(path: str | os.PathLike[str]) -> bool:
     >>> is_binary_file(d / "a.txt"), is_binary_file(d / "a.pyc")
     (False, True)
     """
+    return sniff_file(path) is not None
+
+
+def sniff_file(path: str | os.PathLike[str]) -> str | None:
+    """Why a file of a folder is not text, from its first :data:`SNIFF_BYTES`: ``"binary"``
+    if they hold a NUL byte, ``"not UTF-8 text (...)"`` if they do not decode (a Latin-1 file,
+    say); None for text (and for an unreadable file, so reading it later reports why).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_bytes("caf\\u00e9".encode("latin-1"))
+    >>> _ = (d / "a.pyc").write_bytes(b"\\x00\\x01\\xff")
+    >>> sniff_file(d / "a.txt"), sniff_file(d / "a.pyc")
+    ('not UTF-8 text (byte 0xe9 at offset 3)', 'binary')
+    """
     try:
         with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
     except OSError:
-        return False
+        return None
     if b"\0" in head:
-        return True
+        return BINARY
     try:
         codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=len(head) < SNIFF_BYTES)
-    except UnicodeDecodeError:
-        return True
-    return False
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte 0x{head[exc.start]:02x} at offset {exc.start})"
+    return None
 
 
 @dataclass
@@ -189,8 +205,8 @@ def _scan_folder(top: Path, wanted: FileFilter, skipped: list[tuple[Path, str]])
                 continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
             why = _left_out(wanted, stack, rel, at, is_dir=False)
-            if why is None and is_binary_file(q):
-                why = BINARY
+            if why is None:
+                why = sniff_file(q)
             if why:
                 left_out.append((q, why))
             else:

@@ -89,3 +89,16 @@ def test_training_on_a_folder_with_a_bad_file_finishes_and_reports_it(tmp_path):
             (p.name, why) for p, why in outcome.skipped
         ], in_process
         assert len(outcome.skipped) == 3  # data.bin, icon.png, late.txt
+
+
+def test_a_latin1_text_file_in_a_folder_is_skipped_as_not_utf8_text_not_as_binary(tmp_path):
+    from bpeinspect.core.train.corpus import BINARY, FileFilter, scan_corpus, skipped_counts
+
+    (tmp_path / "good.txt").write_text("plain text\n", encoding="utf-8")
+    (tmp_path / "latin.txt").write_bytes("Caf\u00e9 cr\u00e8me\n".encode("latin-1"))
+    (tmp_path / "blob.dat").write_bytes(b"\x00\x01\x02")
+    scan = scan_corpus(tmp_path, FileFilter.everything())
+    assert [p.name for p in scan.files] == ["good.txt"]
+    reasons = dict((p.name, why) for p, why in scan.skipped)
+    assert reasons == {"blob.dat": BINARY, "latin.txt": "not UTF-8 text (byte 0xe9 at offset 3)"}
+    assert skipped_counts(scan.skipped) == {"binary": 1, "not UTF-8 text": 1}

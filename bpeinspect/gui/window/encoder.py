@@ -110,6 +110,7 @@ class _Far:
         self.toks = set(work.toks)  # the ones still open
         self.sent: set[Segment] = set()  # segments handed to the round
         self.unsent: list[Segment] = []  # segments of a text still going in, not handed yet
+        self.here: list[Segment] = []  # segments the panes show, encoded here one per turn
 
 
 class Encoder(QObject):
@@ -228,7 +229,18 @@ class Encoder(QObject):
                 far.append(tok)
         if far:
             self._start_far(far)
+        self._encode_next_shown()
         self.settled.emit()
+
+    def _encode_next_shown(self) -> None:
+        """One of the segments the panes show that a round left to this process (one per turn:
+        each is a few to tens of ms with a slow tokenizer; the next turn does the next)."""
+        far = self._far
+        if far is None or not far.here:
+            return
+        self._encode_shown(far, far.here.pop(0))
+        if far.here:
+            self._timer.start()
 
     def encode_one(self, tok: Tokenizer, far: list[Tokenizer] | None = None) -> bool:
         """Bring ``tok``'s encoding up to date, or start to. With ``far``, returns True for a
@@ -324,20 +336,27 @@ class Encoder(QObject):
         far.unsent = keep
         if ready:
             at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
-            ready.sort(key=lambda s: (s.k < at, s.k))  # from the focus on, then the rest
             far.sent.update(ready)
-            # what the panes show is encoded here, now: the children take a second to start
-            # (not for a round of tokenizers without a pane, such as one just trained: nothing
-            # shows it, and a slow tokenizer held the GUI thread for 60 ms on those segments)
+            # what the panes show is encoded here, a segment per turn: the children take a second
+            # to start (not for a round of tokenizers without a pane, such as one just trained:
+            # nothing shows it, and a slow tokenizer held the GUI thread for 60 ms on those segments)
             shown = any(self.registry.is_shown(tok) for tok in far.toks)
-            while shown and ready and ready[0].k < at + SHOWN_HERE:
-                self._encode_shown(far, ready.pop(0))
-            far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in ready])
+            near = range(at, at + SHOWN_HERE) if shown else range(0)
+            here = [s for s in ready if s.k in near]
+            if here:
+                far.here.extend(sorted(here, key=lambda s: s.k))
+                self._timer.start()
+            # from the focus on, then the rest: two passes, not a sort of every segment per turn
+            after = [s for s in ready if s.k >= at and s.k not in near]
+            after.extend(s for s in ready if s.k < at)
+            far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in after])
         if not feeding:
             far.work.close()
 
     def _encode_shown(self, far: _Far, seg: Segment) -> None:
         """Encode ``seg`` with the round's tokenizers here (a segment the panes show)."""
+        if not seg.alive:
+            return
         for tok in far.work.toks:
             live = self.lives.get(tok)
             if live is None or tok not in far.toks:

@@ -474,7 +474,9 @@ class CompareView(QWidget):
             return
         if self._stale and self._text_source is not None:
             self._stale = False
-            self.text, self._dirty = self._text_source(), True
+            text = self._text_source()
+            if text != self.text:  # a change signalled that left the text as it was is no work
+                self.text, self._dirty = text, True
         if self._dirty:
             self._refresh()
 

@@ -286,3 +286,47 @@ def test_characters_new_to_the_font_are_probed_a_few_dozen_per_turn(qtbot, toks,
     assert len(set(probes)) >= 300 and len(per_call) > 10 and max(per_call) <= 24
     assert [r.tokens for r in view.rows] == [len(t.encode_ordinary(text)) for t in toks[:2]]
     assert view.sections[0].browser.toPlainText().replace(MARK, "").startswith(text[:100])
+
+
+def test_brought_forward_again_with_the_same_text_it_encodes_nothing(qtbot, toks, monkeypatch):
+    """A change signalled while the view was hidden that leaves the text as it was (a format
+    change of the document) does not encode the text again when the view comes forward."""
+    from PySide6.QtCore import QObject, Signal
+
+    class Source(QObject):
+        changed = Signal()
+
+    source = Source()
+    text = TEXT
+    view = CompareView(text_source=lambda: text, text_changed=source.changed)
+    qtbot.addWidget(view)
+    view.show()
+    view.set_tokenizers(toks[:2])
+    _shown(qtbot, view)
+    before = [(r.name, r.tokens, r.agreement.f1) for r in view.rows]
+    fresh = compare(toks[:2], TEXT)
+    assert before == [(r.name, r.tokens, r.agreement.f1) for r in fresh.rows]
+    encodes: list[str] = []
+    encode = type(toks[0]).encode_with_offsets
+
+    def counted(self, *args, **kwargs):
+        encodes.append(self.name)
+        return encode(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(toks[0]), "encode_with_offsets", counted)
+    view.set_active(False)
+    source.changed.emit()
+    qtbot.waitUntil(lambda: view._stale, timeout=5000)
+    view.set_active(True)
+    qtbot.wait(200)
+    assert not view.busy and encodes == []
+    assert [(r.name, r.tokens, r.agreement.f1) for r in view.rows] == before
+    text = TEXT + "more"  # a real change is compared again
+    view.set_active(False)
+    source.changed.emit()
+    qtbot.waitUntil(lambda: view._stale, timeout=5000)
+    view.set_active(True)
+    qtbot.waitUntil(lambda: bool(encodes), timeout=5000)
+    _shown(qtbot, view)
+    assert [r.tokens for r in view.rows] == [r.tokens for r in compare(toks[:2], text).rows]
+    Worker.shutdown()

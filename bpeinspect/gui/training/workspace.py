@@ -377,7 +377,12 @@ class TrainingWorkspace(QWidget):
         self.progress.setFormat(f"{done:,} / {total:,} merges ({done / total:.0%})")
 
     def _on_finished(self, job: TrainingJob, outcome: TrainingOutcome) -> None:
-        self._set_progress(outcome.merges, max(job.run_.merges_total, 1))
+        if outcome.exhausted and outcome.merges:  # finished early: a full bar of the merges made
+            self.progress.setRange(0, outcome.merges)
+            self.progress.setValue(outcome.merges)
+            self.progress.setFormat(f"{outcome.merges:,} merges: ran out of pairs")
+        else:
+            self._set_progress(outcome.merges, max(job.run_.merges_total, 1))
         self.plots.redraw()
         # a run cancelled with merges still to make can resume; one that made them all (the
         # cancel came as it ended) or that ran out of pairs has nothing left to do

@@ -206,6 +206,10 @@ def test_a_corpus_that_runs_out_of_pairs(qtbot, ws, registry, tmp_path):
     assert [t.name for t in registry.tokenizers()] == ["small · 258", f"small · {256 + outcome.merges}"]
     assert "ran out of pairs" in ws.phase_label.text() and "fewer than the 1,000 asked for" in ws.phase_label.text()
     assert registry.tokenizers()[-1].training.settings["ran_out_of_pairs"] is True  # the core says so
+    # the bar shows the run finished, with the merges really made
+    bar = ws.progress
+    assert bar.value() == bar.maximum() == outcome.merges
+    assert bar.text() == f"{outcome.merges:,} merges: ran out of pairs"
     shoot(ws, tmp_path, "training-out-of-pairs.png")
 
 

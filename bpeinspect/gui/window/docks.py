@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStyle,
     QTabBar,
+    QToolButton,
     QWidget,
 )
 
@@ -144,6 +145,8 @@ class WholeTabTitles(QObject):
                 bar.setElideMode(Qt.TextElideMode.ElideNone)
                 bar.setUsesScrollButtons(True)
                 bar.setStyle(self._compact())
+                for arrow in bar.findChildren(QToolButton):  # the scroll arrows: mouse only
+                    arrow.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         return False
 
 

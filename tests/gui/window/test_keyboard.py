@@ -104,3 +104,32 @@ def test_a_panel_opened_from_its_menu_entry_takes_the_keyboard_focus(qtbot, pane
     view = win.panels.view(key)
     qtbot.waitUntil(lambda: view is not None and view.isAncestorOf(_focus(win) or win), timeout=5000)
     assert _focus(win).isVisible() and not isinstance(_focus(win), QScrollArea)  # a control, not a frame
+
+
+def test_tab_never_lands_on_the_scroll_arrows_of_the_dock_tab_bars(qtbot, panel_window):
+    from PySide6.QtWidgets import QTabBar, QToolButton
+
+    win = panel_window
+    win.resize(1024, 700)
+    win.activateWindow()
+    win.open_tokenizer("cl100k_base")
+    win.set_text("hello")
+    wait_idle(qtbot, win)
+    win.panels.show("vocab")
+    win.panels.show("tokens")
+    dock = win.panels.docks["tokens"]
+    win.resizeDocks([dock], [220], Qt.Orientation.Horizontal)  # a narrow side dock: its tabs scroll
+    qtbot.wait(50)
+    arrows = [
+        a
+        for bar in win.findChildren(QTabBar)
+        if bar.parent() is win and bar.isVisible()
+        for a in bar.findChildren(QToolButton)
+    ]
+    assert any(a.isVisible() for a in arrows)  # the side docks' tabs scroll in this window
+    text = win.panes.panes()[0].view
+    text.setFocus()
+    qtbot.waitUntil(lambda: _focus(win) is text, timeout=5000)
+    seen = _tab_round(qtbot, win, text)
+    assert not [w for w in seen if w in arrows]
+    assert all(a.focusPolicy() == Qt.FocusPolicy.NoFocus for a in arrows)

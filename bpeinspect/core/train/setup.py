@@ -199,7 +199,10 @@ def parse_special_tokens(text: str) -> list[str]:
 
 def parse_sizes(text: str) -> list[int]:
     """Vocabulary sizes from a text field like ``"1k, 4k 16384"``, ascending and distinct;
-    ``k`` means a thousand, and a number is taken as written.
+    ``k`` means a thousand, and a number is taken as written. A comma with no space after it,
+    between a group of 1-3 digits and groups of exactly three, separates thousands (as the app
+    writes sizes): ``"100,000"`` is one size, ``"256,512"`` too (256,512); sizes are separated
+    by spaces, semicolons or a comma and a space.
 
     Raises ``ValueError`` naming the bad entry.
 
@@ -207,7 +210,10 @@ def parse_sizes(text: str) -> list[int]:
     [1000, 4096, 16000]
     >>> parse_sizes("100k 100000 102400")
     [100000, 102400]
+    >>> parse_sizes("100,000, 1,000,000; 300,1k")
+    [300, 1000, 100000, 1000000]
     """
+    text = regex.sub(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?!\d)", lambda m: m.group().replace(",", ""), text)
     sizes: set[int] = set()
     for s in regex.split(r"[\s,;]+", text.strip()):
         if not s:

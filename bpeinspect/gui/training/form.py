@@ -141,6 +141,8 @@ class TrainingForm(QWidget):
         self.sizes_edit.setPlaceholderText("e.g. 1k, 4k, 16k")
         self.sizes_edit.setToolTip(
             "One or more vocabulary sizes (special tokens included), e.g. 1000 or 1k, 4k, 16k (k is 1,000).\n"
+            "Separate sizes with spaces or a comma and a space: a comma between digits groups thousands\n"
+            "(100,000 is one size, and so is 256,512).\n"
             "Training runs once to the largest; the smaller ones are its first merges."
         )
         self.chooser = PatternChooser(self, default="gpt4")

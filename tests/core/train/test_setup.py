@@ -104,6 +104,11 @@ def test_parse_sizes_and_specials():
     assert parse_sizes(" 4k; 300 1k,1024 ") == [300, 1000, 1024, 4000]
     assert parse_sizes("100k") == [100_000]  # k is a thousand: "fewer than the 102,400 asked for" read 100k
     assert parse_sizes("100000, 102400") == [100_000, 102_400]
+    # thousands separators, as the app writes sizes, read as one number, not as 100 and 0
+    assert parse_sizes("100,000") == [100_000]
+    assert parse_sizes("1,000,000, 4k") == [4000, 1_000_000]
+    assert parse_sizes("256,512") == [256_512]  # grouped thousands, by the documented rule
+    assert parse_sizes("300,1024 2,00") == [0, 2, 300, 1024]  # not groups of three: separate sizes
     for bad in ("", "abc", "1.5k", "-3"):
         with pytest.raises(ValueError):
             parse_sizes(bad)

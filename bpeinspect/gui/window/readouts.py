@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 from bpeinspect.core import Tokenizer
 from bpeinspect.gui.overlay.ids_view import IdsView
 from bpeinspect.gui.panels.big_copy import BigCopy, IdSnapshot
+from bpeinspect.gui.panels.token_list import ElidedLabel
 from bpeinspect.gui.registry import RESULT_ROLE, TokenizerRegistry
 from bpeinspect.gui.window.encoder import Encoder
 from bpeinspect.gui.window.theme import Appearance
@@ -28,7 +29,7 @@ class IdsBox(QWidget):
         self.registry, self.appearance = registry, appearance
         self.view = IdsView()
         self.view.tokenClicked.connect(self.tokenClicked)
-        self.title = QLabel("Token ids")
+        self.title = ElidedLabel("Token ids")  # a long tokenizer name does not widen the text area
         self.copier = BigCopy(self)
         copy_list = QToolButton()
         copy_list.setText("Copy list")

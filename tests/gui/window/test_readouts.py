@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QLabel
+
 from tests.gui.conftest import wait_idle
 
 
@@ -19,3 +21,25 @@ def test_status_bar_shows_only_the_current_tokenizers_figures(qtbot, window):
     assert status.startswith("o200k_base:") and "cl100k_base" not in status
     r = window.registry.result(o200k)
     assert f"{r.seconds * 1000:.1f} ms" in status
+
+
+def test_a_long_tokenizer_name_is_shortened_in_the_ids_title_and_does_not_widen_the_text(qtbot, window):
+    """A 40-character name made the ids box ask for 541 of the text area's 687 px at 1024x700."""
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world")
+    wait_idle(qtbot, window)
+    short = window.ids.minimumSizeHint().width()
+    long_name = "a-rather-long-organisation/tokenizer-v2x"
+    assert len(long_name) == 40
+    window.registry.rename(window.registry.current(), long_name)
+    window.set_text("hello world again")
+    wait_idle(qtbot, window)
+    qtbot.wait(20)
+    title = window.ids.title
+    assert window.ids.minimumSizeHint().width() <= short + 20  # the name does not widen it
+    assert long_name in title.toolTip() and long_name in title.text()  # whole in the tooltip
+    shown = QLabel.text(title)  # what is drawn: shortened in the middle when it does not fit
+    assert title.fontMetrics().horizontalAdvance(shown) <= title.width()

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QWidget
 
 from bpeinspect.core import TrainedMerge
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
@@ -116,6 +117,9 @@ def _color_plot(w: pg.PlotWidget, title: str, c: UiColors) -> None:
         w.getAxis(axis).setPen(c.plot_axis)
 
 
+STACK_BELOW = 560  # px: a narrower panel shows the plots one above the other
+
+
 class TrainingPlots(QWidget):
     """The two live plots of the training workspace."""
 
@@ -142,6 +146,15 @@ class TrainingPlots(QWidget):
         self._make_timer = QTimer(self, singleShot=True, interval=0)
         self._make_timer.timeout.connect(self._make_one)
         self._make_timer.start()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        """Side by side when there is room, one above the other in a narrow panel (beside a
+        window, the second plot was cut off at the right edge)."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= STACK_BELOW
+        want = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self._lay.direction() != want:
+            self._lay.setDirection(want)
 
     def _make_one(self) -> None:
         """Make the next plot; once both are there, give them the state so far."""

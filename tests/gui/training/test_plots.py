@@ -57,3 +57,22 @@ def test_growing_the_axes_does_not_relay_their_labels_out(plots, monkeypatch):
         plots.redraw()
         assert plots.counts_plot.getAxis("bottom").range[1] >= done  # the x axis did grow
     assert relabels == []
+
+
+def test_in_a_narrow_panel_the_plots_stack_and_neither_is_cut_off(qtbot):
+    """Beside a 1920 px window the training panel is about 628 px wide: the second plot ran
+    past the right edge."""
+    from bpeinspect.gui.training.plots import TrainingPlots
+
+    w = TrainingPlots()
+    qtbot.addWidget(w)
+    w.resize(260, 400)
+    w.show()
+    qtbot.waitUntil(lambda: w.bpt_plot is not None, timeout=5000)
+    qtbot.wait(20)
+    for plot in (w.counts_plot, w.bpt_plot):
+        assert plot.geometry().right() < w.width()
+    assert w.counts_plot.geometry().bottom() < w.bpt_plot.geometry().top()  # one above the other
+    w.resize(900, 400)
+    qtbot.wait(20)
+    assert w.counts_plot.geometry().right() < w.bpt_plot.geometry().left()  # side by side when wide

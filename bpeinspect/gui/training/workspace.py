@@ -39,6 +39,7 @@ from bpeinspect.core.io import saveable
 from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes, skipped_note
 from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
+from bpeinspect.gui.panels.token_list import ElidedLabel
 from bpeinspect.gui.registry import TokenizerRegistry
 from bpeinspect.gui.training.form import TrainingForm
 from bpeinspect.gui.training.plots import TrainingPlots, bytes_per_token_curve
@@ -163,17 +164,15 @@ class TrainingWorkspace(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat("")
         self.rate_label = ToneLabel(tone="muted")
-        self.merge_label = QLabel("—")
+        self.merge_label = ElidedLabel("—")  # a long merge is shortened in the middle, whole in its tooltip
         big = mono
         big.setPointSizeF(mono.pointSizeF() * 1.35)
         self.merge_label.setFont(big)
         self.merge_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.merge_label.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
         self.merge_info = ToneLabel(tone="muted")
         for label in (self.rate_label, self.merge_info):  # long lines wrap, not widen the run
             label.setWordWrap(True)
             label.setMinimumWidth(1)
-        self.merge_label.setMinimumWidth(1)  # a long merge is cut at the edge
         self.plots = TrainingPlots()
         self.run_box = run_box = QGroupBox("Run")
         rlay = QVBoxLayout(run_box)
@@ -181,7 +180,9 @@ class TrainingWorkspace(QWidget):
         rlay.addWidget(self.progress)
         rlay.addWidget(self.rate_label)
         merge_row = QHBoxLayout()
-        merge_row.addWidget(QLabel("Current merge:"))
+        merge_caption = QLabel("Current merge:")
+        merge_caption.setToolTip(f"The latest merge: [left][right] → [new token]; {LEGEND}")
+        merge_row.addWidget(merge_caption)
         merge_row.addWidget(self.merge_label, 1)
         rlay.addLayout(merge_row)
         rlay.addWidget(self.merge_info)

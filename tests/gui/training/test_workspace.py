@@ -768,3 +768,20 @@ def test_opening_the_panel_and_showing_a_result_keep_the_text_panes_width(qtbot,
     wait_idle(qtbot, window)
     assert len(window.panes.panes()) == 4 and window.panes.verticalScrollBar().maximum() > 0
     assert widths == []
+
+
+def test_a_long_current_merge_is_shortened_to_fit_the_run_box(qtbot, ws):
+    """Beside a 1920 px window the text of a long merge ran past the panel's right edge."""
+    from PySide6.QtWidgets import QLabel
+
+    ws.resize(628, 700)
+    ws.show()
+    qtbot.waitExposed(ws)
+    merge = "[" + "abcdefghij" * 12 + "][" + "klmnopqrst" * 12 + "] → [...]"
+    ws.merge_label.setText(merge)
+    qtbot.wait(20)
+    label = ws.merge_label
+    drawn = QLabel.text(label)
+    assert label.toolTip() == merge and label.text() == merge
+    assert label.fontMetrics().horizontalAdvance(drawn) <= label.width() and "…" in drawn
+    assert label.geometry().right() <= label.parentWidget().width()

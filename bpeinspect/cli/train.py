@@ -163,7 +163,7 @@ def _train_sizes(args: argparse.Namespace) -> int:
     """``--sizes``: one run to the largest size, a tokenizer per size, each in OUT's format."""
     specials = list(args.special_token)
     try:
-        sizes = parse_sizes(args.sizes)
+        sizes = parse_sizes(args.sizes, thousands=False)
         check_sizes(sizes, specials)
     except ValueError as exc:
         raise CliError(f"--sizes: {exc}") from None

@@ -220,6 +220,9 @@ def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
 # -- the time limit ------------------------------------------------------------------------------------------
 
 
+_RAISE_AGAIN = 0.2  # seconds between raises in a block that goes on after its limit
+
+
 class _Watchdog:
     """One thread that raises :class:`TooLong` in threads whose time limit has passed."""
 
@@ -265,7 +268,9 @@ class _Watchdog:
                 if left > 0:
                     self.wake.wait(left)
                     continue
-                heapq.heappop(self.heap)
+                # raised again while the block runs: an exception raised in a thread is lost
+                # when it lands in code that swallows it (a garbage collector's callback)
+                heapq.heapreplace(self.heap, (time.monotonic() + _RAISE_AGAIN, token, tid))
                 self.fired.add(token)
                 _raise_in(tid, TooLong)
 
@@ -293,10 +298,13 @@ def stop_all() -> None:
     """Stop every render running now, in any thread (an app that quits): each raises
     :class:`TooLong` at its next step instead of keeping the process alive until its limit."""
     with _watchdog.lock:
+        now = time.monotonic()
         for token, tid in _watchdog.active.items():
             if token not in _watchdog.fired:
                 _watchdog.fired.add(token)
                 _raise_in(tid, TooLong)
+                heapq.heappush(_watchdog.heap, (now + _RAISE_AGAIN, token, tid))  # (see _Watchdog._run)
+        _watchdog.wake.notify()
 
 
 __all__ = [

@@ -197,12 +197,13 @@ def parse_special_tokens(text: str) -> list[str]:
     return out
 
 
-def parse_sizes(text: str) -> list[int]:
+def parse_sizes(text: str, *, thousands: bool = True) -> list[int]:
     """Vocabulary sizes from a text field like ``"1k, 4k 16384"``, ascending and distinct;
-    ``k`` means a thousand, and a number is taken as written. A comma with no space after it,
-    between a group of 1-3 digits and groups of exactly three, separates thousands (as the app
-    writes sizes): ``"100,000"`` is one size, ``"256,512"`` too (256,512); sizes are separated
-    by spaces, semicolons or a comma and a space.
+    ``k`` means a thousand, and a number is taken as written. With ``thousands`` (the window's
+    field), a comma with no space after it, between a group of 1-3 digits and groups of exactly
+    three, separates thousands (as the app writes sizes): ``"100,000"`` is one size, ``"256,512"``
+    too (256,512); sizes are separated by spaces, semicolons or a comma and a space. Without it
+    (the command line's ``--sizes 1k,4k``), every comma separates sizes.
 
     Raises ``ValueError`` naming the bad entry.
 
@@ -212,8 +213,11 @@ def parse_sizes(text: str) -> list[int]:
     [100000, 102400]
     >>> parse_sizes("100,000, 1,000,000; 300,1k")
     [300, 1000, 100000, 1000000]
+    >>> parse_sizes("256,512"), parse_sizes("256,512", thousands=False)
+    ([256512], [256, 512])
     """
-    text = regex.sub(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?!\d)", lambda m: m.group().replace(",", ""), text)
+    if thousands:
+        text = regex.sub(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?!\d)", lambda m: m.group().replace(",", ""), text)
     sizes: set[int] = set()
     for s in regex.split(r"[\s,;]+", text.strip()):
         if not s:

@@ -246,6 +246,7 @@ def test_the_comparison_keeps_the_collector_waiting_while_it_builds(monkeypatch)
             ran.append(info["generation"])
 
     threshold = gc.get_threshold()
+    gc.collect()  # no count left over from earlier work to set off an old generation's collection
     gc.set_threshold(5)  # a collection every few new objects, if the collector may run
     gc.callbacks.append(note)
     try:
@@ -254,4 +255,6 @@ def test_the_comparison_keeps_the_collector_waiting_while_it_builds(monkeypatch)
     finally:
         gc.callbacks.remove(note)
         gc.set_threshold(*threshold)
-    assert len(ran) <= 2 and gc.isenabled(), ran
+    # about 250 run with the collector free; a few young ones may come as the calls return, or
+    # from other threads of the process between them
+    assert len(ran) <= 10 and gc.isenabled(), ran

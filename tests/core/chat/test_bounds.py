@@ -134,6 +134,31 @@ def test_quitting_stops_a_render_at_once(monkeypatch):
     assert not t.is_alive() and len(got) == 1
 
 
+def test_a_block_that_loses_its_time_limit_exception_is_stopped_again():
+    """The exception raised in a thread past its limit can land where it is swallowed (a garbage
+    collector's callback reports it and goes on): the block is stopped again, not left running."""
+    swallowed: list[int] = []
+    got: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            with bounds.time_limit(0.05):
+                try:
+                    while True:
+                        pass
+                except bounds.TooLong:
+                    swallowed.append(1)
+                while True:
+                    pass
+        except bounds.TooLong as exc:
+            got.append(exc)
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(20)
+    assert not t.is_alive() and swallowed == [1] and len(got) == 1
+
+
 def test_a_value_may_grow_to_twice_what_the_render_was_given_and_no_further(monkeypatch):
     """The bound on a value follows each render's own input (given to its checks, not kept
     beside the thread): a long message may be repeated once, a short one not past the bound."""

@@ -136,12 +136,12 @@ def test_the_picker_shows_a_trained_tokenizers_whole_name(qtbot, window):
     """It kept the width of the first name it showed: "json and 2 more ·" was all one read."""
     from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 
-    from bpeinspect.core import load_tokenizer
+    from bpeinspect.core import load_tokenizer, tables
 
     window.resize(1024, 700)
     window.show()
     qtbot.waitExposed(window)
-    tok = load_tokenizer("gpt2")
+    tok = tables.build(tables.parts_of(load_tokenizer("gpt2")))  # a copy: the built-in keeps its name
     tok.name = "json and 2 more · 300"
     window.registry.add(tok, "trained:json and 2 more · 300", shown=False)
     window.registry.set_current(tok)

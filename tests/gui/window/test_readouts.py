@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
+from bpeinspect.core import load_tokenizer, tables
 from tests.gui.conftest import wait_idle
 
 
@@ -28,13 +29,17 @@ def test_a_long_tokenizer_name_is_shortened_in_the_ids_title_and_does_not_widen_
     window.resize(1024, 700)
     window.show()
     qtbot.waitExposed(window)
-    window.open_tokenizer("cl100k_base")
+    # a copy of its own: renaming the shared built-in would rename it for every later caller
+    tok = tables.build(tables.parts_of(load_tokenizer("cl100k_base")))
+    tok.name = "small"
+    window.registry.add(tok, "trained:small", shown=True)
+    window.registry.set_current(tok)
     window.set_text("hello world")
     wait_idle(qtbot, window)
     short = window.ids.minimumSizeHint().width()
     long_name = "a-rather-long-organisation/tokenizer-v2x"
     assert len(long_name) == 40
-    window.registry.rename(window.registry.current(), long_name)
+    window.registry.rename(tok, long_name)
     window.set_text("hello world again")
     wait_idle(qtbot, window)
     qtbot.wait(20)

@@ -48,6 +48,7 @@ class IdsBox(QWidget):
         lay.addWidget(self.view, 1)
         registry.currentChanged.connect(self.refresh)
         registry.dataChanged.connect(self._on_data)
+        registry.renamed.connect(self._retitle)  # the ids stay: only the name changes
         appearance.changed.connect(self._restyle)
 
     def ids(self) -> list[int]:
@@ -76,8 +77,15 @@ class IdsBox(QWidget):
             self.view.set_ids([], None, self.appearance.token_palette)
             self.title.setText("Token ids")
             return
-        self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc):,})")
+        self._retitle()
         self.view.set_ids(r.enc, None, self.appearance.token_palette, tok.n_vocab)
+
+    def _retitle(self, *_args: object) -> None:
+        """The title: the current tokenizer's name as the registry labels it, and its count."""
+        tok = self.registry.current()
+        r = self.registry.result(tok) if tok is not None else None
+        if tok is not None and r is not None:
+            self.title.setText(f"Token ids — {self.registry.label(tok)} ({len(r.enc):,})")
 
     def _on_data(self, first: QModelIndex, _last: QModelIndex, roles: list[int]) -> None:
         if RESULT_ROLE in roles and first.row() == self.registry.current_row():

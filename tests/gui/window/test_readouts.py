@@ -48,3 +48,16 @@ def test_a_long_tokenizer_name_is_shortened_in_the_ids_title_and_does_not_widen_
     assert long_name in title.toolTip() and long_name in title.text()  # whole in the tooltip
     shown = QLabel.text(title)  # what is drawn: shortened in the middle when it does not fit
     assert title.fontMetrics().horizontalAdvance(shown) <= title.width()
+
+
+def test_the_ids_title_follows_a_rename_at_once(qtbot, window):
+    """A renamed tokenizer's ids title showed its old name until the text was encoded again."""
+    tok = tables.build(tables.parts_of(load_tokenizer("gpt2")))  # a copy: the built-in keeps its name
+    tok.name = "before"
+    window.registry.add(tok, "trained:before", shown=True)
+    window.registry.set_current(tok)
+    window.set_text("hello world")
+    wait_idle(qtbot, window)
+    assert "before" in window.ids.title.toolTip() + window.ids.title.text()
+    window.registry.rename(tok, "after the rename")
+    assert "after the rename" in window.ids.title.text() and "before" not in window.ids.title.text()

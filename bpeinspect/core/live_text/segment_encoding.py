@@ -114,13 +114,21 @@ class LiveEncoding:
         segs = self.source.segments
         return segs[k + 1].text[: self.lookahead] if k + 1 < len(segs) else ""
 
-    def pending(self) -> list[tuple[Segment, str]]:
-        """The segments to encode, in order, each with the text after it to encode it with."""
+    def pending(self, among: Iterable[Segment] | None = None) -> list[tuple[Segment, str]]:
+        """The segments to encode, in order, each with the text after it to encode it with.
+
+        ``among``: only those of these segments (the ones an edit made, say) that are still to
+        encode, looked at alone: the work grows with them, not with the text (every segment of a
+        64 MB text not encoded yet is ten thousand of them)."""
         if not self.cutting:
             return [] if self.whole_version == self.source.version else [(self._whole(), "")]
         if len(self._encs) != len(self.source.segments):  # a change was missed: start over
             self._reset()
         segs, heads = self.source.segments, self._heads
+        if among is not None:
+            # a live segment is at its index; one whose head changed since it was encoded is due again
+            ks = sorted({s.k for s in among if s.alive and segs[s.k] is s})
+            return [(segs[k], head) for k in ks if heads[k] != (head := self._head(k))]
         todo: list[int] = []
         k = -1
         # list.index scans in C, and only as far as the last segment not encoded: nothing at all
@@ -216,7 +224,9 @@ class LiveEncoding:
         """True if the encoding is of the current text, all of it."""
         if not self.cutting:
             return self.whole_version == self.source.version
-        return not self.pending()
+        # asked every turn while a big text is encoded: a segment not encoded says so at once,
+        # without listing every segment still to encode
+        return not self._unencoded and not self.pending()
 
     # -- reading ----------------------------------------------------------------------------------
 

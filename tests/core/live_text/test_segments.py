@@ -300,3 +300,57 @@ def test_what_is_pending_is_found_without_looking_past_the_last_segment_to_encod
             live.apply(text.set_text(plain * rng.randrange(1, 4)))
     encode_pending(live)
     assert live.complete and live.encoding().ids == tok.encode_with_offsets(text.text()).ids
+
+
+class _CountsHeads(LiveEncoding):
+    """A LiveEncoding that counts the segments whose following text it looks at (the work per segment)."""
+
+    heads = 0
+
+    def _head(self, k: int) -> str:
+        self.heads += 1
+        return super()._head(k)
+
+
+def test_whether_an_encoding_is_complete_is_told_without_listing_every_segment_to_encode():
+    """Asked every turn while a big text is encoded: with segments still to encode, no segment's
+    following text is looked at."""
+    tok = load_tokenizer("cl100k_base")
+    text = LiveText(SAMPLE.replace("\r", "") * 20, target=40)
+    live = _CountsHeads(tok, text)
+    assert len(text.segments) > 50
+    assert not live.complete
+    assert live.heads == 0
+    encode_pending(live)
+    assert live.complete
+
+
+def test_what_is_pending_among_some_segments_looks_only_at_them():
+    """Asked of the segments an edit made (while the rest is encoded elsewhere), the work grows
+    with them, not with the text; the answer is the whole list's, kept to them, after edits,
+    puts and new texts in any order (a segment whose following text changed is due again)."""
+    tok = load_tokenizer("cl100k_base")
+    rng = random.Random(7)
+    plain = SAMPLE.replace("\r", "")
+    text = LiveText(plain * 20, target=40)
+    live = _CountsHeads(tok, text)
+    some = text.segments[5:8]
+    assert live.pending(among=some) == [(s, live._head(s.k)) for s in some]
+    live.heads = 0
+    live.pending(among=some[:1])
+    assert live.heads == 1
+    encode_pending(live)
+    for _ in range(60):
+        pos = rng.randrange(text.u16_len)
+        removed = rng.randrange(min(30, text.u16_len - pos) + 1)
+        change = text.replace(pos, removed, rng.choice(["", "a", "\n", "é😀 ", plain[:90]]))
+        live.apply(change)
+        among = [*change.old, *change.new, *rng.sample(text.segments, min(3, len(text.segments)))]
+        whole = live.pending()
+        assert live.pending(among=among) == [(s, h) for s, h in whole if s in among]
+        for seg, head in whole[::2]:
+            live.put(seg, encode_segment(tok, seg.text, head), head)
+        if rng.random() < 0.1:
+            live.apply(text.set_text(plain * rng.randrange(1, 4)))
+    encode_pending(live)
+    assert live.complete and live.pending(among=text.segments) == []

@@ -316,3 +316,42 @@ def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x7
         assert _whole_rows(table) >= 4
     finally:
         stop_panels(win)
+
+
+def test_tab_reaches_the_side_tab_bar_and_the_arrows_every_tab_in_sight_with_chat_docked(qtbot, settings, monkeypatch):
+    """Keyboard only at 1024x700: Tab comes to the side docks' tab bar, and Left brings each
+    dock in front in turn, with every tab of the bar in sight all the way."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QTabBar
+
+    from bpeinspect.gui.overlay.token_view import TokenView
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.activateWindow()
+    win.panels.bring("chat")
+    qtbot.wait(50)
+    try:
+        (bar,) = [b for b in _side_bars(win)]
+        seen = []
+        for _ in range(120):  # Tab round the window from Chat, until it comes to the bar
+            focus = QApplication.focusWidget()
+            seen.append(focus)
+            if focus is bar:
+                break
+            ctrl = (
+                Qt.KeyboardModifier.ControlModifier if isinstance(focus, TokenView) else Qt.KeyboardModifier.NoModifier
+            )
+            qtbot.keyClick(focus, Qt.Key.Key_Tab, ctrl)
+        assert bar in seen, [type(w).__name__ for w in seen]
+        fronts = []
+        for _ in range(bar.count()):
+            fronts.append(bar.tabText(bar.currentIndex()))
+            assert not _tabs_out_of_sight(win), fronts[-1]
+            qtbot.keyClick(bar, Qt.Key.Key_Left)
+            qtbot.wait(10)
+        assert sorted(fronts) == sorted(bar.tabText(i) for i in range(bar.count()))
+        assert isinstance(QApplication.focusWidget(), QTabBar)
+    finally:
+        stop_panels(win)

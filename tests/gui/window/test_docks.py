@@ -355,3 +355,29 @@ def test_tab_reaches_the_side_tab_bar_and_the_arrows_every_tab_in_sight_with_cha
         assert isinstance(QApplication.focusWidget(), QTabBar)
     finally:
         stop_panels(win)
+
+
+def test_a_window_made_small_shrinks_its_docks_to_a_small_windows_share(qtbot, settings, monkeypatch):
+    """From 1920x1200 to 1024x700, the side docks kept 460 px and Languages below the text
+    kept 295 px: the text was left two lines a pane."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1920, 1200)
+    side = win.panels.docks["tokens"]
+    qtbot.waitUntil(lambda: side.width() >= docks.DOCK_WIDTH - 10, timeout=3000)
+    win.panels.show("chat")
+    win.panels.show("languages")
+    below = win.panels.docks["languages"]
+    qtbot.waitUntil(lambda: below.height() >= docks.BOTTOM_WANTED - 10, timeout=3000)
+    win.resize(1024, 700)
+    try:
+        qtbot.waitUntil(lambda: win.height() == 700 and below.height() <= docks.bottom_height(700), timeout=3000)
+        qtbot.wait(50)
+        chat = win.panels.docks["chat"]
+        assert chat.width() <= 0.4 * 1024 + 1 and win.centralWidget().width() >= 1024 * 0.59
+        assert not _tabs_out_of_sight(win)
+        assert below.height() >= docks.bottom_height(700) - 2  # no less than a new window's
+        assert win.centralWidget().height() >= 700 - docks.bottom_height(700) - 120
+    finally:
+        stop_panels(win)

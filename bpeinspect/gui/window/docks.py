@@ -30,7 +30,7 @@ from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
 DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text keeps two thirds)
 DOCK_MIN = 300
-TABS_SHARE = 0.38  # of the window's width, at most, for the side docks to show all their tabs
+TABS_SHARE = 0.40  # of the window's width, at most, for the side docks to show all their tabs
 BESIDE_MIN = 480  # px of free screen a big panel needs to open beside the window rather than docked
 FRAME = 8  # px a floating dock's frame may add to its size
 BOTTOM_SHARE = 0.36  # of the window's height, at least, for a big panel docked below the text
@@ -195,16 +195,51 @@ class PanelHost(QObject):
 
     def _size_side(self, first: QDockWidget) -> None:
         """Give the side docks their first width: :func:`dock_width`, or what their tabs need
-        to be all in sight, up to :data:`TABS_SHARE` of the window."""
+        to be all in sight (:meth:`fit_side_tabs`)."""
         win = self.window
         width = dock_width(win.width())
-        bars = [b for b in cast(QWidget, win).findChildren(QTabBar) if b.parent() is win and b.isVisible()]
-        title = first.windowTitle()
-        for bar in bars:
-            if any(bar.tabText(i) == title for i in range(bar.count())):
-                tabs = sum(bar.tabRect(i).width() for i in range(bar.count()))
-                width = max(width, min(tabs + FRAME, int(win.width() * TABS_SHARE)))
+        for bar, _front in self._side_bars():
+            if first.windowTitle() in self._titles(bar):
+                width = max(width, min(self._tabs_width(bar), int(win.width() * TABS_SHARE)))
         win.resizeDocks([first], [width], Qt.Orientation.Horizontal)
+
+    @staticmethod
+    def _titles(bar: QTabBar) -> list[str]:
+        return [bar.tabText(i) for i in range(bar.count())]
+
+    @staticmethod
+    def _tabs_width(bar: QTabBar) -> int:
+        """The width a dock needs for every tab of ``bar`` in sight, whole titles."""
+        return sum(bar.tabRect(i).width() for i in range(bar.count())) + FRAME
+
+    def _bars(self) -> list[QTabBar]:
+        """The tab bars of the docks tabbed together."""
+        win = cast(QWidget, self.window)
+        return [b for b in win.findChildren(QTabBar) if b.parent() is win and b.isVisible() and b.count() > 1]
+
+    def _side_bars(self) -> list[tuple[QTabBar, QDockWidget]]:
+        """The tab bars of the docks tabbed together beside the text, each with the dock in
+        front of it."""
+        win = self.window
+        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        docked = {d.windowTitle(): d for d in self.docks.values() if not d.isFloating()}
+        found = []
+        for bar in self._bars():
+            front = docked.get(bar.tabText(bar.currentIndex()))
+            if front is not None and win.dockWidgetArea(front) in sides:
+                found.append((bar, front))
+        return found
+
+    def fit_side_tabs(self) -> None:
+        """Widen the side docks to what their tabs need to be all in sight, whole titles, up to
+        :data:`TABS_SHARE` of the window (a panel that joins them, Chat in a 1024 px window,
+        made the bar scroll its first tabs out of sight). Never narrows them."""
+        win = self.window
+        most = int(win.width() * TABS_SHARE)
+        for bar, front in self._side_bars():
+            want = min(self._tabs_width(bar), most)
+            if front.width() < want:
+                win.resizeDocks([front], [want], Qt.Orientation.Horizontal)
 
     def importing(self) -> bool:
         """True while the lazy panels' modules are still being imported (on a worker)."""
@@ -221,6 +256,8 @@ class PanelHost(QObject):
         dock = self.docks[key]
         dock.show()
         dock.raise_()
+        if not dock.isFloating():  # once the window has laid out its tab bars anew
+            QTimer.singleShot(0, self.fit_side_tabs)
         if spec.shown is not None:
             spec.shown(view, self)
         return view
@@ -280,6 +317,18 @@ class PanelHost(QObject):
         ]
         if side:
             self.window.tabifyDockWidget(side[-1], dock)
-        elif spec.area == Qt.DockWidgetArea.BottomDockWidgetArea:  # the text keeps most of the height
+        if spec.area == Qt.DockWidgetArea.BottomDockWidgetArea:  # the text keeps most of the height
             share = bottom_height(win.height())
-            QTimer.singleShot(0, lambda: self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical))
+            QTimer.singleShot(0, lambda: self._size_bottom(dock, share, tabbed=bool(side)))
+
+    def _size_bottom(self, dock: QDockWidget, share: int, *, tabbed: bool) -> None:
+        """Give a big panel docked below the text ``share`` of the window's height: the panel
+        itself, not with the tab bar of the docks it is tabbed with (which took a tab's height
+        from it: three rows of the languages summary in a 700 px window). A tabbed panel only
+        grows to it, from the height the user may have given the others."""
+        if not tabbed:
+            self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical)
+        elif dock.height() < share:  # the size asked is the area's, its tab bar in it
+            bars = [b for b in self._bars() if dock.windowTitle() in self._titles(b)]
+            tab_bar = max((b.height() for b in bars), default=0)
+            self.window.resizeDocks([dock], [share + tab_bar], Qt.Orientation.Vertical)

@@ -92,7 +92,6 @@ def test_the_tabs_of_the_side_docks_show_whole_titles_in_a_small_window(qtbot, s
     """They read "Tok…" and "Vocabul…" at 1024x700: whole titles now, and the bar scrolls."""
     from PySide6.QtWidgets import QStyle, QTabBar
 
-
     win = shown_window(qtbot, settings, 1024, 700)
     win.panels.show("vocab")
     win.panels.show("tokens")
@@ -232,3 +231,88 @@ def test_a_big_panel_opens_beside_the_window_only_where_it_fits_on_the_screen(qt
         assert win.panels.docks[key].isFloating(), key
         assert QRect(0, 0, 2560, 1440).contains(frame), (key, frame)
         assert not frame.intersects(win.frameGeometry()), (key, frame)
+
+
+def _side_bars(win):
+    """The visible tab bars of the docks tabbed together beside the text."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+
+    sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+    bars = []
+    for bar in win.findChildren(QTabBar):
+        if bar.parent() is win and bar.isVisible() and bar.count() > 1:
+            titles = {bar.tabText(i) for i in range(bar.count())}
+            if any(win.dockWidgetArea(d) in sides for d in win.panels.docks.values() if d.windowTitle() in titles):
+                bars.append(bar)
+    return bars
+
+
+def _tabs_out_of_sight(win) -> list[str]:
+    """The titles of the side docks' tabs not wholly in sight, or reached only by the bar's
+    scroll arrows."""
+    from PySide6.QtWidgets import QToolButton
+
+    out = []
+    for bar in _side_bars(win):
+        seen = bar.visibleRegion().boundingRect()
+        arrows = any(a.isVisible() for a in bar.findChildren(QToolButton))
+        out += [bar.tabText(i) for i in range(bar.count()) if arrows or not seen.contains(bar.tabRect(i))]
+    return out
+
+
+def test_with_chat_docked_every_side_tab_stays_in_sight_in_a_1024x700_window(qtbot, settings, monkeypatch):
+    """Chat joined the side docks as a sixth tab and the bar scrolled: Tokens and Merge tree
+    went out of sight, behind the scroll arrows."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    qtbot.wait(50)
+    win.panels.show("chat")
+    dock = win.panels.docks["chat"]
+    try:
+        assert not dock.isFloating()
+        assert dock.windowTitle() in [b.tabText(i) for b in _side_bars(win) for i in range(b.count())]
+        qtbot.waitUntil(lambda: not _tabs_out_of_sight(win), timeout=3000)
+        assert win.width() == 1024 and win.centralWidget().width() >= 1024 * 0.58  # the text keeps its share
+    finally:
+        stop_panels(win)
+
+
+def _whole_rows(table) -> int:
+    """How many rows of ``table`` are wholly in its viewport."""
+    height = table.viewport().height()
+    whole = 0
+    for row in range(table.model().rowCount()):
+        top = table.rowViewportPosition(row)
+        whole += 0 <= top and top + table.rowHeight(row) <= height
+    return whole
+
+
+def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x700(qtbot, settings, monkeypatch):
+    """With Chat, Dataset, Training and Vocabularies docked too, the summary showed three rows:
+    the bottom docks' tab bar took its height from the Languages dock."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.open_tokenizer("o200k_base")
+    win.open_tokenizer("cl100k_base")
+    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) == 2, timeout=30000)
+    for key in ("chat", "dataset", "training", "vocabs", "languages"):
+        win.panels.show(key)
+        qtbot.wait(20)
+    view = win.panels.view("languages")
+    try:
+        with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
+            view.set_source("fable")  # a small corpus: the summary's rows are the same
+        qtbot.waitUntil(lambda: view.page("summary") is not None, timeout=10000)
+        qtbot.wait(100)
+        table = view.page("summary").table
+        assert not any(d.isFloating() for d in win.panels.docks.values())
+        assert win.height() == 700 and table.isVisible()
+        assert table.model().rowCount() >= 4
+        assert _whole_rows(table) >= 4
+    finally:
+        stop_panels(win)

@@ -117,6 +117,7 @@ def test_tab_never_lands_on_the_scroll_arrows_of_the_dock_tab_bars(qtbot, panel_
     wait_idle(qtbot, win)
     win.panels.show("vocab")
     win.panels.show("tokens")
+    qtbot.wait(50)  # the window fits the docks to their tabs; then the user narrows them
     dock = win.panels.docks["tokens"]
     win.resizeDocks([dock], [220], Qt.Orientation.Horizontal)  # a narrow side dock: its tabs scroll
     qtbot.wait(50)

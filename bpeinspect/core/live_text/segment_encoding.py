@@ -95,7 +95,10 @@ class LiveEncoding:
         self._nbytes: list[int] = [0] * n
         self._nchars: list[int] = [0] * n
         self._chars_done = 0  # sum(self._nchars), kept as it changes (asked for often, of many segments)
-        self._stale: list[Segment] = []  # segments whose following text changed
+        # segments whose following text changed since they were encoded (or were encoded with a
+        # following text no longer theirs): a put with the current one takes a segment off, so that
+        # a text that went in a slice at a time leaves a few here, not one per slice
+        self._stale: dict[Segment, None] = {}
         self.whole: Encoding | None = None  # the encoding of the one segment of a tokenizer that cannot be cut
         self.whole_version = -1  # the text version ``whole`` encodes
         self._whole_segment: tuple[Segment, int] | None = None  # the one segment, and the version it holds
@@ -138,9 +141,14 @@ class LiveEncoding:
                 k = heads.index(None, k + 1)
                 todo.append(k)
         if self._stale:
-            stale = {seg.k for seg in self._stale if seg.alive}
-            stale = {k for k in stale if self._heads[k] is not None and self._heads[k] != self._head(k)}
-            self._stale = [segs[k] for k in stale]
+            stale = set()
+            for seg in list(self._stale):
+                k = seg.k
+                if not seg.alive or heads[k] is not None and heads[k] == self._head(k):
+                    del self._stale[seg]
+                elif heads[k] is not None:
+                    stale.add(k)
+                # (one not encoded is in todo already; its put says whether it stays)
             todo = sorted(set(todo) | stale)
         return [(segs[k], self._head(k)) for k in todo]
 
@@ -159,6 +167,10 @@ class LiveEncoding:
         if self._heads[k] is None:
             self._unencoded -= 1
         self._encs[k], self._heads[k] = enc, head
+        if head == self._head(k):
+            self._stale.pop(seg, None)
+        else:  # encoded with what followed it before an edit: due again
+            self._stale[seg] = None
         self._chars_done += len(seg.text) - self._nchars[k]
         self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
         self._exact = min(self._exact, k)
@@ -194,7 +206,7 @@ class LiveEncoding:
         self._byte_starts[lo + 1 : hi + 1] = [0] * n
         self._exact = min(self._exact, lo)
         if lo > 0:
-            self._stale.append(self.source.segments[lo - 1])
+            self._stale[self.source.segments[lo - 1]] = None
         self._changed()
         return dropped
 
@@ -212,7 +224,7 @@ class LiveEncoding:
         self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
         self._tok_starts, self._byte_starts, self._exact = [0] * (n + 1), [0] * (n + 1), n
         self._chars_done = 0
-        self._stale = []
+        self._stale = {}
         self._changed()
 
     def _changed(self) -> None:

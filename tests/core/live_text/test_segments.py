@@ -354,3 +354,46 @@ def test_what_is_pending_among_some_segments_looks_only_at_them():
             live.apply(text.set_text(plain * rng.randrange(1, 4)))
     encode_pending(live)
     assert live.complete and live.pending(among=text.segments) == []
+
+
+def test_a_text_that_went_in_a_slice_at_a_time_leaves_no_segment_to_look_at_again():
+    """Each slice of a text going in changes the text after a segment: once every segment is
+    encoded with what follows it now (by a round that took them as they came, say), asking what
+    is pending looks at a few segments, not at one per slice (thousands at 64 MB)."""
+    from bpeinspect.core.live_text import follow_of, lookahead
+
+    tok = load_tokenizer("cl100k_base")
+    plain = SAMPLE.replace("\r", "") * 20
+    text = LiveText("", target=40)
+    live = _CountsHeads(tok, text)
+    for start in range(0, len(plain), 37):
+        live.apply(text.replace(text.u16_len, 0, plain[start : start + 37]))
+    assert len(text.segments) > 50
+    for seg in text.segments:
+        head = follow_of(text, seg.k, lookahead(tok))
+        assert live.put(seg, encode_segment(tok, seg.text, head), head)
+    live.heads = 0
+    assert live.pending() == [] and live.complete
+    assert live.heads <= 2
+    assert live.encoding().ids == tok.encode_with_offsets(text.text()).ids
+
+
+def test_a_segment_encoded_with_what_followed_it_before_an_edit_is_encoded_again():
+    """A segment handed out (to a round) before an edit changed the start of the next one comes
+    back encoded with the old following text: it is pending again, whatever was asked between."""
+    from bpeinspect.core.live_text import follow_of, lookahead
+
+    tok = load_tokenizer("cl100k_base")
+    text = LiveText("one two\n" * 40, target=16)
+    live = LiveEncoding(tok, text)
+    seg = text.segments[3]
+    old_head = follow_of(text, seg.k, lookahead(tok))
+    enc = encode_segment(tok, seg.text, old_head)
+    change = text.replace(text.u16_starts()[seg.k + 1], 0, "x")  # the next segment now starts otherwise
+    live.apply(change)
+    assert seg.alive and follow_of(text, seg.k, lookahead(tok)) != old_head
+    live.pending()  # asked while the segment is out
+    assert live.put(seg, enc, old_head)
+    assert seg in [s for s, _ in live.pending()]
+    encode_pending(live)
+    assert live.encoding().ids == tok.encode_with_offsets(text.text()).ids

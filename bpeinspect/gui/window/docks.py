@@ -9,7 +9,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
+from PySide6.QtCore import QChildEvent, QEvent, QObject, QSize, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -106,6 +106,8 @@ class DockingWindow(PanelWindow, Protocol):
 
     def width(self) -> int: ...
 
+    def height(self) -> int: ...
+
     def removeEventFilter(self, filter: QObject, /) -> None: ...
 
 
@@ -181,17 +183,52 @@ class PanelHost(QObject):
         self._first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
         if self._first is not None:  # the first panel is in front (the token list)
             self._first.raise_()
-            if not getattr(window, "restored_docks", False):  # else the user's own widths
-                window.installEventFilter(self)
+        self._shown = False
+        self._size_at = QSize()  # the window's size when the docks were last fitted to it
+        self._shrink = QTimer(self, singleShot=True, interval=0)  # once the window is laid out anew
+        self._shrink.timeout.connect(self._shrink_docks)
+        window.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if obj is self.window and event.type() == QEvent.Type.Show:
-            # once the window is laid out at its size (before, Qt shares the width out anew)
-            self.window.removeEventFilter(self)
+        if obj is not self.window:
+            return False
+        if event.type() == QEvent.Type.Show and not self._shown:
+            self._shown = True
+            self._size_at = QSize(self.window.width(), self.window.height())
             first = self._first
-            if first is not None:
+            if first is not None and not getattr(self.window, "restored_docks", False):  # else the user's widths
+                # once the window is laid out at its size (before, Qt shares the width out anew)
                 QTimer.singleShot(0, lambda: self._size_side(first))
+        elif event.type() == QEvent.Type.Resize and self._shown:
+            self._shrink.start()
         return False
+
+    def _shrink_docks(self) -> None:
+        """A window made smaller (1920x1200 to 1024x700) shrinks its docks with it, down to
+        what a new window of its size gives them: Qt takes it all from the text, which kept
+        two lines a pane beside docks of the big window's size. Never grows them."""
+        win = self.window
+        old, new = self._size_at, QSize(win.width(), cast(QWidget, win).height())
+        self._size_at = new
+        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        tabs = {d: bar for bar in self._bars() for d in self.docks.values() if d.windowTitle() in self._titles(bar)}
+        for dock in self.docks.values():
+            if dock.isFloating() or not dock.isVisible() or dock.visibleRegion().isEmpty():
+                continue  # a dock tabbed behind another: the one in front sizes them
+            bar = tabs.get(dock)
+            if win.dockWidgetArea(dock) in sides:
+                if new.width() < old.width():
+                    least = dock_width(new.width())
+                    if bar is not None:
+                        least = max(least, min(self._tabs_width(bar), int(new.width() * TABS_SHARE)))
+                    width = max(least, dock.width() * new.width() // old.width())
+                    if width < dock.width():
+                        win.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
+            elif new.height() < old.height():
+                height = max(bottom_height(new.height()), dock.height() * new.height() // old.height())
+                if height < dock.height():  # the size asked is the area's, with its tab bar
+                    tab_bar = bar.height() if bar is not None else 0
+                    win.resizeDocks([dock], [height + tab_bar], Qt.Orientation.Vertical)
 
     def _size_side(self, first: QDockWidget) -> None:
         """Give the side docks their first width: :func:`dock_width`, or what their tabs need

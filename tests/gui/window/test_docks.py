@@ -316,3 +316,68 @@ def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x7
         assert _whole_rows(table) >= 4
     finally:
         stop_panels(win)
+
+
+def test_tab_reaches_the_side_tab_bar_and_the_arrows_every_tab_in_sight_with_chat_docked(qtbot, settings, monkeypatch):
+    """Keyboard only at 1024x700: Tab comes to the side docks' tab bar, and Left brings each
+    dock in front in turn, with every tab of the bar in sight all the way."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QTabBar
+
+    from bpeinspect.gui.overlay.token_view import TokenView
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.activateWindow()
+    win.panels.bring("chat")
+    qtbot.wait(50)
+    try:
+        (bar,) = [b for b in _side_bars(win)]
+        seen = []
+        for _ in range(120):  # Tab round the window from Chat, until it comes to the bar
+            focus = QApplication.focusWidget()
+            seen.append(focus)
+            if focus is bar:
+                break
+            ctrl = (
+                Qt.KeyboardModifier.ControlModifier if isinstance(focus, TokenView) else Qt.KeyboardModifier.NoModifier
+            )
+            qtbot.keyClick(focus, Qt.Key.Key_Tab, ctrl)
+        assert bar in seen, [type(w).__name__ for w in seen]
+        fronts = []
+        for _ in range(bar.count()):
+            fronts.append(bar.tabText(bar.currentIndex()))
+            assert not _tabs_out_of_sight(win), fronts[-1]
+            qtbot.keyClick(bar, Qt.Key.Key_Left)
+            qtbot.wait(10)
+        assert sorted(fronts) == sorted(bar.tabText(i) for i in range(bar.count()))
+        assert isinstance(QApplication.focusWidget(), QTabBar)
+    finally:
+        stop_panels(win)
+
+
+def test_a_window_made_small_shrinks_its_docks_to_a_small_windows_share(qtbot, settings, monkeypatch):
+    """From 1920x1200 to 1024x700, the side docks kept 460 px and Languages below the text
+    kept 295 px: the text was left two lines a pane."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1920, 1200)
+    side = win.panels.docks["tokens"]
+    qtbot.waitUntil(lambda: side.width() >= docks.DOCK_WIDTH - 10, timeout=3000)
+    win.panels.show("chat")
+    win.panels.show("languages")
+    below = win.panels.docks["languages"]
+    qtbot.waitUntil(lambda: below.height() >= docks.BOTTOM_WANTED - 10, timeout=3000)
+    win.resize(1024, 700)
+    try:
+        qtbot.waitUntil(lambda: win.height() == 700 and below.height() <= docks.bottom_height(700), timeout=3000)
+        qtbot.wait(50)
+        chat = win.panels.docks["chat"]
+        assert chat.width() <= 0.4 * 1024 + 1 and win.centralWidget().width() >= 1024 * 0.59
+        assert not _tabs_out_of_sight(win)
+        assert below.height() >= docks.bottom_height(700) - 2  # no less than a new window's
+        assert win.centralWidget().height() >= 700 - docks.bottom_height(700) - 120
+    finally:
+        stop_panels(win)

@@ -163,6 +163,8 @@ class PanelHost(QObject):
         self.views: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.inspector = Inspector(window, self.docks)
+        self._fit_later = QTimer(self, singleShot=True, interval=0)  # once the window has laid out its tab bars
+        self._fit_later.timeout.connect(self.fit_side_tabs)
         self._tab_titles = WholeTabTitles(self)
         window.installEventFilter(self._tab_titles)
         for spec in specs:
@@ -293,8 +295,8 @@ class PanelHost(QObject):
         dock = self.docks[key]
         dock.show()
         dock.raise_()
-        if not dock.isFloating():  # once the window has laid out its tab bars anew
-            QTimer.singleShot(0, self.fit_side_tabs)
+        if not dock.isFloating():
+            self._fit_later.start()
         if spec.shown is not None:
             spec.shown(view, self)
         return view
@@ -321,6 +323,9 @@ class PanelHost(QObject):
         tab_leaves_tables(view)
         dock = self.window.add_panel(spec.title, view, spec.area)
         self.views[spec.key], self.docks[spec.key] = view, dock
+        # docked back or moved by the user: the side it joins shows all its tabs
+        dock.topLevelChanged.connect(self._fit_later.start)
+        dock.dockLocationChanged.connect(self._fit_later.start)
         if spec.tab_with in self.docks:
             self.window.tabifyDockWidget(self.docks[spec.tab_with], dock)
         if spec.docked is not None:

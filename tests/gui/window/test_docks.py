@@ -381,3 +381,26 @@ def test_a_window_made_small_shrinks_its_docks_to_a_small_windows_share(qtbot, s
         assert win.centralWidget().height() >= 700 - docks.bottom_height(700) - 120
     finally:
         stop_panels(win)
+
+
+def test_a_panel_docked_back_beside_the_text_keeps_every_side_tab_in_sight(qtbot, settings, monkeypatch):
+    """Chat opened beside the window, then docked back by the user (its title bar's float
+    button): its tab joined the side docks, and the bar scrolled its first tabs out of sight."""
+    from PySide6.QtCore import Qt
+
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 0)  # room beside the window: it opens floating
+    win = shown_window(qtbot, settings, 1024, 700)
+    qtbot.wait(50)
+    win.panels.show("chat")
+    chat = win.panels.docks["chat"]
+    try:
+        assert chat.isFloating()
+        win.tabifyDockWidget(win.panels.docks["compare"], chat)  # where the user drops it
+        chat.setFloating(False)
+        qtbot.waitUntil(lambda: win.dockWidgetArea(chat) == Qt.DockWidgetArea.RightDockWidgetArea, timeout=3000)
+        qtbot.waitUntil(lambda: bool(_side_bars(win)) and not _tabs_out_of_sight(win), timeout=3000)
+        assert chat.windowTitle() in [b.tabText(i) for b in _side_bars(win) for i in range(b.count())]
+    finally:
+        stop_panels(win)

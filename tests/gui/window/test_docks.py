@@ -404,3 +404,33 @@ def test_a_panel_docked_back_beside_the_text_keeps_every_side_tab_in_sight(qtbot
         assert chat.windowTitle() in [b.tabText(i) for b in _side_bars(win) for i in range(b.count())]
     finally:
         stop_panels(win)
+
+
+def test_the_languages_plots_keep_a_readable_height_in_a_small_window(qtbot, settings, monkeypatch):
+    """Docked below the text of a 1024x700 window with every panel, the rank plot had 43 px
+    for its lines, and its legend (68 px) ran past them: one tokenizer of two was named."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.open_tokenizer("o200k_base")
+    win.open_tokenizer("cl100k_base")
+    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) == 2, timeout=30000)
+    for key in ("chat", "dataset", "training", "vocabs", "languages"):
+        win.panels.show(key)
+        qtbot.wait(20)
+    view = win.panels.view("languages")
+    try:
+        with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
+            view.set_source("fable")
+        for key in ("rank", "bars"):
+            view.show_page(key)
+            qtbot.waitUntil(lambda k=key: view.page(k) is not None and not view.page(k).is_drawing(), timeout=20000)
+            qtbot.wait(50)
+            page = view.page(key)
+            assert win.height() == 700 and page.isVisible()
+            lines, legend = page.item.vb.sceneBoundingRect(), page.legend.sceneBoundingRect()
+            assert len(page.legend.items) == 2
+            assert lines.contains(legend), (key, lines, legend)
+    finally:
+        stop_panels(win)

@@ -434,3 +434,31 @@ def test_the_languages_plots_keep_a_readable_height_in_a_small_window(qtbot, set
             assert lines.contains(legend), (key, lines, legend)
     finally:
         stop_panels(win)
+
+
+def test_with_every_panel_docked_the_languages_table_shows_three_rows_at_1024x700(qtbot, settings, monkeypatch):
+    """The table's two-line header, search box and count line left it two rows: the count
+    sits beside the search box now."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.open_tokenizer("o200k_base")
+    win.open_tokenizer("cl100k_base")
+    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) == 2, timeout=30000)
+    for key in ("chat", "dataset", "training", "vocabs", "languages"):
+        win.panels.show(key)
+        qtbot.wait(20)
+    view = win.panels.view("languages")
+    try:
+        with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
+            view.set_source("fable")
+        view.show_page("table")
+        qtbot.waitUntil(lambda: view.page("table") is not None, timeout=10000)
+        qtbot.wait(100)
+        page = view.page("table")
+        assert win.height() == 700 and page.table.isVisible()
+        assert page.count_label.text() == "27 languages"
+        assert _whole_rows(page.table) >= 3
+    finally:
+        stop_panels(win)

@@ -126,9 +126,9 @@ class CompactTabs(QProxyStyle):
 
 class WholeTabTitles(QObject):
     """The tab bars of docks tabbed together show whole titles, with less padding than the
-    style's (the five side docks' tabs fit the dock of a 1024 px window, where the last one was
-    out of sight), and scroll when a side dock is narrower still (the main window's own cut
-    them to "Tok…" and "Vocabul…" in a small window)."""
+    style's, where the dock is wide enough (the side docks are widened to it: see
+    :meth:`PanelHost.fit_side_tabs`). In a dock narrower still they shorten the titles to keep
+    every tab in sight (each tab's tooltip is its whole title), and scroll only past that."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -144,7 +144,7 @@ class WholeTabTitles(QObject):
         if isinstance(event, QChildEvent) and event.type() == QEvent.Type.ChildPolished:
             bar = event.child()
             if isinstance(bar, QTabBar):
-                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setElideMode(Qt.TextElideMode.ElideRight)
                 bar.setUsesScrollButtons(True)
                 bar.setStyle(self._compact())
                 for arrow in bar.findChildren(QToolButton):  # the scroll arrows: mouse only
@@ -248,8 +248,13 @@ class PanelHost(QObject):
 
     @staticmethod
     def _tabs_width(bar: QTabBar) -> int:
-        """The width a dock needs for every tab of ``bar`` in sight, whole titles."""
-        return sum(bar.tabRect(i).width() for i in range(bar.count())) + FRAME
+        """The width a dock needs for every tab of ``bar`` in sight, whole titles (measured
+        with none shortened)."""
+        mode = bar.elideMode()
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
+        width = sum(bar.tabRect(i).width() for i in range(bar.count())) + FRAME
+        bar.setElideMode(mode)
+        return width
 
     def _bars(self) -> list[QTabBar]:
         """The tab bars of the docks tabbed together."""

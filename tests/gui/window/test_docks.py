@@ -462,3 +462,23 @@ def test_with_every_panel_docked_the_languages_table_shows_three_rows_at_1024x70
         assert _whole_rows(page.table) >= 3
     finally:
         stop_panels(win)
+
+
+def test_in_a_window_too_narrow_for_whole_titles_the_side_tabs_shorten_and_stay_in_sight(qtbot, settings, monkeypatch):
+    """At 800x600 with Chat docked, six whole titles need half the window: the bar scrolled
+    Tokens and Merge tree out of sight. Shortened titles keep every tab in sight, whole in
+    their tooltips."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 800, 600)
+    qtbot.wait(50)
+    win.panels.show("chat")
+    try:
+        qtbot.waitUntil(lambda: bool(_side_bars(win)) and not _tabs_out_of_sight(win), timeout=3000)
+        (bar,) = _side_bars(win)
+        assert bar.count() == 6 and win.centralWidget().width() >= 800 * 0.5
+        for i in range(bar.count()):
+            assert bar.tabToolTip(i) == bar.tabText(i)
+    finally:
+        stop_panels(win)

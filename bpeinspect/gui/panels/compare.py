@@ -599,6 +599,8 @@ class CompareView(QWidget):
                 self.text, self._dirty = text, True
         if self._dirty:
             self._refresh()
+        elif self._waiting:  # for the window's encodings, which may have come while it was hidden
+            self._start()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange and self.result is not None and self._dark != app_colors().dark:

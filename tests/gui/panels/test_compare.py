@@ -438,9 +438,13 @@ def test_it_waits_for_the_windows_encodings_and_encodes_only_the_tokenizers_the_
     view.encodings_changed()
     qtbot.wait(200)
     assert view.busy and not view.jobs.pending() and not view.rows  # one segment still to come
+    view.set_active(False)  # a hidden tab neither compares nor forgets that it waits
     live.put(todo[-1][0], encode_segment(toks[1], todo[-1][0].text, todo[-1][1]), todo[-1][1])
     calls.clear()
     view.encodings_changed()
+    qtbot.wait(100)
+    assert not view.jobs.pending() and not view.rows
+    view.set_active(True)
     _shown(qtbot, view)
     assert _whole(calls, LONG) == sorted([toks[0].name, toks[2].name])
     _assert_exact(view, LONG, lambda tok: live if tok is toks[1] else None)

@@ -111,6 +111,7 @@ class _Far:
         self.sent: set[Segment] = set()  # segments handed to the round
         self.unsent: list[Segment] = []  # segments of a text still going in, not handed yet
         self.here: list[Segment] = []  # segments the panes show, encoded here one per turn
+        self.late: list[Segment] = []  # segments of edits made once the round was closed: encoded here
 
 
 class Encoder(QObject):
@@ -174,6 +175,9 @@ class Encoder(QObject):
                 self._end_far(cancel=True)
             elif not far.work.closed:
                 far.unsent.extend(change.new)
+            else:
+                far.late = [s for s in far.late if s.alive]
+                far.late.extend(change.new)
         if not self.doc.live_text.segments and self.doc.is_feeding():
             # a paste over the whole text: what goes in now is a new text, for a new round
             self._on_feeding(True)
@@ -255,7 +259,14 @@ class Encoder(QObject):
         in_far = self._far is not None and tok in self._far.toks
         if in_far and self.doc.is_feeding():
             return False  # the round takes the segments as they come in
-        todo = live.pending()
+        if in_far and self._far is not None and self._far.work.closed:
+            # the round has every segment but those of later edits: only those are looked at (each
+            # turn, and each keystroke, while it runs; not every segment it has yet to send back)
+            todo = live.pending(among=self._far.late)
+            if not todo:
+                return False  # the round's end brings the rest
+        else:
+            todo = live.pending()
         if not todo:
             if not self.doc.is_feeding() and entry.revision != self.doc.revision:
                 self._done(tok, live, None)

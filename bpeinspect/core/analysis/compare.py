@@ -159,10 +159,15 @@ def compare_boundary_arrays(
     """
     if not bounds:
         return []
-    others = np.sort(np.concatenate(bounds[1:])) if len(bounds) > 1 else bounds[0][:0]
     out = []
     for i, b in enumerate(bounds):
-        diff = b[~_within(b, others if i == 0 else bounds[0])]
+        if i == 0:  # in none of the others (each sorted already: no sort of them all together)
+            found = np.zeros(len(b), dtype=bool)
+            for other in bounds[1:]:
+                found |= _within(b, other)
+        else:
+            found = _within(b, bounds[0])
+        diff = b[~found]
         shared = int(np.count_nonzero(_within(b, bounds[0])))
         agree = BoundaryAgreement(shared, len(bounds[0]) - shared, len(b) - shared)
         out.append(BoundaryComparison(b, _offset_set(diff, should_stop), agree))

@@ -290,9 +290,9 @@ def _whole_rows(table) -> int:
     return whole
 
 
-def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x700(qtbot, settings, monkeypatch):
-    """With Chat, Dataset, Training and Vocabularies docked too, the summary showed three rows:
-    the bottom docks' tab bar took its height from the Languages dock."""
+def every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch):
+    """A 1024x700 window with two tokenizers and every panel docked (no screen room beside
+    it), its Languages panel showing the fable's measures: ``(window, languages view)``."""
     from bpeinspect.gui.window import docks
 
     monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
@@ -306,7 +306,18 @@ def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x7
     view = win.panels.view("languages")
     try:
         with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
-            view.set_source("fable")  # a small corpus: the summary's rows are the same
+            view.set_source("fable")
+    except BaseException:
+        stop_panels(win)
+        raise
+    return win, view
+
+
+def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x700(qtbot, settings, monkeypatch):
+    """With Chat, Dataset, Training and Vocabularies docked too, the summary showed three rows:
+    the bottom docks' tab bar took its height from the Languages dock."""
+    win, view = every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch)  # (a small corpus)
+    try:
         qtbot.waitUntil(lambda: view.page("summary") is not None, timeout=10000)
         qtbot.wait(100)
         table = view.page("summary").table
@@ -409,20 +420,8 @@ def test_a_panel_docked_back_beside_the_text_keeps_every_side_tab_in_sight(qtbot
 def test_the_languages_plots_keep_a_readable_height_in_a_small_window(qtbot, settings, monkeypatch):
     """Docked below the text of a 1024x700 window with every panel, the rank plot had 43 px
     for its lines, and its legend (68 px) ran past them: one tokenizer of two was named."""
-    from bpeinspect.gui.window import docks
-
-    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
-    win = shown_window(qtbot, settings, 1024, 700)
-    win.open_tokenizer("o200k_base")
-    win.open_tokenizer("cl100k_base")
-    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) == 2, timeout=30000)
-    for key in ("chat", "dataset", "training", "vocabs", "languages"):
-        win.panels.show(key)
-        qtbot.wait(20)
-    view = win.panels.view("languages")
+    win, view = every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch)
     try:
-        with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
-            view.set_source("fable")
         for key in ("rank", "bars"):
             view.show_page(key)
             qtbot.waitUntil(lambda k=key: view.page(k) is not None and not view.page(k).is_drawing(), timeout=20000)
@@ -439,20 +438,8 @@ def test_the_languages_plots_keep_a_readable_height_in_a_small_window(qtbot, set
 def test_with_every_panel_docked_the_languages_table_shows_three_rows_at_1024x700(qtbot, settings, monkeypatch):
     """The table's two-line header, search box and count line left it two rows: the count
     sits beside the search box now."""
-    from bpeinspect.gui.window import docks
-
-    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
-    win = shown_window(qtbot, settings, 1024, 700)
-    win.open_tokenizer("o200k_base")
-    win.open_tokenizer("cl100k_base")
-    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) == 2, timeout=30000)
-    for key in ("chat", "dataset", "training", "vocabs", "languages"):
-        win.panels.show(key)
-        qtbot.wait(20)
-    view = win.panels.view("languages")
+    win, view = every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch)
     try:
-        with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
-            view.set_source("fable")
         view.show_page("table")
         qtbot.waitUntil(lambda: view.page("table") is not None, timeout=10000)
         qtbot.wait(100)

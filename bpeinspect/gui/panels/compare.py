@@ -36,8 +36,12 @@ from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from bpeinspect.core import Cancelled, Encoding, Tokenizer
-from bpeinspect.core.analysis import BoundaryAgreement
-from bpeinspect.core.analysis.compare import boundaries_of_ends, compare_boundary_arrays, interior_boundaries
+from bpeinspect.core.analysis import (
+    BoundaryAgreement,
+    boundaries_of_ends,
+    compare_boundary_arrays,
+    interior_boundaries,
+)
 from bpeinspect.core.live_text import LiveEncoding, LiveText, Part, join_parts
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error, next_beat

@@ -31,6 +31,7 @@ DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
 DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text keeps two thirds)
 DOCK_MIN = 300
 TABS_SHARE = 0.40  # of the window's width, at most, for the side docks to show all their tabs
+_SIDES = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
 BESIDE_MIN = 480  # px of free screen a big panel needs to open beside the window rather than docked
 FRAME = 8  # px a floating dock's frame may add to its size
 BOTTOM_SHARE = 0.36  # of the window's height, at least, for a big panel docked below the text
@@ -212,17 +213,15 @@ class PanelHost(QObject):
         win = self.window
         old, new = self._size_at, QSize(win.width(), cast(QWidget, win).height())
         self._size_at = new
-        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
-        tabs = {d: bar for bar in self._bars() for d in self.docks.values() if d.windowTitle() in self._titles(bar)}
         for dock in self.docks.values():
             if dock.isFloating() or not dock.isVisible() or dock.visibleRegion().isEmpty():
                 continue  # a dock tabbed behind another: the one in front sizes them
-            bar = tabs.get(dock)
-            if win.dockWidgetArea(dock) in sides:
+            bar = self._bar_of(dock)
+            if win.dockWidgetArea(dock) in _SIDES:
                 if new.width() < old.width():
                     least = dock_width(new.width())
                     if bar is not None:
-                        least = max(least, min(self._tabs_width(bar), int(new.width() * TABS_SHARE)))
+                        least = max(least, self._tabs_need(bar, new.width()))
                     width = max(least, dock.width() * new.width() // old.width())
                     if width < dock.width():
                         win.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
@@ -237,9 +236,9 @@ class PanelHost(QObject):
         to be all in sight (:meth:`fit_side_tabs`)."""
         win = self.window
         width = dock_width(win.width())
-        for bar, _front in self._side_bars():
-            if first.windowTitle() in self._titles(bar):
-                width = max(width, min(self._tabs_width(bar), int(win.width() * TABS_SHARE)))
+        bar = self._bar_of(first)
+        if bar is not None:
+            width = max(width, self._tabs_need(bar, win.width()))
         win.resizeDocks([first], [width], Qt.Orientation.Horizontal)
 
     @staticmethod
@@ -256,6 +255,16 @@ class PanelHost(QObject):
         bar.setElideMode(mode)
         return width
 
+    @classmethod
+    def _tabs_need(cls, bar: QTabBar, window_width: int) -> int:
+        """The width a side dock is given for the tabs of ``bar``: all in sight, whole titles,
+        up to :data:`TABS_SHARE` of a window ``window_width`` wide."""
+        return min(cls._tabs_width(bar), int(window_width * TABS_SHARE))
+
+    def _bar_of(self, dock: QDockWidget) -> QTabBar | None:
+        """The tab bar ``dock`` is tabbed in, if it is tabbed with others."""
+        return next((b for b in self._bars() if dock.windowTitle() in self._titles(b)), None)
+
     def _bars(self) -> list[QTabBar]:
         """The tab bars of the docks tabbed together."""
         win = cast(QWidget, self.window)
@@ -265,12 +274,11 @@ class PanelHost(QObject):
         """The tab bars of the docks tabbed together beside the text, each with the dock in
         front of it."""
         win = self.window
-        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
         docked = {d.windowTitle(): d for d in self.docks.values() if not d.isFloating()}
         found = []
         for bar in self._bars():
             front = docked.get(bar.tabText(bar.currentIndex()))
-            if front is not None and win.dockWidgetArea(front) in sides:
+            if front is not None and win.dockWidgetArea(front) in _SIDES:
                 found.append((bar, front))
         return found
 
@@ -279,9 +287,8 @@ class PanelHost(QObject):
         :data:`TABS_SHARE` of the window (a panel that joins them, Chat in a 1024 px window,
         made the bar scroll its first tabs out of sight). Never narrows them."""
         win = self.window
-        most = int(win.width() * TABS_SHARE)
         for bar, front in self._side_bars():
-            want = min(self._tabs_width(bar), most)
+            want = self._tabs_need(bar, win.width())
             if front.width() < want:
                 win.resizeDocks([front], [want], Qt.Orientation.Horizontal)
 
@@ -376,6 +383,6 @@ class PanelHost(QObject):
         if not tabbed:
             self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical)
         elif dock.height() < share:  # the size asked is the area's, its tab bar in it
-            bars = [b for b in self._bars() if dock.windowTitle() in self._titles(b)]
-            tab_bar = max((b.height() for b in bars), default=0)
+            bar = self._bar_of(dock)
+            tab_bar = bar.height() if bar is not None else 0
             self.window.resizeDocks([dock], [share + tab_bar], Qt.Orientation.Vertical)

@@ -27,6 +27,8 @@ built (``gc.freeze``), and CPython then finds its oldest generation nearly empty
 full collection runs at about every tenth collection of the middle one: 196 of them (12 s) during
 a 64 MB encode, 60 during a 20 MB one, where a fresh process runs one at most; each walks the encode's
 own lists of millions of items as they grow, so their cost grows with the square of the size.
+(``encode_with_offsets`` now holds the collector off for a long text, but a fresh process
+still keeps the window's heap and caches out of the core's figure.)
 Each tokenizer has its own process, so that neither inherits the other's memory.
 
 Per MB figures grow with the size if anything is worse than linear. On a shared machine the

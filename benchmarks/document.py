@@ -1,10 +1,11 @@
 """The whole of a big document encoded in the window, against the core's own encode of it.
 
 For each size (5, 10, 20, 40 and 64 MB of the latency tour's multilingual document), a fresh
-process opens the window with o200k_base and cl100k_base, times the core's own single-thread
-encode of the text with a fresh copy of each tokenizer (cold: every distinct pre-token merged
-once), then opens the text as a file and times it until the window is idle: every token
-counted and coloured in every pane. It then types in the middle of the text. Printed per size:
+process per tokenizer (o200k_base, cl100k_base) times the core's own single-thread encode of
+the text with a fresh copy of it (cold: every distinct pre-token merged once); then another
+fresh process opens the window with both, opens the text as a file and times it until the
+window is idle: every token counted and coloured in every pane. It then types in the middle of
+the text. Printed per size:
 
 - *until idle* and per MB, and its ratio to the slower tokenizer's core time (the target is at
   most 2: the window encodes on child processes, every tokenizer at once);
@@ -19,9 +20,21 @@ counted and coloured in every pane. It then types in the middle of the text. Pri
 callbacks that took long, the cyclic GC's runs and the workers' long C calls; it slows the
 window down, so its figures are not the ones to compare.
 
+The core is timed in a process of its own, not in the window's: there its encode of 64 MB took
+two to four times as long (cl100k_base: 33 s alone, 67 s after o200k_base, against 15-19 s in a
+fresh process), much of it the cyclic garbage collector. The window freezes the objects it has
+built (``gc.freeze``), and CPython then finds its oldest generation nearly empty, so that a
+full collection runs at about every tenth collection of the middle one: 196 of them (12 s) during
+a 64 MB encode, 60 during a 20 MB one, where a fresh process runs one at most; each walks the encode's
+own lists of millions of items as they grow, so their cost grows with the square of the size.
+(``encode_with_offsets`` now holds the collector off for a long text, but a fresh process
+still keeps the window's heap and caches out of the core's figure.)
+Each tokenizer has its own process, so that neither inherits the other's memory.
+
 Per MB figures grow with the size if anything is worse than linear. On a shared machine the
-times grow with its load (say ``uptime`` with them); the ratio to the core, measured in the same
-process minutes apart, holds better. A 64 MB run needs about 4 GB of memory.
+times grow with its load (say ``uptime`` with them); the ratio to the core, measured minutes
+apart, holds better. The core's encode of 64 MB peaks near 8 GB of memory, the window's run
+near 4 GB.
 """
 
 from __future__ import annotations
@@ -44,18 +57,28 @@ SIZES_MB = (5, 10, 20, 40, 64)
 TOKENIZERS = ("o200k_base", "cl100k_base")
 
 
-def core_seconds(text: str) -> dict[str, float]:
-    """Seconds of one cold encode of ``text`` by a fresh copy of each tokenizer, in this process."""
+def core_seconds(mb: int, name: str) -> float:
+    """Seconds of one cold encode of the ``mb`` MB document by a fresh copy of tokenizer
+    ``name``, in this process (a fresh one: see the module)."""
     from encode import fresh
+    from latency import document
 
-    out = {}
-    for name in TOKENIZERS:
-        tok = fresh(name)
-        t0 = time.perf_counter()
-        enc = tok.encode_with_offsets(text)
-        out[name] = time.perf_counter() - t0
-        del enc, tok
-    return out
+    text = document(mb * 1_000_000)
+    tok = fresh(name)
+    t0 = time.perf_counter()
+    tok.encode_with_offsets(text)
+    return time.perf_counter() - t0
+
+
+def in_child(*args: str) -> dict:
+    """What this script prints as JSON when run with ``args`` in a fresh process."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        out = f.name
+    try:
+        subprocess.run([sys.executable, "-P", __file__, *args, "--out", out], check=True)
+        return json.loads(Path(out).read_text())
+    finally:
+        os.unlink(out)
 
 
 def app_fonts() -> None:
@@ -73,7 +96,7 @@ def app_fonts() -> None:
 
 
 def one_size(mb: int, why: bool = False) -> dict[str, float]:
-    from latency import TEXT_SIZES, Tour, document
+    from latency import TEXT_SIZES, Tour
 
     label = f"{mb}MB"
     TEXT_SIZES[label] = mb * 1_000_000
@@ -81,9 +104,6 @@ def one_size(mb: int, why: bool = False) -> dict[str, float]:
     tour = Tour(why=why, only=None)
     tour.load()
     tour.wait_idle()
-    text = document(mb * 1_000_000)
-    core = core_seconds(text)
-    del text
     tour.open_file(label, mb * 1_000_000)
     tour.keystrokes(label)
     if tour.probe.samples:
@@ -96,8 +116,6 @@ def one_size(mb: int, why: bool = False) -> dict[str, float]:
         "mb": mb,
         "until_idle_s": idle,
         "per_mb_s": idle / mb,
-        "to_core": idle / max(core.values()),
-        **{f"core_{name}_s": s for name, s in core.items()},
         "first_paint_ms": opened["first_paint_ms"],
         "worst_stall_ms": opened["stall_ms"],
         "worst_gui_cpu_ms": opened["gui_cpu_ms"],
@@ -112,8 +130,12 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="end with the rows as one JSON line")
     ap.add_argument("--why", action="store_true", help="say where the GUI thread was during stalls")
     ap.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--core", nargs=2, metavar=("MB", "TOKENIZER"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.core:
+        Path(args.out).write_text(json.dumps(core_seconds(int(args.core[0]), args.core[1])))
+        return
     if args.one_size:
         Path(args.out).write_text(json.dumps(one_size(args.one_size, args.why)))
         os._exit(0)  # skip Qt's teardown of a window with running workers
@@ -121,12 +143,10 @@ def main() -> None:
     print(f"{'size':>6} {'until idle':>10} {'per MB':>7} {'o200k':>7} {'cl100k':>7} {'to core':>7} "
           f"{'1st paint':>9} {'stall':>6} {'(cpu)':>6} {'key p95':>7}", flush=True)  # fmt: skip
     for mb in args.sizes:
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-            out = f.name
-        why = ["--why"] if args.why else []
-        subprocess.run([sys.executable, "-P", __file__, "--one-size", str(mb), "--out", out, *why], check=True)
-        r = json.loads(Path(out).read_text())
-        os.unlink(out)
+        core = {name: in_child("--core", str(mb), name) for name in TOKENIZERS}
+        r = in_child("--one-size", str(mb), *(["--why"] if args.why else []))
+        r["to_core"] = r["until_idle_s"] / max(core.values())
+        r.update({f"core_{name}_s": s for name, s in core.items()})
         rows.append(r)
         print(
             f"{mb:4d} MB {r['until_idle_s']:9.1f}s {r['per_mb_s']:6.2f}s {r['core_o200k_base_s']:6.1f}s "

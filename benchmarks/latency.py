@@ -744,6 +744,7 @@ class ActionTour:
         if self.holds is not None:
             self.holds.take(t0)
         act()
+        self.pump(0.1)  # work an action starts after a short delay (a debounce) counts as its own
         finished = self.wait(self.settled, ACTION_TIMEOUT)
         took = time.perf_counter() - t0
         self.pump(0.3)

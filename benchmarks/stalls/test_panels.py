@@ -107,6 +107,7 @@ def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
         with StallProbe() as probe:
             win.panels.docks["compare"].raise_()
             qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=120000)
+            qtbot.wait(200)  # reading the window's encodings is quick: what follows it counts too
         toks = win.registry.tokenizers()
         assert [r.tokens for r in view.rows] == [len(t.encode_ordinary(view.text)) for t in toks]
         for section in view.sections[:2]:  # the sections' documents, made by the worker, are shown

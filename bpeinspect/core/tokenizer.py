@@ -569,6 +569,17 @@ class Tokenizer:
         ``Encoding.text``, which differs from ``text`` only if it held lone surrogates.
         """
         text = fix_surrogates(text)
+        # the arrays and lists of a long text's encoding would set off full collections that
+        # walk them again and again (see quiet_gc)
+        with quiet_gc(freeze=False) if len(text) >= QUIET_CHARS else nullcontext():
+            return self._encode_with_offsets(text, allowed_special, should_stop)
+
+    def _encode_with_offsets(
+        self,
+        text: str,
+        allowed_special: Literal["all"] | Collection[str],
+        should_stop: Callable[[], bool] | None,
+    ) -> Encoding:
         allowed = self._allowed(allowed_special)
         segments: list[tuple[str, int | None]] = [(text, None)]
         if allowed or self.added_tokens:

@@ -189,3 +189,28 @@ def test_a_long_texts_encode_asks_should_stop_between_slices_of_its_pre_tokens(m
     answers = iter([False] * 3 + [True])
     with pytest.raises(Cancelled):
         tok.encode_with_offsets(text, should_stop=lambda: next(answers))
+
+
+def test_a_long_texts_offsets_are_built_without_full_collections_after_a_freeze() -> None:
+    """After ``gc.freeze`` (the app and the command line freeze what they have loaded), the
+    collector's oldest generation looks empty, so building a long text's encoding set off one
+    full collection after another, each walking the encoding built so far."""
+    import gc
+
+    tok = load_tokenizer("cl100k_base")
+    text = " ".join(PROSE) * 400
+    full: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    gc.freeze()
+    gc.collect()  # (a full collection after the freeze leaves the oldest generation near empty)
+    gc.callbacks.append(count)
+    try:
+        whole = tok.encode_with_offsets(text)
+    finally:
+        gc.callbacks.remove(count)
+        gc.unfreeze()
+    assert len(whole) > 100_000 and not full

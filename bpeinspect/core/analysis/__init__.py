@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 from bpeinspect.core.faces import lazy_names
 
 if TYPE_CHECKING:
-    from bpeinspect.core.analysis.compare import BoundaryAgreement, compare_boundaries
+    from bpeinspect.core.analysis.compare import (
+        BoundaryAgreement,
+        boundaries_of_ends,
+        compare_boundaries,
+        compare_boundary_arrays,
+        interior_boundaries,
+    )
     from bpeinspect.core.analysis.corpus import (
         REGIONS,
         Corpus,
@@ -83,13 +89,16 @@ __all__ = [
     "VocabularyUse",
     "coastline_xy",
     "code_samples",
+    "boundaries_of_ends",
     "compare_boundaries",
+    "compare_boundary_arrays",
     "compare_vocabularies",
     "composition_rows",
     "compute_stats",
     "count_corpus",
     "count_ids",
     "expand_paths",
+    "interior_boundaries",
     "length_buckets",
     "list_tokens",
     "load_corpus",
@@ -108,7 +117,7 @@ __all__ = [
 __getattr__ = lazy_names(
     __name__,
     {
-        "compare": "BoundaryAgreement compare_boundaries",
+        "compare": "BoundaryAgreement boundaries_of_ends compare_boundaries compare_boundary_arrays interior_boundaries",
         "corpus": "REGIONS Corpus CorpusText Language load_corpus udhr_corpus",
         "fairness": "METRICS TOP CorpusStats FairnessSummary count_corpus percentile",
         "languages": "CountCache CountingPool",

@@ -115,7 +115,17 @@ def interior_boundaries(enc: Encoding) -> np.ndarray:
     >>> interior_boundaries(load_tokenizer("r50k_base").encode_with_offsets("hello world")).tolist()
     [5]
     """
-    ends = np.frombuffer(enc.byte_ends, dtype=np.int64)[:-1]
+    return boundaries_of_ends(np.frombuffer(enc.byte_ends, dtype=np.int64))
+
+
+def boundaries_of_ends(ends: np.ndarray) -> np.ndarray:
+    """The interior boundaries of a text whose tokens end at byte offsets ``ends`` (in order):
+    every end but the last, each offset once.
+
+    >>> boundaries_of_ends(np.array([3, 3, 5, 9])).tolist()
+    [3, 5]
+    """
+    ends = ends[:-1]
     keep = np.ones(len(ends), dtype=bool)  # a token of no bytes (some files hold one) repeats an offset
     np.not_equal(ends[1:], ends[:-1], out=keep[1:])
     return ends[keep]  # (not np.unique: it hashes, holding the interpreter lock for long)
@@ -135,13 +145,29 @@ def compare_boundaries(
     >>> [(sorted(c.differing), round(c.agreement.f1, 3)) for c in compare_boundaries(encs)]
     [([], 1.0), ([4], 0.857)]
     """
-    bounds = [interior_boundaries(e) for e in encs]
+    return compare_boundary_arrays([interior_boundaries(e) for e in encs], should_stop)
+
+
+def compare_boundary_arrays(
+    bounds: Sequence[np.ndarray], should_stop: Callable[[], bool] | None = None
+) -> list[BoundaryComparison]:
+    """:func:`compare_boundaries` of the encodings whose interior boundaries are ``bounds``
+    (each as :func:`interior_boundaries` gives them: ascending byte offsets).
+
+    >>> [sorted(c.differing) for c in compare_boundary_arrays([np.array([2, 5]), np.array([2, 3, 5])])]
+    [[], [3]]
+    """
     if not bounds:
         return []
-    others = np.sort(np.concatenate(bounds[1:])) if len(bounds) > 1 else bounds[0][:0]
     out = []
     for i, b in enumerate(bounds):
-        diff = b[~_within(b, others if i == 0 else bounds[0])]
+        if i == 0:  # in none of the others (each sorted already: no sort of them all together)
+            found = np.zeros(len(b), dtype=bool)
+            for other in bounds[1:]:
+                found |= _within(b, other)
+        else:
+            found = _within(b, bounds[0])
+        diff = b[~found]
         shared = int(np.count_nonzero(_within(b, bounds[0])))
         agree = BoundaryAgreement(shared, len(bounds[0]) - shared, len(b) - shared)
         out.append(BoundaryComparison(b, _offset_set(diff, should_stop), agree))

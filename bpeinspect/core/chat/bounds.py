@@ -248,12 +248,13 @@ class _Watchdog:
             return token
 
     def stop(self, token: int) -> None:
+        """End the block of ``token``; called in the block's own thread as it leaves."""
         with self.lock:
             tid = self.active.pop(token, None)
-            if token in self.fired:
-                self.fired.discard(token)
-                if tid is not None:
-                    _raise_in(tid, None)  # a TooLong not yet raised is dropped
+            fired = token in self.fired
+            self.fired.discard(token)
+        if fired and tid == threading.get_ident():
+            _drop_pending()  # a TooLong not yet raised must not land after the block
 
     def _run(self) -> None:
         with self.lock:
@@ -275,9 +276,30 @@ class _Watchdog:
                 _raise_in(tid, TooLong)
 
 
-def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
+def _raise_in(thread_id: int, exc: type[BaseException]) -> bool:
+    """Have ``exc`` raised in the thread at its next step; False where that cannot be done."""
     with contextlib.suppress(AttributeError, OSError):  # not CPython: only the bounds above hold
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc else None)
+        return ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exc)) == 1
+    return False
+
+
+class _Dropped(BaseException):
+    """Stands in for a pending :class:`TooLong` so that it is raised, and caught, at once."""
+
+
+def _drop_pending() -> None:
+    """Drop a time-limit exception pending in this thread by raising a stand-in here and now.
+
+    Clearing it instead (``PyThreadState_SetAsyncExc`` with no exception) leaves the
+    interpreter's flag for pending exceptions set with nothing left to raise: every thread then
+    checks for one at each step for the rest of the process, and code run under a profile hook
+    never gets past that check."""
+    try:
+        if _raise_in(threading.get_ident(), _Dropped):  # (it may land before this call returns)
+            while True:
+                pass  # the stand-in is raised at the loop's first check
+    except _Dropped:
+        pass
 
 
 _watchdog = _Watchdog()

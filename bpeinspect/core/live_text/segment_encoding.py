@@ -95,7 +95,10 @@ class LiveEncoding:
         self._nbytes: list[int] = [0] * n
         self._nchars: list[int] = [0] * n
         self._chars_done = 0  # sum(self._nchars), kept as it changes (asked for often, of many segments)
-        self._stale: list[Segment] = []  # segments whose following text changed
+        # segments whose following text changed since they were encoded (or were encoded with a
+        # following text no longer theirs): a put with the current one takes a segment off, so that
+        # a text that went in a slice at a time leaves a few here, not one per slice
+        self._stale: dict[Segment, None] = {}
         self.whole: Encoding | None = None  # the encoding of the one segment of a tokenizer that cannot be cut
         self.whole_version = -1  # the text version ``whole`` encodes
         self._whole_segment: tuple[Segment, int] | None = None  # the one segment, and the version it holds
@@ -114,13 +117,21 @@ class LiveEncoding:
         segs = self.source.segments
         return segs[k + 1].text[: self.lookahead] if k + 1 < len(segs) else ""
 
-    def pending(self) -> list[tuple[Segment, str]]:
-        """The segments to encode, in order, each with the text after it to encode it with."""
+    def pending(self, among: Iterable[Segment] | None = None) -> list[tuple[Segment, str]]:
+        """The segments to encode, in order, each with the text after it to encode it with.
+
+        ``among``: only those of these segments (the ones an edit made, say) that are still to
+        encode, looked at alone: the work grows with them, not with the text (every segment of a
+        64 MB text not encoded yet is ten thousand of them)."""
         if not self.cutting:
             return [] if self.whole_version == self.source.version else [(self._whole(), "")]
         if len(self._encs) != len(self.source.segments):  # a change was missed: start over
             self._reset()
         segs, heads = self.source.segments, self._heads
+        if among is not None:
+            # a live segment is at its index; one whose head changed since it was encoded is due again
+            ks = sorted({s.k for s in among if s.alive and segs[s.k] is s})
+            return [(segs[k], head) for k in ks if heads[k] != (head := self._head(k))]
         todo: list[int] = []
         k = -1
         # list.index scans in C, and only as far as the last segment not encoded: nothing at all
@@ -130,9 +141,14 @@ class LiveEncoding:
                 k = heads.index(None, k + 1)
                 todo.append(k)
         if self._stale:
-            stale = {seg.k for seg in self._stale if seg.alive}
-            stale = {k for k in stale if self._heads[k] is not None and self._heads[k] != self._head(k)}
-            self._stale = [segs[k] for k in stale]
+            stale = set()
+            for seg in list(self._stale):
+                k = seg.k
+                if not seg.alive or heads[k] is not None and heads[k] == self._head(k):
+                    del self._stale[seg]
+                elif heads[k] is not None:
+                    stale.add(k)
+                # (one not encoded is in todo already; its put says whether it stays)
             todo = sorted(set(todo) | stale)
         return [(segs[k], self._head(k)) for k in todo]
 
@@ -174,6 +190,10 @@ class LiveEncoding:
         if self._heads[k] is None:
             self._unencoded -= 1
         self._encs[k], self._heads[k] = enc, head
+        if head == self._head(k):
+            self._stale.pop(seg, None)
+        else:  # encoded with what followed it before an edit: due again
+            self._stale[seg] = None
         self._chars_done += len(seg.text) - self._nchars[k]
         self._ntok[k], self._nbytes[k], self._nchars[k] = len(enc.ids), enc.n_bytes, len(seg.text)
         self._exact = min(self._exact, k)
@@ -209,7 +229,7 @@ class LiveEncoding:
         self._byte_starts[lo + 1 : hi + 1] = [0] * n
         self._exact = min(self._exact, lo)
         if lo > 0:
-            self._stale.append(self.source.segments[lo - 1])
+            self._stale[self.source.segments[lo - 1]] = None
         self._changed()
         return dropped
 
@@ -227,7 +247,7 @@ class LiveEncoding:
         self._ntok, self._nbytes, self._nchars = [0] * n, [0] * n, [0] * n
         self._tok_starts, self._byte_starts, self._exact = [0] * (n + 1), [0] * (n + 1), n
         self._chars_done = 0
-        self._stale = []
+        self._stale = {}
         self._changed()
 
     def _changed(self) -> None:
@@ -239,7 +259,9 @@ class LiveEncoding:
         """True if the encoding is of the current text, all of it."""
         if not self.cutting:
             return self.whole_version == self.source.version
-        return not self.pending()
+        # asked every turn while a big text is encoded: a segment not encoded says so at once,
+        # without listing every segment still to encode
+        return not self._unencoded and not self.pending()
 
     # -- reading ----------------------------------------------------------------------------------
 

@@ -10,6 +10,11 @@ one underlined box over it (a red tint when a differing boundary falls inside it
 a mark cut from its letter; a bar between two letters of a joining script (Arabic) keeps their
 joined forms. Encoding and HTML building run in a pool thread.
 
+In the window, the view reads the window's own encodings of the text (kept up to date as it
+changes, see :class:`~bpeinspect.gui.window.encoder.Encoder`) once they are complete, and
+waits for them while they are not: it encodes the text itself only with a tokenizer the
+window does not have open (or could not encode the text with).
+
 Example::
 
     view = CompareView()
@@ -19,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,8 +35,14 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from bpeinspect.core import Encoding, Tokenizer
-from bpeinspect.core.analysis import BoundaryAgreement, compare_boundaries
+from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core.analysis import (
+    BoundaryAgreement,
+    boundaries_of_ends,
+    compare_boundary_arrays,
+    interior_boundaries,
+)
+from bpeinspect.core.live_text import LiveEncoding, LiveText, Part, join_parts
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error, next_beat
 from bpeinspect.gui.overlay.glyphs import learn_glyphs, shown, undrawn
@@ -51,6 +63,25 @@ _JOINS_NEXT = regex.compile(r"[\p{jt=D}\p{jt=L}\p{jt=C}]")  # joins to the lette
 _JOINS_PREVIOUS = regex.compile(r"[\p{jt=D}\p{jt=R}\p{jt=C}]")
 TEXT_DEBOUNCE_MS = 300
 CATCH_UP_MS = 30  # a tab shown starts its work this long after, once it has been painted
+
+Pieces = list[Part]  # a whole-text encoding in pieces (a window's, read on the GUI thread: see pieces_of)
+
+
+def pieces_of(live: LiveEncoding) -> Pieces:
+    """The pieces of ``live`` (complete) as they are now: a worker reads them while the
+    window goes on following the text (a few ms at 10 MB).
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> from bpeinspect.core.live_text import LiveText, encode_segment
+    >>> tok, text = load_tokenizer("r50k_base"), LiveText("one\\ntwo\\n" * 3000)
+    >>> live = LiveEncoding(tok, text)
+    >>> for seg, head in live.pending():
+    ...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
+    >>> len(pieces_of(live)) > 1, compare([tok, tok], text.text(), pieces=[pieces_of(live), None]).rows[0].tokens
+    (True, 12000)
+    """
+    assert live.complete, "only a whole-text encoding is read"
+    return list(live.parts())
 
 
 @dataclass
@@ -91,8 +122,12 @@ def compare(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     documents: QFont | None = None,
+    pieces: Sequence[Pieces | None] | None = None,
 ) -> CompareResult:
     """Encode ``text`` with each tokenizer and build its section (runs in a pool thread).
+
+    ``pieces``: for each tokenizer, an encoding of ``text`` made already (:func:`pieces_of` a
+    window's), read instead of encoding the text again; ``None`` for one to encode here.
 
     With ``documents`` (the sections' font), each row also gets its :class:`QTextDocument`,
     made from the HTML here: parsing it on the GUI thread took most of a frame a section. (Characters
@@ -113,6 +148,7 @@ def compare(
             palette=palette,
             progress=progress,
             should_stop=should_stop,
+            pieces=pieces,
         )
     if documents is not None:
         app = QCoreApplication.instance()
@@ -137,17 +173,30 @@ def _compare(
     palette: TokenPalette | None,
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,
+    pieces: Sequence[Pieces | None] | None = None,
 ) -> CompareResult:
     names = list(names) if names else [t.name for t in toks]
-    encs: list[Encoding] = []
-    for i, tok in enumerate(toks):
-        encs.append(tok.encode_with_offsets(text, allowed_special="all", should_stop=should_stop))
+    made: list[Encoding] = []  # the encodings made here (freed at the end; the window's are not)
+    drawn: list[Encoding] = []  # what each section draws (of a window's encoding: its first pieces)
+    bounds: list[np.ndarray] = []
+    counts: list[int] = []
+    for i, (tok, parts) in enumerate(zip(toks, pieces or [None] * len(toks), strict=True)):
+        if parts is None:
+            enc = tok.encode_with_offsets(text, allowed_special="all", should_stop=should_stop)
+            made.append(enc)
+            drawn.append(enc)
+            bounds.append(interior_boundaries(enc))
+            counts.append(len(enc))
+        else:
+            drawn.append(_head(tok, text, parts, render_limit))
+            bounds.append(_boundaries(parts, should_stop))
+            counts.append(sum(len(p.enc.ids) for p in parts))
         if progress is not None:
             progress(i + 1, len(toks) + 1)
     result = CompareResult(truncated=len(text) > render_limit)
     inside = inside_clusters(text[: render_limit + 1])  # the same text for every section
-    for i, (enc, c) in enumerate(zip(encs, compare_boundaries(encs, should_stop), strict=True)):
-        row = CompareRow(names[i], len(enc), len(text), c.boundaries, c.differing, c.agreement)
+    for i, (enc, c) in enumerate(zip(drawn, compare_boundary_arrays(bounds, should_stop), strict=True)):
+        row = CompareRow(names[i], counts[i], len(text), c.boundaries, c.differing, c.agreement)
         _render(
             row,
             enc,
@@ -158,9 +207,31 @@ def _compare(
             inside=inside,
         )
         result.rows.append(row)
-    for enc in encs:
+    for enc in made:
         _release(enc)
     return result
+
+
+def _boundaries(parts: Pieces, should_stop: Callable[[], bool] | None, step: int = 256) -> np.ndarray:
+    """:func:`interior_boundaries` of the encoding ``parts`` make up together."""
+    ends = []
+    for k, p in enumerate(parts):
+        if p.enc.ids:
+            ends.append(np.frombuffer(p.enc.byte_ends, dtype=np.int64) + p.byte)
+        if should_stop is not None and k % step == step - 1 and should_stop():
+            raise Cancelled("cancelled")
+    return boundaries_of_ends(np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64))
+
+
+def _head(tok: Tokenizer, text: str, parts: Pieces, limit: int) -> Encoding:
+    """One :class:`Encoding` of the pieces a section draws: those starting up to ``limit`` (a
+    code point offset) and the one after (its first token ends the groups drawn, see
+    :func:`cluster_groups`)."""
+    n = min(bisect.bisect_right([p.char for p in parts], limit + 1) + 1, len(parts))
+    if n <= 1:  # the first piece (it starts the text), or none
+        return parts[0].enc if parts else Encoding(text="", token_bytes_of=tok.token_bytes)
+    end = parts[n].char if n < len(parts) else len(text)
+    return join_parts(tok, text[:end], parts[:n])
 
 
 def inside_clusters(text: str) -> set[int]:
@@ -291,6 +362,11 @@ class CompareView(QWidget):
     With a ``text_source`` (and the signal ``text_changed`` that says it changed), the view
     reads the text itself, 300 ms after the last change and only while it is shown: a hidden
     compare tab neither reads nor encodes, and catches up when shown.
+
+    With ``live`` (a tokenizer's encoding of that text as the window keeps it, ``None`` for
+    one it does not have), the view reads those encodings once they are complete for its text
+    instead of encoding it again, and waits for the ones still being made: the window calls
+    :meth:`encodings_changed` as they come.
     """
 
     def __init__(
@@ -299,6 +375,7 @@ class CompareView(QWidget):
         *,
         text_source: Callable[[], str] | None = None,
         text_changed: SignalInstance | None = None,
+        live: Callable[[Tokenizer], LiveEncoding | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.toks: list[Tokenizer] = []
@@ -309,6 +386,9 @@ class CompareView(QWidget):
         self._dirty = True
         self.active = True  # a docked view is told when its tab is shown or hidden (set_active)
         self._text_source = text_source
+        self._live = live
+        self._waiting = False  # for the window's encodings of the text
+        self._reading: tuple[LiveText, int] | None = None  # the window's text (and version) the job reads encodings of
         self._stale = False  # the text changed while hidden
         self._dark = False  # the theme of the sections drawn
         self.token_palette: TokenPalette | None = None  # the overlay's (None: the default palette)
@@ -322,7 +402,7 @@ class CompareView(QWidget):
         self._catch_up_timer = QTimer(self, singleShot=True, interval=CATCH_UP_MS)
         self._catch_up_timer.timeout.connect(self._catch_up)
         if text_changed is not None:
-            text_changed.connect(self.debounce.start)
+            text_changed.connect(self._on_text_changed)
         lay = QVBoxLayout(self)
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -341,7 +421,11 @@ class CompareView(QWidget):
     def busy(self) -> bool:
         """True while the texts are being compared (and drawn)."""
         return (
-            self.jobs.pending() or bool(self._to_fill) or self._arrived is not None or self._catch_up_timer.isActive()
+            self.jobs.pending()
+            or self._waiting
+            or bool(self._to_fill)
+            or self._arrived is not None
+            or self._catch_up_timer.isActive()
         )
 
     @property
@@ -363,6 +447,7 @@ class CompareView(QWidget):
 
     def _refresh(self) -> None:
         self.jobs.cancel_all()
+        self._waiting, self._reading = False, None
         self._to_fill, self._arrived = [], None
         self.result = None
         for s in self.sections:
@@ -390,24 +475,63 @@ class CompareView(QWidget):
             return
         self._dirty = False
         self._say("Comparing…")
+        self._start()
+
+    def _start(self) -> None:
+        """Compare, with the window's encodings where it has them complete; or wait for those
+        it is still making (:meth:`encodings_changed` looks again)."""
+        toks = self.toks[:MAX_TOKENIZERS]
+        lives = [self._live(tok) if self._live is not None else None for tok in toks]
+        if any(live is not None and not self._of_text(live) for live in lives):
+            self._waiting = True
+            self._say("Comparing once the text is encoded…")
+            return
+        self._say("Comparing…")
+        self._waiting = False
+        pieces = [pieces_of(live) if live is not None else None for live in lives]
+        source = next((live.source for live in lives if live is not None), None)
+        self._reading = (source, source.version) if source is not None else None
         self.jobs.submit(
             "compare",
             compare,
-            self.toks[:MAX_TOKENIZERS],
+            toks,
             self.text,
             self.names[:MAX_TOKENIZERS],
             colors=self._theme(),
             palette=self._token_palette(),
             documents=self.sections[0].browser.font(),
+            pieces=pieces,
             on_returned=self._on_done,
             on_errored=lambda exc: self._say(f"Could not compare: {describe_error(exc)}"),
         )
+
+    def _of_text(self, live: LiveEncoding) -> bool:
+        """Whether ``live`` is complete and of the view's text (one string when the view read
+        it from the window since: no characters compared)."""
+        return live.complete and live.source.text() == self.text
+
+    def encodings_changed(self) -> None:
+        """The window's encodings changed: if the view waits for them, it looks again (once
+        the text it has is theirs: a newer one comes after the debounce)."""
+        if self._waiting and self.active and not self.debounce.isActive() and not self._stale:
+            self._start()
+
+    def _on_text_changed(self) -> None:
+        reading = self._reading
+        if reading is not None and reading[0].version != reading[1] and self.jobs.pending():
+            # the window drops (and frees) its encodings of what changed: the job reading
+            # them stops now, and starts again with the text read after the debounce
+            self.jobs.cancel_all()
+            self._reading = None
+            self._dirty = True
+        self.debounce.start()
 
     def _say(self, msg: str) -> None:
         self.message.setText(msg)
         self.message.setVisible(bool(msg))
 
     def _on_done(self, result: CompareResult) -> None:
+        self._reading = None
         # characters new to the sections' font are probed a few dozen per turn first (learn_glyphs)
         if not learn_glyphs(result.rows[0].html, self.sections[0].browser.font()):
             self._arrived = result
@@ -479,6 +603,8 @@ class CompareView(QWidget):
                 self.text, self._dirty = text, True
         if self._dirty:
             self._refresh()
+        elif self._waiting:  # for the window's encodings, which may have come while it was hidden
+            self._start()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange and self.result is not None and self._dark != app_colors().dark:
@@ -509,6 +635,9 @@ class CompareView(QWidget):
         if self._text_source is None:
             return
         if self.active:
-            self.set_text(self._text_source())
+            text = self._text_source()
+            if text != self.text or self._dirty:
+                self.text = text
+                self._refresh()
         else:
             self._stale = True

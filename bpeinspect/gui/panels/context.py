@@ -16,6 +16,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
+from bpeinspect.core.live_text import LiveEncoding
 from bpeinspect.gui.overlay.layout import Layers
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -74,6 +75,8 @@ class PanelWindow(Protocol):
     def selectionChanged(self) -> SignalInstance: ...
 
     def text(self) -> str: ...
+
+    def live_encoding(self, tok: Tokenizer) -> LiveEncoding | None: ...  # the window's encoding of the text
 
     def set_text(self, text: str, *, right_to_left: bool = False) -> None: ...
 

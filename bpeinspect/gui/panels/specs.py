@@ -222,9 +222,15 @@ def _token_view(key: str, make_view: Callable[[PanelWindow], TokenView]) -> Call
 
 def _make_compare(host: PanelContext) -> QWidget:
     win = host.window
-    view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged)
+    view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged, live=win.live_encoding)
     view.active = False  # until its tab is brought forward
     reg = win.registry
+
+    def on_data(_first: Any, _last: Any, roles: list[int]) -> None:
+        if RESULT_ROLE in roles:  # an encoding of the text is complete (or failed)
+            view.encodings_changed()
+
+    reg.dataChanged.connect(on_data)
 
     def follow() -> None:
         toks, labels = reference_first(reg)

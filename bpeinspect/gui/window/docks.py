@@ -9,7 +9,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QThreadPool, QTimer
+from PySide6.QtCore import QChildEvent, QEvent, QObject, QSize, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -30,7 +30,8 @@ from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
 DOCK_SHARE = 0.33  # at most this share of a narrower window's width (the text keeps two thirds)
 DOCK_MIN = 300
-TABS_SHARE = 0.38  # of the window's width, at most, for the side docks to show all their tabs
+TABS_SHARE = 0.40  # of the window's width, at most, for the side docks to show all their tabs
+_SIDES = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
 BESIDE_MIN = 480  # px of free screen a big panel needs to open beside the window rather than docked
 FRAME = 8  # px a floating dock's frame may add to its size
 BOTTOM_SHARE = 0.36  # of the window's height, at least, for a big panel docked below the text
@@ -106,6 +107,8 @@ class DockingWindow(PanelWindow, Protocol):
 
     def width(self) -> int: ...
 
+    def height(self) -> int: ...
+
     def removeEventFilter(self, filter: QObject, /) -> None: ...
 
 
@@ -124,9 +127,9 @@ class CompactTabs(QProxyStyle):
 
 class WholeTabTitles(QObject):
     """The tab bars of docks tabbed together show whole titles, with less padding than the
-    style's (the five side docks' tabs fit the dock of a 1024 px window, where the last one was
-    out of sight), and scroll when a side dock is narrower still (the main window's own cut
-    them to "Tok…" and "Vocabul…" in a small window)."""
+    style's, where the dock is wide enough (the side docks are widened to it: see
+    :meth:`PanelHost.fit_side_tabs`). In a dock narrower still they shorten the titles to keep
+    every tab in sight (each tab's tooltip is its whole title), and scroll only past that."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -142,7 +145,7 @@ class WholeTabTitles(QObject):
         if isinstance(event, QChildEvent) and event.type() == QEvent.Type.ChildPolished:
             bar = event.child()
             if isinstance(bar, QTabBar):
-                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setElideMode(Qt.TextElideMode.ElideRight)
                 bar.setUsesScrollButtons(True)
                 bar.setStyle(self._compact())
                 for arrow in bar.findChildren(QToolButton):  # the scroll arrows: mouse only
@@ -161,6 +164,8 @@ class PanelHost(QObject):
         self.views: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.inspector = Inspector(window, self.docks)
+        self._fit_later = QTimer(self, singleShot=True, interval=0)  # once the window has laid out its tab bars
+        self._fit_later.timeout.connect(self.fit_side_tabs)
         self._tab_titles = WholeTabTitles(self)
         window.installEventFilter(self._tab_titles)
         for spec in specs:
@@ -181,30 +186,111 @@ class PanelHost(QObject):
         self._first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
         if self._first is not None:  # the first panel is in front (the token list)
             self._first.raise_()
-            if not getattr(window, "restored_docks", False):  # else the user's own widths
-                window.installEventFilter(self)
+        self._shown = False
+        self._size_at = QSize()  # the window's size when the docks were last fitted to it
+        self._shrink = QTimer(self, singleShot=True, interval=0)  # once the window is laid out anew
+        self._shrink.timeout.connect(self._shrink_docks)
+        window.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if obj is self.window and event.type() == QEvent.Type.Show:
-            # once the window is laid out at its size (before, Qt shares the width out anew)
-            self.window.removeEventFilter(self)
+        if obj is not self.window:
+            return False
+        if event.type() == QEvent.Type.Show and not self._shown:
+            self._shown = True
+            self._size_at = QSize(self.window.width(), self.window.height())
             first = self._first
-            if first is not None:
+            if first is not None and not getattr(self.window, "restored_docks", False):  # else the user's widths
+                # once the window is laid out at its size (before, Qt shares the width out anew)
                 QTimer.singleShot(0, lambda: self._size_side(first))
+        elif event.type() == QEvent.Type.Resize and self._shown:
+            self._shrink.start()
         return False
+
+    def _shrink_docks(self) -> None:
+        """A window made smaller (1920x1200 to 1024x700) shrinks its docks with it, down to
+        what a new window of its size gives them: Qt takes it all from the text, which kept
+        two lines a pane beside docks of the big window's size. Never grows them."""
+        win = self.window
+        old, new = self._size_at, QSize(win.width(), cast(QWidget, win).height())
+        self._size_at = new
+        for dock in self.docks.values():
+            if dock.isFloating() or not dock.isVisible() or dock.visibleRegion().isEmpty():
+                continue  # a dock tabbed behind another: the one in front sizes them
+            bar = self._bar_of(dock)
+            if win.dockWidgetArea(dock) in _SIDES:
+                if new.width() < old.width():
+                    least = dock_width(new.width())
+                    if bar is not None:
+                        least = max(least, self._tabs_need(bar, new.width()))
+                    width = max(least, dock.width() * new.width() // old.width())
+                    if width < dock.width():
+                        win.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
+            elif new.height() < old.height():
+                height = max(bottom_height(new.height()), dock.height() * new.height() // old.height())
+                if height < dock.height():  # the size asked is the area's, with its tab bar
+                    tab_bar = bar.height() if bar is not None else 0
+                    win.resizeDocks([dock], [height + tab_bar], Qt.Orientation.Vertical)
 
     def _size_side(self, first: QDockWidget) -> None:
         """Give the side docks their first width: :func:`dock_width`, or what their tabs need
-        to be all in sight, up to :data:`TABS_SHARE` of the window."""
+        to be all in sight (:meth:`fit_side_tabs`)."""
         win = self.window
         width = dock_width(win.width())
-        bars = [b for b in cast(QWidget, win).findChildren(QTabBar) if b.parent() is win and b.isVisible()]
-        title = first.windowTitle()
-        for bar in bars:
-            if any(bar.tabText(i) == title for i in range(bar.count())):
-                tabs = sum(bar.tabRect(i).width() for i in range(bar.count()))
-                width = max(width, min(tabs + FRAME, int(win.width() * TABS_SHARE)))
+        bar = self._bar_of(first)
+        if bar is not None:
+            width = max(width, self._tabs_need(bar, win.width()))
         win.resizeDocks([first], [width], Qt.Orientation.Horizontal)
+
+    @staticmethod
+    def _titles(bar: QTabBar) -> list[str]:
+        return [bar.tabText(i) for i in range(bar.count())]
+
+    @staticmethod
+    def _tabs_width(bar: QTabBar) -> int:
+        """The width a dock needs for every tab of ``bar`` in sight, whole titles (measured
+        with none shortened)."""
+        mode = bar.elideMode()
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
+        width = sum(bar.tabRect(i).width() for i in range(bar.count())) + FRAME
+        bar.setElideMode(mode)
+        return width
+
+    @classmethod
+    def _tabs_need(cls, bar: QTabBar, window_width: int) -> int:
+        """The width a side dock is given for the tabs of ``bar``: all in sight, whole titles,
+        up to :data:`TABS_SHARE` of a window ``window_width`` wide."""
+        return min(cls._tabs_width(bar), int(window_width * TABS_SHARE))
+
+    def _bar_of(self, dock: QDockWidget) -> QTabBar | None:
+        """The tab bar ``dock`` is tabbed in, if it is tabbed with others."""
+        return next((b for b in self._bars() if dock.windowTitle() in self._titles(b)), None)
+
+    def _bars(self) -> list[QTabBar]:
+        """The tab bars of the docks tabbed together."""
+        win = cast(QWidget, self.window)
+        return [b for b in win.findChildren(QTabBar) if b.parent() is win and b.isVisible() and b.count() > 1]
+
+    def _side_bars(self) -> list[tuple[QTabBar, QDockWidget]]:
+        """The tab bars of the docks tabbed together beside the text, each with the dock in
+        front of it."""
+        win = self.window
+        docked = {d.windowTitle(): d for d in self.docks.values() if not d.isFloating()}
+        found = []
+        for bar in self._bars():
+            front = docked.get(bar.tabText(bar.currentIndex()))
+            if front is not None and win.dockWidgetArea(front) in _SIDES:
+                found.append((bar, front))
+        return found
+
+    def fit_side_tabs(self) -> None:
+        """Widen the side docks to what their tabs need to be all in sight, whole titles, up to
+        :data:`TABS_SHARE` of the window (a panel that joins them, Chat in a 1024 px window,
+        made the bar scroll its first tabs out of sight). Never narrows them."""
+        win = self.window
+        for bar, front in self._side_bars():
+            want = self._tabs_need(bar, win.width())
+            if front.width() < want:
+                win.resizeDocks([front], [want], Qt.Orientation.Horizontal)
 
     def importing(self) -> bool:
         """True while the lazy panels' modules are still being imported (on a worker)."""
@@ -221,6 +307,8 @@ class PanelHost(QObject):
         dock = self.docks[key]
         dock.show()
         dock.raise_()
+        if not dock.isFloating():
+            self._fit_later.start()
         if spec.shown is not None:
             spec.shown(view, self)
         return view
@@ -247,6 +335,9 @@ class PanelHost(QObject):
         tab_leaves_tables(view)
         dock = self.window.add_panel(spec.title, view, spec.area)
         self.views[spec.key], self.docks[spec.key] = view, dock
+        # docked back or moved by the user: the side it joins shows all its tabs
+        dock.topLevelChanged.connect(self._fit_later.start)
+        dock.dockLocationChanged.connect(self._fit_later.start)
         if spec.tab_with in self.docks:
             self.window.tabifyDockWidget(self.docks[spec.tab_with], dock)
         if spec.docked is not None:
@@ -280,6 +371,18 @@ class PanelHost(QObject):
         ]
         if side:
             self.window.tabifyDockWidget(side[-1], dock)
-        elif spec.area == Qt.DockWidgetArea.BottomDockWidgetArea:  # the text keeps most of the height
+        if spec.area == Qt.DockWidgetArea.BottomDockWidgetArea:  # the text keeps most of the height
             share = bottom_height(win.height())
-            QTimer.singleShot(0, lambda: self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical))
+            QTimer.singleShot(0, lambda: self._size_bottom(dock, share, tabbed=bool(side)))
+
+    def _size_bottom(self, dock: QDockWidget, share: int, *, tabbed: bool) -> None:
+        """Give a big panel docked below the text ``share`` of the window's height: the panel
+        itself, not with the tab bar of the docks it is tabbed with (which took a tab's height
+        from it: three rows of the languages summary in a 700 px window). A tabbed panel only
+        grows to it, from the height the user may have given the others."""
+        if not tabbed:
+            self.window.resizeDocks([dock], [share], Qt.Orientation.Vertical)
+        elif dock.height() < share:  # the size asked is the area's, its tab bar in it
+            bar = self._bar_of(dock)
+            tab_bar = bar.height() if bar is not None else 0
+            self.window.resizeDocks([dock], [share + tab_bar], Qt.Orientation.Vertical)

@@ -306,14 +306,18 @@ class LiveDocument(QObject):
         while self._formatting and (first or time.perf_counter() < deadline):
             span = self._formatting[0]
             end = min(span[1], span[0] + FORMAT_SLICE)
-            cur.setPosition(span[0])
-            cur.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             quiet = self.below_view is not None and self.below_view(span[0])
             layout.blockSignals(quiet)  # a slice below the views need not repaint them
             self._quiet = True
+            # inside an edit block a cursor that moves does not lay out the line it lands on
+            # (a long line of the slice would be laid out three times: at each end, then anew)
+            cur.beginEditBlock()
             try:
+                cur.setPosition(span[0])
+                cur.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
                 cur.setCharFormat(self.char_format)
             finally:
+                cur.endEditBlock()
                 self._quiet = False
                 layout.blockSignals(False)
             if quiet:

@@ -114,11 +114,11 @@ class _Far:
         self.sent: set[Segment] = set()  # segments handed to the round
         self.unsent: list[Segment] = []  # segments of a text still going in, not handed yet
         self.here: list[Segment] = []  # segments the panes show, encoded here one per turn
+        self.late: list[Segment] = []  # segments of edits made once the round was closed: encoded here
         # the text's segments when the round started, from what the panes show on: looked at
         # HAND_OVER per turn, those its tokenizers need handed over
         self.scan: list[Segment] = []
         self.scanned = 0
-        self.late = False  # the text changed after the round took its last segments
 
     @property
     def scanning(self) -> bool:
@@ -187,7 +187,8 @@ class Encoder(QObject):
             elif not far.work.closed:
                 far.unsent.extend(change.new)
             else:
-                far.late = True  # the new segments are encoded here or by a thread (encode_one)
+                far.late = [s for s in far.late if s.alive]
+                far.late.extend(change.new)
         if not self.doc.live_text.segments and self.doc.is_feeding():
             # a paste over the whole text: what goes in now is a new text, for a new round
             self._on_feeding(True)
@@ -268,13 +269,20 @@ class Encoder(QObject):
         if not live.cutting and self.doc.is_feeding():
             return False  # its one segment is the whole text: encoded once it is all there
         in_far = self._far is not None and tok in self._far.toks
-        if in_far and self._far is not None and (self.doc.is_feeding() or not self._far.late):
-            # the round takes the segments as they come in or as they are looked at (not listing
-            # the thousands of segments of a long text each turn: it had them all)
-            return False
-        if far is not None and self._far is None and tok not in self._batches and self._can_go_far(live):
+        if in_far and self._far is not None:
+            if self.doc.is_feeding() or not self._far.work.closed:
+                # the round takes the segments as they come in or as they are looked at (not
+                # listing the thousands of segments of a long text each turn: it had them all)
+                return False
+            # the round has every segment but those of later edits: only those are looked at (each
+            # turn, and each keystroke, while it runs; not every segment it has yet to send back)
+            todo = live.pending(among=self._far.late)
+            if not todo:
+                return False  # the round's end brings the rest
+        elif far is not None and self._far is None and tok not in self._batches and self._can_go_far(live):
             return True  # (not listing the thousands of segments of a long text here: the round looks at them)
-        todo = live.pending()
+        else:
+            todo = live.pending()
         if not todo:
             if not self.doc.is_feeding() and entry.revision != self.doc.revision:
                 self._done(tok, live, None)

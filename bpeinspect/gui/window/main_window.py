@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import BUILTINS, Tokenizer, UnknownPreTokenizerError
 from bpeinspect.core.io import resources_dir
+from bpeinspect.core.live_text import LiveEncoding
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.glyphs import glyph_notices
@@ -311,6 +312,17 @@ class MainWindow(QMainWindow):
 
     def text(self) -> str:
         return self.live.text()
+
+    def live_encoding(self, tok: Tokenizer) -> LiveEncoding | None:
+        """``tok``'s encoding of the text as the window keeps it up to date (read it on the GUI
+        thread: it is of the whole current text once ``complete``); ``None`` if ``tok`` is not
+        open here or could not encode this text."""
+        live = self.encoder.live(tok)
+        entry = self.registry.entry(tok)
+        if live is None or entry is None:
+            return None
+        failed = entry.revision == self.live.revision and not self.live.is_feeding() and not live.complete
+        return None if failed else live
 
     def set_text(self, text: str, *, right_to_left: bool = False) -> None:
         """Replace the text (a big one goes in a slice per event-loop turn), laid out right to left if asked."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -180,3 +181,34 @@ def test_the_checks_take_their_bound_as_an_argument():
         bounds.check_size("x" * 11, 10)
     with pytest.raises(SecurityError, match="past 10 characters"):
         bounds.check_binop("*", "xx", 6, 10)
+
+
+def test_a_stopped_block_leaves_the_interpreter_running_at_full_pace_under_a_profile_hook():
+    """A block stopped at its limit leaves no pending-exception flag behind: clearing the
+    exception instead left the flag set, and code run later under a profile hook (a profiler,
+    a coverage tool) spun on it for good."""
+    script = textwrap.dedent(
+        """
+        import sys
+        from bpeinspect.core.chat import bounds
+
+        try:
+            with bounds.time_limit(0.05):
+                while True:
+                    pass
+        except bounds.TooLong:
+            pass
+        sys.setprofile(lambda *args: None)
+        total = sum(len(str(i)) for i in range(20000))
+        sys.setprofile(None)
+        print(total)
+        """
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script], check=False, cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the code after the stopped block never finished")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(sum(len(str(i)) for i in range(20000)))]

@@ -300,3 +300,100 @@ def test_what_is_pending_is_found_without_looking_past_the_last_segment_to_encod
             live.apply(text.set_text(plain * rng.randrange(1, 4)))
     encode_pending(live)
     assert live.complete and live.encoding().ids == tok.encode_with_offsets(text.text()).ids
+
+
+class _CountsHeads(LiveEncoding):
+    """A LiveEncoding that counts the segments whose following text it looks at (the work per segment)."""
+
+    heads = 0
+
+    def _head(self, k: int) -> str:
+        self.heads += 1
+        return super()._head(k)
+
+
+def test_whether_an_encoding_is_complete_is_told_without_listing_every_segment_to_encode():
+    """Asked every turn while a big text is encoded: with segments still to encode, no segment's
+    following text is looked at."""
+    tok = load_tokenizer("cl100k_base")
+    text = LiveText(SAMPLE.replace("\r", "") * 20, target=40)
+    live = _CountsHeads(tok, text)
+    assert len(text.segments) > 50
+    assert not live.complete
+    assert live.heads == 0
+    encode_pending(live)
+    assert live.complete
+
+
+def test_what_is_pending_among_some_segments_looks_only_at_them():
+    """Asked of the segments an edit made (while the rest is encoded elsewhere), the work grows
+    with them, not with the text; the answer is the whole list's, kept to them, after edits,
+    puts and new texts in any order (a segment whose following text changed is due again)."""
+    tok = load_tokenizer("cl100k_base")
+    rng = random.Random(7)
+    plain = SAMPLE.replace("\r", "")
+    text = LiveText(plain * 20, target=40)
+    live = _CountsHeads(tok, text)
+    some = text.segments[5:8]
+    assert live.pending(among=some) == [(s, live._head(s.k)) for s in some]
+    live.heads = 0
+    live.pending(among=some[:1])
+    assert live.heads == 1
+    encode_pending(live)
+    for _ in range(60):
+        pos = rng.randrange(text.u16_len)
+        removed = rng.randrange(min(30, text.u16_len - pos) + 1)
+        change = text.replace(pos, removed, rng.choice(["", "a", "\n", "é😀 ", plain[:90]]))
+        live.apply(change)
+        among = [*change.old, *change.new, *rng.sample(text.segments, min(3, len(text.segments)))]
+        whole = live.pending()
+        assert live.pending(among=among) == [(s, h) for s, h in whole if s in among]
+        for seg, head in whole[::2]:
+            live.put(seg, encode_segment(tok, seg.text, head), head)
+        if rng.random() < 0.1:
+            live.apply(text.set_text(plain * rng.randrange(1, 4)))
+    encode_pending(live)
+    assert live.complete and live.pending(among=text.segments) == []
+
+
+def test_a_text_that_went_in_a_slice_at_a_time_leaves_no_segment_to_look_at_again():
+    """Each slice of a text going in changes the text after a segment: once every segment is
+    encoded with what follows it now (by a round that took them as they came, say), asking what
+    is pending looks at a few segments, not at one per slice (thousands at 64 MB)."""
+    from bpeinspect.core.live_text import follow_of, lookahead
+
+    tok = load_tokenizer("cl100k_base")
+    plain = SAMPLE.replace("\r", "") * 20
+    text = LiveText("", target=40)
+    live = _CountsHeads(tok, text)
+    for start in range(0, len(plain), 37):
+        live.apply(text.replace(text.u16_len, 0, plain[start : start + 37]))
+    assert len(text.segments) > 50
+    for seg in text.segments:
+        head = follow_of(text, seg.k, lookahead(tok))
+        assert live.put(seg, encode_segment(tok, seg.text, head), head)
+    live.heads = 0
+    assert live.pending() == [] and live.complete
+    assert live.heads <= 2
+    assert live.encoding().ids == tok.encode_with_offsets(text.text()).ids
+
+
+def test_a_segment_encoded_with_what_followed_it_before_an_edit_is_encoded_again():
+    """A segment handed out (to a round) before an edit changed the start of the next one comes
+    back encoded with the old following text: it is pending again, whatever was asked between."""
+    from bpeinspect.core.live_text import follow_of, lookahead
+
+    tok = load_tokenizer("cl100k_base")
+    text = LiveText("one two\n" * 40, target=16)
+    live = LiveEncoding(tok, text)
+    seg = text.segments[3]
+    old_head = follow_of(text, seg.k, lookahead(tok))
+    enc = encode_segment(tok, seg.text, old_head)
+    change = text.replace(text.u16_starts()[seg.k + 1], 0, "x")  # the next segment now starts otherwise
+    live.apply(change)
+    assert seg.alive and follow_of(text, seg.k, lookahead(tok)) != old_head
+    live.pending()  # asked while the segment is out
+    assert live.put(seg, enc, old_head)
+    assert seg in [s for s, _ in live.pending()]
+    encode_pending(live)
+    assert live.encoding().ids == tok.encode_with_offsets(text.text()).ids

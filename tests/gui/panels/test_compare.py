@@ -330,3 +330,168 @@ def test_brought_forward_again_with_the_same_text_it_encodes_nothing(qtbot, toks
     _shown(qtbot, view)
     assert [r.tokens for r in view.rows] == [r.tokens for r in compare(toks[:2], text).rows]
     Worker.shutdown()
+
+
+# -- the window's own encodings -------------------------------------------------------------------
+
+LONG = (TEXT + MIXED + "\n<|endoftext|>\n") * 250  # ~45k characters: the window keeps it in several segments
+
+
+def _encodes(monkeypatch, tok) -> list[tuple[str, int]]:
+    """Every encode from now on, as (tokenizer, characters encoded)."""
+    calls: list[tuple[str, int]] = []
+    encode = type(tok).encode_with_offsets
+
+    def counted(self, text, *args, **kwargs):
+        calls.append((self.name, len(text)))
+        return encode(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(type(tok), "encode_with_offsets", counted)
+    return calls
+
+
+def _whole(calls: list[tuple[str, int]], text: str) -> list[str]:
+    """The tokenizers of ``calls`` that encoded all of ``text`` (the window encodes a segment at a time)."""
+    return sorted(name for name, n in calls if n >= len(text))
+
+
+def _assert_exact(view, text, live_of):
+    """Each row is what the view draws and counts when it encodes ``text`` itself with the core,
+    and counts the tokens of the window's encoding."""
+    from bpeinspect.gui.overlay.palette import app_colors
+
+    assert view.text == text and len(view.rows) == min(len(view.toks), 4)
+    own = compare(view.toks[:4], text, view.names[:4], colors=app_colors(), palette=view._token_palette())
+    for row, mine, tok in zip(view.rows, own.rows, view.toks, strict=False):
+        assert (row.name, row.tokens, row.agreement) == (mine.name, mine.tokens, mine.agreement)
+        assert row.differing == mine.differing
+        assert row.boundaries.tolist() == mine.boundaries.tolist()
+        assert row.html == mine.html and (row.markers, row.split_marked) == (mine.markers, mine.split_marked)
+        assert row.tokens == len(tok.encode(text, allowed_special="all"))
+        live = live_of(tok)
+        if live is not None:
+            assert row.tokens == len(live)
+
+
+def test_it_reads_the_windows_complete_encodings_and_encodes_nothing_itself_also_after_edits(
+    qtbot, panel_window, monkeypatch
+):
+    """With every tokenizer's encoding complete in the window, the compare tab encodes nothing:
+    it reads those (a 10 MB text was encoded twice over, once more per tokenizer, each time the
+    tab came forward or the text changed), and shows what encoding the text itself shows."""
+    from PySide6.QtGui import QTextCursor
+
+    from tests.gui.conftest import wait_idle
+
+    window = panel_window
+    panels = window.panels
+    view = panels.views["compare"]
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        window.open_tokenizer(name)
+    qtbot.waitUntil(lambda: len(window.registry) == 3 and not window.registry.loading(), timeout=60000)
+    window.set_text(LONG)
+    wait_idle(qtbot, window, 60000)
+    toks = window.registry.tokenizers()
+    assert all(window.live_encoding(t).complete and window.live_encoding(t).n_parts() > 3 for t in toks)
+    calls = _encodes(monkeypatch, toks[0])
+    qtbot.wait(100)  # raising works once the dock area is laid out
+    panels.docks["compare"].raise_()
+    qtbot.waitUntil(lambda: view.active, timeout=5000)
+    qtbot.waitUntil(lambda: len(view.rows) == 3 and not view.busy, timeout=30000)
+    assert calls == []
+    _assert_exact(view, LONG, window.live_encoding)
+    cursor = QTextCursor(window.document)
+    for at, removed, added in ((len(LONG) // 2, 0, "naïve 日本語 x**2 "), (40, 7, ""), (len(LONG) - 10, 3, "é\n")):
+        calls.clear()
+        cursor.setPosition(at)
+        cursor.setPosition(at + removed, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(added)
+        text = window.text()
+        qtbot.waitUntil(lambda text=text: view.text == text and len(view.rows) == 3 and not view.busy, timeout=30000)
+        assert _whole(calls, text) == []  # the window encoded the segments edited; the tab none
+        _assert_exact(view, text, window.live_encoding)
+    Worker.shutdown()
+
+
+def test_it_waits_for_the_windows_encodings_and_encodes_only_the_tokenizers_the_window_lacks(qtbot, toks, monkeypatch):
+    from PySide6.QtCore import QObject, Signal
+
+    from bpeinspect.core.live_text import LiveEncoding, LiveText, encode_segment
+
+    class Source(QObject):
+        changed = Signal()
+
+    text = LiveText(LONG)
+    live = LiveEncoding(toks[1], text)  # the window has cl100k open, not the others
+    source = Source()
+    view = CompareView(
+        text_source=text.text, text_changed=source.changed, live=lambda tok: live if tok is toks[1] else None
+    )
+    qtbot.addWidget(view)
+    view.show()
+    calls = _encodes(monkeypatch, toks[0])
+    view.set_tokenizers(toks)
+    assert view.busy and "once the text is encoded" in view.message.text()
+    todo = live.pending()
+    for seg, head in todo[:-1]:
+        live.put(seg, encode_segment(toks[1], seg.text, head), head)
+    view.encodings_changed()
+    qtbot.wait(200)
+    assert view.busy and not view.jobs.pending() and not view.rows  # one segment still to come
+    view.set_active(False)  # a hidden tab neither compares nor forgets that it waits
+    live.put(todo[-1][0], encode_segment(toks[1], todo[-1][0].text, todo[-1][1]), todo[-1][1])
+    calls.clear()
+    view.encodings_changed()
+    qtbot.wait(100)
+    assert not view.jobs.pending() and not view.rows
+    view.set_active(True)
+    _shown(qtbot, view)
+    assert _whole(calls, LONG) == sorted([toks[0].name, toks[2].name])
+    _assert_exact(view, LONG, lambda tok: live if tok is toks[1] else None)
+    Worker.shutdown()
+
+
+def test_a_text_change_stops_at_once_the_job_reading_the_windows_encodings(qtbot, toks, monkeypatch):
+    """The window drops the encodings of what an edit replaced, and frees them a slice per
+    turn: the job reading them is cancelled at the edit, not after the debounce; a change of
+    the document that leaves its text as it was (a format) lets it run."""
+    import threading
+
+    from PySide6.QtCore import QObject, Signal
+
+    import bpeinspect.gui.panels.compare as module
+    from bpeinspect.core.live_text import LiveEncoding, LiveText, encode_segment
+
+    class Source(QObject):
+        changed = Signal()
+
+    text = LiveText(LONG)
+    lives = {tok: LiveEncoding(tok, text) for tok in toks[:2]}
+
+    def complete() -> None:
+        for tok, live in lives.items():
+            for seg, head in live.pending():
+                live.put(seg, encode_segment(tok, seg.text, head), head)
+
+    complete()
+    source = Source()
+    view = CompareView(text_source=text.text, text_changed=source.changed, live=lives.get)
+    qtbot.addWidget(view)
+    view.show()
+    gate = threading.Event()
+    real = module.compare
+    monkeypatch.setattr(module, "compare", lambda *args, **kwargs: (gate.wait(20), real(*args, **kwargs))[1])
+    view.set_tokenizers(toks[:2])
+    assert view.jobs.pending()
+    source.changed.emit()  # a format change: the text and its encodings stay
+    assert view.jobs.pending()
+    change = text.replace(len(LONG) // 2, 4, "an edit")
+    for live in lives.values():
+        live.apply(change)
+    source.changed.emit()
+    assert not view.jobs.pending()
+    gate.set()
+    complete()
+    qtbot.waitUntil(lambda: view.text == text.text() and view.result is not None and not view.busy, timeout=20000)
+    _assert_exact(view, text.text(), lives.get)
+    Worker.shutdown()

@@ -92,7 +92,6 @@ def test_the_tabs_of_the_side_docks_show_whole_titles_in_a_small_window(qtbot, s
     """They read "Tok…" and "Vocabul…" at 1024x700: whole titles now, and the bar scrolls."""
     from PySide6.QtWidgets import QStyle, QTabBar
 
-
     win = shown_window(qtbot, settings, 1024, 700)
     win.panels.show("vocab")
     win.panels.show("tokens")
@@ -232,3 +231,241 @@ def test_a_big_panel_opens_beside_the_window_only_where_it_fits_on_the_screen(qt
         assert win.panels.docks[key].isFloating(), key
         assert QRect(0, 0, 2560, 1440).contains(frame), (key, frame)
         assert not frame.intersects(win.frameGeometry()), (key, frame)
+
+
+def _side_bars(win):
+    """The visible tab bars of the docks tabbed together beside the text."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+
+    sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+    bars = []
+    for bar in win.findChildren(QTabBar):
+        if bar.parent() is win and bar.isVisible() and bar.count() > 1:
+            titles = {bar.tabText(i) for i in range(bar.count())}
+            if any(win.dockWidgetArea(d) in sides for d in win.panels.docks.values() if d.windowTitle() in titles):
+                bars.append(bar)
+    return bars
+
+
+def _tabs_out_of_sight(win) -> list[str]:
+    """The titles of the side docks' tabs not wholly in sight, or reached only by the bar's
+    scroll arrows."""
+    from PySide6.QtWidgets import QToolButton
+
+    out = []
+    for bar in _side_bars(win):
+        seen = bar.visibleRegion().boundingRect()
+        arrows = any(a.isVisible() for a in bar.findChildren(QToolButton))
+        out += [bar.tabText(i) for i in range(bar.count()) if arrows or not seen.contains(bar.tabRect(i))]
+    return out
+
+
+def test_with_chat_docked_every_side_tab_stays_in_sight_in_a_1024x700_window(qtbot, settings, monkeypatch):
+    """Chat joined the side docks as a sixth tab and the bar scrolled: Tokens and Merge tree
+    went out of sight, behind the scroll arrows."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    qtbot.wait(50)
+    win.panels.show("chat")
+    dock = win.panels.docks["chat"]
+    try:
+        assert not dock.isFloating()
+        assert dock.windowTitle() in [b.tabText(i) for b in _side_bars(win) for i in range(b.count())]
+        qtbot.waitUntil(lambda: not _tabs_out_of_sight(win), timeout=3000)
+        assert win.width() == 1024 and win.centralWidget().width() >= 1024 * 0.58  # the text keeps its share
+    finally:
+        stop_panels(win)
+
+
+def _whole_rows(table) -> int:
+    """How many rows of ``table`` are wholly in its viewport."""
+    height = table.viewport().height()
+    whole = 0
+    for row in range(table.model().rowCount()):
+        top = table.rowViewportPosition(row)
+        whole += 0 <= top and top + table.rowHeight(row) <= height
+    return whole
+
+
+def every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch):
+    """A 1024x700 window with two tokenizers and every panel docked (no screen room beside
+    it), its Languages panel showing the fable's measures: ``(window, languages view)``."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.open_tokenizer("o200k_base")
+    win.open_tokenizer("cl100k_base")
+    qtbot.waitUntil(lambda: len(win.registry.tokenizers()) == 2, timeout=30000)
+    for key in ("chat", "dataset", "training", "vocabs", "languages"):
+        win.panels.show(key)
+        qtbot.wait(20)
+    view = win.panels.view("languages")
+    try:
+        with qtbot.waitSignal(view.statsReady, timeout=60000, check_params_cb=lambda s: len(s.tokenizers) == 2):
+            view.set_source("fable")
+    except BaseException:
+        stop_panels(win)
+        raise
+    return win, view
+
+
+def test_with_every_panel_docked_the_languages_summary_shows_four_rows_at_1024x700(qtbot, settings, monkeypatch):
+    """With Chat, Dataset, Training and Vocabularies docked too, the summary showed three rows:
+    the bottom docks' tab bar took its height from the Languages dock."""
+    win, view = every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch)  # (a small corpus)
+    try:
+        qtbot.waitUntil(lambda: view.page("summary") is not None, timeout=10000)
+        qtbot.wait(100)
+        table = view.page("summary").table
+        assert not any(d.isFloating() for d in win.panels.docks.values())
+        assert win.height() == 700 and table.isVisible()
+        assert table.model().rowCount() >= 4
+        assert _whole_rows(table) >= 4
+    finally:
+        stop_panels(win)
+
+
+def test_tab_reaches_the_side_tab_bar_and_the_arrows_every_tab_in_sight_with_chat_docked(qtbot, settings, monkeypatch):
+    """Keyboard only at 1024x700: Tab comes to the side docks' tab bar, and Left brings each
+    dock in front in turn, with every tab of the bar in sight all the way."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QTabBar
+
+    from bpeinspect.gui.overlay.token_view import TokenView
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1024, 700)
+    win.activateWindow()
+    win.panels.bring("chat")
+    qtbot.wait(50)
+    try:
+        (bar,) = [b for b in _side_bars(win)]
+        seen = []
+        for _ in range(120):  # Tab round the window from Chat, until it comes to the bar
+            focus = QApplication.focusWidget()
+            seen.append(focus)
+            if focus is bar:
+                break
+            ctrl = (
+                Qt.KeyboardModifier.ControlModifier if isinstance(focus, TokenView) else Qt.KeyboardModifier.NoModifier
+            )
+            qtbot.keyClick(focus, Qt.Key.Key_Tab, ctrl)
+        assert bar in seen, [type(w).__name__ for w in seen]
+        fronts = []
+        for _ in range(bar.count()):
+            fronts.append(bar.tabText(bar.currentIndex()))
+            assert not _tabs_out_of_sight(win), fronts[-1]
+            qtbot.keyClick(bar, Qt.Key.Key_Left)
+            qtbot.wait(10)
+        assert sorted(fronts) == sorted(bar.tabText(i) for i in range(bar.count()))
+        assert isinstance(QApplication.focusWidget(), QTabBar)
+    finally:
+        stop_panels(win)
+
+
+def test_a_window_made_small_shrinks_its_docks_to_a_small_windows_share(qtbot, settings, monkeypatch):
+    """From 1920x1200 to 1024x700, the side docks kept 460 px and Languages below the text
+    kept 295 px: the text was left two lines a pane."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1920, 1200)
+    side = win.panels.docks["tokens"]
+    qtbot.waitUntil(lambda: side.width() >= docks.DOCK_WIDTH - 10, timeout=3000)
+    win.panels.show("chat")
+    win.panels.show("languages")
+    below = win.panels.docks["languages"]
+    qtbot.waitUntil(lambda: below.height() >= docks.BOTTOM_WANTED - 10, timeout=3000)
+    win.resize(1024, 700)
+    try:
+        qtbot.waitUntil(lambda: win.height() == 700 and below.height() <= docks.bottom_height(700), timeout=3000)
+        qtbot.wait(50)
+        chat = win.panels.docks["chat"]
+        assert chat.width() <= 0.4 * 1024 + 1 and win.centralWidget().width() >= 1024 * 0.59
+        assert not _tabs_out_of_sight(win)
+        assert below.height() >= docks.bottom_height(700) - 2  # no less than a new window's
+        assert win.centralWidget().height() >= 700 - docks.bottom_height(700) - 120
+    finally:
+        stop_panels(win)
+
+
+def test_a_panel_docked_back_beside_the_text_keeps_every_side_tab_in_sight(qtbot, settings, monkeypatch):
+    """Chat opened beside the window, then docked back by the user (its title bar's float
+    button): its tab joined the side docks, and the bar scrolled its first tabs out of sight."""
+    from PySide6.QtCore import Qt
+
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 0)  # room beside the window: it opens floating
+    win = shown_window(qtbot, settings, 1024, 700)
+    qtbot.wait(50)
+    win.panels.show("chat")
+    chat = win.panels.docks["chat"]
+    try:
+        assert chat.isFloating()
+        win.tabifyDockWidget(win.panels.docks["compare"], chat)  # where the user drops it
+        chat.setFloating(False)
+        qtbot.waitUntil(lambda: win.dockWidgetArea(chat) == Qt.DockWidgetArea.RightDockWidgetArea, timeout=3000)
+        qtbot.waitUntil(lambda: bool(_side_bars(win)) and not _tabs_out_of_sight(win), timeout=3000)
+        assert chat.windowTitle() in [b.tabText(i) for b in _side_bars(win) for i in range(b.count())]
+    finally:
+        stop_panels(win)
+
+
+def test_the_languages_plots_keep_a_readable_height_in_a_small_window(qtbot, settings, monkeypatch):
+    """Docked below the text of a 1024x700 window with every panel, the rank plot had 43 px
+    for its lines, and its legend (68 px) ran past them: one tokenizer of two was named."""
+    win, view = every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch)
+    try:
+        for key in ("rank", "bars"):
+            view.show_page(key)
+            qtbot.waitUntil(lambda k=key: view.page(k) is not None and not view.page(k).is_drawing(), timeout=20000)
+            qtbot.wait(50)
+            page = view.page(key)
+            assert win.height() == 700 and page.isVisible()
+            lines, legend = page.item.vb.sceneBoundingRect(), page.legend.sceneBoundingRect()
+            assert len(page.legend.items) == 2
+            assert lines.contains(legend), (key, lines, legend)
+    finally:
+        stop_panels(win)
+
+
+def test_with_every_panel_docked_the_languages_table_shows_three_rows_at_1024x700(qtbot, settings, monkeypatch):
+    """The table's two-line header, search box and count line left it two rows: the count
+    sits beside the search box now."""
+    win, view = every_panel_docked_with_fable_measured(qtbot, settings, monkeypatch)
+    try:
+        view.show_page("table")
+        qtbot.waitUntil(lambda: view.page("table") is not None, timeout=10000)
+        qtbot.wait(100)
+        page = view.page("table")
+        assert win.height() == 700 and page.table.isVisible()
+        assert page.count_label.text() == "27 languages"
+        assert _whole_rows(page.table) >= 3
+    finally:
+        stop_panels(win)
+
+
+def test_in_a_window_too_narrow_for_whole_titles_the_side_tabs_shorten_and_stay_in_sight(qtbot, settings, monkeypatch):
+    """At 800x600 with Chat docked, six whole titles need half the window: the bar scrolled
+    Tokens and Merge tree out of sight. Shortened titles keep every tab in sight, whole in
+    their tooltips."""
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 800, 600)
+    qtbot.wait(50)
+    win.panels.show("chat")
+    try:
+        qtbot.waitUntil(lambda: bool(_side_bars(win)) and not _tabs_out_of_sight(win), timeout=3000)
+        (bar,) = _side_bars(win)
+        assert bar.count() == 6 and win.centralWidget().width() >= 800 * 0.5
+        for i in range(bar.count()):
+            assert bar.tabToolTip(i) == bar.tabText(i)
+    finally:
+        stop_panels(win)

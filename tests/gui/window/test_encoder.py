@@ -164,8 +164,8 @@ def test_a_tokenizer_joining_a_big_text_is_handed_to_the_round_a_bounded_number_
     handed: list[int] = []  # the indices of the segments handed to a round, in order
     real_pending, real_add = segment_encoding.LiveEncoding.pending, processes.Round.add
 
-    def pending(live):
-        todo = real_pending(live)
+    def pending(live, among=None):
+        todo = real_pending(live, among)
         if threading.get_ident() == gui:
             turns[-1].append(len(todo))
         return todo
@@ -269,4 +269,49 @@ def test_a_big_paste_over_the_whole_text_is_encoded_on_child_processes(
     # the text emptied on the way ended the first round; the new text had one of its own
     assert len(children_given) - given >= len(new) // encoder_module.FAR_CHARS
     assert not batches
+    _assert_exact(window)
+
+
+def test_while_a_round_encodes_a_big_text_a_turn_looks_only_at_the_segments_it_does_not_have(
+    qtbot, window, big_text, monkeypatch
+) -> None:
+    """Once a big text is in, the round on child processes has every segment: the GUI thread's
+    turns (the text's end going in, a keystroke) look only at the segments of later edits, never
+    at every segment the round has yet to send back (ten thousand of them at 64 MB, per tokenizer
+    and per turn); the keystroke is encoded here at once, and the text ends exact."""
+    import threading
+
+    from bpeinspect.core.live_text import LiveEncoding
+
+    _open_two(qtbot, window)
+    go = threading.Event()
+    real_round = encoder_module.encode_round
+
+    def held(work, should_stop=None, **kwargs):  # the round starts once the test lets it
+        while not go.wait(0.01):
+            if should_stop is not None and should_stop():
+                return
+        yield from real_round(work, should_stop=should_stop, **kwargs)
+
+    monkeypatch.setattr(encoder_module, "encode_round", held)
+    looked: list[int] = []
+    real_head = LiveEncoding._head
+    monkeypatch.setattr(LiveEncoding, "_head", lambda live, k: looked.append(k) or real_head(live, k))
+    window.set_text(big_text)
+    qtbot.waitUntil(lambda: not window.live.is_feeding(), timeout=60_000)
+    qtbot.wait(100)  # the turns after the text is in
+    assert window.encoder._far is not None and not go.is_set()
+    n_segments = len(window.live.live_text.segments)
+    assert len(looked) < 10, f"looked at {len(looked)} segments of {n_segments}"
+    looked.clear()
+    cur = QTextCursor(window.document)
+    cur.setPosition(len(big_text) // 2)
+    cur.insertText("x")
+    qtbot.wait(50)
+    assert 0 < len(looked) < 10, f"looked at {len(looked)} segments of {n_segments}"
+    at = window.live.live_text.index_at_u16(len(big_text) // 2)
+    for pane in window.panes.panes():  # the keystroke's segment is encoded, by this process
+        assert pane.view.enc.part(at) is not None
+    go.set()
+    wait_idle(qtbot, window, timeout=120_000)
     _assert_exact(window)

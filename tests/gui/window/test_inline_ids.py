@@ -123,3 +123,35 @@ def test_ids_on_in_a_long_text_format_what_is_shown_first_then_the_rest_in_slice
     window.commands["view.layer.ids"].setChecked(False)
     wait_idle(qtbot, window, timeout=60000)
     assert not any(raised(p) for p in (0, top, len(text) - 1))
+
+
+def test_formatting_a_slice_lays_out_its_line_once_not_at_each_cursor_move(qtbot):
+    """Giving the text a new format (ids on) moves a cursor to each end of every slice: Qt
+    must not lay out the long lines it lands on, only to lay them out again once formatted."""
+    from PySide6.QtGui import QTextCharFormat
+    from PySide6.QtWidgets import QPlainTextDocumentLayout
+
+    from bpeinspect.gui.window.document import FORMAT_SLICE, LiveDocument
+
+    class CountingLayout(QPlainTextDocumentLayout):
+        asked = 0
+
+        def blockBoundingRect(self, block):
+            CountingLayout.asked += 1
+            return super().blockBoundingRect(block)
+
+    live = LiveDocument()
+    live.document.setDocumentLayout(CountingLayout(live.document))
+    live.set_text("a long line of words " * (FORMAT_SLICE // 7) + "\n" + "and another one " * (FORMAT_SLICE // 5))
+    qtbot.waitUntil(lambda: live.feed_left() == 0, timeout=20000)
+    fmt = QTextCharFormat()
+    fmt.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript)
+    CountingLayout.asked = 0
+    live.set_char_format(fmt)
+    qtbot.waitUntil(lambda: not live.is_formatting(), timeout=20000)
+    slices = -(-(live.document.characterCount() - 1) // FORMAT_SLICE)
+    # Qt lays out again the line a slice lies in once it is formatted: that is all (each
+    # cursor move used to lay out the line it landed on first)
+    assert 0 < CountingLayout.asked <= slices
+    block = live.document.lastBlock()
+    assert block.begin().fragment().charFormat().verticalAlignment() == fmt.verticalAlignment()

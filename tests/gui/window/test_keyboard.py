@@ -117,15 +117,14 @@ def test_tab_never_lands_on_the_scroll_arrows_of_the_dock_tab_bars(qtbot, panel_
     wait_idle(qtbot, win)
     win.panels.show("vocab")
     win.panels.show("tokens")
+    qtbot.wait(50)  # the window fits the docks to their tabs; then the user narrows them
     dock = win.panels.docks["tokens"]
-    win.resizeDocks([dock], [220], Qt.Orientation.Horizontal)  # a narrow side dock: its tabs scroll
+    win.resizeDocks([dock], [220], Qt.Orientation.Horizontal)  # a narrow side dock
+    bars = [bar for bar in win.findChildren(QTabBar) if bar.parent() is win and bar.isVisible()]
+    for bar in bars:  # whole titles: its tabs scroll (they are shortened first, to a few letters)
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
     qtbot.wait(50)
-    arrows = [
-        a
-        for bar in win.findChildren(QTabBar)
-        if bar.parent() is win and bar.isVisible()
-        for a in bar.findChildren(QToolButton)
-    ]
+    arrows = [a for bar in bars for a in bar.findChildren(QToolButton)]
     assert any(a.isVisible() for a in arrows)  # the side docks' tabs scroll in this window
     text = win.panes.panes()[0].view
     text.setFocus()

@@ -30,6 +30,9 @@ from bpeinspect.gui.panels.languages.export import Renderer, csv_text, language_
 
 HIT_PIXELS = 9.0  # how near the pointer must be to a point to hit it
 STEP_SECONDS = 0.012  # drawing work per event-loop turn
+# px a plot keeps at least, for its title, axes, lines and the legend of a few tokenizers (below
+# the text of a 700 px window, the dock gave it 115 px: 43 for the lines, under a 68 px legend)
+LEAST_PLOT_HEIGHT = 220
 
 
 class Targets:
@@ -62,7 +65,7 @@ class PlotPage(QWidget):
     languageActivated = Signal(str)  # a language code
     drawn = Signal()  # the last set_stats is drawn
     title = ""
-    scrolls = False  # a page taller than the dock (the script rows) sits in a scroll area
+    scrolls = True  # a page taller than the dock (a plot below a small window's text, the script rows) scrolls
     legend_offset = (-10, 10)  # pyqtgraph's: negative x from the right, positive y from the top
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -74,6 +77,7 @@ class PlotPage(QWidget):
         self._stepper = QTimer(self, singleShot=True, interval=0)
         self._stepper.timeout.connect(self._step)
         self.plot = pg.PlotWidget(enableMenu=False)  # its context menus cost half of making it
+        self.plot.setMinimumHeight(LEAST_PLOT_HEIGHT)
         self.item = item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.15)

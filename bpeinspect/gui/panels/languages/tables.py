@@ -23,7 +23,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis import TOP, CorpusStats, FairnessSummary
 from bpeinspect.gui.panels.languages.export import (
@@ -274,15 +274,20 @@ class TablePage(QWidget):
         lay.setSpacing(2)  # docked below a small window's text, the rows get the pixels
         self.search: QLineEdit | None = None
         self.count_label = QLabel()
-        self.count_label.setWordWrap(True)  # a long line would set the panel's least width
-        if searchable:
+        if searchable:  # the count beside the search box: the rows get its line
             self.search = QLineEdit()
             self.search.setPlaceholderText("Search languages: name, code, script or region")
             self.search.setClearButtonEnabled(True)
             self.search.textChanged.connect(self._on_search)
-            lay.addWidget(self.search)
-        lay.addWidget(self.table, 1)
-        lay.addWidget(self.count_label)
+            top = QHBoxLayout()
+            top.addWidget(self.search, 1)
+            top.addWidget(self.count_label)
+            lay.addLayout(top)
+            lay.addWidget(self.table, 1)
+        else:  # the summary's note below it
+            self.count_label.setWordWrap(True)  # a long line would set the panel's least width
+            lay.addWidget(self.table, 1)
+            lay.addWidget(self.count_label)
         self._searchable = searchable
         self._unsized: list[int] = []  # columns still to fit to their contents (see _size_next)
         self._sizer = QTimer(self, singleShot=True, interval=0)

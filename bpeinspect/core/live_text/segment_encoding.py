@@ -152,6 +152,29 @@ class LiveEncoding:
             todo = sorted(set(todo) | stale)
         return [(segs[k], self._head(k)) for k in todo]
 
+    def needs(self, seg: Segment) -> bool:
+        """Whether ``seg`` (a segment of the source, of a tokenizer that can be cut) still needs
+        an encoding: it has none, or one made with another text after it. One segment at a
+        time, without listing them all as :meth:`pending` does (thousands in a long text).
+
+        >>> from bpeinspect.core import load_tokenizer
+        >>> text = LiveText("one\\ntwo\\nthree\\n", target=4)
+        >>> live = LiveEncoding(load_tokenizer("cl100k_base"), text)
+        >>> seg, head = live.pending()[0]
+        >>> _ = live.put(seg, encode_segment(live.tok, seg.text, head), head)
+        >>> [live.needs(s) for s in text.segments]
+        [False, True, True]
+        >>> _ = live.apply(text.replace(4, 3, "2"))   # the text after the first segment changed
+        >>> [live.needs(s) for s in text.segments]
+        [True, True, True]
+        """
+        if not seg.alive:
+            return False
+        if len(self._heads) != len(self.source.segments):  # a change was missed: all of it
+            return True
+        head = self._heads[seg.k]
+        return head is None or head != self._head(seg.k)
+
     def put(self, seg: Segment, enc: Encoding, head: str) -> bool:
         """Keep ``enc``, the encoding of ``seg`` followed by ``head``; False if ``seg`` was
         replaced meanwhile."""

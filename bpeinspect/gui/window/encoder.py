@@ -50,6 +50,9 @@ BATCH = 1 << 19  # code points of segments a worker encodes before it looks agai
 SHOW_EVERY = 60  # ms between showing what a worker has encoded so far
 FAR_CHARS = 1 << 20  # code points: this much text to encode goes to other processes (a round)
 SHOWN_HERE = 2  # segments from where the panes show that a round leaves to this process
+# segments of the text a turn looks at for a round (a few µs each here: all of a long text in one
+# turn held the GUI thread, thousands of segments)
+HAND_OVER = 256
 
 
 def load_quietly(spec: str, *, should_stop: Callable[[], bool] | None = None, **settings: Any) -> Tokenizer:
@@ -112,6 +115,14 @@ class _Far:
         self.unsent: list[Segment] = []  # segments of a text still going in, not handed yet
         self.here: list[Segment] = []  # segments the panes show, encoded here one per turn
         self.late: list[Segment] = []  # segments of edits made once the round was closed: encoded here
+        # the text's segments when the round started, from what the panes show on: looked at
+        # HAND_OVER per turn, those its tokenizers need handed over
+        self.scan: list[Segment] = []
+        self.scanned = 0
+
+    @property
+    def scanning(self) -> bool:
+        return self.scanned < len(self.scan)
 
 
 class Encoder(QObject):
@@ -232,8 +243,9 @@ class Encoder(QObject):
             if self.encode_one(tok, far):
                 far.append(tok)
         if far:
-            self._start_far(far)
-        self._encode_next_shown()
+            self._start_far(far)  # what the panes show is encoded from the next turn on
+        else:
+            self._encode_next_shown()
         self.settled.emit()
 
     def _encode_next_shown(self) -> None:
@@ -257,14 +269,18 @@ class Encoder(QObject):
         if not live.cutting and self.doc.is_feeding():
             return False  # its one segment is the whole text: encoded once it is all there
         in_far = self._far is not None and tok in self._far.toks
-        if in_far and self.doc.is_feeding():
-            return False  # the round takes the segments as they come in
-        if in_far and self._far is not None and self._far.work.closed:
+        if in_far and self._far is not None:
+            if self.doc.is_feeding() or not self._far.work.closed:
+                # the round takes the segments as they come in or as they are looked at (not
+                # listing the thousands of segments of a long text each turn: it had them all)
+                return False
             # the round has every segment but those of later edits: only those are looked at (each
             # turn, and each keystroke, while it runs; not every segment it has yet to send back)
             todo = live.pending(among=self._far.late)
             if not todo:
                 return False  # the round's end brings the rest
+        elif far is not None and self._far is None and tok not in self._batches and self._can_go_far(live):
+            return True  # (not listing the thousands of segments of a long text here: the round looks at them)
         else:
             todo = live.pending()
         if not todo:
@@ -276,18 +292,19 @@ class Encoder(QObject):
         if fresh and cheap_to_encode(s for s, _ in fresh):
             self._encode_here(tok, live, fresh)
         elif running is None:
-            if far is not None and self._far is None and self._can_go_far(live, todo):
-                return True
             self._start_batch(tok, live, todo)
         return False
 
     # -- rounds on other processes ----------------------------------------------------------------
 
     @staticmethod
-    def _can_go_far(live: LiveEncoding, todo: list[tuple[Segment, str]]) -> bool:
+    def _can_go_far(live: LiveEncoding) -> bool:
+        """Whether ``live`` has so much left to encode that a round should take it: at least
+        :data:`FAR_CHARS` code points without an encoding (a few of its segments may need
+        theirs again too, after an edit next to them: :meth:`encode_one` does those)."""
         if not live.cutting or not can_encode_far(live.tok):
             return False
-        return sum(len(s.text) for s, _ in todo) >= FAR_CHARS
+        return len(live.source) - live.n_chars >= FAR_CHARS
 
     def _start_far(self, toks: list[Tokenizer]) -> None:
         """A round for ``toks``, taking the segments they need now and (while the text goes in)
@@ -301,10 +318,9 @@ class Encoder(QObject):
         work = Round(toks)
         self._rounds += 1
         far = self._far = _Far(work, ("encode far", self._rounds))
-        todo: dict[Segment, None] = {}
-        for tok in toks:
-            todo.update((s, None) for s, _ in self.lives[tok].pending())
-        far.unsent = list(todo)
+        segs = self.doc.live_text.segments
+        at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
+        far.scan = segs[at:] + segs[:at]  # (a copy: looked at HAND_OVER per turn, see _hand_over)
         self._hand_over()
 
         def got(done: list[tuple[int, Segment, str, Encoding]]) -> None:
@@ -328,16 +344,27 @@ class Encoder(QObject):
         self.jobs.submit(far.key, encode_round, work, on_yielded=got, on_returned=ended, on_errored=errored)
 
     def _hand_over(self) -> None:
-        """Hand the round the segments that came in since (all of them once the text is in, and
-        then no more), nearest to what the panes show first."""
+        """Hand the round the segments that came in since, and the next :data:`HAND_OVER` of the
+        text's segments that its tokenizers need (all of them once the text is in and looked at,
+        and then no more), nearest to what the panes show first."""
         far = self._far
         if far is None or far.work.closed:
             return
         segs = self.doc.live_text.segments
         feeding = self.doc.is_feeding()
+        looked = []
+        if far.scanning:
+            end = far.scanned + HAND_OVER
+            lives = [self.lives[t] for t in far.work.toks if t in far.toks and t in self.lives]
+            looked = [s for s in far.scan[far.scanned : end] if any(live.needs(s) for live in lives)]
+            far.scanned = end
+            if far.scanning:
+                self._timer.start()  # the next turn looks at the next ones
+            else:
+                far.scan = []
         keep = []
         ready = []
-        for seg in far.unsent:
+        for seg in (*far.unsent, *looked):
             if not seg.alive or seg in far.sent:
                 continue
             if feeding and seg.k == len(segs) - 1:
@@ -361,7 +388,7 @@ class Encoder(QObject):
             after = [s for s in ready if s.k >= at and s.k not in near]
             after.extend(s for s in ready if s.k < at)
             far.work.add([(s, follow_of(self.doc.live_text, s.k, far.work.lookahead)) for s in after])
-        if not feeding:
+        if not feeding and not far.scanning:
             far.work.close()
 
     def _encode_shown(self, far: _Far, seg: Segment) -> None:

@@ -142,6 +142,53 @@ def test_a_tokenizer_joining_a_big_text_encodes_the_shown_segments_first_one_per
     _assert_exact(window)
 
 
+def test_a_tokenizer_joining_a_big_text_is_handed_to_the_round_a_bounded_number_of_segments_per_turn(
+    qtbot, window, big_text, children_given, monkeypatch
+) -> None:
+    """Listing every segment of a long text for a new tokenizer, and handing them all to the
+    round, held the GUI thread in one turn: each encoder turn now looks at HAND_OVER segments
+    at most, from what the panes show on, and the text still ends exact."""
+    import threading
+
+    from bpeinspect.core.live_text import processes, segment_encoding
+
+    monkeypatch.setattr(encoder_module, "HAND_OVER", 8)
+    window.open_tokenizer("cl100k_base")
+    window.set_text(big_text)
+    wait_idle(qtbot, window, timeout=120_000)
+    first = window.panes.panes()[0].view
+    first.verticalScrollBar().setValue(first.verticalScrollBar().maximum() // 2)
+    qtbot.waitUntil(lambda: window.encoder.focus > 0)
+    gui = threading.get_ident()
+    turns: list[list[int]] = [[]]  # segments listed or handed over on the GUI thread, per encoder turn
+    handed: list[int] = []  # the indices of the segments handed to a round, in order
+    real_pending, real_add = segment_encoding.LiveEncoding.pending, processes.Round.add
+
+    def pending(live, among=None):
+        todo = real_pending(live, among)
+        if threading.get_ident() == gui:
+            turns[-1].append(len(todo))
+        return todo
+
+    def add(work, segments):
+        turns[-1].append(len(segments))
+        handed.extend(seg.k for seg, _ in segments)
+        return real_add(work, segments)
+
+    monkeypatch.setattr(segment_encoding.LiveEncoding, "pending", pending)
+    monkeypatch.setattr(processes.Round, "add", add)
+    window.encoder.settled.connect(lambda: turns.append([]))
+    given = len(children_given)
+    window.open_tokenizer("o200k_base")
+    wait_idle(qtbot, window, timeout=120_000)
+    text = window.encoder.doc.live_text
+    assert len(children_given) > given  # the round encoded it
+    assert len(handed) > 4 * 8  # over several turns
+    assert max(sum(t) for t in turns) <= 8, [sum(t) for t in turns]
+    assert handed[0] >= text.index_at_u16(window.encoder.focus)  # from what the panes show on
+    _assert_exact(window)
+
+
 def test_closing_a_tokenizer_while_its_text_is_encoded_leaves_the_other_exact(qtbot, window, big_text) -> None:
     _open_two(qtbot, window)
     window.set_text(big_text)

@@ -39,6 +39,7 @@ from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import bytes_cell, rank_cell, shown, token_shown
+from bpeinspect.gui.panels.columns import FitColumns
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 BATCH = 256  # children fetched per fetchMore
@@ -299,6 +300,9 @@ class MergeTreeBrowser(QWidget):
         em = v.fontMetrics().horizontalAdvance("0")
         for col, chars in ((COL_TOKEN, 26), (COL_ID, 8), (COL_RANK, 8), (COL_MERGE, 22)):
             v.setColumnWidth(col, em * chars + 12)
+        # in a narrow dock the columns give way, down to a few characters each (ids: six digits)
+        least = {COL_TOKEN: em * 12, COL_ID: em * 6 + 12, COL_RANK: em * 6 + 12, COL_MERGE: em * 9, COL_BYTES: em * 6}
+        FitColumns(v, least)
         v.activated.connect(self._on_activated)
         return v
 

@@ -51,6 +51,7 @@ from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import shown, token_shown  # characters no font draws as code points
 from bpeinspect.gui.overlay.palette import app_colors
+from bpeinspect.gui.panels.columns import FitColumns
 
 MAX_PIECE_BYTES = 4096  # a trace is quadratic in the piece length
 _Index = QModelIndex | QPersistentModelIndex
@@ -274,8 +275,11 @@ class ReplayWidget(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         em = self.fontMetrics().horizontalAdvance("0")
-        for col, chars in ((0, 3), (1, 6), (2, 9), (3, 9), (4, 10)):  # the steps fit a dock (DOCK_WIDTH)
+        for col, chars in ((0, 3), (1, 6), (2, 9), (3, 9), (4, 10), (5, 5)):  # the steps fit a dock (DOCK_WIDTH)
             self.table.setColumnWidth(col, em * chars + 12)
+        FitColumns(
+            self.table, {2: em * 6, 3: em * 6, 4: em * 6, 5: em * 4 + 12}
+        )  # in a narrow dock the pieces give way
         self._timer = QTimer(self, interval=700)
         self._timer.timeout.connect(self._tick)
 

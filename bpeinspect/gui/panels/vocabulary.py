@@ -38,6 +38,7 @@ from bpeinspect.core import SYMBOLS, QueryError, Tokenizer
 from bpeinspect.core.analysis import BYTES, COMMON, KINDS, SCRIPTS, TokenQuery, VocabIndex, positions, token_scripts
 from bpeinspect.gui.concurrency import Jobs, Typing, Worker, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.panels.columns import FitColumns
 from bpeinspect.gui.panels.vocabulary_model import (
     COL_BYTES,
     COL_FLAGS,
@@ -193,6 +194,8 @@ class VocabBrowser(QWidget):
         em = self.fontMetrics().horizontalAdvance("0")
         for col, chars in COLUMN_CHARS.items():
             self.table.setColumnWidth(col, em * chars + 12)
+        # in a narrow dock the token and its bytes give way, not the columns after them
+        FitColumns(self.table, {COL_TOKEN: em * 8, COL_BYTES: em * 8, COL_PARENTS: em * 8})
         self.columns_menu = QMenu(self)
         for col, (title, _key, tip) in enumerate(COLUMNS):
             act = self.columns_menu.addAction(title)

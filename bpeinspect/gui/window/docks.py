@@ -75,6 +75,9 @@ def in_sight(widget: QWidget) -> bool:
     return at is None or at.isFloating() or not at.visibleRegion().isEmpty()
 
 
+IMPORTS_AFTER_SHOW_MS = 300  # the lazy panels' modules are imported from this long after the first show
+
+
 def _import_all(modules: list[str]) -> None:
     """Import each module, and run its ``warm_up()`` if it has one (what its panel's own worker
     would otherwise import at the panel's first open, next to the GUI thread's work)."""
@@ -177,12 +180,13 @@ class PanelHost(QObject):
                 )
             if not spec.lazy:
                 self._make(spec)
-        modules = [spec.module for spec in specs if spec.lazy and spec.module]
+        # imported while the user looks at the window, not when a panel is first opened: from a
+        # moment after the window is first shown (imports next to its first paint held the
+        # interpreter away from it in long stretches, ~100 ms of stall)
+        self._modules = [spec.module for spec in specs if spec.lazy and spec.module]
         self._imports: Worker | None = None
-        if modules:
-            # imported while the user looks at the window, not when a panel is first opened
-            # (a pool of its own: the loading workers keep the shared pool's threads)
-            self._imports = Worker(_import_all, modules).start(QThreadPool(self))
+        self._import_later = QTimer(self, singleShot=True, interval=IMPORTS_AFTER_SHOW_MS)
+        self._import_later.timeout.connect(self._start_imports)
         self._first = next((self.docks[s.key] for s in specs if s.key in self.docks), None)
         if self._first is not None:  # the first panel is in front (the token list)
             self._first.raise_()
@@ -197,6 +201,8 @@ class PanelHost(QObject):
             return False
         if event.type() == QEvent.Type.Show and not self._shown:
             self._shown = True
+            if self._modules:
+                self._import_later.start()
             self._size_at = QSize(self.window.width(), self.window.height())
             first = self._first
             if first is not None and not getattr(self.window, "restored_docks", False):  # else the user's widths
@@ -292,8 +298,15 @@ class PanelHost(QObject):
             if front.width() < want:
                 win.resizeDocks([front], [want], Qt.Orientation.Horizontal)
 
+    def _start_imports(self) -> None:
+        if self._imports is None:  # (a pool of its own: the loading workers keep the shared pool's threads)
+            self._imports = Worker(_import_all, self._modules).start(QThreadPool(self))
+
     def importing(self) -> bool:
-        """True while the lazy panels' modules are still being imported (on a worker)."""
+        """True once the window is shown while the lazy panels' modules are still to be
+        imported (on a worker)."""
+        if self._import_later.isActive():
+            return True
         return self._imports is not None and self._imports.is_running
 
     def view(self, key: str) -> QWidget | None:

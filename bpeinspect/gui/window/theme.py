@@ -233,8 +233,8 @@ class Appearance(QObject):
     def _set_dark(self, dark: bool) -> None:
         app = QApplication.instance()
         if isinstance(app, QApplication) and not isinstance(app.style(), ThemedStyle):
+            use_themed_style(app)  # first: a new style resets the palette to its own
             app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
-            use_themed_style(app)
         elif isinstance(app, QApplication) and dark != self.dark:
             app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
             recolour_dock_buttons(app)

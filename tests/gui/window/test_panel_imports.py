@@ -55,3 +55,37 @@ def test_the_languages_views_own_modules_are_imported_with_the_panels(qtbot, mon
     for win in _window(qtbot, settings, PANELS):
         qtbot.waitUntil(lambda w=win: not w.panels.importing(), timeout=20000)
     assert warmed == [False]
+
+
+def test_the_panels_modules_are_imported_after_the_windows_first_paint(qtbot, monkeypatch, settings):
+    """Imported next to the first show, they held the interpreter away from its first paint (a
+    100 ms stall): they start once the window is shown and has painted."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from bpeinspect.gui.panels.specs import PANELS
+    from bpeinspect.gui.window.main_window import MainWindow
+
+    painted: list[bool] = []
+    started: list[bool] = []  # whether the window had painted when the imports started
+    real = docks._import_all
+    monkeypatch.setattr(docks, "_import_all", lambda modules: (started.append(bool(painted)), real(modules)))
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                painted.append(True)
+            return False
+
+    win = MainWindow(settings=settings, panels=PANELS)
+    qtbot.addWidget(win)
+    paints = Paints()
+    win.centralWidget().installEventFilter(paints)
+    qtbot.wait(docks.IMPORTS_AFTER_SHOW_MS + 200)
+    assert started == []  # not shown: nothing imported yet
+    assert not win.panels.importing()
+    win.show()
+    assert win.panels.importing()  # due: benchmarks wait for it
+    qtbot.waitUntil(lambda: bool(started) and not win.panels.importing(), timeout=20000)
+    assert started == [True]
+    win.jobs.cancel_all()
+    Worker.shutdown()

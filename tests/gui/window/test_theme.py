@@ -161,3 +161,28 @@ def test_the_layer_toggles_look_like_buttons_and_on_stands_out(qtbot, window, th
     assert contrast(edge, background) > 1.3
     # on: its face differs plainly from an off one's
     assert contrast(shot_on.pixelColor(middle), shot_off.pixelColor(middle)) > 2.0
+
+
+def test_a_window_started_with_the_dark_theme_saved_is_dark(qtbot, settings):
+    """Starting with "dark" saved gave light window colours and dark-theme token colours (light
+    text on a light page): the style the app is given first reset the dark palette just set."""
+    from bpeinspect.gui.window.main_window import MainWindow
+    from bpeinspect.gui.window.settings import Preferences
+
+    app = QApplication.instance()
+    app.setStyle("Fusion")  # as at the app's start: not yet the window's own style
+    Preferences(settings).theme = "dark"
+    win = MainWindow(settings=settings, panels=())
+    qtbot.addWidget(win)
+    try:
+        win.show()
+        qtbot.waitExposed(win)
+        palette = QGuiApplication.palette()
+        assert palette.color(QPalette.ColorRole.Window).lightness() < 80
+        assert palette.color(QPalette.ColorRole.Base).lightness() < 80
+        shot = win.grab().toImage()
+        menu = win.menuBar().geometry().center()
+        assert shot.pixelColor(menu.x(), menu.y()).lightness() < 80  # as drawn
+        assert contrast(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base)) >= 7
+    finally:
+        win.set_theme("light", remember=False)

@@ -44,6 +44,7 @@ from bpeinspect.core.live_text.segment_encoding import (
     encode_segment,
     join_parts,
     lookahead,
+    part_boundaries,
 )
 from bpeinspect.core.live_text.segments import TARGET, Change, LiveText, Segment, can_cut_between, cut
 
@@ -69,5 +70,6 @@ __all__ = [
     "join_parts",
     "join_ranges",
     "lookahead",
+    "part_boundaries",
     "reencode_edit",
 ]

@@ -10,7 +10,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+import numpy as np
+
+from bpeinspect.core.analysis import boundaries_of_ends
 from bpeinspect.core.encoding import Encoding
+from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.live_text.edits import encode_window, join_ranges, reencode_edit
 from bpeinspect.core.live_text.segments import Change, LiveText, Segment
 from bpeinspect.core.split.cuts import can_cut
@@ -410,6 +414,33 @@ def join_parts(tok: Tokenizer, text: str, parts: list[Part]) -> Encoding:
     out = join_ranges(tok, text, spans)
     out.dropped = dropped
     return out
+
+
+def part_boundaries(parts: list[Part], should_stop: Callable[[], bool] | None = None, step: int = 256) -> np.ndarray:
+    """The interior boundaries (byte offsets, ascending, each once) of the encoding ``parts``
+    make up together: :func:`~bpeinspect.core.analysis.interior_boundaries` of
+    :func:`join_parts` without joining them. ``should_stop`` is asked every ``step`` parts
+    (:class:`~bpeinspect.core.errors.Cancelled` ends it).
+
+    >>> from bpeinspect.core import load_tokenizer
+    >>> from bpeinspect.core.analysis import interior_boundaries
+    >>> tok, text = load_tokenizer("r50k_base"), LiveText("one two\\nthree\\n" * 4, target=8)
+    >>> live = LiveEncoding(tok, text)
+    >>> for seg, head in live.pending():
+    ...     _ = live.put(seg, encode_segment(tok, seg.text, head), head)
+    >>> parts = list(live.parts())
+    >>> len(parts) > 1, part_boundaries(parts).tolist()[:4]
+    (True, [3, 7, 8, 13])
+    >>> part_boundaries(parts).tolist() == interior_boundaries(tok.encode_with_offsets(text.text())).tolist()
+    True
+    """
+    ends = []
+    for k, p in enumerate(parts):
+        if p.enc.ids:
+            ends.append(np.frombuffer(p.enc.byte_ends, dtype=np.int64) + p.byte)
+        if should_stop is not None and k % step == step - 1 and should_stop():
+            raise Cancelled("cancelled")
+    return boundaries_of_ends(np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64))
 
 
 Mode = Literal["segment", "chunked"]  # encoded where it was asked, or by a worker

@@ -35,14 +35,13 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from bpeinspect.core import Cancelled, Encoding, Tokenizer
+from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.analysis import (
     BoundaryAgreement,
-    boundaries_of_ends,
     compare_boundary_arrays,
     interior_boundaries,
 )
-from bpeinspect.core.live_text import LiveEncoding, LiveText, Part, join_parts
+from bpeinspect.core.live_text import LiveEncoding, LiveText, Part, join_parts, part_boundaries
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.gui.concurrency import Jobs, describe_error, next_beat
 from bpeinspect.gui.overlay.glyphs import learn_glyphs, shown, undrawn
@@ -189,7 +188,7 @@ def _compare(
             counts.append(len(enc))
         else:
             drawn.append(_head(tok, text, parts, render_limit))
-            bounds.append(_boundaries(parts, should_stop))
+            bounds.append(part_boundaries(parts, should_stop))
             counts.append(sum(len(p.enc.ids) for p in parts))
         if progress is not None:
             progress(i + 1, len(toks) + 1)
@@ -210,17 +209,6 @@ def _compare(
     for enc in made:
         _release(enc)
     return result
-
-
-def _boundaries(parts: Pieces, should_stop: Callable[[], bool] | None, step: int = 256) -> np.ndarray:
-    """:func:`interior_boundaries` of the encoding ``parts`` make up together."""
-    ends = []
-    for k, p in enumerate(parts):
-        if p.enc.ids:
-            ends.append(np.frombuffer(p.enc.byte_ends, dtype=np.int64) + p.byte)
-        if should_stop is not None and k % step == step - 1 and should_stop():
-            raise Cancelled("cancelled")
-    return boundaries_of_ends(np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64))
 
 
 def _head(tok: Tokenizer, text: str, parts: Pieces, limit: int) -> Encoding:

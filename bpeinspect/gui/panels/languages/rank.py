@@ -101,7 +101,7 @@ class RankPage(PlotPage):
         base = baseline_name(stats)
         self.set_labels(
             f"Premium vs {base}, languages from the most costly down",
-            f"tokens ÷ {base} tokens (log scale)",
+            f"tokens ÷ {base} (log scale)",  # (short: the plot may be 220 px high)
             "rank (1 = most costly)",
         )
 

@@ -310,3 +310,19 @@ def test_the_tables_fit_their_columns_one_per_turn(qtbot, toks, monkeypatch):
     table, header = page.table, page.table.horizontalHeader()
     for c in range(n):
         assert table.columnWidth(c) == max(table.sizeHintForColumn(c), header.sectionSizeHint(c)), c
+
+
+@pytest.mark.parametrize("key", ["rank", "use"])
+def test_a_plots_side_label_fits_the_least_plot_height(qtbot, view, key):
+    """A panel docked below the text gives a plot its least height: its side label was longer
+    than that, and cut at both ends."""
+    from PySide6.QtGui import QFontMetrics
+
+    from bpeinspect.gui.panels.languages.plotbase import LEAST_PLOT_HEIGHT
+
+    page = show(qtbot, view, key)
+    label = page.item.getAxis("left").label
+    qtbot.waitUntil(lambda: bool(label.toPlainText()), timeout=60000)  # (the use page counts first)
+    text = label.toPlainText()
+    room = LEAST_PLOT_HEIGHT - 40  # the title and the bottom axis take the rest
+    assert QFontMetrics(label.font()).horizontalAdvance(text) <= room, text

@@ -66,6 +66,45 @@ CATCH_UP_MS = 30  # a tab shown starts its work this long after, once it has bee
 Pieces = list[Part]  # a whole-text encoding in pieces (a window's, read on the GUI thread: see pieces_of)
 
 
+@dataclass(frozen=True)
+class Segments:
+    """A text as the strings of its segments, in order: how the view holds the window's text.
+
+    Read from a :class:`LiveText` in a fraction of a millisecond (the strings are the window's
+    own), where joining a 10 MB text took tens of milliseconds of the GUI thread; a worker joins
+    what it needs of it (:meth:`prefix`, :meth:`whole`).
+
+    >>> text = Segments.of(LiveText("one\\ntwo\\nthree\\n", target=4))
+    >>> len(text), text.prefix(5), text.whole() == "one\\ntwo\\nthree\\n"
+    (14, 'one\\ntwo\\n', True)
+    """
+
+    # compared as (n_chars, pieces): mostly the same strings (an edit replaces a few
+    # segments), each pair compared by identity first
+    n_chars: int
+    pieces: tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: LiveText) -> Segments:
+        return cls(len(text), tuple(s.text for s in text.segments))
+
+    def __len__(self) -> int:
+        return self.n_chars
+
+    def prefix(self, n: int) -> str:
+        """The text's first ``n`` code points at least (whole segments: all of them if it is shorter)."""
+        out, got = [], 0
+        for piece in self.pieces:
+            if got >= n:
+                break
+            out.append(piece)
+            got += len(piece)
+        return "".join(out)
+
+    def whole(self) -> str:
+        return "".join(self.pieces)
+
+
 def pieces_of(live: LiveEncoding) -> Pieces:
     """The pieces of ``live`` (complete) as they are now: a worker reads them while the
     window goes on following the text (a few ms at 10 MB).
@@ -112,7 +151,7 @@ class CompareResult:
 
 def compare(
     toks: Sequence[Tokenizer],
-    text: str,
+    text: str | Segments,
     names: Sequence[str] | None = None,
     *,
     render_limit: int = RENDER_LIMIT,
@@ -127,6 +166,8 @@ def compare(
 
     ``pieces``: for each tokenizer, an encoding of ``text`` made already (:func:`pieces_of` a
     window's), read instead of encoding the text again; ``None`` for one to encode here.
+    ``text`` given as :class:`Segments` is joined here only as far as it is drawn, unless a
+    tokenizer encodes it here.
 
     With ``documents`` (the sections' font), each row also gets its :class:`QTextDocument`,
     made from the HTML here: parsing it on the GUI thread took most of a frame a section. (Characters
@@ -164,7 +205,7 @@ def compare(
 
 def _compare(
     toks: Sequence[Tokenizer],
-    text: str,
+    text: str | Segments,
     names: Sequence[str] | None,
     *,
     render_limit: int,
@@ -175,31 +216,41 @@ def _compare(
     pieces: Sequence[Pieces | None] | None = None,
 ) -> CompareResult:
     names = list(names) if names else [t.name for t in toks]
+    pieces = list(pieces) if pieces else [None] * len(toks)
+    n_chars = len(text)
+    # what the sections draw of the text: all of a string; of segments, as far as the pieces drawn go
+    ends = [_head_span(parts, render_limit, n_chars)[1] for parts in pieces if parts is not None]
+    shown = text if isinstance(text, str) else text.prefix(max([render_limit + 1, *ends]))
+    whole = text if isinstance(text, str) else None  # joined once a tokenizer encodes it here
     made: list[Encoding] = []  # the encodings made here (freed at the end; the window's are not)
     drawn: list[Encoding] = []  # what each section draws (of a window's encoding: its first pieces)
     bounds: list[np.ndarray] = []
     counts: list[int] = []
-    for i, (tok, parts) in enumerate(zip(toks, pieces or [None] * len(toks), strict=True)):
+    for i, (tok, parts) in enumerate(zip(toks, pieces, strict=True)):
         if parts is None:
-            enc = tok.encode_with_offsets(text, allowed_special="all", should_stop=should_stop)
+            if whole is None:
+                assert isinstance(text, Segments)
+                whole = text.whole()
+            enc = tok.encode_with_offsets(whole, allowed_special="all", should_stop=should_stop)
             made.append(enc)
             drawn.append(enc)
             bounds.append(interior_boundaries(enc))
             counts.append(len(enc))
         else:
-            drawn.append(_head(tok, text, parts, render_limit))
+            drawn.append(_head(tok, shown, parts, render_limit, n_chars))
             bounds.append(part_boundaries(parts, should_stop))
             counts.append(sum(len(p.enc.ids) for p in parts))
         if progress is not None:
             progress(i + 1, len(toks) + 1)
-    result = CompareResult(truncated=len(text) > render_limit)
-    inside = inside_clusters(text[: render_limit + 1])  # the same text for every section
+    del whole
+    result = CompareResult(truncated=n_chars > render_limit)
+    inside = inside_clusters(shown[: render_limit + 1])  # the same text for every section
     for i, (enc, c) in enumerate(zip(drawn, compare_boundary_arrays(bounds, should_stop), strict=True)):
-        row = CompareRow(names[i], counts[i], len(text), c.boundaries, c.differing, c.agreement)
+        row = CompareRow(names[i], counts[i], n_chars, c.boundaries, c.differing, c.agreement)
         _render(
             row,
             enc,
-            text,
+            shown,
             render_limit,
             colors or ui_colors(dark=False),
             palette=palette or TokenPalette(),
@@ -211,14 +262,21 @@ def _compare(
     return result
 
 
-def _head(tok: Tokenizer, text: str, parts: Pieces, limit: int) -> Encoding:
-    """One :class:`Encoding` of the pieces a section draws: those starting up to ``limit`` (a
-    code point offset) and the one after (its first token ends the groups drawn, see
-    :func:`cluster_groups`)."""
+def _head_span(parts: Pieces, limit: int, n_chars: int) -> tuple[int, int]:
+    """How many of ``parts`` a section draws (those starting up to ``limit``, a code point
+    offset, and the one after: its first token ends the groups drawn, see
+    :func:`cluster_groups`), and where the text they cover ends (of ``n_chars`` in all)."""
     n = min(bisect.bisect_right([p.char for p in parts], limit + 1) + 1, len(parts))
+    return n, parts[n].char if n < len(parts) else n_chars
+
+
+def _head(tok: Tokenizer, text: str, parts: Pieces, limit: int, n_chars: int) -> Encoding:
+    """One :class:`Encoding` of the pieces a section draws (see :func:`_head_span`); ``text``
+    holds the text as far as they go at least, of ``n_chars`` in all."""
+    n, end = _head_span(parts, limit, n_chars)
     if n <= 1:  # the first piece (it starts the text), or none
         return parts[0].enc if parts else Encoding(text="", token_bytes_of=tok.token_bytes)
-    end = parts[n].char if n < len(parts) else len(text)
+    assert len(text) >= end, "the text drawn reaches the end of the pieces drawn"
     return join_parts(tok, text[:end], parts[:n])
 
 
@@ -349,7 +407,8 @@ class CompareView(QWidget):
 
     With a ``text_source`` (and the signal ``text_changed`` that says it changed), the view
     reads the text itself, 300 ms after the last change and only while it is shown: a hidden
-    compare tab neither reads nor encodes, and catches up when shown.
+    compare tab neither reads nor encodes, and catches up when shown. A source giving the
+    window's :class:`LiveText` is read as its :class:`Segments`, never joined on the GUI thread.
 
     With ``live`` (a tokenizer's encoding of that text as the window keeps it, ``None`` for
     one it does not have), the view reads those encodings once they are complete for its text
@@ -361,19 +420,19 @@ class CompareView(QWidget):
         self,
         parent: QWidget | None = None,
         *,
-        text_source: Callable[[], str] | None = None,
+        text_source: Callable[[], str | LiveText] | None = None,
         text_changed: SignalInstance | None = None,
         live: Callable[[Tokenizer], LiveEncoding | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.toks: list[Tokenizer] = []
         self.names: list[str] = []
-        self.text = text_source() if text_source is not None else ""
+        self._text_source = text_source
+        self._text: str | Segments = self._read_text()  # the text compared
         self.result: CompareResult | None = None
         self.jobs = Jobs(self)
         self._dirty = True
         self.active = True  # a docked view is told when its tab is shown or hidden (set_active)
-        self._text_source = text_source
         self._live = live
         self._waiting = False  # for the window's encodings of the text
         self._reading: tuple[LiveText, int] | None = None  # the window's text (and version) the job reads encodings of
@@ -417,6 +476,15 @@ class CompareView(QWidget):
         )
 
     @property
+    def text(self) -> str:
+        """The text compared (the window's is joined when this is read: the view itself never does)."""
+        return self._text if isinstance(self._text, str) else self._text.whole()
+
+    def _read_text(self) -> str | Segments:
+        src = self._text_source() if self._text_source is not None else ""
+        return Segments.of(src) if isinstance(src, LiveText) else src
+
+    @property
     def rows(self) -> list[CompareRow]:
         return self.result.rows if self.result else []
 
@@ -427,8 +495,8 @@ class CompareView(QWidget):
         self._refresh()
 
     def set_text(self, text: str) -> None:
-        if text != self.text:
-            self.text = text
+        if text != self._text:
+            self._text = text
             self._refresh()
 
     # -- work ---------------------------------------------------------------------------------
@@ -455,7 +523,7 @@ class CompareView(QWidget):
                 else "Open two to four tokenizers to compare how they split the text."
             )
             return
-        if not self.text:
+        if not self._text:
             self._say("Type or paste some text to compare the tokenizers on it.")
             return
         if not self.active:
@@ -483,7 +551,7 @@ class CompareView(QWidget):
             "compare",
             compare,
             toks,
-            self.text,
+            self._text,
             self.names[:MAX_TOKENIZERS],
             colors=self._theme(),
             palette=self._token_palette(),
@@ -494,9 +562,13 @@ class CompareView(QWidget):
         )
 
     def _of_text(self, live: LiveEncoding) -> bool:
-        """Whether ``live`` is complete and of the view's text (one string when the view read
-        it from the window since: no characters compared)."""
-        return live.complete and live.source.text() == self.text
+        """Whether ``live`` is complete and of the view's text (the same segments' strings when
+        the view read them from the window since: no characters compared)."""
+        if not live.complete:
+            return False
+        if isinstance(self._text, Segments):
+            return Segments.of(live.source) == self._text
+        return live.source.text() == self._text
 
     def encodings_changed(self) -> None:
         """The window's encodings changed: if the view waits for them, it looks again (once
@@ -586,9 +658,9 @@ class CompareView(QWidget):
             return
         if self._stale and self._text_source is not None:
             self._stale = False
-            text = self._text_source()
-            if text != self.text:  # a change signalled that left the text as it was is no work
-                self.text, self._dirty = text, True
+            text = self._read_text()
+            if text != self._text:  # a change signalled that left the text as it was is no work
+                self._text, self._dirty = text, True
         if self._dirty:
             self._refresh()
         elif self._waiting:  # for the window's encodings, which may have come while it was hidden
@@ -623,9 +695,9 @@ class CompareView(QWidget):
         if self._text_source is None:
             return
         if self.active:
-            text = self._text_source()
-            if text != self.text or self._dirty:
-                self.text = text
+            text = self._read_text()
+            if text != self._text or self._dirty:
+                self._text = text
                 self._refresh()
         else:
             self._stale = True

@@ -16,7 +16,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from bpeinspect.core import Tokenizer
-from bpeinspect.core.live_text import LiveEncoding
+from bpeinspect.core.live_text import LiveEncoding, LiveText
 from bpeinspect.gui.overlay.layout import Layers
 from bpeinspect.gui.overlay.palette import TokenPalette
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -75,6 +75,8 @@ class PanelWindow(Protocol):
     def selectionChanged(self) -> SignalInstance: ...
 
     def text(self) -> str: ...
+
+    def live_text(self) -> LiveText: ...  # the text in segments (read it without joining it)
 
     def live_encoding(self, tok: Tokenizer) -> LiveEncoding | None: ...  # the window's encoding of the text
 

@@ -222,7 +222,7 @@ def _token_view(key: str, make_view: Callable[[PanelWindow], TokenView]) -> Call
 
 def _make_compare(host: PanelContext) -> QWidget:
     win = host.window
-    view = CompareView(text_source=win.text, text_changed=win.document.contentsChanged, live=win.live_encoding)
+    view = CompareView(text_source=win.live_text, text_changed=win.document.contentsChanged, live=win.live_encoding)
     view.active = False  # until its tab is brought forward
     reg = win.registry
 

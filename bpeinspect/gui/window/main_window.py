@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import BUILTINS, Tokenizer, UnknownPreTokenizerError
 from bpeinspect.core.io import resources_dir
-from bpeinspect.core.live_text import LiveEncoding
+from bpeinspect.core.live_text import LiveEncoding, LiveText
 from bpeinspect.gui.concurrency import Jobs
 from bpeinspect.gui.message_bar import MessageBar
 from bpeinspect.gui.overlay.glyphs import glyph_notices
@@ -312,6 +312,10 @@ class MainWindow(QMainWindow):
 
     def text(self) -> str:
         return self.live.text()
+
+    def live_text(self) -> LiveText:
+        """The text in segments, as the window keeps it (one object for the window's life)."""
+        return self.live.live_text
 
     def live_encoding(self, tok: Tokenizer) -> LiveEncoding | None:
         """``tok``'s encoding of the text as the window keeps it up to date (read it on the GUI

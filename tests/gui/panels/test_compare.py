@@ -495,3 +495,50 @@ def test_a_text_change_stops_at_once_the_job_reading_the_windows_encodings(qtbot
     qtbot.waitUntil(lambda: view.text == text.text() and view.result is not None and not view.busy, timeout=20000)
     _assert_exact(view, text.text(), lives.get)
     Worker.shutdown()
+
+
+def test_brought_forward_it_reads_the_windows_text_without_joining_it_on_the_gui_thread(
+    qtbot, panel_window, monkeypatch
+):
+    """The tab reads the window's text as its segments: joining the whole of a 10 MB text on
+    the GUI thread took tens of milliseconds each time it came forward after an edit (the
+    worker joins what it needs), and it still compares exactly, after edits too."""
+    import threading
+
+    from PySide6.QtGui import QTextCursor
+
+    from bpeinspect.core.live_text import LiveText
+    from tests.gui.conftest import wait_idle
+
+    window = panel_window
+    panels = window.panels
+    view = panels.views["compare"]
+    for name in ("r50k_base", "o200k_base"):
+        window.open_tokenizer(name)
+    qtbot.waitUntil(lambda: len(window.registry) == 2 and not window.registry.loading(), timeout=60000)
+    window.set_text(LONG)
+    wait_idle(qtbot, window, 60000)
+    joined_here: list[int] = []
+    real = LiveText.text
+
+    def text(self):
+        if threading.current_thread() is threading.main_thread():
+            joined_here.append(len(self))
+        return real(self)
+
+    monkeypatch.setattr(LiveText, "text", text)
+    qtbot.wait(100)  # raising works once the dock area is laid out
+    panels.docks["compare"].raise_()
+    qtbot.waitUntil(lambda: view.active, timeout=5000)
+    qtbot.waitUntil(lambda: len(view.rows) == 2 and not view.busy, timeout=30000)
+    assert joined_here == []
+    cursor = QTextCursor(window.document)
+    cursor.setPosition(40)  # (in UTF-16 units: the text before is ASCII)
+    cursor.insertText("naïve 日本語 ")
+    expected = LONG[:40] + "naïve 日本語 " + LONG[40:]
+    want = len(view.toks[0].encode(expected, allowed_special="all"))
+    qtbot.waitUntil(lambda: bool(view.rows) and view.rows[0].tokens == want and not view.busy, timeout=30000)
+    assert joined_here == []
+    monkeypatch.setattr(LiveText, "text", real)
+    _assert_exact(view, expected, window.live_encoding)
+    Worker.shutdown()

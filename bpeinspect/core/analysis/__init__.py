@@ -11,6 +11,7 @@ from bpeinspect.core.faces import lazy_names
 if TYPE_CHECKING:
     from bpeinspect.core.analysis.compare import (
         BoundaryAgreement,
+        OffsetSet,
         boundaries_of_ends,
         compare_boundaries,
         compare_boundary_arrays,
@@ -79,6 +80,7 @@ __all__ = [
     "Language",
     "Measures",
     "MergeOverlap",
+    "OffsetSet",
     "Progress",
     "Sample",
     "StatsTable",
@@ -117,7 +119,7 @@ __all__ = [
 __getattr__ = lazy_names(
     __name__,
     {
-        "compare": "BoundaryAgreement boundaries_of_ends compare_boundaries compare_boundary_arrays interior_boundaries",
+        "compare": "BoundaryAgreement OffsetSet boundaries_of_ends compare_boundaries compare_boundary_arrays interior_boundaries",
         "corpus": "REGIONS Corpus CorpusText Language load_corpus udhr_corpus",
         "fairness": "METRICS TOP CorpusStats FairnessSummary count_corpus percentile",
         "languages": "CountCache CountingPool",

@@ -5,7 +5,9 @@ vocabularies overlap."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import bisect
+from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,6 +97,39 @@ def shared_spans(spans: Sequence[Sequence[tuple[int, int]]]) -> list[list[bool]]
 # -- several encodings of one text against the first ------------------------------------------
 
 
+class OffsetSet(AbstractSet[int]):
+    """Byte offsets kept as an ascending array of distinct ones, read as a set (``in``,
+    ``len``, iteration, comparison with sets). A Python set of a 10 MB text's hundreds of
+    thousands of offsets grew in steps, each rehash holding the interpreter lock for tens of
+    milliseconds.
+
+    >>> diff = OffsetSet(np.array([3, 8, 21]))
+    >>> 8 in diff, 9 in diff, len(diff), diff == {3, 8, 21}, sorted(diff)
+    (True, False, 3, True, [3, 8, 21])
+    """
+
+    __slots__ = ("offsets",)
+
+    def __init__(self, offsets: np.ndarray) -> None:
+        self.offsets = offsets
+
+    def __contains__(self, x: object) -> bool:
+        if not isinstance(x, (int, np.integer)):
+            return False
+        a = self.offsets
+        i = bisect.bisect_left(a, x)
+        return i < len(a) and a[i] == x
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.offsets.tolist())
+
+    def __repr__(self) -> str:
+        return f"OffsetSet({self.offsets.tolist()!r})"
+
+
 @dataclass
 class BoundaryComparison:
     """One encoding's boundaries against the reference's (the first encoding of a comparison).
@@ -104,7 +139,7 @@ class BoundaryComparison:
     its agreement with the reference."""
 
     boundaries: np.ndarray
-    differing: set[int]
+    differing: OffsetSet
     agreement: BoundaryAgreement
 
 
@@ -138,7 +173,7 @@ def compare_boundaries(
 
     The boundaries are sorted arrays compared by binary searches: Python sets' unions and
     differences held the interpreter lock for long on a big text. ``should_stop`` is asked
-    between slices of the sets built (:class:`~bpeinspect.core.errors.Cancelled` ends it).
+    between the encodings (:class:`~bpeinspect.core.errors.Cancelled` ends it).
 
     >>> from bpeinspect.core import load_tokenizer
     >>> encs = [load_tokenizer(n).encode_with_offsets("naïve tokenization") for n in ("r50k_base", "o200k_base")]
@@ -161,6 +196,8 @@ def compare_boundary_arrays(
         return []
     out = []
     for i, b in enumerate(bounds):
+        if should_stop is not None and should_stop():
+            raise Cancelled("cancelled")
         if i == 0:  # in none of the others (each sorted already: no sort of them all together)
             found = np.zeros(len(b), dtype=bool)
             for other in bounds[1:]:
@@ -170,7 +207,7 @@ def compare_boundary_arrays(
         diff = b[~found]
         shared = int(np.count_nonzero(_within(b, bounds[0])))
         agree = BoundaryAgreement(shared, len(bounds[0]) - shared, len(b) - shared)
-        out.append(BoundaryComparison(b, _offset_set(diff, should_stop), agree))
+        out.append(BoundaryComparison(b, OffsetSet(diff), agree))
     return out
 
 
@@ -178,17 +215,6 @@ def _within(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Which offsets of ``a`` are in the sorted array ``b`` (a binary search, which releases the lock)."""
     i = np.searchsorted(b, a).clip(max=max(len(b) - 1, 0))
     return b[i] == a if len(b) else np.zeros(len(a), dtype=bool)
-
-
-def _offset_set(offsets: np.ndarray, should_stop: Callable[[], bool] | None, step: int = 1 << 14) -> set[int]:
-    """``offsets`` as a set, built a slice at a time with a check between (a worker gives way
-    at each: one set of a 1 MB text's 250k boundaries held the interpreter too long)."""
-    out: set[int] = set()
-    for k in range(0, len(offsets), step):
-        out.update(offsets[k : k + step].tolist())
-        if should_stop is not None and should_stop():
-            raise Cancelled("cancelled")
-    return out
 
 
 # -- vocabulary overlap ----------------------------------------------------------------------
@@ -247,6 +273,7 @@ def shared_tokens(tok_a: Tokenizer, tok_b: Tokenizer) -> list[bytes]:
 __all__ = [
     "BoundaryAgreement",
     "BoundaryComparison",
+    "OffsetSet",
     "VocabOverlap",
     "agreement",
     "boundary_agreement",

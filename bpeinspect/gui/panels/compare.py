@@ -38,6 +38,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWid
 from bpeinspect.core import Encoding, Tokenizer
 from bpeinspect.core.analysis import (
     BoundaryAgreement,
+    OffsetSet,
     compare_boundary_arrays,
     interior_boundaries,
 )
@@ -131,7 +132,7 @@ class CompareRow:
     tokens: int
     chars: int
     boundaries: np.ndarray
-    differing: set[int]
+    differing: OffsetSet
     agreement: BoundaryAgreement
     html: str = ""
     markers: int = 0  # red bars drawn (differing boundaries between whole characters)

@@ -121,13 +121,14 @@ class FileCommands(QObject):
             win.show_error("Nothing to export: open a tokenizer first.")
             return False
         ranges = self.html_ranges()
+        whole = [OverlaySection.of(tok, enc) for tok, enc in pairs]  # each encoding read once
         if scope is None:
-            size = estimate_html_size([OverlaySection.of(tok, enc) for tok, enc in pairs])
+            size = estimate_html_size(whole)
             scope = "all" if size <= HTML_LIMIT else self.ask_html_scope(size, "selection" in ranges)
         if scope not in ranges:
             return False
         lo, hi = ranges[scope]
-        sections = [OverlaySection.of(tok, enc, lo, hi) for tok, enc in pairs]
+        sections = [s._replace(lo=lo, hi=hi) for s in whole]
         what = {
             "all": "the overlay",
             "visible": "the visible part of the overlay",
@@ -232,6 +233,8 @@ class OverlaySection(NamedTuple):
 
     def token_count(self) -> int:
         """Tokens in the section (those that overlap ``lo`` to ``hi``)."""
+        if self.lo <= 0 and self.hi is None:  # all of them: no part's offsets looked up
+            return sum(len(enc.ids) for _, enc in self.parts)
         return sum(len(_tokens(enc, start, self.lo, self.hi)) for start, enc in self.parts)
 
 

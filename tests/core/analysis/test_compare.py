@@ -50,3 +50,24 @@ def test_a_stop_asked_while_the_sets_are_built_cancels(toks):
     encs = [t.encode_with_offsets("naïve tokenization") for t in (toks[0], toks[2])]
     with pytest.raises(Cancelled):
         compare_boundaries(encs, should_stop=lambda: True)
+
+
+def test_the_differing_boundaries_are_read_from_their_array_as_a_set():
+    """Kept as the ascending array they come in (a Python set of a big text's hundreds of
+    thousands rehashed with the interpreter lock held as it grew), they answer as that set does."""
+    import numpy as np
+
+    from bpeinspect.core.analysis.compare import compare_boundary_arrays
+
+    rng = np.random.default_rng(3)
+    bounds = [np.unique(rng.integers(0, 50_000, n)) for n in (20_000, 15_000, 25_000)]
+    found = compare_boundary_arrays(bounds)
+    sets = [set(b.tolist()) for b in bounds]
+    want = [sets[0] - (sets[1] | sets[2]), sets[1] - sets[0], sets[2] - sets[0]]
+    for c, w in zip(found, want, strict=True):
+        assert isinstance(c.differing.offsets, np.ndarray)  # the array itself, no set made of it
+        assert not isinstance(c.differing, set) and len(c.differing) == len(w) and c.differing == w
+        assert sorted(c.differing) == sorted(w)
+        probes = rng.integers(-5, 50_005, 3000).tolist()
+        assert [p in c.differing for p in probes] == [p in w for p in probes]
+    assert "5" not in found[0].differing and 2.5 not in found[0].differing

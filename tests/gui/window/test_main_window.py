@@ -469,3 +469,29 @@ def test_save_text_as_writes_the_file_in_a_worker(qtbot, window, tmp_path, monke
     assert path.read_text(encoding="utf-8") == text
     assert writers and writers[0] is not threading.main_thread()
     assert str(path) in window.message.text()
+
+
+def test_a_big_html_export_reads_each_encoding_once_and_counts_its_tokens_without_searching_them(
+    qtbot, window, monkeypatch
+):
+    """Before it asks what to export, the window reads each tokenizer's encoding once (it read
+    them twice, thousands of parts each at 10 MB) and counts the whole overlay's tokens without
+    a search in every part."""
+    from bpeinspect.core.live_text import LiveEncoding
+    from bpeinspect.gui.window import files as export
+
+    window.open_tokenizer("cl100k_base")
+    window.open_tokenizer("r50k_base")
+    window.set_text("\n".join(f"line {i} says héllo 🎉" for i in range(3000)))
+    wait_idle(qtbot, window)
+    assert all(window.live_encoding(t).n_parts() > 3 for t in window.registry.tokenizers())
+    monkeypatch.setattr("bpeinspect.gui.window.files.HTML_LIMIT", 1000)
+    reads, searched, asked = [], [], []
+    real_parts, real_tokens = LiveEncoding.parts, export._tokens
+    monkeypatch.setattr(LiveEncoding, "parts", lambda self: reads.append(self.tok.name) or real_parts(self))
+    monkeypatch.setattr(export, "_tokens", lambda *a: searched.append(a) or real_tokens(*a))
+    window.files.ask_html_scope = lambda size, has_sel: asked.append(size) or ""
+    assert not window.files.export_html("unused.html")
+    n_tokens = sum(len(window.live_encoding(t)) for t in window.registry.tokenizers())
+    assert asked == [len(export.HEAD) + n_tokens * export.HTML_PER_TOKEN]
+    assert sorted(reads) == ["cl100k_base", "r50k_base"] and searched == []

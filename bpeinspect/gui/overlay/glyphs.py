@@ -145,22 +145,46 @@ class GlyphCoverage:
             self.missing_in("".join(new))
         return True
 
+    def learn_opening(self, text: str, opens: int) -> bool:
+        """Probe the characters of ``text`` not seen before, opening at most ``opens`` fonts
+        not opened before (the first look into a font reads its character map, a millisecond
+        or more each: a few characters no font of the text's family maps read a hundred
+        fonts at once); True once every character is known, False to call again next turn."""
+        if text.isascii():
+            return True
+        for ch in sorted(set(text) - self.known):
+            before = _opened_fonts()
+            found = self._probe(ch, opens)
+            opens -= _opened_fonts() - before
+            if found is None:
+                return False
+            self.known.add(ch)
+            if found:
+                glyph_notices().report([ch])
+        return True
+
     def is_missing(self, ch: str) -> bool:
         if ch not in self.known:
             self.missing_in(ch)
         return ch in self.missing
 
-    def _probe(self, ch: str) -> bool:
+    def _probe(self, ch: str, opens: int | None = None) -> bool | None:
+        """Whether no font draws ``ch`` (remembering how wide its box is); ``None`` when
+        deciding needs more than ``opens`` fonts not opened before (ask again)."""
         layout = QTextLayout(ch, self.font)
         layout.beginLayout()
         line = layout.createLine()
         layout.endLayout()
-        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()) and (
+        if not any(0 in run.glyphIndexes() for run in layout.glyphRuns()):
             # one of the font's own families maps it: asking every font of the system (the
             # fallback) took half a millisecond a character
-            any(_family_has(family, ch) for family in self.families) or _some_font_has(ch)
-        ):
-            return False
+            if any(_family_has(family, ch) for family in self.families):
+                return False
+            anywhere = _some_font_has(ch) if opens is None else _some_font_has(ch, opens)
+            if anywhere is None:
+                return None
+            if anywhere:
+                return False
         advance = line.naturalTextWidth()
         need = box_width(ch, self.font)
         self.missing[ch] = 100.0 * need / advance if advance > 0 else 100.0
@@ -173,10 +197,18 @@ _ALL_FONTS: list[QFontMetricsF] = []
 _NOT_DRAWN = regex.compile(r"[\p{Cf}\p{Z}\p{Variation_Selector}]")
 
 
-def _some_font_has(ch: str) -> bool:
+_OPENED = [0]  # how many of _ALL_FONTS (a prefix: they are asked in order) have been asked
+
+
+def _opened_fonts() -> int:
+    return _OPENED[0]
+
+
+def _some_font_has(ch: str, opens: int | None = None) -> bool | None:
     """Whether any font Qt knows maps ``ch``. When no font has a script's characters at all, Qt
     may shape them with a placeholder glyph whose index is not 0 (an empty box), so shaping
-    alone does not tell; the fonts' character maps do."""
+    alone does not tell; the fonts' character maps do. With ``opens``: ``None`` when that
+    needs more than ``opens`` fonts not asked before (the next call goes on from there)."""
     if _NOT_DRAWN.match(ch):
         return True
     if not _ALL_FONTS:
@@ -185,7 +217,15 @@ def _some_font_has(ch: str) -> bool:
             font.setStyleStrategy(QFont.StyleStrategy.NoFontMerging)
             _ALL_FONTS.append(QFontMetricsF(font))
     code = ord(ch)
-    return any(fm.inFontUcs4(code) for fm in _ALL_FONTS)
+    first_new = _OPENED[0]
+    for i, fm in enumerate(_ALL_FONTS):
+        if i >= _OPENED[0]:
+            if opens is not None and i - first_new >= opens:
+                return None
+            _OPENED[0] = i + 1
+        if fm.inFontUcs4(code):
+            return True
+    return False
 
 
 _FAMILY_METRICS: dict[str, QFontMetricsF] = {}
@@ -255,6 +295,16 @@ def learn_glyphs(text: str, font: QFont, budget: int = 24) -> bool:
     """:meth:`GlyphCoverage.learn` for ``font``'s coverage (on the GUI thread): call again on the
     next turn while it says False; then :func:`undrawn` on ``text`` probes nothing."""
     return coverage_for(font).learn(text, budget)
+
+
+def learn_glyphs_opening(text: str, font: QFont | None = None, opens: int = 6) -> bool:
+    """:meth:`GlyphCoverage.learn_opening` for ``font``'s coverage (the app's by default, on the
+    GUI thread): call again on the next turn while it says False."""
+    from PySide6.QtWidgets import QApplication
+
+    if text.isascii() or QApplication.instance() is None:
+        return True
+    return coverage_for(font if font is not None else QApplication.font()).learn_opening(text, opens)
 
 
 def shown_without(text: str, missing: set[str] | frozenset[str]) -> str:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 from bpeinspect.core import PRESETS, PatternError, display_text
 from bpeinspect.core.train import preview_split
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import shown
+from bpeinspect.gui.overlay.glyphs import learn_glyphs_opening, shown
 from bpeinspect.gui.overlay.palette import app_colors
 
 SAMPLE_TEXT = "Hello world! It's 2026: naïve café, 12345 — Привет, 日本語 😀\n    indented  code()"
@@ -24,6 +24,7 @@ CUSTOM = "custom"
 NO_SPLIT = "none"
 PREVIEW_TIMEOUT = 0.05  # seconds: the preview runs on the GUI thread
 MAX_PREVIEW_PIECES = 200
+FONTS_PER_TURN = 6  # fonts opened for the first time per event-loop turn (a millisecond or more each)
 
 
 def _visible(piece: str) -> str:
@@ -74,7 +75,19 @@ class PatternChooser(QObject):
         self._first = True
         self.set_pattern(default)
         self._first = False
-        QTimer.singleShot(0, self, self.update_preview)
+        QTimer.singleShot(0, self, self._first_preview)
+
+    def _first_preview(self) -> None:
+        """Draw the first preview once the fonts know the sample's characters: looking a few
+        fonts up per event-loop turn (a character the family lacks sent the preview through
+        every font of the system in one turn)."""
+        sample = self.sample_text()
+        if learn_glyphs_opening(sample, opens=FONTS_PER_TURN) and learn_glyphs_opening(
+            display_text(sample), opens=FONTS_PER_TURN
+        ):
+            self.update_preview()
+        else:
+            QTimer.singleShot(0, self, self._first_preview)
 
     def rows(self) -> list[tuple[str, QWidget]]:
         """(label, widget) rows for a ``QFormLayout``."""

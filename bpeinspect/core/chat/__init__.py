@@ -23,7 +23,7 @@ from bpeinspect.core.chat.render import (
     render_chat,
 )
 from bpeinspect.core.chat.sources import template_from_file, templates_for
-from bpeinspect.core.chat.template import ChatTemplate
+from bpeinspect.core.chat.template import ChatTemplate, prepare_engine
 from bpeinspect.core.chat.variables import check_name, parse_variables, variable_value
 from bpeinspect.core.errors import ChatTemplateError
 
@@ -41,6 +41,7 @@ __all__ = [
     "encode_chat",
     "message_texts",
     "parse_variables",
+    "prepare_engine",
     "render_chat",
     "stop_all",
     "template_from_file",

@@ -36,6 +36,13 @@ Message = Mapping[str, Any]
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 
 
+def prepare_engine() -> None:
+    """Import the template engine and build its sandbox ahead of the first render (an app
+    does it at start on a worker: imported at the first render, beside the first paint of the
+    chat, it held the interpreter for tens of milliseconds)."""
+    _environment()
+
+
 @functools.lru_cache(maxsize=4)
 def _environment(max_text: int = bounds.MAX_TEXT) -> Any:
     """The sandbox whose bounds let a value reach ``max_text`` characters or items (see

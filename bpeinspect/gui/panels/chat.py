@@ -43,6 +43,7 @@ from bpeinspect.core.chat import (
     encode_chat,
     message_texts,
     parse_variables,
+    prepare_engine,
     render_chat,
     templates_for,
 )
@@ -409,6 +410,12 @@ class ChatView(QWidget):
         self.status.setText(text)
         self.status.set_tone(tone)
         self.status.setVisible(bool(text))
+
+
+def warm_up() -> None:
+    """Import the template engine ahead of the panel's first open (the window's start-up worker
+    calls it): imported by the first render, it held the interpreter beside the panel's first paint."""
+    prepare_engine()
 
 
 def make_panel(host: PanelContext) -> ChatView:

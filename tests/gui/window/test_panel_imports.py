@@ -89,3 +89,37 @@ def test_the_panels_modules_are_imported_after_the_windows_first_paint(qtbot, mo
     assert started == [True]
     win.jobs.cancel_all()
     Worker.shutdown()
+
+
+def test_the_chat_template_engine_is_imported_with_the_panels(tmp_path):
+    """The chat's first render imported jinja2 on a worker beside the panel's first paint: the
+    window's start-up imports bring it in (a fresh process: another test may have imported it)."""
+    import os
+    import subprocess
+    import sys
+
+    script = """
+import sys, time
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+from bpeinspect.gui.concurrency import Worker
+from bpeinspect.gui.panels.specs import PANELS
+from bpeinspect.gui.window.main_window import MainWindow
+
+app = QApplication([])
+win = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), panels=PANELS)
+assert "jinja2" not in sys.modules
+win.show()
+end = time.monotonic() + 60
+while time.monotonic() < end and (win.panels.importing() or Worker.running_count()):
+    app.processEvents()
+    time.sleep(0.01)
+print("jinja2.sandbox" in sys.modules)
+win.jobs.cancel_all()
+Worker.shutdown()
+"""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "BPEINSPECT_CONFIG_DIR": str(tmp_path)}
+    args = [sys.executable, "-c", script, str(tmp_path / "s.ini")]
+    out = subprocess.run(args, check=False, capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "True"

@@ -32,6 +32,7 @@ from bpeinspect.gui.overlay.token_view import document_text
 
 FEED_SLICE = 1 << 14  # characters put into the document at once (a small part of a frame)
 FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
+MIN_FEED_SLICE = 1 << 10  # the smallest slice, when a slice took longer than a turn's budget
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread
 FORMAT_SLICE = 1 << 16  # characters given a new format at once (Qt lays them out again)
@@ -122,15 +123,15 @@ class _Feed:
         self.left = sum(len(p) for p in self.parts) - start  # code points still to go in
         self.removing: tuple[int, int] | None = None  # a big selection it replaces, removed first, from its end
 
-    def next_slice(self) -> str:
-        """The next slice to put in (``""`` once it is all in)."""
+    def next_slice(self, size: int = FEED_SLICE) -> str:
+        """The next slice, of about ``size`` characters, to put in (``""`` once it is all in)."""
         while self.part < len(self.parts) and self.pos >= len(self.parts[self.part]):
             self.parts[self.part] = ""
             self.part, self.pos = self.part + 1, 0
         if self.part == len(self.parts):
             return ""
         text = self.parts[self.part]
-        end = slice_end(text, self.pos)
+        end = slice_end(text, self.pos, size)
         piece = text[self.pos : end]
         self.pos = end
         self.left -= len(piece)
@@ -160,6 +161,9 @@ class LiveDocument(QObject):
         self.typing = Typing()  # background jobs wait until the typing pauses
         self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
         self._feeding: _Feed | None = None
+        # characters of the next slice fed: smaller when one took longer than a turn's budget
+        # (a loaded machine, long lines), back up to FEED_SLICE when they go in fast
+        self.feed_slice = FEED_SLICE
         self._reading: Worker | None = None  # a big paste being decoded (the views are read-only)
         self._starting = False  # the first slice of a big insert is going in: more will follow
         self._feed_timer = QTimer(self, singleShot=True, interval=0)
@@ -397,7 +401,8 @@ class LiveDocument(QObject):
         layout.blockSignals(quiet)
         try:
             # a slice at least per turn: what a big selection leaves goes out first, then the text goes in
-            while feed.removing is not None or (piece := feed.next_slice()):
+            while feed.removing is not None or (piece := feed.next_slice(self.feed_slice)):
+                began = time.perf_counter()
                 if feed.removing is not None:
                     self._remove_slice(feed)
                 else:
@@ -406,7 +411,9 @@ class LiveDocument(QObject):
                     cur.insertText(piece, self.char_format)
                     if feed.undoable:
                         cur.endEditBlock()
-                if time.perf_counter() > deadline:
+                now = time.perf_counter()
+                self._fit_slice(now - began)
+                if now > deadline:
                     break
         finally:
             layout.blockSignals(False)
@@ -418,12 +425,21 @@ class LiveDocument(QObject):
         else:
             self._feed_timer.start()
 
+    def _fit_slice(self, took: float) -> None:
+        """Size the next slice by how long the last one took (with the change handlers that
+        follow it): one over the turn's budget shrinks it in proportion, fast ones let it grow."""
+        if took > FEED_BUDGET:
+            size = int(self.feed_slice * FEED_BUDGET / took)
+            self.feed_slice = max(MIN_FEED_SLICE, size)
+        elif took < FEED_BUDGET / 4:
+            self.feed_slice = min(FEED_SLICE, self.feed_slice * 2)
+
     def _remove_slice(self, feed: _Feed, *, first: bool = False) -> None:
         """Remove the last slice of the selection a big insert replaces (the ``first``
         begins the step to undo, the others join it)."""
         assert feed.removing is not None
         start, stop = feed.removing
-        cut = max(start, stop - FEED_SLICE)
+        cut = max(start, stop - self.feed_slice)
         if cut > start:  # at a line's start: never between the two halves of a surrogate pair
             line = self.document.findBlock(cut).position()
             if line > start:

@@ -162,3 +162,34 @@ def test_a_big_selection_goes_out_without_laying_out_the_lines_it_is_cut_at(qtbo
     assert set(laid_out) <= {0}
     live.document.undo()  # still one step
     assert live.text() == old
+
+
+class _Clock:
+    """A clock that moves on by ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_a_fed_slice_that_takes_longer_than_a_turn_makes_the_next_ones_smaller(qtbot, monkeypatch):
+    # a slow slice (a loaded machine, slow change handlers) held the window for one long turn
+    live = document.LiveDocument()
+    added = []
+    clock = _Clock(step=2 * document.FEED_BUDGET)  # every slice takes twice a turn's budget
+    monkeypatch.setattr(document, "time", clock)
+    text = "a line of text of forty characters here\n" * 10_000
+    live.set_text(text)  # the slices go in from the next turn on
+    live.document.contentsChange.connect(lambda pos, removed, add: added.append(add))
+    qtbot.waitUntil(lambda: len(added) > 20, timeout=60000)
+    # the first slice is a full one; each slow one shrinks the next, down to the smallest
+    assert added[0] >= document.FEED_SLICE
+    assert added[1] < added[0]
+    assert max(added[10:]) <= document.MIN_FEED_SLICE + 40
+    clock.step = 0.0  # the slices go in fast again: they grow back
+    qtbot.waitUntil(lambda: not live.is_feeding(), timeout=60000)
+    assert live.feed_slice == document.FEED_SLICE
+    assert live.text() == text

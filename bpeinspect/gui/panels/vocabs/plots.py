@@ -239,6 +239,7 @@ class CompositionPlot(_Figure):
         # panel opens on its Overlap page
         self._plot: pg.PlotItem | None = None
         self._legend: pg.LegendItem | None = None
+        self._legend_due: list[tuple[pg.BarGraphItem, str]] = []  # drawn, their legend entries to come
 
     @property
     def plot(self) -> pg.PlotItem:
@@ -288,19 +289,30 @@ class CompositionPlot(_Figure):
         ys = np.arange(n - 1, -1, -1, dtype=float)
         left = np.zeros(n)
         colors = category_colors(len(labels))
+        named: list[tuple[pg.BarGraphItem, str]] = []
         for label, counts, color in zip(labels, values, colors):
             width = np.asarray(counts, dtype=float)
             if not width.any():
                 continue
             item = pg.BarGraphItem(x0=left.copy(), y=ys, height=0.6, width=width, brush=color, pen=pg.mkPen(c.plot_bg))
             plot.addItem(item)
-            legend.addItem(item, label)
+            named.append((item, label))
             left += width
+        # the legend in the next turn: its labels cost about as much as the bars, and both with
+        # the paint that follows held the GUI thread for over 50 ms
+        self._legend_due = named
+        QTimer.singleShot(0, self._fill_legend)
         plot.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
         plot.setLabel("bottom", "tokens", color=c.plot_text)
         plot.disableAutoRange()
         plot.setYRange(-0.6, n - 0.4 + 0.9 * (n + len(labels) / 2) / 3, padding=0)  # room for the legend
         plot.setXRange(0, max(left.max(), 1) * 1.02, padding=0)
+
+    def _fill_legend(self) -> None:
+        named, self._legend_due = self._legend_due, []
+        for item, label in named:
+            if item.scene() is not None:  # (not cleared by a redraw since)
+                self.legend.addItem(item, label)
 
     def csv_rows(self) -> tuple[list[str], list[list[object]]]:
         assert self.diff is not None

@@ -225,3 +225,29 @@ def test_the_overlap_figure_is_made_after_the_panel_opens_a_plot_per_turn(qtbot,
         lambda: bool(plot.masks) and bool(plot.bars_item.listDataItems() or plot.bars_item.items), timeout=5000
     )
     assert len(plot.masks) == 3
+
+
+def test_the_composition_legend_is_filled_in_the_turn_after_its_bars(qtbot, toks):
+    """The bars, their legend and the paint after them held the GUI thread for over 50 ms in one
+    turn: the legend comes in the next, with an entry per category drawn, and a redraw in
+    between leaves no entry of the bars it cleared."""
+    view = _view(qtbot, toks)
+    _settled(qtbot, view)
+    view.show_page("composition")
+    figure = view.composition
+    qtbot.waitUntil(lambda: bool(figure.plot.listDataItems()) or bool(figure.plot.items), timeout=5000)
+    qtbot.waitUntil(lambda: len(figure.legend.items) > 0, timeout=5000)
+    bars = [i for i in figure.plot.items if i.__class__.__name__ == "BarGraphItem"]
+    assert len(figure.legend.items) == len(bars)
+
+    figure.set_by("length")  # drawn now; the legend comes next turn
+    bars = [i for i in figure.plot.items if i.__class__.__name__ == "BarGraphItem"]
+    assert bars and len(figure.legend.items) == 0
+    figure.set_by("script")  # drawn again before that turn
+    qtbot.waitUntil(lambda: len(figure.legend.items) > 0, timeout=5000)
+    qtbot.wait(50)
+    bars = [i for i in figure.plot.items if i.__class__.__name__ == "BarGraphItem"]
+    assert len(figure.legend.items) == len(bars)
+    assert [label.text for _, label in figure.legend.items] == [
+        label for label, counts in zip(*composition_series(figure.diff, "script")) if any(counts)
+    ]

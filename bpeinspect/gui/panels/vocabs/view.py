@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -56,6 +58,10 @@ if TYPE_CHECKING:
     from bpeinspect.gui.panels.context import PanelContext
 
 SEARCH_DEBOUNCE_MS = 250
+# the first comparison starts computing this long after the view is first shown: computed beside
+# the view's first paint and the making of its plots, it slowed them to over 100 ms
+FIRST_PAINT_MS = 150
+FIRST_PAINT_WAIT_S = 2.0  # (a view never shown compares after this long)
 TOKEN_COLUMN_WIDTH = 200  # px
 PAGES = ("overlap", "composition", "summary")
 
@@ -82,6 +88,9 @@ class VocabsView(QWidget):
         self._build()
         self._debounce = QTimer(self, singleShot=True, interval=SEARCH_DEBOUNCE_MS)
         self._debounce.timeout.connect(self.refresh_list)
+        self._painted = threading.Event()  # the view has been shown and drawn once
+        self._paint_later = QTimer(self, singleShot=True, interval=FIRST_PAINT_MS)
+        self._paint_later.timeout.connect(self._painted.set)
         self._show_empty()
 
     def _build(self) -> None:
@@ -178,7 +187,8 @@ class VocabsView(QWidget):
         self._say("Comparing the vocabularies…")
         self.jobs.submit(
             "diff",
-            compare_vocabularies,
+            _compare_once_drawn,
+            self._painted,
             list(zip(distinct_names(names), toks)),
             on_returned=self._on_diff,
             on_errored=lambda exc: self._fail(f"Could not compare the vocabularies: {describe_error(exc)}"),
@@ -433,6 +443,11 @@ class VocabsView(QWidget):
             return self.composition.renderer()
         return export.widget_renderer(self.summary)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._painted.is_set() and not self._paint_later.isActive():
+            self._paint_later.start()
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange and self.diff is not None:
             self.upset.redraw()
@@ -442,6 +457,12 @@ class VocabsView(QWidget):
     def closeEvent(self, event) -> None:
         self.jobs.cancel_all()
         super().closeEvent(event)
+
+
+def _compare_once_drawn(drawn: threading.Event, sides: list[tuple[str, Tokenizer]]) -> VocabDiff:
+    """:func:`compare_vocabularies` (on a worker), once the view has been drawn for the first time."""
+    drawn.wait(FIRST_PAINT_WAIT_S)
+    return compare_vocabularies(sides)
 
 
 def _maker(fn, *args):

@@ -251,3 +251,26 @@ def test_the_composition_legend_is_filled_in_the_turn_after_its_bars(qtbot, toks
     assert [label.text for _, label in figure.legend.items] == [
         label for label, counts in zip(*composition_series(figure.diff, "script")) if any(counts)
     ]
+
+
+def test_the_first_comparison_is_computed_once_the_view_has_been_drawn(qtbot, toks, monkeypatch):
+    """Computed from the moment the panel opened, it took the interpreter from the view's first
+    paint and the making of its plots (over 100 ms of stall): it waits for them."""
+    from bpeinspect.gui.panels.vocabs import view as view_module
+
+    plots_when_computed: list[int] = []
+    real = view_module.compare_vocabularies
+
+    def compare(sides):
+        plots_when_computed.append(len(view.upset.canvas.ci.items))
+        return real(sides)
+
+    monkeypatch.setattr(view_module, "compare_vocabularies", compare)
+    view = VocabsView()
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    view.set_tokenizers(toks, list(NAMES))  # as the panel is made, before it is shown
+    view.show()
+    _settled(qtbot, view)
+    assert plots_when_computed == [2]
+    assert view.diff is not None

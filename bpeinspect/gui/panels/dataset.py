@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -191,8 +192,17 @@ class DatasetView(QWidget):
         tlay.addWidget(QLabel("Longest records (click one to open it)"))
         tlay.addWidget(self.longest, 2)
 
+        # the plot stands behind a note until a dataset is counted: painting its empty axes was
+        # most of the panel's first show
+        self.plot_note = QLabel("Tokens per record, drawn here once a dataset is counted.")
+        self.plot_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plot_note.setWordWrap(True)
+        self.plot_note.setMinimumHeight(PLOT_MIN_HEIGHT)
+        self.plot_stack = QStackedWidget()
+        self.plot_stack.addWidget(self.plot_note)
+        self.plot_stack.addWidget(self.plot)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.plot)
+        split.addWidget(self.plot_stack)
         split.addWidget(tables)
         split.setSizes([500, 600])
         lay = QVBoxLayout(self)
@@ -395,6 +405,7 @@ class DatasetView(QWidget):
             item.addItem(curve)
             self._curves.append(curve)
         self.legend.setVisible(bool(self._curves))
+        self.plot_stack.setCurrentWidget(self.plot)
         item.setTitle(f"Tokens per record ({stats.records:,} records; last bin: the longest 1%)", color=c.plot_text)
         self._fill_totals(stats)
         self._fill_longest(stats)

@@ -201,3 +201,17 @@ def test_a_tokenizer_file_opened_as_a_dataset_is_said_so_without_a_field_picker(
     assert not view.fields_box.isVisibleTo(view)
     assert "no text fields" in view.status.text() and "Open tokenizer file" in view.status.text()
     assert view.status.tone == "error"
+
+
+def test_the_histogram_is_drawn_only_once_a_dataset_is_counted(qtbot, tmp_path):
+    """Its empty axes were most of the panel's first paint: a note stands in for it until then."""
+    view = make(qtbot)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    assert not view.plot.isVisible() and view.plot_note.isVisible()
+    path = tmp_path / "train.jsonl"
+    write(path, chats(50))
+    with qtbot.waitSignal(view.statsReady, timeout=60000):
+        view.open_file(path)
+    assert view.plot.isVisible() and not view.plot_note.isVisible()

@@ -104,6 +104,13 @@ def _encode_batch(tok: Tokenizer, batch: list[tuple[Segment, str]], should_stop)
                 yield seg, head, encode_segment(tok, seg.text, head, should_stop=should_stop)
 
 
+def _encode_shown_segment(tok: Tokenizer, seg: Segment, head: str, should_stop):
+    """Encode one segment the panes show in a worker, ahead of the round that has it too."""
+    with quiet_gc():
+        if seg.alive and not should_stop():
+            yield seg, head, encode_segment(tok, seg.text, head, should_stop=should_stop)
+
+
 class _Far:
     """A round of encoding on other processes (see :mod:`bpeinspect.core.live_text.processes`),
     as the GUI thread follows it."""
@@ -113,7 +120,7 @@ class _Far:
         self.toks = set(work.toks)  # the ones still open
         self.sent: set[Segment] = set()  # segments handed to the round
         self.unsent: list[Segment] = []  # segments of a text still going in, not handed yet
-        self.here: list[Segment] = []  # segments the panes show, encoded here one per turn
+        self.here: list[Segment] = []  # segments the panes show, handed to a thread one per turn
         self.late: list[Segment] = []  # segments of edits made once the round was closed: encoded here
         # the text's segments when the round started, from what the panes show on: looked at
         # HAND_OVER per turn, those its tokenizers need handed over
@@ -392,7 +399,9 @@ class Encoder(QObject):
             far.work.close()
 
     def _encode_shown(self, far: _Far, seg: Segment) -> None:
-        """Encode ``seg`` with the round's tokenizers here (a segment the panes show)."""
+        """Encode ``seg`` with the round's tokenizers on a thread, ahead of the round (a segment
+        the panes show). (Here, one segment of a tokenizer whose split rule runs in Python, as a
+        trained one's may, held the GUI thread for tens of ms.)"""
         if not seg.alive:
             return
         for tok in far.work.toks:
@@ -400,13 +409,24 @@ class Encoder(QObject):
             if live is None or tok not in far.toks:
                 continue
             head = follow_of(self.doc.live_text, seg.k, live.lookahead)
-            try:
-                enc = encode_segment(tok, seg.text, head)
-            except (ValueError, RecursionError, BufferError) as exc:
+
+            def got(item: tuple[Segment, str, Encoding], tok: Tokenizer = tok, live: LiveEncoding = live) -> None:
+                seg, head, enc = item
+                if self.lives.get(tok) is live and self._put(live, seg, enc, head):
+                    self._note_shown(tok, [seg])
+
+            def failed(exc: BaseException, tok: Tokenizer = tok) -> None:
                 self._fail(tok, exc)
-                continue
-            if self._put(live, seg, enc, head):
-                self._note_shown(tok, [seg])
+
+            self.jobs.submit(
+                ("encode shown", id(tok), id(seg)),
+                _encode_shown_segment,
+                tok,
+                seg,
+                head,
+                on_yielded=got,
+                on_errored=failed,
+            )
 
     def _end_far(self, *, cancel: bool = False) -> None:
         """The round is over (or of no use): what it left is encoded as any change is."""

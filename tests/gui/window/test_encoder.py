@@ -105,40 +105,38 @@ def test_a_tokenizer_without_a_pane_is_encoded_off_the_gui_thread(qtbot, window,
     assert_same(result.enc.encoding(), tok.encode_with_offsets(big_text))
 
 
-def test_a_tokenizer_joining_a_big_text_encodes_the_shown_segments_first_one_per_turn(
+def test_a_tokenizer_joining_a_big_text_encodes_the_shown_segments_first_on_threads(
     qtbot, window, big_text, monkeypatch
 ) -> None:
-    """The segments the panes show are coloured on the GUI thread before the children start, but
-    one per event-loop turn (each can take tens of ms with a slow tokenizer), and the text ends exact."""
+    """The segments the panes show are coloured before the children start, by threads, one
+    handed over per event-loop turn (on the GUI thread, one segment of a tokenizer whose split
+    rule runs in Python held it for tens of ms), and the text ends exact."""
     import threading
 
     window.open_tokenizer("cl100k_base")
     window.set_text(big_text)
     wait_idle(qtbot, window, timeout=120_000)
-    gui, events = threading.get_ident(), []
-    real = encoder_module.encode_segment
+    gui, encoded, on_gui = threading.get_ident(), [], []
+    real, real_segment = encoder_module._encode_shown_segment, encoder_module.encode_segment
 
-    def spy(tok, text, *args, **kwargs):
-        if threading.get_ident() == gui:
-            events.append(text)
-        return real(tok, text, *args, **kwargs)
+    def spy(tok, seg, head, should_stop):
+        encoded.append(seg.text)
+        return real(tok, seg, head, should_stop)
 
-    monkeypatch.setattr(encoder_module, "encode_segment", spy)
-    window.encoder.settled.connect(lambda: events.append(None))  # the end of each encoder turn
+    def segment(tok, text, *args, **kwargs):
+        if threading.get_ident() == gui and kwargs.get("previous") is None:
+            on_gui.append(text)
+        return real_segment(tok, text, *args, **kwargs)
+
+    monkeypatch.setattr(encoder_module, "_encode_shown_segment", spy)
+    monkeypatch.setattr(encoder_module, "encode_segment", segment)
     window.open_tokenizer("o200k_base")
     wait_idle(qtbot, window, timeout=120_000)
-    turns: list[list[str]] = [[]]
-    for event in events:
-        if event is None:
-            turns.append([])
-        else:
-            turns[-1].append(event)
-    encoded = [t for t in turns if t]
-    assert encoded, "the shown segments were not encoded on the GUI thread"
-    assert all(len(t) == 1 for t in encoded), [len(t) for t in encoded]
+    assert encoded, "the shown segments were not encoded ahead of the round"
+    assert not on_gui
     text = window.encoder.doc.live_text
     at = text.index_at_u16(window.encoder.focus)
-    assert encoded[0][0] == text.segments[at].text  # the first shown segment is coloured first
+    assert encoded[0] == text.segments[at].text  # the first shown segment is coloured first
     _assert_exact(window)
 
 

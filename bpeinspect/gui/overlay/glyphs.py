@@ -180,7 +180,7 @@ class GlyphCoverage:
             # fallback) took half a millisecond a character
             if any(_family_has(family, ch) for family in self.families):
                 return False
-            anywhere = _some_font_has(ch) if opens is None else _some_font_has(ch, opens)
+            anywhere = _some_font_has(ch, opens)
             if anywhere is None:
                 return None
             if anywhere:

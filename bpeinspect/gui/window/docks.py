@@ -315,11 +315,14 @@ class PanelHost(QObject):
     def show(self, key: str) -> QWidget:
         """Make the panel if it is not made yet, show it and bring it to the front; returns its view."""
         spec = self.specs[key]
+        made = key not in self.views
         view = self.views.get(key) or self._make(spec)
         tab_leaves_tables(view)  # with the tables it made since
         dock = self.docks[key]
         dock.show()
         dock.raise_()
+        if made and not dock.isFloating():  # a dock put back where the saved state had it joins
+            QTimer.singleShot(0, dock, dock.raise_)  # its tab bar only once the window is laid out
         if not dock.isFloating():
             self._fit_later.start()
         if spec.shown is not None:

@@ -280,6 +280,40 @@ def test_with_chat_docked_every_side_tab_stays_in_sight_in_a_1024x700_window(qtb
         stop_panels(win)
 
 
+def test_a_panel_docked_last_time_comes_to_the_front_when_it_is_opened_again(qtbot, settings, monkeypatch):
+    """Chat, docked as a tab beside the Tokens list when the window was last closed, stayed
+    behind the Tokens list when it was opened in the next start: Qt puts a dock restored
+    from the saved state back in its tab bar only once the window is laid out again, after
+    it was raised."""
+    from PySide6.QtWidgets import QApplication
+
+    from bpeinspect.gui.concurrency import Worker
+    from bpeinspect.gui.window import docks
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    first = shown_window(qtbot, settings, 1024, 700)
+    first.panels.show("chat")
+    qtbot.waitUntil(lambda: "Chat" in _side_tab_titles(first), timeout=5000)
+    stop_panels(first)
+    first.close()  # saves the docks' state
+    Worker.shutdown()
+    win = shown_window(qtbot, settings, 1024, 700)
+    qtbot.wait(50)
+    try:
+        view = win.panels.bring("chat")  # as its menu entry and shortcut do
+        qtbot.waitUntil(lambda: "Chat" in _side_tab_titles(win), timeout=5000)
+        qtbot.wait(50)
+        assert [b.tabText(b.currentIndex()) for b in _side_bars(win)] == ["Chat"]
+        assert not win.panels.docks["chat"].visibleRegion().isEmpty()
+        assert view.isAncestorOf(QApplication.focusWidget())  # the keys go to it
+    finally:
+        stop_panels(win)
+
+
+def _side_tab_titles(win) -> list[str]:
+    return [b.tabText(i) for b in _side_bars(win) for i in range(b.count())]
+
+
 def _whole_rows(table) -> int:
     """How many rows of ``table`` are wholly in its viewport."""
     height = table.viewport().height()

@@ -414,10 +414,12 @@ class Jobs(QObject):
         on_yielded: Callable[[Any], None] | None = None,
         on_aborted: Callable[[], None] | None = None,
         paused_by: Typing | None = None,
+        threads: QThreadPool | None = None,
         **kwargs: Any,
     ) -> Worker:
         """Run ``fn(*args, **kwargs)`` as the job ``key``, superseding the one before;
-        ``paused_by``: it pauses while the user types there (see the module)."""
+        ``paused_by``: it pauses while the user types there (see the module); ``threads``: the
+        pool to run it on, if not that of these jobs."""
         self.cancel(key)
         worker = Worker(fn, *args, paused_by=paused_by, **kwargs)
         s = worker.signals
@@ -435,7 +437,7 @@ class Jobs(QObject):
         self._latest[key] = worker
         was_busy = bool(self._running)
         self._running[serial] = key
-        worker.start(self.pool)
+        worker.start(threads or self.pool)
         if not was_busy:
             self.busyChanged.emit(True)
         return worker

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from bpeinspect.core import Encoding, Tokenizer, differing_span, load_tokenizer
 from bpeinspect.core.live_text import (
@@ -143,6 +143,10 @@ class Encoder(QObject):
     def __init__(self, doc: LiveDocument, registry: TokenizerRegistry, jobs: Jobs) -> None:
         super().__init__(doc)
         self.doc, self.registry, self.jobs = doc, registry, jobs
+        # the segments the panes show get threads of their own: in the shared pool they waited
+        # behind long jobs (a round, the merge tree linking a vocabulary), seconds of a plain screen
+        self._shown_pool = QThreadPool(self)
+        self._shown_pool.setMaxThreadCount(1)  # one at a time, in the order they were handed over
         self.last: EncodeResult | None = None  # the latest encode of any tokenizer (for the status bar)
         self.focus = 0  # UTF-16 position the panes show: segments near it are encoded first
         self.lives: dict[Tokenizer, LiveEncoding] = {}
@@ -426,6 +430,7 @@ class Encoder(QObject):
                 head,
                 on_yielded=got,
                 on_errored=failed,
+                threads=self._shown_pool,
             )
 
     def _end_far(self, *, cancel: bool = False) -> None:

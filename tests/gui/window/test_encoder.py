@@ -65,6 +65,41 @@ def test_a_big_file_is_encoded_on_child_processes_with_its_progress_in_the_statu
     _assert_exact(window)
 
 
+def test_a_big_text_is_coloured_where_the_panes_show_it_while_long_jobs_hold_the_threads(
+    qtbot, window, big_text
+) -> None:
+    """The first screen of a big new text is coloured at once, even while every thread
+    of the shared pool runs a long job (such as the merge tree linking a 100k vocabulary): the
+    segments the panes show waited behind those jobs, and the screen stayed plain for seconds."""
+    import threading
+
+    from PySide6.QtCore import QThreadPool
+
+    from bpeinspect.gui.concurrency import Worker
+
+    _open_two(qtbot, window)
+    release = threading.Event()
+    pool = QThreadPool.globalInstance()
+    holders = [Worker(release.wait, 60).start() for _ in range(pool.maxThreadCount())]
+    try:
+        qtbot.waitUntil(lambda: pool.activeThreadCount() >= pool.maxThreadCount(), timeout=5000)
+        window.set_text(big_text)  # (a file is read on the pool: pasted, as it is once read)
+
+        def coloured_on_screen() -> bool:
+            views = [pane.view for pane in window.panes.panes()]
+            return all(
+                v.parts is not None and v.parts.part_at_u16(v.firstVisibleBlock().position()) is not None for v in views
+            )
+
+        qtbot.waitUntil(coloured_on_screen, timeout=20_000)
+    finally:
+        release.set()
+        for holder in holders:
+            holder.cancel()
+    wait_idle(qtbot, window, timeout=120_000)
+    _assert_exact(window)
+
+
 def test_a_tokenizer_added_to_a_big_text_is_encoded_on_child_processes(qtbot, window, big_text, children_given) -> None:
     window.open_tokenizer("cl100k_base")
     window.set_text(big_text)

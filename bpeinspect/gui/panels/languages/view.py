@@ -10,7 +10,9 @@ dozen texts, bars. Each exports as PNG, SVG and CSV; a click on a language anywh
 ``languageActivated`` with its text.
 
 pyqtgraph takes about a second to import, so the view imports it (and its plot pages) on the
-worker and builds a plot page only when its tab is first shown.
+worker and builds a plot page only when its tab is first shown. New figures (a tokenizer
+counted, a filter) redraw only the page shown; the others are marked old and redrawn when
+their tab is shown: redrawing them all in turn kept the window busy for every tokenizer.
 """
 
 from __future__ import annotations
@@ -123,8 +125,6 @@ class LanguagesView(QWidget):
         self._to_build: list[str] = []
         self._builder = QTimer(self, singleShot=True, interval=0)
         self._builder.timeout.connect(self._build_next)
-        self._idle = QTimer(self, singleShot=True, interval=0)  # draws hidden pages, one step a turn
-        self._idle.timeout.connect(self._draw_hidden)
         self._build()
         self.jobs.submit(
             "load",
@@ -235,8 +235,6 @@ class LanguagesView(QWidget):
             self._draw_current()
         if self._to_build:
             self._builder.start()
-        else:
-            self._idle.start()
 
     def _build_page(self, key: str) -> QWidget:
         _, module, cls = PAGES[key]
@@ -262,8 +260,6 @@ class LanguagesView(QWidget):
         page.languageActivated.connect(self._activate)
         if hasattr(page, "metricChosen"):
             page.metricChosen.connect(lambda _metric: self.measures_box.setChecked(True))
-        if hasattr(page, "drawn"):
-            page.drawn.connect(self._idle.start)
         self._pages[key] = page
         if key == "use":
             self._use_page = page
@@ -459,7 +455,6 @@ class LanguagesView(QWidget):
     def _on_done(self, measured: bool = False) -> None:
         self._set_running(False)
         self._status()
-        self._idle.start()
         if self._full is not None:
             self.statsReady.emit(self.corpus_stats())
         if not measured:
@@ -579,18 +574,6 @@ class LanguagesView(QWidget):
 
         doing = f"Counting every token of {len(stats.corpus)} texts"
         self._run_over("use", (self._source, stats.corpus), todo, on_yielded, then=done, doing=doing)
-
-    def _draw_hidden(self) -> None:
-        """Draw the next page not shown whose figures are old, so that its tab opens at once.
-
-        Only between countings: each tokenizer counted would draw every page again."""
-        if self._counting or any(getattr(p, "is_drawing", lambda: False)() for p in self._pages.values()):
-            return
-        key = next((k for k in PAGES if k in self._stale and k in self._pages and k != "use"), None)
-        if key is not None:
-            self._draw(key)
-            if key in ("summary", "table"):
-                self._idle.start()
 
     # -- activation and export ---------------------------------------------------------------------
 

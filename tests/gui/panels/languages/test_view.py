@@ -326,3 +326,36 @@ def test_a_plots_side_label_fits_the_least_plot_height(qtbot, view, key):
     text = label.toPlainText()
     room = LEAST_PLOT_HEIGHT - 40  # the title and the bottom axis take the rest
     assert QFontMetrics(label.font()).horizontalAdvance(text) <= room, text
+
+
+def test_a_new_tokenizer_redraws_the_page_shown_and_the_others_when_shown(qtbot, toks, monkeypatch):
+    """A tokenizer joining the view redrew every page (the map's dots, the tables' columns, the
+    plots) one after the other while the window waited: only the page shown is redrawn, each
+    other one when its tab is shown, with the same figures."""
+    from bpeinspect.gui.panels.languages.view import PAGES
+
+    v = LanguagesView(source="fable")
+    qtbot.addWidget(v)
+    v.resize(1100, 650)
+    v.show()
+    counted(qtbot, v, toks)
+    qtbot.waitUntil(lambda: all(v.page(k) is not None for k in PAGES), timeout=20000)
+    show(qtbot, v, "rank")
+    drawn: list[tuple[str, tuple[str, ...]]] = []
+    for key in PAGES:
+        page = v.page(key)
+        real = page.set_stats
+        monkeypatch.setattr(
+            page, "set_stats", lambda stats, *a, k=key, f=real: (drawn.append((k, stats.tokenizers)), f(stats, *a))[1]
+        )
+    o200k = load_tokenizer("o200k_base")
+    stats = counted(qtbot, v, [*toks, o200k])
+    qtbot.wait(300)  # turns enough for pages drawn in the background
+    assert {k for k, _ in drawn} == {"rank"} and drawn[-1] == ("rank", stats.tokenizers)
+    drawn.clear()
+    for key in ("map", "table"):
+        show(qtbot, v, key)
+        assert drawn == [(key, stats.tokenizers)]
+        drawn.clear()
+    assert sorted(v.page("map").codes) == sorted(t.code for t in stats.corpus if t.language.located)
+    assert v.page("table").model.rowCount() == len(stats.corpus)

@@ -49,6 +49,7 @@ from bpeinspect.core.chat import (
 )
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
+from bpeinspect.gui.overlay.glyphs import learn_glyphs_opening
 from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
 from bpeinspect.gui.overlay.token_view import TokenView
 
@@ -64,6 +65,7 @@ EXAMPLE = (
 NO_TEMPLATE = "no template"  # its tooltip says the messages are joined by newlines
 EDIT_DELAY_MS = 120  # edits within this are rendered once
 MAX_ROWS = 24  # a longer conversation (a dataset record) lists only its first messages as rows
+FONTS_PER_TURN = 6  # fonts opened for the first time per event-loop turn (a millisecond or more each)
 
 
 def render_and_encode(
@@ -152,6 +154,9 @@ class ChatView(QWidget):
         self._note = ""  # said while nothing is wrong (e.g. that there is no template)
         self._timer = QTimer(self, singleShot=True, interval=EDIT_DELAY_MS)
         self._timer.timeout.connect(self.render_conversation)
+        self._pending: tuple[str, Tokenizer, EncodedChat] | None = None  # rendered, waiting for the fonts
+        self._glyphs = QTimer(self, singleShot=True, interval=0)
+        self._glyphs.timeout.connect(self._show_pending)
         self._rest: list[dict[str, Any]] = []  # messages of a long conversation past MAX_ROWS (no rows)
         self._build()
         self.set_messages(EXAMPLE)
@@ -315,7 +320,7 @@ class ChatView(QWidget):
         return self.templates[i] if 0 <= i < len(self.templates) else None
 
     def is_busy(self) -> bool:
-        return self.jobs.pending() or self._timer.isActive()
+        return self.jobs.pending() or self._timer.isActive() or self._pending is not None
 
     # -- rendering -------------------------------------------------------------------------------
 
@@ -389,6 +394,21 @@ class ChatView(QWidget):
         self.failed.emit(describe_error(exc))
 
     def _show(self, got: tuple[str, Tokenizer, EncodedChat]) -> None:
+        self._pending = got
+        self._show_pending()
+
+    def _show_pending(self) -> None:
+        """Show the newest rendering once the fonts know its characters: a few fonts are looked
+        up per event-loop turn (the example's emoji sent the first paint of the tokens through
+        every font of the system in one turn)."""
+        got = self._pending
+        if got is None:
+            return
+        font = self.token_view.document().defaultFont()
+        if not learn_glyphs_opening(got[2].rendered.text, font, opens=FONTS_PER_TURN):
+            self._glyphs.start()
+            return
+        self._pending = None
         label, reader, e = got
         self.result = e
         c = e.count

@@ -205,3 +205,57 @@ def test_a_template_that_never_ends_is_stopped_and_said_in_one_line(qtbot, monke
         settle(qtbot, view)
         assert view.status.isVisibleTo(view), source
         assert origin in view.status.text() and said in view.status.text() and "\n" not in view.status.text()
+
+
+class _CountingFont:
+    """Stands for one font of the system: counts the first look into its character map."""
+
+    def __init__(self, opened: list[int], index: int, maps_all: bool) -> None:
+        self.opened, self.index, self.maps_all = opened, index, maps_all
+        self.asked = False
+
+    def inFontUcs4(self, code: int) -> bool:  # noqa: N802 (Qt's name)
+        if not self.asked:
+            self.asked = True
+            self.opened.append(self.index)
+        return self.maps_all
+
+
+def test_the_first_rendering_looks_its_characters_up_a_few_fonts_per_turn(qtbot, monkeypatch):
+    """The example's emoji and Japanese sent the first paint of the tokens through every font of
+    the system in one turn: the view now looks a few fonts up per turn before it shows the
+    tokens, and shows the same ones."""
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    from bpeinspect.gui.overlay import glyphs
+    from bpeinspect.gui.panels import chat
+
+    opened: list[int] = []
+    fonts = [_CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
+    monkeypatch.setattr(glyphs, "_ALL_FONTS", fonts)
+    monkeypatch.setattr(glyphs, "_OPENED", [0])
+    monkeypatch.setattr(glyphs, "_COVERAGE", {})
+    monkeypatch.setattr(glyphs, "_family_has", lambda family, ch: False)  # the family maps nothing
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.resize(700, 800)
+    view.show()
+    view.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    per_turn = []
+    end = time.monotonic() + 30
+    while view.is_busy() and time.monotonic() < end:
+        before = len(opened)
+        QApplication.processEvents()
+        per_turn.append(len(opened) - before)
+        time.sleep(0.002)
+    for _ in range(5):  # the paints after the text is in
+        before = len(opened)
+        QApplication.processEvents()
+        per_turn.append(len(opened) - before)
+    want = core(view.tok, list(EXAMPLE))
+    assert view.token_view.text() == want.rendered.text
+    assert list(view.result.encoding.ids) == list(want.encoding.ids)
+    assert sorted(opened) == list(range(40))  # every font looked at once, in the end
+    assert max(per_turn) <= chat.FONTS_PER_TURN

@@ -432,6 +432,25 @@ class MergeOverlap:
         }
 
 
+# tokenizer -> its merges as pairs of bytes, and their set (see _FACTS)
+_MERGES: weakref.WeakKeyDictionary[Tokenizer, tuple[list[tuple[bytes, bytes]], set[tuple[bytes, bytes]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _merge_facts(
+    tok: Tokenizer, progress: Progress, should_stop: ShouldStop
+) -> tuple[list[tuple[bytes, bytes]], set[tuple[bytes, bytes]]]:
+    with _FACTS_LOCK:
+        got = _MERGES.get(tok)
+    if got is not None:
+        return got
+    pairs = merge_pairs(tok, progress=progress, should_stop=should_stop)
+    facts = (pairs, _set_of(pairs))
+    with _FACTS_LOCK:
+        return _MERGES.setdefault(tok, facts)
+
+
 def merges_in_common(
     tokenizers: Sequence[tuple[str, Tokenizer]], *, progress: Progress = None, should_stop: ShouldStop = None
 ) -> MergeOverlap:
@@ -445,10 +464,12 @@ def _merges_in_common(
     tokenizers: Sequence[tuple[str, Tokenizer]], progress: Progress, should_stop: ShouldStop
 ) -> MergeOverlap:
     lists = []
+    sets = []
     for k, (_, tok) in enumerate(tokenizers):
         each = None if progress is None else (lambda d, t, k=k: progress(k * t + d, len(tokenizers) * t))
-        lists.append(merge_pairs(tok, progress=each, should_stop=should_stop))
-    sets = [_set_of(m) for m in lists]
+        pairs, pair_set = _merge_facts(tok, each, should_stop)
+        lists.append(pairs)
+        sets.append(pair_set)
     same_rank = {}
     for a, b in itertools.combinations(range(len(lists)), 2):
         same_rank[a, b] = sum(1 for x, y in zip(lists[a], lists[b]) if x == y)

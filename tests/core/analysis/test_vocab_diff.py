@@ -290,3 +290,27 @@ def test_a_comparison_made_again_sorts_only_the_new_tokenizers_tokens(monkeypatc
         first.category(t) for t in first.tokens(7, exact=False)
     ]
     assert again.same_id(0, 1) == first.same_id(0, 1) and again.id_prefix(1, 2) == first.id_prefix(1, 2)
+
+
+def test_merges_compared_again_are_recovered_only_for_the_new_tokenizer(monkeypatch):
+    """Merges in common worked out again (a tokenizer added) take the merges of only the
+    tokenizer not seen before, and the figures are those of a comparison made from nothing."""
+    from bpeinspect.core.analysis import vocab_diff
+
+    a, b = _letter_pairs(0), _letter_pairs(300)
+    c = Tokenizer.from_merges([(97, 98), (99, 100)], pattern=None)
+    taken: list[Tokenizer] = []
+    real = vocab_diff.merge_pairs
+
+    def counting(tok, **kwargs):
+        taken.append(tok)
+        return real(tok, **kwargs)
+
+    monkeypatch.setattr(vocab_diff, "merge_pairs", counting)
+    merges_in_common([("a", a), ("b", b)])
+    taken.clear()
+    again = merges_in_common([("c", c), ("b", b), ("a", a)])
+    assert taken == [c]
+    fresh = [Tokenizer.from_merges(list(t.merges), pattern=None) for t in (c, b, a)]
+    first = merges_in_common(list(zip("cba", fresh)))
+    assert again == first

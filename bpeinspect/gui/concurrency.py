@@ -21,7 +21,9 @@ pool thread has let go of it (so that it, with its signals, is freed on the GUI 
 A job made with ``paused_by=typing`` (work nobody waits for, such as indexing a vocabulary)
 also pauses at those checks while the user types: it goes on :data:`TYPING_QUIET` seconds
 after the last edit noted in that :class:`Typing` (the window's document owns one and notes
-each edit), so that it never shares the interpreter with a keystroke's work.
+each edit), so that it never shares the interpreter with a keystroke's work. It also waits while
+the owner holds it (:meth:`Typing.hold`: the window's encoder does while a big text is encoded on
+every core).
 
 :class:`Jobs` gives a widget "latest wins" per key: submitting under a key detaches the
 previous worker of that key (none of its signals but ``finished`` reach anyone any more,
@@ -198,6 +200,13 @@ class Typing:
     def __init__(self, quiet: float = TYPING_QUIET) -> None:
         self.quiet = quiet  # seconds without an edit before paused jobs go on
         self.last = -1e9  # when the last edit was noted (monotonic seconds)
+        # the text is being encoded in bulk (a big file going in): paused jobs wait for that too,
+        # not sharing the cores and the interpreter with it (see hold)
+        self.held = False
+
+    def hold(self, on: bool) -> None:
+        """On the GUI thread: pause the paused jobs until ``hold(False)``, whether or not the user types."""
+        self.held = on
 
     def note(self) -> None:
         """On the GUI thread: the user has just edited the text."""
@@ -209,9 +218,9 @@ class Typing:
             return
         while not stop.is_set():
             left = self.last + self.quiet - time.monotonic()
-            if left <= 0:
+            if left <= 0 and not self.held:
                 return
-            stop.wait(min(left, 0.02))
+            stop.wait(min(left, 0.02) if left > 0 else 0.02)
 
 
 def next_beat() -> None:

@@ -360,3 +360,16 @@ def test_a_background_job_paused_by_typing_still_cancels(qtbot):
     worker.cancel()
     qtbot.waitUntil(lambda: not jobs.is_busy(), timeout=2000)  # long before the typing pause ends
     assert stopped == [True]
+
+
+def test_a_job_paused_by_typing_waits_while_the_typing_is_held_without_any_edit(qtbot):
+    typing = Typing(quiet=0.0)
+    typing.hold(True)  # a big text is being encoded
+    jobs = Jobs()
+    ran = []
+    jobs.submit("index", lambda should_stop: ran.append(should_stop()), paused_by=typing)
+    qtbot.wait(150)
+    assert ran == []  # no edit, but held
+    with qtbot.waitSignal(jobs.ended, timeout=5000):
+        typing.hold(False)
+    assert ran == [False]

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import itertools
 import string
-from collections import Counter
+import threading
+import weakref
+from collections import ChainMap, Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -120,7 +122,7 @@ class VocabDiff:
     sides: tuple[VocabSide, ...]
     _sets: tuple[set[bytes], ...] = field(repr=False)  # never changed
     _ids: tuple[dict[bytes, int], ...] = field(repr=False)
-    _categories: dict[bytes, str] = field(repr=False)
+    _categories: Mapping[bytes, str] = field(repr=False)
     _exclusive: dict[int, int] = field(repr=False)
     _same_id: dict[tuple[int, int], int] = field(repr=False)
     _prefix: dict[tuple[int, int], int] = field(repr=False)
@@ -241,6 +243,44 @@ def _mergeable(tok: Tokenizer) -> dict[bytes, int]:
     return {b: i for b, i in tok.ranks.items() if i not in apart}
 
 
+@dataclass(frozen=True)
+class _SideFacts:
+    """What a comparison needs of one tokenizer alone, whatever it is compared with."""
+
+    ranks: dict[bytes, int]  # never changed: shared by every comparison of the tokenizer
+    tokens: set[bytes]
+    categories: dict[bytes, str]
+    composition: dict[str, int]
+    lengths: dict[int, int]
+
+
+# tokenizer -> its facts: a comparison made again (a tokenizer added, the reference changed) only
+# works out the tokenizers it has not seen; a tokenizer's vocabulary never changes once loaded
+_FACTS: weakref.WeakKeyDictionary[Tokenizer, _SideFacts] = weakref.WeakKeyDictionary()
+_FACTS_LOCK = threading.Lock()
+
+
+def _side_facts(tok: Tokenizer, should_stop: ShouldStop) -> _SideFacts:
+    with _FACTS_LOCK:
+        got = _FACTS.get(tok)
+    if got is not None:
+        return got
+    ranks = _mergeable(tok)
+    if should_stop is not None and should_stop():
+        raise Cancelled()
+    categories: dict[bytes, str] = {}
+    for n, t in enumerate(ranks):
+        _tick(n, should_stop)
+        categories[t] = token_category(t)
+    lengths: Counter[int] = Counter()
+    for chunk in _slices(ranks, _CHECK_EVERY):  # (one count of 200k lengths: 8 ms in one C call)
+        lengths.update(map(len, chunk))
+    comp = Counter(categories[t] for t in ranks)
+    facts = _SideFacts(ranks, _set_of(ranks), categories, dict(comp), dict(sorted(lengths.items())))
+    with _FACTS_LOCK:
+        return _FACTS.setdefault(tok, facts)
+
+
 def _set_of(items: Iterable[T], step: int = _CHECK_EVERY) -> set[T]:
     """``set(items)`` built a slice at a time: one C call over 200k tokens would hold the
     interpreter for tens of ms; between slices another thread can run."""
@@ -281,22 +321,14 @@ def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_
 
 
 def _compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], should_stop: ShouldStop) -> VocabDiff:
-    ranks = tuple(_mergeable(tok) for _, tok in tokenizers)
-    if should_stop is not None and should_stop():
-        raise Cancelled()
-    sets = tuple(_set_of(r) for r in ranks)
-    categories: dict[bytes, str] = {}
-    for n, t in enumerate(_set_of(itertools.chain(*sets))):
-        _tick(n, should_stop)
-        categories[t] = token_category(t)
+    facts = [_side_facts(tok, should_stop) for _, tok in tokenizers]
+    ranks = tuple(f.ranks for f in facts)
+    sets = tuple(f.tokens for f in facts)
+    categories = ChainMap(*(f.categories for f in facts))  # no copy: each side's are shared
     sides = []
-    for (name, tok), r in zip(tokenizers, ranks):
+    for (name, tok), f in zip(tokenizers, facts):
         specials = tuple(sorted({*tok.special_tokens, *tok.added_tokens}))
-        comp = Counter(categories[t] for t in r)
-        lengths: Counter[int] = Counter()
-        for chunk in _slices(r):  # (one count of 200k lengths: 8 ms in one C call)
-            lengths.update(map(len, chunk))
-        sides.append(VocabSide(name, tok.n_vocab, len(r), specials, dict(comp), dict(sorted(lengths.items()))))
+        sides.append(VocabSide(name, tok.n_vocab, len(f.ranks), specials, dict(f.composition), dict(f.lengths)))
     diff_sides = tuple(sides)
     exclusive = _exclusive_counts(sets, should_stop)
     same_id: dict[tuple[int, int], int] = {}
@@ -400,6 +432,25 @@ class MergeOverlap:
         }
 
 
+# tokenizer -> its merges as pairs of bytes, and their set (see _FACTS)
+_MERGES: weakref.WeakKeyDictionary[Tokenizer, tuple[list[tuple[bytes, bytes]], set[tuple[bytes, bytes]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _merge_facts(
+    tok: Tokenizer, progress: Progress, should_stop: ShouldStop
+) -> tuple[list[tuple[bytes, bytes]], set[tuple[bytes, bytes]]]:
+    with _FACTS_LOCK:
+        got = _MERGES.get(tok)
+    if got is not None:
+        return got
+    pairs = merge_pairs(tok, progress=progress, should_stop=should_stop)
+    facts = (pairs, _set_of(pairs))
+    with _FACTS_LOCK:
+        return _MERGES.setdefault(tok, facts)
+
+
 def merges_in_common(
     tokenizers: Sequence[tuple[str, Tokenizer]], *, progress: Progress = None, should_stop: ShouldStop = None
 ) -> MergeOverlap:
@@ -413,10 +464,12 @@ def _merges_in_common(
     tokenizers: Sequence[tuple[str, Tokenizer]], progress: Progress, should_stop: ShouldStop
 ) -> MergeOverlap:
     lists = []
+    sets = []
     for k, (_, tok) in enumerate(tokenizers):
         each = None if progress is None else (lambda d, t, k=k: progress(k * t + d, len(tokenizers) * t))
-        lists.append(merge_pairs(tok, progress=each, should_stop=should_stop))
-    sets = [_set_of(m) for m in lists]
+        pairs, pair_set = _merge_facts(tok, each, should_stop)
+        lists.append(pairs)
+        sets.append(pair_set)
     same_rank = {}
     for a, b in itertools.combinations(range(len(lists)), 2):
         same_rank[a, b] = sum(1 for x, y in zip(lists[a], lists[b]) if x == y)

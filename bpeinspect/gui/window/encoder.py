@@ -328,6 +328,9 @@ class Encoder(QObject):
             self._batches.pop(tok, None)
         work = Round(toks)
         self._rounds += 1
+        # background work nobody waits for (the merge tree's linking) waits for the round: it took
+        # a core and the interpreter from the children and from the unpacking of their encodings
+        self.doc.typing.hold(True)
         far = self._far = _Far(work, ("encode far", self._rounds))
         segs = self.doc.live_text.segments
         at = self.doc.live_text.index_at_u16(self.focus) if segs else 0
@@ -438,6 +441,7 @@ class Encoder(QObject):
         far, self._far = self._far, None
         if far is None:
             return
+        self.doc.typing.hold(False)
         far.work.close()
         if cancel:
             self.jobs.cancel(far.key)

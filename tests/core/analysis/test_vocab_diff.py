@@ -258,3 +258,59 @@ def test_the_comparison_keeps_the_collector_waiting_while_it_builds(monkeypatch)
     # about 250 run with the collector free; a few young ones may come as the calls return, or
     # from other threads of the process between them
     assert len(ran) <= 10 and gc.isenabled(), ran
+
+
+def test_a_comparison_made_again_sorts_only_the_new_tokenizers_tokens(monkeypatch):
+    """Adding a tokenizer to a comparison (or changing the reference) compares again: the
+    tokenizers already seen are not sorted into categories again, and the figures are those of
+    a comparison made from nothing."""
+    from bpeinspect.core.analysis import vocab_diff
+
+    a, b = _letter_pairs(0), _letter_pairs(300)
+    c = Tokenizer.from_merges([(97, 98), (99, 100)], pattern=None)
+    sorted_tokens: list[bytes] = []
+    real = vocab_diff.token_category
+
+    def counting(token: bytes) -> str:
+        sorted_tokens.append(token)
+        return real(token)
+
+    monkeypatch.setattr(vocab_diff, "token_category", counting)
+    compare_vocabularies([("a", a), ("b", b)])
+    sorted_tokens.clear()
+    again = compare_vocabularies([("c", c), ("b", b), ("a", a)])
+    assert len(sorted_tokens) == c.n_vocab
+    fresh = [Tokenizer.from_merges(list(t.merges), pattern=None) for t in (c, b, a)]
+    sorted_tokens.clear()
+    first = compare_vocabularies(list(zip("cba", fresh)))
+    assert len(sorted_tokens) == sum(t.n_vocab for t in fresh)
+    assert again.sides == first.sides
+    assert again.exclusive_counts() == first.exclusive_counts()
+    assert [again.category(t) for t in again.tokens(7, exact=False)] == [
+        first.category(t) for t in first.tokens(7, exact=False)
+    ]
+    assert again.same_id(0, 1) == first.same_id(0, 1) and again.id_prefix(1, 2) == first.id_prefix(1, 2)
+
+
+def test_merges_compared_again_are_recovered_only_for_the_new_tokenizer(monkeypatch):
+    """Merges in common worked out again (a tokenizer added) take the merges of only the
+    tokenizer not seen before, and the figures are those of a comparison made from nothing."""
+    from bpeinspect.core.analysis import vocab_diff
+
+    a, b = _letter_pairs(0), _letter_pairs(300)
+    c = Tokenizer.from_merges([(97, 98), (99, 100)], pattern=None)
+    taken: list[Tokenizer] = []
+    real = vocab_diff.merge_pairs
+
+    def counting(tok, **kwargs):
+        taken.append(tok)
+        return real(tok, **kwargs)
+
+    monkeypatch.setattr(vocab_diff, "merge_pairs", counting)
+    merges_in_common([("a", a), ("b", b)])
+    taken.clear()
+    again = merges_in_common([("c", c), ("b", b), ("a", a)])
+    assert taken == [c]
+    fresh = [Tokenizer.from_merges(list(t.merges), pattern=None) for t in (c, b, a)]
+    first = merges_in_common(list(zip("cba", fresh)))
+    assert again == first

@@ -346,3 +346,36 @@ def test_while_a_round_encodes_a_big_text_a_turn_looks_only_at_the_segments_it_d
     go.set()
     wait_idle(qtbot, window, timeout=120_000)
     _assert_exact(window)
+
+
+def test_background_jobs_paused_by_typing_wait_while_a_round_encodes_a_big_text(
+    qtbot, window, big_text, monkeypatch
+) -> None:
+    """Work nobody waits for (the merge tree's linking) took a core and the interpreter from the
+    child processes and from the unpacking of what they send back: it waits for the round."""
+    import threading
+
+    from bpeinspect.gui.concurrency import Jobs
+
+    _open_two(qtbot, window)
+    go = threading.Event()
+    real_round = encoder_module.encode_round
+
+    def held(work, should_stop=None, **kwargs):  # the round goes on once the test lets it
+        while not go.wait(0.01):
+            if should_stop is not None and should_stop():
+                return
+        yield from real_round(work, should_stop=should_stop, **kwargs)
+
+    monkeypatch.setattr(encoder_module, "encode_round", held)
+    window.set_text(big_text)
+    qtbot.waitUntil(lambda: window.encoder._far is not None, timeout=60_000)
+    jobs = Jobs()
+    ran: list[bool] = []
+    jobs.submit("index", lambda should_stop: ran.append(should_stop()), paused_by=window.typing)
+    qtbot.wait(window.typing.quiet * 1000 + 300)  # longer than a pause after typing
+    assert ran == []
+    go.set()
+    wait_idle(qtbot, window, timeout=120_000)
+    qtbot.waitUntil(lambda: ran == [False], timeout=10_000)
+    _assert_exact(window)

@@ -22,7 +22,7 @@ from bpeinspect.gui.panels.languages.plotbase import PlotPage
 
 SCALE_TOP = 4.0  # log2 of the premium that gets the last colour (16x)
 DOT_SIZE = 8
-DOTS_PER_STEP = 96  # dots added per drawing step (see MapPage.draw)
+DOTS_PER_STEP = 48  # dots added per drawing step (see MapPage.draw)
 
 
 @functools.cache
@@ -62,8 +62,10 @@ class MapPage(PlotPage):
         lon = np.array([m.longitude for m in points], dtype=float)
         lat = np.array([m.latitude for m in points], dtype=float)
         prem = np.array([m.premium for m in points], dtype=float)
+        yield
         brushes = [pg.mkBrush(q) for q in scale_colors(prem, c.premium_scale)]
         edge = pg.mkPen(c.plot_point_edge, width=0.6)
+        yield
         # a scatter item draws each dot's symbol once (a colour each), so the dots come in items
         # of DOTS_PER_STEP, one per step: all 500 in one item held the loop for several frames
         for k in range(0, len(points), DOTS_PER_STEP):

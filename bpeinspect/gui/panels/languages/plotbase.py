@@ -2,8 +2,9 @@
 
 A :class:`PlotPage` holds one pyqtgraph plot. A subclass draws a
 :class:`~bpeinspect.core.analysis.fairness.CorpusStats` in :meth:`PlotPage.draw`, a generator
-that yields after each item it adds: the page runs it a few milliseconds per event-loop turn
-(adding 500 points or a coastline to a scene costs tens of ms) and says ``drawn`` at its end.
+that yields after each item it adds: the page runs it a few milliseconds per event-loop turn,
+from the turn after the figures came (adding 500 points or a coastline to a scene costs tens
+of ms) and says ``drawn`` at its end.
 The subclass registers the points a pointer can land on in :attr:`PlotPage.targets`; the page
 then shows the language under the pointer in a tooltip and emits ``languageActivated(code)``
 on a click.
@@ -29,7 +30,7 @@ from bpeinspect.gui.overlay.palette import UiColors, app_colors
 from bpeinspect.gui.panels.languages.export import Renderer, csv_text, language_tooltip
 
 HIT_PIXELS = 9.0  # how near the pointer must be to a point to hit it
-STEP_SECONDS = 0.012  # drawing work per event-loop turn
+STEP_SECONDS = 0.006  # drawing work per event-loop turn (one step may run past it)
 # px a plot keeps at least, for its title, axes, lines and the legend of a few tokenizers (below
 # the text of a 700 px window, the dock gave it 115 px: 43 for the lines, under a 68 px legend)
 LEAST_PLOT_HEIGHT = 220
@@ -114,7 +115,10 @@ class PlotPage(QWidget):
         self._steps = None if why or stats is None else self.draw(stats, app_colors())
         # no paint of a half-drawn plot: each would cost as much as the whole one
         self.plot.setUpdatesEnabled(self._steps is None)
-        self._step()
+        if self._steps is None:
+            self._step()
+        else:  # the first step in a turn of its own, not in the caller's (a tokenizer added, a tab shown)
+            self._stepper.start()
 
     def is_drawing(self) -> bool:
         return self._steps is not None

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QSplitter, QTextBrowser
 
 from bpeinspect.core import display_bytes
@@ -93,7 +94,19 @@ class UsePage(PlotPage):
                 yield
             else:
                 report = part
+        yield from self._lay_out_rows(report)
         self.report.setHtml(report)
+
+    def _lay_out_rows(self, report: str) -> Iterator[None]:
+        """Lay the report out a row per step in a scratch document (yielding after each) before
+        the report shows it: its examples are tokens of many scripts, and the report's first
+        layout loaded the fonts of all of them in one turn (tens of ms)."""
+        scratch = QTextDocument()
+        scratch.setDefaultFont(self.report.document().defaultFont())
+        for row in report.split("</tr>"):
+            scratch.setHtml(row)
+            scratch.size()  # lays it out
+            yield
 
     def report_html(self, stats: CorpusStats) -> str:
         """The report under the plot, in HTML (what :meth:`draw` writes a part at a time)."""

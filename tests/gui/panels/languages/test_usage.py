@@ -121,3 +121,30 @@ def page_colors():
     from bpeinspect.gui.overlay.palette import app_colors
 
     return app_colors()
+
+
+def test_the_use_report_is_laid_out_a_row_per_step_before_it_is_shown(qtbot, toks):
+    """The report's examples are tokens of many scripts: its first layout loaded the fonts of
+    all of them in one turn. Each row is laid out in a step of its own first, and the report
+    shown is the one made at once."""
+    from types import SimpleNamespace
+
+    from bpeinspect.core.analysis.vocab_use import vocabulary_use
+    from bpeinspect.gui.panels.languages.usage import UsePage
+
+    o200k = toks[1]
+    text = "\n".join(t.sample.read() for t in fable_corpus())
+    use = vocabulary_use(o200k, [], name="o200k_base", unreachable=True, counts=Counter(o200k.encode_ordinary(text)))
+    page = UsePage()
+    qtbot.addWidget(page)
+    page.uses, page.tokens_of, page.focus = {"o200k_base": use}, {"o200k_base": o200k.token_bytes}, "o200k_base"
+    stats = SimpleNamespace(tokenizers=("o200k_base",), corpus=SimpleNamespace(title="the fable"))
+    want = page.report_html(stats)
+    rows = want.count("</tr>")
+    assert rows > len(use.unused_by_category()) > 5
+    html_of_each_step = [page.report.toHtml() for _ in page.draw(stats, page_colors())]
+    empty = html_of_each_step[0]
+    assert html_of_each_step[-rows:] == [empty] * rows  # the rows' steps come before the report is set
+    shown = page.report.toHtml()
+    page.report.setHtml(want)
+    assert shown == page.report.toHtml() != empty

@@ -359,3 +359,37 @@ def test_a_new_tokenizer_redraws_the_page_shown_and_the_others_when_shown(qtbot,
         drawn.clear()
     assert sorted(v.page("map").codes) == sorted(t.code for t in stats.corpus if t.language.located)
     assert v.page("table").model.rowCount() == len(stats.corpus)
+
+
+def test_the_map_is_drawn_in_later_turns_and_ends_as_drawn_at_once(qtbot, view):
+    """New figures redrew the map's first items in the slot that brought them (a tokenizer
+    added: beside every other panel's work in that turn): the map now draws from the next turn
+    on, a few dots per item, and ends with the same dots, colours and targets."""
+    import pyqtgraph as pg
+
+    from bpeinspect.gui.overlay.palette import app_colors
+    from bpeinspect.gui.panels.languages.mapplot import DOTS_PER_STEP
+
+    page = show(qtbot, view, "map")
+    stats, focus = view.corpus_stats(), view.focus()
+
+    def picture():
+        dots = []
+        for item in page.item.listDataItems():
+            if isinstance(item, pg.ScatterPlotItem):
+                assert len(item.points()) <= DOTS_PER_STEP
+                xs, ys = item.getData()
+                dots += zip(xs.tolist(), ys.tolist(), [p.brush().color().name() for p in item.points()])
+        return dots, list(page.codes), list(page.targets.keys), page.targets.x.tolist()
+
+    page.item.clear()
+    page.legend.clear()
+    for _ in page.draw(stats, app_colors()):
+        pass
+    at_once = picture()
+    assert len(at_once[0]) == len(page.codes) > 10
+    page.set_stats(stats, focus)
+    assert page.is_drawing() and page.item.listDataItems() == []  # nothing in the caller's turn
+    with qtbot.waitSignal(page.drawn, timeout=10000):
+        pass
+    assert picture() == at_once

@@ -44,7 +44,7 @@ from collections.abc import Callable, Generator, Hashable
 from typing import Any, ClassVar, cast
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThread, QThreadPool, QTimer, Signal, Slot
 
 from bpeinspect.core import Cancelled
 
@@ -53,6 +53,10 @@ HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
 GUI_LATE = 0.007  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
 GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
 TYPING_QUIET = 0.3  # seconds after an edit before background jobs (``paused_by=``) go on
+# threads of the shared pool beyond one per core: long jobs (the merge tree linking a vocabulary,
+# a round waiting on child processes) held every thread, and what the user asked for meanwhile
+# (a tokenizer opened) waited seconds for one of them to end
+SPARE_THREADS = 2
 LET_GO_MS = 20  # how often a delivered worker looks whether its pool thread has let go of it
 HOOKS = ("should_stop", "progress", "report")  # keyword arguments a worker passes to a function that names them
 
@@ -164,6 +168,16 @@ class _Heartbeat:
 _heartbeat = _Heartbeat()
 
 
+def shared_pool() -> QThreadPool:
+    """The pool workers run on unless given one: Qt's global pool, with :data:`SPARE_THREADS`
+    threads more than the cores."""
+    pool = QThreadPool.globalInstance()
+    want = QThread.idealThreadCount() + SPARE_THREADS
+    if pool.maxThreadCount() < want:
+        pool.setMaxThreadCount(want)
+    return pool
+
+
 def give_way() -> None:
     """On a worker: while the GUI thread is late for its heartbeat, sleep (the sleep hands it
     the interpreter lock), :data:`GIVE_WAY_FOR` at most per late beat (see :class:`_Heartbeat`)."""
@@ -254,7 +268,7 @@ class Worker(QRunnable):
 
     def start(self, pool: QThreadPool | None = None) -> Worker:
         """Run in ``pool`` (default: the global pool); returns the worker."""
-        self._pool = pool or QThreadPool.globalInstance()
+        self._pool = pool or shared_pool()
         Worker._live[self.serial] = self
         _heartbeat.start()
         self._pool.start(self)

@@ -395,7 +395,9 @@ class ChatView(QWidget):
 
     def _show(self, got: tuple[str, Tokenizer, EncodedChat]) -> None:
         self._pending = got
-        self._show_pending()
+        # from the timer, as each next few fonts are: started here and fired in the same turn,
+        # it looked two turns' worth of fonts up in one
+        self._glyphs.start()
 
     def _show_pending(self) -> None:
         """Show the newest rendering once the fonts know its characters: a few fonts are looked

@@ -73,13 +73,11 @@ def test_a_big_text_is_coloured_where_the_panes_show_it_while_long_jobs_hold_the
     segments the panes show waited behind those jobs, and the screen stayed plain for seconds."""
     import threading
 
-    from PySide6.QtCore import QThreadPool
-
-    from bpeinspect.gui.concurrency import Worker
+    from bpeinspect.gui.concurrency import Worker, shared_pool
 
     _open_two(qtbot, window)
     release = threading.Event()
-    pool = QThreadPool.globalInstance()
+    pool = shared_pool()
     holders = [Worker(release.wait, 60).start() for _ in range(pool.maxThreadCount())]
     try:
         qtbot.waitUntil(lambda: pool.activeThreadCount() >= pool.maxThreadCount(), timeout=5000)

@@ -495,3 +495,27 @@ def test_a_big_html_export_reads_each_encoding_once_and_counts_its_tokens_withou
     n_tokens = sum(len(window.live_encoding(t)) for t in window.registry.tokenizers())
     assert asked == [len(export.HEAD) + n_tokens * export.HTML_PER_TOKEN]
     assert sorted(reads) == ["cl100k_base", "r50k_base"] and searched == []
+
+
+def test_a_tokenizer_opened_while_long_jobs_hold_a_thread_per_core_is_loaded_at_once(qtbot, window) -> None:
+    """Long background jobs (the merge tree linking a vocabulary, a whole document's round of
+    encoding) took every thread of the shared pool, one per core: a tokenizer the user opened
+    then waited for one of them to end, seconds with nothing to show."""
+    import threading
+
+    from PySide6.QtCore import QThread, QThreadPool
+
+    from bpeinspect.gui.concurrency import Worker
+
+    release = threading.Event()
+    cores = QThread.idealThreadCount()
+    holders = [Worker(release.wait, 60).start() for _ in range(cores)]
+    try:
+        pool = QThreadPool.globalInstance()
+        qtbot.waitUntil(lambda: pool.activeThreadCount() >= cores, timeout=5000)
+        window.open_tokenizer("r50k_base")
+        qtbot.waitUntil(lambda: [t.name for t in window.registry.tokenizers()] == ["r50k_base"], timeout=20_000)
+    finally:
+        release.set()
+        for holder in holders:
+            holder.cancel()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QTabWidget,
     QTextBrowser,
@@ -166,9 +167,19 @@ class VocabsView(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([600, 500])
+        # with fewer than two tokenizers, a note stands in for the empty figures and list
+        self.empty_note = QLabel(
+            "Open a second tokenizer to see here how much of their vocabularies they share, "
+            "what their tokens are made of, and the tokens each one has alone."
+        )
+        self.empty_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_note.setWordWrap(True)
+        self.body = QStackedWidget()
+        self.body.addWidget(self.empty_note)
+        self.body.addWidget(split)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
-        lay.addWidget(split, 1)
+        lay.addWidget(self.body, 1)
         self.by.setVisible(False)
 
     # -- tokenizers and the comparison -------------------------------------------------------------
@@ -184,6 +195,8 @@ class VocabsView(QWidget):
         self._show_empty()
         if len(toks) < 2:
             return
+        self.body.setCurrentIndex(1)
+        self.export_button.setEnabled(True)
         self._say("Comparing the vocabularies…")
         self.jobs.submit(
             "diff",
@@ -203,6 +216,8 @@ class VocabsView(QWidget):
         self.which.blockSignals(False)
         self.count.setText("")
         if len(self.toks) < 2:
+            self.body.setCurrentWidget(self.empty_note)
+            self.export_button.setEnabled(False)  # nothing to export
             self._say("Open two to four tokenizers to compare their vocabularies.")
             self.summary.setHtml("")
 

@@ -149,6 +149,22 @@ def test_fewer_than_two_tokenizers_say_so(qtbot, toks):
     assert view.model.rowCount() == 0
 
 
+def test_with_one_tokenizer_a_note_stands_in_for_the_empty_figures_and_list(qtbot, toks):
+    """With one tokenizer the panel drew empty axes, an empty picker and an empty table; a note
+    now says what will be there, and a second tokenizer brings the figures and the list."""
+    view = _view(qtbot, toks[:1], NAMES[:1])
+    assert view.body.currentWidget() is view.empty_note and view.empty_note.isVisible()
+    assert not view.pages.isVisible() and not view.table.isVisible()
+    assert not view.export_button.isEnabled()
+    view.set_tokenizers(toks[:2], list(NAMES[:2]))
+    _settled(qtbot, view)
+    assert view.body.currentWidget() is not view.empty_note
+    assert view.pages.isVisible() and view.table.isVisible() and view.model.rowCount() > 0
+    assert view.export_button.isEnabled()
+    view.set_tokenizers(toks[:1], list(NAMES[:1]))  # one closed again
+    assert view.body.currentWidget() is view.empty_note
+
+
 def test_four_sides_list_every_combination(qtbot, toks):
     four = [*toks, load_tokenizer("o200k_base"), load_tokenizer("gpt2")]
     view = _view(qtbot, four, [*NAMES, "o200k_base", "gpt2"])
@@ -217,8 +233,9 @@ def test_the_overlap_figure_is_made_after_the_panel_opens_a_plot_per_turn(qtbot,
     view.resize(1100, 700)
     view.show()
     assert not view.upset.canvas.ci.items  # the panel is open, its plots still to come
+    view.set_tokenizers(toks, list(NAMES))  # (with one tokenizer a note stands in for them)
+    assert not view.upset.canvas.ci.items
     qtbot.waitUntil(lambda: len(view.upset.canvas.ci.items) == 2, timeout=5000)
-    view.set_tokenizers(toks, list(NAMES))
     _settled(qtbot, view)
     plot = view.upset
     qtbot.waitUntil(

@@ -67,3 +67,17 @@ def wait_idle(qtbot, win, timeout: int = 30000) -> None:
     if not win.is_idle():
         with qtbot.waitSignal(win.idle, timeout=timeout):
             pass
+
+
+class CountingFont:
+    """Stands for one font of the system: counts the first look into its character map."""
+
+    def __init__(self, opened: list[int], index: int, maps_all: bool) -> None:
+        self.opened, self.index, self.maps_all = opened, index, maps_all
+        self.asked = False
+
+    def inFontUcs4(self, code: int) -> bool:  # noqa: N802 (Qt's name)
+        if not self.asked:
+            self.asked = True
+            self.opened.append(self.index)
+        return self.maps_all

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.chat import chat_format, encode_chat, render_chat, templates_for
 from bpeinspect.gui.panels.chat import EXAMPLE, NO_TEMPLATE, ChatView
-from tests.gui.conftest import wait_idle, wait_jobs
+from tests.gui.conftest import CountingFont, wait_idle, wait_jobs
 
 
 def core(tok, messages, generation=True, template_index=0):
@@ -207,20 +207,6 @@ def test_a_template_that_never_ends_is_stopped_and_said_in_one_line(qtbot, monke
         assert origin in view.status.text() and said in view.status.text() and "\n" not in view.status.text()
 
 
-class _CountingFont:
-    """Stands for one font of the system: counts the first look into its character map."""
-
-    def __init__(self, opened: list[int], index: int, maps_all: bool) -> None:
-        self.opened, self.index, self.maps_all = opened, index, maps_all
-        self.asked = False
-
-    def inFontUcs4(self, code: int) -> bool:  # noqa: N802 (Qt's name)
-        if not self.asked:
-            self.asked = True
-            self.opened.append(self.index)
-        return self.maps_all
-
-
 def test_the_first_rendering_looks_its_characters_up_a_few_fonts_per_turn(qtbot, monkeypatch):
     """The example's emoji and Japanese sent the first paint of the tokens through every font of
     the system in one turn: the view now looks a few fonts up per turn before it shows the
@@ -233,7 +219,7 @@ def test_the_first_rendering_looks_its_characters_up_a_few_fonts_per_turn(qtbot,
     from bpeinspect.gui.panels import chat
 
     opened: list[int] = []
-    fonts = [_CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
+    fonts = [CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
     monkeypatch.setattr(glyphs, "_ALL_FONTS", fonts)
     monkeypatch.setattr(glyphs, "_OPENED", [0])
     monkeypatch.setattr(glyphs, "_COVERAGE", {})

@@ -7,20 +7,7 @@ from PySide6.QtWidgets import QApplication
 from bpeinspect.gui.overlay import glyphs
 from bpeinspect.gui.training import pattern
 from bpeinspect.gui.training.pattern import PatternChooser
-
-
-class _CountingFont:
-    """Stands for one font of the system: counts the first look into its character map."""
-
-    def __init__(self, opened: list[int], index: int, maps_all: bool) -> None:
-        self.opened, self.index, self.maps_all = opened, index, maps_all
-        self.asked = False
-
-    def inFontUcs4(self, code: int) -> bool:  # noqa: N802 (Qt's name)
-        if not self.asked:
-            self.asked = True
-            self.opened.append(self.index)
-        return self.maps_all
+from tests.gui.conftest import CountingFont
 
 
 def test_first_preview_opens_a_few_fonts_per_event_loop_turn(qapp, monkeypatch):
@@ -28,7 +15,7 @@ def test_first_preview_opens_a_few_fonts_per_event_loop_turn(qapp, monkeypatch):
     in one turn (a millisecond or more each the first time): it now opens a few per turn, and
     the preview it draws is the one drawn at once."""
     opened: list[int] = []
-    fonts = [_CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
+    fonts = [CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
     monkeypatch.setattr(glyphs, "_ALL_FONTS", fonts)
     monkeypatch.setattr(glyphs, "_OPENED", [0])
     monkeypatch.setattr(glyphs, "_COVERAGE", {})
@@ -51,7 +38,7 @@ def test_first_preview_opens_a_few_fonts_per_event_loop_turn(qapp, monkeypatch):
 
 def test_some_font_has_goes_on_where_a_bounded_look_stopped(qapp, monkeypatch):
     opened: list[int] = []
-    fonts = [_CountingFont(opened, i, maps_all=i == 9) for i in range(12)]
+    fonts = [CountingFont(opened, i, maps_all=i == 9) for i in range(12)]
     monkeypatch.setattr(glyphs, "_ALL_FONTS", fonts)
     monkeypatch.setattr(glyphs, "_OPENED", [0])
     assert glyphs._some_font_has("日", 4) is None

@@ -97,18 +97,9 @@ def test_a_long_rank_frequency_line_is_drawn_from_log_spaced_ranks():
 def test_the_use_report_sorts_a_big_vocabularys_unused_tokens_a_part_per_step(qtbot, toks):
     """o200k_base leaves most of its 200k tokens unused on a small text: the report sorted them
     all into categories in one step of the drawing, which held the window."""
-    from types import SimpleNamespace
+    from bpeinspect.gui.panels.languages.usage import SORT_CHUNK
 
-    from bpeinspect.core.analysis.vocab_use import vocabulary_use
-    from bpeinspect.gui.panels.languages.usage import SORT_CHUNK, UsePage
-
-    o200k = toks[1]
-    text = "\n".join(t.sample.read() for t in fable_corpus())
-    use = vocabulary_use(o200k, [], name="o200k_base", unreachable=True, counts=Counter(o200k.encode_ordinary(text)))
-    page = UsePage()
-    qtbot.addWidget(page)
-    page.uses, page.tokens_of, page.focus = {"o200k_base": use}, {"o200k_base": o200k.token_bytes}, "o200k_base"
-    stats = SimpleNamespace(tokenizers=("o200k_base",), corpus=SimpleNamespace(title="the fable"))
+    page, use, stats = _o200k_use_page(qtbot, toks)
     steps = sum(1 for _ in page.draw(stats, page_colors()))
     assert steps >= len(use.unused) // SORT_CHUNK > 5
     report = page.report.toPlainText()
@@ -117,16 +108,8 @@ def test_the_use_report_sorts_a_big_vocabularys_unused_tokens_a_part_per_step(qt
     assert sum(unreachable for _, _, unreachable in use.unused_by_category()) == 12
 
 
-def page_colors():
-    from bpeinspect.gui.overlay.palette import app_colors
-
-    return app_colors()
-
-
-def test_the_use_report_is_laid_out_a_row_per_step_before_it_is_shown(qtbot, toks):
-    """The report's examples are tokens of many scripts: its first layout loaded the fonts of
-    all of them in one turn. Each row is laid out in a step of its own first, and the report
-    shown is the one made at once."""
+def _o200k_use_page(qtbot, toks):
+    """A Use page for o200k_base's use of the fable's texts: ``(page, use, stats)``."""
     from types import SimpleNamespace
 
     from bpeinspect.core.analysis.vocab_use import vocabulary_use
@@ -139,6 +122,20 @@ def test_the_use_report_is_laid_out_a_row_per_step_before_it_is_shown(qtbot, tok
     qtbot.addWidget(page)
     page.uses, page.tokens_of, page.focus = {"o200k_base": use}, {"o200k_base": o200k.token_bytes}, "o200k_base"
     stats = SimpleNamespace(tokenizers=("o200k_base",), corpus=SimpleNamespace(title="the fable"))
+    return page, use, stats
+
+
+def page_colors():
+    from bpeinspect.gui.overlay.palette import app_colors
+
+    return app_colors()
+
+
+def test_the_use_report_is_laid_out_a_row_per_step_before_it_is_shown(qtbot, toks):
+    """The report's examples are tokens of many scripts: its first layout loaded the fonts of
+    all of them in one turn. Each row is laid out in a step of its own first, and the report
+    shown is the one made at once."""
+    page, use, stats = _o200k_use_page(qtbot, toks)
     want = page.report_html(stats)
     rows = want.count("</tr>")
     assert rows > len(use.unused_by_category()) > 5

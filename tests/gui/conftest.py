@@ -81,3 +81,16 @@ class CountingFont:
             self.asked = True
             self.opened.append(self.index)
         return self.maps_all
+
+
+def stand_in_fonts(monkeypatch, count: int) -> list[int]:
+    """The system's fonts replaced by ``count`` :class:`CountingFont`, the last of them mapping
+    every character and the default family none; returns the list of fonts looked into."""
+    from bpeinspect.gui.overlay import glyphs
+
+    opened: list[int] = []
+    monkeypatch.setattr(glyphs, "_ALL_FONTS", [CountingFont(opened, i, maps_all=i == count - 1) for i in range(count)])
+    monkeypatch.setattr(glyphs, "_OPENED", [0])
+    monkeypatch.setattr(glyphs, "_COVERAGE", {})
+    monkeypatch.setattr(glyphs, "_family_has", lambda family, ch: False)  # the family maps nothing
+    return opened

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.chat import chat_format, encode_chat, render_chat, templates_for
 from bpeinspect.gui.panels.chat import EXAMPLE, NO_TEMPLATE, ChatView
-from tests.gui.conftest import CountingFont, wait_idle, wait_jobs
+from tests.gui.conftest import stand_in_fonts, wait_idle, wait_jobs
 
 
 def core(tok, messages, generation=True, template_index=0):
@@ -215,15 +215,9 @@ def test_the_first_rendering_looks_its_characters_up_a_few_fonts_per_turn(qtbot,
 
     from PySide6.QtWidgets import QApplication
 
-    from bpeinspect.gui.overlay import glyphs
     from bpeinspect.gui.panels import chat
 
-    opened: list[int] = []
-    fonts = [CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
-    monkeypatch.setattr(glyphs, "_ALL_FONTS", fonts)
-    monkeypatch.setattr(glyphs, "_OPENED", [0])
-    monkeypatch.setattr(glyphs, "_COVERAGE", {})
-    monkeypatch.setattr(glyphs, "_family_has", lambda family, ch: False)  # the family maps nothing
+    opened = stand_in_fonts(monkeypatch, 40)
     view = ChatView()
     qtbot.addWidget(view)
     view.resize(700, 800)

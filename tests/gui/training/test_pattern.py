@@ -7,19 +7,14 @@ from PySide6.QtWidgets import QApplication
 from bpeinspect.gui.overlay import glyphs
 from bpeinspect.gui.training import pattern
 from bpeinspect.gui.training.pattern import PatternChooser
-from tests.gui.conftest import CountingFont
+from tests.gui.conftest import CountingFont, stand_in_fonts
 
 
 def test_first_preview_opens_a_few_fonts_per_event_loop_turn(qapp, monkeypatch):
     """Opening the Training panel looked the preview's characters up in every font of the system
     in one turn (a millisecond or more each the first time): it now opens a few per turn, and
     the preview it draws is the one drawn at once."""
-    opened: list[int] = []
-    fonts = [CountingFont(opened, i, maps_all=i == 39) for i in range(40)]
-    monkeypatch.setattr(glyphs, "_ALL_FONTS", fonts)
-    monkeypatch.setattr(glyphs, "_OPENED", [0])
-    monkeypatch.setattr(glyphs, "_COVERAGE", {})
-    monkeypatch.setattr(glyphs, "_family_has", lambda family, ch: False)  # the family maps nothing
+    opened = stand_in_fonts(monkeypatch, 40)
     chooser = PatternChooser(default="gpt4")
     per_turn = []
     for _ in range(200):

@@ -55,6 +55,8 @@ _ALWAYS_DRAWN = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset("\t\n\r
 # the app's own notation (core.text.SYMBOLS, ⟨U+…⟩, <e4 bd>) is never rewritten into itself
 _NOTATION = frozenset(SYMBOLS.values()) | frozenset("⟨⟩<>")
 LABEL_SCALE = 0.7  # the code point's digits, relative to the text (the inline ids' size)
+# fonts a view looks into for the first time per event-loop turn (a millisecond or more each)
+FONTS_PER_TURN = 6
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Bopomofo}]")
 _EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]")
 _PRIVATE = regex.compile(r"\p{Co}")
@@ -297,7 +299,7 @@ def learn_glyphs(text: str, font: QFont, budget: int = 24) -> bool:
     return coverage_for(font).learn(text, budget)
 
 
-def learn_glyphs_opening(text: str, font: QFont | None = None, opens: int = 6) -> bool:
+def learn_glyphs_opening(text: str, font: QFont | None = None, opens: int = FONTS_PER_TURN) -> bool:
     """:meth:`GlyphCoverage.learn_opening` for ``font``'s coverage (the app's by default, on the
     GUI thread): call again on the next turn while it says False."""
     from PySide6.QtWidgets import QApplication

@@ -49,7 +49,7 @@ from bpeinspect.core.chat import (
 )
 from bpeinspect.gui.concurrency import Jobs, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import learn_glyphs_opening
+from bpeinspect.gui.overlay.glyphs import FONTS_PER_TURN, learn_glyphs_opening
 from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
 from bpeinspect.gui.overlay.token_view import TokenView
 
@@ -65,7 +65,6 @@ EXAMPLE = (
 NO_TEMPLATE = "no template"  # its tooltip says the messages are joined by newlines
 EDIT_DELAY_MS = 120  # edits within this are rendered once
 MAX_ROWS = 24  # a longer conversation (a dataset record) lists only its first messages as rows
-FONTS_PER_TURN = 6  # fonts opened for the first time per event-loop turn (a millisecond or more each)
 
 
 def render_and_encode(

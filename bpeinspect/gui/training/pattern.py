@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 from bpeinspect.core import PRESETS, PatternError, display_text
 from bpeinspect.core.train import preview_split
 from bpeinspect.gui.message_bar import ToneLabel
-from bpeinspect.gui.overlay.glyphs import learn_glyphs_opening, shown
+from bpeinspect.gui.overlay.glyphs import FONTS_PER_TURN, learn_glyphs_opening, shown
 from bpeinspect.gui.overlay.palette import app_colors
 
 SAMPLE_TEXT = "Hello world! It's 2026: naïve café, 12345 — Привет, 日本語 😀\n    indented  code()"
@@ -24,7 +24,6 @@ CUSTOM = "custom"
 NO_SPLIT = "none"
 PREVIEW_TIMEOUT = 0.05  # seconds: the preview runs on the GUI thread
 MAX_PREVIEW_PIECES = 200
-FONTS_PER_TURN = 6  # fonts opened for the first time per event-loop turn (a millisecond or more each)
 
 
 def _visible(piece: str) -> str:

@@ -177,6 +177,7 @@ class VocabsView(QWidget):
         self.body = QStackedWidget()
         self.body.addWidget(self.empty_note)
         self.body.addWidget(split)
+        self._figures = split
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(self.body, 1)
@@ -195,8 +196,7 @@ class VocabsView(QWidget):
         self._show_empty()
         if len(toks) < 2:
             return
-        self.body.setCurrentIndex(1)
-        self.export_button.setEnabled(True)
+        self._show_figures(True)
         self._say("Comparing the vocabularies…")
         self.jobs.submit(
             "diff",
@@ -216,10 +216,14 @@ class VocabsView(QWidget):
         self.which.blockSignals(False)
         self.count.setText("")
         if len(self.toks) < 2:
-            self.body.setCurrentWidget(self.empty_note)
-            self.export_button.setEnabled(False)  # nothing to export
+            self._show_figures(False)
             self._say("Open two to four tokenizers to compare their vocabularies.")
             self.summary.setHtml("")
+
+    def _show_figures(self, shown: bool) -> None:
+        """The figures and the list, or the note that stands in for them (and nothing to export)."""
+        self.body.setCurrentWidget(self._figures if shown else self.empty_note)
+        self.export_button.setEnabled(shown)
 
     def _on_diff(self, diff: VocabDiff) -> None:
         self.diff = diff

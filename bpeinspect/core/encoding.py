@@ -127,6 +127,12 @@ class Encoding:
     def n_bytes(self) -> int:
         return self.byte_ends[-1] if self.ids else 0
 
+    def byte_ends_array(self) -> np.ndarray:
+        """The byte ends as a numpy array (of 64-bit integers)."""
+        import numpy as np  # see encoding_from_ids
+
+        return np.frombuffer(self.byte_ends, dtype=np.int64)
+
     def token_at_char(self, pos: int) -> int | None:
         """Index of the (first) token covering code point ``pos``."""
         return _find(self.char_starts, self.char_ends, pos)

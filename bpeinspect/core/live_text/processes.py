@@ -35,6 +35,8 @@ import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import fields
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,7 +49,7 @@ from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool, can_spawn, default_processes
 from bpeinspect.core.tokenizer import Tokenizer
 
-__all__ = ["ITEM_CHARS", "Round", "can_encode_far", "encode_round", "follow_of", "pack", "unpack"]
+__all__ = ["ITEM_CHARS", "Round", "Unpacked", "can_encode_far", "encode_round", "follow_of", "pack", "unpack"]
 
 ITEM_CHARS = 1 << 16  # code points of segments a child encodes at a time
 # the children's priority: below the window's, so that its GUI thread gets a core when it needs one
@@ -91,8 +93,11 @@ def pack(encs: list[Encoding]) -> Packed:
 
 
 def unpack(texts: list[str], packed: Packed, token_bytes_of: Callable[[int], bytes]) -> list[Encoding]:
-    """The :class:`Encoding` objects of ``texts`` that :func:`pack` made flat: each array is
-    converted once for all of them (a few calls into C per item, not per segment), then cut.
+    """The :class:`Encoding` objects of ``texts`` that :func:`pack` made flat. Their ids (and
+    what they dropped) are lists at once; their per-token columns and pre-tokens stay in the
+    flat arrays, shared by the item, until something reads them (:class:`Unpacked`): a 64 MB
+    text's encodings built at once took most of a core and several GB of memory, while the
+    window reads the columns of the few segments it shows.
 
     >>> from bpeinspect.core import load_tokenizer
     >>> tok = load_tokenizer("o200k_base")
@@ -105,24 +110,97 @@ def unpack(texts: list[str], packed: Packed, token_bytes_of: Callable[[int], byt
     tok_at = [0, *itertools.accumulate(counts[:, 0].tolist())]
     piece_at = [0, *itertools.accumulate(counts[:, 1].tolist())]
     ids = np.frombuffer(ids_b, dtype=np.int32).tolist()
-    cols = [memoryview(np.frombuffer(data, dtype=np.int32).astype(np.int64).tobytes()) for data in cols_b]
-    flat = np.frombuffer(spans_b, dtype=np.int32)
-    starts, ends = flat[0::2].tolist(), flat[1::2].tolist()
-    out = []
-    for i, text in enumerate(texts):
-        a, b = tok_at[i], tok_at[i + 1]
-        enc = Encoding(text=text, token_bytes_of=token_bytes_of)
-        enc.ids = ids[a:b]
-        for name, data in zip(_COLUMNS, cols):
-            col = array("q")
-            col.frombytes(data[8 * a : 8 * b])
-            setattr(enc, name, col)
-        enc.flags = bytearray(flags[a:b])
-        p, q = piece_at[i], piece_at[i + 1]
-        enc.piece_spans = list(zip(starts[p:q], ends[p:q]))
-        enc.dropped = [tuple(d) for d in dropped[i]]
-        out.append(enc)
-    return out
+    flat = _Flat(
+        tuple(np.frombuffer(data, dtype=np.int32) for data in cols_b), flags, np.frombuffer(spans_b, dtype=np.int32)
+    )
+    return [
+        Unpacked(
+            text,
+            token_bytes_of,
+            ids[tok_at[i] : tok_at[i + 1]],
+            [tuple(d) for d in dropped[i]],
+            (flat, tok_at[i], piece_at[i], piece_at[i + 1]),
+        )
+        for i, text in enumerate(texts)
+    ]
+
+
+class _Flat(NamedTuple):
+    """An item's per-token columns (:data:`_COLUMNS`, 32-bit), flags and pre-token spans, for all of its segments."""
+
+    cols: tuple[np.ndarray, ...]
+    flags: bytes
+    spans: np.ndarray  # start, end, start, end...
+
+
+_Where = tuple[_Flat, int, int, int]  # an item's flat arrays, and where a segment's tokens and pre-tokens start and end
+
+
+class Unpacked(Encoding):
+    """An :class:`Encoding` (from :func:`unpack`) whose per-token columns, flags and pre-token
+    spans are built from the item's flat arrays the first time one of them is read (on any
+    thread; two threads that read at once build the same values). Its ids, token count and
+    byte count are there at once. It equals the :class:`Encoding` it was packed from."""
+
+    def __init__(
+        self, text: str, token_bytes_of: Callable[[int], bytes], ids: list[int], dropped: list, flat: _Where
+    ) -> None:  # (not the dataclass's: the lazy fields are left unset, see __getattr__)
+        self.text, self.token_bytes_of, self.ids, self.dropped = text, token_bytes_of, ids, dropped
+        self._flat: _Where | None = flat
+
+    def __getattr__(self, name: str):
+        # only called for an attribute not set yet: a lazy field is built (with the others)
+        if name not in _LAZY:
+            raise AttributeError(name)
+        self.fill()
+        return self.__dict__[name]
+
+    def fill(self) -> None:
+        """Build the lazy fields now (each set whole, then the flat arrays let go)."""
+        src = self.__dict__.get("_flat")
+        if src is None:
+            return
+        flat, a, p, q = src
+        b = a + len(self.ids)
+        for name, col in zip(_COLUMNS, flat.cols):
+            values = array("q")
+            values.frombytes(col[a:b].astype(np.int64).tobytes())
+            setattr(self, name, values)
+        self.flags = bytearray(flat.flags[a:b])
+        spans = flat.spans[2 * p : 2 * q]
+        self.piece_spans = list(zip(spans[0::2].tolist(), spans[1::2].tolist()))
+        self._flat = None
+
+    @property
+    def n_bytes(self) -> int:
+        src = self.__dict__.get("_flat")
+        if src is None or not self.ids:
+            return super().n_bytes
+        flat, a, _, _ = src
+        return int(flat.cols[_COLUMNS.index("byte_ends")][a + len(self.ids) - 1])
+
+    def byte_ends_array(self) -> np.ndarray:
+        """The byte ends as a numpy array, not building the lazy fields."""
+        src = self.__dict__.get("_flat")
+        if src is None:
+            return super().byte_ends_array()
+        flat, a, _, _ = src
+        return flat.cols[_COLUMNS.index("byte_ends")][a : a + len(self.ids)].astype(np.int64)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Encoding):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Encoding) if f.compare)
+
+    __hash__ = None  # type: ignore[assignment]  # (as the dataclass's: equal by value, mutable)
+
+    def __reduce__(self):
+        # sent to another process as the plain Encoding it stands for
+        self.fill()
+        return Encoding, tuple(getattr(self, f.name) for f in fields(Encoding))
+
+
+_LAZY = frozenset((*_COLUMNS, "flags", "piece_spans"))
 
 
 def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[Packed]:

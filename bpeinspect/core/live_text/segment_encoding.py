@@ -444,7 +444,7 @@ def part_boundaries(parts: list[Part], should_stop: Callable[[], bool] | None = 
     ends = []
     for k, p in enumerate(parts):
         if p.enc.ids:
-            ends.append(np.frombuffer(p.enc.byte_ends, dtype=np.int64) + p.byte)
+            ends.append(p.enc.byte_ends_array() + p.byte)
         if should_stop is not None and k % step == step - 1 and should_stop():
             raise Cancelled("cancelled")
     return boundaries_of_ends(np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64))

@@ -83,7 +83,7 @@ def release_encoding(enc: Encoding, step: int = 1 << 15, budget: int | None = No
 
     With ``budget``, stop after that many slices; returns True while something is left."""
     for name in ("ids", "piece_spans"):
-        items = getattr(enc, name)
+        items = vars(enc).get(name)  # (not building what an encoding sent by a child has not built yet)
         while items:
             if budget is not None:
                 if budget <= 0:

@@ -107,6 +107,35 @@ def test_encodings_sent_back_flat_together_are_the_same_encodings(name: str) -> 
     assert unpack([], pack([]), tok.token_bytes) == []
 
 
+def test_encodings_sent_back_build_their_columns_only_when_read() -> None:
+    import copy
+
+    from bpeinspect.core import Encoding
+    from bpeinspect.core.live_text.segment_encoding import Part, part_boundaries
+
+    tok = load_tokenizer("cl100k_base")
+    encs = [tok.encode_with_offsets(text) for text in [SAMPLE, *ADVERSARIAL]]
+    back = unpack([e.text for e in encs], pack(encs), tok.token_bytes)
+    lazy = ("byte_starts", "char_ends", "utf16_starts", "pieces_of", "flags", "piece_spans")
+    # what a round reads of every segment: its ids, counts, byte ends and what it dropped
+    for got, enc in zip(back, encs):
+        assert (got.ids, len(got), got.n_bytes, got.dropped) == (enc.ids, len(enc), enc.n_bytes, enc.dropped)
+        assert got.byte_ends_array().tolist() == list(enc.byte_ends)
+    part = Part(back[0], 0, 0, 0, 0, 0)
+    assert part_boundaries([part]).tolist() == part_boundaries([Part(encs[0], 0, 0, 0, 0, 0)]).tolist()
+    assert not any(name in vars(got) for got in back for name in lazy)
+    # one column read builds that segment's, and only that segment's
+    assert back[1].char_starts == encs[1].char_starts
+    assert all(name in vars(back[1]) for name in lazy)
+    assert not any(name in vars(back[2]) for name in lazy)
+    assert [back[2].token(i) for i in range(len(back[2]))] == list(encs[2])
+    # copied or sent on, it is the plain encoding it stands for
+    again = copy.copy(back[3])
+    assert type(again) is Encoding and again == encs[3] and again.piece_spans == encs[3].piece_spans
+    with pytest.raises(AttributeError):
+        back[4].no_such_field  # noqa: B018
+
+
 def test_an_item_encoded_in_this_process_asks_the_rounds_should_stop_and_a_child_does_not() -> None:
     from bpeinspect.core import Cancelled
     from bpeinspect.core.analysis.shipping import Shipped

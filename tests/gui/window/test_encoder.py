@@ -379,3 +379,14 @@ def test_background_jobs_paused_by_typing_wait_while_a_round_encodes_a_big_text(
     wait_idle(qtbot, window, timeout=120_000)
     qtbot.waitUntil(lambda: ran == [False], timeout=10_000)
     _assert_exact(window)
+
+
+def test_freeing_an_encoding_sent_back_does_not_build_its_columns() -> None:
+    from bpeinspect.core import load_tokenizer
+    from bpeinspect.core.live_text.processes import pack, unpack
+
+    tok = load_tokenizer("cl100k_base")
+    enc = tok.encode_with_offsets(SAMPLE * 20)
+    (got,) = unpack([enc.text], pack([enc]), tok.token_bytes)
+    assert not encoder_module.release_encoding(got, step=16)
+    assert got.ids == [] and "piece_spans" not in vars(got)

@@ -714,12 +714,14 @@ class ActionTour:
         return True
 
     def settled(self) -> bool:
-        """Nothing loads, encodes, counts, trains or imports panels, and no modal dialog is open."""
+        """Nothing loads, encodes, counts, trains or imports panels, the docks have followed the current
+        tokenizer, and no modal dialog is open."""
         from PySide6.QtWidgets import QApplication
 
         from bpeinspect.gui.concurrency import all_idle
 
-        busy = self.win.panels.importing() or QApplication.activeModalWidget() is not None
+        panels = self.win.panels
+        busy = panels.importing() or panels.inspector.pending() or QApplication.activeModalWidget() is not None
         return not busy and self.win.is_idle() and all_idle()
 
     # -- measuring ------------------------------------------------------------------------------

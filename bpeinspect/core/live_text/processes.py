@@ -5,8 +5,9 @@ thread that is one core, shared with the window itself; here the segments go to 
 of a :class:`~bpeinspect.core.pool.ProcessPool` instead, several at a time (an *item* of about
 :data:`ITEM_CHARS` code points), each child encoding them with every tokenizer of the round.
 The tokenizers travel once per child as their tables (:class:`~bpeinspect.core.analysis.shipping.Shipped`);
-the encodings come back as flat arrays (:func:`pack`), a few bytes a token, an item at a time, and are built
-into :class:`~bpeinspect.core.Encoding` objects again on this side (:func:`unpack`).
+the encodings come back as flat arrays (:func:`pack`), a few bytes a token, an item at a time, and become
+:class:`~bpeinspect.core.Encoding` objects again on this side (:func:`unpack`), whose columns are built
+from those arrays when first read (:class:`Unpacked`).
 
 Segments can be added while the round runs (a text still going into the window):
 :meth:`Round.add` queues them, :meth:`Round.close` says that no more will come. Each segment

@@ -94,8 +94,14 @@ class Inspector(QObject):
         self._piece: tuple[Tokenizer, str] | None = None
         self._later = QTimer(self, singleShot=True, interval=FOLLOW_MS)
         self._later.timeout.connect(self._show_picked)
+        # the views follow a new current tokenizer one per turn, those in front first (each builds
+        # what it shows of a vocabulary: three in one turn held the window for 100-200 ms)
+        self._current: Tokenizer | None = window.registry.current()
+        self._catch_up = QTimer(self, singleShot=True, interval=FOLLOW_MS)
+        self._catch_up.timeout.connect(self._follow_next)
         win = window
         win.registry.currentChanged.connect(self._follow)
+        win.registry.removed.connect(lambda _tok: self._catch_up.start())  # views behind let go of it
         win.tokenActivated.connect(self._on_token)
         win.pieceActivated.connect(self._on_piece)
 
@@ -108,9 +114,15 @@ class Inspector(QObject):
         if tok is not None and not self.user_picked and key in self.EXAMPLE_VIEWS:
             view.show_piece(EXAMPLE_PIECE)
 
+    def docked(self, key: str, dock: QDockWidget) -> None:
+        """``dock`` holds the view of ``key`` (if one is attached): left behind, that view
+        catches up with the current tokenizer when it comes to the front."""
+        if key in self.views:
+            dock.visibilityChanged.connect(lambda visible: visible and self._catch_up.start())
+
     def pending(self) -> bool:
-        """Whether a picked token or pre-token waits for its turn to be shown."""
-        return self._later.isActive()
+        """Whether a picked token or pre-token, or a view's new tokenizer, waits for its turn to be shown."""
+        return self._later.isActive() or self._catch_up.isActive()
 
     def _set(self, key: str, tok: Tokenizer | None) -> None:
         if tok is not None and self.shown[key] is not tok:
@@ -121,10 +133,30 @@ class Inspector(QObject):
         if self._later.isActive():  # what was picked first, then the new tokenizer, as they came
             self._later.stop()
             self._show_picked()
-        for key in self.views:
+        self._current = tok
+        self._catch_up.start()
+
+    def _follow_next(self) -> None:
+        """Put one view on the current tokenizer, and come back for the next: a view in front,
+        or one whose tokenizer was closed (not kept alive by it). A view behind another tab or
+        hidden waits until it is shown."""
+        tok = self._current
+        if tok is None:
+            return
+        registry = self.window.registry
+        for key, view in self.views.items():
+            old = self.shown[key]
+            if old is tok or not (old is None or old not in registry or self._in_view(key)):
+                continue
             self._set(key, tok)
-            if tok is not None and not self.user_picked and key in self.EXAMPLE_VIEWS:
-                self.views[key].show_piece(EXAMPLE_PIECE)
+            if not self.user_picked and key in self.EXAMPLE_VIEWS:
+                view.show_piece(EXAMPLE_PIECE)
+            self._catch_up.start()
+            return
+
+    def _in_view(self, key: str) -> bool:
+        dock = self.docks.get(key)
+        return dock is None or not cast(QWidget, self.window).isVisible() or _in_front(dock)
 
     def _on_token(self, tok: Tokenizer, token_id: int) -> None:
         self.user_picked = True

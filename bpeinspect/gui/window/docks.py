@@ -351,6 +351,7 @@ class PanelHost(QObject):
         tab_leaves_tables(view)
         dock = self.window.add_panel(spec.title, view, spec.area)
         self.views[spec.key], self.docks[spec.key] = view, dock
+        self.inspector.docked(spec.key, dock)
         # docked back or moved by the user: the side it joins shows all its tabs
         dock.topLevelChanged.connect(self._fit_later.start)
         dock.dockLocationChanged.connect(self._fit_later.start)

@@ -17,6 +17,7 @@ def _panels(qtbot, window):
     window.open_tokenizer("cl100k_base")
     window.set_text("Hello tokenization world")
     wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)  # the views follow, one per turn
     views = window.panels.views
     return SimpleNamespace(tree=views["tree"], vocab=views["vocab"], replay=views["replay"])
 
@@ -68,7 +69,9 @@ def test_each_lazy_panel_is_made_from_its_menu_entry_by_its_own_module(qtbot, pa
         assert view is not None and type(view).__module__.startswith(spec.module)
         assert dock.isVisible() and dock.widget() is view
         assert not dock.isFloating() and win.dockWidgetArea(dock) == spec.area
-    assert host.view("training").form.folder_filter.settings is win.settings  # its folder filter is kept with the window's
+    assert (
+        host.view("training").form.folder_filter.settings is win.settings
+    )  # its folder filter is kept with the window's
 
 
 def test_the_panels_are_made_with_the_window_as_their_typed_context(panel_window):
@@ -180,3 +183,54 @@ def test_big_panels_open_beside_the_window_or_docked_never_over_it(qtbot, panel_
     docks = [win.panels.docks[k] for k in ("languages", "dataset", "training")]
     assert not any(d.isFloating() for d in docks)
     assert win.tabifiedDockWidgets(docks[0])  # tabs of one dock area, not three bands
+
+
+def test_views_follow_a_new_current_tokenizer_one_per_turn_and_those_behind_when_shown(qtbot, panel_window):
+    """Each view builds what it shows of a vocabulary: all three in the turn that changed the
+    current tokenizer held the window for 100-200 ms. A view behind another tab waits until it
+    is shown, unless its tokenizer is closed (it is not kept alive by a view)."""
+    from PySide6.QtCore import QTimer
+
+    window = panel_window
+    panels = _panels(qtbot, window)
+    old = window.registry.current()
+    window.open_tokenizer("r50k_base")
+    wait_idle(qtbot, window)
+    new = window.registry.find("r50k_base")
+    docks = window.panels.docks
+    in_front = lambda key: not docks[key].visibleRegion().isEmpty()  # noqa: E731
+    docks["tree"].setFloating(True)
+    docks["replay"].setFloating(True)
+    docks["vocab"].raise_()
+    qtbot.waitUntil(lambda: all(in_front(k) for k in ("tree", "replay", "vocab")), timeout=5000)
+    turns, calls = [0], []
+    ticker = QTimer(interval=0)
+    ticker.timeout.connect(lambda: turns.__setitem__(0, turns[0] + 1))
+    ticker.start()
+    for key in ("tree", "vocab", "replay"):
+        view = getattr(panels, key)
+        real = view.set_tokenizer
+        view.set_tokenizer = lambda tok, key=key, real=real: (calls.append((key, turns[0])), real(tok))
+    window.registry.set_current(new)
+    assert calls == []  # not in the turn that changed it
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
+    ticker.stop()
+    assert sorted(key for key, _ in calls) == ["replay", "tree", "vocab"]
+    assert len({turn for _, turn in calls}) == 3  # each in a turn of its own
+    assert panels.tree.tok is new and panels.vocab.index_.tok is new
+    # the vocabulary behind the token list waits until it is shown
+    docks["tokens"].raise_()
+    qtbot.waitUntil(lambda: not in_front("vocab"), timeout=5000)
+    window.registry.set_current(old)
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
+    assert panels.tree.tok is old and panels.vocab.index_.tok is new
+    docks["vocab"].raise_()
+    qtbot.waitUntil(lambda: panels.vocab.index_.tok is old, timeout=5000)
+    # a view left behind lets go of a tokenizer that is closed
+    docks["tokens"].raise_()
+    qtbot.waitUntil(lambda: not in_front("vocab"), timeout=5000)
+    window.registry.set_current(new)
+    qtbot.waitUntil(lambda: not window.panels.inspector.pending(), timeout=5000)
+    assert panels.vocab.index_.tok is old
+    window.registry.remove(old)
+    qtbot.waitUntil(lambda: panels.vocab.index_.tok is new, timeout=5000)

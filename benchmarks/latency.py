@@ -720,8 +720,9 @@ class ActionTour:
 
         from bpeinspect.gui.concurrency import all_idle
 
-        panels = self.win.panels
-        busy = panels.importing() or panels.inspector.pending() or QApplication.activeModalWidget() is not None
+        panels, training = self.win.panels, self.win.panels.view("training")
+        opening = training is not None and training.pending()  # what a finished run made
+        busy = panels.importing() or panels.inspector.pending() or opening or QApplication.activeModalWidget() is not None
         return not busy and self.win.is_idle() and all_idle()
 
     # -- measuring ------------------------------------------------------------------------------

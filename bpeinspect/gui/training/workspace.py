@@ -12,10 +12,13 @@ main window's overlay and every other panel show them straight away.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QThreadPool, Signal
+from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
@@ -52,6 +55,9 @@ SAVE_FILTERS = {
     f"{f.description} ({f'*{f.suffix}' if f.suffix else 'a folder'})": (f.name, f.suffix)
     for f in sorted(saveable(), key=lambda f: f.name != "native")
 }
+
+
+STEP_MS = 16  # ms between the steps that open what a finished run made (a frame: each is painted)
 
 
 class _NameDelegate(QStyledItemDelegate):
@@ -115,6 +121,12 @@ class TrainingWorkspace(QWidget):
         self.saver = Jobs(self)
         self._token_bytes: dict[int, bytes] = {}
         self._delivered: set[int] = set()  # sizes of the current run already in the registry
+        # what a finished run opens, one step per turn: each tokenizer joins the registry (every
+        # panel that lists the open tokenizers follows), then the last becomes current (the panes
+        # and docks follow); all in the turn the run ended held the window for 100-200 ms
+        self._steps: deque[Callable[[], object]] = deque()
+        self._step_timer = QTimer(self, singleShot=True, interval=STEP_MS)
+        self._step_timer.timeout.connect(self._next_step)
         self._build()
         app = QApplication.instance()
         if app is not None:
@@ -391,6 +403,7 @@ class TrainingWorkspace(QWidget):
             self.paused = (job.plan, job.run_, job.history)
         else:
             self._drop_paused()
+        steps: list[Callable[[], object]] = []
         for tok in outcome.tokenizers:
             settings = tok.training.settings if tok.training else {}
             size = settings.get("vocab_size")
@@ -398,9 +411,9 @@ class TrainingWorkspace(QWidget):
                 continue  # a size a cancelled run already delivered complete, before a resume
             if settings.get("finished") and isinstance(size, int):
                 self._delivered.add(size)
-            self.add_to_registry(tok)
+            steps.append(partial(self.add_to_registry, tok))
         if outcome.tokenizers:
-            self.registry.set_current(outcome.tokenizers[-1])
+            steps.append(partial(self._make_current, outcome.tokenizers[-1]))
         names = ", ".join(t.name for t in outcome.tokenizers)
         secs = f"{outcome.seconds:.1f} s"
         if not outcome.tokenizers:
@@ -417,7 +430,23 @@ class TrainingWorkspace(QWidget):
             self.phase_label.setText(f"Done: {outcome.merges:,} merges in {secs}. Made: {names}.")
         if outcome.skipped:
             self.phase_label.setText(f"{self.phase_label.text()} {skipped_note(outcome.skipped)}")
-        self.trainingFinished.emit(outcome)
+        steps.append(partial(self.trainingFinished.emit, outcome))  # once its tokenizers are open
+        self._steps.extend(steps)
+        self._step_timer.start()
+
+    def pending(self) -> bool:
+        """Whether what a finished run made is still being opened (a step per turn)."""
+        return bool(self._steps)
+
+    def _next_step(self) -> None:
+        if self._steps:
+            self._steps.popleft()()
+        if self._steps:
+            self._step_timer.start()
+
+    def _make_current(self, tok: Tokenizer) -> None:
+        if tok in self.registry:  # (not closed meanwhile)
+            self.registry.set_current(tok)
 
     def _on_failed(self, exc: BaseException) -> None:
         text = describe_error(exc)

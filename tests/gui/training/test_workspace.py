@@ -99,6 +99,31 @@ def shoot(ws: TrainingWorkspace, tmp_path: Path, name: str) -> Path:
 # -- the whole flow -----------------------------------------------------------------------------
 
 
+def test_a_finished_run_opens_its_tokenizers_one_per_turn_then_says_it_has_finished(qtbot, ws, registry):
+    """Every panel that lists the open tokenizers follows each one that joins, and the panes
+    and docks follow the current one: all of it in the turn the run ended held the window
+    for 100-200 ms."""
+    from PySide6.QtCore import QTimer
+
+    add_corpus(qtbot, ws, TAYLOR)
+    ws.form.sizes_edit.setText("300, 400")
+    turns, events = [0], []
+    ticker = QTimer(interval=0)
+    ticker.timeout.connect(lambda: turns.__setitem__(0, turns[0] + 1))
+    registry.added.connect(lambda tok: events.append(("added", tok.n_vocab, turns[0])))
+    registry.currentChanged.connect(lambda tok: events.append(("current", tok.n_vocab, turns[0])))
+    ws.trainingFinished.connect(lambda _outcome: events.append(("finished", None, turns[0])))
+    ticker.start()
+    train(qtbot, ws)
+    ticker.stop()
+    # (the first joins an empty registry, which makes it current in its turn)
+    expected = [("added", 300), ("current", 300), ("added", 400), ("current", 400), ("finished", None)]
+    assert [e[:2] for e in events] == expected
+    steps = [events[k][2] for k in (0, 2, 3, 4)]
+    assert steps == sorted(set(steps))  # a turn each
+    assert not ws.pending() and registry.current() is registry.tokenizers()[-1]
+
+
 def test_train_several_sizes_on_files_and_a_folder(qtbot, ws, registry, tmp_path):
     folder = tmp_path / "docs"
     (folder / "more").mkdir(parents=True)

@@ -49,7 +49,9 @@ NO_SCRIPT_LABEL = "other symbols"  # none of the above and no letters: emoji, ot
 CATEGORIES_FIRST: tuple[str, ...] = (PARTIAL, WHITESPACE, DIGITS, CODE_PUNCTUATION)
 CATEGORIES_LAST: tuple[str, ...] = (MIXED, NO_SCRIPT_LABEL)
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
-_CHECK_EVERY = 8192  # tokens between two should_stop checks
+# tokens between two should_stop checks (a millisecond or two of work: at each, a worker gives way
+# to a window whose GUI thread is busy, see bpeinspect.gui.concurrency.give_way)
+_CHECK_EVERY = 2048
 
 
 def token_category(token: bytes) -> str:
@@ -165,11 +167,11 @@ class VocabDiff:
         at least those; sorted by byte value."""
         return byte_order(self.members(mask, exact=exact))
 
-    def members(self, mask: int, *, exact: bool = True) -> list[bytes]:
+    def members(self, mask: int, *, exact: bool = True, should_stop: ShouldStop = None) -> list[bytes]:
         """:meth:`tokens` in no particular order (see :func:`_members`)."""
         inside = [self._sets[k] for k in range(len(self.sides)) if mask >> k & 1]
         outside = [self._sets[k] for k in range(len(self.sides)) if not mask >> k & 1] if exact else []
-        return _members(inside, outside)
+        return _members(inside, outside, should_stop)
 
     def only_tokens(self, k: int) -> list[bytes]:
         return self.tokens(1 << k)
@@ -356,7 +358,9 @@ def _slices(items: Iterable[T], step: int = _CHECK_EVERY) -> Iterator[list[T]]:
         yield chunk
 
 
-def _members(inside: Sequence[AbstractSet[T]], outside: Sequence[AbstractSet[T]] = ()) -> list[T]:
+def _members(
+    inside: Sequence[AbstractSet[T]], outside: Sequence[AbstractSet[T]] = (), should_stop: ShouldStop = None
+) -> list[T]:
     """The items of every set of ``inside`` and of none of ``outside``, in no particular order.
 
     Tested an item at a time in Python, a slice at a time: set operations over 200k tokens
@@ -369,6 +373,7 @@ def _members(inside: Sequence[AbstractSet[T]], outside: Sequence[AbstractSet[T]]
     others = [s for s in inside if s is not smallest]
     out: list[T] = []
     for chunk in _slices(smallest):
+        _tick(0, should_stop)
         out.extend(t for t in chunk if all(t in s for s in others) and not any(t in s for s in outside))
     return out
 
@@ -588,7 +593,7 @@ def list_tokens(
     """
     import numpy as np
 
-    tokens = byte_order(diff.members(mask, exact=exact), should_stop)
+    tokens = byte_order(diff.members(mask, exact=exact, should_stop=should_stop), should_stop)
     if search:
         tokens = [t for t in tokens if search in t]
     if should_stop is not None and should_stop():

@@ -154,6 +154,19 @@ def test_cancel_raises() -> None:
         compare_vocabularies([("a", tok), ("b", tok)], should_stop=lambda: True)
 
 
+def test_listing_a_combination_asks_should_stop_as_it_goes() -> None:
+    """A worker listing a combination's tokens gives way to the window at each check, and stops there."""
+    from bpeinspect.core.analysis.vocab_diff import list_tokens
+
+    diff = compare_vocabularies([("a", load_tokenizer("cl100k_base")), ("b", load_tokenizer("r50k_base"))])
+    asked = []
+    listed = diff.members(1, should_stop=lambda: asked.append(1) is not None)
+    assert sorted(listed) == sorted(diff.tokens(1)) and len(asked) >= diff.inclusive_count(1) // 4096
+    for sort in ("token", "length"):
+        with pytest.raises(Cancelled):
+            list_tokens(diff, 3, exact=False, sort=sort, should_stop=lambda: True)
+
+
 def test_wrong_number_of_sides_is_refused() -> None:
     tok = load_tokenizer("r50k_base")
     with pytest.raises(ValueError, match="2 to 4"):

@@ -19,6 +19,7 @@ from PySide6.QtTest import QTest
 from benchmarks.stalls.test_window import StallProbe, best_of_attempts, require_quiet_machine
 from bpeinspect.core import load_tokenizer
 from bpeinspect.core.io import builtins as catalog
+from bpeinspect.gui.concurrency import all_idle
 from bpeinspect.gui.panels.compare import MARK
 from bpeinspect.gui.panels.specs import PANELS
 from bpeinspect.gui.panels.vocabulary_model import COL_ID, COL_LEN, COL_SCRIPT
@@ -37,10 +38,18 @@ def win(qtbot, settings):
         yield w
 
 
-def _quiet_enough(qtbot) -> None:
+def _settled(qtbot, win) -> None:
+    """Wait until the docks have followed the current tokenizer (a turn each) and no worker
+    runs (what a dock just shown started): the probe measures what the test does next."""
+    qtbot.waitUntil(lambda: not win.panels.inspector.pending(), timeout=10000)
+    qtbot.waitUntil(all_idle, timeout=120000)
+
+
+def _quiet_enough(qtbot, win) -> None:
     """Skip on a machine with more runnable processes than cores (as the Languages stall test
     does): 200k-token sorts and 1 MB encodes next to a full test suite on each core measure the
     scheduler (the length sort failed two landings so, while 23-25 ms on the quiet machine)."""
+    _settled(qtbot, win)
     load = os.getloadavg()[0]
     if load > (os.cpu_count() or 1):
         pytest.skip(f"the machine is too busy to measure stalls (load average {load:.1f})")
@@ -69,7 +78,7 @@ def test_sorting_the_vocabulary_does_not_stall(qtbot, win, column):
     view = win.panels.view("vocab")
     win.panels.docks["vocab"].raise_()
     done = lambda: not view.busy and not view.debounce.isActive()  # noqa: E731
-    _quiet_enough(qtbot)
+    _quiet_enough(qtbot, win)
 
     def attempt(_: int) -> StallProbe:
         view.table.sortByColumn(COL_ID, Qt.SortOrder.AscendingOrder)
@@ -98,12 +107,13 @@ def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
     _open(qtbot, win, "o200k_base", "cl100k_base")
     view = win.panels.view("compare")
     text = _text(MB)
-    _quiet_enough(qtbot)
+    _quiet_enough(qtbot, win)
 
     def attempt(number: int) -> StallProbe:
         win.panels.docks["tree"].raise_()  # the compare tab hidden: it waits to be shown
         win.set_text(text + f"attempt {number}\n")
         wait_idle(qtbot, win, timeout=120000)
+        _settled(qtbot, win)  # (the tree shown follows the current tokenizer)
         with StallProbe() as probe:
             win.panels.docks["compare"].raise_()
             qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=120000)
@@ -121,7 +131,7 @@ def test_the_compare_tab_on_1mb_does_not_stall(qtbot, win):
 def test_loading_o200k_and_cl100k_together_does_not_stall(qtbot, win):
     win.set_text(_text(100_000))
     wait_idle(qtbot, win, timeout=60000)
-    _quiet_enough(qtbot)
+    _quiet_enough(qtbot, win)
 
     def attempt(_: int) -> StallProbe:
         for tok in win.registry.tokenizers():
@@ -147,7 +157,7 @@ def test_typing_while_the_merge_tree_links_new_vocabularies_does_not_stall(qtbot
     wait_idle(qtbot, win, timeout=60000)
     win.panels.docks["tree"].raise_()
     tree = win.panels.view("tree")
-    _quiet_enough(qtbot)
+    _quiet_enough(qtbot, win)
 
     def attempt(_: int) -> StallProbe:
         for tok in win.registry.tokenizers():

@@ -172,21 +172,23 @@ class Unpacked(Encoding):
         self.piece_spans = list(zip(spans[0::2].tolist(), spans[1::2].tolist()))
         self._flat = None
 
+    def _flat_byte_ends(self) -> np.ndarray | None:
+        """This segment's byte ends in the item's flat arrays (32-bit), until the columns are built."""
+        src = self.__dict__.get("_flat")
+        if src is None:
+            return None
+        flat, a, _, _ = src
+        return flat.cols[_BYTE_ENDS][a : a + len(self.ids)]
+
     @property
     def n_bytes(self) -> int:
-        src = self.__dict__.get("_flat")
-        if src is None or not self.ids:
-            return super().n_bytes
-        flat, a, _, _ = src
-        return int(flat.cols[_COLUMNS.index("byte_ends")][a + len(self.ids) - 1])
+        ends = self._flat_byte_ends()
+        return super().n_bytes if ends is None or not len(ends) else int(ends[-1])
 
     def byte_ends_array(self) -> np.ndarray:
         """The byte ends as a numpy array, not building the lazy fields."""
-        src = self.__dict__.get("_flat")
-        if src is None:
-            return super().byte_ends_array()
-        flat, a, _, _ = src
-        return flat.cols[_COLUMNS.index("byte_ends")][a : a + len(self.ids)].astype(np.int64)
+        ends = self._flat_byte_ends()
+        return super().byte_ends_array() if ends is None else ends.astype(np.int64)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Encoding):
@@ -202,6 +204,7 @@ class Unpacked(Encoding):
 
 
 _LAZY = frozenset((*_COLUMNS, "flags", "piece_spans"))
+_BYTE_ENDS = _COLUMNS.index("byte_ends")
 
 
 def _encode_item(context: tuple, item: list[tuple[str, str]]) -> list[Packed]:

@@ -146,7 +146,8 @@ class Inspector(QObject):
         registry = self.window.registry
         for key, view in self.views.items():
             old = self.shown[key]
-            if old is tok or not (old is None or old not in registry or self._in_view(key)):
+            due = old is None or old not in registry or self._in_view(key)
+            if old is tok or not due:
                 continue
             self._set(key, tok)
             if not self.user_picked and key in self.EXAMPLE_VIEWS:

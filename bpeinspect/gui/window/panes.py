@@ -73,6 +73,8 @@ class TokenizerPane(QWidget):
         super().__init__(parent)
         self.tok = tok
         self.view = TokenView(self)
+        # the bar keeps its room: the width the text wraps at stays the same in every pane
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.view.setDocument(document)
         self.view.installEventFilter(self)
         self.view.setMinimumHeight(MIN_VIEW_HEIGHT)
@@ -175,6 +177,40 @@ class TokenizerPane(QWidget):
         return False
 
 
+class LayoutAnchor(QPlainTextEdit):
+    """An invisible view of the shared text that sets the width the panes wrap it at.
+
+    Qt's plain-text layout takes its width from one view, the first to show the text or the
+    widest; when that view goes, the next view to show the text lays all of it out again (a
+    tenth of a second per pass at 10 MB, twice for a new pane). The anchor lives as long as
+    the stack and is one pixel wider than the panes' text, so it stays that view: panes come and
+    go without laying the text out, and the anchor, resized before them, lays it out once per
+    change of the stack's width."""
+
+    def __init__(self, document: QTextDocument, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("layoutAnchor")
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setReadOnly(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # as the panes' views
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setDocument(document)
+        self.setGeometry(0, 0, 1, 0)  # no height: never seen
+        self.lower()
+
+    def follow(self, width: int) -> None:
+        """The panes are about to be ``width`` wide: wrap the text for them first."""
+        if self.width() != width + 1:
+            self.resize(width + 1, 0)
+
+    def changeEvent(self, event: QEvent) -> None:
+        # a view's font becomes the document's; the panes' fonts are the ones that count
+        if event.type() not in (QEvent.Type.FontChange, QEvent.Type.ApplicationFontChange):
+            super().changeEvent(event)
+
+
 # widgets the user types into: the focus is left there when the first pane comes
 TYPING_WIDGETS = (QPlainTextEdit, QTextEdit, QLineEdit, QAbstractSpinBox, QAbstractItemView)
 
@@ -201,6 +237,8 @@ class PaneStack(QScrollArea):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.setWidget(self.splitter)
+        self.anchor = LayoutAnchor(document, self)  # before any pane shows the text
+        self.splitter.installEventFilter(self)
         self.registry, self.document, self.appearance = registry, document, appearance
         self.read_only = False
         # what the views paste with (LiveDocument.insert_text), and pasted UTF-8 bytes (.paste_data)
@@ -220,6 +258,11 @@ class PaneStack(QScrollArea):
         registry.referenceChanged.connect(self._on_reference)
         registry.dataChanged.connect(self._on_data)
         appearance.changed.connect(self._restyle)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.splitter and event.type() == QEvent.Type.Resize:
+            self.anchor.follow(self.splitter.width())  # before the splitter resizes the panes
+        return super().eventFilter(obj, event)
 
     def panes(self) -> list[TokenizerPane]:
         sp = self.splitter

@@ -163,13 +163,16 @@ class Unpacked(Encoding):
             return
         flat, a, p, q = src
         b = a + len(self.ids)
-        for name, col in zip(_COLUMNS, flat.cols):
-            values = array("q")
-            values.frombytes(col[a:b].astype(np.int64).tobytes())
-            setattr(self, name, values)
-        self.flags = bytearray(flat.flags[a:b])
-        spans = flat.spans[2 * p : 2 * q]
-        self.piece_spans = list(zip(spans[0::2].tolist(), spans[1::2].tolist()))
+        # a pre-token span is a new tuple, millions of them for a big segment: without quiet_gc
+        # they set off full collections that walk the growing list (with every thread locked out)
+        with quiet_gc():
+            for name, col in zip(_COLUMNS, flat.cols):
+                values = array("q")
+                values.frombytes(col[a:b].astype(np.int64).tobytes())
+                setattr(self, name, values)
+            self.flags = bytearray(flat.flags[a:b])
+            spans = flat.spans[2 * p : 2 * q]
+            self.piece_spans = list(zip(spans[0::2].tolist(), spans[1::2].tolist()))
         self._flat = None
 
     def _flat_byte_ends(self) -> np.ndarray | None:

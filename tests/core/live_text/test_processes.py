@@ -136,6 +136,27 @@ def test_encodings_sent_back_build_their_columns_only_when_read() -> None:
         back[4].no_such_field  # noqa: B018
 
 
+def test_building_the_columns_of_an_encoding_sent_back_sets_off_no_collection() -> None:
+    import gc
+
+    tok = load_tokenizer("cl100k_base")
+    enc = tok.encode_with_offsets("\n".join(code_samples(400_000)))
+    (back,) = unpack([enc.text], pack([enc]), tok.token_bytes)
+    collections: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        assert back.piece_spans == enc.piece_spans  # builds every column, a tuple per pre-token
+    finally:
+        gc.callbacks.remove(count)
+    assert len(enc.piece_spans) > 50_000
+    assert collections == []
+
+
 def test_an_item_encoded_in_this_process_asks_the_rounds_should_stop_and_a_child_does_not() -> None:
     from bpeinspect.core import Cancelled
     from bpeinspect.core.analysis.shipping import Shipped

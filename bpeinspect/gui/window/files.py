@@ -235,7 +235,18 @@ class OverlaySection(NamedTuple):
         """Tokens in the section (those that overlap ``lo`` to ``hi``)."""
         if self.lo <= 0 and self.hi is None:  # all of them: no part's offsets looked up
             return sum(len(enc.ids) for _, enc in self.parts)
-        return sum(len(_tokens(enc, start, self.lo, self.hi)) for start, enc in self.parts)
+        return sum(len(_tokens(enc, start, self.lo, self.hi)) for start, enc in self.overlapping())
+
+    def overlapping(self) -> list[tuple[int, Encoding]]:
+        """The parts that may hold tokens between ``lo`` and ``hi``. Told by where the next part
+        starts: the offsets of the others are never read (a part sent back from a child process
+        builds them when first read, seconds of work for a 10 MB text)."""
+        starts = [start for start, _ in self.parts[1:]] + [None]
+        return [
+            (start, enc)
+            for (start, enc), after in zip(self.parts, starts)
+            if (after is None or after > self.lo) and (self.hi is None or start < self.hi)
+        ]
 
 
 def _tokens(enc: Encoding, start: int, lo: int, hi: int | None) -> range:
@@ -311,7 +322,7 @@ def overlay_html_pieces(
             f"<h3>{html.escape(s.name)}{scope} — {s.n_tokens:,} tokens, {s.n_chars:,} characters"
             f" in the whole text</h3><pre>"
         )
-        for start, enc in s.parts:
+        for start, enc in s.overlapping():
             tokens = _tokens(enc, start, s.lo, s.hi)
             batch: list[str] = []
             at = tokens.start

@@ -448,6 +448,9 @@ def shared_clusters(text: str, found: list[tuple[int, int, str]]) -> list[tuple[
     return out
 
 
+# the length of a line format's range: all of its block, whatever the block becomes (no other range is
+# this long: a block is a line of text)
+LINE_LENGTH = 1 << 30
 # blocks an edit touches that are formatted again at once (a keystroke's, a short paste's); the
 # blocks of a bigger change are formatted when a view first shows them
 EDITED_NOW = 8
@@ -455,7 +458,8 @@ EDITED_NOW = 8
 
 class CodePointSpacer(QObject):
     """Hides the empty box Qt draws for a missing character and widens its cell for the code
-    point, and gives runs of scripts with tall marks their own font.
+    point, and gives runs of scripts with tall marks their own font; lays every line out with
+    the :attr:`line_format` under those, if one is set (inline ids raise the text with one).
 
     Formats live in the layout, not in the document: the text, its undo history and what is
     copied stay as they are. One per document (:meth:`ensure`); the view that paints the code
@@ -465,6 +469,8 @@ class CodePointSpacer(QObject):
     never the whole text at once: laying out every block of a text of tens of megabytes again
     held the window for seconds (and Qt's own highlighter formats every block of a text as it
     goes in). A block remembers the :attr:`generation` it was formatted for (its user state).
+    The line format is not lazy: whoever sets it gives it to every block (:meth:`put_line`), and
+    a block an edit makes takes it as it comes in.
     """
 
     def __init__(self, document: QTextDocument) -> None:
@@ -473,6 +479,8 @@ class CodePointSpacer(QObject):
         self.cov = coverage_for(document.defaultFont())  # looked up once, not per block
         self._formats: dict[str, QTextCharFormat] = {}
         self.generation = 1  # blocks formatted for the current coverage have it as user state
+        self.line_format: QTextCharFormat | None = None  # see set_line_format
+        self._line: list[QTextLayout.FormatRange] = []  # the line format's range, if it has one
         self._applying = False
         document.contentsChange.connect(self._on_change)
 
@@ -510,6 +518,41 @@ class CodePointSpacer(QObject):
             self._formats.clear()
             self.generation += 1
 
+    def set_line_format(self, fmt: QTextCharFormat | None) -> None:
+        """Lay every line out with ``fmt`` under the other formats (``None``: without). Blocks
+        an edit makes take it at once; the caller gives it to the others (:meth:`put_line`)."""
+        self.line_format = None if fmt is None else QTextCharFormat(fmt)
+        self._line = [] if self.line_format is None else [_format_range(0, LINE_LENGTH, self.line_format)]
+
+    def put_line(self, block: QTextBlock) -> bool:
+        """Give ``block`` the line format, or take the one it had away; whether its formats
+        changed. The caller has Qt lay it out again (``markContentsDirty``), unless this is
+        a change Qt is about to lay out anyway."""
+        layout = block.layout()
+        old = layout.formats()
+        if not old:  # (most blocks: a few microseconds each, for every line of a long text)
+            if self._line:
+                layout.setFormats(self._line)
+            return bool(self._line)
+        if self._line and old[0].length == LINE_LENGTH and old[0].format == self.line_format:
+            return False
+        rest = [r for r in old if r.length != LINE_LENGTH]
+        if not self._line and len(rest) == len(old):
+            return False
+        layout.setFormats(self._line + rest)
+        return True
+
+    def format_lines(self, fmt: QTextCharFormat | None) -> None:
+        """:meth:`set_line_format` and give it to every block now, laid out again at once (a
+        long text goes faster in slices: see ``LiveDocument.set_line_format``)."""
+        self.set_line_format(fmt)
+        doc = self.document()
+        block = doc.firstBlock()
+        while block.isValid():
+            self.put_line(block)
+            block = block.next()
+        doc.markContentsDirty(0, doc.characterCount())
+
     def _on_change(self, pos: int, _removed: int, added: int) -> None:
         if self._applying:
             return
@@ -518,7 +561,15 @@ class CodePointSpacer(QObject):
         if not first.isValid():
             return
         if not last.isValid() or last.blockNumber() - first.blockNumber() >= EDITED_NOW:
-            # a big change: the blocks it made are new (stale), and so are its two ends
+            # a big change: the blocks it made are new (stale), and so are its two ends; they
+            # take the line format now (Qt lays them out next: no need to ask it)
+            if self.line_format is not None:
+                block = first
+                while block.isValid():
+                    self.put_line(block)
+                    if block == last:
+                        break
+                    block = block.next()
             first.setUserState(-1)
             if last.isValid():
                 last.setUserState(-1)
@@ -530,7 +581,7 @@ class CodePointSpacer(QObject):
 
     def _format_block(self, block: QTextBlock) -> None:
         text = block.text()
-        ranges = []
+        ranges = list(self._line)
         for pos, n, family in tall_runs(text):
             ranges.append(_format_range(pos, n, self._tall_format(family)))
         cov = self.cov

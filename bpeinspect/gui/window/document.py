@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QPlainTextDocumentLayout
 from bpeinspect.core import decode_utf8, human_size
 from bpeinspect.core.live_text import LiveText
 from bpeinspect.gui.concurrency import Typing, Worker
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer
 from bpeinspect.gui.overlay.paste_guard import TEXT_LIMIT
 from bpeinspect.gui.overlay.token_view import document_text
 
@@ -35,7 +36,10 @@ FEED_BUDGET = 0.008  # seconds of feeding per event-loop turn
 MIN_FEED_SLICE = 1 << 10  # the smallest slice, when a slice took longer than a turn's budget
 FIRST_SLICE = 1 << 12  # characters of a paste put in at once, with the edit (the rest is fed)
 PASTE_ON_WORKER = 1 << 16  # UTF-8 bytes: a bigger paste is decoded off the GUI thread
-FORMAT_SLICE = 1 << 16  # characters given a new format at once (Qt lays them out again)
+# the format text goes in with: plain, whatever the text around it has (the look of the lines is
+# in their layout: see LiveDocument.set_line_format)
+_PLAIN = QTextCharFormat()
+FORMAT_SLICE = 1 << 16  # characters of whole lines given a new line format at once (Qt lays them out again)
 
 
 READ_PART = 1 << 20  # bytes of a text file decoded at once (a millisecond or two)
@@ -150,7 +154,7 @@ class LiveDocument(QObject):
     changed = Signal(object)  # live_text.Change
     edited = Signal()
     feedingChanged = Signal(bool)
-    formatted = Signal()  # the last format set has reached all of the text
+    formatted = Signal()  # the last line format set has reached all of the text
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -159,7 +163,6 @@ class LiveDocument(QObject):
         self.live_text = LiveText()
         self.revision = 0  # bumped on every edit; encodings remember the revision they encode
         self.typing = Typing()  # background jobs wait until the typing pauses
-        self.char_format = QTextCharFormat()  # what inserted text is formatted with (see set_char_format)
         self._feeding: _Feed | None = None
         # characters of the next slice fed: smaller when one took longer than a turn's budget
         # (a loaded machine, long lines), back up to FEED_SLICE when they go in fast
@@ -168,8 +171,7 @@ class LiveDocument(QObject):
         self._starting = False  # the first slice of a big insert is going in: more will follow
         self._feed_timer = QTimer(self, singleShot=True, interval=0)
         self._feed_timer.timeout.connect(self._feed)
-        self._quiet = False  # set while applying a format: the text does not change
-        # the ranges [start, end) still to format with char_format, the first one next
+        # the ranges [start, end) of lines still to lay out with the line format, the first one next
         self._formatting: list[list[int]] = []
         self._format_timer = QTimer(self, singleShot=True, interval=0)
         self._format_timer.timeout.connect(self._format_some)
@@ -224,7 +226,7 @@ class LiveDocument(QObject):
         self.document.setPlainText("")
         cur = QTextCursor(self.document)
         if sum(len(p) for p in ([text] if isinstance(text, str) else text)) <= FEED_SLICE:
-            cur.insertText(text if isinstance(text, str) else "".join(text), self.char_format)
+            cur.insertText(text if isinstance(text, str) else "".join(text), _PLAIN)
             self.document.setUndoRedoEnabled(True)
             return
         self._start_feeding(_Feed(text, cur, undoable=False))
@@ -280,64 +282,75 @@ class LiveDocument(QObject):
         try:
             cur.beginEditBlock()
             cur.removeSelectedText()
-            cur.insertText(text[:end], self.char_format)
+            cur.insertText(text[:end], _PLAIN)
             cur.endEditBlock()
         finally:
             self._starting = False
         if end < len(text):
             self._start_feeding(_Feed(text, cur, undoable=True, start=end))
 
-    def set_char_format(self, fmt: QTextCharFormat) -> None:
-        """Format all text, and text inserted from now on, with ``fmt`` (the text itself does
-        not change). Qt lays formatted text out again on the spot, which takes a while for a
-        big text: it is formatted a slice per turn, from what the views show to the end and
-        then the top, the first slice at once."""
-        self.char_format = QTextCharFormat(fmt)
+    def set_line_format(self, fmt: QTextCharFormat | None) -> None:
+        """Lay every line out with ``fmt`` over its text's own format (``None``: as it is), and
+        the lines of text that comes in later too. The format lives in the layout, not in the
+        text (see :class:`~bpeinspect.gui.overlay.glyphs.CodePointSpacer`): nothing to undo, and
+        what is copied stays plain. Qt lays each line out again, which takes a while for a big
+        text: it goes a slice per turn, from what the views show to the end and then the top,
+        the first slice at once."""
+        CodePointSpacer.ensure(self.document).set_line_format(fmt)
         end = self.document.characterCount() - 1
         top = min(max(0, self.top_shown()), end)
         self._formatting = [r for r in ([top, end], [0, top]) if r[0] < r[1]]
-        self._format_some()
+        self._format_some(first=True)
 
     def is_formatting(self) -> bool:
-        """Whether some of the text still waits for the format last set."""
+        """Whether some lines still wait for the line format last set."""
         return bool(self._formatting)
 
-    def _format_some(self) -> None:
+    def _format_some(self, first: bool = False) -> None:
+        """Give the line format to a slice of lines: the ``first`` time, what the views show
+        (at once); then what fits in a turn's budget."""
         deadline = time.perf_counter() + FEED_BUDGET / 2  # Qt's layout of the slice comes after
-        layout = self.document.documentLayout()
-        cur = QTextCursor(self.document)
-        first = True
-        while self._formatting and (first or time.perf_counter() < deadline):
+        doc = self.document
+        layout = doc.documentLayout()
+        spacer = CodePointSpacer.ensure(doc)
+        while self._formatting:
             span = self._formatting[0]
-            end = min(span[1], span[0] + FORMAT_SLICE)
-            quiet = self.below_view is not None and self.below_view(span[0])
-            layout.blockSignals(quiet)  # a slice below the views need not repaint them
-            self._quiet = True
-            # inside an edit block a cursor that moves does not lay out the line it lands on
-            # (a long line of the slice would be laid out three times: at each end, then anew)
-            cur.beginEditBlock()
-            try:
-                cur.setPosition(span[0])
-                cur.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-                cur.setCharFormat(self.char_format)
-            finally:
-                cur.endEditBlock()
-                self._quiet = False
-                layout.blockSignals(False)
-            if quiet:
-                layout.documentSizeChanged.emit(layout.documentSize())
-            span[0] = end
+            block = doc.findBlock(span[0])
+            start = stop = block.position()
+            changed = False
+            n = 0
+            while block.isValid() and stop < span[1] and stop - start < FORMAT_SLICE:
+                changed = spacer.put_line(block) or changed
+                stop = block.position() + block.length()
+                block = block.next()
+                n += 1
+                if n % 64 == 0 and (self._past_views(stop) if first else time.perf_counter() > deadline):
+                    break
+            if changed:
+                quiet = self._past_views(start)
+                layout.blockSignals(quiet)  # a slice below the views need not repaint them
+                try:
+                    doc.markContentsDirty(start, stop - start)
+                finally:
+                    layout.blockSignals(False)
+                if quiet:
+                    layout.documentSizeChanged.emit(layout.documentSize())
+            span[0] = stop if block.isValid() else span[1]
             if span[0] >= span[1]:
                 self._formatting.pop(0)
-            first = False
+            if first or time.perf_counter() > deadline:
+                break
         if self._formatting:
             self._format_timer.start()
         else:
             self.formatted.emit()
 
+    def _past_views(self, position: int) -> bool:
+        return self.below_view is not None and self.below_view(position)
+
     def _shift_formatting(self, pos: int, removed: int, added: int) -> None:
-        """An edit at ``pos``: the ranges still to format follow the text (inserted text
-        comes in formatted already)."""
+        """An edit at ``pos``: the ranges still to format follow the text (inserted lines
+        take the line format as they come in)."""
         delta = added - removed
         for span in self._formatting:
             for i in (0, 1):
@@ -348,8 +361,6 @@ class LiveDocument(QObject):
     # -- following Qt -------------------------------------------------------------------------------
 
     def _on_change(self, pos: int, removed: int, added: int) -> None:
-        if self._quiet:
-            return
         if self._formatting:
             self._shift_formatting(pos, removed, added)
         lt = self.live_text
@@ -408,7 +419,7 @@ class LiveDocument(QObject):
                 else:
                     if feed.undoable:
                         cur.joinPreviousEditBlock()  # the whole paste is one step to undo
-                    cur.insertText(piece, self.char_format)
+                    cur.insertText(piece, _PLAIN)
                     if feed.undoable:
                         cur.endEditBlock()
                 now = time.perf_counter()

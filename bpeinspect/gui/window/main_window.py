@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.live = LiveDocument(self)
         self.document = self.live.document
         self.typing = self.live.typing  # the background work of panels pauses while the user types
-        self.appearance = Appearance(self.document, self, format_text=self.live.set_char_format)
+        self.appearance = Appearance(self.document, self, format_lines=self.live.set_line_format)
         self.encoder = Encoder(self.live, self.registry, self.jobs)
         self.panes = PaneStack(self.registry, self.document, self.appearance)
         self.panes.insert_text = self.live.insert_text

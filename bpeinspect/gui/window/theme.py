@@ -24,11 +24,11 @@ from PySide6.QtGui import (
     QPen,
     QPixmap,
     QTextCharFormat,
-    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import QApplication, QDockWidget, QProxyStyle, QStyle
 
+from bpeinspect.gui.overlay.glyphs import CodePointSpacer
 from bpeinspect.gui.overlay.palette import PALETTES, TokenPalette, dark_window_palette, is_dark
 from bpeinspect.gui.overlay.token_view import Layers, TokenView
 
@@ -161,13 +161,13 @@ class Appearance(QObject):
         self,
         document: QTextDocument,
         parent: QObject | None = None,
-        format_text: Callable[[QTextCharFormat], None] | None = None,
+        format_lines: Callable[[QTextCharFormat | None], None] | None = None,
     ) -> None:
-        """``format_text(fmt)``: formats the document's text, and all text that comes in later,
-        with ``fmt`` (``LiveDocument.set_char_format``); without it, only the text already there."""
+        """``format_lines(fmt)``: lays every line of the document out with ``fmt`` (``None``:
+        without), in slices (``LiveDocument.set_line_format``); without it, all at once."""
         super().__init__(parent)
         self.document = document
-        self.format_text = format_text
+        self.format_lines = format_lines
         self.layers = Layers()
         self.palette_name = PALETTES[0]
         self.theme = "system"
@@ -226,7 +226,6 @@ class Appearance(QObject):
         view.set_layers(self.layers)
         view.set_token_palette(self.token_palette)
         view.setFont(self.document.defaultFont())
-        view.mergeCurrentCharFormat(self._char_format())
         view.text_scale = 2 / 3 if self.layers.ids else 1.0
         view.viewport().update()
 
@@ -242,31 +241,29 @@ class Appearance(QObject):
         self.token_palette = TokenPalette(self.palette_name, dark=dark)
         self.changed.emit()
 
-    def _char_format(self) -> QTextCharFormat:
+    def _line_format(self) -> QTextCharFormat | None:
+        """What every line is laid out with: raised, with inline ids; as it is, without."""
+        if not self.layers.ids:
+            return None
         fmt = QTextCharFormat()
-        ids = self.layers.ids
-        fmt.setVerticalAlignment(
-            QTextCharFormat.VerticalAlignment.AlignSuperScript if ids else QTextCharFormat.VerticalAlignment.AlignNormal
-        )
-        if ids:
-            fmt.setSuperScriptBaseline(IDS_RAISE)
+        fmt.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript)
+        fmt.setSuperScriptBaseline(IDS_RAISE)
         return fmt
 
     def _apply_font(self) -> None:
         """Set the document's font; with inline ids the lines get room below the text for them.
 
         QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
-        document font is made ``IDS_SCALE`` times larger and all text set as superscript,
-        which Qt draws at 2/3 size, i.e. at the normal size, raised above free room."""
+        document font is made ``IDS_SCALE`` times larger and every line laid out as superscript
+        (a format of the layout, not of the text: see ``LiveDocument.set_line_format``), which Qt
+        draws at 2/3 size, i.e. at the normal size, raised above free room."""
         font = self.document.defaultFont()
         ids = self.layers.ids
         font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
         self.document.setDefaultFont(font)
-        if self.format_text is not None:
-            if ids != self._ids_font_applied:
-                self.format_text(self._char_format())  # new text too (a file, a paste): not 1.5x
-        elif ids or self._ids_font_applied:
-            cur = QTextCursor(self.document)
-            cur.select(QTextCursor.SelectionType.Document)
-            cur.mergeCharFormat(self._char_format())
+        if ids != self._ids_font_applied:
+            if self.format_lines is not None:
+                self.format_lines(self._line_format())
+            else:
+                CodePointSpacer.ensure(self.document).format_lines(self._line_format())
         self._ids_font_applied = ids

@@ -395,3 +395,33 @@ def test_text_going_in_is_formatted_as_it_is_shown_and_an_edit_at_once(qtbot, o2
     assert [(r.start, r.length) for r in doc.firstBlock().layout().formats()] == [(0, 1), (2, 1)]
     view.viewport().grab()
     qtbot.waitUntil(lambda: formatted(doc.findBlockByNumber(3)))
+
+
+def test_the_line_format_and_the_code_point_cells_share_a_line(qtbot, o200k):
+    """Inline ids raise every line with a format of the layout, which the spacer's own formats
+    (a missing character's cell) go on top of: neither drops the other."""
+    from PySide6.QtGui import QTextCharFormat
+
+    view = make_view(qtbot, o200k, f"a{PUA}b\nplain\n")
+    doc = view.document()
+    view.viewport().grab()
+    qtbot.waitUntil(lambda: doc.findChild(CodePointSpacer) is not None and formatted(doc.firstBlock()))
+    spacer = doc.findChild(CodePointSpacer)
+    up = QTextCharFormat()
+    up.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript)
+    spacer.format_lines(up)
+
+    def ranges(k: int) -> list[tuple[int, int, bool]]:
+        superscript = QTextCharFormat.VerticalAlignment.AlignSuperScript
+        return [
+            (r.start, r.length, r.format.verticalAlignment() == superscript)
+            for r in doc.findBlockByNumber(k).layout().formats()
+        ]
+
+    line = (0, glyphs.LINE_LENGTH, True)
+    assert ranges(0) == [line, (1, 1, False)] and ranges(1) == [line]
+    spacer.follow(glyphs.coverage_for(QFont("DejaVu Sans")))  # formatted again for another font
+    spacer.format_blocks([doc.firstBlock()])
+    assert ranges(0)[0] == line
+    spacer.format_lines(None)
+    assert ranges(0) == [(1, 1, False)] and ranges(1) == []

@@ -97,14 +97,16 @@ def test_short_tokens_show_whole_ids_that_do_not_overlap(qtbot, window, monkeypa
         assert y1 != y2 or x2 >= x1 + w1  # one after the other on a line
 
 
+def _raised(window, position: int) -> bool:
+    """Whether the line at ``position`` is laid out raised (above room for the ids)."""
+    from PySide6.QtGui import QTextCharFormat
+
+    block = window.document.findBlock(position)
+    up = QTextCharFormat.VerticalAlignment.AlignSuperScript
+    return any(r.format.verticalAlignment() == up for r in block.layout().formats())
+
+
 def test_ids_on_in_a_long_text_format_what_is_shown_first_then_the_rest_in_slices(qtbot, window):
-    from PySide6.QtGui import QTextCharFormat, QTextCursor
-
-    def raised(position: int) -> bool:
-        cur = QTextCursor(window.document)
-        cur.setPosition(position + 1)  # the format of the character before the cursor
-        return cur.charFormat().verticalAlignment() == QTextCharFormat.VerticalAlignment.AlignSuperScript
-
     window.open_tokenizer("cl100k_base")
     line = "a line of the long text, with words\n"
     text = line * (1_000_000 // len(line))  # about a megabyte
@@ -116,42 +118,53 @@ def test_ids_on_in_a_long_text_format_what_is_shown_first_then_the_rest_in_slice
     qtbot.wait(20)
     top = view.firstVisibleBlock().position()
     window.commands["view.layer.ids"].setChecked(True)
-    assert raised(top) and raised(top + 500)  # what the panes show, at once
-    assert not raised(0) and window.live.is_formatting() and not window.is_idle()  # the rest, later
+    assert _raised(window, top) and _raised(window, top + 500)  # what the panes show, at once
+    assert not _raised(window, 0) and window.live.is_formatting() and not window.is_idle()  # the rest, later
     wait_idle(qtbot, window, timeout=60000)
-    assert all(raised(p) for p in (0, top - 1, len(text) - 1, len(text) // 4))
+    assert all(_raised(window, p) for p in (0, top - 1, len(text) - 1, len(text) // 4))
     window.commands["view.layer.ids"].setChecked(False)
     wait_idle(qtbot, window, timeout=60000)
-    assert not any(raised(p) for p in (0, top, len(text) - 1))
+    assert not any(_raised(window, p) for p in (0, top, len(text) - 1))
 
 
-def test_formatting_a_slice_lays_out_its_line_once_not_at_each_cursor_move(qtbot):
-    """Giving the text a new format (ids on) moves a cursor to each end of every slice: Qt
-    must not lay out the long lines it lands on, only to lay them out again once formatted."""
-    from PySide6.QtGui import QTextCharFormat
-    from PySide6.QtWidgets import QPlainTextDocumentLayout
+def test_ids_on_and_off_leave_the_undo_history_and_the_copied_text_alone(qtbot, window):
+    from PySide6.QtGui import QGuiApplication
 
-    from bpeinspect.gui.window.document import FORMAT_SLICE, LiveDocument
+    window.open_tokenizer("cl100k_base")
+    window.set_text("hello world\nsecond line\n")
+    wait_idle(qtbot, window)
+    view = window.panes.panes()[0].view
+    view.setFocus()
+    qtbot.keyClicks(view, "typed ")
+    steps = window.document.availableUndoSteps()
+    assert steps >= 1
+    window.commands["view.layer.ids"].setChecked(True)
+    wait_idle(qtbot, window)
+    assert window.document.availableUndoSteps() == steps  # a look, not an edit
+    assert _raised(window, 0) and _raised(window, len(window.text()) - 1)
+    view.selectAll()
+    view.copy()
+    mime = QGuiApplication.clipboard().mimeData()
+    assert "super" not in (mime.html() if mime.hasHtml() else "")
+    window.document.undo()  # the typing goes: the lines stay raised
+    qtbot.waitUntil(lambda: window.text() == "hello world\nsecond line\n")
+    assert _raised(window, 0)
+    window.commands["view.layer.ids"].setChecked(False)
+    wait_idle(qtbot, window)
+    assert not window.document.isUndoAvailable() and not _raised(window, 0)
 
-    class CountingLayout(QPlainTextDocumentLayout):
-        asked = 0
 
-        def blockBoundingRect(self, block):
-            CountingLayout.asked += 1
-            return super().blockBoundingRect(block)
+def test_lines_typed_or_pasted_with_ids_on_are_raised_too(qtbot, window):
+    from PySide6.QtGui import QTextCursor
 
-    live = LiveDocument()
-    live.document.setDocumentLayout(CountingLayout(live.document))
-    live.set_text("a long line of words " * (FORMAT_SLICE // 7) + "\n" + "and another one " * (FORMAT_SLICE // 5))
-    qtbot.waitUntil(lambda: live.feed_left() == 0, timeout=20000)
-    fmt = QTextCharFormat()
-    fmt.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript)
-    CountingLayout.asked = 0
-    live.set_char_format(fmt)
-    qtbot.waitUntil(lambda: not live.is_formatting(), timeout=20000)
-    slices = -(-(live.document.characterCount() - 1) // FORMAT_SLICE)
-    # Qt lays out again the line a slice lies in once it is formatted: that is all (each
-    # cursor move used to lay out the line it landed on first)
-    assert 0 < CountingLayout.asked <= slices
-    block = live.document.lastBlock()
-    assert block.begin().fragment().charFormat().verticalAlignment() == fmt.verticalAlignment()
+    window.open_tokenizer("cl100k_base")
+    window.set_text("first\n")
+    wait_idle(qtbot, window)
+    window.commands["view.layer.ids"].setChecked(True)
+    wait_idle(qtbot, window)
+    cur = QTextCursor(window.document)
+    cur.movePosition(QTextCursor.MoveOperation.End)
+    cur.insertText("typed\nand more\n" + "a pasted line\n" * 300)
+    wait_idle(qtbot, window)
+    assert window.document.blockCount() > 300
+    assert all(_raised(window, window.document.findBlockByNumber(k).position()) for k in (0, 1, 2, 150, 301))

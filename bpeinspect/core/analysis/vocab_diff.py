@@ -20,6 +20,7 @@ import itertools
 import string
 import threading
 import weakref
+from array import array
 from collections import ChainMap, Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -27,8 +28,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeVar
 
-from bpeinspect.core.errors import Cancelled
+from bpeinspect.core.errors import Cancelled, UnknownTokenError
 from bpeinspect.core.memory import quiet_gc
+from bpeinspect.core.pool import ProcessPool
 from bpeinspect.core.scripts import NO_SCRIPT, char_script
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ _ASCII_PUNCTUATION = frozenset(string.punctuation)
 # tokens between two should_stop checks (a millisecond or two of work: at each, a worker gives way
 # to a window whose GUI thread is busy, see bpeinspect.gui.concurrency.give_way)
 _CHECK_EVERY = 2048
+FAR_CHUNK = 1 << 15  # tokens a child sorts into categories at a time (see _categories_far)
 
 
 def token_category(token: bytes) -> str:
@@ -262,7 +265,8 @@ _FACTS: weakref.WeakKeyDictionary[Tokenizer, _SideFacts] = weakref.WeakKeyDictio
 _FACTS_LOCK = threading.Lock()
 
 
-def _side_facts(tok: Tokenizer, should_stop: ShouldStop) -> _SideFacts:
+def _side_facts(tok: Tokenizer, should_stop: ShouldStop, pool: ProcessPool | None = None) -> _SideFacts:
+    """``pool``: its child sorts the tokens into categories (see :func:`_categories_far`)."""
     with _FACTS_LOCK:
         got = _FACTS.get(tok)
     if got is not None:
@@ -271,16 +275,63 @@ def _side_facts(tok: Tokenizer, should_stop: ShouldStop) -> _SideFacts:
     if should_stop is not None and should_stop():
         raise Cancelled()
     categories: dict[bytes, str] = {}
-    for n, t in enumerate(ranks):
-        _tick(n, should_stop)
-        categories[t] = token_category(t)
+    comp: Counter[str] = Counter()
+    if pool is not None:
+        _categories_far(pool, list(ranks), categories, comp, should_stop)
+    else:
+        for n, t in enumerate(ranks):
+            _tick(n, should_stop)
+            categories[t] = token_category(t)
+        comp.update(categories[t] for t in ranks)
     lengths: Counter[int] = Counter()
     for chunk in _slices(ranks, _CHECK_EVERY):  # (one count of 200k lengths: 8 ms in one C call)
         lengths.update(map(len, chunk))
-    comp = Counter(categories[t] for t in ranks)
     facts = _SideFacts(ranks, _set_of(ranks), categories, dict(comp), dict(sorted(lengths.items())))
     with _FACTS_LOCK:
         return _FACTS.setdefault(tok, facts)
+
+
+def _categories_far(
+    pool: ProcessPool, tokens: list[bytes], categories: dict[bytes, str], comp: Counter[str], should_stop: ShouldStop
+) -> None:
+    """Put each token's :func:`token_category` in ``categories`` and count them in ``comp``,
+    worked out by ``pool``'s children (see :func:`_category_codes`): here only C loops run, a
+    slice at a time, so a window's thread is not kept waiting for the interpreter. Done here
+    if no child can start."""
+    chunks = list(_slices(tokens, FAR_CHUNK))
+    answers = pool.imap(_category_codes, (_packed(chunk) for chunk in chunks), here=False)
+    try:
+        for chunk, (labels, codes) in zip(chunks, answers):
+            for at in range(0, len(chunk), _CHECK_EVERY):
+                _tick(0, should_stop)
+                categories.update(
+                    zip(chunk[at : at + _CHECK_EVERY], map(labels.__getitem__, codes[at : at + _CHECK_EVERY]))
+                )
+            comp.update({labels[c]: n for c, n in Counter(codes).items()})
+    finally:
+        answers.close()
+
+
+def _packed(tokens: list[bytes]) -> tuple[bytes, bytes]:
+    """``tokens`` as two flat strings, quick to send: their bytes one after another, and their
+    lengths as 32-bit integers."""
+    return b"".join(tokens), array("I", map(len, tokens)).tobytes()
+
+
+def _category_codes(_context: object, item: tuple[bytes, bytes]) -> tuple[list[str], bytes]:
+    """In a child: the :func:`token_category` of each token of a :func:`_packed` list, as the
+    labels seen and one byte per token, its label's index."""
+    joined, raw = item
+    lengths = array("I")
+    lengths.frombytes(raw)
+    labels: dict[str, int] = {}
+    codes = bytearray()
+    at = 0
+    for n in lengths:
+        label = token_category(joined[at : at + n])
+        at += n
+        codes.append(labels.setdefault(label, len(labels)))
+    return list(labels), bytes(codes)
 
 
 def _set_of(items: Iterable[T], step: int = _CHECK_EVERY) -> set[T]:
@@ -297,33 +348,56 @@ def _tick(n: int, should_stop: ShouldStop) -> None:
         raise Cancelled()
 
 
-def _id_prefix(a: dict[bytes, int], b: dict[bytes, int]) -> int:
-    """How many ids from 0 on map to the same bytes in ``a`` and ``b``."""
-    by_id_a = {i: t for t, i in a.items()}
-    by_id_b = {i: t for t, i in b.items()}
+def _id_prefix(a: dict[bytes, int], tok_a: Tokenizer, b: dict[bytes, int], should_stop: ShouldStop = None) -> int:
+    """How many ids from 0 on map to the same bytes in ``a`` and ``b`` (``tok_a``: whose
+    tokens ``a`` holds, looked up by id). A walk from 0, as far as they agree."""
     n = 0
-    while (t := by_id_a.get(n)) is not None and by_id_b.get(n) == t:
+    while True:
+        _tick(n, should_stop)
+        try:
+            t = tok_a.token_bytes(n)
+        except UnknownTokenError:
+            return n
+        if a.get(t) != n or b.get(t) != n:
+            return n
         n += 1
+
+
+def _same_ids(a: dict[bytes, int], b: dict[bytes, int], should_stop: ShouldStop) -> int:
+    """How many tokens ``a`` and ``b`` give the same id (looked up by C loops, a slice at a time)."""
+    small, big = (a, b) if len(a) <= len(b) else (b, a)
+    holds = big.items().__contains__
+    n = 0
+    for pairs in _slices(small.items(), _CHECK_EVERY):
+        _tick(0, should_stop)
+        n += sum(map(holds, pairs))
     return n
 
 
-def compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], *, should_stop: ShouldStop = None) -> VocabDiff:
+def compare_vocabularies(
+    tokenizers: Sequence[tuple[str, Tokenizer]], *, should_stop: ShouldStop = None, pool: ProcessPool | None = None
+) -> VocabDiff:
     """Compare 2-4 ``(name, tokenizer)`` by their tokens' bytes (special and added tokens apart).
 
     Set operations and one pass over the distinct tokens (to sort them into categories): two
     200k vocabularies take well under two seconds. ``should_stop`` is asked every few thousand
-    tokens; a yes raises :class:`~bpeinspect.core.errors.Cancelled`.
+    tokens; a yes raises :class:`~bpeinspect.core.errors.Cancelled`. With a ``pool``, its
+    children sort the tokens into categories: a window's thread then shares the interpreter
+    with C loops only, not with a second of Python (start the pool early: a child takes a
+    third of a second to start).
     """
     if not 2 <= len(tokenizers) <= MAX_SIDES:
         raise ValueError(f"compare 2 to {MAX_SIDES} vocabularies, not {len(tokenizers)}")
     # the collector held off (see quiet_gc): the sets and dicts of 200k tokens it builds set
     # off collections that walk them all, 20-30 ms each with every other thread locked out
     with quiet_gc(freeze=False):
-        return _compare_vocabularies(tokenizers, should_stop)
+        return _compare_vocabularies(tokenizers, should_stop, pool)
 
 
-def _compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], should_stop: ShouldStop) -> VocabDiff:
-    facts = [_side_facts(tok, should_stop) for _, tok in tokenizers]
+def _compare_vocabularies(
+    tokenizers: Sequence[tuple[str, Tokenizer]], should_stop: ShouldStop, pool: ProcessPool | None
+) -> VocabDiff:
+    facts = [_side_facts(tok, should_stop, pool) for _, tok in tokenizers]
     ranks = tuple(f.ranks for f in facts)
     sets = tuple(f.tokens for f in facts)
     categories = ChainMap(*(f.categories for f in facts))  # no copy: each side's are shared
@@ -338,10 +412,8 @@ def _compare_vocabularies(tokenizers: Sequence[tuple[str, Tokenizer]], should_st
     for a, b in itertools.combinations(range(len(ranks)), 2):
         if should_stop is not None and should_stop():
             raise Cancelled()
-        ra, rb = ranks[a], ranks[b]
-        small, big = (ra, rb) if len(ra) <= len(rb) else (rb, ra)
-        same_id[a, b] = sum(1 for t, i in small.items() if big.get(t) == i)
-        prefix[a, b] = _id_prefix(ra, rb)
+        same_id[a, b] = _same_ids(ranks[a], ranks[b], should_stop)
+        prefix[a, b] = _id_prefix(ranks[a], tokenizers[a][1], ranks[b], should_stop)
     diff = VocabDiff(diff_sides, sets, ranks, categories, exclusive, same_id, prefix)
     order = diff.category_order()
     for side in diff_sides:  # one order for every side: non-script kinds, scripts by size, the rest
@@ -379,23 +451,31 @@ def _members(
 
 
 def _exclusive_counts(sets: Sequence[AbstractSet[T]], should_stop: ShouldStop = None) -> dict[int, int]:
-    """Bit mask -> how many items exactly the sets of the mask hold: each item's mask is made
-    in Python, a slice at a time (see :func:`_members`), ``should_stop`` asked between slices.
+    """Bit mask -> how many items exactly the sets of the mask hold, ``should_stop`` asked
+    between slices.
+
+    Each item is counted once, with the first set that holds it: a slice of that set at a
+    time, the items an earlier set holds left out, the others' membership in the later sets
+    looked up and the patterns counted, all in C loops.
 
     >>> _exclusive_counts([{1, 2}, {2, 3}])
     {1: 1, 2: 1, 3: 1}
+    >>> _exclusive_counts([{1, 2, 3}, {2, 3, 4}, {3, 4, 5}])
+    {1: 1, 2: 0, 3: 1, 4: 1, 5: 0, 6: 1, 7: 1}
     """
-    masks: dict[T, int] = {}
-    for k, s in enumerate(sets):
-        bit = 1 << k
-        for chunk in _slices(s):
-            _tick(0, should_stop)
-            for t in chunk:
-                masks[t] = masks.get(t, 0) | bit
     counts: Counter[int] = Counter()
-    for some in _slices(masks.values()):
-        _tick(0, should_stop)
-        counts.update(some)
+    for k, s in enumerate(sets):
+        earlier = [sets[j].__contains__ for j in range(k)]
+        later = [sets[j].__contains__ for j in range(k + 1, len(sets))]
+        for chunk in _slices(s, _CHECK_EVERY):
+            _tick(0, should_stop)
+            for held in earlier:
+                chunk = list(itertools.filterfalse(held, chunk))
+            if not later:
+                counts[1 << k] += len(chunk)
+                continue
+            for pattern, n in Counter(zip(*(map(held, chunk) for held in later))).items():
+                counts[sum(1 << (k + 1 + j) for j, inside in enumerate(pattern) if inside) | 1 << k] += n
     return {mask: counts[mask] for mask in range(1, 1 << len(sets))}
 
 

@@ -327,3 +327,52 @@ def test_merges_compared_again_are_recovered_only_for_the_new_tokenizer(monkeypa
     fresh = [Tokenizer.from_merges(list(t.merges), pattern=None) for t in (c, b, a)]
     first = merges_in_common(list(zip("cba", fresh)))
     assert again == first
+
+
+def test_a_pool_sorts_the_tokens_into_categories_in_its_child(monkeypatch):
+    """Given a pool, the comparison leaves the Python of sorting tokens into categories to a
+    child process (in a window, a worker thread running it kept the GUI thread waiting for
+    the interpreter): the figures are those of sorting them here."""
+    from bpeinspect.core.analysis import vocab_diff
+    from bpeinspect.core.pool import ProcessPool, can_spawn
+
+    if not can_spawn():
+        pytest.skip("no child process can start here")
+    a, b = load_tokenizer("r50k_base"), load_tokenizer("cl100k_base")
+    here = compare_vocabularies([("a", a), ("b", b)])
+    vocab_diff._FACTS.clear()
+
+    def not_here(token: bytes) -> str:
+        raise AssertionError("sorted in this process")
+
+    monkeypatch.setattr(vocab_diff, "token_category", not_here)
+    asked: list[int] = []
+
+    def should_stop() -> bool:
+        asked.append(1)
+        return False
+
+    with ProcessPool(2) as pool:
+        far = compare_vocabularies([("a", a), ("b", b)], pool=pool, should_stop=should_stop)
+    assert far.sides == here.sides
+    assert far.category_order() == here.category_order()
+    assert dict(far._categories) == dict(here._categories)
+    assert far.exclusive_counts() == here.exclusive_counts()
+    assert far.same_id(0, 1) == here.same_id(0, 1) and far.id_prefix(0, 1) == here.id_prefix(0, 1)
+    assert len(asked) >= (a.n_vocab + b.n_vocab) // vocab_diff._CHECK_EVERY  # between slices
+
+
+def test_a_pool_that_cannot_start_children_sorts_them_here(monkeypatch):
+    from bpeinspect.core import pool as pool_module
+    from bpeinspect.core.analysis import vocab_diff
+    from bpeinspect.core.pool import ProcessPool
+
+    a, b = _letter_pairs(0), _letter_pairs(300)
+    here = compare_vocabularies([("a", a), ("b", b)])
+    vocab_diff._FACTS.clear()
+    monkeypatch.setattr(pool_module, "can_spawn", lambda: False)  # a frozen app
+    monkeypatch.setattr(vocab_diff, "FAR_CHUNK", 100)
+    with ProcessPool(2) as pool:
+        far = compare_vocabularies([("a", a), ("b", b)], pool=pool)
+        assert not pool.children
+    assert far.sides == here.sides and dict(far._categories) == dict(here._categories)

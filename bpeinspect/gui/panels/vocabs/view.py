@@ -49,6 +49,7 @@ from bpeinspect.core.analysis import (
     list_tokens,
     merges_in_common,
 )
+from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
 from bpeinspect.gui.panels.languages import export
 from bpeinspect.gui.panels.vocabs.model import TokenRows, rows_csv
@@ -478,10 +479,16 @@ class VocabsView(QWidget):
         super().closeEvent(event)
 
 
-def _compare_once_drawn(drawn: threading.Event, sides: list[tuple[str, Tokenizer]]) -> VocabDiff:
-    """:func:`compare_vocabularies` (on a worker), once the view has been drawn for the first time."""
-    drawn.wait(FIRST_PAINT_WAIT_S)
-    return compare_vocabularies(sides)
+def _compare_once_drawn(
+    drawn: threading.Event, sides: list[tuple[str, Tokenizer]], should_stop: Callable[[], bool] | None = None
+) -> VocabDiff:
+    """:func:`compare_vocabularies` (on a worker), once the view has been drawn for the first
+    time; the tokens are sorted into categories by a child process, which starts meanwhile.
+    ``should_stop`` cancels it, and is where it gives way to a busy GUI thread."""
+    with ProcessPool(2, niceness=BACKGROUND_NICENESS) as pool:
+        pool.start()
+        drawn.wait(FIRST_PAINT_WAIT_S)
+        return compare_vocabularies(sides, should_stop=should_stop, pool=pool)
 
 
 def _maker(fn, *args):

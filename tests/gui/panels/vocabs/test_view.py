@@ -278,9 +278,9 @@ def test_the_first_comparison_is_computed_once_the_view_has_been_drawn(qtbot, to
     plots_when_computed: list[int] = []
     real = view_module.compare_vocabularies
 
-    def compare(sides):
+    def compare(sides, **kwargs):
         plots_when_computed.append(len(view.upset.canvas.ci.items))
-        return real(sides)
+        return real(sides, **kwargs)
 
     monkeypatch.setattr(view_module, "compare_vocabularies", compare)
     view = VocabsView()
@@ -291,3 +291,36 @@ def test_the_first_comparison_is_computed_once_the_view_has_been_drawn(qtbot, to
     _settled(qtbot, view)
     assert plots_when_computed == [2]
     assert view.diff is not None
+
+
+def test_a_comparison_under_way_stops_when_the_tokenizers_change(qtbot, toks, monkeypatch):
+    """The comparison runs on a worker for a second or more: when the tokenizers change
+    meanwhile it is asked to stop (its should_stop turns true), and the new comparison is the
+    one shown."""
+    import time
+
+    from bpeinspect.core import Cancelled
+    from bpeinspect.gui.panels.vocabs import view as view_module
+
+    asked: list = []
+    real = view_module.compare_vocabularies
+
+    def compare(sides, should_stop=None, **kwargs):
+        if not asked:  # the first: wait until told to stop
+            asked.append(should_stop)
+            end = time.monotonic() + 20
+            while should_stop is not None and not should_stop() and time.monotonic() < end:
+                time.sleep(0.01)
+            raise Cancelled()
+        return real(sides, should_stop=should_stop, **kwargs)
+
+    monkeypatch.setattr(view_module, "compare_vocabularies", compare)
+    view = VocabsView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_tokenizers(toks, list(NAMES))
+    qtbot.waitUntil(lambda: bool(asked), timeout=10000)
+    view.set_tokenizers(toks[::-1], list(NAMES[::-1]))
+    _settled(qtbot, view)
+    assert asked[0] is not None and asked[0]()
+    assert view.diff is not None and [s.name for s in view.diff.sides] == list(NAMES[::-1])

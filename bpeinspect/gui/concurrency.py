@@ -45,6 +45,7 @@ from typing import Any, ClassVar, cast
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThread, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtWidgets import QProgressBar
 
 from bpeinspect.core import Cancelled
 
@@ -502,3 +503,31 @@ class Jobs(QObject):
 def all_idle() -> bool:
     """True when no worker anywhere is running (what ``--screenshot`` waits for)."""
     return Worker.running_count() == 0
+
+
+class ProgressBar(QProgressBar):
+    """A progress bar for a worker's progress that repaints with the rest of the window.
+
+    ``QProgressBar`` repaints at once whenever the shown value moves (``setValue``, and
+    ``setRange`` or ``reset`` that reset it): a paint of its own, in which everything else
+    waiting to be painted is painted too (a newly shown panel, every pane of a long text),
+    inside the callback that reports the progress. Here the change waits for the window's
+    next paint."""
+
+    def setValue(self, value: int) -> None:  # noqa: N802 (Qt's names)
+        if value != self.value():
+            self._quietly(super().setValue, value)
+
+    def setRange(self, minimum: int, maximum: int) -> None:  # noqa: N802
+        self._quietly(super().setRange, minimum, maximum)
+
+    def reset(self) -> None:
+        self._quietly(super().reset)
+
+    def _quietly(self, change: Callable[..., None], *args: int) -> None:
+        was = self.updatesEnabled()
+        self.setUpdatesEnabled(False)  # repaint() does nothing then; turned on, it asks for an update
+        try:
+            change(*args)
+        finally:
+            self.setUpdatesEnabled(was)

@@ -7,6 +7,7 @@ import time
 import weakref
 from typing import ClassVar
 
+import pytest
 from PySide6.QtCore import QThread, QThreadPool
 from PySide6.QtWidgets import QApplication
 
@@ -373,3 +374,35 @@ def test_a_job_paused_by_typing_waits_while_the_typing_is_held_without_any_edit(
     with qtbot.waitSignal(jobs.ended, timeout=5000):
         typing.hold(False)
     assert ran == [False]
+
+
+@pytest.mark.parametrize("change", ["value", "range", "reset"])
+def test_a_progress_bar_repaints_with_the_window_not_in_the_callback_that_moves_it(qtbot, change):
+    """QProgressBar repaints at once when its value moves: a paint of the window's waiting
+    regions too, inside the worker's progress callback. The shared bar waits for the next paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from bpeinspect.gui.concurrency import ProgressBar
+
+    bar = ProgressBar()
+    qtbot.addWidget(bar)
+    bar.setRange(0, 100)
+    bar.show()
+    qtbot.waitExposed(bar)
+    bar.setValue(10)
+    qtbot.wait(50)
+    painted: list[int] = []
+
+    class Count(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                painted.append(bar.value())
+            return False
+
+    counter = Count()
+    bar.installEventFilter(counter)
+    {"value": lambda: bar.setValue(60), "range": lambda: bar.setRange(50, 200), "reset": bar.reset}[change]()
+    assert painted == []
+    want = bar.value()
+    qtbot.waitUntil(lambda: bool(painted))
+    assert painted[-1] == want

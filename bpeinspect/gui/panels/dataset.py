@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -53,7 +52,7 @@ from bpeinspect.core.dataset import (
 )
 from bpeinspect.core.io import detect_format, is_builtin
 from bpeinspect.core.pool import BACKGROUND_NICENESS
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, ProgressBar, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.palette import app_colors
 from bpeinspect.gui.registry import distinct_names, follow_rows, specs_of, tokenizers_of
@@ -138,7 +137,7 @@ class DatasetView(QWidget):
         )
         self.open_button.clicked.connect(self._ask_open)
         self.file_label = QLabel("No dataset open.")
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setMaximumWidth(180)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QTreeView,
@@ -36,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import Tokenizer, display_bytes
 from bpeinspect.core.memory import quiet_gc
-from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
+from bpeinspect.gui.concurrency import Jobs, ProgressBar, Typing, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import bytes_cell, rank_cell, shown, token_shown
 from bpeinspect.gui.panels.columns import FitColumns
@@ -254,7 +253,7 @@ class MergeTreeBrowser(QWidget):
         self.down_view = self._make_view(self.down)
         self.up_view = self._make_view(self.up)
         self.up_label = QLabel("Part of")
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(160)
         self.cancel = QPushButton("Cancel")
@@ -428,13 +427,8 @@ class MergeTreeBrowser(QWidget):
 
     def _on_progress(self, done: int, total: int) -> None:
         if total:
-            # QProgressBar.setValue repaints at once, in its own paint of the window, each time
-            # the percentage moves: with updates off it waits for the next paint with the rest
-            bar = self.progress
-            bar.setUpdatesEnabled(False)
-            bar.setRange(0, total)
-            bar.setValue(done)
-            bar.setUpdatesEnabled(True)
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)  # painted with the rest of the window (see ProgressBar)
 
     def _on_children_ready(self, _: object) -> None:
         self.progress.hide()

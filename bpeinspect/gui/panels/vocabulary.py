@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QTableView,
@@ -36,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import SYMBOLS, QueryError, Tokenizer
 from bpeinspect.core.analysis import BYTES, COMMON, KINDS, SCRIPTS, TokenQuery, VocabIndex, positions, token_scripts
-from bpeinspect.gui.concurrency import Jobs, Typing, Worker, describe_error
+from bpeinspect.gui.concurrency import Jobs, ProgressBar, Typing, Worker, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.columns import FitColumns
 from bpeinspect.gui.panels.vocabulary_model import (
@@ -168,7 +167,7 @@ class VocabBrowser(QWidget):
             combo.setMinimumContentsLength(7)
         self.status = ToneLabel()
         self.status.setWordWrap(True)  # a long hint wraps: one line as wide as it would widen the dock
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setTextVisible(False)
         self.progress.hide()

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -40,7 +39,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.core import LEGEND, Tokenizer, TrainingProgress
 from bpeinspect.core.io import saveable
 from bpeinspect.core.train import TrainingJob, TrainingOutcome, format_merge, initial_token_bytes, skipped_note
-from bpeinspect.gui.concurrency import Jobs, Worker, describe_error
+from bpeinspect.gui.concurrency import Jobs, ProgressBar, Worker, describe_error
 from bpeinspect.gui.message_bar import MessageBar, ToneLabel
 from bpeinspect.gui.panels.token_list import ElidedLabel
 from bpeinspect.gui.registry import TokenizerRegistry
@@ -171,7 +170,7 @@ class TrainingWorkspace(QWidget):
         self.phase_label = QLabel("Not started.")
         self.phase_label.setWordWrap(True)  # a long line ("ran out of pairs … Made: …") wraps, not widens the form
         self.phase_label.setMinimumWidth(1)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("")

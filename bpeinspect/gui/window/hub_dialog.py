@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from bpeinspect.core import VocabularyError, human_size
 from bpeinspect.core.io import HubModel, hub, hub_models, search_hub_models
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, ProgressBar, describe_error
 from bpeinspect.gui.overlay.palette import app_colors
 
 COLUMNS = ("Model", "Family", "Access", "Licence", "Cache")
@@ -109,7 +108,7 @@ class HubDialog(QDialog):
         self.status.setObjectName("hubStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setTextVisible(False)
         self.progress.hide()
         self.cancel_button = QPushButton("Cancel download")

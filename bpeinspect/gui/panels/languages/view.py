@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QTabWidget,
@@ -39,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpeinspect.core import human_size
-from bpeinspect.gui.concurrency import Jobs, describe_error
+from bpeinspect.gui.concurrency import Jobs, ProgressBar, describe_error
 from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.panels.languages.filterbar import COMPLETE_STAGE, FOLDER_PREFIX, FilterBar, source_title
 from bpeinspect.gui.panels.languages.flow import FlowLayout
@@ -157,7 +156,7 @@ class LanguagesView(QWidget):
             "ids are counted: several times the work of the count)"
         )
         self.measures_box.toggled.connect(lambda on: self.start() if on else None)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setMaximumWidth(160)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         length_buckets,
         list_tokens,
         merges_in_common,
+        sorted_already,
     )
     from bpeinspect.core.analysis.vocab_use import VocabularyUse, count_ids, vocabulary_use
     from bpeinspect.core.analysis.worldmap import coastline_xy
@@ -110,6 +111,7 @@ __all__ = [
     "percentile",
     "positions",
     "read_text",
+    "sorted_already",
     "token_scripts",
     "udhr_corpus",
     "vocabulary_use",
@@ -127,7 +129,7 @@ __getattr__ = lazy_names(
         "samples": "Sample code_samples expand_paths load_samples read_text",
         "stats": "Progress StatsTable TextStats compute_stats",
         "vocab": "BYTES COMMON KINDS SCRIPTS TokenQuery VocabIndex positions token_scripts",
-        "vocab_diff": "MAX_SIDES MergeOverlap VocabDiff compare_vocabularies composition_rows length_buckets list_tokens merges_in_common",
+        "vocab_diff": "MAX_SIDES MergeOverlap VocabDiff compare_vocabularies composition_rows length_buckets list_tokens merges_in_common sorted_already",
         "vocab_use": "VocabularyUse count_ids vocabulary_use",
         "worldmap": "coastline_xy",
     },

@@ -265,6 +265,13 @@ _FACTS: weakref.WeakKeyDictionary[Tokenizer, _SideFacts] = weakref.WeakKeyDictio
 _FACTS_LOCK = threading.Lock()
 
 
+def sorted_already(tok: Tokenizer) -> bool:
+    """Whether a comparison has sorted ``tok``'s tokens into categories already (comparisons of
+    it compute no more than set operations: a pool for :func:`compare_vocabularies` is not needed)."""
+    with _FACTS_LOCK:
+        return tok in _FACTS
+
+
 def _side_facts(tok: Tokenizer, should_stop: ShouldStop, pool: ProcessPool | None = None) -> _SideFacts:
     """``pool``: its child sorts the tokens into categories (see :func:`_categories_far`)."""
     with _FACTS_LOCK:

@@ -48,6 +48,7 @@ from bpeinspect.core.analysis import (
     compare_vocabularies,
     list_tokens,
     merges_in_common,
+    sorted_already,
 )
 from bpeinspect.core.pool import BACKGROUND_NICENESS, ProcessPool
 from bpeinspect.gui.concurrency import Jobs, Typing, describe_error
@@ -486,7 +487,8 @@ def _compare_once_drawn(
     time; the tokens are sorted into categories by a child process, which starts meanwhile.
     ``should_stop`` cancels it, and is where it gives way to a busy GUI thread."""
     with ProcessPool(2, niceness=BACKGROUND_NICENESS) as pool:
-        pool.start()
+        if not all(sorted_already(tok) for _, tok in sides):
+            pool.start()
         drawn.wait(FIRST_PAINT_WAIT_S)
         return compare_vocabularies(sides, should_stop=should_stop, pool=pool)
 

@@ -324,3 +324,31 @@ def test_a_comparison_under_way_stops_when_the_tokenizers_change(qtbot, toks, mo
     _settled(qtbot, view)
     assert asked[0] is not None and asked[0]()
     assert view.diff is not None and [s.name for s in view.diff.sides] == list(NAMES[::-1])
+
+
+def test_a_child_process_starts_only_for_tokenizers_not_sorted_yet(qtbot, monkeypatch):
+    """The comparison's child sorts tokens into categories: comparing tokenizers whose tokens are
+    sorted already (the reference changed, a panel shown again) starts none."""
+    from bpeinspect.core import Tokenizer
+    from bpeinspect.core.analysis import sorted_already
+    from bpeinspect.core.pool import ProcessPool
+
+    toks = [  # made here: nothing sorted yet
+        Tokenizer.from_merges([(104, 105), (111, 107)], pattern=None),
+        Tokenizer.from_merges([(104, 105), (97, 98), (256, 33)], pattern=None),
+    ]
+    assert not any(sorted_already(t) for t in toks)
+    started: list[int] = []
+    real = ProcessPool.start
+
+    def start(self):
+        started.append(1)
+        return real(self)
+
+    monkeypatch.setattr(ProcessPool, "start", start)
+    view = _view(qtbot, toks)
+    assert started and all(sorted_already(t) for t in toks)
+    started.clear()
+    view.set_tokenizers(toks[::-1], list(NAMES[::-1]))
+    _settled(qtbot, view)
+    assert started == [] and [s.name for s in view.diff.sides] == list(NAMES[::-1])

@@ -37,7 +37,7 @@ from __future__ import annotations
 import pickle
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from bpeinspect.core.analysis.measures import text_ids, text_profile
 from bpeinspect.core.analysis.shipping import Shipped, can_ship, count_text
@@ -47,6 +47,7 @@ from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
+R = TypeVar("R")
 
 # what a count gives for each text: its token count, its profile, or its count of every id
 COUNTERS: dict[str, Callable[[Tokenizer, str], object]] = {
@@ -142,6 +143,36 @@ class CountingPool:
             raise ValueError(f"cannot count {what!r}")
         run = _Run(self, toks, texts, progress, should_stop, what=what)
         yield from run.go()
+
+    def call(
+        self, tok: Tokenizer, fn: Callable[[Tokenizer, Any], R], item: Any, *, should_stop: ShouldStop | None = None
+    ) -> R:
+        """``fn(tok, item)`` on a child, which holds ``tok`` (sent to it if need be): this
+        process only waits, the interpreter free. Done here if ``tok`` cannot be sent, no
+        child is running, or the child fails or dies (an error is then raised here, with its
+        own type); ``should_stop`` is asked while waiting (a yes raises :class:`Cancelled`;
+        the child finishes the task and the answer is dropped). ``fn`` must be importable."""
+        children = [c for c in self.pool.children if c.alive]
+        if not children or not can_ship(tok):
+            return fn(tok, item)
+        key = self._key(tok)
+        child = next((c for c in children if key in c.held), None) or min(children, key=lambda c: len(c.tasks))
+        if key not in child.held:
+            child.put(key, _Payloads(self, [(key, tok)], should_stop).get(key))
+        task = self.pool.submit(child, fn, item, key=key)
+        while True:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            reply = self.pool.reply(_POLL)
+            if reply is None or reply.task != task and reply.kind != "lost":
+                continue  # (another run's answer: none is under way, this pool is used from one thread)
+            if reply.kind == "result":
+                return reply.value
+            if reply.kind == "lost":
+                self.pool.lose(reply.child)
+                if task not in reply.tasks:
+                    continue
+            return fn(tok, item)
 
 
 class _Payloads:

@@ -149,7 +149,7 @@ def run_job(
         spaced = [is_spaced(s) for s in prepared]
         yield from _measures(texts, words, spaced, toks, counted)
     else:
-        yield from _uses(pairs, counted, should_stop)
+        yield from _uses(pairs, counted, should_stop, pool if processes != 1 else None)
 
 
 def _count_here(
@@ -194,16 +194,24 @@ def _measures(
 
 
 def _uses(
-    pairs: Sequence[tuple[str, Tokenizer]], counted: Iterator[tuple[int, list]], should_stop: Callable[[], bool]
+    pairs: Sequence[tuple[str, Tokenizer]],
+    counted: Iterator[tuple[int, list]],
+    should_stop: Callable[[], bool],
+    pool: CountingPool | None,
 ) -> Iterator[tuple]:
-    """The use job's results from each tokenizer's id counts."""
+    """The use job's results from each tokenizer's id counts (the unreachable tokens looked for
+    by the ``pool``'s children, if there is one)."""
     with quiet_gc():
         for k, per_text in counted:
             total: Counter[int] = Counter()
             for c in per_text:
                 total.update(c)
             label, tok = pairs[k]
-            yield "use", k, vocabulary_use(tok, [], name=label, unreachable=True, counts=total, should_stop=should_stop)
+            yield (
+                "use",
+                k,
+                vocabulary_use(tok, [], name=label, unreachable=True, counts=total, should_stop=should_stop, pool=pool),
+            )
 
 
 class CountCache:

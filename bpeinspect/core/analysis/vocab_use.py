@@ -24,13 +24,14 @@ import numpy as np
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.measures import text_ids
 from bpeinspect.core.analysis.vocab import unreachable_tokens
-from bpeinspect.core.analysis.vocab_diff import token_category
+from bpeinspect.core.analysis.vocab_diff import category_codes
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
+_SLICE = 4096  # unused tokens given their category at a time
 
 
 @dataclass(frozen=True)
@@ -135,20 +136,37 @@ def vocabulary_use(
     progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
     processes: int | None = None,
+    pool: CountingPool | None = None,
 ) -> VocabularyUse:
     """``tok``'s token use over ``texts`` (or over ``counts`` already made by :func:`count_ids`);
     with ``unreachable``, the tokens the encoder never produces are looked for too (seconds for
-    a 200k vocabulary)."""
+    a 200k vocabulary). With a ``pool``, its child looks for them and sorts the unused tokens
+    into categories (this process only waits: a window's thread keeps the interpreter)."""
     if counts is None:
         counts = count_ids([tok], texts, progress=progress, should_stop=should_stop, processes=processes)[0]
     special = {*tok.special_tokens.values()}
     unused = [i for i in tok.ids() if i not in special and not counts.get(i)]
-    dead = None
-    if unreachable:
-        dead = frozenset(u.id for u in unreachable_tokens(tok, should_stop=should_stop))
-    categories = {i: token_category(tok.token_bytes(i)) for i in unused}
+    if pool is None:
+        dead_ids, labels, codes = _unused_facts(tok, (unused, unreachable), should_stop)
+    else:
+        dead_ids, labels, codes = pool.call(tok, _unused_facts, (unused, unreachable), should_stop=should_stop)
+    dead = None if dead_ids is None else frozenset(dead_ids)
+    categories: dict[int, str] = {}
+    for at in range(0, len(unused), _SLICE):  # (one C call over 185k would hold the interpreter)
+        categories.update(zip(unused[at : at + _SLICE], map(labels.__getitem__, codes[at : at + _SLICE])))
     used = {i: c for i, c in counts.items() if c and i not in special}
     return VocabularyUse(name or tok.name, sum(used.values()), used, unused, dead, categories)
+
+
+def _unused_facts(
+    tok: Tokenizer, item: tuple[list[int], bool], should_stop: ShouldStop | None = None
+) -> tuple[list[int] | None, list[str], bytes]:
+    """The unreachable tokens (if asked for, else ``None``) and the category of each unused
+    token of ``item`` (the labels, and one byte per token: its label's index); a counting
+    pool's child task (see :meth:`CountingPool.call`)."""
+    unused, unreachable = item
+    dead = [u.id for u in unreachable_tokens(tok, should_stop=should_stop)] if unreachable else None
+    return dead, *category_codes(map(tok.token_bytes, unused))
 
 
 __all__ = ["VocabularyUse", "count_ids", "vocabulary_use"]

@@ -67,3 +67,54 @@ def test_unreachable_tokens_are_marked_among_the_unused() -> None:
 def test_cancel_stops_the_count(texts) -> None:
     with pytest.raises(Cancelled):
         count_ids([load_tokenizer("r50k_base")], texts, processes=1, should_stop=lambda: True)
+
+
+def _pid(_tok, _item) -> int:
+    import os
+
+    return os.getpid()
+
+
+def test_a_counting_pool_runs_a_call_in_a_child_that_holds_the_tokenizer() -> None:
+    import os
+
+    from bpeinspect.core.analysis.corpus_count import CountingPool
+    from bpeinspect.core.pool import can_spawn
+
+    if not can_spawn():
+        pytest.skip("no child process can start here")
+    tok = Tokenizer.from_merges([(97, 98), (98, 99)], pattern=None)
+    with CountingPool(1) as pool:
+        assert pool.call(tok, _pid, None) == os.getpid()  # no child started: here
+        pool.start()
+        there = pool.call(tok, _pid, None)
+        assert there != os.getpid() and pool.call(tok, _pid, None) == there  # the child that holds it
+        with pytest.raises(Cancelled):
+            pool.call(tok, _pid, None, should_stop=lambda: True)
+
+
+def test_the_use_of_a_vocabulary_is_the_same_worked_out_by_a_child(texts, monkeypatch) -> None:
+    """With a counting pool, the unreachable tokens and the unused tokens' categories come from
+    a child (in the Languages view, seconds of Python a worker thread ran next to the window)."""
+    from bpeinspect.core.analysis import vocab_diff, vocab_use
+    from bpeinspect.core.analysis.corpus_count import CountingPool
+    from bpeinspect.core.pool import can_spawn
+
+    if not can_spawn():
+        pytest.skip("no child process can start here")
+    tok = load_tokenizer("r50k_base")
+    here = vocabulary_use(tok, texts, unreachable=True, processes=1)
+    with CountingPool(1) as pool:
+        pool.start()
+
+        def not_here(*_args):
+            raise AssertionError("worked out in this process")
+
+        monkeypatch.setattr(vocab_use, "unreachable_tokens", not_here)
+        monkeypatch.setattr(vocab_diff, "token_category", not_here)
+        far = vocabulary_use(tok, texts, unreachable=True, processes=1, pool=pool)
+        toy = Tokenizer.from_merges([(97, 98), (98, 99), (97, 257)], pattern=None)  # "abc" unreachable
+        toy_use = vocabulary_use(toy, ["abc abc bc"], unreachable=True, processes=1, pool=pool)
+    assert far == here
+    assert far.unreachable is not None and far.categories == here.categories
+    assert toy_use.unreachable == {258}

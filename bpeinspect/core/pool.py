@@ -362,6 +362,26 @@ class ProcessPool:
             reply.child.room.release()
         return reply
 
+    def put_back(self, replies: Iterable[Reply]) -> None:
+        """Answers one user of the pool took that are another's (a count under way while a
+        single task waits): :meth:`reply` gives them again, in their order, before newer ones."""
+        replies = list(replies)
+        if not replies:
+            return
+        newer = []
+        while (r := self._replies_nowait()) is not None:
+            newer.append(r)
+        for r in (*replies, *newer):
+            if r.kind == "progress" and r in replies:
+                r.child.room.acquire(blocking=False)  # released again when it is given again
+            self._replies.put(r)
+
+    def _replies_nowait(self) -> Reply | None:
+        try:
+            return self._replies.get_nowait()
+        except queue.Empty:
+            return None
+
     def lose(self, child: Child) -> None:
         """End ``child`` at once (it failed): :meth:`start` starts another."""
         child.close(kill=True)

@@ -151,7 +151,11 @@ class CountingPool:
         process only waits, the interpreter free. Done here if ``tok`` cannot be sent, no
         child is running, or the child fails or dies (an error is then raised here, with its
         own type); ``should_stop`` is asked while waiting (a yes raises :class:`Cancelled`;
-        the child finishes the task and the answer is dropped). ``fn`` must be importable."""
+        the child finishes the task and the answer is dropped). ``fn`` must be importable.
+
+        A :meth:`count` may be under way meanwhile (on the same thread, between two of the
+        tokenizers it yields): the answers to its tasks that come while this one waits are
+        handed back to it."""
         children = [c for c in self.pool.children if c.alive]
         if not children or not can_ship(tok):
             return fn(tok, item)
@@ -160,19 +164,22 @@ class CountingPool:
         if key not in child.held:
             child.put(key, _Payloads(self, [(key, tok)], should_stop).get(key))
         task = self.pool.submit(child, fn, item, key=key)
-        while True:
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            reply = self.pool.reply(_POLL)
-            if reply is None or reply.task != task and reply.kind != "lost":
-                continue  # (another run's answer: none is under way, this pool is used from one thread)
-            if reply.kind == "result":
-                return reply.value
-            if reply.kind == "lost":
-                self.pool.lose(reply.child)
-                if task not in reply.tasks:
+        others: list[Reply] = []  # the count's answers, handed back
+        try:
+            while True:
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                reply = self.pool.reply(_POLL)
+                if reply is None:
                     continue
-            return fn(tok, item)
+                if reply.task == task and reply.kind in ("result", "error"):
+                    break
+                others.append(reply)  # a lost child too: the count deals its tasks again
+                if reply.kind == "lost" and task in reply.tasks:
+                    break
+        finally:
+            self.pool.put_back(others)
+        return reply.value if reply.kind == "result" else fn(tok, item)
 
 
 class _Payloads:

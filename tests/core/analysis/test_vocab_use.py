@@ -118,3 +118,28 @@ def test_the_use_of_a_vocabulary_is_the_same_worked_out_by_a_child(texts, monkey
     assert far == here
     assert far.unreachable is not None and far.categories == here.categories
     assert toy_use.unreachable == {258}
+
+
+def test_a_call_between_two_tokenizers_of_a_count_leaves_the_count_its_answers(texts) -> None:
+    """The Languages view's token use: each tokenizer's unused tokens are looked at by a child
+    as soon as it is counted, while the count of the others goes on. The call waits for its
+    own answer only: the count's answers that come meanwhile are its own still, and it ends
+    with the right figures (it used to wait for them for ever)."""
+    import time
+
+    from bpeinspect.core.analysis.corpus_count import CountingPool
+    from bpeinspect.core.analysis.vocab_use import _unused_facts
+    from bpeinspect.core.pool import can_spawn
+
+    if not can_spawn():
+        pytest.skip("no child process can start here")
+    toks = [load_tokenizer(n) for n in ("r50k_base", "cl100k_base", "o200k_base")]
+    want = count_ids(toks, texts, processes=1)
+    deadline = time.monotonic() + 120
+    with CountingPool(2) as pool:
+        got = {}
+        for k, per_text in pool.count(toks, texts * 4, what="ids", should_stop=lambda: time.monotonic() > deadline):
+            got[k] = sum(per_text[: len(texts)], Counter())
+            dead, labels, codes = pool.call(toks[k], _unused_facts, ([256, 257], False))
+            assert dead is None and len(codes) == 2
+    assert [got[k] for k in range(3)] == want

@@ -368,12 +368,13 @@ class ProcessPool:
         replies = list(replies)
         if not replies:
             return
+        for r in replies:
+            if r.kind == "progress":
+                r.child.room.acquire(blocking=False)  # released again when it is given again
         newer = []
         while (r := self._replies_nowait()) is not None:
             newer.append(r)
         for r in (*replies, *newer):
-            if r.kind == "progress" and r in replies:
-                r.child.room.acquire(blocking=False)  # released again when it is given again
             self._replies.put(r)
 
     def _replies_nowait(self) -> Reply | None:

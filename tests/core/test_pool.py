@@ -526,3 +526,20 @@ def test_a_live_task_waits_for_its_progress_to_be_taken() -> None:
         assert task in child.tasks
         replies = _replies_of(p, task)
     assert len(replies) == 2000 and (replies[-1].kind, replies[-1].value) == ("result", "done")
+
+
+def test_answers_put_back_come_again_before_newer_ones():
+    if not pool.can_spawn():
+        pytest.skip("no child process can start here")
+    with pool.ProcessPool(2) as p:
+        (child,) = p.start()
+        key = p.new_key()
+        child.put(key, pickle.dumps(0))
+        first = p.submit(child, pool._demo_square, 3, key=key)
+        a = p.reply(30)
+        second = p.submit(child, pool._demo_square, 4, key=key)
+        time.sleep(0.5)  # its answer is in the queue by now
+        p.put_back([a])
+        got = [p.reply(30), p.reply(30)]
+    assert [(r.kind, r.task) for r in got] == [("result", first), ("result", second)]
+    assert [r.value for r in got] == [9, 16]

@@ -368,12 +368,12 @@ class ProcessPool:
         replies = list(replies)
         if not replies:
             return
-        for r in replies:
-            if r.kind == "progress":
-                r.child.room.acquire(blocking=False)  # released again when it is given again
+        for mine in replies:
+            if mine.kind == "progress":
+                mine.child.room.acquire(blocking=False)  # released again when it is given again
         newer = []
-        while (r := self._replies_nowait()) is not None:
-            newer.append(r)
+        while (came := self._replies_nowait()) is not None:
+            newer.append(came)
         for r in (*replies, *newer):
             self._replies.put(r)
 

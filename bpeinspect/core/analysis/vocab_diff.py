@@ -401,8 +401,10 @@ def compare_vocabularies(
     if not 2 <= len(tokenizers) <= MAX_SIDES:
         raise ValueError(f"compare 2 to {MAX_SIDES} vocabularies, not {len(tokenizers)}")
     # the collector held off (see quiet_gc): the sets and dicts of 200k tokens it builds set
-    # off collections that walk them all, 20-30 ms each with every other thread locked out
-    with quiet_gc(freeze=False):
+    # off collections that walk them all, 20-30 ms each with every other thread locked out;
+    # and then frozen where the program allows it, as a big encoding is: left young, the first
+    # collection after (once anything else is frozen) walked them all, 180 ms in a window
+    with quiet_gc():
         return _compare_vocabularies(tokenizers, should_stop, pool)
 
 
@@ -552,8 +554,8 @@ def merges_in_common(
     tokenizers: Sequence[tuple[str, Tokenizer]], *, progress: Progress = None, should_stop: ShouldStop = None
 ) -> MergeOverlap:
     """Which merges (left bytes + right bytes) the vocabularies share (the collector held off,
-    as in :func:`compare_vocabularies`)."""
-    with quiet_gc(freeze=False):
+    and what it builds frozen, as in :func:`compare_vocabularies`)."""
+    with quiet_gc():
         return _merges_in_common(tokenizers, progress, should_stop)
 
 

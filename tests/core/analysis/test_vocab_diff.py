@@ -376,3 +376,33 @@ def test_a_pool_that_cannot_start_children_sorts_them_here(monkeypatch):
         far = compare_vocabularies([("a", a), ("b", b)], pool=pool)
         assert not pool.children
     assert far.sides == here.sides and dict(far._categories) == dict(here._categories)
+
+
+def test_a_comparison_leaves_no_young_objects_for_the_collector_to_walk_where_freezing_is_on():
+    """In the app something is frozen already (a big encoding), so what a comparison builds
+    could not be moved out of the youngest generation: the first collection after it walked
+    the lot, 180 ms with every thread locked out. Where the program allows freezing, the
+    comparison freezes what it built, as a big encoding does."""
+    import gc
+
+    from bpeinspect.core.memory import _freeze_allowed, allow_gc_freeze, quiet_gc
+
+    before, threshold = _freeze_allowed[0], gc.get_threshold()
+    allow_gc_freeze()
+    gc.collect()
+    gc.set_threshold(10**9)  # no young collection on its own: the youngest generation is looked at as left
+    try:
+        with quiet_gc():
+            kept = [[i] for i in range(1000)]  # frozen earlier, as the window's encodings are
+        toks = [("a", _letter_pairs(0)), ("b", _letter_pairs(300))]
+        young = []
+        for compare in (lambda: compare_vocabularies(toks), lambda: merges_in_common(toks)):
+            got = compare()
+            young.append(len(gc.get_objects(generation=0)))
+            del got
+        assert all(n < 300 for n in young), young  # the 1,352 merge pairs and the rest are not among them
+    finally:
+        gc.set_threshold(*threshold)
+        allow_gc_freeze(before)
+        gc.unfreeze()
+        del kept

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 ShouldStop = Callable[[], bool] | None
 T = TypeVar("T")
+K = TypeVar("K")
 Progress = Callable[[int, int], None] | None
 
 MAX_SIDES = 4
@@ -309,11 +310,7 @@ def _categories_far(
     answers = pool.imap(_category_codes, (_packed(chunk) for chunk in chunks), here=False)
     try:
         for chunk, (labels, codes) in zip(chunks, answers):
-            for at in range(0, len(chunk), _CHECK_EVERY):
-                _tick(0, should_stop)
-                categories.update(
-                    zip(chunk[at : at + _CHECK_EVERY], map(labels.__getitem__, codes[at : at + _CHECK_EVERY]))
-                )
+            put_categories(categories, chunk, labels, codes, should_stop)
             comp.update({labels[c]: n for c, n in Counter(codes).items()})
     finally:
         answers.close()
@@ -344,6 +341,16 @@ def category_codes(tokens: Iterable[bytes]) -> tuple[list[str], bytes]:
     labels: dict[str, int] = {}
     codes = bytes(labels.setdefault(token_category(t), len(labels)) for t in tokens)
     return list(labels), codes
+
+
+def put_categories(
+    into: dict[K, str], keys: Sequence[K], labels: list[str], codes: bytes, should_stop: ShouldStop = None
+) -> None:
+    """``into[keys[i]] = labels[codes[i]]`` for each key (:func:`category_codes` read back), a
+    slice at a time: one C call over 200k keys would hold the interpreter for tens of ms."""
+    for at in range(0, len(keys), _CHECK_EVERY):
+        _tick(0, should_stop)
+        into.update(zip(keys[at : at + _CHECK_EVERY], map(labels.__getitem__, codes[at : at + _CHECK_EVERY])))
 
 
 def _set_of(items: Iterable[T], step: int = _CHECK_EVERY) -> set[T]:

@@ -24,14 +24,13 @@ import numpy as np
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.measures import text_ids
 from bpeinspect.core.analysis.vocab import unreachable_tokens
-from bpeinspect.core.analysis.vocab_diff import category_codes
+from bpeinspect.core.analysis.vocab_diff import category_codes, put_categories
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
-_SLICE = 4096  # unused tokens given their category at a time
 
 
 @dataclass(frozen=True)
@@ -152,8 +151,7 @@ def vocabulary_use(
         dead_ids, labels, codes = pool.call(tok, _unused_facts, (unused, unreachable), should_stop=should_stop)
     dead = None if dead_ids is None else frozenset(dead_ids)
     categories: dict[int, str] = {}
-    for at in range(0, len(unused), _SLICE):  # (one C call over 185k would hold the interpreter)
-        categories.update(zip(unused[at : at + _SLICE], map(labels.__getitem__, codes[at : at + _SLICE])))
+    put_categories(categories, unused, labels, codes)
     used = {i: c for i, c in counts.items() if c and i not in special}
     return VocabularyUse(name or tok.name, sum(used.values()), used, unused, dead, categories)
 

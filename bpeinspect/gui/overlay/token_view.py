@@ -141,7 +141,6 @@ class TokenView(QPlainTextEdit):
         self.palette_ = TokenPalette()
         self.selected: int | None = None
         self._glyph_cache: dict[tuple[str, str], QStaticText] = {}
-        self.text_scale = 1.0  # text is drawn this much smaller than the font (2/3 with inline ids)
         self._press_pos = None
         self._card_shown = False  # a hover card of this view is (or may be) on screen
         # inserts pasted or dropped text in place of the cursor's selection (set by the window)
@@ -404,11 +403,8 @@ class TokenView(QPlainTextEdit):
     # -- painting ---------------------------------------------------------------------------------
 
     def glyph_font(self) -> QFont:
-        """The font the text is drawn in (the widget font, unless ids make room below it)."""
-        font = QFont(self.font())
-        if self.text_scale != 1.0:
-            font.setPointSizeF(font.pointSizeF() * self.text_scale)
-        return font
+        """The font the text is drawn in."""
+        return QFont(self.font())
 
     def _newline_width(self) -> float:
         return QFontMetricsF(self.glyph_font()).horizontalAdvance(NEWLINE_GLYPH) + 2

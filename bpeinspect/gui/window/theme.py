@@ -35,7 +35,7 @@ from bpeinspect.gui.overlay.token_view import Layers, TokenView
 THEMES = ("system", "light", "dark")
 LAYERS = tuple(f.name for f in fields(Layers))
 FONT_RANGE = (6.0, 48.0)  # points
-IDS_SCALE = 1.5  # see Appearance._apply_font
+IDS_SCALE = 1.5  # see Appearance._line_format
 IDS_RAISE = 40.0  # percent of the font height the text is raised by when ids are shown
 
 
@@ -174,7 +174,7 @@ class Appearance(QObject):
         self.dark = is_dark(QGuiApplication.palette())  # another window may have set a theme
         self.token_palette = TokenPalette(dark=self.dark)
         self.text_size = default_text_size()
-        self._ids_font_applied = False
+        self._line_size_applied: float | None = None  # the line format's font size (None: none)
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
             hints.colorSchemeChanged.connect(self.follow_system)
@@ -226,7 +226,6 @@ class Appearance(QObject):
         view.set_layers(self.layers)
         view.set_token_palette(self.token_palette)
         view.setFont(self.document.defaultFont())
-        view.text_scale = 2 / 3 if self.layers.ids else 1.0
         view.viewport().update()
 
     def _set_dark(self, dark: bool) -> None:
@@ -242,28 +241,33 @@ class Appearance(QObject):
         self.changed.emit()
 
     def _line_format(self) -> QTextCharFormat | None:
-        """What every line is laid out with: raised, with inline ids; as it is, without."""
+        """What every line is laid out with: with inline ids, room below the text for them;
+        without, nothing.
+
+        QPlainTextEdit has no line spacing setting, but a superscript line is taller: so each line
+        is laid out ``IDS_SCALE`` times larger and as superscript, which Qt draws at 2/3 size, i.e.
+        at the normal size, raised above free room. This is a format of the layout, not of the text
+        (see ``LiveDocument.set_line_format``), and the document's own font stays as it is: a new
+        default font would make Qt lay out every line of a long text again at once."""
         if not self.layers.ids:
             return None
         fmt = QTextCharFormat()
+        fmt.setFontPointSize(self.text_size * IDS_SCALE)
         fmt.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript)
         fmt.setSuperScriptBaseline(IDS_RAISE)
         return fmt
 
     def _apply_font(self) -> None:
-        """Set the document's font; with inline ids the lines get room below the text for them.
-
-        QPlainTextEdit has no line spacing setting, but a superscript line is taller: so the
-        document font is made ``IDS_SCALE`` times larger and every line laid out as superscript
-        (a format of the layout, not of the text: see ``LiveDocument.set_line_format``), which Qt
-        draws at 2/3 size, i.e. at the normal size, raised above free room."""
+        """Set the document's font to the text size, and the lines' format for inline ids."""
         font = self.document.defaultFont()
-        ids = self.layers.ids
-        font.setPointSizeF(self.text_size * (IDS_SCALE if ids else 1.0))
-        self.document.setDefaultFont(font)
-        if ids != self._ids_font_applied:
+        if font.pointSizeF() != self.text_size:
+            font.setPointSizeF(self.text_size)
+            self.document.setDefaultFont(font)
+        line = self._line_format()
+        size = None if line is None else line.fontPointSize()
+        if size != self._line_size_applied:
             if self.format_lines is not None:
-                self.format_lines(self._line_format())
+                self.format_lines(line)
             else:
-                CodePointSpacer.ensure(self.document).format_lines(self._line_format())
-        self._ids_font_applied = ids
+                CodePointSpacer.ensure(self.document).format_lines(line)
+        self._line_size_applied = size

@@ -168,3 +168,38 @@ def test_lines_typed_or_pasted_with_ids_on_are_raised_too(qtbot, window):
     wait_idle(qtbot, window)
     assert window.document.blockCount() > 300
     assert all(_raised(window, window.document.findBlockByNumber(k).position()) for k in (0, 1, 2, 150, 301))
+
+
+def test_ids_on_and_off_keep_the_document_font(qtbot, window):
+    # a new default font makes Qt lay out every line of the text again at once
+    window.set_text("hello world\n" * 50)
+    wait_idle(qtbot, window)
+    fonts: list = []
+    window.document.contentsChanged.connect(lambda: fonts.append(window.document.defaultFont().pointSizeF()))
+    size = window.document.defaultFont().pointSizeF()
+    window.commands["view.layer.ids"].setChecked(True)
+    wait_idle(qtbot, window)
+    assert window.document.defaultFont().pointSizeF() == size and _raised(window, 0)
+    window.commands["view.layer.ids"].setChecked(False)
+    wait_idle(qtbot, window)
+    assert window.document.defaultFont().pointSizeF() == size and not _raised(window, 0)
+    assert set(fonts) <= {size}
+
+
+def test_zoom_with_ids_on_resizes_the_text_and_its_room(qtbot, window):
+    window.set_text("hello world\nsecond line\n")
+    wait_idle(qtbot, window)
+    window.commands["view.zoom_in"].trigger()
+    window.commands["view.zoom_in"].trigger()
+    plain_x = _x_of_fifth_char(window)
+    plain_h = window.document.documentLayout().blockBoundingRect(window.document.firstBlock()).height()
+    window.commands["view.zoom_out"].trigger()
+    window.commands["view.zoom_out"].trigger()
+    window.commands["view.layer.ids"].setChecked(True)
+    wait_idle(qtbot, window)
+    window.commands["view.zoom_in"].trigger()
+    window.commands["view.zoom_in"].trigger()
+    wait_idle(qtbot, window)
+    assert abs(_x_of_fifth_char(window) - plain_x) < 1.0  # the zoomed size, not the old one
+    raised_h = window.document.documentLayout().blockBoundingRect(window.document.firstBlock()).height()
+    assert raised_h > plain_h * 1.3  # room for the ids below the zoomed text

@@ -201,7 +201,9 @@ def test_layers_palette_zoom_dark(qtbot, window):
     size = window.appearance.text_size
     window.commands["view.zoom_in"].trigger()
     assert window.appearance.text_size == size + 1
-    assert window.document.defaultFont().pointSizeF() == pytest.approx((size + 1) * 1.5)  # inline ids: room below
+    assert window.document.defaultFont().pointSizeF() == pytest.approx(size + 1)
+    ranges = window.document.firstBlock().layout().formats()  # inline ids: room below the text
+    assert ranges[0].format.fontPointSize() == pytest.approx((size + 1) * 1.5)
     window.commands["view.layer.ids"].setChecked(False)
     assert window.document.defaultFont().pointSizeF() == pytest.approx(size + 1)
     window.commands["view.palette.colour-blind safe"].trigger()

@@ -135,6 +135,10 @@ class LiveText:
             parts.append(seg.text[a:b])
         return "".join(parts)
 
+    def head(self, chars: int) -> str:
+        """The text's first ``chars`` characters (without joining the whole text)."""
+        return self.slice_u16(0, 2 * chars)[:chars]  # a character takes one or two UTF-16 units
+
     # -- changing ---------------------------------------------------------------------------------
 
     def set_text(self, text: str) -> Change:

@@ -139,7 +139,7 @@ class VocabSettings(QObject):
         if not tok.byte_level:
             win.show_error(f"{label}: a SentencePiece-style tokenizer merges its own way; it takes no other split rule")
             return None
-        dialog = VocabSettingsDialog(win, label, tok=tok, sample=win.text())
+        dialog = VocabSettingsDialog(win, label, tok=tok, sample=win.live_text().head(SAMPLE_CHARS))
         dialog.accepted.connect(lambda: self._apply(tok, dialog))
         return self._show(dialog)
 
@@ -147,7 +147,10 @@ class VocabSettings(QObject):
         """``path`` would not open as it is (``why``): choose what it lacks, then open it."""
         win = self.window
         dialog = VocabSettingsDialog(
-            win, Path(path).name, why=f"{why}\n\nChoose a split rule to open it.", sample=win.text()
+            win,
+            Path(path).name,
+            why=f"{why}\n\nChoose a split rule to open it.",
+            sample=win.live_text().head(SAMPLE_CHARS),
         )
 
         def open_it() -> None:

@@ -71,3 +71,16 @@ def test_a_should_stop_given_with_the_users_settings_is_asked_too(tmp_path):
     assert tok.special_tokens["<|x|>"] == 50256 and len(asked) >= 2 * (50256 // (1 << 14))
     with pytest.raises(Cancelled):
         load_with(path, special_tokens=["<|x|>"], should_stop=lambda: True)
+
+
+def test_the_first_free_id_follows_the_last_token_that_is_not_special():
+    from bpeinspect.core.io.formats import first_free_id, with_settings
+
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        tok = load_tokenizer(name)
+        assert first_free_id(tok) == max(i for i in tok.ids() if not tok.is_special(i)) + 1
+    tok = load_tokenizer("cl100k_base")
+    assert first_free_id(tok) == 100256
+    assert first_free_id(with_settings(tok, special_tokens={})) == 100256  # no special tokens at all
+    specials = {**tok.special_tokens, "<in a gap>": 100256, "<another>": 100270}
+    assert first_free_id(with_settings(tok, special_tokens=specials)) == 100256

@@ -397,3 +397,10 @@ def test_a_segment_encoded_with_what_followed_it_before_an_edit_is_encoded_again
     assert seg in [s for s, _ in live.pending()]
     encode_pending(live)
     assert live.encoding().ids == tok.encode_with_offsets(text.text()).ids
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab é\n日😀𝔘", max_size=120), st.integers(0, 130), st.integers(4, 40))
+def test_the_head_of_a_text_in_segments_is_its_first_characters(text, chars, target):
+    live = LiveText(text, target=target)
+    assert live.head(chars) == text[:chars]

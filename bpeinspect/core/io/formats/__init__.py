@@ -486,8 +486,10 @@ def load_with(
 
 def first_free_id(tok: Tokenizer) -> int:
     """The id after the last token that is not special (where new special tokens go)."""
-    ids = [i for i in tok.ids() if not tok.is_special(i)]
-    return max(ids) + 1 if ids else 0
+    for i in reversed(tok.ids()):  # special tokens are usually the last few: a short walk
+        if not tok.is_special(i):
+            return i + 1
+    return 0
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:

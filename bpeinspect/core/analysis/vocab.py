@@ -24,6 +24,7 @@ import numpy as np
 import regex
 
 from bpeinspect.core.errors import Cancelled, QueryError
+from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.scripts import COMMON, NO_SCRIPT, char_script, script_names
 from bpeinspect.core.text import display_bytes, parse_display
 
@@ -365,7 +366,18 @@ class VocabIndex:
         should_stop: ShouldStop = None,
     ) -> list[int]:
         """Ids matching ``query``, sorted by ``sort`` (``id``, ``rank``, ``token``, ``length``,
-        ``script`` or ``kind``). Raises :class:`QueryError` for a query that cannot run."""
+        ``script`` or ``kind``). Raises :class:`QueryError` for a query that cannot run.
+
+        The first search by script or kind makes a tuple per token: the collector waits
+        meanwhile (see :func:`~bpeinspect.core.memory.quiet_gc`), or it walks the whole heap
+        with every other thread locked out (half a second next to a window holding a few
+        tokenizers and a long text)."""
+        with quiet_gc():
+            return self._search(query, sort, descending, progress, should_stop)
+
+    def _search(
+        self, query: TokenQuery, sort: str, descending: bool, progress: Progress, should_stop: ShouldStop
+    ) -> list[int]:
         tok = self.tok
         q = query
         ids = self._candidates(q)
@@ -416,8 +428,12 @@ class VocabIndex:
         it for many frames, stalling the window while a worker sorts. ``should_stop`` is
         asked every 2048 tokens (a GUI's worker gives way to the window there)."""
         got = self._orders.get(sort)
-        if got is not None:
-            return got
+        if got is None:
+            with quiet_gc():  # (see search)
+                got = self._orders[sort] = self._order(sort, should_stop)
+        return got
+
+    def _order(self, sort: str, should_stop: ShouldStop) -> np.ndarray:
         tok, ids = self.tok, self._ids
         id_arr = np.asarray(ids, dtype=np.int64)
         tb = tok.token_bytes
@@ -448,7 +464,6 @@ class VocabIndex:
         by = np.lexsort((id_arr, *reversed(keys)))
         place = np.full(int(id_arr.max()) + 1 if len(id_arr) else 0, -1, dtype=np.int64)
         place[id_arr[by]] = np.arange(len(by), dtype=np.int64)
-        self._orders[sort] = place
         return place
 
     def sorted(

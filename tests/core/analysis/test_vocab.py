@@ -331,3 +331,31 @@ def test_unreachable_loaded_pair_rule_file_matches_hf_tokenizers() -> None:
         except UnicodeDecodeError:
             text = [i]
         assert (i not in found) == (piece == [i] and text == [i]), (i, bts)
+
+
+def test_sorting_a_whole_vocabulary_by_script_keeps_the_collector_waiting():
+    """The first sort by script makes a tuple of scripts per token: a
+    collection meanwhile walks the whole heap with every other thread locked out (half a
+    second beside a window's tokenizers and text). None runs while the index sorts or
+    searches, and the collector is on again after."""
+    import gc
+
+    index = VocabIndex(load_tokenizer("cl100k_base"))
+    ran: list[int] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "start":
+            ran.append(info["generation"])
+
+    threshold = gc.get_threshold()
+    gc.collect()
+    gc.set_threshold(50)  # a collection every few new objects, if the collector may run
+    gc.callbacks.append(note)
+    try:
+        rows = index.search(TokenQuery(), sort="script")
+        found = index.search(TokenQuery(text="ing"), sort="script")
+    finally:
+        gc.callbacks.remove(note)
+        gc.set_threshold(*threshold)
+    assert len(rows) == len(load_tokenizer("cl100k_base").ids()) and found
+    assert len(ran) <= 5 and gc.isenabled(), len(ran)  # a young one may come as a call returns

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 
 from bpeinspect.gui.app import DEFAULT_TOKENIZERS, parse_args, welcome_text
@@ -68,3 +69,57 @@ def test_screenshot_with_file_and_bad_tokenizer(tmp_path):
     proc, out = run_screenshot(tmp_path, "-t", "gpt2", "-t", str(tmp_path / "missing.tiktoken"), str(text))
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_app_has_freed_blocks_merged_at_once_not_kept_for_a_long_merge_later():
+    """glibc keeps small freed blocks aside and merges them all in a later large allocation: a
+    pause of tens of ms on the GUI thread after Qt freed the formats of a long text's lines."""
+    import ctypes
+    import sys
+
+    from bpeinspect.gui.app import merge_freed_blocks_at_once
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2  # noqa: B018
+    except (OSError, AttributeError):
+        pytest.skip("glibc 2.33 or later only")
+    assert sys.platform.startswith("linux")
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
+
+    libc.mallinfo2.restype = MallInfo2
+    libc.malloc.restype, libc.malloc.argtypes, libc.free.argtypes = (
+        ctypes.c_void_p,
+        [ctypes.c_size_t],
+        [ctypes.c_void_p],
+    )
+    blocks = (ctypes.c_void_p * 2000)()  # no Python list growing between the calls (a large allocation merges)
+
+    def kept_aside() -> int:
+        for i in range(len(blocks)):
+            blocks[i] = libc.malloc(40)
+        for i in range(0, len(blocks), 2):  # every other one: no neighbour to merge with yet
+            libc.free(blocks[i])
+        kept = libc.mallinfo2().smblks
+        for i in range(1, len(blocks), 2):
+            libc.free(blocks[i])
+        return kept
+
+    assert merge_freed_blocks_at_once()
+    assert kept_aside() == 0

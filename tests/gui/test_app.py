@@ -112,14 +112,15 @@ def test_the_app_has_freed_blocks_merged_at_once_not_kept_for_a_long_merge_later
     blocks = (ctypes.c_void_p * 2000)()  # no Python list growing between the calls (a large allocation merges)
 
     def kept_aside() -> int:
+        before = libc.mallinfo2().smblks  # blocks other code left aside before the setting
         for i in range(len(blocks)):
             blocks[i] = libc.malloc(40)
         for i in range(0, len(blocks), 2):  # every other one: no neighbour to merge with yet
             libc.free(blocks[i])
-        kept = libc.mallinfo2().smblks
+        kept = libc.mallinfo2().smblks - before
         for i in range(1, len(blocks), 2):
             libc.free(blocks[i])
         return kept
 
     assert merge_freed_blocks_at_once()
-    assert kept_aside() == 0
+    assert kept_aside() < 50  # without the setting: about 1,000 of the 1,000 freed

@@ -446,9 +446,11 @@ class DatasetView(QWidget):
                 if col != 1:
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.longest.setItem(r, col, cell)
-        header = self.longest.horizontalHeader()
-        self.longest.resizeColumnsToContents()
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        # the beginnings take the room left: measuring their text (any script) took most of the time
+        self.longest.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for col in range(len(head)):
+            if col != 1:
+                self.longest.resizeColumnToContents(col)
 
     def _ask_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a dataset", "", FILTER)

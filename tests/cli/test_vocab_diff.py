@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bpeinspect.cli.commands import main
-from bpeinspect.core.analysis.vocab_diff import token_category
+from bpeinspect.core.analysis.token_categories import token_category
 from tests.paths import SHARED
 from tests.reference import tiktoken_encoding
 

@@ -17,10 +17,8 @@ text that merging makes, so they are compared as their own list (``specials``).
 from __future__ import annotations
 
 import itertools
-import string
 import threading
 import weakref
-from array import array
 from collections import ChainMap, Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -28,71 +26,25 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeVar
 
+from bpeinspect.core.analysis.token_categories import (
+    CATEGORIES_FIRST,
+    CATEGORIES_LAST,
+    sort_into_categories,
+    token_category,
+)
+from bpeinspect.core.analysis.token_categories import CHECK_EVERY as _CHECK_EVERY
 from bpeinspect.core.errors import Cancelled, UnknownTokenError
 from bpeinspect.core.memory import quiet_gc
 from bpeinspect.core.pool import ProcessPool
-from bpeinspect.core.scripts import NO_SCRIPT, char_script
 
 if TYPE_CHECKING:
     from bpeinspect.core.tokenizer import Tokenizer
 
 ShouldStop = Callable[[], bool] | None
 T = TypeVar("T")
-K = TypeVar("K")
 Progress = Callable[[int, int], None] | None
 
 MAX_SIDES = 4
-# The categories of a token that are not a script (see token_category), in the order shown.
-PARTIAL = "partial UTF-8"  # not whole UTF-8: a piece of a character
-WHITESPACE = "whitespace"  # spaces, tabs, newlines only
-DIGITS = "digits"  # decimal digits, with spaces around allowed
-CODE_PUNCTUATION = "code punctuation"  # ASCII punctuation and symbols ({, ;, ->, ==...)
-MIXED = "mixed scripts"  # letters of more than one script
-NO_SCRIPT_LABEL = "other symbols"  # none of the above and no letters: emoji, other punctuation, marks
-CATEGORIES_FIRST: tuple[str, ...] = (PARTIAL, WHITESPACE, DIGITS, CODE_PUNCTUATION)
-CATEGORIES_LAST: tuple[str, ...] = (MIXED, NO_SCRIPT_LABEL)
-_ASCII_PUNCTUATION = frozenset(string.punctuation)
-# tokens between two should_stop checks (a millisecond or two of work: at each, a worker gives way
-# to a window whose GUI thread is busy, see bpeinspect.gui.concurrency.give_way)
-_CHECK_EVERY = 2048
-FAR_CHUNK = 1 << 15  # tokens a child sorts into categories at a time (see _categories_far)
-
-
-def token_category(token: bytes) -> str:
-    """What one token is made of, as a single label for composition charts: ``partial UTF-8``,
-    ``whitespace``, ``digits``, ``code punctuation``, the script of its letters (the Unicode
-    Script property), ``mixed scripts``, or ``other symbols``. Spaces around digits and
-    punctuation are allowed (`` 2024``, ``();\\n``); a token of spaces alone is ``whitespace``.
-
-    >>> [token_category(t) for t in (b" the", b"\\n\\n", b" 2024", b"();", "日本".encode(), b"\\xe6\\x97")]
-    ['Latin', 'whitespace', 'digits', 'code punctuation', 'Han', 'partial UTF-8']
-    >>> token_category("ab\u0436".encode()), token_category("\u2014".encode()), token_category(b"a1")
-    ('mixed scripts', 'other symbols', 'Latin')
-    """
-    try:
-        text = token.decode("utf-8")
-    except UnicodeDecodeError:
-        return PARTIAL
-    core = text.strip()
-    if not core:
-        return WHITESPACE
-    if core.isdecimal():
-        return DIGITS
-    if core.isascii():
-        if all(ch in _ASCII_PUNCTUATION for ch in core):
-            return CODE_PUNCTUATION
-        if any(ch.isalpha() for ch in core):
-            return "Latin"
-        return NO_SCRIPT_LABEL  # ASCII letters absent: digits mixed with punctuation, say
-    found = None
-    for ch in core:
-        s = char_script(ch)
-        if s in NO_SCRIPT or s == found:
-            continue
-        if found is not None:
-            return MIXED
-        found = s
-    return found or NO_SCRIPT_LABEL
 
 
 @dataclass(frozen=True)
@@ -274,7 +226,7 @@ def sorted_already(tok: Tokenizer) -> bool:
 
 
 def _side_facts(tok: Tokenizer, should_stop: ShouldStop, pool: ProcessPool | None = None) -> _SideFacts:
-    """``pool``: its child sorts the tokens into categories (see :func:`_categories_far`)."""
+    """``pool``: its child sorts the tokens into categories (see :func:`sort_into_categories`)."""
     with _FACTS_LOCK:
         got = _FACTS.get(tok)
     if got is not None:
@@ -282,75 +234,13 @@ def _side_facts(tok: Tokenizer, should_stop: ShouldStop, pool: ProcessPool | Non
     ranks = _mergeable(tok)
     if should_stop is not None and should_stop():
         raise Cancelled()
-    categories: dict[bytes, str] = {}
-    comp: Counter[str] = Counter()
-    if pool is not None:
-        _categories_far(pool, list(ranks), categories, comp, should_stop)
-    else:
-        for n, t in enumerate(ranks):
-            _tick(n, should_stop)
-            categories[t] = token_category(t)
-        comp.update(categories[t] for t in ranks)
+    categories, comp = sort_into_categories(list(ranks), should_stop, pool)
     lengths: Counter[int] = Counter()
     for chunk in _slices(ranks, _CHECK_EVERY):  # (one count of 200k lengths: 8 ms in one C call)
         lengths.update(map(len, chunk))
     facts = _SideFacts(ranks, _set_of(ranks), categories, dict(comp), dict(sorted(lengths.items())))
     with _FACTS_LOCK:
         return _FACTS.setdefault(tok, facts)
-
-
-def _categories_far(
-    pool: ProcessPool, tokens: list[bytes], categories: dict[bytes, str], comp: Counter[str], should_stop: ShouldStop
-) -> None:
-    """Put each token's :func:`token_category` in ``categories`` and count them in ``comp``,
-    worked out by ``pool``'s children (see :func:`_category_codes`): here only C loops run, a
-    slice at a time, so a window's thread is not kept waiting for the interpreter. Done here
-    if no child can start."""
-    chunks = list(_slices(tokens, FAR_CHUNK))
-    answers = pool.imap(_category_codes, (_packed(chunk) for chunk in chunks), here=False)
-    try:
-        for chunk, (labels, codes) in zip(chunks, answers):
-            put_categories(categories, chunk, labels, codes, should_stop)
-            comp.update({labels[c]: n for c, n in Counter(codes).items()})
-    finally:
-        answers.close()
-
-
-def _packed(tokens: list[bytes]) -> tuple[bytes, bytes]:
-    """``tokens`` as two flat strings, quick to send: their bytes one after another, and their
-    lengths as 32-bit integers."""
-    return b"".join(tokens), array("I", map(len, tokens)).tobytes()
-
-
-def _category_codes(_context: object, item: tuple[bytes, bytes]) -> tuple[list[str], bytes]:
-    """In a child: :func:`category_codes` of a :func:`_packed` list of tokens."""
-    joined, raw = item
-    lengths = array("I")
-    lengths.frombytes(raw)
-    ends = itertools.accumulate(lengths)
-    return category_codes(joined[end - n : end] for n, end in zip(lengths, ends))
-
-
-def category_codes(tokens: Iterable[bytes]) -> tuple[list[str], bytes]:
-    """The :func:`token_category` of each token, as the labels met and one byte per token, its
-    label's index: a few bytes to send from a child process for each token.
-
-    >>> category_codes([b" the", b"42", b" and"])
-    (['Latin', 'digits'], b'\\x00\\x01\\x00')
-    """
-    labels: dict[str, int] = {}
-    codes = bytes(labels.setdefault(token_category(t), len(labels)) for t in tokens)
-    return list(labels), codes
-
-
-def put_categories(
-    into: dict[K, str], keys: Sequence[K], labels: list[str], codes: bytes, should_stop: ShouldStop = None
-) -> None:
-    """``into[keys[i]] = labels[codes[i]]`` for each key (:func:`category_codes` read back), a
-    slice at a time: one C call over 200k keys would hold the interpreter for tens of ms."""
-    for at in range(0, len(keys), _CHECK_EVERY):
-        _tick(0, should_stop)
-        into.update(zip(keys[at : at + _CHECK_EVERY], map(labels.__getitem__, codes[at : at + _CHECK_EVERY])))
 
 
 def _set_of(items: Iterable[T], step: int = _CHECK_EVERY) -> set[T]:

@@ -23,8 +23,8 @@ import numpy as np
 
 from bpeinspect.core.analysis.corpus_count import CountingPool
 from bpeinspect.core.analysis.measures import text_ids
+from bpeinspect.core.analysis.token_categories import category_codes, put_categories
 from bpeinspect.core.analysis.vocab import unreachable_tokens
-from bpeinspect.core.analysis.vocab_diff import category_codes, put_categories
 from bpeinspect.core.errors import Cancelled
 from bpeinspect.core.text import fix_surrogates
 from bpeinspect.core.tokenizer import Tokenizer

@@ -9,17 +9,16 @@ import pytest
 import regex
 
 from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
-from bpeinspect.core.analysis.vocab_diff import (
+from bpeinspect.core.analysis.token_categories import (
     CODE_PUNCTUATION,
     DIGITS,
     MIXED,
     NO_SCRIPT_LABEL,
     PARTIAL,
     WHITESPACE,
-    compare_vocabularies,
-    merges_in_common,
     token_category,
 )
+from bpeinspect.core.analysis.vocab_diff import compare_vocabularies, merges_in_common
 from tests.paths import SHARED
 from tests.reference import tiktoken_encoding
 
@@ -226,7 +225,7 @@ def test_the_comparison_works_on_a_slice_of_the_tokens_per_call(monkeypatch):
         got["by id"] = list_tokens(got["diff"], 3, sort="id:1")
         got["all three"] = list_tokens(got["diff"], 7, sort="token")
 
-    calls = receiver_sizes(work, "vocab_diff.py")
+    calls = receiver_sizes(work, "vocab_diff.py", "token_categories.py")
     heavy = ("intersection", "difference", "union", "update", "tolist", "copy")
     assert not [(n, size) for n, size in calls if n in heavy and size > 2 * step]
     assert not [n for n in made if n > 2 * step]
@@ -277,18 +276,18 @@ def test_a_comparison_made_again_sorts_only_the_new_tokenizers_tokens(monkeypatc
     """Adding a tokenizer to a comparison (or changing the reference) compares again: the
     tokenizers already seen are not sorted into categories again, and the figures are those of
     a comparison made from nothing."""
-    from bpeinspect.core.analysis import vocab_diff
+    from bpeinspect.core.analysis import token_categories
 
     a, b = _letter_pairs(0), _letter_pairs(300)
     c = Tokenizer.from_merges([(97, 98), (99, 100)], pattern=None)
     sorted_tokens: list[bytes] = []
-    real = vocab_diff.token_category
+    real = token_categories.token_category
 
     def counting(token: bytes) -> str:
         sorted_tokens.append(token)
         return real(token)
 
-    monkeypatch.setattr(vocab_diff, "token_category", counting)
+    monkeypatch.setattr(token_categories, "token_category", counting)
     compare_vocabularies([("a", a), ("b", b)])
     sorted_tokens.clear()
     again = compare_vocabularies([("c", c), ("b", b), ("a", a)])
@@ -333,7 +332,7 @@ def test_a_pool_sorts_the_tokens_into_categories_in_its_child(monkeypatch):
     """Given a pool, the comparison leaves the Python of sorting tokens into categories to a
     child process (in a window, a worker thread running it kept the GUI thread waiting for
     the interpreter): the figures are those of sorting them here."""
-    from bpeinspect.core.analysis import vocab_diff
+    from bpeinspect.core.analysis import token_categories, vocab_diff
     from bpeinspect.core.pool import ProcessPool, can_spawn
 
     if not can_spawn():
@@ -345,7 +344,7 @@ def test_a_pool_sorts_the_tokens_into_categories_in_its_child(monkeypatch):
     def not_here(token: bytes) -> str:
         raise AssertionError("sorted in this process")
 
-    monkeypatch.setattr(vocab_diff, "token_category", not_here)
+    monkeypatch.setattr(token_categories, "token_category", not_here)
     asked: list[int] = []
 
     def should_stop() -> bool:
@@ -364,14 +363,14 @@ def test_a_pool_sorts_the_tokens_into_categories_in_its_child(monkeypatch):
 
 def test_a_pool_that_cannot_start_children_sorts_them_here(monkeypatch):
     from bpeinspect.core import pool as pool_module
-    from bpeinspect.core.analysis import vocab_diff
+    from bpeinspect.core.analysis import token_categories, vocab_diff
     from bpeinspect.core.pool import ProcessPool
 
     a, b = _letter_pairs(0), _letter_pairs(300)
     here = compare_vocabularies([("a", a), ("b", b)])
     vocab_diff._FACTS.clear()
     monkeypatch.setattr(pool_module, "can_spawn", lambda: False)  # a frozen app
-    monkeypatch.setattr(vocab_diff, "FAR_CHUNK", 100)
+    monkeypatch.setattr(token_categories, "FAR_CHUNK", 100)
     with ProcessPool(2) as pool:
         far = compare_vocabularies([("a", a), ("b", b)], pool=pool)
         assert not pool.children

@@ -9,8 +9,8 @@ import pytest
 
 from bpeinspect.core import Cancelled, Tokenizer, load_tokenizer
 from bpeinspect.core.analysis.corpus import fable_corpus
+from bpeinspect.core.analysis.token_categories import token_category
 from bpeinspect.core.analysis.vocab import unreachable_tokens
-from bpeinspect.core.analysis.vocab_diff import token_category
 from bpeinspect.core.analysis.vocab_use import count_ids, vocabulary_use
 from tests.reference import tiktoken_encoding
 
@@ -96,7 +96,7 @@ def test_a_counting_pool_runs_a_call_in_a_child_that_holds_the_tokenizer() -> No
 def test_the_use_of_a_vocabulary_is_the_same_worked_out_by_a_child(texts, monkeypatch) -> None:
     """With a counting pool, the unreachable tokens and the unused tokens' categories come from
     a child (in the Languages view, seconds of Python a worker thread ran next to the window)."""
-    from bpeinspect.core.analysis import vocab_diff, vocab_use
+    from bpeinspect.core.analysis import token_categories, vocab_use
     from bpeinspect.core.analysis.corpus_count import CountingPool
     from bpeinspect.core.pool import can_spawn
 
@@ -111,7 +111,7 @@ def test_the_use_of_a_vocabulary_is_the_same_worked_out_by_a_child(texts, monkey
             raise AssertionError("worked out in this process")
 
         monkeypatch.setattr(vocab_use, "unreachable_tokens", not_here)
-        monkeypatch.setattr(vocab_diff, "token_category", not_here)
+        monkeypatch.setattr(token_categories, "token_category", not_here)
         far = vocabulary_use(tok, texts, unreachable=True, processes=1, pool=pool)
         toy = Tokenizer.from_merges([(97, 98), (98, 99), (97, 257)], pattern=None)  # "abc" unreachable
         toy_use = vocabulary_use(toy, ["abc abc bc"], unreachable=True, processes=1, pool=pool)

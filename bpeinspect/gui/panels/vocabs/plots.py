@@ -11,6 +11,7 @@ This module imports pyqtgraph: the view imports it on the worker, never on the G
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -108,6 +109,21 @@ class _Figure(QWidget):
         raise NotImplementedError
 
 
+@dataclass
+class _UpsetItems:
+    """What the UpSet figure draws with: the bars, their count labels, the matrix's links and
+    dots (out of and in each combination)."""
+
+    bars: pg.BarGraphItem
+    links: pg.PlotDataItem
+    dots_off: pg.ScatterPlotItem
+    dots_on: pg.ScatterPlotItem
+    labels: list[pg.TextItem] = field(default_factory=list)
+
+    def all(self) -> list[pg.GraphicsObject]:
+        return [self.bars, self.links, self.dots_off, self.dots_on, *self.labels]
+
+
 class UpsetPlot(_Figure):
     """Bars of the tokens each combination holds exactly, over the matrix of its members."""
 
@@ -121,6 +137,7 @@ class UpsetPlot(_Figure):
         # tens of ms, and the panel's first show held the GUI thread for both
         self._made: list[pg.PlotItem] = []
         self._making = False
+        self._items: _UpsetItems | None = None
 
     @property
     def bars_item(self) -> pg.PlotItem:
@@ -165,10 +182,44 @@ class UpsetPlot(_Figure):
             return  # drawn once made, when first shown
         if len(self._made) < 2 and self._making:
             return  # _make_next draws once both are made
-        super().redraw()
+        # the items stay and take the new numbers: adding a pyqtgraph item to a plot, and
+        # removing it, cost more than the figure's whole drawing (45 ms for four vocabularies)
+        c = app_colors()
+        self.canvas.setBackground(c.plot_bg)
+        for item in self.plots():
+            self.style_plot(item, c)
+        if self.diff is None:
+            self.masks = []
+            for part in self._parts().all():
+                part.setVisible(False)
+            self.bars_item.setTitle(None)
+            return
+        self.draw(self.diff, c)
 
     def plots(self) -> list[pg.PlotItem]:
         return [self.bars_item, self.matrix]
+
+    def _parts(self) -> _UpsetItems:
+        """The figure's items, made on first use and then only given new data."""
+        if self._items is None:
+            self._items = _UpsetItems(
+                bars=pg.BarGraphItem(x=[0.0], height=[0.0], width=0.7),
+                links=pg.PlotDataItem([], [], connect="pairs"),
+                dots_off=pg.ScatterPlotItem(size=13, pen=pg.mkPen(None)),
+                dots_on=pg.ScatterPlotItem(size=13, pen=pg.mkPen(None)),
+            )
+            self.bars_item.addItem(self._items.bars)
+            for item in (self._items.links, self._items.dots_off, self._items.dots_on):
+                self.matrix.addItem(item)
+        return self._items
+
+    def _label(self, k: int) -> pg.TextItem:
+        """Count label ``k`` over its bar, made when first needed."""
+        labels = self._parts().labels
+        while len(labels) <= k:
+            labels.append(pg.TextItem(anchor=(0.5, 1.0)))
+            self.bars_item.addItem(labels[-1])
+        return labels[k]
 
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         counts = diff.exclusive_counts()
@@ -176,29 +227,37 @@ class UpsetPlot(_Figure):
         x = np.arange(len(self.masks), dtype=float)
         heights = np.array([counts[m] for m in self.masks], dtype=float)
         bars, matrix = self.bars_item, self.matrix
+        items = self._parts()
+        for part in items.all():
+            part.setVisible(True)
         bars.setTitle("Tokens held by exactly these vocabularies", color=c.plot_text, size="10pt")
         bars.showGrid(y=True, alpha=0.15)
-        fill = QColor(c.series[0])
-        bars.addItem(pg.BarGraphItem(x=x, height=heights, width=0.7, brush=fill, pen=pg.mkPen(None)))
-        for xi, h in zip(x, heights):
-            label = pg.TextItem(f"{int(h):,}", color=c.plot_text, anchor=(0.5, 1.0))
+        items.bars.setOpts(x=x, height=heights, width=0.7, brush=QColor(c.series[0]), pen=pg.mkPen(None))
+        for k, (xi, h) in enumerate(zip(x, heights)):
+            label = self._label(k)
+            label.setText(f"{int(h):,}", color=c.plot_text)
             label.setPos(xi, h)
-            bars.addItem(label)
+        for label in items.labels[len(x) :]:
+            label.setVisible(False)
         bars.setLabel("left", "tokens", color=c.plot_text)
         n = len(diff.sides)
         matrix.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
         off, on = QColor(c.plot_axis), QColor(c.plot_text)
         off.setAlpha(70)
+        # one item for every column's link between its members: pairs of points, one line each
+        link_xs, link_ys = [], []
         for xi, m in zip(x, self.masks):
             ys = [n - 1 - k for k in range(n) if m >> k & 1]
             if len(ys) > 1:
-                matrix.plot([xi, xi], [min(ys), max(ys)], pen=pg.mkPen(on, width=3))
+                link_xs += [xi, xi]
+                link_ys += [min(ys), max(ys)]
+        items.links.setData(link_xs, link_ys, connect="pairs", pen=pg.mkPen(on, width=3))
         dot_xs = np.repeat(x, n)
         dot_ys = np.tile(np.arange(n - 1, -1, -1, dtype=float), len(x))
         member = np.array([bool(m >> k & 1) for m in self.masks for k in range(n)], dtype=bool)
-        matrix.addItem(pg.ScatterPlotItem(dot_xs[~member], dot_ys[~member], size=13, brush=off, pen=pg.mkPen(None)))
-        matrix.addItem(pg.ScatterPlotItem(dot_xs[member], dot_ys[member], size=13, brush=on, pen=pg.mkPen(None)))
-        for item in (bars, matrix):  # after every item: the items' bounds would widen an automatic range
+        items.dots_off.setData(dot_xs[~member], dot_ys[~member], brush=off)
+        items.dots_on.setData(dot_xs[member], dot_ys[member], brush=on)
+        for item in (bars, matrix):  # the items' bounds would widen an automatic range
             item.disableAutoRange()
         bars.setXRange(-0.6, max(len(x) - 0.4, 0.6), padding=0)
         bars.setYRange(0, max(heights.max() * 1.12 if len(heights) else 1, 1), padding=0)

@@ -13,6 +13,7 @@ from bpeinspect.gui.registry import (
     TOKENIZER_ROLE,
     TokenizerRegistry,
     follow_rows,
+    following,
     specs_of,
     tokenizers_of,
 )
@@ -88,11 +89,28 @@ def test_the_latest_encoding_lives_in_the_row(qtbot, qtmodeltester, toks):
     assert reg.result(toks["r50k_base"]) is None
 
 
-def test_follow_rows_calls_back_on_every_change(toks):
+def test_follow_rows_calls_back_after_changes_once_and_each_view_in_a_turn_of_its_own(qtbot, toks):
+    """A tokenizer added with four panels open had them all follow it in the turn it came, with
+    its pane and first encoding: over 50 ms. Each view now follows in a later turn of its own."""
+    from PySide6.QtCore import QTimer
+
     reg = TokenizerRegistry()
-    calls = []
-    follow_rows(reg, lambda: calls.append(len(reg)))
+    calls, turns = [], []
+    follow_rows(reg, lambda: calls.append(("a", len(reg))))
+    follow_rows(reg, lambda: calls.append(("b", len(reg))))
     reg.add(toks["r50k_base"])
     reg.add(toks["o200k_base"])
+    assert calls == [] and following()  # not in the turn of the change
+    ticker = QTimer(interval=0)
+    ticker.timeout.connect(lambda: turns.append(len(calls)))
+    ticker.start()
+    qtbot.waitUntil(lambda: not following(), timeout=2000)
+    qtbot.wait(20)
+    ticker.stop()
+    assert calls == [("a", 2), ("b", 2)]  # once for both changes, in the order they were asked
+    assert 1 in turns  # a turn of the event loop between the two
     reg.remove(toks["r50k_base"])
-    assert calls == [1, 2, 1]
+    reg.rename(toks["o200k_base"], "renamed")
+    qtbot.waitUntil(lambda: len(calls) == 4, timeout=2000)
+    qtbot.wait(20)
+    assert calls[2:] == [("a", 1), ("b", 1)]

@@ -52,7 +52,11 @@ from bpeinspect.core import Cancelled
 PROGRESS_INTERVAL = 0.05  # seconds between two ``progressed`` signals of one worker
 HEARTBEAT_MS = 4  # the GUI thread's heartbeat while workers run
 GUI_LATE = 0.007  # seconds without a heartbeat: the GUI thread is busy, or waits for the interpreter
-GIVE_WAY_FOR = 0.05  # seconds a worker waits at most for one late heartbeat
+# seconds a worker waits at most for one late heartbeat: longer than the GUI thread's longest
+# stretch of work (a new plot and the paint after it, 60 ms); with 50 ms, two workers went on in
+# the middle of such a stretch, and each of its calls back into Python waited for the interpreter
+# again (a 60 ms stretch took 250-400 ms)
+GIVE_WAY_FOR = 0.25
 TYPING_QUIET = 0.3  # seconds after an edit before background jobs (``paused_by=``) go on
 # threads of the shared pool beyond one per core: long jobs (the merge tree linking a vocabulary,
 # a round waiting on child processes) held every thread, and what the user asked for meanwhile

@@ -406,3 +406,24 @@ def test_a_progress_bar_repaints_with_the_window_not_in_the_callback_that_moves_
     want = bar.value()
     qtbot.waitUntil(lambda: bool(painted))
     assert painted[-1] == want
+
+
+def test_a_worker_waits_out_a_gui_stretch_longer_than_a_new_plot_and_its_paint(qtbot):
+    """A worker gave up waiting after 50 ms; the GUI thread's longest stretches (a new plot and
+    the paint after it) are longer, and two workers that went on in the middle of one made it
+    take 250-400 ms. A worker now waits for a heartbeat 100 ms late."""
+    hb = concurrency._heartbeat
+    hb.start()
+    try:
+        hb.last -= 1.0
+        stale = hb.last
+        seen = []
+        worker = threading.Thread(target=lambda: (concurrency.give_way(), seen.append(hb.last)))
+        worker.start()
+        time.sleep(0.1)  # the GUI thread busy for 100 ms, its event loop not turning
+        assert not seen  # the worker still waits
+        qtbot.waitUntil(lambda: bool(seen), timeout=10000)
+        worker.join()
+        assert seen[0] != stale  # it went on at the beat
+    finally:
+        hb.stop()

@@ -17,6 +17,7 @@ text that merging makes, so they are compared as their own list (``specials``).
 from __future__ import annotations
 
 import itertools
+import operator
 import threading
 import weakref
 from collections import ChainMap, Counter
@@ -243,11 +244,12 @@ def _side_facts(tok: Tokenizer, should_stop: ShouldStop, pool: ProcessPool | Non
         return _FACTS.setdefault(tok, facts)
 
 
-def _set_of(items: Iterable[T], step: int = _CHECK_EVERY) -> set[T]:
+def _set_of(items: Iterable[T], step: int = _CHECK_EVERY, should_stop: ShouldStop = None) -> set[T]:
     """``set(items)`` built a slice at a time: one C call over 200k tokens would hold the
-    interpreter for tens of ms; between slices another thread can run."""
+    interpreter for tens of ms; between slices another thread can run (``should_stop`` asked)."""
     out: set[T] = set()
     for chunk in _slices(items, step):
+        _tick(0, should_stop)
         out.update(chunk)
     return out
 
@@ -402,7 +404,11 @@ def merge_pairs(
     if tok.uses_rank_rule:
         tok.merge_graph.compute_all(progress=progress, should_stop=should_stop)
     tb = tok.token_bytes
-    return [(tb(a), tb(b)) for a, b in tok.merges]
+    out: list[tuple[bytes, bytes]] = []
+    for chunk in _slices(tok.merges):  # (200k merges in one comprehension: 60 ms with no check)
+        _tick(0, should_stop)
+        out.extend([(tb(a), tb(b)) for a, b in chunk])
+    return out
 
 
 @dataclass(frozen=True)
@@ -442,7 +448,7 @@ def _merge_facts(
     if got is not None:
         return got
     pairs = merge_pairs(tok, progress=progress, should_stop=should_stop)
-    facts = (pairs, _set_of(pairs))
+    facts = (pairs, _set_of(pairs, should_stop=should_stop))
     with _FACTS_LOCK:
         return _MERGES.setdefault(tok, facts)
 
@@ -468,13 +474,23 @@ def _merges_in_common(
         sets.append(pair_set)
     same_rank = {}
     for a, b in itertools.combinations(range(len(lists)), 2):
-        same_rank[a, b] = sum(1 for x, y in zip(lists[a], lists[b]) if x == y)
+        same_rank[a, b] = _same_pairs(lists[a], lists[b], should_stop)
     return MergeOverlap(
         tuple(n for n, _ in tokenizers),
         tuple(len(m) for m in lists),
         _exclusive_counts(sets, should_stop),
         same_rank,
     )
+
+
+def _same_pairs(a: list[T], b: list[T], should_stop: ShouldStop) -> int:
+    """How many positions ``a`` and ``b`` hold the same item at, ``should_stop`` asked between slices."""
+    same = 0
+    for start in range(0, min(len(a), len(b)), _CHECK_EVERY):
+        _tick(0, should_stop)
+        end = start + _CHECK_EVERY
+        same += sum(map(operator.eq, a[start:end], b[start:end]))
+    return same
 
 
 def composition_rows(diff: VocabDiff) -> Iterable[list[str]]:

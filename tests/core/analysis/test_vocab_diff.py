@@ -405,3 +405,34 @@ def test_a_comparison_leaves_no_young_objects_for_the_collector_to_walk_where_fr
         allow_gc_freeze(before)
         gc.unfreeze()
         del kept
+
+
+def test_merges_in_common_asks_should_stop_while_it_lists_and_matches_the_merges() -> None:
+    """The merges of 50k-merge vocabularies were listed, put in a set and matched rank by rank
+    without a check: the view's worker then ran on while the window waited for the interpreter.
+    Each stretch now asks ``should_stop`` every slice, and stops there."""
+    from bpeinspect.core.analysis import vocab_diff
+
+    a, b = _letter_pairs(0), _letter_pairs(5)
+    big = Tokenizer.from_merges(list(a.merges) + [(256 + k, 256 + k + 1) for k in range(9000)], pattern=None)
+    asked: list[int] = []
+    listed = vocab_diff.merge_pairs(big, should_stop=lambda: asked.append(1) is not None)
+    tb = big.token_bytes
+    assert listed == [(tb(x), tb(y)) for x, y in big.merges]
+    assert len(asked) >= len(big.merges) // vocab_diff._CHECK_EVERY
+    asked.clear()
+    assert vocab_diff._same_pairs(listed, listed[:5000] + [None] * 5000, lambda: asked.append(1) is not None) == 5000
+    assert len(asked) >= 4
+    asked.clear()
+    assert vocab_diff._set_of(listed, should_stop=lambda: asked.append(1) is not None) == set(listed)
+    assert len(asked) >= 4
+    for fn in (
+        lambda stop: vocab_diff.merge_pairs(big, should_stop=stop),
+        lambda stop: vocab_diff._same_pairs(listed, listed, stop),
+        lambda stop: vocab_diff._set_of(listed, should_stop=stop),
+        lambda stop: merges_in_common([("a", a), ("big", big)], should_stop=stop),
+    ):
+        with pytest.raises(Cancelled):
+            fn(lambda: True)
+    got = merges_in_common([("a", a), ("b", b)])
+    assert got.same_rank[0, 1] == sum(x == y for x, y in zip(a.merges, b.merges))

@@ -138,6 +138,7 @@ class UpsetPlot(_Figure):
         self._made: list[pg.PlotItem] = []
         self._making = False
         self._items: _UpsetItems | None = None
+        self._labels_due: tuple[list[tuple[float, float]], object] = ([], None)  # (x, count) per bar, colour
 
     @property
     def bars_item(self) -> pg.PlotItem:
@@ -190,6 +191,7 @@ class UpsetPlot(_Figure):
             self.style_plot(item, c)
         if self.diff is None:
             self.masks = []
+            self._labels_due = ([], None)
             for part in self._parts().all():
                 part.setVisible(False)
             self.bars_item.setTitle(None)
@@ -213,13 +215,19 @@ class UpsetPlot(_Figure):
                 self.matrix.addItem(item)
         return self._items
 
-    def _label(self, k: int) -> pg.TextItem:
-        """Count label ``k`` over its bar, made when first needed."""
+    def _place_labels(self, make: bool = True) -> None:
+        """Each bar's count over it, in the labels made so far (``make``: with those still missing)."""
+        spots, color = self._labels_due
         labels = self._parts().labels
-        while len(labels) <= k:
+        while make and len(labels) < len(spots):
             labels.append(pg.TextItem(anchor=(0.5, 1.0)))
             self.bars_item.addItem(labels[-1])
-        return labels[k]
+        for label, (xi, h) in zip(labels, spots):
+            label.setText(f"{int(h):,}", color=color)
+            label.setPos(xi, h)
+            label.setVisible(True)
+        for label in labels[len(spots) :]:
+            label.setVisible(False)
 
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
         counts = diff.exclusive_counts()
@@ -233,12 +241,12 @@ class UpsetPlot(_Figure):
         bars.setTitle("Tokens held by exactly these vocabularies", color=c.plot_text, size="10pt")
         bars.showGrid(y=True, alpha=0.15)
         items.bars.setOpts(x=x, height=heights, width=0.7, brush=QColor(c.series[0]), pen=pg.mkPen(None))
-        for k, (xi, h) in enumerate(zip(x, heights)):
-            label = self._label(k)
-            label.setText(f"{int(h):,}", color=c.plot_text)
-            label.setPos(xi, h)
-        for label in items.labels[len(x) :]:
-            label.setVisible(False)
+        self._labels_due = ([(float(xi), float(h)) for xi, h in zip(x, heights)], c.plot_text)
+        if len(items.labels) < len(x):
+            # the labels still to make, in the next turn: making a pyqtgraph text item costs
+            # about 3 ms, and a fourth vocabulary makes eight more
+            QTimer.singleShot(0, self, self._place_labels)
+        self._place_labels(make=False)
         bars.setLabel("left", "tokens", color=c.plot_text)
         n = len(diff.sides)
         matrix.getAxis("left").setTicks([[(n - 1 - k, diff.names[k]) for k in range(n)]])
@@ -299,6 +307,7 @@ class CompositionPlot(_Figure):
         self._plot: pg.PlotItem | None = None
         self._legend: pg.LegendItem | None = None
         self._legend_due: list[tuple[pg.BarGraphItem, str]] = []  # drawn, their legend entries to come
+        self._stale = False  # a comparison came while the figure was hidden
 
     @property
     def plot(self) -> pg.PlotItem:
@@ -321,8 +330,12 @@ class CompositionPlot(_Figure):
         return [self.plot]
 
     def redraw(self) -> None:
-        if self._plot is None and not self.isVisible():
-            return  # drawn when first shown
+        if not self.isVisible():
+            # drawn when next shown: a comparison that arrived behind another page drew its
+            # bars there, unseen, in the turn the overlap figure was drawn (over 50 ms together)
+            self._stale = True
+            return
+        self._stale = False
         super().redraw()
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -330,6 +343,13 @@ class CompositionPlot(_Figure):
         if self._plot is None:
             self._made()  # now, and drawn in the next turn: two shorter stretches
             QTimer.singleShot(0, self.redraw)
+        elif self._stale:
+            QTimer.singleShot(0, self.redraw)
+
+    def renderer(self):
+        if self._stale and self.isVisible():  # (an export asked for before the next turn)
+            self.redraw()
+        return super().renderer()
 
     def set_by(self, by: str) -> None:
         self.by = by

@@ -378,3 +378,49 @@ def test_a_new_comparison_redraws_the_overlap_figure_in_the_items_it_has(qtbot, 
     assert plot.masks == [3] and [label.toPlainText() for label in labels] == [f"{one_side.exclusive_counts()[3]:,}"]
     plot.set_diff(None)
     assert plot.masks == [] and not any(i.isVisible() for i in plot.bars_item.items + plot.matrix.items)
+
+
+def _bar_names(figure):
+    """The vocabularies the composition's bars are labelled with, top to bottom."""
+    return [name for _, name in figure.plot.getAxis("left")._tickLevels[0]]
+
+
+def test_a_comparison_arriving_behind_another_page_draws_the_composition_when_it_is_shown(qtbot, toks):
+    """The composition's bars were drawn, unseen, in the turn the overlap figure was drawn (over
+    50 ms together): a hidden figure now draws when it is next shown."""
+    view = _view(qtbot, toks)
+    view.show_page("composition")
+    figure = view.composition
+    qtbot.waitUntil(lambda: len(figure.legend.items) > 0, timeout=5000)
+    view.show_page("overlap")
+    swapped = compare_vocabularies(list(zip(reversed(NAMES), reversed(toks))))
+    figure.set_diff(swapped)
+    assert _bar_names(figure) == list(NAMES)  # not drawn behind the other page
+    view.show_page("composition")
+    qtbot.waitUntil(lambda: _bar_names(figure) == list(reversed(NAMES)), timeout=5000)
+    bars = [i for i in figure.plot.items if i.__class__.__name__ == "BarGraphItem"]
+    labels, values = composition_series(swapped, "script")
+    assert len(bars) == sum(1 for v in values if any(v))
+
+
+def test_the_overlap_labels_still_to_make_come_in_the_next_turn(qtbot, toks):
+    """A fourth vocabulary made eight more count labels, about 3 ms each, in the turn its
+    comparison arrived: those already made show their counts at once, the others come next turn."""
+    view = _view(qtbot, toks)
+    plot = view.upset
+    qtbot.waitUntil(lambda: len(plot.masks) == 3, timeout=5000)
+    made = [i for i in plot.bars_item.items if i.__class__.__name__ == "TextItem"]
+    four = [*toks, load_tokenizer("o200k_base"), load_tokenizer("p50k_base")]
+    diff = compare_vocabularies(list(zip([*NAMES, "o200k_base", "p50k_base"], four)))
+    plot.set_diff(diff)
+    now = [i for i in plot.bars_item.items if i.__class__.__name__ == "TextItem"]
+    assert now == made  # none made in this turn
+    counts = diff.exclusive_counts()
+    assert [label.toPlainText() for label in now] == [f"{counts[m]:,}" for m in plot.masks[: len(now)]]
+    qtbot.waitUntil(
+        lambda: len([i for i in plot.bars_item.items if i.__class__.__name__ == "TextItem"]) == len(plot.masks),
+        timeout=5000,
+    )
+    labels = [i for i in plot.bars_item.items if i.__class__.__name__ == "TextItem"]
+    assert [label.toPlainText() for label in labels] == [f"{counts[m]:,}" for m in plot.masks]
+    assert all(label.isVisible() for label in labels)

@@ -336,6 +336,10 @@ class CompositionPlot(_Figure):
             self._stale = True
             return
         self._stale = False
+        if self._legend is not None:
+            # the legend emptied at once: the plot's clear takes each bar out of it, and the
+            # legend measured itself again after each (14 bars: 40 ms)
+            self._legend.clear()
         super().redraw()
 
     def showEvent(self, event: QShowEvent) -> None:

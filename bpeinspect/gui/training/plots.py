@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QWidget
 
 from bpeinspect.core import TrainedMerge
@@ -143,9 +143,16 @@ class TrainingPlots(QWidget):
         self.bpt = _Growing()
         self._lay = QHBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
+        # the plots are made one per turn from the panel's first paint on: made as the panel was
+        # built, the first came in the turn of the panel's first paint, and the two together
+        # held the GUI thread for over 50 ms
         self._make_timer = QTimer(self, singleShot=True, interval=0)
         self._make_timer.timeout.connect(self._make_one)
-        self._make_timer.start()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        super().paintEvent(event)
+        if self.bpt_plot is None and not self._make_timer.isActive():
+            self._make_timer.start()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         """Side by side when there is room, one above the other in a narrow panel (beside a

@@ -76,3 +76,32 @@ def test_in_a_narrow_panel_the_plots_stack_and_neither_is_cut_off(qtbot):
     w.resize(900, 400)
     qtbot.wait(20)
     assert w.counts_plot.geometry().right() < w.bpt_plot.geometry().left()  # side by side when wide
+
+
+def test_the_plots_are_made_after_the_panel_first_paints_one_per_turn(qtbot, monkeypatch):
+    """Made as the panel was built, the first plot came in the turn of the panel's first paint,
+    and the two together held the GUI thread for over 50 ms."""
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    w = TrainingPlots()
+    qtbot.addWidget(w)
+    w.resize(900, 300)
+    QCoreApplication.processEvents()
+    assert w.counts_plot is None  # not shown yet: nothing made
+    made_at_paint = []
+    real = TrainingPlots.paintEvent
+
+    def paint(self, event):
+        made_at_paint.append(self.counts_plot is not None)
+        real(self, event)
+
+    monkeypatch.setattr(TrainingPlots, "paintEvent", paint)
+    w.show()
+    turns = []
+    ticker = QTimer(interval=0)
+    ticker.timeout.connect(lambda: turns.append((w.counts_plot is not None, w.bpt_plot is not None)))
+    ticker.start()
+    qtbot.waitUntil(lambda: w.bpt_plot is not None, timeout=5000)
+    ticker.stop()
+    assert made_at_paint and made_at_paint[0] is False  # the first paint came before any plot
+    assert (True, False) in turns  # a turn with one plot made, the other still to come

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QShowEvent
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis import VocabDiff, length_buckets
@@ -65,6 +65,34 @@ class _Figure(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.canvas)
         self.diff: VocabDiff | None = None
+        # The plots are made, and the figure drawn, a turn at a time from the canvas's first
+        # paint on: a plot made in the turn of that paint held the GUI thread for over 50 ms
+        # with it. A figure not shown (another page) draws when it is next painted.
+        self._stale = True  # a change (of the comparison, the theme) not drawn yet
+        self._catch_up = QTimer(self, singleShot=True, interval=0)
+        self._catch_up.timeout.connect(self._catch_up_now)
+        self.canvas.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint and watched is self.canvas.viewport():
+            if (not self.ready() or self._stale) and not self._catch_up.isActive():
+                self._catch_up.start()
+        return False
+
+    def _catch_up_now(self) -> None:
+        if not self.ready():
+            self.make_next()
+            self._catch_up.start()  # the next plot, or the drawing, in the next turn
+        elif self._stale:
+            self.redraw()
+
+    def ready(self) -> bool:
+        """Whether every plot of the figure is made."""
+        raise NotImplementedError
+
+    def make_next(self) -> None:
+        """Make one more of the figure's plots."""
+        raise NotImplementedError
 
     def style_plot(self, item: pg.PlotItem, c: UiColors) -> None:
         item.setMenuEnabled(False)
@@ -75,6 +103,8 @@ class _Figure(QWidget):
             axis.setPen(c.plot_axis)
 
     def renderer(self):
+        if self._stale and self.ready() and self.isVisible():  # (an export asked for before the next turn)
+            self.redraw()
         canvas = self.canvas
 
         def render(painter: QPainter, size: QSize) -> None:
@@ -89,8 +119,15 @@ class _Figure(QWidget):
 
     def redraw(self) -> None:
         """Draw :attr:`diff` again into the plots made once (making a pyqtgraph plot costs tens
-        of ms: a comparison arriving only clears and fills them)."""
-        c = app_colors()
+        of ms: a comparison arriving only clears and fills them); a figure not made or not shown
+        yet is drawn when it next paints."""
+        if not self.ready() or not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
+        self.draw_now(app_colors())
+
+    def draw_now(self, c: UiColors) -> None:
         self.canvas.setBackground(c.plot_bg)
         for item in self.plots():
             item.clear()
@@ -136,7 +173,6 @@ class UpsetPlot(_Figure):
         # made after the panel has opened, one per event-loop turn: a pyqtgraph plot costs
         # tens of ms, and the panel's first show held the GUI thread for both
         self._made: list[pg.PlotItem] = []
-        self._making = False
         self._items: _UpsetItems | None = None
         self._labels_due: tuple[list[tuple[float, float]], object] = ([], None)  # (x, count) per bar, colour
 
@@ -162,30 +198,15 @@ class UpsetPlot(_Figure):
             self._made.append(item)
         return self._made[k]
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if len(self._made) < 2 and not self._making:
-            self._making = True
-            QTimer.singleShot(0, self._make_next)
+    def ready(self) -> bool:
+        return len(self._made) == 2
 
-    def _make_next(self) -> None:
-        """One more plot this turn; once both are made, the figure is drawn in the next."""
-        if len(self._made) < 2:
-            self._make(len(self._made))
-        if len(self._made) < 2:
-            QTimer.singleShot(0, self._make_next)
-        else:
-            self._making = False
-            QTimer.singleShot(0, self.redraw)
+    def make_next(self) -> None:
+        self._make(len(self._made))
 
-    def redraw(self) -> None:
-        if len(self._made) < 2 and not self.isVisible():
-            return  # drawn once made, when first shown
-        if len(self._made) < 2 and self._making:
-            return  # _make_next draws once both are made
+    def draw_now(self, c: UiColors) -> None:
         # the items stay and take the new numbers: adding a pyqtgraph item to a plot, and
         # removing it, cost more than the figure's whole drawing (45 ms for four vocabularies)
-        c = app_colors()
         self.canvas.setBackground(c.plot_bg)
         for item in self.plots():
             self.style_plot(item, c)
@@ -307,7 +328,6 @@ class CompositionPlot(_Figure):
         self._plot: pg.PlotItem | None = None
         self._legend: pg.LegendItem | None = None
         self._legend_due: list[tuple[pg.BarGraphItem, str]] = []  # drawn, their legend entries to come
-        self._stale = False  # a comparison came while the figure was hidden
 
     @property
     def plot(self) -> pg.PlotItem:
@@ -329,31 +349,18 @@ class CompositionPlot(_Figure):
     def plots(self) -> list[pg.PlotItem]:
         return [self.plot]
 
-    def redraw(self) -> None:
-        if not self.isVisible():
-            # drawn when next shown: a comparison that arrived behind another page drew its
-            # bars there, unseen, in the turn the overlap figure was drawn (over 50 ms together)
-            self._stale = True
-            return
-        self._stale = False
+    def ready(self) -> bool:
+        return self._plot is not None
+
+    def make_next(self) -> None:
+        self._made()
+
+    def draw_now(self, c: UiColors) -> None:
         if self._legend is not None:
             # the legend emptied at once: the plot's clear takes each bar out of it, and the
             # legend measured itself again after each (14 bars: 40 ms)
             self._legend.clear()
-        super().redraw()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._plot is None:
-            self._made()  # now, and drawn in the next turn: two shorter stretches
-            QTimer.singleShot(0, self.redraw)
-        elif self._stale:
-            QTimer.singleShot(0, self.redraw)
-
-    def renderer(self):
-        if self._stale and self.isVisible():  # (an export asked for before the next turn)
-            self.redraw()
-        return super().renderer()
+        super().draw_now(c)
 
     def set_by(self, by: str) -> None:
         self.by = by

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from bpeinspect.core import load_tokenizer
+from bpeinspect.core import Tokenizer, load_tokenizer
 from bpeinspect.core.live_text import EncodeResult, LiveEncoding, LiveText
 from bpeinspect.gui.registry import (
     RESULT_ROLE,
@@ -109,8 +109,10 @@ def test_follow_rows_calls_back_after_changes_once_and_each_view_in_a_turn_of_it
     ticker.stop()
     assert calls == [("a", 2), ("b", 2)]  # once for both changes, in the order they were asked
     assert 1 in turns  # a turn of the event loop between the two
+    own = Tokenizer.from_merges([(104, 105)], pattern=None)  # (a loaded tokenizer is shared: not renamed here)
+    reg.add(own)
     reg.remove(toks["r50k_base"])
-    reg.rename(toks["o200k_base"], "renamed")
+    reg.rename(own, "renamed")
     qtbot.waitUntil(lambda: len(calls) == 4, timeout=2000)
     qtbot.wait(20)
-    assert calls[2:] == [("a", 1), ("b", 1)]
+    assert calls[2:] == [("a", 2), ("b", 2)]

@@ -22,6 +22,7 @@ the overlay, until the user asks). Two tokenizers of one name are told apart by
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable
@@ -400,17 +401,18 @@ class _Turns(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._due: dict[Any, Any] = {}
+        self._due: dict[Any, None] = {}  # the callbacks in the order asked (a dict: each once)
 
     def add(self, fn: Any) -> None:
         if not self._due:
             QTimer.singleShot(0, self, self._next)
-        self._due.setdefault(fn, fn)
+        self._due[fn] = None
 
     def _next(self) -> None:
         if not self._due:
             return
-        fn = self._due.pop(next(iter(self._due)))
+        fn = next(iter(self._due))
+        del self._due[fn]
         if self._due:  # the next in a turn of its own: the window paints between the two
             QTimer.singleShot(0, self, self._next)
         fn()
@@ -419,26 +421,23 @@ class _Turns(QObject):
         return bool(self._due)
 
 
-_turns: list[_Turns] = []
-
-
-def _later(slot: Any) -> None:
-    if not _turns:
-        _turns.append(_Turns())
-    _turns[0].add(slot)
+@functools.cache
+def _turns() -> _Turns:
+    """The one queue of views to follow the open tokenizers (made once a QApplication exists)."""
+    return _Turns()
 
 
 def following() -> bool:
     """Whether a view has yet to follow a change of the open tokenizers (:func:`follow_rows`)."""
-    return bool(_turns) and _turns[0].pending()
+    return _turns().pending()
 
 
 def follow_rows(model: QAbstractItemModel, slot: Any) -> None:
     """Call ``slot()`` after rows come or go, the model resets, or a tokenizer is renamed (the
     names a view lists change): in a later event-loop turn, once for the changes made until
     then, each view in a turn of its own."""
-    model.rowsInserted.connect(lambda *_: _later(slot))
-    model.rowsRemoved.connect(lambda *_: _later(slot))
-    model.modelReset.connect(lambda *_: _later(slot))
+    model.rowsInserted.connect(lambda *_: _turns().add(slot))
+    model.rowsRemoved.connect(lambda *_: _turns().add(slot))
+    model.modelReset.connect(lambda *_: _turns().add(slot))
     if isinstance(model, TokenizerRegistry):
-        model.renamed.connect(lambda *_: _later(slot))
+        model.renamed.connect(lambda *_: _turns().add(slot))

@@ -103,7 +103,7 @@ class _Figure(QWidget):
             axis.setPen(c.plot_axis)
 
     def renderer(self):
-        if self._stale and self.ready() and self.isVisible():  # (an export asked for before the next turn)
+        if self._stale:  # (an export asked for before the next turn)
             self.redraw()
         canvas = self.canvas
 
@@ -174,7 +174,6 @@ class UpsetPlot(_Figure):
         # tens of ms, and the panel's first show held the GUI thread for both
         self._made: list[pg.PlotItem] = []
         self._items: _UpsetItems | None = None
-        self._labels_due: tuple[list[tuple[float, float]], object] = ([], None)  # (x, count) per bar, colour
 
     @property
     def bars_item(self) -> pg.PlotItem:
@@ -212,7 +211,6 @@ class UpsetPlot(_Figure):
             self.style_plot(item, c)
         if self.diff is None:
             self.masks = []
-            self._labels_due = ([], None)
             for part in self._parts().all():
                 part.setVisible(False)
             self.bars_item.setTitle(None)
@@ -238,16 +236,17 @@ class UpsetPlot(_Figure):
 
     def _place_labels(self, make: bool = True) -> None:
         """Each bar's count over it, in the labels made so far (``make``: with those still missing)."""
-        spots, color = self._labels_due
+        counts = self.diff.exclusive_counts() if self.diff is not None else {}
         labels = self._parts().labels
-        while make and len(labels) < len(spots):
+        while make and len(labels) < len(self.masks):
             labels.append(pg.TextItem(anchor=(0.5, 1.0)))
             self.bars_item.addItem(labels[-1])
-        for label, (xi, h) in zip(labels, spots):
-            label.setText(f"{int(h):,}", color=color)
-            label.setPos(xi, h)
+        color = app_colors().plot_text
+        for k, (label, m) in enumerate(zip(labels, self.masks)):
+            label.setText(f"{counts[m]:,}", color=color)
+            label.setPos(k, counts[m])
             label.setVisible(True)
-        for label in labels[len(spots) :]:
+        for label in labels[len(self.masks) :]:
             label.setVisible(False)
 
     def draw(self, diff: VocabDiff, c: UiColors) -> None:
@@ -262,7 +261,6 @@ class UpsetPlot(_Figure):
         bars.setTitle("Tokens held by exactly these vocabularies", color=c.plot_text, size="10pt")
         bars.showGrid(y=True, alpha=0.15)
         items.bars.setOpts(x=x, height=heights, width=0.7, brush=QColor(c.series[0]), pen=pg.mkPen(None))
-        self._labels_due = ([(float(xi), float(h)) for xi, h in zip(x, heights)], c.plot_text)
         if len(items.labels) < len(x):
             # the labels still to make, in the next turn: making a pyqtgraph text item costs
             # about 3 ms, and a fourth vocabulary makes eight more

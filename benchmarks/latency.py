@@ -719,11 +719,11 @@ class ActionTour:
         from PySide6.QtWidgets import QApplication
 
         from bpeinspect.gui.concurrency import all_idle
-        from bpeinspect.gui.registry import following
+        from bpeinspect.gui.turns import pending
 
         panels, training = self.win.panels, self.win.panels.view("training")
         opening = training is not None and training.pending()  # what a finished run made
-        busy = panels.importing() or panels.inspector.pending() or opening or following()
+        busy = panels.importing() or panels.inspector.pending() or opening or pending()
         busy = busy or QApplication.activeModalWidget() is not None
         return not busy and self.win.is_idle() and all_idle()
 

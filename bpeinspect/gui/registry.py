@@ -22,7 +22,6 @@ the overlay, until the user asks). Two tokenizers of one name are told apart by
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 from collections.abc import Iterable
@@ -38,12 +37,12 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
-    QTimer,
     Signal,
 )
 
 from bpeinspect.core import Tokenizer
 from bpeinspect.core.live_text import EncodeResult
+from bpeinspect.gui.turns import later
 
 TOKENIZER_ROLE = Qt.ItemDataRole.UserRole + 1
 SPEC_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -394,50 +393,12 @@ def reference_first(registry: TokenizerRegistry) -> tuple[list[Tokenizer], list[
     return toks, [registry.label(t) for t in toks]
 
 
-class _Turns(QObject):
-    """Callbacks run in later event-loop turns, one per turn and in the order asked; one asked
-    again before it ran runs once. A tokenizer added with four panels open had every panel
-    follow it in the turn it came, with its pane and its first encoding: over 50 ms."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._due: dict[Any, None] = {}  # the callbacks in the order asked (a dict: each once)
-
-    def add(self, fn: Any) -> None:
-        if not self._due:
-            QTimer.singleShot(0, self, self._next)
-        self._due[fn] = None
-
-    def _next(self) -> None:
-        if not self._due:
-            return
-        fn = next(iter(self._due))
-        del self._due[fn]
-        if self._due:  # the next in a turn of its own: the window paints between the two
-            QTimer.singleShot(0, self, self._next)
-        fn()
-
-    def pending(self) -> bool:
-        return bool(self._due)
-
-
-@functools.cache
-def _turns() -> _Turns:
-    """The one queue of views to follow the open tokenizers (made once a QApplication exists)."""
-    return _Turns()
-
-
-def following() -> bool:
-    """Whether a view has yet to follow a change of the open tokenizers (:func:`follow_rows`)."""
-    return _turns().pending()
-
-
 def follow_rows(model: QAbstractItemModel, slot: Any) -> None:
     """Call ``slot()`` after rows come or go, the model resets, or a tokenizer is renamed (the
     names a view lists change): in a later event-loop turn, once for the changes made until
     then, each view in a turn of its own."""
-    model.rowsInserted.connect(lambda *_: _turns().add(slot))
-    model.rowsRemoved.connect(lambda *_: _turns().add(slot))
-    model.modelReset.connect(lambda *_: _turns().add(slot))
+    model.rowsInserted.connect(lambda *_: later(slot))
+    model.rowsRemoved.connect(lambda *_: later(slot))
+    model.modelReset.connect(lambda *_: later(slot))
     if isinstance(model, TokenizerRegistry):
-        model.renamed.connect(lambda *_: _turns().add(slot))
+        model.renamed.connect(lambda *_: later(slot))

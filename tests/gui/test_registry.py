@@ -13,10 +13,10 @@ from bpeinspect.gui.registry import (
     TOKENIZER_ROLE,
     TokenizerRegistry,
     follow_rows,
-    following,
     specs_of,
     tokenizers_of,
 )
+from bpeinspect.gui.turns import pending
 
 
 @pytest.fixture(scope="module")
@@ -100,11 +100,11 @@ def test_follow_rows_calls_back_after_changes_once_and_each_view_in_a_turn_of_it
     follow_rows(reg, lambda: calls.append(("b", len(reg))))
     reg.add(toks["r50k_base"])
     reg.add(toks["o200k_base"])
-    assert calls == [] and following()  # not in the turn of the change
+    assert calls == [] and pending()  # not in the turn of the change
     ticker = QTimer(interval=0)
     ticker.timeout.connect(lambda: turns.append(len(calls)))
     ticker.start()
-    qtbot.waitUntil(lambda: not following(), timeout=2000)
+    qtbot.waitUntil(lambda: not pending(), timeout=2000)
     qtbot.wait(20)
     ticker.stop()
     assert calls == [("a", 2), ("b", 2)]  # once for both changes, in the order they were asked

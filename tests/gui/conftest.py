@@ -94,3 +94,39 @@ def stand_in_fonts(monkeypatch, count: int) -> list[int]:
     monkeypatch.setattr(glyphs, "_COVERAGE", {})
     monkeypatch.setattr(glyphs, "_family_has", lambda family, ch: False)  # the family maps nothing
     return opened
+
+
+class PaintTurns:
+    """The turn of the event loop in which each of some widgets was first painted, counted from
+    :meth:`start` (a call posted in a turn runs in the next, so the count moves once a turn)."""
+
+    def __init__(self, widgets) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        self.turn, self.first, self._ticking = -1, {}, False
+        outer = self
+
+        class Paints(QObject):
+            def eventFilter(self, obj, event):  # noqa: N802
+                if event.type() == QEvent.Type.Paint:
+                    outer.first.setdefault(obj, outer.turn)
+                return False
+
+        self._filter = Paints()
+        for w in widgets:
+            w.installEventFilter(self._filter)
+
+    def start(self) -> None:
+        self.first.clear()
+        self.turn, self._ticking = 0, True
+        self._tick()
+
+    def stop(self) -> None:
+        self._ticking = False
+
+    def _tick(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        if self._ticking:
+            self.turn += 1
+            QTimer.singleShot(0, self._tick)

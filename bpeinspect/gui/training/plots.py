@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QWidget
 
 from bpeinspect.core import TrainedMerge
 from bpeinspect.gui.overlay.palette import UiColors, app_colors
+from bpeinspect.gui.turns import later
 
 REDRAW_MS = 250
 X_START = 1024  # merges the x axes show at first
@@ -145,14 +146,12 @@ class TrainingPlots(QWidget):
         self._lay.setContentsMargins(0, 0, 0, 0)
         # the plots are made one per turn from the panel's first paint on: made as the panel was
         # built, the first came in the turn of the panel's first paint, and the two together
-        # held the GUI thread for over 50 ms
-        self._make_timer = QTimer(self, singleShot=True, interval=0)
-        self._make_timer.timeout.connect(self._make_one)
+        # held the GUI thread for over 50 ms (in the turns the window's parts paint in, too)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         super().paintEvent(event)
-        if self.bpt_plot is None and not self._make_timer.isActive():
-            self._make_timer.start()
+        if self.bpt_plot is None:
+            later(self._make_one)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         """Side by side when there is room, one above the other in a narrow panel (beside a
@@ -170,7 +169,7 @@ class TrainingPlots(QWidget):
             self.counts_plot.setLogMode(x=False, y=True)
             self.counts_curve = self.counts_plot.plot()
             self._lay.addWidget(self.counts_plot, 1)
-            self._make_timer.start()
+            later(self._make_one)
             return
         if self.bpt_plot is None:
             self.bpt_plot = _plot("bytes / token", "vocabulary size")
@@ -185,7 +184,6 @@ class TrainingPlots(QWidget):
 
     def _ensure(self) -> tuple[pg.PlotWidget, pg.PlotWidget]:
         """The two plots (counts, bytes per token), made now if they are not made yet."""
-        self._make_timer.stop()
         while self.counts_plot is None or self.bpt_plot is None:
             self._make_one()
         return self.counts_plot, self.bpt_plot

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Sequence
 from typing import Protocol, cast
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QDockWidget,
+    QMainWindow,
     QProxyStyle,
     QScrollArea,
     QStyle,
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
 from bpeinspect.gui.concurrency import Worker
 from bpeinspect.gui.panels.context import PanelWindow
 from bpeinspect.gui.panels.specs import Inspector, PanelSpec
+from bpeinspect.gui.turns import painted_in_parts
 from bpeinspect.gui.window.actions import ActionRegistry, ActionSpec
 
 DOCK_WIDTH = 460  # the side docks' width at first, in a window wide enough
@@ -316,11 +319,14 @@ class PanelHost(QObject):
         """Make the panel if it is not made yet, show it and bring it to the front; returns its view."""
         spec = self.specs[key]
         made = key not in self.views
-        view = self.views.get(key) or self._make(spec)
-        tab_leaves_tables(view)  # with the tables it made since
-        dock = self.docks[key]
-        dock.show()
-        dock.raise_()
+        with painted_in_parts(cast(QMainWindow, self.window)) if made else contextlib.nullcontext() as parts:
+            view = self.views.get(key) or self._make(spec)
+            tab_leaves_tables(view)  # with the tables it made since
+            dock = self.docks[key]
+            dock.show()
+            dock.raise_()
+            if parts is not None and not dock.isFloating():
+                parts.hold(dock, first=True)
         if made and not dock.isFloating():  # a dock put back where the saved state had it joins
             QTimer.singleShot(0, dock, dock.raise_)  # its tab bar only once the window is laid out
         if not dock.isFloating():

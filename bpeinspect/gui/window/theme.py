@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import fields
 
-import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
@@ -28,12 +27,12 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextDocument,
 )
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QProxyStyle, QStyle, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QProxyStyle, QStyle
 
 from bpeinspect.gui.overlay.glyphs import CodePointSpacer
 from bpeinspect.gui.overlay.palette import PALETTES, TokenPalette, dark_window_palette, is_dark
 from bpeinspect.gui.overlay.token_view import Layers, TokenView
-from bpeinspect.gui.turns import later
+from bpeinspect.gui.turns import painted_in_parts
 
 THEMES = ("system", "light", "dark")
 LAYERS = tuple(f.name for f in fields(Layers))
@@ -143,43 +142,6 @@ def recolour_dock_buttons(app: QApplication) -> None:
             QApplication.sendEvent(dock, change)
 
 
-@contextlib.contextmanager
-def docks_painted_later(app: QApplication) -> Iterator[None]:
-    """Around a change that repaints the whole window (a new palette): paint the window without
-    its docks at the end of the change, and each dock shown in a later turn of its own. The
-    whole window in one turn took 55-80 ms on the GUI thread with the training plots open.
-    Until its turn a dock shows what it showed before.
-
-    The paints are made at once (``repaint``): Qt paints what was asked within a few ms in one
-    go, so docks merely let repaint in turns of their own would still be painted together."""
-    held, tops = [], []
-    for top in app.topLevelWidgets():
-        if not isinstance(top, QMainWindow) or not top.isVisible():
-            continue
-        for dock in top.findChildren(QDockWidget):
-            on_screen = dock.isVisible() and not dock.visibleRegion().isEmpty()  # (not behind a tab)
-            if on_screen and not dock.isFloating() and dock.updatesEnabled():
-                dock.setUpdatesEnabled(False)
-                held.append(dock)
-                if top not in tops:
-                    tops.append(top)
-    try:
-        yield
-    finally:
-        for kind in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.PaletteChange):
-            QApplication.sendPostedEvents(None, kind)  # Qt posts them: the widgets recolour now
-        for top in tops:
-            top.repaint()
-        for dock in held:
-            later(functools.partial(_repaint, dock))
-
-
-def _repaint(widget: QWidget) -> None:
-    if shiboken6.isValid(widget):
-        widget.setUpdatesEnabled(True)
-        widget.repaint()
-
-
 def system_is_dark() -> bool:
     """True if the desktop asks for a dark colour scheme (Qt 6.5+ knows; otherwise light)."""
     hints = QGuiApplication.styleHints()
@@ -277,7 +239,10 @@ class Appearance(QObject):
             app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
             self._recolour(dark)
         elif dark != self.dark:
-            with docks_painted_later(app):
+            with contextlib.ExitStack() as parts:
+                for top in app.topLevelWidgets():
+                    if isinstance(top, QMainWindow):
+                        parts.enter_context(painted_in_parts(top))  # the text, then each dock
                 app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
                 recolour_dock_buttons(app)
                 self._recolour(dark)

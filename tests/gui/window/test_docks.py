@@ -503,3 +503,41 @@ def test_in_a_window_too_narrow_for_whole_titles_the_side_tabs_shorten_and_stay_
             assert bar.tabToolTip(i) == bar.tabText(i)
     finally:
         stop_panels(win)
+
+
+def test_a_panel_docked_for_the_first_time_paints_first_and_the_rest_of_the_window_in_later_turns(
+    qtbot, settings, monkeypatch
+):
+    """Docking Chat had Qt paint it, the text and every other dock in one turn: 60-90 ms on the
+    GUI thread with a 10 MB text. The new dock paints first, then the text, then each other dock
+    on screen, each in a turn of its own."""
+    from bpeinspect.gui.turns import pending
+    from bpeinspect.gui.window import docks
+    from tests.gui.conftest import PaintTurns
+
+    monkeypatch.setattr(docks, "BESIDE_MIN", 10**6)  # no screen room beside the window: docked
+    win = shown_window(qtbot, settings, 1400, 860)
+    try:
+        win.panels.show("languages")
+        qtbot.waitUntil(lambda: not win.panels.importing() and not pending(), timeout=10000)
+        qtbot.wait(50)
+        others = [d for d in win.panels.docks.values() if not d.visibleRegion().isEmpty() and not d.isFloating()]
+        assert win.panels.docks["languages"] in others
+        text = win.centralWidget()
+        paints = PaintTurns([text, *others])
+        paints.start()
+        win.panels.show("chat")
+        chat = win.panels.docks["chat"]
+        assert not chat.isFloating()
+        chat.installEventFilter(paints._filter)
+        qtbot.waitUntil(lambda: not pending() and chat in paints.first and text in paints.first, timeout=5000)
+        others = [d for d in others if not d.visibleRegion().isEmpty()]  # (Tokens is now behind Chat)
+        assert others
+        paints.stop()
+        assert paints.first[chat] < paints.first[text]  # the new dock first, the text in a later turn
+        qtbot.waitUntil(lambda: all(d in paints.first for d in others), timeout=3000)
+        turns = [paints.first[w] for w in [chat, text, *others]]
+        assert len(set(turns)) == len(turns)  # each in a turn of its own
+        assert turns[1] < min(turns[2:])  # the text before the other docks
+    finally:
+        stop_panels(win)

@@ -188,47 +188,32 @@ def test_a_window_started_with_the_dark_theme_saved_is_dark(qtbot, settings):
         win.set_theme("light", remember=False)
 
 
-def test_a_theme_switch_repaints_the_text_now_and_each_dock_in_a_later_turn_of_its_own(qtbot, panel_window):
+def test_a_theme_switch_repaints_the_text_and_each_dock_in_later_turns_of_their_own(qtbot, panel_window):
     """A new palette repainted the whole window in one turn: 55-80 ms on the GUI thread with the
-    training plots open. The text repaints in the turn of the switch, each dock on screen in a
-    later turn of its own, and the window ends in the new colours on screen, docks included."""
-    from PySide6.QtCore import QEvent, QObject, QTimer
-
+    training plots open. The text and each dock on screen repaint in later turns, one per turn,
+    the text first, and the window ends in the new colours on screen, docks included."""
     from bpeinspect.gui.turns import pending
+    from tests.gui.conftest import PaintTurns
 
     window = panel_window
     window.set_theme("light", remember=False)
     window.resize(1200, 800)
     window.panels.show("languages")
-    qtbot.waitUntil(lambda: not window.panels.importing(), timeout=10000)
+    qtbot.waitUntil(lambda: not window.panels.importing() and not pending(), timeout=10000)
     qtbot.wait(50)
     docks = [d for d in window.panels.docks.values() if not d.visibleRegion().isEmpty() and not d.isFloating()]
     assert len(docks) >= 2
     text = window.centralWidget()
-    turn, painted = [0], {}
-
-    class Paints(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802
-            if event.type() == QEvent.Type.Paint:
-                painted.setdefault(obj, turn[0])
-            return False
-
-    paints = Paints()
-    for w in [text, *docks]:
-        w.installEventFilter(paints)
-    ticker = QTimer(interval=0)
-    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    paints = PaintTurns([text, *docks])
     try:
-        qtbot.wait(50)
-        painted.clear()
-        turn[0] = -1  # the switch's own turn
+        paints.start()
         window.set_theme("dark", remember=False)
-        assert painted == {text: -1}
-        turn[0] = 0
-        ticker.start()
-        qtbot.waitUntil(lambda: not pending() and all(d in painted for d in docks), timeout=3000)
-        ticker.stop()
-        assert len({painted[d] for d in docks}) == len(docks)  # each in a turn of its own
+        assert paints.first == {}  # none in the switch's own turn
+        qtbot.waitUntil(lambda: not pending() and all(w in paints.first for w in [text, *docks]), timeout=3000)
+        paints.stop()
+        turns = [paints.first[w] for w in [text, *docks]]
+        assert len(set(turns)) == len(turns)  # each in a turn of its own
+        assert turns[0] == min(turns)  # the text first
         qtbot.wait(50)
         shot = window.screen().grabWindow(window.winId()).toImage()
         dark_bg = QGuiApplication.palette().color(QPalette.ColorRole.Window)
@@ -238,5 +223,5 @@ def test_a_theme_switch_repaints_the_text_now_and_each_dock_in_a_later_turn_of_i
             seen = shot.pixelColor(title.x() + dock.width() // 2, title.y() + 3)
             assert abs(luminance(seen) - luminance(dark_bg)) < 0.05, dock.windowTitle()
     finally:
-        ticker.stop()
+        paints.stop()
         window.set_theme("light", remember=False)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from bpeinspect.core.analysis import VocabDiff, length_buckets
 from bpeinspect.gui.overlay.palette import CATEGORY_COLORS, UiColors, app_colors
+from bpeinspect.gui.turns import later
 
 MAX_CATEGORIES = 14  # categories drawn by name; the rest of the scripts are one "other scripts"
 OTHER_SCRIPTS = "other scripts"
@@ -67,22 +68,21 @@ class _Figure(QWidget):
         self.diff: VocabDiff | None = None
         # The plots are made, and the figure drawn, a turn at a time from the canvas's first
         # paint on: a plot made in the turn of that paint held the GUI thread for over 50 ms
-        # with it. A figure not shown (another page) draws when it is next painted.
+        # with it (and in the turns the window's parts paint in). A figure not shown (another
+        # page) draws when it is next painted.
         self._stale = True  # a change (of the comparison, the theme) not drawn yet
-        self._catch_up = QTimer(self, singleShot=True, interval=0)
-        self._catch_up.timeout.connect(self._catch_up_now)
         self.canvas.viewport().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Paint and watched is self.canvas.viewport():
-            if (not self.ready() or self._stale) and not self._catch_up.isActive():
-                self._catch_up.start()
+            if not self.ready() or self._stale:
+                later(self._catch_up_now)
         return False
 
     def _catch_up_now(self) -> None:
         if not self.ready():
             self.make_next()
-            self._catch_up.start()  # the next plot, or the drawing, in the next turn
+            later(self._catch_up_now)  # the next plot, or the drawing, in the next turn
         elif self._stale:
             self.redraw()
 

@@ -215,3 +215,28 @@ def test_the_histogram_is_drawn_only_once_a_dataset_is_counted(qtbot, tmp_path):
     with qtbot.waitSignal(view.statsReady, timeout=60000):
         view.open_file(path)
     assert view.plot.isVisible() and not view.plot_note.isVisible()
+
+
+def test_a_finished_count_draws_the_plot_now_and_fills_each_table_in_a_later_turn_of_its_own(qtbot, tmp_path):
+    """Drawing the plot and filling both tables in the turn the count came held the GUI thread
+    for 60 ms with six tokenizers: each table is filled in a later turn of its own, and
+    ``statsReady`` says so once both are."""
+    from tests.gui.conftest import PaintTurns
+
+    path = tmp_path / "train.jsonl"
+    write(path, chats(120))
+    view = make(qtbot)
+    toks = [load_tokenizer(s) for s in SPECS]
+    stats = count_dataset(path, [Target(s, t, spec=s) for s, t in zip(SPECS, toks)], shape=None, longest=50)
+    turns = PaintTurns([])
+    filled = {}
+    view.totals.model().rowsInserted.connect(lambda *_: filled.setdefault("totals", turns.turn))
+    view.longest.model().rowsInserted.connect(lambda *_: filled.setdefault("longest", turns.turn))
+    turns.start()
+    with qtbot.waitSignal(view.statsReady, timeout=5000):
+        view._done(stats)
+        assert list(view.histogram()) == SPECS  # the plot now
+        assert filled == {}
+    turns.stop()
+    assert 0 < filled["totals"] < filled["longest"]
+    assert view.totals.rowCount() == len(SPECS) and view.longest.rowCount() == 50

@@ -126,8 +126,9 @@ class TrainingPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # the plots are made after the panel shows, one per event-loop turn (each PlotWidget
-        # costs a visible pause); anything that needs them before makes them at once (see _ensure)
+        # the plots are made after the panel first paints, one per event-loop turn (each
+        # PlotWidget costs a visible pause); until then the points and axes are only kept: a run
+        # behind another tab made both at once at its first progress, 45 ms on the GUI thread
         self.counts_plot: pg.PlotWidget | None = None
         self.bpt_plot: pg.PlotWidget | None = None
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
@@ -136,6 +137,7 @@ class TrainingPlots(QWidget):
         self._x_shown = 1000  # merges the x axes show: doubles as the run goes, up to _x_max
         self._base = 256
         self._bpt_top = 0.0
+        self._counts_top = 4.0  # the counts axis's top, log10
         self._marks: tuple[list[int], int] = ([], 0)  # the latest reset's sizes and specials
         self.size_lines: list[pg.InfiniteLine] = []
         self.merge_index = _Growing()
@@ -182,10 +184,9 @@ class TrainingPlots(QWidget):
             self._show_marks()
             self.redraw()
 
-    def _ensure(self) -> tuple[pg.PlotWidget, pg.PlotWidget]:
-        """The two plots (counts, bytes per token), made now if they are not made yet."""
-        while self.counts_plot is None or self.bpt_plot is None:
-            self._make_one()
+    def _plots(self) -> tuple[pg.PlotWidget, pg.PlotWidget]:
+        """The two plots (counts, bytes per token), once made."""
+        assert self.counts_plot is not None and self.bpt_plot is not None
         return self.counts_plot, self.bpt_plot
 
     def _apply_theme(self) -> None:
@@ -209,27 +210,27 @@ class TrainingPlots(QWidget):
         for g in (self.merge_index, self.merge_count, self.vocab, self.bpt):
             g.clear()
         self._marks = (list(sizes), n_specials)
+        top = max(sizes, default=1256)
+        self._x_max = max(top - 256 - n_specials, 1)
+        self._base = 256 + n_specials
+        self._x_shown = min(self._x_max, X_START)
+        self._counts_top, self._bpt_top = 4.0, 2.0
         if self.bpt_plot is not None:
             self._show_marks()
             self.redraw()
 
     def _show_marks(self) -> None:
-        """Axes and size lines for the latest :meth:`reset`."""
-        sizes, n_specials = self._marks
-        top = max(sizes, default=1256)
-        self._x_max = max(top - 256 - n_specials, 1)
-        self._base = 256 + n_specials
-        self._x_shown = min(self._x_max, X_START)
+        """Axes and size lines for the latest :meth:`reset` and the points so far (the plots
+        are made)."""
+        counts_plot, bpt_plot = self._plots()
         self._set_x()
-        counts_plot, bpt_plot = self._ensure()
-        counts_plot.setYRange(0, 4, padding=0.02)
-        self._bpt_top = 2.0
+        counts_plot.setYRange(0, self._counts_top, padding=0.02)
         bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         for line in self.size_lines:
             bpt_plot.removeItem(line)
         self.size_lines = []
         c = app_colors()
-        for size in sizes:
+        for size in self._marks[0]:
             line = pg.InfiniteLine(
                 size,
                 angle=90,
@@ -244,12 +245,13 @@ class TrainingPlots(QWidget):
         merges = list(merges)
         if not merges:
             return
-        counts_plot, _ = self._ensure()
         first = self.merge_index.n == 0
         self.merge_index.extend(m.rank for m in merges)
         self.merge_count.extend(max(m.count, 1) for m in merges)  # log axis: no zeros
         if first:  # counts mostly fall: the first one sets the top of the axis
-            counts_plot.setYRange(0, np.log10(max(merges[0].count, 10)) + 0.3, padding=0.02)
+            self._counts_top = float(np.log10(max(merges[0].count, 10)) + 0.3)
+            if self.counts_plot is not None:
+                self.counts_plot.setYRange(0, self._counts_top, padding=0.02)
         self._schedule()
 
     def add_points(self, points: list[tuple[int, float]]) -> None:
@@ -258,23 +260,25 @@ class TrainingPlots(QWidget):
         points = [(v, b) for v, b in points if v > last]
         if not points:
             return
-        _, bpt_plot = self._ensure()
         self.vocab.extend(v for v, _ in points)
         self.bpt.extend(b for _, b in points)
         top = max(b for _, b in points)
         if top > self._bpt_top:  # grow the axis in steps, not at every point
             self._bpt_top = max(top * 1.25, self._bpt_top + 0.5)
-            bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
+            if self.bpt_plot is not None:
+                self.bpt_plot.setYRange(1.0, self._bpt_top, padding=0.02)
         self._schedule()
 
     def _schedule(self) -> None:
-        if not self._redraw.isActive():
+        if self.bpt_plot is not None and not self._redraw.isActive():
             self._redraw.start()
 
     def redraw(self) -> None:
-        """Hand the new points to the curves (also called at the end of a run)."""
+        """Hand the new points to the curves (also called at the end of a run); plots not made
+        yet draw them when they are."""
         self._redraw.stop()
-        self._ensure()
+        if self.bpt_plot is None:
+            return
         self.counts_curve.setData(*peaks(self.merge_index.view(), self.merge_count.view()))
         # a 16k-point line with a 2 px pen made every repaint slow; its peaks draw the same pixels
         self.bpt_curve.setData(*peaks(self.vocab.view(), self.bpt.view()))
@@ -284,7 +288,7 @@ class TrainingPlots(QWidget):
             self._set_x()
 
     def _set_x(self) -> None:
-        counts_plot, bpt_plot = self._ensure()
+        counts_plot, bpt_plot = self._plots()
         counts_plot.setXRange(0, self._x_shown, padding=0.02)
         bpt_plot.setXRange(self._base, self._base + self._x_shown, padding=0.02)
 

@@ -18,6 +18,7 @@ def plots(qtbot):
     p.resize(1000, 300)
     p.show()
     p.reset([1024, 4096, 16384])
+    qtbot.waitUntil(lambda: p.bpt_plot is not None, timeout=5000)  # made once shown
     return p
 
 
@@ -105,3 +106,25 @@ def test_the_plots_are_made_after_the_panel_first_paints_one_per_turn(qtbot, mon
     ticker.stop()
     assert made_at_paint and made_at_paint[0] is False  # the first paint came before any plot
     assert (True, False) in turns  # a turn with one plot made, the other still to come
+
+
+def test_points_that_come_before_the_plots_are_made_are_kept_and_drawn_once_they_are(qtbot):
+    """A run in a training panel behind another tab made both plots at its first progress: 45 ms
+    on the GUI thread. The points and axes are kept, and drawn when the panel first paints."""
+    w = TrainingPlots()
+    qtbot.addWidget(w)
+    w.reset([1024, 4096])
+    w.add_merges(merges(0, 300))
+    w.add_points([(257 + r, 1.0 + r / 100) for r in range(300)])
+    w.redraw()
+    assert w.counts_plot is None and w.bpt_plot is None
+    w.resize(1000, 300)
+    w.show()
+    qtbot.waitUntil(lambda: w.bpt_plot is not None, timeout=5000)
+    x, y = w.counts_curve.getData()
+    assert x[0] == 0 and x[-1] == 299
+    x, y = w.bpt_curve.getData()
+    assert x[0] == 257 and y.max() == pytest.approx(1.0 + 299 / 100)
+    top = w.bpt_plot.getViewBox().viewRange()[1][1]
+    assert top >= y.max()  # the axis grew for the points kept
+    assert [line.value() for line in w.size_lines] == [1024, 4096]

@@ -36,6 +36,7 @@ even those already queued) and cancels it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import itertools
 import threading
@@ -430,6 +431,8 @@ class Jobs(QObject):
         self.pool = pool
         self._latest: dict[Hashable, Worker] = {}
         self._running: dict[int, Hashable] = {}  # serial -> key, until its ``finished``
+        # deleted with its owner (a view): its jobs deliver nothing more to the view gone
+        self.destroyed.connect(functools.partial(_detach_all, self._latest))
 
     def submit(
         self,
@@ -502,6 +505,12 @@ class Jobs(QObject):
             self.ended.emit(key)
             if not self._running:
                 self.busyChanged.emit(False)
+
+
+def _detach_all(workers: dict[Hashable, Worker], *_: object) -> None:
+    for worker in list(workers.values()):
+        worker.detach()
+        worker.cancel()
 
 
 def all_idle() -> bool:

@@ -110,7 +110,12 @@ def painted_in_parts(window: QMainWindow) -> Iterator[Parts]:
         yield parts
     finally:
         if parts.widgets:  # from the turn after next: Qt polishes, lays out and raises in the next
-            later(lambda: [later(functools.partial(_repaint, widget)) for widget in parts.widgets])
+            later(functools.partial(_repaint_each_later, parts.widgets))
+
+
+def _repaint_each_later(widgets: list[QWidget]) -> None:
+    for widget in widgets:
+        later(functools.partial(_repaint, widget))
 
 
 def _repaint(widget: QWidget) -> None:

@@ -427,3 +427,25 @@ def test_a_worker_waits_out_a_gui_stretch_longer_than_a_new_plot_and_its_paint(q
         assert seen[0] != stale  # it went on at the beat
     finally:
         hb.stop()
+
+
+def test_jobs_of_a_deleted_view_deliver_nothing_to_it(qtbot):
+    """A chat panel deleted while its template lookup ran was called back on its deleted combo
+    box: an error in the event loop. The jobs of a view deleted go with it."""
+    from PySide6.QtWidgets import QWidget
+
+    owner = QWidget()
+    jobs = Jobs(owner)
+    started, calls = threading.Event(), []
+
+    def slow() -> str:
+        started.set()
+        time.sleep(0.2)
+        return "done"
+
+    jobs.submit("lookup", slow, on_returned=calls.append, on_errored=calls.append)
+    assert started.wait(5)
+    owner.deleteLater()
+    qtbot.waitUntil(lambda: Worker.running_count() == 0, timeout=5000)
+    qtbot.wait(50)
+    assert calls == []

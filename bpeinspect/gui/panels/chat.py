@@ -13,11 +13,11 @@ and encoded on the worker, never in a slot.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QPaintEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -52,6 +52,7 @@ from bpeinspect.gui.message_bar import ToneLabel
 from bpeinspect.gui.overlay.glyphs import FONTS_PER_TURN, learn_glyphs_opening
 from bpeinspect.gui.overlay.palette import TokenPalette, app_colors
 from bpeinspect.gui.overlay.token_view import TokenView
+from bpeinspect.gui.turns import later
 
 if TYPE_CHECKING:
     from bpeinspect.gui.panels.context import PanelContext
@@ -157,6 +158,7 @@ class ChatView(QWidget):
         self._glyphs = QTimer(self, singleShot=True, interval=0)
         self._glyphs.timeout.connect(self._show_pending)
         self._rest: list[dict[str, Any]] = []  # messages of a long conversation past MAX_ROWS (no rows)
+        self._after_first_paint: Callable[[], object] | None = None
         self._build()
         self.set_messages(EXAMPLE)
 
@@ -241,6 +243,22 @@ class ChatView(QWidget):
         lay.addWidget(self.status)
         lay.addWidget(split, 1)
         self.status.hide()
+
+    def after_first_paint(self, fn: Callable[[], object]) -> None:
+        """Call ``fn()`` in a turn after the panel's first paint (its first render, whose worker
+        ran Python beside the window painting the new panel, held the paint up for the
+        interpreter: 50-60 ms)."""
+        self._after_first_paint = fn
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        super().paintEvent(event)
+        if self._after_first_paint is not None:
+            later(self._first_painted)
+
+    def _first_painted(self) -> None:
+        fn, self._after_first_paint = self._after_first_paint, None
+        if fn is not None:
+            fn()
 
     # -- public API ------------------------------------------------------------------------------
 
@@ -453,7 +471,7 @@ def make_panel(host: PanelContext) -> ChatView:
         view.token_view.set_token_palette(look.token_palette)
 
     reg.currentChanged.connect(follow)
-    follow(reg.current())
+    view.after_first_paint(lambda: follow(reg.current()))
     look.changed.connect(style)
     style()
     view.token_view.tokenClicked.connect(lambda i: view.token_view.select_token(i, scroll=False))

@@ -116,6 +116,7 @@ def test_the_panel_follows_the_current_tokenizer(qtbot, panel_window):
     win.open_tokenizer("cl100k_base")
     wait_idle(qtbot, win)
     view = win.panels.show("chat")
+    qtbot.waitUntil(lambda: view.tok is not None, timeout=5000)  # (from its first paint on)
     settle(qtbot, view)
     assert view.tok is win.registry.current()
     toks = {t.name: t for t in (win.registry.find("o200k_base"), win.registry.find("cl100k_base"))}
@@ -124,6 +125,34 @@ def test_the_panel_follows_the_current_tokenizer(qtbot, panel_window):
         settle(qtbot, view)
         assert view.tok is toks[name] and view.template_box.currentText() == label
         assert list(view.result.encoding.ids) == list(core(toks[name], view.messages()).encoding.ids)
+
+
+def test_the_panel_starts_its_first_render_only_after_its_first_paint(qtbot, panel_window):
+    """The first render's worker ran Python beside the window painting the new panel, which
+    waited for the interpreter: 50-60 ms with a 10 MB text. It starts in a turn after that paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from bpeinspect.gui.turns import pending
+
+    win = panel_window
+    win.open_tokenizer("o200k_base")
+    wait_idle(qtbot, win)
+    at_paint = []
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint and not at_paint:
+                at_paint.append((view.tok, view.jobs.is_busy()))
+            return False
+
+    watcher = Paints()
+    view = win.panels.show("chat")
+    view.installEventFilter(watcher)
+    assert view.tok is None and not view.jobs.is_busy()  # nothing started as it was made
+    qtbot.waitUntil(lambda: bool(at_paint) and not pending(), timeout=5000)
+    assert at_paint[0] == (None, False)  # nor before its first paint
+    settle(qtbot, view)
+    assert view.tok is win.registry.current() and view.result is not None
 
 
 def test_a_long_conversation_lists_its_first_messages_and_counts_all(qtbot):

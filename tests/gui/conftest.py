@@ -114,7 +114,11 @@ class PaintTurns:
 
         self._filter = Paints()
         for w in widgets:
-            w.installEventFilter(self._filter)
+            self.watch(w)
+
+    def watch(self, widget) -> None:
+        """Note ``widget``'s first paint too."""
+        widget.installEventFilter(self._filter)
 
     def start(self) -> None:
         self.first.clear()

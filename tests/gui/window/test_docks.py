@@ -529,7 +529,7 @@ def test_a_panel_docked_for_the_first_time_paints_first_and_the_rest_of_the_wind
         win.panels.show("chat")
         chat = win.panels.docks["chat"]
         assert not chat.isFloating()
-        chat.installEventFilter(paints._filter)
+        paints.watch(chat)
         qtbot.waitUntil(lambda: not pending() and chat in paints.first and text in paints.first, timeout=5000)
         others = [d for d in others if not d.visibleRegion().isEmpty()]  # (Tokens is now behind Chat)
         assert others

@@ -136,7 +136,7 @@ class TrainingPlots(QWidget):
         self._x_max = 1000  # merges the run will make
         self._x_shown = 1000  # merges the x axes show: doubles as the run goes, up to _x_max
         self._base = 256
-        self._bpt_top = 0.0
+        self._bpt_top = 2.0  # the bytes-per-token axis's top (1 to 2 until a run grows it)
         self._counts_top = 4.0  # the counts axis's top, log10
         self._marks: tuple[list[int], int] = ([], 0)  # the latest reset's sizes and specials
         self.size_lines: list[pg.InfiniteLine] = []

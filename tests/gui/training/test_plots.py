@@ -128,3 +128,15 @@ def test_points_that_come_before_the_plots_are_made_are_kept_and_drawn_once_they
     top = w.bpt_plot.getViewBox().viewRange()[1][1]
     assert top >= y.max()  # the axis grew for the points kept
     assert [line.value() for line in w.size_lines] == [1024, 4096]
+
+
+def test_before_any_run_the_axes_show_their_usual_ranges(qtbot):
+    w = TrainingPlots()
+    qtbot.addWidget(w)
+    w.resize(1000, 300)
+    w.show()
+    qtbot.waitUntil(lambda: w.bpt_plot is not None, timeout=5000)
+    low, high = w.bpt_plot.getViewBox().viewRange()[1]
+    assert low == pytest.approx(1.0, abs=0.05) and high == pytest.approx(2.0, abs=0.05)  # bytes per token
+    low, high = w.counts_plot.getViewBox().viewRange()[1]
+    assert low == pytest.approx(0.0, abs=0.1) and high == pytest.approx(4.0, abs=0.1)  # log10 of a count

@@ -86,7 +86,7 @@ class Parts:
             widget.setUpdatesEnabled(False)
         else:
             return  # held by an earlier change: painted in its turn
-        self.widgets.insert(0, widget) if first else self.widgets.append(widget)
+        self.widgets.insert(0 if first else len(self.widgets), widget)
 
 
 @contextlib.contextmanager

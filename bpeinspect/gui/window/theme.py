@@ -232,22 +232,19 @@ class Appearance(QObject):
 
     def _set_dark(self, dark: bool) -> None:
         app = QApplication.instance()
-        if not isinstance(app, QApplication):
-            self._recolour(dark)
-        elif not isinstance(app.style(), ThemedStyle):
+        if isinstance(app, QApplication) and not isinstance(app.style(), ThemedStyle):
             use_themed_style(app)  # first: a new style resets the palette to its own
             app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
-            self._recolour(dark)
-        elif dark != self.dark:
+        elif isinstance(app, QApplication) and dark != self.dark:
             with contextlib.ExitStack() as parts:
                 for top in app.topLevelWidgets():
                     if isinstance(top, QMainWindow):
                         parts.enter_context(painted_in_parts(top))  # the text, then each dock
                 app.setPalette(dark_window_palette() if dark else app.style().standardPalette())
                 recolour_dock_buttons(app)
-                self._recolour(dark)
-        else:
-            self._recolour(dark)
+                self._recolour(dark)  # (the views recolour in the parts' turns)
+            return
+        self._recolour(dark)
 
     def _recolour(self, dark: bool) -> None:
         """The token colours for ``dark``, told to the views."""

@@ -264,7 +264,7 @@ class UpsetPlot(_Figure):
         if len(items.labels) < len(x):
             # the labels still to make, in the next turn: making a pyqtgraph text item costs
             # about 3 ms, and a fourth vocabulary makes eight more
-            QTimer.singleShot(0, self, self._place_labels)
+            later(self._place_labels)
         self._place_labels(make=False)
         bars.setLabel("left", "tokens", color=c.plot_text)
         n = len(diff.sides)
